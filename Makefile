@@ -1,0 +1,38 @@
+# The README's two commands: `make demo` and `make test`.
+# Each installs what is missing (Debian packages, a Python venv for test tools), then builds.
+
+SWIFT        ?= swift
+APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv
+VENV         := .venv
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps venv build release demo test bench clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make: installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+venv: $(VENV)/.stamp
+$(VENV)/.stamp: tools/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q -r tools/requirements.txt
+	touch $@
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+demo: release
+	.build/release/abctl validate Experiments/
+
+test: deps venv build
+	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
+	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test
+
+clean:
+	rm -rf .build $(VENV)

@@ -1,0 +1,24 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers (see README "Architecture"): lower targets never import higher ones.
+let package = Package(
+    name: "abctl",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "abctl", targets: ["abctl"]),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped as system library targets.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // The file format: JSON with positions, the model, validation, products.
+        .target(name: "ExperimentDefinitions"),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions"]),
+
+        .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
