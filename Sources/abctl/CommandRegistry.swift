@@ -1,0 +1,6 @@
+/// Every subcommand, in the order `abctl --help` lists them. Add new commands here.
+enum CommandRegistry {
+    static let all: [CommandSpec] = [
+        ValidateCommand.spec,
+    ]
+}
