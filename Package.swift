@@ -19,6 +19,8 @@ let package = Package(
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        // Runs the built abctl binary; `make test` builds it first.
+        .testTarget(name: "EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )
