@@ -16,9 +16,13 @@ let package = Package(
         // The file format: JSON with positions, the model, validation, products.
         .target(name: "ExperimentDefinitions"),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions"]),
+        // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
+        .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
     ],
