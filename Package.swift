@@ -19,10 +19,14 @@ let package = Package(
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
+        // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
+        .target(name: "Reporting", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy", "Reporting"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
     ],

@@ -1,0 +1,87 @@
+import ExperimentDefinitions
+import Foundation
+
+/// Reads one experiment's per-user rows once and keeps per-variant sufficient statistics.
+///
+/// Feed rows with `add(_:)` in any order; memory grows with trial starters (for the
+/// survival curves) and not with events. Forced users, rows of variants the experiment no
+/// longer has, and events after the "as of" time are left out, and counted so the report can say so.
+public struct ReportAccumulator: Sendable {
+    public let experiment: Experiment
+    public let options: ReportOptions
+    public private(set) var tallies: [VariantTally]
+    /// Forced (QA) users left out.
+    public private(set) var forcedUsers = 0
+    /// Rows whose variant the experiment does not have, by variant key.
+    public private(set) var unknownVariants: [String: Int] = [:]
+    /// Users first exposed before the experiment's `start`, or at/after its `end`.
+    public private(set) var exposedBeforeStart = 0
+    public private(set) var exposedAfterEnd = 0
+    /// Users first exposed after the "as of" time (clock skew, or `--until` without a store bound); left out.
+    public private(set) var exposedAfterAsOf = 0
+    public private(set) var firstExposure: Int64?
+    public private(set) var lastExposure: Int64?
+
+    private let index: [String: Int]
+    private let asOf: Int64
+    private let start: Int64?
+    private let end: Int64?
+    private let day0Window: Int64
+    private let trialLength: [Int64]
+
+    static let microsPerDay: Int64 = 86_400_000_000
+
+    public init(experiment: Experiment, options: ReportOptions) {
+        self.experiment = experiment
+        self.options = options
+        tallies = experiment.variants.map { VariantTally(key: $0.key) }
+        index = Dictionary(experiment.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        asOf = ReportOptions.micros(options.asOf)
+        start = experiment.start.map(ReportOptions.micros)
+        end = experiment.end.map(ReportOptions.micros)
+        day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
+        trialLength = experiment.variants.map { Int64($0.paywall.trialDays) * Self.microsPerDay }
+    }
+
+    /// Counts one user.
+    public mutating func add(_ row: ReportRow) {
+        if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil {
+            forcedUsers += 1
+            return
+        }
+        guard let v = index[row.variant] else {
+            unknownVariants[row.variant, default: 0] += 1
+            return
+        }
+        let exposure = row.firstExposure
+        guard exposure <= asOf else { exposedAfterAsOf += 1; return }
+        if let start, exposure < start { exposedBeforeStart += 1 }
+        if let end, exposure >= end { exposedAfterEnd += 1 }
+        firstExposure = min(firstExposure ?? exposure, exposure)
+        lastExposure = max(lastExposure ?? exposure, exposure)
+
+        // What had happened by the "as of" time.
+        func seen(_ t: Int64?) -> Int64? { t.flatMap { $0 <= asOf ? $0 : nil } }
+        let trialStart = seen(row.trialStart)
+        let paid = seen(row.firstPaid)
+        let converted = seen(row.firstConverted)
+        let cancel = seen(row.firstCancel)
+
+        let cap = VariantTally.curveDays
+        let followed = Int(min(Int64(cap), (asOf - exposure) / Self.microsPerDay))
+        var paidDay = cap + 1
+        if let paid, paid >= exposure { paidDay = Int(min(Int64(cap + 1), (paid - exposure) / Self.microsPerDay)) }
+        if paidDay > followed { paidDay = cap + 1 }
+        var trial: (start: Int64, cancelAfter: Int64?, converted: Bool)?
+        if let trialStart {
+            trial = (trialStart, cancel.flatMap { $0 >= trialStart ? $0 - trialStart : nil }, converted != nil)
+        }
+        // Mutate in place: a copy of the tally would copy its arrays on every row.
+        tallies[v].record(paid: paid != nil, revenue: row.netRevenue, trial: trial, followedDays: followed, paidDay: paidDay,
+                          censorAfter: trialStart.map { max(0, asOf - $0) } ?? 0, day0Window: day0Window,
+                          trialLength: trialLength[v], copySource: row.copySource, fallbackReason: row.fallbackReason)
+    }
+
+    /// Counted users in all variants.
+    public var users: Int { tallies.reduce(0) { $0 + $1.users } }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// How to build a report: the significance level and the moment the data is read "as of".
+public struct ReportOptions: Sendable {
+    /// 1 − confidence level; 0.05 gives 95% intervals.
+    public var alpha: Double
+    /// When the report is made (the injected clock); `generated_at` in the JSON.
+    public var generatedAt: Date
+    /// Only users first exposed at or after this instant (`--since`).
+    public var since: Date?
+    /// Only users first exposed before this instant (`--until`); also the "as of" time:
+    /// anything later is treated as not having happened, and survival is censored here.
+    public var until: Date?
+    /// The power the "too few users" check asks for.
+    public var power: Double
+
+    public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8) {
+        self.alpha = alpha
+        self.generatedAt = generatedAt
+        self.since = since
+        self.until = until
+        self.power = power
+    }
+
+    /// The instant the data is read as of: `until` when given, else `generatedAt`.
+    public var asOf: Date { until.map { min($0, generatedAt) } ?? generatedAt }
+
+    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+}

@@ -1,0 +1,325 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The results of one experiment, fully computed: what every renderer draws from.
+///
+/// Numbers that cannot be computed (a rate with no users, a lift over a zero control)
+/// are nil, and `nullReasons` says why in plain words; nothing here is NaN or infinite.
+public struct Report: Sendable {
+    public var experimentID: String
+    public var experimentName: String
+    public var hypothesis: String?
+    public var status: String
+    public var generatedAt: Date
+    /// The instant the data was read as of (`--until`, else `generatedAt`).
+    public var asOf: Date
+    public var since: Date?
+    public var until: Date?
+    public var alpha: Double
+    public var primaryMetric: Metric
+    public var guardrails: [Metric]
+    public var minimumEffect: Double
+    public var sequential: Bool
+    /// Counted users (forced users left out).
+    public var users: Int
+    public var firstExposure: Date?
+    public var lastExposure: Date?
+    public var srm: SRMResult
+    /// In experiment order; the first is the control.
+    public var variants: [VariantResult]
+    /// Each treatment against the control, for every metric, in (metric, variant) order.
+    public var comparisons: [ComparisonResult]
+    public var survival: SurvivalResult
+    /// Cumulative paid conversion by day since exposure, per variant.
+    public var conversionByDay: [ConversionCurve]
+    /// Variants with an `ai_generated` copy strategy, split by copy source.
+    public var copySources: [CopySourceSplit]
+    /// Plain-words checks, most serious first.
+    public var health: [HealthCheck]
+    /// Users needed per variant for `minimumEffect` on the primary metric, when it can be computed.
+    public var requiredUsersPerVariant: Int?
+    public var decision: Decision
+
+    public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
+                since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], minimumEffect: Double,
+                sequential: Bool, users: Int, firstExposure: Date? = nil, lastExposure: Date? = nil, srm: SRMResult,
+                variants: [VariantResult], comparisons: [ComparisonResult], survival: SurvivalResult, conversionByDay: [ConversionCurve],
+                copySources: [CopySourceSplit], health: [HealthCheck], requiredUsersPerVariant: Int? = nil, decision: Decision) {
+        self.experimentID = experimentID
+        self.experimentName = experimentName
+        self.hypothesis = hypothesis
+        self.status = status
+        self.generatedAt = generatedAt
+        self.asOf = asOf
+        self.since = since
+        self.until = until
+        self.alpha = alpha
+        self.primaryMetric = primaryMetric
+        self.guardrails = guardrails
+        self.minimumEffect = minimumEffect
+        self.sequential = sequential
+        self.users = users
+        self.firstExposure = firstExposure
+        self.lastExposure = lastExposure
+        self.srm = srm
+        self.variants = variants
+        self.comparisons = comparisons
+        self.survival = survival
+        self.conversionByDay = conversionByDay
+        self.copySources = copySources
+        self.health = health
+        self.requiredUsersPerVariant = requiredUsersPerVariant
+        self.decision = decision
+    }
+
+    public var control: VariantResult { variants[0] }
+
+    public func comparison(_ variant: String, _ metric: Metric) -> ComparisonResult? {
+        comparisons.first { $0.variant == variant && $0.metric == metric }
+    }
+
+    /// The confidence level as a percentage, e.g. "95%".
+    public var confidenceLabel: String {
+        let level = (1 - alpha) * 100
+        return level == level.rounded() ? "\(Int(level))%" : String(format: "%.1f%%", level)
+    }
+}
+
+/// A closed interval of the report (`[lower, upper]` in JSON).
+public struct Bounds: Sendable, Equatable {
+    public var lower: Double
+    public var upper: Double
+    public init(_ lower: Double, _ upper: Double) {
+        self.lower = lower
+        self.upper = upper
+    }
+    public func contains(_ x: Double) -> Bool { lower <= x && x <= upper }
+}
+
+/// Sample ratio mismatch: users per variant against the planned weights.
+public struct SRMResult: Sendable, Equatable {
+    public var pValue: Double?
+    public var statistic: Double?
+    public var flagged: Bool
+    /// Planned shares, in variant order.
+    public var expectedShares: [Double]
+    public var nullReason: String?
+    public init(pValue: Double?, statistic: Double? = nil, flagged: Bool, expectedShares: [Double], nullReason: String? = nil) {
+        self.pValue = pValue
+        self.statistic = statistic
+        self.flagged = flagged
+        self.expectedShares = expectedShares
+        self.nullReason = nullReason
+    }
+}
+
+/// One variant's users and metrics.
+public struct VariantResult: Sendable, Equatable {
+    public var key: String
+    public var users: Int
+    public var isControl: Bool
+    /// In the order of `Metric.allCases`.
+    public var metrics: [MetricValue]
+    public init(key: String, users: Int, isControl: Bool, metrics: [MetricValue]) {
+        self.key = key
+        self.users = users
+        self.isControl = isControl
+        self.metrics = metrics
+    }
+    public func metric(_ m: Metric) -> MetricValue? { metrics.first { $0.metric == m } }
+}
+
+/// A metric's value in one variant: a rate with its Wilson interval, or for revenue a mean with its t interval.
+public struct MetricValue: Sendable, Equatable {
+    public var metric: Metric
+    /// The numerator (users); for `revenue_per_user`, users with non-zero net revenue.
+    public var count: Int
+    /// The denominator: exposed users or trial starters.
+    public var denominator: Int
+    /// count / denominator, or the mean net revenue per user.
+    public var rate: Double?
+    public var ci: Bounds?
+    /// Total net revenue (`revenue_per_user` only).
+    public var sum: Double?
+    public var nullReason: String?
+    public init(metric: Metric, count: Int, denominator: Int, rate: Double?, ci: Bounds?, sum: Double? = nil, nullReason: String? = nil) {
+        self.metric = metric
+        self.count = count
+        self.denominator = denominator
+        self.rate = rate
+        self.ci = ci
+        self.sum = sum
+        self.nullReason = nullReason
+    }
+}
+
+/// One treatment against the control on one metric.
+public struct ComparisonResult: Sendable, Equatable {
+    public var variant: String
+    public var metric: Metric
+    public var absoluteDiff: Double?
+    public var absoluteCI: Bounds?
+    public var relativeLift: Double?
+    public var relativeCI: Bounds?
+    public var pValue: Double?
+    /// Holm-adjusted across the treatments of this metric (equal to `pValue` with one treatment).
+    public var pValueAdjusted: Double?
+    /// P(rate_variant > rate_control) under Beta(1, 1) priors (SPEC §5); nil for revenue.
+    public var chanceToWin: Double?
+    /// E[max(rate_control − rate_variant, 0)].
+    public var expectedLoss: Double?
+    /// Always-valid (mSPRT) p-value and interval for the difference, when the experiment is sequential.
+    public var sequentialPValue: Double?
+    public var sequentialCI: Bounds?
+    /// "z-test" for rates, "welch" for revenue per user.
+    public var test: String
+    /// Field name (as in JSON) to why it is null.
+    public var nullReasons: [String: String]
+
+    public init(variant: String, metric: Metric, absoluteDiff: Double? = nil, absoluteCI: Bounds? = nil, relativeLift: Double? = nil,
+                relativeCI: Bounds? = nil, pValue: Double? = nil, pValueAdjusted: Double? = nil, chanceToWin: Double? = nil,
+                expectedLoss: Double? = nil, sequentialPValue: Double? = nil, sequentialCI: Bounds? = nil, test: String,
+                nullReasons: [String: String] = [:]) {
+        self.variant = variant
+        self.metric = metric
+        self.absoluteDiff = absoluteDiff
+        self.absoluteCI = absoluteCI
+        self.relativeLift = relativeLift
+        self.relativeCI = relativeCI
+        self.pValue = pValue
+        self.pValueAdjusted = pValueAdjusted
+        self.chanceToWin = chanceToWin
+        self.expectedLoss = expectedLoss
+        self.sequentialPValue = sequentialPValue
+        self.sequentialCI = sequentialCI
+        self.test = test
+        self.nullReasons = nullReasons
+    }
+
+    /// For metrics where lower is better, the chance the variant is better is 1 − chance_to_win.
+    public var chanceToBeBetter: Double? {
+        guard let chanceToWin else { return nil }
+        return metric.lowerIsBetter ? 1 - chanceToWin : chanceToWin
+    }
+}
+
+/// Kaplan–Meier survival of subscriptions from trial start to cancel.
+public struct SurvivalResult: Sendable, Equatable {
+    public struct Curve: Sendable, Equatable {
+        public var key: String
+        public var trialStarters: Int
+        public var cancels: Int
+        /// S(day) at each of `days`; nil when the variant has no trial starters.
+        public var atDays: [Double]?
+        public var intervals: [Bounds]?
+        /// The step curve for charts: (day, S) at each drop, up to `maxDay`.
+        public var steps: [(day: Double, survival: Double)]
+        public init(key: String, trialStarters: Int, cancels: Int, atDays: [Double]?, intervals: [Bounds]? = nil, steps: [(day: Double, survival: Double)] = []) {
+            self.key = key
+            self.trialStarters = trialStarters
+            self.cancels = cancels
+            self.atDays = atDays
+            self.intervals = intervals
+            self.steps = steps
+        }
+        public static func == (a: Curve, b: Curve) -> Bool {
+            a.key == b.key && a.trialStarters == b.trialStarters && a.cancels == b.cancels && a.atDays == b.atDays
+                && a.intervals == b.intervals && a.steps.map(\.day) == b.steps.map(\.day) && a.steps.map(\.survival) == b.steps.map(\.survival)
+        }
+    }
+    public static let reportDays = [0, 1, 3, 7, 14, 30]
+    public var days: [Int]
+    public var curves: [Curve]
+    public var logRankP: Double?
+    public var nullReason: String?
+    public init(days: [Int] = SurvivalResult.reportDays, curves: [Curve], logRankP: Double?, nullReason: String? = nil) {
+        self.days = days
+        self.curves = curves
+        self.logRankP = logRankP
+        self.nullReason = nullReason
+    }
+}
+
+/// Cumulative paid conversion by day since first exposure for one variant.
+public struct ConversionCurve: Sendable, Equatable {
+    public var key: String
+    /// Day d: among users exposed at least d days before the as-of time, the share who paid within d days.
+    public var points: [Point]
+    public struct Point: Sendable, Equatable {
+        public var day: Int
+        public var users: Int
+        public var rate: Double?
+        public init(day: Int, users: Int, rate: Double?) {
+            self.day = day
+            self.users = users
+            self.rate = rate
+        }
+    }
+    public init(key: String, points: [Point]) {
+        self.key = key
+        self.points = points
+    }
+}
+
+/// An AI-copy variant split by where each user's line came from.
+public struct CopySourceSplit: Sendable, Equatable {
+    public struct Source: Sendable, Equatable {
+        public var source: String
+        public var users: Int
+        public var paid: Int
+        public init(source: String, users: Int, paid: Int) {
+            self.source = source
+            self.users = users
+            self.paid = paid
+        }
+        public var paidRate: Double? { users > 0 ? Double(paid) / Double(users) : nil }
+    }
+    public var variant: String
+    /// Most users first.
+    public var sources: [Source]
+    /// Most common first.
+    public var fallbackReasons: [(reason: String, count: Int)]
+    public init(variant: String, sources: [Source], fallbackReasons: [(reason: String, count: Int)]) {
+        self.variant = variant
+        self.sources = sources
+        self.fallbackReasons = fallbackReasons
+    }
+    public static func == (a: CopySourceSplit, b: CopySourceSplit) -> Bool {
+        a.variant == b.variant && a.sources == b.sources && a.fallbackReasons.map(\.reason) == b.fallbackReasons.map(\.reason)
+            && a.fallbackReasons.map(\.count) == b.fallbackReasons.map(\.count)
+    }
+}
+
+/// One health check, in words a product manager can act on.
+public struct HealthCheck: Sendable, Equatable {
+    public enum Level: String, Sendable, Comparable {
+        case alert, warning, info, ok
+        var rank: Int { [.alert: 0, .warning: 1, .info: 2, .ok: 3][self]! }
+        public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+    }
+    public var level: Level
+    /// A stable code: `srm`, `sample_size`, `guardrail`, `dates`, `forced_users`, `unknown_variants`, ….
+    public var code: String
+    public var message: String
+    public init(level: Level, code: String, message: String) {
+        self.level = level
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The verdict and why.
+public struct Decision: Sendable, Equatable {
+    public enum Verdict: String, Sendable, CaseIterable {
+        case ship, keepRunning = "keep_running", stop, inconclusive
+    }
+    public var verdict: Verdict
+    /// The treatment to ship, when the verdict is `ship`.
+    public var winner: String?
+    public var reasons: [String]
+    public init(verdict: Verdict, winner: String? = nil, reasons: [String]) {
+        self.verdict = verdict
+        self.winner = winner
+        self.reasons = reasons
+    }
+}

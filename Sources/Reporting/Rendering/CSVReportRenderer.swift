@@ -1,0 +1,43 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The report as CSV (RFC 4180): one row per (variant, metric), the comparison with the
+/// control in the same row (empty for the control). Rates are fractions, as in the JSON.
+public enum CSVReportRenderer {
+    public static let header = [
+        "experiment", "variant", "is_control", "metric", "users", "count", "denominator", "rate", "ci_lower", "ci_upper",
+        "absolute_diff", "absolute_ci_lower", "absolute_ci_upper", "relative_lift", "relative_ci_lower", "relative_ci_upper",
+        "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value",
+    ]
+
+    public static func render(_ r: Report) -> String {
+        var out = header.joined(separator: ",") + "\r\n"
+        for v in r.variants {
+            for m in v.metrics {
+                let c = v.isControl ? nil : r.comparison(v.key, m.metric)
+                let fields: [String] = [
+                    text(r.experimentID), text(v.key), v.isControl ? "true" : "false", m.metric.rawValue, String(v.users), String(m.count),
+                    String(m.denominator), num(m.rate), num(m.ci?.lower), num(m.ci?.upper),
+                    num(c?.absoluteDiff), num(c?.absoluteCI?.lower), num(c?.absoluteCI?.upper),
+                    num(c?.relativeLift), num(c?.relativeCI?.lower), num(c?.relativeCI?.upper),
+                    num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
+                ]
+                out += fields.joined(separator: ",") + "\r\n"
+            }
+        }
+        return out
+    }
+
+    static func num(_ x: Double?) -> String {
+        guard let x, x.isFinite else { return "" }
+        return JSONValue.format(x)
+    }
+
+    /// Quotes when needed, and defuses spreadsheet formulas (a leading `=`, `+`, `-`, `@`).
+    static func text(_ s: String) -> String {
+        var s = s
+        if let first = s.first, "=+-@\t\r".contains(first) { s = "'" + s }
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,144 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The report as one self-contained HTML file: no network, no external fonts or scripts,
+/// inline SVG charts, a responsive layout for phones. Every text that came from an
+/// experiment file or an event goes through `escape`.
+public enum HTMLReportRenderer {
+    public static func render(_ r: Report) -> String {
+        var b = """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+        <title>\(escape(r.experimentName)) — abctl report</title>
+        <style>\(css)</style>
+        </head>
+        <body>
+        <main>
+
+        """
+        b += "<header><h1>\(escape(r.experimentName))</h1>"
+        b += "<p class=\"meta\"><code>\(escape(r.experimentID))</code> · \(escape(r.status)) · generated \(escape(ReportFormat.date(r.generatedAt))) · data as of \(escape(ReportFormat.date(r.asOf))) · "
+        b += "\(ReportFormat.count(r.users)) users · \(r.confidenceLabel) intervals · primary metric: <strong>\(ReportFormat.title(r.primaryMetric))</strong></p>"
+        if let h = r.hypothesis { b += "<p class=\"hypothesis\">\(escape(h))</p>" }
+        b += "</header>\n"
+
+        let verdictClass = r.decision.verdict.rawValue
+        b += "<section class=\"verdict \(verdictClass)\"><h2>Verdict: \(escape(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " ")))"
+        if let w = r.decision.winner { b += " — ship <code>\(escape(w))</code>" }
+        b += "</h2><ul>" + r.decision.reasons.map { "<li>\(escape($0))</li>" }.joined() + "</ul></section>\n"
+
+        b += "<section><h2>Health</h2><ul class=\"health\">"
+        for h in r.health { b += "<li class=\"\(h.level.rawValue)\"><span class=\"badge\">\(h.level.rawValue)</span> \(escape(h.message))</li>" }
+        b += "</ul></section>\n"
+
+        b += "<section><h2>Metrics by variant</h2><p class=\"muted\">Rate with its \(r.confidenceLabel) interval.</p><div class=\"scroll\"><table><thead><tr><th>metric</th>"
+        for v in r.variants { b += "<th>\(escape(v.key))\(v.isControl ? " <span class=\"muted\">(control)</span>" : "")</th>" }
+        b += "</tr></thead><tbody><tr><td>users</td>" + r.variants.map { "<td class=\"num\">\(ReportFormat.count($0.users))</td>" }.joined() + "</tr>"
+        for metric in Metric.allCases {
+            b += "<tr><td>\(ReportFormat.title(metric))\(metric == r.primaryMetric ? " <span class=\"tag\">primary</span>" : "")</td>"
+            for v in r.variants {
+                guard let m = v.metric(metric), m.rate != nil else { b += "<td class=\"num\">n/a</td>"; continue }
+                b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci)))</span>"
+                b += "<br><span class=\"ci\">\(ReportFormat.count(metric == .revenuePerUser ? m.count : m.count)) of \(ReportFormat.count(m.denominator))\(metric == .revenuePerUser ? " paid" : "")</span></td>"
+            }
+            b += "</tr>"
+        }
+        b += "</tbody></table></div></section>\n"
+
+        if !r.comparisons.isEmpty {
+            b += "<section><h2>Against the control (<code>\(escape(r.control.key))</code>)</h2>"
+            b += "<figure>\(SVGCharts.forestPlot(r))<figcaption>Relative lift with its \(r.confidenceLabel) interval. For cancel rates, left of zero is good.</figcaption></figure>"
+            b += "<div class=\"scroll\"><table><thead><tr><th>variant</th><th>metric</th><th>difference</th><th>lift</th><th>p</th><th>p (Holm)</th><th>chance better</th><th>expected loss</th>"
+            if r.sequential { b += "<th>p (always valid)</th><th>interval (always valid)</th>" }
+            b += "</tr></thead><tbody>"
+            for c in r.comparisons {
+                let decisive = ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential)
+                let dir = ReportFormat.direction(c)
+                let cls = decisive ? (dir > 0 ? "good" : dir < 0 ? "bad" : "") : ""
+                b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(ReportFormat.title(c.metric))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI)))</span></td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.pValue)))</td><td class=\"num\">\(escape(ReportFormat.pValue(c.pValueAdjusted)))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.probability(c.chanceToBeBetter)))</td>"
+                b += "<td class=\"num\">\(c.metric == .revenuePerUser ? "n/a" : escape(ReportFormat.loss(c.metric, c.expectedLoss)))</td>"
+                if r.sequential {
+                    b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI)))</td>"
+                }
+                b += "</tr>"
+            }
+            b += "</tbody></table></div></section>\n"
+        }
+
+        b += "<section><h2>Cumulative paid conversion</h2><figure>\(SVGCharts.conversionChart(r))"
+        b += "<figcaption>Day d: among users exposed at least d days ago, the share who paid within d days.</figcaption></figure></section>\n"
+
+        b += "<section><h2>Subscriptions still active</h2><figure>\(SVGCharts.survivalChart(r))"
+        b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(ReportFormat.date(r.asOf))). "
+        b += "Log-rank test p = \(escape(ReportFormat.pValue(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"
+        b += "<div class=\"scroll\"><table><thead><tr><th>variant</th><th>trial starters</th><th>cancels</th>" + r.survival.days.map { "<th>day \($0)</th>" }.joined() + "</tr></thead><tbody>"
+        for curve in r.survival.curves {
+            b += "<tr><td>\(escape(curve.key))</td><td class=\"num\">\(ReportFormat.count(curve.trialStarters))</td><td class=\"num\">\(ReportFormat.count(curve.cancels))</td>"
+            b += (curve.atDays?.map { "<td class=\"num\">\(ReportFormat.percent($0, digits: 1))</td>" } ?? r.survival.days.map { _ in "<td class=\"num\">n/a</td>" }).joined()
+            b += "</tr>"
+        }
+        b += "</tbody></table></div></section>\n"
+
+        for split in r.copySources {
+            b += "<section><h2>Copy sources of <code>\(escape(split.variant))</code></h2><div class=\"scroll\"><table><thead><tr><th>source</th><th>users</th><th>paid</th><th>paid conversion</th></tr></thead><tbody>"
+            for s in split.sources {
+                b += "<tr><td>\(escape(s.source))</td><td class=\"num\">\(ReportFormat.count(s.users))</td><td class=\"num\">\(ReportFormat.count(s.paid))</td><td class=\"num\">\(escape(ReportFormat.percent(s.paidRate)))</td></tr>"
+            }
+            b += "</tbody></table></div>"
+            if !split.fallbackReasons.isEmpty {
+                b += "<p>Why lines fell back: " + split.fallbackReasons.prefix(5).map { "\(escape($0.reason)) (\(ReportFormat.count($0.count)))" }.joined(separator: ", ") + "</p>"
+            }
+            b += "</section>\n"
+        }
+        b += "<footer class=\"muted\">abctl report · rates are Wilson intervals; differences unpooled Wald; lifts delta-method; p-values pooled z-test (Welch for revenue), Holm-adjusted across treatments; chance to win from Beta(1, 1) priors.</footer>\n"
+        b += "</main>\n</body>\n</html>\n"
+        return b
+    }
+
+    /// Escapes text for HTML element content and quoted attribute values.
+    public static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for ch in s.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default:
+                if ch.value < 0x20 && ch != "\n" && ch != "\t" { out += "\u{FFFD}" } else { out.unicodeScalars.append(ch) }
+            }
+        }
+        return out
+    }
+
+    static let css = """
+    :root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--muted:#6e6e73;--line:#d2d2d7;--good:#1a7f37;--bad:#cf222e;--warn:#9a6700;--card:#f6f8fa}
+    @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#8b949e;--line:#30363d;--good:#3fb950;--bad:#f85149;--warn:#d29922;--card:#161b22}}
+    *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+    main{max-width:980px;margin:0 auto;padding:16px}h1{font-size:1.6em;margin:.2em 0;overflow-wrap:anywhere}h2{font-size:1.2em;margin:1.4em 0 .5em}
+    .meta,.muted,figcaption,footer{color:var(--muted);font-size:.9em}.hypothesis{font-style:italic}
+    code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em;overflow-wrap:anywhere}
+    .verdict{border-left:6px solid var(--muted);background:var(--card);padding:8px 16px;border-radius:6px}.verdict h2{margin:.3em 0;text-transform:capitalize}
+    .verdict.ship{border-color:var(--good)}.verdict.stop{border-color:var(--bad)}.verdict.keep_running,.verdict.inconclusive{border-color:var(--warn)}
+    .health{list-style:none;padding:0}.health li{padding:4px 0}.badge{display:inline-block;min-width:4.5em;text-align:center;border-radius:4px;font-size:.8em;padding:0 6px;margin-right:6px;background:var(--card);border:1px solid var(--line)}
+    .health .alert .badge{color:#fff;background:var(--bad);border-color:var(--bad)}.health .warning .badge{color:var(--warn);border-color:var(--warn)}.health .ok .badge{color:var(--good);border-color:var(--good)}
+    .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}table{border-collapse:collapse;width:100%;font-size:.92em}
+    th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}th{font-weight:600;white-space:nowrap}
+    td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}.ci{color:var(--muted);font-size:.85em}
+    tr.good td:nth-child(3),tr.good td:nth-child(4){color:var(--good);font-weight:600}tr.bad td:nth-child(3),tr.bad td:nth-child(4){color:var(--bad);font-weight:600}
+    .tag{font-size:.75em;border:1px solid var(--line);border-radius:4px;padding:0 4px;color:var(--muted)}
+    figure{margin:0}svg.chart{width:100%;height:auto;display:block}svg .grid{stroke:var(--line);stroke-width:1}svg .zero{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:4 3}
+    svg .axisline{stroke:var(--muted)}svg text{fill:var(--fg);font-size:12px}svg .tick{fill:var(--muted);font-size:11px}svg .axis{fill:var(--muted);font-size:12px}svg .label{font-size:12px}
+    @media (max-width:600px){main{padding:10px}body{font-size:14px}th,td{padding:4px 6px}}
+    """
+}

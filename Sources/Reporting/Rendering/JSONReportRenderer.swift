@@ -1,0 +1,132 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The report as JSON, in the shape of SPEC §8 (names and nesting exact), plus added fields.
+///
+/// Added beside the SPEC fields: `name`, `as_of`, `alpha`, `primary_metric`, `guardrails`,
+/// `health`, `required_users_per_variant`, per metric `denominator` (and `sum` for revenue),
+/// per comparison `test`, `lower_is_better`, `chance_to_be_better`, the sequential fields and
+/// `null_reasons`, survival `intervals`/`trial_starters`/`cancels`, `conversion_by_day`,
+/// `fallback_reasons` and `copy_source_paid`. A number that cannot be computed is `null`, with its reason
+/// beside it (`null_reason` or `null_reasons`).
+public enum JSONReportRenderer {
+    public static func render(_ r: Report) -> String { value(r).serialized() }
+
+    public static func value(_ r: Report) -> JSONValue {
+        var top: [(String, JSONValue)] = [
+            ("experiment", .string(r.experimentID)),
+            ("generated_at", .string(RFC3339.format(r.generatedAt))),
+            ("users", .number(Double(r.users))),
+            ("srm", srm(r.srm)),
+            ("variants", .array(r.variants.map(variant))),
+            ("comparisons", .array(r.comparisons.map(comparison))),
+            ("survival", survival(r.survival)),
+            ("copy_sources", .object(r.copySources.map { split in
+                (split.variant, .object(split.sources.map { ($0.source, .number(Double($0.users))) }))
+            })),
+            ("decision", .object([
+                ("verdict", .string(r.decision.verdict.rawValue)),
+                ("reasons", .array(r.decision.reasons.map(JSONValue.string))),
+                ("winner", r.decision.winner.map(JSONValue.string) ?? .null),
+            ])),
+        ]
+        top += [
+            ("name", .string(r.experimentName)),
+            ("status", .string(r.status)),
+            ("as_of", .string(RFC3339.format(r.asOf))),
+            ("since", r.since.map { .string(RFC3339.format($0)) } ?? .null),
+            ("until", r.until.map { .string(RFC3339.format($0)) } ?? .null),
+            ("alpha", .number(r.alpha)),
+            ("primary_metric", .string(r.primaryMetric.rawValue)),
+            ("guardrails", .array(r.guardrails.map { .string($0.rawValue) })),
+            ("minimum_effect", .number(r.minimumEffect)),
+            ("sequential", .bool(r.sequential)),
+            ("required_users_per_variant", int(r.requiredUsersPerVariant)),
+            ("health", .array(r.health.map { .object([("level", .string($0.level.rawValue)), ("code", .string($0.code)), ("message", .string($0.message))]) })),
+            ("conversion_by_day", .object(r.conversionByDay.map { curve in
+                (curve.key, .array(curve.points.map { .object([("day", .number(Double($0.day))), ("users", .number(Double($0.users))), ("rate", num($0.rate))]) }))
+            })),
+            ("copy_source_paid", .object(r.copySources.map { split in
+                (split.variant, .object(split.sources.map { ($0.source, .number(Double($0.paid))) }))
+            })),
+            ("fallback_reasons", .object(r.copySources.map { split in
+                (split.variant, .object(split.fallbackReasons.map { ($0.reason, .number(Double($0.count))) }))
+            })),
+        ]
+        return .object(top)
+    }
+
+    static func num(_ x: Double?) -> JSONValue {
+        guard let x, x.isFinite else { return .null }
+        return .number(x)
+    }
+
+    static func int(_ x: Int?) -> JSONValue { x.map { .number(Double($0)) } ?? .null }
+
+    static func bounds(_ b: Bounds?) -> JSONValue {
+        guard let b, b.lower.isFinite, b.upper.isFinite else { return .null }
+        return .array([.number(b.lower), .number(b.upper)])
+    }
+
+    static func srm(_ s: SRMResult) -> JSONValue {
+        var members: [(String, JSONValue)] = [("p_value", num(s.pValue)), ("flagged", .bool(s.flagged)),
+                                              ("statistic", num(s.statistic)),
+                                              ("expected_shares", .array(s.expectedShares.map(JSONValue.number)))]
+        if let reason = s.nullReason { members.append(("null_reason", .string(reason))) }
+        return .object(members)
+    }
+
+    static func variant(_ v: VariantResult) -> JSONValue {
+        .object([
+            ("key", .string(v.key)),
+            ("users", .number(Double(v.users))),
+            ("metrics", .object(v.metrics.map { m in
+                var fields: [(String, JSONValue)] = [("count", .number(Double(m.count))), ("rate", num(m.rate)), ("ci", bounds(m.ci)),
+                                                     ("denominator", .number(Double(m.denominator)))]
+                if let sum = m.sum { fields.append(("sum", num(sum))) }
+                if let reason = m.nullReason { fields.append(("null_reason", .string(reason))) }
+                return (m.metric.rawValue, .object(fields))
+            })),
+            ("control", .bool(v.isControl)),
+        ])
+    }
+
+    static func comparison(_ c: ComparisonResult) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("variant", .string(c.variant)),
+            ("metric", .string(c.metric.rawValue)),
+            ("absolute_diff", num(c.absoluteDiff)),
+            ("absolute_ci", bounds(c.absoluteCI)),
+            ("relative_lift", num(c.relativeLift)),
+            ("relative_ci", bounds(c.relativeCI)),
+            ("p_value", num(c.pValue)),
+            ("p_value_adjusted", num(c.pValueAdjusted)),
+            ("chance_to_win", num(c.chanceToWin)),
+            ("expected_loss", num(c.expectedLoss)),
+            ("test", .string(c.test)),
+            ("lower_is_better", .bool(c.metric.lowerIsBetter)),
+            ("chance_to_be_better", num(c.chanceToBeBetter)),
+        ]
+        if c.sequentialPValue != nil || c.sequentialCI != nil {
+            fields.append(("sequential_p_value", num(c.sequentialPValue)))
+            fields.append(("sequential_ci", bounds(c.sequentialCI)))
+        }
+        if !c.nullReasons.isEmpty {
+            fields.append(("null_reasons", .object(c.nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
+        return .object(fields)
+    }
+
+    static func survival(_ s: SurvivalResult) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("days", .array(s.days.map { .number(Double($0)) })),
+            ("variants", .object(s.curves.map { ($0.key, $0.atDays.map { .array($0.map(JSONValue.number)) } ?? .null) })),
+            ("log_rank_p", num(s.logRankP)),
+            ("intervals", .object(s.curves.map { ($0.key, $0.intervals.map { .array($0.map { bounds($0) }) } ?? .null) })),
+            ("trial_starters", .object(s.curves.map { ($0.key, .number(Double($0.trialStarters))) })),
+            ("cancels", .object(s.curves.map { ($0.key, .number(Double($0.cancels))) })),
+        ]
+        if let reason = s.nullReason { fields.append(("null_reason", .string(reason))) }
+        return .object(fields)
+    }
+}

@@ -1,0 +1,105 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The report as GitHub-flavoured Markdown: verdict, health, then pipe tables.
+/// Text from experiment files and events is escaped so it cannot break a table or inject HTML.
+public enum MarkdownReportRenderer {
+    public static func render(_ r: Report) -> String {
+        var out = "# \(esc(r.experimentName))\n\n"
+        out += "`\(code(r.experimentID))` · generated \(ReportFormat.date(r.generatedAt)) · data as of \(ReportFormat.date(r.asOf)) · "
+        out += "\(ReportFormat.count(r.users)) users · \(r.confidenceLabel) intervals · primary metric: **\(ReportFormat.title(r.primaryMetric))**\n\n"
+        if let h = r.hypothesis { out += "> \(esc(h))\n\n" }
+
+        var verdict = "## Verdict: \(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))"
+        if let w = r.decision.winner { verdict += " — ship `\(code(w))`" }
+        out += verdict + "\n\n"
+        for reason in r.decision.reasons { out += "- \(esc(reason))\n" }
+
+        out += "\n## Health\n\n"
+        for h in r.health {
+            let mark = switch h.level {
+            case .alert: "🛑"
+            case .warning: "⚠️"
+            case .info: "ℹ️"
+            case .ok: "✅"
+            }
+            out += "- \(mark) \(esc(h.message))\n"
+        }
+
+        out += "\n## Metrics by variant\n\nRate and \(r.confidenceLabel) interval.\n\n"
+        out += "| metric | " + r.variants.map { esc($0.key) + ($0.isControl ? " (control)" : "") }.joined(separator: " | ") + " |\n"
+        out += "|---|" + r.variants.map { _ in "---:" }.joined(separator: "|") + "|\n"
+        out += "| users | " + r.variants.map { ReportFormat.count($0.users) }.joined(separator: " | ") + " |\n"
+        for metric in Metric.allCases {
+            out += "| \(ReportFormat.title(metric)) | " + r.variants.map { v in
+                guard let m = v.metric(metric), m.rate != nil else { return "n/a" }
+                return "\(ReportFormat.value(metric, m.rate)) \(ReportFormat.interval(metric, m.ci))"
+            }.joined(separator: " | ") + " |\n"
+        }
+
+        if !r.comparisons.isEmpty {
+            out += "\n## Against the control (`\(code(r.control.key))`)\n\n"
+            out += "| variant | metric | difference | lift | p | p (Holm) | chance better | expected loss |\n"
+            out += "|---|---|---:|---:|---:|---:|---:|---:|\n"
+            for c in r.comparisons {
+                let decisive = ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential)
+                let dir = ReportFormat.direction(c)
+                let mark = decisive ? (dir > 0 ? " ✅" : dir < 0 ? " 🔻" : "") : ""
+                let metricName = ReportFormat.title(c.metric) + (c.metric == r.primaryMetric ? " (primary)" : "")
+                out += "| \(esc(c.variant)) | \(metricName) | \(ReportFormat.difference(c.metric, c.absoluteDiff)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI))\(mark) "
+                out += "| \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI)) | \(ReportFormat.pValue(c.pValue)) "
+                out += "| \(ReportFormat.pValue(c.pValueAdjusted)) | \(ReportFormat.probability(c.chanceToBeBetter)) "
+                out += "| \(c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLoss)) |\n"
+            }
+            if r.sequential {
+                out += "\nAlways-valid (sequential) results, safe to check every day:\n\n| variant | metric | p (always valid) | interval (always valid) |\n|---|---|---:|---:|\n"
+                for c in r.comparisons where c.sequentialPValue != nil {
+                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.pValue(c.sequentialPValue)) | \(ReportFormat.differenceInterval(c.metric, c.sequentialCI)) |\n"
+                }
+            }
+        }
+
+        out += "\n## Subscriptions still active\n\nKaplan–Meier survival from trial start to cancel.\n\n"
+        out += "| variant | trial starters | cancels | " + r.survival.days.map { "day \($0)" }.joined(separator: " | ") + " |\n"
+        out += "|---|---:|---:|" + r.survival.days.map { _ in "---:" }.joined(separator: "|") + "|\n"
+        for curve in r.survival.curves {
+            let cells = curve.atDays?.map { ReportFormat.percent($0, digits: 1) } ?? r.survival.days.map { _ in "n/a" }
+            out += "| \(esc(curve.key)) | \(ReportFormat.count(curve.trialStarters)) | \(ReportFormat.count(curve.cancels)) | " + cells.joined(separator: " | ") + " |\n"
+        }
+        out += "\nLog-rank test p = \(ReportFormat.pValue(r.survival.logRankP))"
+        if let reason = r.survival.nullReason { out += " (\(esc(reason)))" }
+        out += "\n"
+
+        for split in r.copySources {
+            out += "\n## Copy sources of `\(code(split.variant))`\n\n| source | users | paid | paid conversion |\n|---|---:|---:|---:|\n"
+            for s in split.sources {
+                out += "| \(esc(s.source)) | \(ReportFormat.count(s.users)) | \(ReportFormat.count(s.paid)) | \(ReportFormat.percent(s.paidRate)) |\n"
+            }
+            if !split.fallbackReasons.isEmpty {
+                out += "\nWhy lines fell back: " + split.fallbackReasons.prefix(5).map { "\(esc($0.reason)) (\(ReportFormat.count($0.count)))" }.joined(separator: ", ") + "\n"
+            }
+        }
+        return out
+    }
+
+    /// Escapes Markdown and HTML syntax in text from experiment files or events.
+    static func esc(_ s: String) -> String {
+        var out = ""
+        for ch in TextReportRenderer.clean(s) {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\\", "`", "*", "_", "{", "}", "[", "]", "(", ")", "#", "+", "!", "|", "~":
+                out += "\\" + String(ch)
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// Text for inside a code span: backticks and pipes cannot be escaped there, so they are replaced.
+    static func code(_ s: String) -> String {
+        TextReportRenderer.clean(s).replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "|", with: "¦")
+    }
+}

@@ -1,0 +1,114 @@
+import ExperimentDefinitions
+import Foundation
+
+/// Number and label formatting shared by the human-readable renderers (text, Markdown, HTML, CSV's headers).
+enum ReportFormat {
+    static func title(_ m: Metric) -> String {
+        switch m {
+        case .trialStartRate: "Trial starts"
+        case .paidConversion: "Paid conversion"
+        case .trialToPaid: "Trial to paid"
+        case .day0CancelRate: "Day-0 cancels"
+        case .trialCancelRate: "Cancels during trial"
+        case .revenuePerUser: "Revenue per user"
+        }
+    }
+
+    /// What the rate is out of, in words.
+    static func denominatorWord(_ m: Metric) -> String {
+        switch m {
+        case .trialToPaid, .day0CancelRate, .trialCancelRate: "trial starters"
+        default: "users"
+        }
+    }
+
+    static func percent(_ x: Double?, digits: Int = 2) -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%.\(digits)f%%", x * 100)
+    }
+
+    static func signedPercent(_ x: Double?, digits: Int = 1) -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%+.\(digits)f%%", x * 100)
+    }
+
+    /// A difference of two rates in percentage points.
+    static func points(_ x: Double?) -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%+.2f pp", x * 100)
+    }
+
+    static func money(_ x: Double?) -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%.2f", x)
+    }
+
+    static func signedMoney(_ x: Double?) -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%+.2f", x)
+    }
+
+    /// The value of a metric: a percentage for rates, money for revenue per user.
+    static func value(_ m: Metric, _ x: Double?) -> String { m == .revenuePerUser ? money(x) : percent(x) }
+
+    static func interval(_ m: Metric, _ b: Bounds?) -> String {
+        guard let b else { return "" }
+        return m == .revenuePerUser ? "[\(money(b.lower)), \(money(b.upper))]" : "[\(percent(b.lower)), \(percent(b.upper))]"
+    }
+
+    static func difference(_ m: Metric, _ x: Double?) -> String { m == .revenuePerUser ? signedMoney(x) : points(x) }
+
+    static func differenceInterval(_ m: Metric, _ b: Bounds?) -> String {
+        guard let b else { return "" }
+        return m == .revenuePerUser ? "[\(signedMoney(b.lower)), \(signedMoney(b.upper))]" : "[\(points(b.lower)), \(points(b.upper))]"
+    }
+
+    static func liftInterval(_ b: Bounds?) -> String {
+        guard let b else { return "" }
+        return "[\(signedPercent(b.lower)), \(signedPercent(b.upper))]"
+    }
+
+    static func pValue(_ p: Double?) -> String {
+        guard let p, p.isFinite else { return "n/a" }
+        if p < 0.0001 { return "<0.0001" }
+        return String(format: "%.4f", p)
+    }
+
+    static func probability(_ p: Double?) -> String {
+        guard let p, p.isFinite else { return "n/a" }
+        if p > 0.999 { return ">99.9%" }
+        if p < 0.001 { return "<0.1%" }
+        return String(format: "%.1f%%", p * 100)
+    }
+
+    static func loss(_ m: Metric, _ x: Double?) -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%.3f pp", x * 100)
+    }
+
+    static func count(_ n: Int) -> String {
+        let digits = String(abs(n))
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return n < 0 ? "-" + out : out
+    }
+
+    static func date(_ d: Date) -> String { RFC3339.format(d) }
+
+    /// Whether a comparison is significant at alpha (adjusted p, or the always-valid one for sequential experiments).
+    static func decisive(_ c: ComparisonResult, alpha: Double, sequential: Bool) -> Bool {
+        let p = sequential && c.metric != .revenuePerUser ? c.sequentialPValue : c.pValueAdjusted
+        guard let p else { return false }
+        return p < alpha
+    }
+
+    /// +1 when the variant is better than the control on this metric, −1 when worse, 0 when equal or unknown.
+    static func direction(_ c: ComparisonResult) -> Int {
+        guard let d = c.absoluteDiff, d != 0 else { return 0 }
+        let better = c.metric.lowerIsBetter ? d < 0 : d > 0
+        return better ? 1 : -1
+    }
+}

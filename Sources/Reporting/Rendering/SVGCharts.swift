@@ -1,0 +1,145 @@
+import ExperimentDefinitions
+import Foundation
+
+/// Inline SVG charts for the HTML report. Each chart scales to its container (`viewBox`,
+/// width 100%), so it reads on a phone. Every label is HTML-escaped.
+enum SVGCharts {
+    static let palette = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"]
+
+    static func color(_ i: Int) -> String { palette[i % palette.count] }
+
+    static func f(_ x: Double) -> String { String(format: "%.1f", x) }
+
+    /// Forest plot: one row per comparison with a relative lift, the point and its interval, a line at 0.
+    static func forestPlot(_ r: Report) -> String {
+        let rows = r.comparisons.filter { $0.relativeLift != nil }
+        guard !rows.isEmpty else { return "<p class=\"muted\">No lifts to plot (no treatment, or the control's rate is 0).</p>" }
+        let rowHeight = 28.0, top = 24.0, labelWidth = 230.0, width = 720.0, right = 20.0
+        let height = top + Double(rows.count) * rowHeight + 34
+        var lo = 0.0, hi = 0.0
+        for c in rows {
+            lo = min(lo, c.relativeCI?.lower ?? c.relativeLift!, c.relativeLift!)
+            hi = max(hi, c.relativeCI?.upper ?? c.relativeLift!, c.relativeLift!)
+        }
+        lo = max(lo, -1); hi = min(hi, 3)
+        let pad = max(0.02, (hi - lo) * 0.08)
+        lo -= pad; hi += pad
+        let plotWidth = width - labelWidth - right
+        func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
+        var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"Relative lift of each variant against the control, with intervals\">"
+        for t in ticks(lo, hi, count: 6) {
+            s += "<line x1=\"\(f(x(t)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(t)))\" y2=\"\(f(height - 30))\" class=\"grid\"/>"
+            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 14))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(ReportFormat.signedPercent(t, digits: 0)))</text>"
+        }
+        s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(height - 30))\" class=\"zero\"/>"
+        let variantIndex = Dictionary(r.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        for (i, c) in rows.enumerated() {
+            let y = top + Double(i) * rowHeight + rowHeight / 2
+            let col = color(variantIndex[c.variant] ?? i)
+            let label = "\(c.variant) · \(ReportFormat.title(c.metric))"
+            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(truncate(label, 34)))</text>"
+            if let ci = c.relativeCI {
+                s += "<line x1=\"\(f(x(ci.lower)))\" y1=\"\(f(y))\" x2=\"\(f(x(ci.upper)))\" y2=\"\(f(y))\" stroke=\"\(col)\" stroke-width=\"3\"/>"
+                if ci.lower < lo { s += "<text x=\"\(f(labelWidth + 2))\" y=\"\(f(y + 4))\" class=\"tick\">◀</text>" }
+                if ci.upper > hi { s += "<text x=\"\(f(width - right - 8))\" y=\"\(f(y + 4))\" class=\"tick\">▶</text>" }
+            }
+            let shape = c.metric == r.primaryMetric ? "<rect x=\"\(f(x(c.relativeLift!) - 6))\" y=\"\(f(y - 6))\" width=\"12\" height=\"12\" fill=\"\(col)\"/>"
+                : "<circle cx=\"\(f(x(c.relativeLift!)))\" cy=\"\(f(y))\" r=\"5\" fill=\"\(col)\"/>"
+            s += shape
+            s += "<title>\(HTMLReportRenderer.escape("\(label): \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI))"))</title>"
+        }
+        s += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 1))\" text-anchor=\"middle\" class=\"axis\">relative lift against the control (square: primary metric)</text>"
+        return s + "</svg>"
+    }
+
+    /// Lines of (x, y) per series with axes. `yPercent` labels the y axis in percent.
+    static func lineChart(series: [(name: String, color: String, points: [(Double, Double)], step: Bool)], xMax: Double, yMin: Double, yMax: Double,
+                          xLabel: String, yLabel: String, aria: String) -> String {
+        let width = 720.0, height = 320.0, left = 56.0, right = 16.0, top = 16.0, bottom = 58.0
+        let pw = width - left - right, ph = height - top - bottom
+        func x(_ v: Double) -> Double { left + min(max(v, 0), xMax) / xMax * pw }
+        func y(_ v: Double) -> Double { top + (1 - (min(max(v, yMin), yMax) - yMin) / (yMax - yMin)) * ph }
+        var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
+        for t in ticks(yMin, yMax, count: 5) {
+            s += "<line x1=\"\(f(left))\" y1=\"\(f(y(t)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(t)))\" class=\"grid\"/>"
+            s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(ReportFormat.percent(t, digits: yMax - yMin < 0.05 ? 1 : 0)))</text>"
+        }
+        for t in ticks(0, xMax, count: 6) {
+            s += "<text x=\"\(f(x(t)))\" y=\"\(f(top + ph + 16))\" text-anchor=\"middle\" class=\"tick\">\(Int(t.rounded()))</text>"
+        }
+        s += "<line x1=\"\(f(left))\" y1=\"\(f(top + ph))\" x2=\"\(f(width - right))\" y2=\"\(f(top + ph))\" class=\"axisline\"/>"
+        for line in series where !line.points.isEmpty {
+            var d = ""
+            var last: (Double, Double)?
+            for p in line.points {
+                if d.isEmpty { d = "M\(f(x(p.0))),\(f(y(p.1)))" } else if line.step, let last {
+                    d += " L\(f(x(p.0))),\(f(y(last.1))) L\(f(x(p.0))),\(f(y(p.1)))"
+                } else {
+                    d += " L\(f(x(p.0))),\(f(y(p.1)))"
+                }
+                last = p
+            }
+            s += "<path d=\"\(d)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2.5\"><title>\(HTMLReportRenderer.escape(line.name))</title></path>"
+        }
+        s += "<text x=\"\(f(left + pw / 2))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"axis\">\(HTMLReportRenderer.escape(xLabel))</text>"
+        // Legend under the axis label.
+        var lx = left
+        for line in series {
+            let name = truncate(line.name, 18)
+            s += "<rect x=\"\(f(lx))\" y=\"\(f(height - 14))\" width=\"12\" height=\"4\" fill=\"\(line.color)\"/>"
+            s += "<text x=\"\(f(lx + 16))\" y=\"\(f(height - 8))\" class=\"tick\">\(HTMLReportRenderer.escape(name))</text>"
+            lx += 28 + Double(name.count) * 7
+        }
+        s += "<text transform=\"translate(12 \(f(top + ph / 2))) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">\(HTMLReportRenderer.escape(yLabel))</text>"
+        return s + "</svg>"
+    }
+
+    static func conversionChart(_ r: Report) -> String {
+        var yMax = 0.0
+        let series = r.conversionByDay.enumerated().map { i, curve in
+            let pts = curve.points.compactMap { p in p.rate.map { (Double(p.day), $0) } }
+            yMax = max(yMax, pts.map(\.1).max() ?? 0)
+            return (name: curve.key, color: color(i), points: pts, step: false)
+        }
+        guard series.contains(where: { !$0.points.isEmpty }) else { return "<p class=\"muted\">No users yet.</p>" }
+        return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
+                         xLabel: "days since first exposure", yLabel: "paid so far", aria: "Cumulative paid conversion by day since first exposure, per variant")
+    }
+
+    static func survivalChart(_ r: Report) -> String {
+        var minS = 1.0, maxDay = 1.0
+        let series = r.survival.curves.enumerated().map { i, curve in
+            let pts = [(0.0, 1.0)] + curve.steps.map { ($0.day, $0.survival) }
+            minS = min(minS, pts.map(\.1).min() ?? 1)
+            maxDay = max(maxDay, pts.map(\.0).max() ?? 0)
+            return (name: curve.key, color: color(i), points: pts, step: true)
+        }
+        guard r.survival.curves.contains(where: { $0.trialStarters > 0 }) else { return "<p class=\"muted\">No trial starters yet.</p>" }
+        let xMax = min(max(7, (maxDay).rounded(.up)), 30)
+        // Extend each curve flat to the right edge so a curve without recent drops stays visible.
+        let extended = series.map { s in (name: s.name, color: s.color, points: s.points.filter { $0.0 <= xMax } + [(xMax, s.points.last(where: { $0.0 <= xMax })?.1 ?? 1)], step: true) }
+        let yMin = max(0, ((minS - 0.05) * 10).rounded(.down) / 10)
+        return lineChart(series: extended, xMax: xMax, yMin: yMin, yMax: 1, xLabel: "days since trial start",
+                         yLabel: "still subscribed", aria: "Kaplan-Meier survival of subscriptions from trial start, per variant")
+    }
+
+    static func niceMax(_ v: Double) -> Double {
+        guard v > 0 else { return 0.01 }
+        let mag = pow(10, (log10(v)).rounded(.down))
+        for m in [1.0, 2, 2.5, 5, 10] where m * mag >= v * 1.05 { return m * mag }
+        return 10 * mag
+    }
+
+    static func ticks(_ lo: Double, _ hi: Double, count: Int) -> [Double] {
+        guard hi > lo else { return [lo] }
+        let raw = (hi - lo) / Double(count)
+        let mag = pow(10, (log10(raw)).rounded(.down))
+        let step = [1.0, 2, 2.5, 5, 10].map { $0 * mag }.first { $0 >= raw } ?? 10 * mag
+        var t = (lo / step).rounded(.up) * step
+        var out: [Double] = []
+        while t <= hi + step * 1e-9 { out.append(abs(t) < step * 1e-9 ? 0 : t); t += step }
+        return out
+    }
+
+    static func truncate(_ s: String, _ n: Int) -> String { s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
+}

@@ -1,0 +1,114 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The report for a terminal: the verdict and health first, then aligned tables.
+/// Colour only when `color` is true (the caller checks for a terminal and `NO_COLOR`).
+public enum TextReportRenderer {
+    static let green = "32", red = "31", yellow = "33", bold = "1", dim = "2"
+
+    public static func render(_ r: Report, color: Bool) -> String {
+        func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        var out = paint(clean(r.experimentName), bold) + "  (\(clean(r.experimentID)))\n"
+        out += "Generated \(ReportFormat.date(r.generatedAt)); data as of \(ReportFormat.date(r.asOf)); "
+        out += "\(ReportFormat.count(r.users)) users; \(r.confidenceLabel) intervals; primary metric: \(ReportFormat.title(r.primaryMetric))\n"
+        if let h = r.hypothesis { out += "Hypothesis: \(clean(h))\n" }
+        out += "\n"
+
+        let verdictColor: String = switch r.decision.verdict {
+        case .ship: green
+        case .stop: red
+        case .keepRunning, .inconclusive: yellow
+        }
+        var verdict = "VERDICT: " + r.decision.verdict.rawValue.uppercased().replacingOccurrences(of: "_", with: " ")
+        if let w = r.decision.winner { verdict += " \"\(clean(w))\"" }
+        out += paint(verdict, "1;" + verdictColor) + "\n"
+        for reason in r.decision.reasons { out += "  - \(clean(reason))\n" }
+        out += "\n" + paint("HEALTH", bold) + "\n"
+        for h in r.health {
+            let mark: String = switch h.level {
+            case .alert: paint("[alert]", red)
+            case .warning: paint("[warn] ", yellow)
+            case .info: paint("[info] ", dim)
+            case .ok: paint("[ok]   ", green)
+            }
+            out += "  \(mark) \(clean(h.message))\n"
+        }
+
+        out += "\n" + paint("METRICS BY VARIANT", bold) + " (rate [\(r.confidenceLabel) interval])\n"
+        var table = TextTable(["metric"] + r.variants.map { clean($0.key) + ($0.isControl ? " (control)" : "") })
+        table.add(["users"] + r.variants.map { ReportFormat.count($0.users) })
+        for metric in Metric.allCases {
+            table.add([ReportFormat.title(metric)] + r.variants.map { v in
+                guard let m = v.metric(metric) else { return "" }
+                guard m.rate != nil else { return "n/a" }
+                return "\(ReportFormat.value(metric, m.rate)) \(ReportFormat.interval(metric, m.ci))"
+            })
+        }
+        out += table.render(color: color)
+
+        if !r.comparisons.isEmpty {
+            out += "\n" + paint("AGAINST THE CONTROL", bold) + " (\"\(clean(r.control.key))\")\n"
+            var comp = TextTable(["variant", "metric", "difference", "interval", "lift", "lift interval", "p", "p (Holm)", "chance better", "exp. loss"],
+                                 aligns: [.left, .left, .right, .right, .right, .right, .right, .right, .right, .right])
+            for c in r.comparisons {
+                let decisive = ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential)
+                let dir = ReportFormat.direction(c)
+                let tone: String? = decisive ? (dir > 0 ? green : dir < 0 ? red : nil) : nil
+                let mark = decisive ? (dir > 0 ? " ▲" : dir < 0 ? " ▼" : "") : ""
+                comp.add([
+                    TextTable.Cell(text: clean(c.variant)),
+                    TextTable.Cell(text: ReportFormat.title(c.metric) + (c.metric == r.primaryMetric ? " *" : "")),
+                    TextTable.Cell(text: ReportFormat.difference(c.metric, c.absoluteDiff) + mark, color: tone),
+                    TextTable.Cell(text: ReportFormat.differenceInterval(c.metric, c.absoluteCI)),
+                    TextTable.Cell(text: ReportFormat.signedPercent(c.relativeLift), color: tone),
+                    TextTable.Cell(text: ReportFormat.liftInterval(c.relativeCI)),
+                    TextTable.Cell(text: ReportFormat.pValue(c.pValue)),
+                    TextTable.Cell(text: ReportFormat.pValue(c.pValueAdjusted)),
+                    TextTable.Cell(text: ReportFormat.probability(c.chanceToBeBetter)),
+                    TextTable.Cell(text: c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLoss)),
+                ])
+            }
+            out += comp.render(color: color)
+            out += "  * primary metric. \"chance better\" reads cancel rates the other way round (lower is better).\n"
+            if r.sequential {
+                out += "\n  Always-valid (sequential) results, safe to check every day:\n"
+                var seq = TextTable(["variant", "metric", "p (always valid)", "interval (always valid)"], aligns: [.left, .left, .right, .right])
+                for c in r.comparisons where c.sequentialPValue != nil {
+                    seq.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.pValue(c.sequentialPValue), ReportFormat.differenceInterval(c.metric, c.sequentialCI)])
+                }
+                out += seq.render(color: color)
+            }
+        }
+
+        out += "\n" + paint("SUBSCRIPTIONS STILL ACTIVE", bold) + " (Kaplan-Meier, from trial start to cancel)\n"
+        var surv = TextTable(["variant", "trial starters", "cancels"] + r.survival.days.map { "day \($0)" })
+        for curve in r.survival.curves {
+            surv.add([clean(curve.key), ReportFormat.count(curve.trialStarters), ReportFormat.count(curve.cancels)]
+                     + (curve.atDays?.map { ReportFormat.percent($0, digits: 1) } ?? r.survival.days.map { _ in "n/a" }))
+        }
+        out += surv.render(color: color)
+        out += "  Log-rank test p = \(ReportFormat.pValue(r.survival.logRankP))"
+        if let reason = r.survival.nullReason { out += " (\(clean(reason)))" }
+        out += "\n"
+
+        for split in r.copySources {
+            out += "\n" + paint("COPY SOURCES OF \"\(clean(split.variant))\"", bold) + "\n"
+            var t = TextTable(["source", "users", "share", "paid", "paid conversion"])
+            let total = split.sources.reduce(0) { $0 + $1.users }
+            for s in split.sources {
+                t.add([clean(s.source), ReportFormat.count(s.users), ReportFormat.percent(total > 0 ? Double(s.users) / Double(total) : nil, digits: 1),
+                       ReportFormat.count(s.paid), ReportFormat.percent(s.paidRate)])
+            }
+            out += t.render(color: color)
+            if !split.fallbackReasons.isEmpty {
+                out += "  Why lines fell back: " + split.fallbackReasons.prefix(5).map { "\(clean($0.reason)) (\(ReportFormat.count($0.count)))" }.joined(separator: ", ") + "\n"
+            }
+        }
+        return out
+    }
+
+    /// Strips control characters (ANSI escapes included) from text that came from files or events.
+    static func clean(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) ? "?" : $0 }))
+    }
+}

@@ -1,0 +1,101 @@
+import ExperimentDefinitions
+import Foundation
+import Testing
+@testable import Reporting
+
+/// Hand-checked tallies: every expected number below is worked out in the comments from the rows.
+@Suite struct ReportAccumulatorTests {
+    typealias F = Fixtures
+
+    static func rows() -> [ReportRow] {
+        let s = F.start, h = F.hour, d = F.day
+        return [
+            // control, trial at +1h, cancel 5 h later: a Day-0 cancel and a cancel inside the 3-day trial.
+            ReportRow(userID: "u1", variant: "control", firstExposure: s, trialStart: s + h, firstCancel: s + 6 * h),
+            // control, trial at day 1 + 1h, converts 3 days later for 59.99.
+            ReportRow(userID: "u2", variant: "control", firstExposure: s + d, trialStart: s + d + h, firstPaid: s + 4 * d + h,
+                      firstConverted: s + 4 * d + h, netRevenue: 59.99),
+            // control, no trial, pays 2 h after exposure on day 2.
+            ReportRow(userID: "u3", variant: "control", firstExposure: s + 2 * d, firstPaid: s + 2 * d + 2 * h, netRevenue: 9.99),
+            // ai, trial at exposure, cancel after 48 h: not Day-0 (window 24 h), but inside the 7-day trial.
+            ReportRow(userID: "u4", variant: "ai", firstExposure: s, trialStart: s, firstCancel: s + 2 * d, copySource: "fallback", fallbackReason: "empty_brief"),
+            // ai, exposed at day 9.5, trial an hour later, cancel at day 11: after the as-of time (day 10), so censored.
+            ReportRow(userID: "u5", variant: "ai", firstExposure: s + 9 * d + 12 * h, trialStart: s + 9 * d + 13 * h, firstCancel: s + 11 * d, copySource: "on_device"),
+            // forced QA user: left out.
+            ReportRow(userID: "qa", variant: "ai", firstExposure: s, firstPaid: s + h, netRevenue: 100),
+            // a variant the experiment no longer has.
+            ReportRow(userID: "u7", variant: "gone", firstExposure: s),
+            // ai, exposed a day before the start; pays on day 12, after the as-of time, so not paid.
+            ReportRow(userID: "u8", variant: "ai", firstExposure: s - d, firstPaid: s + 12 * d, copySource: "on_device"),
+        ]
+    }
+
+    func accumulate() -> ReportAccumulator {
+        let exp = F.experiment(forced: ["qa": "ai"])
+        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 10 * F.day)))
+        for row in Self.rows() { acc.add(row) }
+        return acc
+    }
+
+    @Test func countsPerVariant() {
+        let acc = accumulate()
+        let control = acc.tallies[0], ai = acc.tallies[1]
+        #expect(control.users == 3 && ai.users == 3)
+        #expect(control.trialStarters == 2 && ai.trialStarters == 2)
+        #expect(control.paid == 2 && ai.paid == 0)
+        #expect(control.trialConverted == 1 && ai.trialConverted == 0)
+        #expect(control.day0Cancels == 1 && ai.day0Cancels == 0)
+        #expect(control.trialCancels == 1 && ai.trialCancels == 1)
+        #expect(abs(control.revenueSum - 69.98) < 1e-9)
+        #expect(abs(control.revenueSumOfSquares - (59.99 * 59.99 + 9.99 * 9.99)) < 1e-9)
+        #expect(control.payingUsers == 2 && ai.payingUsers == 0)
+    }
+
+    @Test func leftOutAndOutsideTheDates() {
+        let acc = accumulate()
+        #expect(acc.forcedUsers == 1)
+        #expect(acc.unknownVariants == ["gone": 1])
+        #expect(acc.exposedBeforeStart == 1)
+        #expect(acc.exposedAfterEnd == 0)
+        #expect(acc.users == 6)
+    }
+
+    @Test func survivalObservations() {
+        let acc = accumulate()
+        // u1: cancel 5 h after trial start; u2: censored at day 10, trial started at day 1 + 1 h → 9 − 1/24 days.
+        #expect(acc.tallies[0].survivalCancelled == [true, false])
+        #expect(abs(acc.tallies[0].survivalDays[0] - 5.0 / 24) < 1e-12)
+        #expect(abs(acc.tallies[0].survivalDays[1] - (9 - 1.0 / 24)) < 1e-12)
+        // u4: cancel after 2 days; u5: cancel on day 11 is after the as-of time → censored at 0.5 − 1/24 days.
+        #expect(acc.tallies[1].survivalCancelled == [true, false])
+        #expect(abs(acc.tallies[1].survivalDays[0] - 2) < 1e-12)
+        #expect(abs(acc.tallies[1].survivalDays[1] - (0.5 - 1.0 / 24)) < 1e-12)
+    }
+
+    @Test func cumulativeConversionByDay() {
+        let curve = accumulate().tallies[0].cumulativeConversion()
+        // Followed days: u1 10, u2 9, u3 8; paid on day: u2 3, u3 0.
+        #expect(curve[0].users == 3 && curve[0].rate == 1.0 / 3)
+        #expect(curve[3].users == 3 && curve[3].rate == 2.0 / 3)
+        #expect(curve[9].users == 2 && curve[9].rate == 0.5)
+        #expect(curve[10].users == 1 && curve[10].rate == 0)
+        #expect(curve[11].users == 0 && curve[11].rate == nil)
+    }
+
+    @Test func copySources() {
+        let ai = accumulate().tallies[1]
+        #expect(ai.copySourceUsers == ["fallback": 1, "on_device": 2])
+        #expect(ai.fallbackReasons == ["empty_brief": 1])
+        #expect(accumulate().tallies[0].copySourceUsers == ["unknown": 3])
+    }
+
+    @Test func untilCutsLaterEvents() {
+        // As of day 3, u2 (converted on day 4) has not paid yet and its trial is censored at day 3.
+        let exp = F.experiment()
+        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day), until: F.date(F.start + 3 * F.day)))
+        for row in Self.rows().filter({ $0.userID == "u2" }) { acc.add(row) }
+        #expect(acc.tallies[0].paid == 0)
+        #expect(acc.tallies[0].revenueSum == 59.99) // revenue is a stored total; not cut (documented)
+        #expect(abs(acc.tallies[0].survivalDays[0] - (2 - 1.0 / 24)) < 1e-12)
+    }
+}
