@@ -168,6 +168,9 @@ public struct ComparisonResult: Sendable, Equatable {
     public var chanceToWin: Double?
     /// E[max(rate_control − rate_variant, 0)].
     public var expectedLoss: Double?
+    /// The expected shortfall of shipping the variant: `expectedLoss` for higher-is-better metrics,
+    /// E[max(rate_variant − rate_control, 0)] for cancel rates (where a rise is the loss).
+    public var expectedLossIfShipped: Double?
     /// Always-valid (mSPRT) p-value and interval for the difference, when the experiment is sequential.
     public var sequentialPValue: Double?
     public var sequentialCI: Bounds?
@@ -190,6 +193,7 @@ public struct ComparisonResult: Sendable, Equatable {
         self.pValueAdjusted = pValueAdjusted
         self.chanceToWin = chanceToWin
         self.expectedLoss = expectedLoss
+        self.expectedLossIfShipped = expectedLoss
         self.sequentialPValue = sequentialPValue
         self.sequentialCI = sequentialCI
         self.test = test

@@ -64,7 +64,7 @@ public enum HTMLReportRenderer {
                 b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.pValue)))</td><td class=\"num\">\(escape(ReportFormat.pValue(c.pValueAdjusted)))</td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.probability(c.chanceToBeBetter)))</td>"
-                b += "<td class=\"num\">\(c.metric == .revenuePerUser ? "n/a" : escape(ReportFormat.loss(c.metric, c.expectedLoss)))</td>"
+                b += "<td class=\"num\">\(c.metric == .revenuePerUser ? "n/a" : escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped)))</td>"
                 if r.sequential {
                     b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI)))</td>"
                 }

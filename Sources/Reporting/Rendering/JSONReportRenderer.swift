@@ -106,6 +106,7 @@ public enum JSONReportRenderer {
             ("test", .string(c.test)),
             ("lower_is_better", .bool(c.metric.lowerIsBetter)),
             ("chance_to_be_better", num(c.chanceToBeBetter)),
+            ("expected_loss_if_shipped", num(c.expectedLossIfShipped)),
         ]
         if c.sequentialPValue != nil || c.sequentialCI != nil {
             fields.append(("sequential_p_value", num(c.sequentialPValue)))

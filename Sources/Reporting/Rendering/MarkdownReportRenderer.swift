@@ -49,7 +49,7 @@ public enum MarkdownReportRenderer {
                 out += "| \(esc(c.variant)) | \(metricName) | \(ReportFormat.difference(c.metric, c.absoluteDiff)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI))\(mark) "
                 out += "| \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI)) | \(ReportFormat.pValue(c.pValue)) "
                 out += "| \(ReportFormat.pValue(c.pValueAdjusted)) | \(ReportFormat.probability(c.chanceToBeBetter)) "
-                out += "| \(c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLoss)) |\n"
+                out += "| \(c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLossIfShipped)) |\n"
             }
             if r.sequential {
                 out += "\nAlways-valid (sequential) results, safe to check every day:\n\n| variant | metric | p (always valid) | interval (always valid) |\n|---|---|---:|---:|\n"

@@ -65,7 +65,7 @@ public enum TextReportRenderer {
                     TextTable.Cell(text: ReportFormat.pValue(c.pValue)),
                     TextTable.Cell(text: ReportFormat.pValue(c.pValueAdjusted)),
                     TextTable.Cell(text: ReportFormat.probability(c.chanceToBeBetter)),
-                    TextTable.Cell(text: c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLoss)),
+                    TextTable.Cell(text: c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLossIfShipped)),
                 ])
             }
             out += comp.render(color: color)

@@ -1,0 +1,164 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The verdict of a report, and its reasons in words for a product manager.
+///
+/// "Clearly" below means: the Holm-adjusted p-value is below alpha (for sequential experiments,
+/// the always-valid mSPRT p-value of rate metrics instead, which stays valid however often one looks).
+/// Guardrails are `day0_cancel_rate`, always, then the experiment's `guardrails`.
+///
+/// A treatment **wins** when its primary metric is clearly better than the control's and no
+/// guardrail is clearly worse. A treatment **hurts** when its primary metric or a guardrail is
+/// clearly worse. The rules, in order:
+///
+/// 1. No users in the control or in every treatment: `keep_running`.
+/// 2. Sample ratio mismatch (p < 0.001): `inconclusive` — the split itself is broken, so no
+///    number can be trusted; fix assignment or logging and restart.
+/// 3. Some treatment wins: `ship` the winner with the largest lift on the primary metric —
+///    except in a fixed-horizon (non-sequential) experiment whose smallest arm has not yet reached
+///    the users the power calculation asks for: then `keep_running`, because a win seen before the
+///    planned sample size is reached overstates the effect more often than alpha suggests.
+/// 4. Every treatment hurts: `stop` — keep the control.
+/// 5. Every arm has the users needed for `minimum_effect`: `inconclusive` — no difference as large
+///    as the one the test was sized for; keep the control or decide on other grounds.
+/// 6. Otherwise: `keep_running`, with how many more users are needed.
+public enum DecisionRule {
+    public static func decide(_ r: Report, required: SampleRequirement) -> Decision {
+        let q = { (s: String) in "“\(s)”" }
+        let primary = r.primaryMetric
+        let treatments = r.variants.dropFirst().map(\.key)
+        let control = r.control
+
+        if r.variants.count < 2 || control.users == 0 || r.variants.dropFirst().allSatisfy({ $0.users == 0 }) {
+            return Decision(verdict: .keepRunning, reasons: ["There is not enough data yet: the control or every new variant has no users. Let the experiment run."])
+        }
+        if r.srm.flagged {
+            return Decision(verdict: .inconclusive, reasons: [
+                "Users did not split between the variants as planned (sample ratio mismatch, p = \(ReportFormat.pValue(r.srm.pValue))). That usually means a bug in assignment or event logging, and it can fake or hide any effect.",
+                "Do not act on these numbers: find the cause, fix it, and restart the experiment.",
+            ])
+        }
+
+        func clearly(_ c: ComparisonResult) -> Bool { ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential) }
+        let guards = guardrails(r)
+        var winners: [ComparisonResult] = []
+        var hurts: [String: [String]] = [:]
+        for key in treatments {
+            var problems: [String] = []
+            if let c = r.comparison(key, primary), clearly(c), ReportFormat.direction(c) < 0 {
+                problems.append("\(ReportFormat.title(primary).lowercased()) fell \(change(c, r))")
+            }
+            for g in guards {
+                if let c = r.comparison(key, g), clearly(c), ReportFormat.direction(c) < 0 {
+                    problems.append("\(ReportFormat.title(g).lowercased()) got worse \(change(c, r))")
+                }
+            }
+            if !problems.isEmpty { hurts[key] = problems }
+            if let c = r.comparison(key, primary), clearly(c), ReportFormat.direction(c) > 0, problems.isEmpty { winners.append(c) }
+        }
+
+        let best = winners.max { ($0.relativeLift ?? $0.absoluteDiff ?? 0) < ($1.relativeLift ?? $1.absoluteDiff ?? 0) }
+        if let best {
+            let early = !r.sequential && required.perVariant != nil && !required.reached
+            var reasons = [winReason(best, r)]
+            if let p = best.chanceToBeBetter { reasons.append("Chance that \(q(best.variant)) really is better: \(ReportFormat.probability(p)).") }
+            reasons.append(guardSummary(best.variant, r))
+            for (key, problems) in hurts.sorted(by: { $0.key < $1.key }) { reasons.append("Do not ship \(q(key)): \(problems.joined(separator: "; ")).") }
+            if early {
+                reasons.insert("\(q(best.variant)) is ahead, but the test has not reached its planned size (\(sizeWords(required, r))). Calling a winner early on a fixed-size test overstates wins; keep it running until then.", at: 0)
+                return Decision(verdict: .keepRunning, reasons: reasons)
+            }
+            return Decision(verdict: .ship, winner: best.variant, reasons: reasons)
+        }
+
+        if !treatments.isEmpty && treatments.allSatisfy({ hurts[$0] != nil }) {
+            var reasons = treatments.map { "\(q($0)) did worse than \(q(control.key)): \(hurts[$0]!.joined(separator: "; "))." }
+            reasons.append("Keep \(q(control.key)) and stop the experiment.")
+            return Decision(verdict: .stop, reasons: reasons)
+        }
+
+        var reasons: [String] = []
+        for key in treatments {
+            if let problems = hurts[key] {
+                reasons.append("\(q(key)) hurts: \(problems.joined(separator: "; ")). Consider turning it off.")
+            } else if let c = r.comparison(key, primary) {
+                reasons.append(noWinnerYet(c, r))
+            }
+        }
+        if required.reached {
+            reasons.insert("Each variant has the \(ReportFormat.count(required.perVariant ?? 0)) \(unit(r)) needed to spot a \(ReportFormat.percent(r.minimumEffect, digits: 0)) change in \(ReportFormat.title(primary).lowercased()), and no new paywall clearly beats \(q(control.key)).", at: 0)
+            reasons.append("Any real difference is smaller than the one this test was sized for. Keep \(q(control.key)), or choose on other grounds (cost, brand, simplicity).")
+            return Decision(verdict: .inconclusive, reasons: reasons)
+        }
+        if required.perVariant != nil {
+            reasons.append("Keep it running: \(sizeWords(required, r)).")
+        } else if let why = required.reasonUnknown {
+            reasons.append("Keep it running: there is no clear difference yet, and the users needed cannot be estimated because \(why).")
+        }
+        return Decision(verdict: .keepRunning, reasons: reasons)
+    }
+
+    /// Guardrail metrics: Day-0 cancels always, first; then the experiment's own, without the primary metric.
+    public static func guardrails(_ r: Report) -> [Metric] {
+        var out: [Metric] = []
+        for m in [Metric.day0CancelRate] + r.guardrails where m != r.primaryMetric && !out.contains(m) { out.append(m) }
+        return out
+    }
+
+    /// The p-value the verdict reads: always-valid for rates of sequential experiments, else Holm-adjusted.
+    static func pValue(_ c: ComparisonResult, _ r: Report) -> Double? {
+        r.sequential && c.metric != .revenuePerUser ? c.sequentialPValue : c.pValueAdjusted
+    }
+
+    static func unit(_ r: Report) -> String { r.primaryMetric.denominatorIsTrialStarters ? "trial starters" : "users" }
+
+    static func sizeWords(_ req: SampleRequirement, _ r: Report) -> String {
+        "each variant needs about \(ReportFormat.count(req.perVariant ?? 0)) \(unit(r)) to spot a \(ReportFormat.percent(r.minimumEffect, digits: 0)) change, the smallest has \(ReportFormat.count(req.smallestArm)), about \(ReportFormat.count(req.missingPerVariant)) more per variant"
+    }
+
+    static func rates(_ c: ComparisonResult, _ r: Report) -> (String, String) {
+        let v = r.variants.first { $0.key == c.variant }?.metric(c.metric)?.rate
+        return (ReportFormat.value(c.metric, r.control.metric(c.metric)?.rate), ReportFormat.value(c.metric, v))
+    }
+
+    static func change(_ c: ComparisonResult, _ r: Report) -> String {
+        let (from, to) = rates(c, r)
+        return "(\(from) → \(to), p = \(ReportFormat.pValue(pValue(c, r))))"
+    }
+
+    static func liftWords(_ c: ComparisonResult) -> String {
+        if let lift = c.relativeLift {
+            var s = ReportFormat.signedPercent(lift)
+            if let ci = c.relativeCI { s += "; the true change is likely between \(ReportFormat.signedPercent(ci.lower)) and \(ReportFormat.signedPercent(ci.upper))" }
+            return s
+        }
+        return ReportFormat.difference(c.metric, c.absoluteDiff)
+    }
+
+    static func winReason(_ c: ComparisonResult, _ r: Report) -> String {
+        let (from, to) = rates(c, r)
+        let what: String = switch c.metric {
+        case .paidConversion: "turns more users into paying subscribers"
+        case .trialStartRate: "gets more users to start a trial"
+        case .trialToPaid: "turns more trials into paid subscriptions"
+        case .day0CancelRate: "has fewer Day-0 cancels"
+        case .trialCancelRate: "has fewer cancels during the trial"
+        case .revenuePerUser: "earns more per user"
+        }
+        return "“\(c.variant)” \(what): \(to) against \(from) for “\(r.control.key)” (\(liftWords(c)))."
+    }
+
+    static func noWinnerYet(_ c: ComparisonResult, _ r: Report) -> String {
+        let (from, to) = rates(c, r)
+        return "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c)), p = \(ReportFormat.pValue(pValue(c, r))))."
+    }
+
+    static func guardSummary(_ key: String, _ r: Report) -> String {
+        let parts = guardrails(r).compactMap { g -> String? in
+            guard let c = r.comparison(key, g) else { return nil }
+            let (from, to) = rates(c, r)
+            return "\(ReportFormat.title(g).lowercased()) \(from) → \(to)"
+        }
+        return parts.isEmpty ? "No guardrail metric to check." : "No guardrail clearly got worse: \(parts.joined(separator: ", "))."
+    }
+}

@@ -1,0 +1,97 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The checks at the top of a report, in plain words, most serious first.
+///
+/// Sample ratio mismatch; too few users for `minimum_effect` (with how many more are needed);
+/// guardrails that got worse, Day-0 cancels first; users first exposed outside the experiment's
+/// dates; forced QA users and unknown variants left out.
+public enum HealthChecks {
+    public static func make(_ r: Report, accumulator acc: ReportAccumulator, required: SampleRequirement) -> [HealthCheck] {
+        var out: [HealthCheck] = []
+        let q = { (s: String) in "“\(s)”" }
+
+        if r.users == 0 {
+            out.append(HealthCheck(level: .warning, code: "no_users", message: "No users have been counted yet, so there is nothing to compare."))
+        }
+
+        // Sample ratio mismatch.
+        if let p = r.srm.pValue {
+            let shares = r.variants.map { r.users > 0 ? Double($0.users) / Double(r.users) : 0 }
+            let detail = zip(r.variants, zip(shares, r.srm.expectedShares)).map { v, s in "\(q(v.key)) \(ReportFormat.percent(s.0, digits: 1)) (planned \(ReportFormat.percent(s.1, digits: 1)))" }.joined(separator: ", ")
+            if r.srm.flagged {
+                out.append(HealthCheck(level: .alert, code: "srm", message: "Users did not split as planned: \(detail); p = \(ReportFormat.pValue(p)). This usually means a bug in assignment or in event logging, so no result below can be trusted until it is found."))
+            } else {
+                out.append(HealthCheck(level: .ok, code: "srm", message: "Users split as planned (\(detail); p = \(ReportFormat.pValue(p)))."))
+            }
+        }
+
+        // Enough users for the minimum effect?
+        let metricName = ReportFormat.title(r.primaryMetric).lowercased()
+        let unit = r.primaryMetric.denominatorIsTrialStarters ? "trial starters" : "users"
+        let effect = ReportFormat.percent(r.minimumEffect, digits: 0)
+        if let need = required.perVariant {
+            if required.reached {
+                out.append(HealthCheck(level: .ok, code: "sample_size", message: "Enough \(unit) to spot a \(effect) change in \(metricName): each variant needs \(ReportFormat.count(need)) and the smallest has \(ReportFormat.count(required.smallestArm))."))
+            } else {
+                let more = required.missingPerVariant
+                out.append(HealthCheck(level: .warning, code: "sample_size", message: "Too few \(unit) to spot a \(effect) change in \(metricName): each variant needs about \(ReportFormat.count(need)), the smallest has \(ReportFormat.count(required.smallestArm)), so about \(ReportFormat.count(more)) more per variant (\(ReportFormat.count(more * r.variants.count)) in total)."))
+            }
+        } else if let why = required.reasonUnknown, r.users > 0 {
+            out.append(HealthCheck(level: .info, code: "sample_size", message: "The number of \(unit) needed to spot a \(effect) change cannot be worked out yet: \(why)."))
+        }
+
+        // Guardrails, Day-0 cancels first.
+        var guardrailNews: [HealthCheck] = []
+        for metric in DecisionRule.guardrails(r) {
+            for c in r.comparisons where c.metric == metric {
+                guard ReportFormat.direction(c) < 0, let control = r.control.metric(metric)?.rate,
+                      let variant = r.variants.first(where: { $0.key == c.variant })?.metric(metric)?.rate else { continue }
+                let change = "from \(ReportFormat.value(metric, control)) to \(ReportFormat.value(metric, variant)) (\(ReportFormat.difference(metric, c.absoluteDiff)))"
+                if ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential) {
+                    guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(ReportFormat.title(metric).lowercased()) worse: \(change), p = \(ReportFormat.pValue(DecisionRule.pValue(c, r))). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
+                } else {
+                    guardrailNews.append(HealthCheck(level: .info, code: "guardrail", message: "\(q(c.variant)) has slightly worse \(ReportFormat.title(metric).lowercased()), \(change), but not clearly beyond chance (p = \(ReportFormat.pValue(DecisionRule.pValue(c, r))))."))
+                }
+            }
+        }
+        if guardrailNews.isEmpty && r.variants.count >= 2 && r.users > 0 {
+            let names = DecisionRule.guardrails(r).map { ReportFormat.title($0).lowercased() }.joined(separator: ", ")
+            out.append(HealthCheck(level: .ok, code: "guardrail", message: "No guardrail got worse (\(names))."))
+        }
+        out += guardrailNews
+
+        // Dates.
+        let exp = acc.experiment
+        if acc.exposedBeforeStart > 0, let start = exp.start {
+            out.append(HealthCheck(level: .warning, code: "dates", message: "\(ReportFormat.count(acc.exposedBeforeStart)) users were first exposed before the experiment started (\(ReportFormat.date(start))). They are counted; check for test traffic or a wrong start date."))
+        }
+        if acc.exposedAfterEnd > 0, let end = exp.end {
+            out.append(HealthCheck(level: .warning, code: "dates", message: "\(ReportFormat.count(acc.exposedAfterEnd)) users were first exposed after the experiment ended (\(ReportFormat.date(end))). They are counted; check whether the app still shows the experiment."))
+        }
+        if acc.exposedAfterAsOf > 0 {
+            out.append(HealthCheck(level: .info, code: "dates", message: "\(ReportFormat.count(acc.exposedAfterAsOf)) users first exposed after \(ReportFormat.date(r.asOf)) were left out."))
+        }
+        if r.since != nil || r.until != nil {
+            let from = r.since.map(ReportFormat.date) ?? "the beginning"
+            let to = r.until.map(ReportFormat.date) ?? "now"
+            out.append(HealthCheck(level: .info, code: "window", message: "Only users first exposed from \(from) to \(to) are counted."))
+        }
+
+        // Left out.
+        if acc.forcedUsers > 0 {
+            out.append(HealthCheck(level: .info, code: "forced_users", message: "\(ReportFormat.count(acc.forcedUsers)) forced QA \(acc.forcedUsers == 1 ? "user was" : "users were") left out."))
+        }
+        if !acc.unknownVariants.isEmpty {
+            let total = acc.unknownVariants.values.reduce(0, +)
+            let names = acc.unknownVariants.keys.sorted().map(q).joined(separator: ", ")
+            out.append(HealthCheck(level: .warning, code: "unknown_variants", message: "\(ReportFormat.count(total)) users saw variants the experiment no longer has (\(names)); they were left out."))
+        }
+        return out.enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
+    }
+}
+
+extension Metric {
+    /// Rates out of trial starters rather than exposed users.
+    var denominatorIsTrialStarters: Bool { self == .trialToPaid || self == .day0CancelRate || self == .trialCancelRate }
+}
