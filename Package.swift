@@ -26,7 +26,7 @@ let package = Package(
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
     ],

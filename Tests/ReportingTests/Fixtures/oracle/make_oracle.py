@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Makes the Reporting oracle: raw events, and every number of the report computed from them
+independently of abctl, with scipy, statsmodels and lifelines.
+
+    python3 make_oracle.py      # writes events.ndjson, facts.ndjson and expected.json here
+
+Per-user facts are derived here from the raw events (SPEC section 5: a user counts from the first
+exposure; earlier events are ignored; forced users are left out), not taken from abctl's store.
+Requires scipy, statsmodels, lifelines (see requirements.txt beside this file).
+"""
+import json, math, os, random
+from datetime import datetime, timezone
+
+import numpy as np
+from scipy import stats, integrate
+from statsmodels.stats.proportion import proportion_confint, proportions_ztest, samplesize_proportions_2indep_onetail
+from statsmodels.stats.multitest import multipletests
+from lifelines import KaplanMeierFitter
+from lifelines.statistics import multivariate_logrank_test
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPERIMENT = json.load(open(os.path.join(HERE, "experiments", "oracle-report.json")))
+EXP_ID = EXPERIMENT["id"]
+VARIANTS = [v["key"] for v in EXPERIMENT["variants"]]
+WEIGHTS = [v.get("weight", 1) for v in EXPERIMENT["variants"]]
+TRIAL_DAYS = {v["key"]: v["paywall"]["trial_days"] for v in EXPERIMENT["variants"]}
+FORCED = set(EXPERIMENT.get("forced", {}))
+ALPHA = 0.05
+DAY = 86400
+START = int(datetime(2026, 12, 1, tzinfo=timezone.utc).timestamp())
+AS_OF = int(datetime(2026, 12, 31, tzinfo=timezone.utc).timestamp())   # generated_at of the report
+DAY0_HOURS = EXPERIMENT["metrics"]["day0_window_hours"]
+MDE = EXPERIMENT["metrics"]["minimum_effect"]
+REPORT_DAYS = [0, 1, 3, 7, 14, 30]
+
+def ts(sec):
+    return datetime.fromtimestamp(sec, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+# ---------------------------------------------------------------- events
+rng = random.Random(20261201)
+TRUE = {  # per variant: trial start, cancel (of trial starters), convert (of those who did not cancel), direct purchase
+    "control": (0.30, 0.35, 0.45, 0.02),
+    "name":    (0.31, 0.36, 0.45, 0.02),
+    "ai":      (0.36, 0.30, 0.50, 0.02),
+}
+events = []
+seq = 0
+def emit(etype, user, sec, **extra):
+    global seq
+    seq += 1
+    e = {"event_id": f"e{seq:06d}", "type": etype, "user_id": user, "ts": ts(sec)}
+    e.update(extra)
+    events.append(e)
+
+N = 3000
+for i in range(N + 1):
+    user = "qa-device-1" if i == N else f"u{i:05d}"
+    variant = "ai" if user in FORCED else rng.choice(VARIANTS)
+    # Exposures from Nov 30 (a few before the start, on purpose) to Dec 28.
+    exposure = START - DAY + rng.randrange(0, 29 * DAY) if i % 400 == 7 else START + rng.randrange(0, 28 * DAY)
+    extra = {}
+    if variant == "ai":
+        r = rng.random()
+        if r < 0.7:
+            extra = {"copy_source": "on_device", "copy_text": "Chorus names every song."}
+        elif r < 0.8:
+            extra = {"copy_source": "server"}
+        else:
+            extra = {"copy_source": "fallback", "copy_fallback_reason": rng.choice(["empty_brief", "empty_brief", "guard_rejected", "timeout"])}
+    elif variant == "name":
+        extra = {"copy_source": "template"}
+    else:
+        extra = {"copy_source": "static"}
+    if i % 97 == 3:  # an event before the first exposure: ignored
+        emit("trial_started", user, exposure - 3 * 3600)
+    emit("exposure", user, exposure, experiment=EXP_ID, variant=variant, **extra)
+    if i % 131 == 5:  # a later second exposure, even to another variant: the first one counts
+        emit("exposure", user, exposure + 2 * 3600, experiment=EXP_ID, variant=rng.choice(VARIANTS), copy_source="static")
+    p_trial, p_cancel, p_convert, p_buy = TRUE[variant]
+    if rng.random() < p_trial:
+        trial = exposure + rng.randrange(60, 7200)
+        emit("trial_started", user, trial, product_id="chorus.plus.annual")
+        trial_end = trial + TRIAL_DAYS[variant] * DAY
+        cancelled = False
+        if rng.random() < p_cancel:
+            # half within a day, the rest spread over three weeks (some after the trial)
+            after = rng.randrange(600, DAY) if rng.random() < 0.5 else rng.randrange(DAY, 21 * DAY)
+            if trial + after < AS_OF:
+                emit("cancelled", user, trial + after)
+                cancelled = trial + after < trial_end
+        if not cancelled and rng.random() < p_convert and trial_end < AS_OF:
+            emit("converted", user, trial_end, revenue=59.99, currency="USD", product_id="chorus.plus.annual")
+            if rng.random() < 0.05 and trial_end + 2 * DAY < AS_OF:
+                emit("refunded", user, trial_end + 2 * DAY, revenue=59.99, currency="USD")
+    elif rng.random() < p_buy:
+        buy = exposure + rng.randrange(60, 5 * DAY)
+        if buy < AS_OF:
+            emit("purchased", user, buy, revenue=9.99, currency="USD", product_id="chorus.plus.monthly")
+            if buy + 30 * DAY < AS_OF:
+                emit("renewed", user, buy + 30 * DAY, revenue=9.99, currency="USD")
+
+rng.shuffle(events)  # arrival order must not matter
+with open(os.path.join(HERE, "events.ndjson"), "w") as f:
+    for e in events:
+        f.write(json.dumps(e, separators=(",", ":")) + "\n")
+
+# ---------------------------------------------------------------- facts, derived here
+def parse(s):
+    return int(datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp())
+
+by_user = {}
+for e in events:
+    by_user.setdefault(e["user_id"], []).append(e)
+facts = []
+for user, evs in sorted(by_user.items()):
+    evs = sorted(evs, key=lambda e: (parse(e["ts"]), e["event_id"]))
+    exposures = [e for e in evs if e["type"] == "exposure"]
+    if not exposures:
+        continue
+    first = exposures[0]
+    t0 = parse(first["ts"])
+    after = [e for e in evs if parse(e["ts"]) >= t0]
+    def first_of(*types, since=t0):
+        for e in after:
+            if e["type"] in types and parse(e["ts"]) >= since:
+                return parse(e["ts"])
+        return None
+    trial = first_of("trial_started")
+    revenue = 0.0
+    for e in after:
+        if e["type"] in ("purchased", "converted", "renewed"):
+            revenue += e.get("revenue", 0)
+        elif e["type"] == "refunded":
+            revenue -= abs(e.get("revenue", 0))
+    facts.append({
+        "user_id": user, "variant": first["variant"], "first_exposure": t0, "trial_start": trial,
+        "first_paid": first_of("converted", "purchased"), "first_converted": first_of("converted"),
+        "first_cancel": first_of("cancelled", since=trial if trial is not None else t0),
+        "net_revenue": round(revenue, 10), "copy_source": first.get("copy_source"),
+        "copy_fallback_reason": first.get("copy_fallback_reason"),
+    })
+with open(os.path.join(HERE, "facts.ndjson"), "w") as f:
+    for row in facts:
+        f.write(json.dumps(row, separators=(",", ":")) + "\n")
+
+# ---------------------------------------------------------------- the report
+counted = [r for r in facts if r["user_id"] not in FORCED]
+z = stats.norm.ppf(1 - ALPHA / 2)
+
+def per_variant(key):
+    rows = [r for r in counted if r["variant"] == key]
+    starters = [r for r in rows if r["trial_start"] is not None]
+    def cancel_hours(r):
+        return (r["first_cancel"] - r["trial_start"]) / 3600 if r["first_cancel"] is not None else None
+    return {
+        "rows": rows, "starters": starters,
+        "trial_start_rate": (len(starters), len(rows)),
+        "paid_conversion": (sum(r["first_paid"] is not None for r in rows), len(rows)),
+        "trial_to_paid": (sum(r["first_converted"] is not None for r in starters), len(starters)),
+        "day0_cancel_rate": (sum(cancel_hours(r) is not None and cancel_hours(r) <= DAY0_HOURS for r in starters), len(starters)),
+        "trial_cancel_rate": (sum(cancel_hours(r) is not None and cancel_hours(r) < TRIAL_DAYS[key] * 24 for r in starters), len(starters)),
+        "revenue": np.array([r["net_revenue"] for r in rows]),
+    }
+
+V = {k: per_variant(k) for k in VARIANTS}
+RATES = ["trial_start_rate", "paid_conversion", "trial_to_paid", "day0_cancel_rate", "trial_cancel_rate"]
+LOWER_IS_BETTER = {"day0_cancel_rate", "trial_cancel_rate"}
+
+variants_out = []
+for k in VARIANTS:
+    metrics = {}
+    for m in RATES:
+        c, n = V[k][m]
+        lo, hi = proportion_confint(c, n, alpha=ALPHA, method="wilson")
+        metrics[m] = {"count": c, "denominator": n, "rate": c / n, "ci": [lo, hi]}
+    x = V[k]["revenue"]
+    mean = x.mean()
+    lo, hi = stats.t.interval(1 - ALPHA, len(x) - 1, loc=mean, scale=stats.sem(x))
+    metrics["revenue_per_user"] = {"count": int((x != 0).sum()), "denominator": len(x), "rate": mean, "ci": [lo, hi], "sum": x.sum()}
+    variants_out.append({"key": k, "users": len(V[k]["rows"]), "metrics": metrics})
+
+def beta_chance_and_loss(kc, nc, kv, nv):
+    """P(Xv > Xc) and E[max(Xc - Xv, 0)] for Xi ~ Beta(1 + k, 1 + n - k), by numerical integration."""
+    c = stats.beta(1 + kc, 1 + nc - kc)
+    v = stats.beta(1 + kv, 1 + nv - kv)
+    lo = max(0.0, min(c.ppf(1e-12), v.ppf(1e-12)))
+    hi = min(1.0, max(c.isf(1e-12), v.isf(1e-12)))
+    chance = integrate.quad(lambda x: v.pdf(x) * c.cdf(x), lo, hi, epsabs=1e-13, epsrel=1e-11, limit=500)[0]
+    # E[(Xc - Xv)+] = integral over x of f_c(x) * E[(x - Xv)+], and E[(x - Y)+] = integral_0^x F_Y(t) dt.
+    inner = lambda x: integrate.quad(v.cdf, lo, x, epsabs=1e-14, epsrel=1e-11, limit=200)[0] if x > lo else 0.0
+    loss = integrate.quad(lambda x: c.pdf(x) * inner(x), lo, hi, epsabs=1e-13, epsrel=1e-10, limit=500)[0]
+    return chance, loss
+
+def msprt(kc, nc, kv, nv, tau2, alpha):
+    """Normal-mixture mSPRT (Johari, Pekelis and Walsh 2017) at one look, for p_v - p_c."""
+    pc, pv = kc / nc, kv / nv
+    d = pv - pc
+    s2 = pc * (1 - pc) / nc + pv * (1 - pv) / nv
+    log_lr = 0.5 * math.log(s2 / (s2 + tau2)) + tau2 * d * d / (2 * s2 * (s2 + tau2))
+    p = min(1.0, math.exp(-log_lr))
+    half = math.sqrt(2 * s2 * (s2 + tau2) / tau2 * (math.log(1 / alpha) + 0.5 * math.log(1 + tau2 / s2)))
+    return p, [max(-1.0, d - half), min(1.0, d + half)]
+
+comparisons = []
+for m in RATES + ["revenue_per_user"]:
+    rows = []
+    for k in VARIANTS[1:]:
+        if m == "revenue_per_user":
+            xc, xv = V["control"]["revenue"], V[k]["revenue"]
+            res = stats.ttest_ind(xv, xc, equal_var=False)
+            ci = res.confidence_interval(1 - ALPHA)
+            mc, mv = xc.mean(), xv.mean()
+            vc, vv = xc.var(ddof=1) / len(xc), xv.var(ddof=1) / len(xv)
+            lift = mv / mc - 1
+            se = math.sqrt(vv / mc**2 + mv**2 * vc / mc**4)
+            rows.append({"variant": k, "metric": m, "absolute_diff": mv - mc, "absolute_ci": [ci.low, ci.high],
+                         "relative_lift": lift, "relative_ci": [lift - z * se, lift + z * se], "p_value": res.pvalue,
+                         "chance_to_win": None, "expected_loss": None})
+            continue
+        kc, nc = V["control"][m]
+        kv, nv = V[k][m]
+        pc, pv = kc / nc, kv / nv
+        vc, vv = pc * (1 - pc) / nc, pv * (1 - pv) / nv
+        d = pv - pc
+        lift = pv / pc - 1
+        se_lift = math.sqrt(vv / pc**2 + pv**2 * vc / pc**4)
+        _, p = proportions_ztest([kv, kc], [nv, nc])
+        chance, loss = beta_chance_and_loss(kc, nc, kv, nv)
+        row = {"variant": k, "metric": m, "absolute_diff": d, "absolute_ci": [d - z * math.sqrt(vc + vv), d + z * math.sqrt(vc + vv)],
+               "relative_lift": lift, "relative_ci": [lift - z * se_lift, lift + z * se_lift], "p_value": p,
+               "chance_to_win": chance, "expected_loss": loss}
+        if EXPERIMENT["metrics"].get("sequential"):
+            tau2 = (MDE * pc) ** 2
+            row["sequential_p_value"], row["sequential_ci"] = msprt(kc, nc, kv, nv, tau2, ALPHA)
+        rows.append(row)
+    adjusted = multipletests([r["p_value"] for r in rows], alpha=ALPHA, method="holm")[1]
+    for r, a in zip(rows, adjusted):
+        r["p_value_adjusted"] = a
+    comparisons += rows
+
+users = [len(V[k]["rows"]) for k in VARIANTS]
+total = sum(users)
+chi = stats.chisquare(users, [total * w / sum(WEIGHTS) for w in WEIGHTS])
+
+survival = {"days": REPORT_DAYS, "variants": {}, "intervals": {}}
+T, E, G = [], [], []
+for k in VARIANTS:
+    t = [((r["first_cancel"] - r["trial_start"]) if r["first_cancel"] is not None else (AS_OF - r["trial_start"])) / DAY for r in V[k]["starters"]]
+    e = [r["first_cancel"] is not None for r in V[k]["starters"]]
+    kmf = KaplanMeierFitter(alpha=ALPHA).fit(t, e)
+    survival["variants"][k] = [float(s) for s in kmf.survival_function_at_times(REPORT_DAYS)]
+    ci = kmf.confidence_interval_
+    survival["intervals"][k] = [[float(ci[ci.index <= d].iloc[-1, 0]), float(ci[ci.index <= d].iloc[-1, 1])] for d in REPORT_DAYS]
+    T += t; E += e; G += [k] * len(t)
+survival["log_rank_p"] = float(multivariate_logrank_test(T, G, E).p_value)
+
+copy_sources, fallback_reasons = {}, {}
+for k in ["ai"]:
+    for r in V[k]["rows"]:
+        copy_sources.setdefault(k, {}).setdefault(r["copy_source"] or "unknown", 0)
+        copy_sources[k][r["copy_source"] or "unknown"] += 1
+        if r["copy_fallback_reason"]:
+            fallback_reasons.setdefault(k, {}).setdefault(r["copy_fallback_reason"], 0)
+            fallback_reasons[k][r["copy_fallback_reason"]] += 1
+
+def conversion_by_day(k):
+    out = []
+    for d in range(31):
+        followed = [r for r in V[k]["rows"] if min(30, (AS_OF - r["first_exposure"]) // DAY) >= d]
+        paid = [r for r in followed if r["first_paid"] is not None and (r["first_paid"] - r["first_exposure"]) // DAY <= d]
+        out.append({"day": d, "users": len(followed), "rate": len(paid) / len(followed) if followed else None})
+    return out
+
+# Users needed per variant (Bonferroni over the K - 1 comparisons, as the Statistics power function documents).
+base = V["control"]["paid_conversion"][0] / V["control"]["paid_conversion"][1]
+n_needed = samplesize_proportions_2indep_onetail(base * MDE, base, 0.8, ratio=1, alpha=ALPHA / (len(VARIANTS) - 1), alternative="two-sided")
+required = math.ceil(n_needed)
+
+expected = {
+    "experiment": EXP_ID, "generated_at": ts(AS_OF), "users": total,
+    "srm": {"p_value": chi.pvalue, "flagged": bool(chi.pvalue < 0.001), "statistic": chi.statistic},
+    "variants": variants_out, "comparisons": comparisons, "survival": survival,
+    "copy_sources": copy_sources, "fallback_reasons": fallback_reasons,
+    "conversion_by_day": {k: conversion_by_day(k) for k in VARIANTS},
+    "required_users_per_variant": required,
+    "forced_users_left_out": sum(1 for r in facts if r["user_id"] in FORCED),
+    "exposed_before_start": sum(1 for r in counted if r["first_exposure"] < START),
+}
+
+def clean(o):
+    if isinstance(o, dict): return {k: clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)): return [clean(v) for v in o]
+    if isinstance(o, (np.floating,)): return float(o)
+    if isinstance(o, (np.integer,)): return int(o)
+    if isinstance(o, (np.bool_,)): return bool(o)
+    return o
+
+with open(os.path.join(HERE, "expected.json"), "w") as f:
+    json.dump(clean(expected), f, indent=1)
+print(f"{len(events)} events, {len(facts)} users with facts, {total} counted")
