@@ -72,14 +72,14 @@ import Testing
         #expect(abs(acc.tallies[1].survivalDays[1] - (0.5 - 1.0 / 24)) < 1e-12)
     }
 
-    @Test func cumulativeConversionByDay() {
-        let curve = accumulate().tallies[0].cumulativeConversion()
-        // Followed days: u1 10, u2 9, u3 8; paid on day: u2 3, u3 0.
-        #expect(curve[0].users == 3 && curve[0].rate == 1.0 / 3)
-        #expect(curve[3].users == 3 && curve[3].rate == 2.0 / 3)
-        #expect(curve[9].users == 2 && curve[9].rate == 0.5)
-        #expect(curve[10].users == 1 && curve[10].rate == 0)
-        #expect(curve[11].users == 0 && curve[11].rate == nil)
+    @Test func followUpHistogram() {
+        let t = accumulate().tallies[0]
+        // Followed days: u1 10, u2 9, u3 8; paid on day: u2 3, u3 0; u1 never (31).
+        #expect(t.followUpCount(followed: 10, paidDay: 31) == 1)
+        #expect(t.followUpCount(followed: 9, paidDay: 3) == 1)
+        #expect(t.followUpCount(followed: 8, paidDay: 0) == 1)
+        let total = (0...30).reduce(0) { f, i in f + (0...31).reduce(0) { $0 + t.followUpCount(followed: i, paidDay: $1) } }
+        #expect(total == 3)
     }
 
     @Test func copySources() {

@@ -27,7 +27,8 @@ public struct VariantTally: Sendable, Equatable {
     public var survivalCancelled: [Bool] = []
     /// `followUp[f][p]`: users followed for `f` whole days (capped at `curveDays`) who first paid on
     /// day `p` after exposure (`curveDays + 1` = not paid within the follow-up). Feeds the cumulative
-    /// conversion chart without keeping per-user data.
+    /// conversion curve (a Kaplan–Meier estimate over days, censored at each user's follow-up)
+    /// without keeping per-user data.
     public var followUp: [[Int]] = Array(repeating: Array(repeating: 0, count: curveDays + 2), count: curveDays + 1)
     /// Users and paid users by `copy_source` ("unknown" when the exposure carried none).
     public var copySourceUsers: [String: Int] = [:]
@@ -73,17 +74,6 @@ public struct VariantTally: Sendable, Equatable {
         }
     }
 
-    /// Cumulative paid conversion by day since exposure, `0...curveDays`: at day d, among users followed
-    /// for at least d days, the share who paid within d days. nil where nobody has been followed that long.
-    public func cumulativeConversion() -> [(day: Int, users: Int, rate: Double?)] {
-        (0...Self.curveDays).map { d in
-            var n = 0, k = 0
-            for f in d...Self.curveDays {
-                let row = followUp[f]
-                for p in 0..<row.count { n += row[p] }
-                for p in 0...d { k += row[p] }
-            }
-            return (d, n, n > 0 ? Double(k) / Double(n) : nil)
-        }
-    }
+    /// Users followed `f` days who paid on day `p` since exposure (`p == curveDays + 1`: not paid while followed).
+    public func followUpCount(followed f: Int, paidDay p: Int) -> Int { followUp[f][p] }
 }

@@ -110,6 +110,12 @@ public enum DecisionRule {
         r.sequential && c.metric != .revenuePerUser ? c.sequentialPValue : c.pValueAdjusted
     }
 
+    /// "p = 0.0123", or "always-valid p = …" for sequential experiments.
+    static func pWords(_ c: ComparisonResult, _ r: Report) -> String {
+        let label = r.sequential && c.metric != .revenuePerUser ? "always-valid p" : (r.variants.count > 2 ? "Holm-adjusted p" : "p")
+        return "\(label) = \(ReportFormat.pValue(pValue(c, r)))"
+    }
+
     static func unit(_ r: Report) -> String { r.primaryMetric.denominatorIsTrialStarters ? "trial starters" : "users" }
 
     static func sizeWords(_ req: SampleRequirement, _ r: Report) -> String {
@@ -123,7 +129,7 @@ public enum DecisionRule {
 
     static func change(_ c: ComparisonResult, _ r: Report) -> String {
         let (from, to) = rates(c, r)
-        return "(\(from) → \(to), p = \(ReportFormat.pValue(pValue(c, r))))"
+        return "(\(from) → \(to), \(pWords(c, r)))"
     }
 
     static func liftWords(_ c: ComparisonResult) -> String {
@@ -150,7 +156,7 @@ public enum DecisionRule {
 
     static func noWinnerYet(_ c: ComparisonResult, _ r: Report) -> String {
         let (from, to) = rates(c, r)
-        return "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c)), p = \(ReportFormat.pValue(pValue(c, r))))."
+        return "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c)); \(pWords(c, r)))."
     }
 
     static func guardSummary(_ key: String, _ r: Report) -> String {

@@ -49,9 +49,9 @@ public enum HealthChecks {
                       let variant = r.variants.first(where: { $0.key == c.variant })?.metric(metric)?.rate else { continue }
                 let change = "from \(ReportFormat.value(metric, control)) to \(ReportFormat.value(metric, variant)) (\(ReportFormat.difference(metric, c.absoluteDiff)))"
                 if ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential) {
-                    guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(ReportFormat.title(metric).lowercased()) worse: \(change), p = \(ReportFormat.pValue(DecisionRule.pValue(c, r))). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
+                    guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(ReportFormat.title(metric).lowercased()) worse: \(change), \(DecisionRule.pWords(c, r)). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
                 } else {
-                    guardrailNews.append(HealthCheck(level: .info, code: "guardrail", message: "\(q(c.variant)) has slightly worse \(ReportFormat.title(metric).lowercased()), \(change), but not clearly beyond chance (p = \(ReportFormat.pValue(DecisionRule.pValue(c, r))))."))
+                    guardrailNews.append(HealthCheck(level: .info, code: "guardrail", message: "\(q(c.variant)) has slightly worse \(ReportFormat.title(metric).lowercased()), \(change), but not clearly beyond chance (\(DecisionRule.pWords(c, r)))."))
                 }
             }
         }
@@ -64,13 +64,13 @@ public enum HealthChecks {
         // Dates.
         let exp = acc.experiment
         if acc.exposedBeforeStart > 0, let start = exp.start {
-            out.append(HealthCheck(level: .warning, code: "dates", message: "\(ReportFormat.count(acc.exposedBeforeStart)) users were first exposed before the experiment started (\(ReportFormat.date(start))). They are counted; check for test traffic or a wrong start date."))
+            out.append(HealthCheck(level: .warning, code: "dates", message: "\(users(acc.exposedBeforeStart)) first exposed before the experiment started (\(ReportFormat.date(start))). They are counted; check for test traffic or a wrong start date."))
         }
         if acc.exposedAfterEnd > 0, let end = exp.end {
-            out.append(HealthCheck(level: .warning, code: "dates", message: "\(ReportFormat.count(acc.exposedAfterEnd)) users were first exposed after the experiment ended (\(ReportFormat.date(end))). They are counted; check whether the app still shows the experiment."))
+            out.append(HealthCheck(level: .warning, code: "dates", message: "\(users(acc.exposedAfterEnd)) first exposed after the experiment ended (\(ReportFormat.date(end))). They are counted; check whether the app still shows the experiment."))
         }
         if acc.exposedAfterAsOf > 0 {
-            out.append(HealthCheck(level: .info, code: "dates", message: "\(ReportFormat.count(acc.exposedAfterAsOf)) users first exposed after \(ReportFormat.date(r.asOf)) were left out."))
+            out.append(HealthCheck(level: .info, code: "dates", message: "\(users(acc.exposedAfterAsOf)) first exposed after \(ReportFormat.date(r.asOf)), and left out."))
         }
         if r.since != nil || r.until != nil {
             let from = r.since.map(ReportFormat.date) ?? "the beginning"
@@ -85,10 +85,14 @@ public enum HealthChecks {
         if !acc.unknownVariants.isEmpty {
             let total = acc.unknownVariants.values.reduce(0, +)
             let names = acc.unknownVariants.keys.sorted().map(q).joined(separator: ", ")
-            out.append(HealthCheck(level: .warning, code: "unknown_variants", message: "\(ReportFormat.count(total)) users saw variants the experiment no longer has (\(names)); they were left out."))
+            out.append(HealthCheck(level: .warning, code: "unknown_variants", message: "\(users(total)) exposed to variants the experiment no longer has (\(names)); left out."))
         }
         return out.enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
     }
+}
+
+extension HealthChecks {
+    static func users(_ n: Int) -> String { n == 1 ? "1 user was" : "\(ReportFormat.count(n)) users were" }
 }
 
 extension Metric {

@@ -247,7 +247,8 @@ public struct SurvivalResult: Sendable, Equatable {
 /// Cumulative paid conversion by day since first exposure for one variant.
 public struct ConversionCurve: Sendable, Equatable {
     public var key: String
-    /// Day d: among users exposed at least d days before the as-of time, the share who paid within d days.
+    /// Day d: the estimated share of users who pay within d days of first exposure (Kaplan–Meier over
+    /// days, each user censored at the days they have been followed), and the users followed at least d days.
     public var points: [Point]
     public struct Point: Sendable, Equatable {
         public var day: Int

@@ -51,7 +51,7 @@ public enum HTMLReportRenderer {
 
         if !r.comparisons.isEmpty {
             b += "<section><h2>Against the control (<code>\(escape(r.control.key))</code>)</h2>"
-            b += "<figure>\(SVGCharts.forestPlot(r))<figcaption>Relative lift with its \(r.confidenceLabel) interval. For cancel rates, left of zero is good.</figcaption></figure>"
+            b += "<figure><div class=\"chartbox\">\(SVGCharts.forestPlot(r))</div><figcaption>Relative lift with its \(r.confidenceLabel) interval. For cancel rates, left of zero is good.</figcaption></figure>"
             b += "<div class=\"scroll\"><table><thead><tr><th>variant</th><th>metric</th><th>difference</th><th>lift</th><th>p</th><th>p (Holm)</th><th>chance better</th><th>expected loss</th>"
             if r.sequential { b += "<th>p (always valid)</th><th>interval (always valid)</th>" }
             b += "</tr></thead><tbody>"
@@ -73,10 +73,10 @@ public enum HTMLReportRenderer {
             b += "</tbody></table></div></section>\n"
         }
 
-        b += "<section><h2>Cumulative paid conversion</h2><figure>\(SVGCharts.conversionChart(r))"
-        b += "<figcaption>Day d: among users exposed at least d days ago, the share who paid within d days.</figcaption></figure></section>\n"
+        b += "<section><h2>Cumulative paid conversion</h2><figure><div class=\"chartbox\">\(SVGCharts.conversionChart(r))</div>"
+        b += "<figcaption>Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.</figcaption></figure></section>\n"
 
-        b += "<section><h2>Subscriptions still active</h2><figure>\(SVGCharts.survivalChart(r))"
+        b += "<section><h2>Subscriptions still active</h2><figure><div class=\"chartbox\">\(SVGCharts.survivalChart(r))</div>"
         b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(ReportFormat.date(r.asOf))). "
         b += "Log-rank test p = \(escape(ReportFormat.pValue(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"
         b += "<div class=\"scroll\"><table><thead><tr><th>variant</th><th>trial starters</th><th>cancels</th>" + r.survival.days.map { "<th>day \($0)</th>" }.joined() + "</tr></thead><tbody>"
@@ -125,7 +125,7 @@ public enum HTMLReportRenderer {
     :root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--muted:#6e6e73;--line:#d2d2d7;--good:#1a7f37;--bad:#cf222e;--warn:#9a6700;--card:#f6f8fa}
     @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#8b949e;--line:#30363d;--good:#3fb950;--bad:#f85149;--warn:#d29922;--card:#161b22}}
     *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-    main{max-width:980px;margin:0 auto;padding:16px}h1{font-size:1.6em;margin:.2em 0;overflow-wrap:anywhere}h2{font-size:1.2em;margin:1.4em 0 .5em}
+    main{max-width:1100px;margin:0 auto;padding:16px}h1{font-size:1.6em;margin:.2em 0;overflow-wrap:anywhere}h2{font-size:1.2em;margin:1.4em 0 .5em}
     .meta,.muted,figcaption,footer{color:var(--muted);font-size:.9em}.hypothesis{font-style:italic}
     code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em;overflow-wrap:anywhere}
     .verdict{border-left:6px solid var(--muted);background:var(--card);padding:8px 16px;border-radius:6px}.verdict h2{margin:.3em 0;text-transform:capitalize}
@@ -137,7 +137,7 @@ public enum HTMLReportRenderer {
     td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}.ci{color:var(--muted);font-size:.85em}
     tr.good td:nth-child(3),tr.good td:nth-child(4){color:var(--good);font-weight:600}tr.bad td:nth-child(3),tr.bad td:nth-child(4){color:var(--bad);font-weight:600}
     .tag{font-size:.75em;border:1px solid var(--line);border-radius:4px;padding:0 4px;color:var(--muted)}
-    figure{margin:0}svg.chart{width:100%;height:auto;display:block}svg .grid{stroke:var(--line);stroke-width:1}svg .zero{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:4 3}
+    figure{margin:0}.chartbox{overflow-x:auto;-webkit-overflow-scrolling:touch}svg.chart{width:100%;min-width:560px;height:auto;display:block}svg .grid{stroke:var(--line);stroke-width:1}svg .zero{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:4 3}
     svg .axisline{stroke:var(--muted)}svg text{fill:var(--fg);font-size:12px}svg .tick{fill:var(--muted);font-size:11px}svg .axis{fill:var(--muted);font-size:12px}svg .label{font-size:12px}
     @media (max-width:600px){main{padding:10px}body{font-size:14px}th,td{padding:4px 6px}}
     """

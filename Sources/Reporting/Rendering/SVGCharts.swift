@@ -4,7 +4,8 @@ import Foundation
 /// Inline SVG charts for the HTML report. Each chart scales to its container (`viewBox`,
 /// width 100%), so it reads on a phone. Every label is HTML-escaped.
 enum SVGCharts {
-    static let palette = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"]
+    /// Blue for the control, then colours that do not read as "good" (green) or "bad" (red).
+    static let palette = ["#4e79a7", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f", "#edc948", "#ff9da7", "#bab0ac", "#59a14f", "#e15759"]
 
     static func color(_ i: Int) -> String { palette[i % palette.count] }
 
@@ -97,7 +98,7 @@ enum SVGCharts {
     static func conversionChart(_ r: Report) -> String {
         var yMax = 0.0
         let series = r.conversionByDay.enumerated().map { i, curve in
-            let pts = curve.points.compactMap { p in p.rate.map { (Double(p.day), $0) } }
+            let pts = curve.points.filter { $0.users >= 20 }.compactMap { p in p.rate.map { (Double(p.day), $0) } }
             yMax = max(yMax, pts.map(\.1).max() ?? 0)
             return (name: curve.key, color: color(i), points: pts, step: false)
         }

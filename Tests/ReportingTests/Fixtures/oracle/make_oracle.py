@@ -264,11 +264,17 @@ for k in ["ai"]:
             fallback_reasons[k][r["copy_fallback_reason"]] += 1
 
 def conversion_by_day(k):
+    """1 - Kaplan-Meier of 'not paid yet' over whole days since exposure, censored at the days followed (capped at 30)."""
+    rows = V[k]["rows"]
+    followed = [min(30, (AS_OF - r["first_exposure"]) // DAY) for r in rows]
+    paid_day = [(r["first_paid"] - r["first_exposure"]) // DAY if r["first_paid"] is not None else None for r in rows]
+    paid = [p is not None and p <= f for p, f in zip(paid_day, followed)]
+    T = [p if e else f for p, f, e in zip(paid_day, followed, paid)]
+    kmf = KaplanMeierFitter().fit(T, paid)
     out = []
     for d in range(31):
-        followed = [r for r in V[k]["rows"] if min(30, (AS_OF - r["first_exposure"]) // DAY) >= d]
-        paid = [r for r in followed if r["first_paid"] is not None and (r["first_paid"] - r["first_exposure"]) // DAY <= d]
-        out.append({"day": d, "users": len(followed), "rate": len(paid) / len(followed) if followed else None})
+        n = sum(f >= d for f in followed)
+        out.append({"day": d, "users": n, "rate": float(1 - kmf.survival_function_at_times([d]).iloc[0]) if n else None})
     return out
 
 # Users needed per variant (Bonferroni over the K - 1 comparisons, as the Statistics power function documents).
