@@ -15,10 +15,13 @@ let package = Package(
 
         // The file format: JSON with positions, the model, validation, products.
         .target(name: "ExperimentDefinitions"),
+        // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
+        .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions"]),
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,70 @@
+/// The answer for one (user, experiment).
+///
+/// `reason` says which check decided it (SPEC §2 order: forced, status and dates, targeting,
+/// condition, namespace, sticky record, coverage and bucket):
+///
+/// | reason | variant | in_experiment | meaning |
+/// | --- | --- | --- | --- |
+/// | `forced` | set | false | the experiment's `forced` map names this user (QA; never counted) |
+/// | `not_running` | nil | false | status is `draft` or `stopped` |
+/// | `outside_dates` | nil | false | now is before `start` or at/after `end` |
+/// | `targeting` | nil | false | a `targeting` key failed or its attribute is missing |
+/// | `condition` | nil | false | the `condition` did not match the attributes |
+/// | `namespace` | nil | false | the user's namespace hash is outside the experiment's range |
+/// | `sticky` | set | true | the store already exposed this user to that variant |
+/// | `paused` | nil | false | status is `paused` and the user has no sticky record |
+/// | `coverage` | nil | false | the bucket falls in no variant's range (coverage < 1) |
+/// | `assigned` | set | true | the bucket falls in that variant's range |
+///
+/// `bucket` is the user's hash for the experiment (hash version 1 or 2, in [0, 1)); it is
+/// computed for every answer, so a reader can see where a user fell even when out.
+public struct Assignment: Sendable, Equatable {
+    public var experimentID: String
+    /// Index into the experiment's variants, nil when out.
+    public var variantIndex: Int?
+    /// The variant's key, nil when out.
+    public var variantKey: String?
+    public var inExperiment: Bool
+    public var bucket: Double
+    public var reason: Reason
+
+    public init(experimentID: String, variantIndex: Int?, variantKey: String?, inExperiment: Bool, bucket: Double, reason: Reason) {
+        self.experimentID = experimentID
+        self.variantIndex = variantIndex
+        self.variantKey = variantKey
+        self.inExperiment = inExperiment
+        self.bucket = bucket
+        self.reason = reason
+    }
+
+    /// See the table on `Assignment`.
+    public enum Reason: String, Sendable, CaseIterable {
+        case forced
+        case notRunning = "not_running"
+        case outsideDates = "outside_dates"
+        case targeting
+        case condition
+        case namespace
+        case sticky
+        case paused
+        case coverage
+        case assigned
+    }
+}
+
+/// Where the `Assigner` finds a user's earlier exposure (the event store provides it).
+///
+/// Consulted only for experiments with `sticky: true` or status `paused`, and only after
+/// targeting, condition and namespace passed. Must be safe to call from many threads.
+/// A returned key that names no variant of the experiment is ignored.
+public protocol StickyLookup: Sendable {
+    /// The variant key this user was exposed to in this experiment, or nil.
+    func stickyVariant(experimentID: String, userID: String) -> String?
+}
+
+/// A `StickyLookup` from a closure.
+public struct StickyLookupClosure: StickyLookup {
+    let body: @Sendable (String, String) -> String?
+    public init(_ body: @escaping @Sendable (_ experimentID: String, _ userID: String) -> String?) { self.body = body }
+    public func stickyVariant(experimentID: String, userID: String) -> String? { body(experimentID, userID) }
+}
