@@ -7,6 +7,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
+        // Benchmark only (bench/assign.sh); not shipped.
+        .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -17,6 +19,8 @@ let package = Package(
         .target(name: "ExperimentDefinitions"),
         // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
+
+        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment"]),
 

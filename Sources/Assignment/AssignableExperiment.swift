@@ -4,8 +4,9 @@ import Foundation
 /// One experiment as the `Assigner` needs it: everything precomputed that can be (the seed's
 /// hash state, bucket ranges from normalised weights, the compiled condition).
 ///
+/// A class so that iterating a snapshot retains one reference, not every field.
 /// Build it from the loaded model (`AssignableExperiment(_: Experiment)`) or directly in tests.
-public struct AssignableExperiment: Sendable {
+public final class AssignableExperiment: Sendable {
     /// The lifecycle states of SPEC §1.
     public enum Status: String, Sendable { case draft, running, paused, stopped }
 
@@ -26,6 +27,7 @@ public struct AssignableExperiment: Sendable {
     public let coverage: Double
     public let namespace: NamespaceRange?
     public let targeting: TargetingRule
+    let hasTargeting: Bool
     public let condition: Condition?
     public let sticky: Bool
     /// User id → variant index (forced keys that name no variant are dropped).
@@ -57,6 +59,7 @@ public struct AssignableExperiment: Sendable {
         self.coverage = coverage
         self.namespace = namespace
         self.targeting = targeting
+        self.hasTargeting = !targeting.isEmpty
         self.condition = condition
         self.sticky = sticky
         self.variantKeys = variants.map(\.key)

@@ -45,8 +45,15 @@ public struct Assigner: Sendable {
     /// Replaces `results`' contents with one answer per experiment, reusing its storage
     /// (the allocation-free form for hot loops).
     public func assign(userID: String, attributes: [String: JSONValue] = [:], into results: inout [Assignment]) {
-        results.removeAll(keepingCapacity: true)
         let now = needsClock ? clock() : Date.distantPast
+        if results.count == experiments.count {
+            // Overwrite in place: no shrinking and regrowing of the buffer per user.
+            for i in experiments.indices {
+                results[i] = assign(userID: userID, attributes: attributes, experiment: experiments[i], now: now)
+            }
+            return
+        }
+        results.removeAll(keepingCapacity: true)
         for e in experiments {
             results.append(assign(userID: userID, attributes: attributes, experiment: e, now: now))
         }
@@ -64,10 +71,10 @@ public struct Assigner: Sendable {
     public func assign(userID: String, attributes: [String: JSONValue], experiment e: AssignableExperiment, now: Date) -> Assignment {
         let bucket = e.bucket(userID: userID)
         @inline(__always) func out(_ reason: Assignment.Reason) -> Assignment {
-            Assignment(experimentID: e.id, variantIndex: nil, variantKey: nil, inExperiment: false, bucket: bucket, reason: reason)
+            Assignment(experiment: e, variantIndex: nil, inExperiment: false, bucket: bucket, reason: reason)
         }
         @inline(__always) func variant(_ i: Int, _ reason: Assignment.Reason, inExperiment: Bool = true) -> Assignment {
-            Assignment(experimentID: e.id, variantIndex: i, variantKey: e.variantKeys[i], inExperiment: inExperiment, bucket: bucket, reason: reason)
+            Assignment(experiment: e, variantIndex: i, inExperiment: inExperiment, bucket: bucket, reason: reason)
         }
 
         if !e.forced.isEmpty, let i = e.forced[userID] { return variant(i, .forced, inExperiment: false) }
@@ -77,7 +84,7 @@ public struct Assigner: Sendable {
         }
         if let start = e.start, now < start { return out(.outsideDates) }
         if let end = e.end, now >= end { return out(.outsideDates) }
-        if !e.targeting.isEmpty, !e.targeting.matches(attributes) { return out(.targeting) }
+        if e.hasTargeting, !e.targeting.matches(attributes) { return out(.targeting) }
         if let condition = e.condition, !condition.matches(attributes) { return out(.condition) }
         if let ns = e.namespace, !Bucketing.inNamespace(userID: userID, namespaceID: ns.id, start: ns.start, end: ns.end) {
             return out(.namespace)

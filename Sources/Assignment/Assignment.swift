@@ -19,22 +19,29 @@
 /// `bucket` is the user's hash for the experiment (hash version 1 or 2, in [0, 1)); it is
 /// computed for every answer, so a reader can see where a user fell even when out.
 public struct Assignment: Sendable, Equatable {
-    public var experimentID: String
+    /// The experiment answered for (a reference: building an answer copies no strings).
+    public let experiment: AssignableExperiment
     /// Index into the experiment's variants, nil when out.
     public var variantIndex: Int?
-    /// The variant's key, nil when out.
-    public var variantKey: String?
     public var inExperiment: Bool
     public var bucket: Double
     public var reason: Reason
 
-    public init(experimentID: String, variantIndex: Int?, variantKey: String?, inExperiment: Bool, bucket: Double, reason: Reason) {
-        self.experimentID = experimentID
+    public var experimentID: String { experiment.id }
+    /// The variant's key, nil when out.
+    public var variantKey: String? { variantIndex.map { experiment.variantKeys[$0] } }
+
+    public init(experiment: AssignableExperiment, variantIndex: Int?, inExperiment: Bool, bucket: Double, reason: Reason) {
+        self.experiment = experiment
         self.variantIndex = variantIndex
-        self.variantKey = variantKey
         self.inExperiment = inExperiment
         self.bucket = bucket
         self.reason = reason
+    }
+
+    public static func == (a: Assignment, b: Assignment) -> Bool {
+        a.experiment === b.experiment && a.variantIndex == b.variantIndex && a.inExperiment == b.inExperiment
+            && a.bucket == b.bucket && a.reason == b.reason
     }
 
     /// See the table on `Assignment`.

@@ -69,15 +69,27 @@ public enum FNV1a {
     /// one register, least significant first, then hashed most significant first.
     @inlinable
     public static func update(_ state: UInt32, decimal value: UInt32) -> UInt32 {
+        // Two digits per division (r / 10 for r < 100 is (r × 205) >> 11), halving the chain
+        // of dependent divisions.
         var v = value
         var packed: UInt64 = 0
         var count: UInt64 = 0
-        repeat {
-            let q = v / 10
-            packed |= UInt64(v &- q &* 10) << (count &* 4)
-            count &+= 1
+        while v >= 100 {
+            let q = v / 100
+            let r = v &- q &* 100
+            let tens = (r &* 205) >> 11
+            packed |= UInt64((tens << 4) | (r &- tens &* 10)) << (count &* 4)
+            count &+= 2
             v = q
-        } while v != 0
+        }
+        if v >= 10 {
+            let tens = (v &* 205) >> 11
+            packed |= UInt64((tens << 4) | (v &- tens &* 10)) << (count &* 4)
+            count &+= 2
+        } else {
+            packed |= UInt64(v) << (count &* 4)
+            count &+= 1
+        }
         var h = state
         while count > 0 {
             count &-= 1
