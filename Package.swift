@@ -20,12 +20,18 @@ let package = Package(
         // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
 
+        // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
+        .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
+
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment"]),
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy", "Assignment"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
+        // Runs the built abctl binary; `make test` builds it first.
+        .testTarget(name: "EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,16 +7,7 @@ import Foundation
 /// A class so that iterating a snapshot retains one reference, not every field.
 /// Build it from the loaded model (`AssignableExperiment(_: Experiment)`) or directly in tests.
 public final class AssignableExperiment: Sendable {
-    /// The lifecycle states of SPEC §1.
-    public enum Status: String, Sendable { case draft, running, paused, stopped }
-
-    /// An experiment's share of a namespace: users whose namespace hash is in `[start, end)`.
-    public struct NamespaceRange: Sendable, Equatable {
-        public var id: String
-        public var start: Double
-        public var end: Double
-        public init(id: String, start: Double, end: Double) { self.id = id; self.start = start; self.end = end }
-    }
+    public typealias Status = Experiment.Status
 
     public let id: String
     public let status: Status
@@ -25,8 +16,8 @@ public final class AssignableExperiment: Sendable {
     public let seed: String
     public let hashVersion: Int
     public let coverage: Double
-    public let namespace: NamespaceRange?
-    public let targeting: TargetingRule
+    public let namespace: Namespace?
+    public let targeting: Targeting
     let hasTargeting: Bool
     public let condition: Condition?
     public let sticky: Bool
@@ -44,8 +35,8 @@ public final class AssignableExperiment: Sendable {
     /// - Throws: `AssignableExperimentError` for a hash version other than 1 or 2, fewer than
     ///   one variant, or weights that are not positive finite numbers.
     public init(id: String, status: Status, start: Date? = nil, end: Date? = nil, seed: String? = nil,
-                hashVersion: Int = 2, coverage: Double = 1, namespace: NamespaceRange? = nil,
-                targeting: TargetingRule = TargetingRule(), condition: Condition? = nil, sticky: Bool = false,
+                hashVersion: Int = 2, coverage: Double = 1, namespace: Namespace? = nil,
+                targeting: Targeting = Targeting(), condition: Condition? = nil, sticky: Bool = false,
                 forced: [String: String] = [:], variants: [(key: String, weight: Double)]) throws {
         guard hashVersion == 1 || hashVersion == 2 else { throw AssignableExperimentError.unknownHashVersion(id: id, hashVersion) }
         guard !variants.isEmpty else { throw AssignableExperimentError.noVariants(id: id) }
@@ -72,6 +63,15 @@ public final class AssignableExperiment: Sendable {
         let total = weights.reduce(0, +)
         self.ranges = Self.ranges(normalisedWeights: weights.map { $0 / total }, coverage: coverage)
         self.seedState = FNV1a.update(FNV1a.offsetBasis, with: self.seed)
+    }
+
+    /// Prepares a loaded experiment: compiles its condition (with `savedGroups` for
+    /// `$inGroup`), drops forced keys that name no variant.
+    public convenience init(_ e: Experiment, savedGroups: [String: [JSONValue]] = [:]) throws {
+        try self.init(id: e.id, status: e.status, start: e.start, end: e.end, seed: e.seed, hashVersion: e.hashVersion,
+                      coverage: e.coverage, namespace: e.namespace, targeting: e.targeting,
+                      condition: try e.condition.map { try Condition($0, savedGroups: savedGroups) }, sticky: e.sticky,
+                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) })
     }
 
     /// Ranges laid end to end as GrowthBook does, without its "sum near 1" fallback: the

@@ -26,6 +26,12 @@ public struct Assigner: Sendable {
         self.needsClock = experiments.contains { $0.start != nil || $0.end != nil }
     }
 
+    /// An assigner over a loaded catalog's experiments, in catalog order.
+    public init(catalog: ExperimentCatalog, sticky: (any StickyLookup)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.init(experiments: try catalog.experiments.map { try AssignableExperiment($0) }, sticky: sticky, clock: clock)
+    }
+
     /// The same snapshot with another sticky lookup (e.g. once a store is open).
     public func withSticky(_ lookup: (any StickyLookup)?) -> Assigner {
         Assigner(experiments: experiments, sticky: lookup, clock: clock)

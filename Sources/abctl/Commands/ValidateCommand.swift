@@ -1,12 +1,34 @@
 import ExperimentDefinitions
+import Foundation
 
+/// `abctl validate`: checks experiment files for editors and CI (SPEC §6).
 enum ValidateCommand {
     static let spec = CommandSpec(
         name: "validate",
         abstract: "Check experiment files; for editors and CI.",
+        discussion: """
+        Check experiment files and products.json, reporting every problem in one run.
+          Exits 0 when valid, 1 when any file has an error, 2 on bad arguments.
+        """,
         usage: "[<path> ...] [--format <format>]",
-        arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders (default: Experiments/).")],
-        options: [OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json", "github"])],
-        run: { _ in .success }
+        arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders (default: Experiments/, or ABCTL_EXPERIMENTS).")],
+        options: [
+            OptionSpec(name: "--format", valueName: "format", help: "text: file:line:column lines; json: a list; github: Actions annotations.",
+                       choices: ["text", "json", "github"]),
+        ],
+        run: run
     )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        let paths = args.positionals.isEmpty ? [Defaults.experimentsDirectory()] : args.positionals
+        let report = ExperimentLoader.validate(paths: paths)
+        let output: String
+        switch args.value("--format") ?? "text" {
+        case "json": output = DiagnosticPrinter.json(report)
+        case "github": output = DiagnosticPrinter.github(report)
+        default: output = DiagnosticPrinter.text(report, color: Terminal.stdoutSupportsColor)
+        }
+        print(output, terminator: "")
+        return report.errorCount > 0 ? .checkFailed : .success
+    }
 }

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Reads experiment files and folders, checks each file and the folder as a whole, and builds a catalog.
+public enum ExperimentLoader {
+    /// The outcome of validating some paths.
+    public struct Report: Sendable {
+        /// Every file that was read, in order.
+        public var files: [String]
+        public var diagnostics: [Diagnostic]
+        /// The experiments and products, when there are no errors.
+        public var catalog: ExperimentCatalog?
+
+        public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
+        public var warningCount: Int { diagnostics.filter { $0.severity == .warning }.count }
+    }
+
+    /// Thrown by `load` when the folder has errors.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public var diagnostics: [Diagnostic]
+        public var description: String {
+            let errors = diagnostics.filter { $0.severity == .error }
+            let first = errors.prefix(3).map { "\($0.file):\($0.position): \($0.message)" }.joined(separator: "\n")
+            return "experiments are invalid (\(errors.count) errors; run 'abctl validate'):\n\(first)"
+        }
+    }
+
+    /// Files the loader skips: they sit beside experiments but are not experiments.
+    static let reservedNames: Set<String> = ["schema.json", "products.json"]
+
+    /// Loads a folder for use: every experiment must be valid.
+    public static func load(directory: String) throws(LoadError) -> ExperimentCatalog {
+        let report = validate(paths: [directory])
+        guard let catalog = report.catalog else { throw LoadError(diagnostics: report.diagnostics) }
+        return catalog
+    }
+
+    /// Validates files and folders (a folder means every `*.json` in it but `schema.json` and `products.json`).
+    public static func validate(paths: [String]) -> Report {
+        var files: [String] = []
+        var diagnostics: [Diagnostic] = []
+        var productsByFolder: [String: Products?] = [:]
+        var experimentFiles: [String] = []
+        let fm = FileManager.default
+
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                diagnostics.append(Diagnostic(file: path, position: SourcePosition(line: 1, column: 1), code: "not_found", message: "no such file or folder", hint: "check the path"))
+                continue
+            }
+            if isDirectory.boolValue {
+                let names = ((try? fm.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".json") && !reservedNames.contains($0) }.sorted()
+                let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+                experimentFiles += names.map { folder == "." ? $0 : "\(folder)/\($0)" }
+                if names.isEmpty {
+                    diagnostics.append(Diagnostic(file: path, position: SourcePosition(line: 1, column: 1), severity: .warning, code: "no_experiments", message: "no experiment files in this folder"))
+                }
+            } else if (path as NSString).lastPathComponent == "products.json" {
+                let folder = (path as NSString).deletingLastPathComponent
+                productsByFolder[folder.isEmpty ? "." : folder] = loadProducts(folder: folder.isEmpty ? "." : folder, into: &diagnostics, files: &files)
+            } else {
+                experimentFiles.append(path)
+            }
+        }
+
+        var experiments: [Experiment] = []
+        var outlines: [(file: String, outline: ExperimentDecoder.Outline)] = []
+        for file in experimentFiles {
+            let folderRaw = (file as NSString).deletingLastPathComponent
+            let folder = folderRaw.isEmpty ? "." : folderRaw
+            if productsByFolder[folder] == nil {
+                productsByFolder[folder] = loadProducts(folder: folder, into: &diagnostics, files: &files)
+            }
+            files.append(file)
+            let sink = DiagnosticSink(file: file)
+            guard let root = parse(file: file, sink: sink) else { diagnostics += sink.diagnostics; continue }
+            let (experiment, outline) = ExperimentDecoder(sink: sink, products: productsByFolder[folder] ?? nil).decode(root)
+            diagnostics += sink.diagnostics
+            outlines.append((file, outline))
+            if let experiment, !sink.hasErrors { experiments.append(experiment) }
+        }
+        diagnostics += folderChecks(outlines)
+
+        let hasErrors = diagnostics.contains { $0.severity == .error }
+        let products = productsByFolder.values.compactMap { $0 }.first
+        let catalog = hasErrors ? nil : products.map { ExperimentCatalog(experiments: experiments, products: $0) }
+        return Report(files: files, diagnostics: diagnostics, catalog: catalog)
+    }
+
+    /// Checks across files: duplicate ids, and running experiments whose namespace slices overlap.
+    static func folderChecks(_ outlines: [(file: String, outline: ExperimentDecoder.Outline)]) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        var firstByID: [String: String] = [:]
+        for (file, o) in outlines {
+            guard let id = o.id else { continue }
+            if let first = firstByID[id] {
+                out.append(Diagnostic(file: file, position: o.idPosition, code: "duplicate_experiment_id", message: "experiment id '\(id)' is already used by \(first)", hint: "ids must be unique in the folder; rename one"))
+            } else {
+                firstByID[id] = file
+            }
+        }
+        let running = outlines.filter { $0.outline.status == .running && $0.outline.namespace != nil }
+        for (i, a) in running.enumerated() {
+            for b in running[..<i] {
+                guard let na = a.outline.namespace, let nb = b.outline.namespace, na.overlaps(nb) else { continue }
+                out.append(Diagnostic(
+                    file: a.file, position: a.outline.namespacePosition, code: "namespace_overlap",
+                    message: "namespace '\(na.id)' range [\(ExperimentDecoder.format(na.start)), \(ExperimentDecoder.format(na.end))) overlaps running experiment '\(b.outline.id ?? "?")' in \(b.file) [\(ExperimentDecoder.format(nb.start)), \(ExperimentDecoder.format(nb.end)))",
+                    hint: "give each running experiment of the namespace its own slice, e.g. [0, 0.5) and [0.5, 1)"))
+            }
+        }
+        return out
+    }
+
+    private static func parse(file: String, sink: DiagnosticSink) -> JSONNode? {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            sink.error("unreadable", at: SourcePosition(line: 1, column: 1), "cannot read the file", hint: "check its permissions")
+            return nil
+        }
+        do {
+            return try JSONReader.parse([UInt8](data))
+        } catch {
+            sink.error("invalid_json", at: error.position, "not valid JSON: \(error.message)", hint: "fix the syntax at this position; a JSON linter or editor can help")
+            return nil
+        }
+    }
+
+    private static func loadProducts(folder: String, into diagnostics: inout [Diagnostic], files: inout [String]) -> Products? {
+        let path = folder == "." ? "products.json" : "\(folder)/products.json"
+        guard FileManager.default.fileExists(atPath: path) else {
+            diagnostics.append(Diagnostic(file: path, position: SourcePosition(line: 1, column: 1), code: "missing_products", message: "products.json not found beside the experiments", hint: "add the price table (SPEC §1) so offerings and discounts can be checked"))
+            return nil
+        }
+        files.append(path)
+        let sink = DiagnosticSink(file: path)
+        let products = parse(file: path, sink: sink).flatMap { ProductsDecoder(sink: sink).decode($0) }
+        diagnostics += sink.diagnostics
+        return sink.hasErrors ? nil : products
+    }
+}

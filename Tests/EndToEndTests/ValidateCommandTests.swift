@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@Suite struct ValidateCommandTests {
+    @Test func theShippedExperimentsPass() throws {
+        let r = try CLIRunner.run(["validate", "Experiments/"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("0 errors"))
+    }
+
+    @Test func defaultsToExperimentsFolder() throws {
+        let r = try CLIRunner.run(["validate"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("3 experiments"))
+    }
+
+    func brokenFolder() throws -> TemporaryFolder {
+        let folder = TemporaryFolder()
+        try folder.copyShippedExperiments()
+        let good = try String(contentsOfFile: folder.path + "/chorus-trial-length.json", encoding: .utf8)
+        folder.write("chorus-trial-length.json", good.replacingOccurrences(of: "\"trial_days\": 7", with: "\"trial_days\": 45")
+            .replacingOccurrences(of: "\"status\": \"running\"", with: "\"status\": \"Running\""))
+        folder.write("typo.json", "{\n  \"id\": \"typo\",\n  \"name\": \"x\" \"status\": \"draft\"\n}\n")
+        return folder
+    }
+
+    @Test func textFormatGivesFileLineColumnAndExitsOne() throws {
+        let folder = try brokenFolder()
+        let r = try CLIRunner.run(["validate", "."], in: folder.path)
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("chorus-trial-length.json:7:13: error: unknown status 'Running'"), "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("chorus-trial-length.json:") && $0.contains("error: trial_days 45 is out of range") })
+        #expect(lines.contains("typo.json:3:15: error: not valid JSON: unexpected '\"'; expected ',' or '}' (is a comma missing?)"))
+        #expect(lines.contains("    hint: did you mean 'running'?"))
+        #expect(lines.last?.contains("3 errors") == true, "\(lines.last ?? "")")
+    }
+
+    @Test func jsonFormatIsMachineReadable() throws {
+        let folder = try brokenFolder()
+        let r = try CLIRunner.run(["validate", folder.path, "--format", "json"])
+        #expect(r.status == 1)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(root["valid"] as? Bool == false)
+        #expect(root["errors"] as? Int == 3)
+        let diagnostics = try #require(root["diagnostics"] as? [[String: Any]])
+        #expect(Set(diagnostics.compactMap { $0["code"] as? String }) == ["unknown_status", "trial_days_out_of_range", "invalid_json"])
+        #expect(diagnostics.allSatisfy { ($0["line"] as? Int ?? 0) > 0 && ($0["column"] as? Int ?? 0) > 0 && $0["file"] is String })
+    }
+
+    @Test func githubFormatPrintsAnnotations() throws {
+        let folder = try brokenFolder()
+        let r = try CLIRunner.run(["validate", "--format=github", "."], in: folder.path)
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("::error file=chorus-trial-length.json,line=7,col=13,title=abctl validate%3A unknown_status::unknown status 'Running'. Hint: did you mean 'running'?"), "\(r.stdout)")
+        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("::error ") }.count == 3)
+    }
+
+    @Test func usageErrorsExitTwoWithADidYouMean() throws {
+        let r = try CLIRunner.run(["validate", "--fromat", "json"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("abctl: error: Unknown option '--fromat'. Did you mean '--format'?"))
+        let bad = try CLIRunner.run(["validate", "--format", "xml"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("expected one of: text, json, github"))
+        let sub = try CLIRunner.run(["valdate"])
+        #expect(sub.status == 2 && sub.stderr.contains("Did you mean 'validate'?"))
+    }
+
+    @Test func missingPathIsAnError() throws {
+        let r = try CLIRunner.run(["validate", "/nonexistent/abctl"])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("/nonexistent/abctl:1:1: error: no such file or folder"))
+    }
+
+    @Test func helpIsTheSameThreeWays() throws {
+        let a = try CLIRunner.run(["help", "validate"]), b = try CLIRunner.run(["validate", "--help"]), c = try CLIRunner.run(["validate", "-h"])
+        #expect(a.status == 0 && a.stdout == b.stdout && b.stdout == c.stdout)
+        for section in ["OVERVIEW:", "USAGE: abctl validate", "ARGUMENTS:", "OPTIONS:", "--format <format>"] {
+            #expect(a.stdout.contains(section), "\(section)")
+        }
+        let top = try CLIRunner.run(["--help"])
+        #expect(top.status == 0 && top.stdout.contains("SUBCOMMANDS:") && top.stdout.contains("validate"))
+    }
+}

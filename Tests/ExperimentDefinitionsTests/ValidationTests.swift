@@ -1,0 +1,134 @@
+import Testing
+@testable import ExperimentDefinitions
+
+/// One broken thing per case: the validator must name it with its own code, at the right line.
+@Suite struct ValidationTests {
+    func validate(_ files: [String: String], products: String? = productsJSON) -> ExperimentLoader.Report {
+        let folder = TemporaryFolder()
+        if let products { folder.write("products.json", products) }
+        for (name, text) in files { folder.write(name, text) }
+        return withExtendedLifetime(folder) { ExperimentLoader.validate(paths: [folder.path]) }
+    }
+
+    func codes(_ report: ExperimentLoader.Report) -> [String] { report.diagnostics.filter { $0.severity == .error }.map(\.code) }
+
+    @Test func theValidExperimentHasNoProblems() throws {
+        let report = validate(["a.json": validExperiment])
+        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+        let catalog = try #require(report.catalog)
+        let e = try #require(catalog.experiment("exp-a"))
+        #expect(e.seed == "exp-a" && e.hashVersion == 2 && e.sticky && e.variants.count == 3)
+        #expect(e.namespace == Namespace(id: "paywall", start: 0, end: 0.5))
+        #expect(e.targeting.appVersion?.description == ">=2.1.0")
+        #expect(e.forced == ["qa-1": "ai"])
+    }
+
+    @Test func theShippedExperimentsAreValid() {
+        let report = ExperimentLoader.validate(paths: [packageRoot + "/Experiments"])
+        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+        #expect(report.catalog?.experiments.count == 3)
+        let namespaces = Set(report.catalog?.experiments.compactMap { $0.namespace?.id } ?? [])
+        #expect(namespaces == ["paywall"])
+    }
+
+    @Test(arguments: [
+        ("\"id\": \"exp-a\"", "\"id\": \"Exp A\"", "bad_id", 3),
+        ("\"name\": \"A\",", "\"name\": \"A\", \"owner\": 7,", "wrong_type", 4),
+        ("\"status\": \"running\"", "\"stauts\": \"running\"", "unknown_key", 5),
+        ("\"status\": \"running\",", "", "missing_key", 1),
+        ("\"status\": \"running\"", "\"status\": \"live\"", "unknown_status", 5),
+        ("\"end\": null", "\"end\": \"2026-11-01T00:00:00Z\"", "end_before_start", 7),
+        ("\"start\": \"2026-12-01T00:00:00Z\"", "\"start\": \"1 Dec 2026\"", "bad_date", 6),
+        ("\"coverage\": 1.0", "\"coverage\": 1.01", "coverage_out_of_range", 8),
+        ("\"range\": [0.0, 0.5]", "\"range\": [-0.1, 0.5]", "namespace_range", 9),
+        ("\"platform\": [\"ios\"]", "\"os\": [\"ios\"]", "unknown_targeting_attribute", 10),
+        ("\">=2.1.0\"", "\"2.1.0+\"", "bad_version_constraint", 10),
+        ("\"primary\": \"paid_conversion\"", "\"primary\": \"conversion\"", "unknown_metric", 11),
+        ("\"qa-1\": \"ai\"", "\"qa-1\": \"a1\"", "forced_unknown_variant", 12),
+        ("\"key\": \"name\"", "\"key\": \"control\"", "duplicate_variant_key", 16),
+        ("\"weight\": 1, \"paywall\": { \"offering\": \"chorus_plus\", \"trial_days\": 7", "\"weight\": 0, \"paywall\": { \"offering\": \"chorus_plus\", \"trial_days\": 7", "bad_weight", 18),
+        ("\"offering\": \"chorus_plus\", \"trial_days\": 7", "\"offering\": \"chorus\", \"trial_days\": 7", "unknown_offering", 18),
+        ("\"trial_days\": 7", "\"trial_days\": 32", "trial_days_out_of_range", 18),
+        ("\"discount_framing\": \"months_free\"", "\"discount_framing\": \"months_off\"", "unknown_discount_framing", 18),
+        ("\"{{ custom.userName }}, hear", "\"{{ custom.firstName }}, hear", "placeholder_without_default", 17),
+        ("\"{{ custom.userName }}, hear", "\"{{ custom.user name }}, hear", "malformed_placeholder", 17),
+        ("\"{{ custom.userName }}, hear", "\"{{ custom.userName, hear", "malformed_placeholder", 17),
+        ("\"Notes: {{ brief }}\"", "\"Notes: {{ brief }} {{ custom.bio }}\"", "malformed_placeholder", 21),
+        ("\"equals\": \"dog\"", "\"matches\": \"dog\"", "unknown_brief_operator", 20),
+        (",\n                \"fallback\": \"Picture your next walk with every song named. Chorus can help.\"", "", "missing_fallback", 19),
+        ("every song named. Chorus can help.", "every song named! Chorus can help.", "fallback_breaks_guard", 23),
+        ("every song named. Chorus can help.", "every song named.", "fallback_breaks_guard", 23),
+        ("\"strategy\": \"static\"", "\"strategy\": \"plain\"", "unknown_copy_strategy", 15),
+    ])
+    func eachProblemHasItsOwnCode(find: String, replace: String, code: String, line: Int) throws {
+        #expect(validExperiment.contains(find), "fixture lost \(find)")
+        let report = validate(["a.json": validExperiment.replacingOccurrences(of: find, with: replace)])
+        let found = report.diagnostics.filter { $0.code == code }
+        #expect(!found.isEmpty, "expected \(code), got \(report.diagnostics.map { "\($0.code) \($0.message)" })")
+        #expect(found.first?.position.line == line, "\(found)")
+        #expect(found.allSatisfy { $0.hint?.isEmpty == false || $0.code == "wrong_type" }, "every problem carries a hint")
+        #expect(report.catalog == nil)
+    }
+
+    @Test func fewerThanTwoVariants() {
+        let one = validExperiment.replacingOccurrences(of: #"""
+            { "key": "name", "weight": 1, "paywall": { "offering": "chorus_plus", "trial_days": 3, "discount_framing": "percent_off",
+              "copy": { "strategy": "custom_variable", "template": "{{ custom.userName }}, hear every bird.", "defaults": { "userName": "Birder" } } } },
+            { "key": "ai"
+        """#, with: #"{ "key": "ai""#)
+        let report = validate(["a.json": one])
+        #expect(codes(report).contains("too_few_variants") == false, "two variants left is fine: \(codes(report))")
+        let single = """
+        { "id": "one", "name": "x", "status": "draft", "variants": [
+          { "key": "only", "paywall": { "offering": "chorus_plus", "trial_days": 0, "copy": { "strategy": "static", "text": "x" } } } ] }
+        """
+        #expect(codes(validate(["b.json": single])) == ["too_few_variants"])
+    }
+
+    @Test func aDiscountWhoseClaimIsNotPositiveIsAnError() {
+        // flat: annual = 12 × monthly, so "Save 0%" and "0 months free" would be lies.
+        let text = validExperiment.replacingOccurrences(of: "\"offering\": \"chorus_plus\", \"trial_days\": 3, \"discount_framing\": \"percent_off\"",
+                                                        with: "\"offering\": \"flat\", \"trial_days\": 3, \"discount_framing\": \"percent_off\"")
+        let report = validate(["a.json": text])
+        #expect(codes(report) == ["discount_claim"], "\(report.diagnostics)")
+        #expect(report.diagnostics.first?.message.contains("Save 0%") == true)
+    }
+
+    @Test func everyProblemInOneRunAcrossFiles() {
+        let broken = validExperiment
+            .replacingOccurrences(of: "\"status\": \"running\"", with: "\"status\": \"runing\"")
+            .replacingOccurrences(of: "\"coverage\": 1.0", with: "\"coverage\": 2")
+            .replacingOccurrences(of: "\"trial_days\": 7", with: "\"trial_days\": -1")
+        let report = validate(["a.json": broken, "b.json": "{ \"id\": ", "c.json": validExperiment.replacingOccurrences(of: "exp-a", with: "exp-c")])
+        let byFile = Dictionary(grouping: report.diagnostics, by: { String($0.file.split(separator: "/").last!) })
+        #expect(Set(byFile["a.json"]?.map(\.code) ?? []) == ["unknown_status", "coverage_out_of_range", "trial_days_out_of_range"])
+        #expect(byFile["b.json"]?.map(\.code) == ["invalid_json"])
+        #expect(byFile["b.json"]?.first?.position == SourcePosition(line: 1, column: 9))
+        #expect(byFile["c.json"] == nil)
+        #expect(report.files.count == 4)
+    }
+
+    @Test func duplicateIDsAcrossFiles() {
+        let report = validate(["a.json": validExperiment, "b.json": validExperiment.replacingOccurrences(of: "[0.0, 0.5]", with: "[0.5, 1.0]")])
+        #expect(codes(report) == ["duplicate_experiment_id"])
+        #expect(report.diagnostics.first?.file.hasSuffix("b.json") == true)
+    }
+
+    @Test(arguments: [("[0.4, 1.0]", "running", true), ("[0.5, 1.0]", "running", false), ("[0.4, 1.0]", "stopped", false)])
+    func namespaceOverlapBetweenRunningExperiments(range: String, status: String, overlaps: Bool) {
+        let other = validExperiment.replacingOccurrences(of: "exp-a", with: "exp-b").replacingOccurrences(of: "[0.0, 0.5]", with: range)
+            .replacingOccurrences(of: "\"status\": \"running\"", with: "\"status\": \"\(status)\"")
+        let report = validate(["a.json": validExperiment, "b.json": other])
+        #expect(codes(report) == (overlaps ? ["namespace_overlap"] : []), "\(report.diagnostics)")
+    }
+
+    @Test func missingProductsIsReported() {
+        let report = validate(["a.json": validExperiment], products: nil)
+        #expect(codes(report) == ["missing_products"])
+    }
+
+    @Test func brokenProductsAreReportedWithPositions() {
+        let report = validate(["a.json": validExperiment], products: #"{ "currency": "usd", "offerings": { "chorus_plus": { "plans": { "m": { "product_id": "x", "price": -1, "period": "P1D" } } } } }"#)
+        #expect(Set(codes(report)).isSuperset(of: ["bad_currency", "bad_price", "bad_period"]), "\(codes(report))")
+    }
+}
