@@ -13,7 +13,8 @@ struct AssignmentPrinter {
     /// Per experiment (snapshot order): `,"experiment":"ID","variant":` and each variant's quoted key.
     private let experimentFragments: [[UInt8]]
     private let variantFragments: [[[UInt8]]]
-    private let reasonFragments: [Assignment.Reason: [UInt8]]
+    /// In `Assignment.Reason.allCases` order (an array, not a dictionary: no hashing per line).
+    private let reasonFragments: [[UInt8]]
 
     init(format: Format, experiments: [AssignableExperiment]) {
         self.format = format
@@ -23,11 +24,9 @@ struct AssignmentPrinter {
         variantFragments = experiments.map { e in
             e.variantKeys.map { format == .json ? Array(Self.quoted($0).utf8) : Array($0.utf8) }
         }
-        var reasons: [Assignment.Reason: [UInt8]] = [:]
-        for r in Assignment.Reason.allCases {
-            reasons[r] = format == .json ? Array(",\"reason\":\"\(r.rawValue)\"}\n".utf8) : Array(" \(r.rawValue) ".utf8)
+        reasonFragments = Assignment.Reason.allCases.map { r in
+            format == .json ? Array(",\"reason\":\"\(r.rawValue)\"}\n".utf8) : Array(" \(r.rawValue) ".utf8)
         }
-        reasonFragments = reasons
     }
 
     static func quoted(_ s: String) -> String {
@@ -36,9 +35,23 @@ struct AssignmentPrinter {
         return out
     }
 
-    /// The user-id part every line of one user starts with.
+    @inline(__always) static func ordinal(_ r: Assignment.Reason) -> Int {
+        Assignment.Reason.allCases.firstIndex(of: r)!
+    }
+
+    /// The user-id part every line of one user starts with; plain ASCII ids skip the escaper.
     func userPrefix(_ userID: String) -> [UInt8] {
-        format == .json ? Array("{\"user_id\":\(Self.quoted(userID))".utf8) : Array(userID.utf8)
+        guard format == .json else { return Array(userID.utf8) }
+        let plain = userID.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+        var out = Array("{\"user_id\":\"".utf8)
+        if plain {
+            out.append(contentsOf: userID.utf8)
+            out.append(0x22)
+        } else {
+            out.removeLast()
+            out.append(contentsOf: Self.quoted(userID).utf8)
+        }
+        return out
     }
 
     /// Appends one line per answer; `results` are in snapshot order (index i ↔ experiment i).
@@ -51,9 +64,9 @@ struct AssignmentPrinter {
             if format == .json {
                 out.append(r.inExperiment ? Self.inTrue : Self.inFalse)
                 Self.appendBucket(r.bucket, to: &out)
-                out.append(reasonFragments[r.reason]!)
+                out.append(reasonFragments[Self.ordinal(r.reason)])
             } else {
-                out.append(reasonFragments[r.reason]!)
+                out.append(reasonFragments[Self.ordinal(r.reason)])
                 Self.appendBucket(r.bucket, to: &out)
                 out.append(0x0A)
             }
