@@ -20,28 +20,38 @@ enum JS {
         }
     }
 
-    /// `Number.prototype.toString()` for the values conditions meet: whole numbers print
-    /// without a fraction, others as Swift's shortest round-trip form, with JS's exponent style.
+    /// `Number.prototype.toString()` (ECMAScript Number::toString): the shortest round-trip
+    /// digits (Swift's `description` gives the same digits), laid out in fixed notation for
+    /// decimal exponents -6 < n <= 21 and as `1.5e+21` / `1e-7` otherwise.
     static func numberToString(_ d: Double) -> String {
         if d.isNaN { return "NaN" }
         if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
         if d == 0 { return "0" }
-        if d == d.rounded(), abs(d) < 1e21 {
-            if abs(d) < 9.0e15 { return String(Int64(d)) }
+        if d < 0 { return "-" + numberToString(-d) }
+        if d < 9.0e15, d == d.rounded() { return String(Int64(d)) }
+        // Digits and exponent from Swift's shortest form ("1.5", "1e-07", "1.2345e+20").
+        let text = d.description
+        var mantissa = Substring(text), exp = 0
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            mantissa = text[..<e]
+            exp = Int(text[text.index(after: e)...]) ?? 0
         }
-        var s = d.description          // e.g. "1.5", "1e-07", "1.2e+30"
-        if let e = s.firstIndex(of: "e") {
-            var mantissa = String(s[..<e])
-            if mantissa.hasSuffix(".0") { mantissa.removeLast(2) }
-            var exp = String(s[s.index(after: e)...])
-            var sign = "+"
-            if exp.hasPrefix("-") { sign = "-"; exp.removeFirst() } else if exp.hasPrefix("+") { exp.removeFirst() }
-            while exp.count > 1 && exp.hasPrefix("0") { exp.removeFirst() }
-            s = mantissa + "e" + sign + exp
-        } else if s.hasSuffix(".0") {
-            s.removeLast(2)
+        let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+        let whole = String(parts[0]), fraction = parts.count > 1 ? String(parts[1]) : ""
+        let padded = String((whole + fraction).drop { $0 == "0" })
+        var digits = padded
+        while digits.hasSuffix("0") { digits.removeLast() }
+        let k = digits.count
+        // The value is 0.d1d2…dk × 10^n.
+        let n = exp - fraction.count + padded.count
+        if k <= n && n <= 21 { return digits + String(repeating: "0", count: n - k) }
+        if 0 < n && n <= 21 {
+            let cut = digits.index(digits.startIndex, offsetBy: n)
+            return String(digits[..<cut]) + "." + String(digits[cut...])
         }
-        return s
+        if -6 < n && n <= 0 { return "0." + String(repeating: "0", count: -n) + digits }
+        let head = String(digits.prefix(1)), tail = String(digits.dropFirst())
+        return head + (tail.isEmpty ? "" : "." + tail) + "e" + (n - 1 >= 0 ? "+" : "-") + String(abs(n - 1))
     }
 
     /// `Number(value)`; NaN when the value has no numeric reading.
