@@ -66,7 +66,7 @@ for k in experimentCounts {
     let assigner = Assigner(experiments: exps)
 
     // The full Assigner: forced, status, dates, targeting, condition, namespace, sticky,
-    // bucket; one Assignment value per (user, experiment).
+    // bucket; one Assignment value (with its experiment reference) per (user, experiment).
     report("assigner", k, measure {
         var buffer: [Assignment] = []
         buffer.reserveCapacity(k)
@@ -74,6 +74,17 @@ for k in experimentCounts {
         for id in ids {
             assigner.assign(userID: id, into: &buffer)
             for i in buffer.indices { sum &+= UInt64(buffer[i].variantIndex.map { $0 + 1 } ?? 0) }
+        }
+        return sum
+    })
+
+    // The same checks, answered as plain AssignmentDecision values (what abctl assign streams).
+    report("decide", k, measure {
+        var buffer: [AssignmentDecision] = []
+        var sum: UInt64 = 0
+        for id in ids {
+            assigner.decide(userID: id, into: &buffer)
+            for i in buffer.indices { sum &+= UInt64(buffer[i].variant + 1) }
         }
         return sum
     })

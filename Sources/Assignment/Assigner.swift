@@ -75,15 +75,41 @@ public struct Assigner: Sendable {
 
     /// The checks of SPEC §2, in order, for one experiment at time `now`.
     public func assign(userID: String, attributes: [String: JSONValue], experiment e: AssignableExperiment, now: Date) -> Assignment {
-        let bucket = e.bucket(userID: userID)
-        @inline(__always) func out(_ reason: Assignment.Reason) -> Assignment {
-            Assignment(experiment: e, variantIndex: nil, inExperiment: false, bucket: bucket, reason: reason)
+        Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
+    }
+
+    /// One decision per experiment (snapshot order) into `decisions`, reusing its storage.
+    ///
+    /// The same checks as `assign`, answered without a reference to the experiment, so a hot
+    /// loop (the CLI's stream, a benchmark) pays no reference counting per answer; decision
+    /// i belongs to `experiments[i]`.
+    public func decide(userID: String, attributes: [String: JSONValue] = [:], into decisions: inout [AssignmentDecision]) {
+        let now = needsClock ? clock() : Date.distantPast
+        let n = experiments.count
+        if decisions.count != n {
+            decisions = [AssignmentDecision](repeating: AssignmentDecision(variant: -1, reason: .coverage, bucket: 0), count: n)
         }
-        @inline(__always) func variant(_ i: Int, _ reason: Assignment.Reason, inExperiment: Bool = true) -> Assignment {
-            Assignment(experiment: e, variantIndex: i, inExperiment: inExperiment, bucket: bucket, reason: reason)
+        experiments.withUnsafeBufferPointer { exps in
+            decisions.withUnsafeMutableBufferPointer { out in
+                for i in 0..<n {
+                    out[i] = decide(userID: userID, attributes: attributes, experiment: exps[i], now: now)
+                }
+            }
+        }
+    }
+
+    /// The checks of SPEC §2, in order, for one experiment at time `now`.
+    @inline(__always)
+    public func decide(userID: String, attributes: [String: JSONValue], experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
+        let bucket = e.bucket(userID: userID)
+        @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
+            AssignmentDecision(variant: -1, reason: reason, bucket: bucket)
+        }
+        @inline(__always) func variant(_ i: Int, _ reason: Assignment.Reason) -> AssignmentDecision {
+            AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: reason, bucket: bucket)
         }
 
-        if !e.forced.isEmpty, let i = e.forced[userID] { return variant(i, .forced, inExperiment: false) }
+        if !e.forced.isEmpty, let i = e.forced[userID] { return variant(i, .forced) }
         switch e.status {
         case .draft, .stopped: return out(.notRunning)
         case .running, .paused: break
@@ -101,10 +127,11 @@ public struct Assigner: Sendable {
             return variant(i, .sticky)
         }
         if e.status == .paused { return out(.paused) }
-        let ranges = e.ranges
-        for i in ranges.indices where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound {
-            return variant(i, .assigned)
+        return e.ranges.withUnsafeBufferPointer { ranges in
+            for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound {
+                return variant(i, .assigned)
+            }
+            return out(.coverage)
         }
-        return out(.coverage)
     }
 }

@@ -39,6 +39,11 @@ public struct Assignment: Sendable, Equatable {
         self.reason = reason
     }
 
+    /// The full answer for `experiment` from a compact decision.
+    public init(experiment: AssignableExperiment, decision d: AssignmentDecision) {
+        self.init(experiment: experiment, variantIndex: d.variantIndex, inExperiment: d.inExperiment, bucket: d.bucket, reason: d.reason)
+    }
+
     public static func == (a: Assignment, b: Assignment) -> Bool {
         a.experiment === b.experiment && a.variantIndex == b.variantIndex && a.inExperiment == b.inExperiment
             && a.bucket == b.bucket && a.reason == b.reason
@@ -57,6 +62,25 @@ public struct Assignment: Sendable, Equatable {
         case coverage
         case assigned
     }
+}
+
+/// An `Assignment` without its experiment: plain values only, for hot loops
+/// (`Assigner.decide(userID:attributes:into:)`); decision i belongs to `experiments[i]`.
+public struct AssignmentDecision: Sendable, Equatable {
+    /// The variant index, or -1 when out.
+    public var variant: Int32
+    public var reason: Assignment.Reason
+    public var bucket: Double
+
+    public init(variant: Int32, reason: Assignment.Reason, bucket: Double) {
+        self.variant = variant
+        self.reason = reason
+        self.bucket = bucket
+    }
+
+    public var variantIndex: Int? { variant < 0 ? nil : Int(variant) }
+    /// True for `assigned` and `sticky`; forced users are never counted.
+    public var inExperiment: Bool { reason == .assigned || reason == .sticky }
 }
 
 /// Where the `Assigner` finds a user's earlier exposure (the event store provides it).

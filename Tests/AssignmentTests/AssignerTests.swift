@@ -172,6 +172,31 @@ import Testing
         #expect(buffer.count == 2)
     }
 
+    /// The compact decisions equal the full answers, reason for reason.
+    @Test func decisionsMatchAssignments() throws {
+        let store = StickyLookupClosure { _, user in user.hasSuffix("7") ? "name" : nil }
+        let experiments = [
+            try Self.exp("a", forced: ["user-3": "ai"]), try Self.exp("b", status: .paused), try Self.exp("c", coverage: 0.5, sticky: true),
+            try Self.exp("d", status: .draft), try Self.exp("e", namespace: Namespace(id: "n", start: 0, end: 0.5)),
+            try Self.exp("f", targeting: Targeting(platform: ["ios"])),
+        ]
+        let assigner = Assigner(experiments: experiments, sticky: store, clock: { Self.t0 })
+        var decisions: [AssignmentDecision] = []
+        var reasons = Set<Assignment.Reason>()
+        for i in 0..<2000 {
+            let user = "user-\(i)"
+            let attrs: [String: JSONValue] = i % 2 == 0 ? ["platform": .string("ios")] : [:]
+            let full = assigner.assign(userID: user, attributes: attrs)
+            assigner.decide(userID: user, attributes: attrs, into: &decisions)
+            #expect(decisions.count == full.count)
+            for (d, a) in zip(decisions, full) {
+                #expect(Assignment(experiment: a.experiment, decision: d) == a)
+                reasons.insert(a.reason)
+            }
+        }
+        #expect(reasons == [.forced, .paused, .sticky, .coverage, .assigned, .notRunning, .namespace, .targeting])
+    }
+
     /// Many threads at once get exactly the serial answers.
     @Test func concurrentCallsAgreeWithSerial() throws {
         let experiments = try (0..<8).map { try Self.exp("exp-\($0)", coverage: 0.8) }

@@ -55,9 +55,9 @@ enum AssignCommand {
 
         let printer = AssignmentPrinter(format: format, experiments: assigner.experiments)
         var out = OutputBuffer()
-        var results: [Assignment] = []
+        var results: [AssignmentDecision] = []
         func emit(_ userID: String) throws {
-            assigner.assign(userID: userID, attributes: attributes, into: &results)
+            assigner.decide(userID: userID, attributes: attributes, into: &results)
             printer.write(userPrefix: printer.userPrefix(userID), results: results, indices: indices, to: &out)
             try out.flushIfFull()
         }

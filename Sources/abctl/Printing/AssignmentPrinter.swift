@@ -54,8 +54,8 @@ struct AssignmentPrinter {
         return out
     }
 
-    /// Appends one line per answer; `results` are in snapshot order (index i ↔ experiment i).
-    func write(userPrefix: [UInt8], results: [Assignment], indices: [Int], to out: inout OutputBuffer) {
+    /// Appends one line per answer; `results` are in snapshot order (decision i ↔ experiment i).
+    func write(userPrefix: [UInt8], results: [AssignmentDecision], indices: [Int], to out: inout OutputBuffer) {
         for i in indices {
             let r = results[i]
             out.append(userPrefix)
