@@ -54,3 +54,29 @@ import Testing
         #expect(throws: ConditionError.self) { try Condition(.array([])) }
     }
 }
+
+@Suite struct ConditionLintTests {
+    @Test func understoodConditionsHaveNoProblems() throws {
+        for c in Cases.section("evalCondition") {
+            let a = c.array
+            let name = a[0].string!
+            // Cases that are malformed on purpose.
+            if name.contains("unknown operator") || name.contains("$regex invalid") || name.contains("not array") { continue }
+            #expect(Condition.problems(in: a[1]).isEmpty, "\(name): \(Condition.problems(in: a[1]))")
+        }
+    }
+
+    @Test func problemsNameTheirPath() throws {
+        let json = try TestJSON.parse("""
+        {"$or": [{"age": {"$gt": 3}}, {"name": {"$regx": "a"}}], "ua": {"$regex": "(["}, "tags": {"$in": "a"},
+         "t": {"$type": "int"}, "$groups": {"$elemMatch": {"$eq": "a"}}, "list": {"$elemMatch": {"x": {"$size": {"$foo": 1}}}}}
+        """)
+        #expect(Condition.problems(in: json) == [
+            "condition.$or[1].name.$regx: unknown operator '$regx'",
+            "condition.ua.$regex: the regular expression '([' does not compile",
+            "condition.tags.$in: expects a list",
+            "condition.t.$type: expects one of array, boolean, null, number, object, string",
+            "condition.list.$elemMatch.x.$size.$foo: unknown operator '$foo'",
+        ])
+    }
+}
