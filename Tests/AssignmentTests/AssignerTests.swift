@@ -99,6 +99,18 @@ import Testing
         #expect(Self.one(e, "u", ["app_version": .number(3)]).reason == .targeting)
     }
 
+    /// The fast matcher agrees with the model's `VersionConstraint.matches` everywhere.
+    @Test func fastVersionMatchingAgreesWithTheModel() throws {
+        let versions = ["", "1", "2", "2.0", "2.1", "2.1.0", "2.1.0.0", "2.1.1", "2.10", "10", "0.9.99", "1..2", ".1", "1.",
+                        "v2.1", "2.1.0-beta", "1234567890", "123456789", "2.1.x", "٣", "2.01", "0", "0.0.0.1"]
+        for constraint in [">=2.1.0", ">2.1", "<=2", "<2.1.0.0", "==2.1", "==0", ">=0.0.0.1", "<10"] {
+            let c = try #require(VersionConstraint(constraint))
+            for v in versions {
+                #expect(Targeting.versionMatches(c, v) == c.matches(v), "\(constraint) vs '\(v)'")
+            }
+        }
+    }
+
     @Test func conditionIsCheckedAfterTargeting() throws {
         let c = try Condition(.object([("plan_views", .object([("$gte", .number(3))]))]))
         let e = try Self.exp(targeting: Targeting(platform: ["ios"]), condition: c)
