@@ -54,8 +54,13 @@ public struct Assigner: Sendable {
         let now = needsClock ? clock() : Date.distantPast
         if results.count == experiments.count {
             // Overwrite in place: no shrinking and regrowing of the buffer per user.
-            for i in experiments.indices {
-                results[i] = assign(userID: userID, attributes: attributes, experiment: experiments[i], now: now)
+            experiments.withUnsafeBufferPointer { exps in
+                results.withUnsafeMutableBufferPointer { out in
+                    for i in 0..<exps.count {
+                        let e = exps[i]
+                        out[i] = Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
+                    }
+                }
             }
             return
         }
