@@ -29,6 +29,10 @@ public final class AssignableExperiment: Sendable {
     /// `[start, start + coverage × w)` per variant, from normalised weights.
     public let ranges: [Range<Double>]
 
+    /// The loaded experiment this was prepared from (paywalls, metrics, names), when built
+    /// with `init(_: Experiment)`; nil for experiments built field by field.
+    public let model: Experiment?
+
     /// FNV state after the seed (hash version 2 hashes `seed + user`).
     @usableFromInline let seedState: UInt32
 
@@ -37,7 +41,7 @@ public final class AssignableExperiment: Sendable {
     public init(id: String, status: Status, start: Date? = nil, end: Date? = nil, seed: String? = nil,
                 hashVersion: Int = 2, coverage: Double = 1, namespace: Namespace? = nil,
                 targeting: Targeting = Targeting(), condition: Condition? = nil, sticky: Bool = false,
-                forced: [String: String] = [:], variants: [(key: String, weight: Double)]) throws {
+                forced: [String: String] = [:], variants: [(key: String, weight: Double)], model: Experiment? = nil) throws {
         guard hashVersion == 1 || hashVersion == 2 else { throw AssignableExperimentError.unknownHashVersion(id: id, hashVersion) }
         guard !variants.isEmpty else { throw AssignableExperimentError.noVariants(id: id) }
         guard variants.allSatisfy({ $0.weight.isFinite && $0.weight > 0 }) else { throw AssignableExperimentError.badWeights(id: id) }
@@ -63,6 +67,7 @@ public final class AssignableExperiment: Sendable {
         let total = weights.reduce(0, +)
         self.ranges = Self.ranges(normalisedWeights: weights.map { $0 / total }, coverage: coverage)
         self.seedState = FNV1a.update(FNV1a.offsetBasis, with: self.seed)
+        self.model = model
     }
 
     /// Prepares a loaded experiment: compiles its condition (with `savedGroups` for
@@ -71,7 +76,7 @@ public final class AssignableExperiment: Sendable {
         try self.init(id: e.id, status: e.status, start: e.start, end: e.end, seed: e.seed, hashVersion: e.hashVersion,
                       coverage: e.coverage, namespace: e.namespace, targeting: e.targeting,
                       condition: try e.condition.map { try Condition($0, savedGroups: savedGroups) }, sticky: e.sticky,
-                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) })
+                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) }, model: e)
     }
 
     /// Ranges laid end to end as GrowthBook does, without its "sum near 1" fallback: the

@@ -26,7 +26,8 @@ public struct Assigner: Sendable {
         self.needsClock = experiments.contains { $0.start != nil || $0.end != nil }
     }
 
-    /// An assigner over a loaded catalog's experiments, in catalog order.
+    /// An assigner over a loaded catalog's experiments, in catalog order (answer i belongs to
+    /// `catalog.experiments[i]`; `Assignment.variant` gives the variant with its paywall).
     public init(catalog: ExperimentCatalog, sticky: (any StickyLookup)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.init(experiments: try catalog.experiments.map { try AssignableExperiment($0) }, sticky: sticky, clock: clock)

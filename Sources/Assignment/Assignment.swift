@@ -1,3 +1,5 @@
+import ExperimentDefinitions
+
 /// The answer for one (user, experiment).
 ///
 /// `reason` says which check decided it (SPEC §2 order: forced, status and dates, targeting,
@@ -30,6 +32,8 @@ public struct Assignment: Sendable, Equatable {
     public var experimentID: String { experiment.id }
     /// The variant's key, nil when out.
     public var variantKey: String? { variantIndex.map { experiment.variantKeys[$0] } }
+    /// The variant of the loaded model (its paywall), when the experiment came from one.
+    public var variant: Variant? { variantIndex.flatMap { experiment.model?.variants[$0] } }
 
     public init(experiment: AssignableExperiment, variantIndex: Int?, inExperiment: Bool, bucket: Double, reason: Reason) {
         self.experiment = experiment

@@ -224,3 +224,31 @@ import Testing
         #expect(mismatches.load(ordering: .relaxed) == 0)
     }
 }
+
+/// The shipped experiments load into an Assigner; answers carry the model's variants.
+@Suite struct CatalogTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func shippedExperimentsAssign() throws {
+        let catalog = try ExperimentLoader.load(directory: Self.root.appendingPathComponent("Experiments").path)
+        let assigner = try Assigner(catalog: catalog, clock: { Date(timeIntervalSince1970: 1_900_000_000) })
+        #expect(assigner.experiments.map(\.id) == catalog.experiments.map(\.id))
+        var seen = 0
+        for i in 0..<3000 {
+            let answers = assigner.assign(userID: "user-\(i)", attributes: [
+                "platform": .string("ios"), "country": .string("US"), "app_version": .string("9.0.0"), "new_user": .bool(true),
+                "language": .string("en"),
+            ])
+            for (a, e) in zip(answers, catalog.experiments) {
+                #expect(a.bucket == Bucketing.hash(seed: e.seed, value: "user-\(i)", version: e.hashVersion))
+                if let v = a.variant {
+                    #expect(v.key == a.variantKey)
+                    seen += 1
+                }
+            }
+            // The shipped experiments split one namespace: nobody is in two.
+            #expect(answers.filter(\.inExperiment).count <= 1)
+        }
+        #expect(seen > 1000)
+    }
+}
