@@ -7,6 +7,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
+        // Benchmark only (bench/assign.sh); not shipped.
+        .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -15,6 +17,8 @@ let package = Package(
 
         // The file format: JSON with positions, the model, validation, products.
         .target(name: "ExperimentDefinitions"),
+        // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
+        .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
 
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
@@ -22,10 +26,13 @@ let package = Package(
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
         .target(name: "Reporting", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy", "Reporting"]),
+        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy", "Assignment", "Reporting"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
+        .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
