@@ -22,7 +22,7 @@ public struct ReportAccumulator: Sendable {
     public private(set) var firstExposure: Int64?
     public private(set) var lastExposure: Int64?
 
-    private let index: [String: Int]
+    private let keys: [String]
     private let asOf: Int64
     private let start: Int64?
     private let end: Int64?
@@ -35,7 +35,7 @@ public struct ReportAccumulator: Sendable {
         self.experiment = experiment
         self.options = options
         tallies = experiment.variants.map { VariantTally(key: $0.key) }
-        index = Dictionary(experiment.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        keys = experiment.variants.map(\.key)
         asOf = ReportOptions.micros(options.asOf)
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
@@ -49,7 +49,8 @@ public struct ReportAccumulator: Sendable {
             forcedUsers += 1
             return
         }
-        guard let v = index[row.variant] else {
+        // A linear scan of a few keys beats hashing the key on every row.
+        guard let v = keys.firstIndex(of: row.variant) else {
             unknownVariants[row.variant, default: 0] += 1
             return
         }

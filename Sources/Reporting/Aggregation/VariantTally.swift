@@ -30,9 +30,15 @@ public struct VariantTally: Sendable, Equatable {
     /// conversion curve (a Kaplan–Meier estimate over days, censored at each user's follow-up)
     /// without keeping per-user data.
     public var followUp: [[Int]] = Array(repeating: Array(repeating: 0, count: curveDays + 2), count: curveDays + 1)
-    /// Users and paid users by `copy_source` ("unknown" when the exposure carried none).
-    public var copySourceUsers: [String: Int] = [:]
-    public var copySourcePaid: [String: Int] = [:]
+    /// Copy sources seen, in first-seen order ("unknown" when the exposure carried none), with users
+    /// and paid users per source. A short array searched linearly: cheaper per row than hashing.
+    public private(set) var copySourceKeys: [String] = []
+    var copySourceUserCounts: [Int] = []
+    var copySourcePaidCounts: [Int] = []
+    /// Users by `copy_source`.
+    public var copySourceUsers: [String: Int] { Dictionary(uniqueKeysWithValues: zip(copySourceKeys, copySourceUserCounts)) }
+    /// Paid users by `copy_source`.
+    public var copySourcePaid: [String: Int] { Dictionary(uniqueKeysWithValues: zip(copySourceKeys, copySourcePaidCounts)) }
     /// Fallback reasons of users whose copy source was `fallback` (or who carried a reason).
     public var fallbackReasons: [String: Int] = [:]
 
@@ -65,8 +71,15 @@ public struct VariantTally: Sendable, Equatable {
         }
         followUp[followedDays][paidDay] += 1
         let source = copySource ?? "unknown"
-        copySourceUsers[source, default: 0] += 1
-        if isPaid { copySourcePaid[source, default: 0] += 1 }
+        var slot = copySourceKeys.firstIndex(of: source) ?? -1
+        if slot < 0 {
+            slot = copySourceKeys.count
+            copySourceKeys.append(source)
+            copySourceUserCounts.append(0)
+            copySourcePaidCounts.append(0)
+        }
+        copySourceUserCounts[slot] += 1
+        if isPaid { copySourcePaidCounts[slot] += 1 }
         if let fallbackReason, !fallbackReason.isEmpty {
             fallbackReasons[fallbackReason, default: 0] += 1
         } else if source == "fallback" {
