@@ -36,7 +36,7 @@ test: deps venv build
 
 # Every benchmark script prints its figures next to its reference (C, sqlite3, nginx) from the same run.
 bench: deps
-	@for script in bench/*.sh; do echo "== $$script"; sh $$script || exit 1; done
+	@for script in bench/*.sh; do echo "== $$script"; bash $$script || exit 1; done
 
 clean:
 	rm -rf .build $(VENV)
