@@ -64,7 +64,7 @@ enum AssignCommand {
         if let user {
             try emit(user)
         } else if let usersFile {
-            var reader = try LineReader.open(usersFile)
+            var reader = try InputLines.open(usersFile)
             defer { reader.close() }
             while let line = try reader.next() {
                 if line.isEmpty { continue }

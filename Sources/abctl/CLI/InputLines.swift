@@ -4,7 +4,7 @@ import Glibc
 
 /// Reads newline-separated lines from a file descriptor in 64 KiB blocks (a trailing `\r` is
 /// dropped), so input of any size streams through in constant memory.
-struct LineReader {
+struct InputLines {
     let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
@@ -13,11 +13,11 @@ struct LineReader {
     init(fd: Int32) { self.fd = fd }
 
     /// Opens `path` for reading, or standard input for `-`.
-    static func open(_ path: String) throws -> LineReader {
-        if path == "-" { return LineReader(fd: 0) }
+    static func open(_ path: String) throws -> InputLines {
+        if path == "-" { return InputLines(fd: 0) }
         let fd = Glibc.open(path, O_RDONLY)
         guard fd >= 0 else { throw CLIError.runtime("cannot read '\(path)': \(String(cString: strerror(errno)))") }
-        return LineReader(fd: fd)
+        return InputLines(fd: fd)
     }
 
     func close() { if fd > 2 { _ = Glibc.close(fd) } }
