@@ -25,13 +25,12 @@ if [ ! -f "$DB" ]; then
   start=$(date +%s.%N)
   "$ABCTL" ingest "$DATA" --db "$DB" --experiments Experiments
   end=$(date +%s.%N)
-  echo "ingest: $(echo "$end - $start" | bc) s"
+  echo "ingest: $(awk "BEGIN { printf \"%.1f\", $end - $start }") s"
 fi
 echo "store: $(sqlite3 "$DB" 'SELECT COUNT(*) FROM events') events, $(sqlite3 "$DB" "SELECT COUNT(*) FROM facts WHERE experiment='chorus-paywall-copy'") users"
+# Wall time and the process's CPU time (user + sys): on a busy machine wall time includes waiting for a core.
 for i in 1 2 3; do
-  start=$(date +%s.%N)
-  ABCTL_NOW=2026-12-31T00:00:00Z "$ABCTL" report chorus-paywall-copy --db "$DB" --experiments Experiments --format json > "$WORK/report.json"
-  end=$(date +%s.%N)
-  echo "report run $i: $(echo "$end - $start" | bc) s"
+  /usr/bin/env time -f "report run $i: %e s wall, %U s user, %S s sys, %M KB max RSS" \
+    env ABCTL_NOW=2026-12-31T00:00:00Z "$ABCTL" report chorus-paywall-copy --db "$DB" --experiments Experiments --format json > "$WORK/report.json"
 done
 python3 -c "import json,sys; r=json.load(open('$WORK/report.json')); print('report users:', r['users'], 'verdict:', r['decision']['verdict'])"
