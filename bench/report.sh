@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Report benchmark: `abctl report` time for USERS exposed users and EVENTS events.
 #
 #   bench/report.sh [USERS] [EVENTS]        # default 1000000 5000000
@@ -30,7 +30,7 @@ fi
 echo "store: $(sqlite3 "$DB" 'SELECT COUNT(*) FROM events') events, $(sqlite3 "$DB" "SELECT COUNT(*) FROM facts WHERE experiment='chorus-paywall-copy'") users"
 # Wall time and the process's CPU time (user + sys): on a busy machine wall time includes waiting for a core.
 for i in 1 2 3; do
-  /usr/bin/env time -f "report run $i: %e s wall, %U s user, %S s sys, %M KB max RSS" \
-    env ABCTL_NOW=2026-12-31T00:00:00Z "$ABCTL" report chorus-paywall-copy --db "$DB" --experiments Experiments --format json > "$WORK/report.json"
+  TIMEFORMAT="report run $i: %R s wall, %U s user, %S s sys"
+  time (ABCTL_NOW=2026-12-31T00:00:00Z "$ABCTL" report chorus-paywall-copy --db "$DB" --experiments Experiments --format json > "$WORK/report.json")
 done
 python3 -c "import json,sys; r=json.load(open('$WORK/report.json')); print('report users:', r['users'], 'verdict:', r['decision']['verdict'])"
