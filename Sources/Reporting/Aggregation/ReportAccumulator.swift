@@ -30,13 +30,23 @@ public struct ReportAccumulator: Sendable {
     private let trialLength: [Int64]
 
     static let microsPerDay: Int64 = 86_400_000_000
+    /// Sequential looks: one per UTC day from `lookOrigin` (the day of `since`, else of the experiment's start,
+    /// else ten years before the as-of time) to the as-of day, at most ten years' worth.
+    public let lookOrigin: Int64
+    public let lookDays: Int
 
     public init(experiment: Experiment, options: ReportOptions) {
         self.experiment = experiment
         self.options = options
-        tallies = experiment.variants.map { VariantTally(key: $0.key) }
         keys = experiment.variants.map(\.key)
         asOf = ReportOptions.micros(options.asOf)
+        let asOfDay = Self.floorDay(asOf)
+        let maxDays: Int64 = 3653
+        let origin = max(asOfDay - (maxDays - 1) * Self.microsPerDay,
+                         Self.floorDay((options.since ?? experiment.start).map(ReportOptions.micros) ?? asOfDay - (maxDays - 1) * Self.microsPerDay))
+        lookOrigin = min(origin, asOfDay)
+        lookDays = experiment.metrics.sequential ? Int((asOfDay - lookOrigin) / Self.microsPerDay) + 1 : 0
+        tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, lookDays: lookDays) }
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
         day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
@@ -77,10 +87,28 @@ public struct ReportAccumulator: Sendable {
         if let trialStart {
             trial = (trialStart, cancel.flatMap { $0 >= trialStart ? $0 - trialStart : nil }, converted != nil)
         }
+        if lookDays > 0 {
+            func day(_ t: Int64) -> Int { Int(min(max(0, (t - lookOrigin) / Self.microsPerDay), Int64(lookDays - 1))) }
+            let exposureDay = day(exposure)
+            tallies[v].recordLook(0, day: exposureDay, numeratorDay: trialStart.map(day))
+            tallies[v].recordLook(1, day: exposureDay, numeratorDay: paid.map(day))
+            if let trialStart {
+                let trialDay = day(trialStart)
+                let elapsed = cancel.flatMap { $0 >= trialStart ? $0 - trialStart : nil }
+                tallies[v].recordLook(2, day: trialDay, numeratorDay: converted.map(day))
+                tallies[v].recordLook(3, day: trialDay, numeratorDay: elapsed.flatMap { $0 <= day0Window ? day(cancel!) : nil })
+                tallies[v].recordLook(4, day: trialDay, numeratorDay: elapsed.flatMap { $0 < trialLength[v] ? day(cancel!) : nil })
+            }
+        }
         // Mutate in place: a copy of the tally would copy its arrays on every row.
         tallies[v].record(paid: paid != nil, revenue: row.netRevenue, trial: trial, followedDays: followed, paidDay: paidDay,
                           censorAfter: trialStart.map { max(0, asOf - $0) } ?? 0, day0Window: day0Window,
                           trialLength: trialLength[v], copySource: row.copySource, fallbackReason: row.fallbackReason)
+    }
+
+    static func floorDay(_ t: Int64) -> Int64 {
+        let q = t / microsPerDay
+        return (t % microsPerDay < 0 ? q - 1 : q) * microsPerDay
     }
 
     /// Counted users in all variants.

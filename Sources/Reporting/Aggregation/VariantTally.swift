@@ -1,3 +1,5 @@
+import ExperimentDefinitions
+
 /// One variant's sufficient statistics, gathered in one pass over its users.
 ///
 /// Everything here grows with the number of distinct days, sources or trial starters,
@@ -42,7 +44,24 @@ public struct VariantTally: Sendable, Equatable {
     /// Fallback reasons of users whose copy source was `fallback` (or who carried a reason).
     public var fallbackReasons: [String: Int] = [:]
 
-    public init(key: String) { self.key = key }
+    /// For sequential experiments: per rate metric (in `Metric.rates` order), how many users entered the
+    /// denominator and the numerator on each day since the accumulator's look origin. Empty otherwise.
+    public private(set) var dailyDenominators: [[Int]] = []
+    public private(set) var dailyNumerators: [[Int]] = []
+
+    public init(key: String, lookDays: Int = 0) {
+        self.key = key
+        if lookDays > 0 {
+            dailyDenominators = Array(repeating: Array(repeating: 0, count: lookDays), count: Metric.rates.count)
+            dailyNumerators = dailyDenominators
+        }
+    }
+
+    /// Counts one user's entry into rate metric `m`'s denominator on `day`, and into its numerator on `numeratorDay`.
+    mutating func recordLook(_ m: Int, day: Int, numeratorDay: Int?) {
+        dailyDenominators[m][day] += 1
+        if let numeratorDay { dailyNumerators[m][numeratorDay] += 1 }
+    }
 
     static let microsPerDay = 86_400_000_000.0
 

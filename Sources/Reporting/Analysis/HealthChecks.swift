@@ -96,6 +96,9 @@ extension HealthChecks {
 }
 
 extension Metric {
+    /// The rate metrics, in `Metric.allCases` order (all but revenue per user).
+    static let rates: [Metric] = allCases.filter { $0 != .revenuePerUser }
+
     /// Rates out of trial starters rather than exposed users.
     var denominatorIsTrialStarters: Bool { self == .trialToPaid || self == .day0CancelRate || self == .trialCancelRate }
 }

@@ -191,15 +191,67 @@ def beta_chance_and_loss(kc, nc, kv, nv):
     loss = integrate.quad(lambda x: c.pdf(x) * inner(x), lo, hi, epsabs=1e-13, epsrel=1e-10, limit=500)[0]
     return chance, loss
 
-def msprt(kc, nc, kv, nv, tau2, alpha):
-    """Normal-mixture mSPRT (Johari, Pekelis and Walsh 2017) at one look, for p_v - p_c."""
+def msprt_look(kc, nc, kv, nv, tau2, alpha):
+    """Normal-mixture mSPRT (Johari, Pekelis and Walsh 2017) at one look, for p_v - p_c: (p, interval)."""
     pc, pv = kc / nc, kv / nv
     d = pv - pc
     s2 = pc * (1 - pc) / nc + pv * (1 - pv) / nv
+    if s2 == 0:
+        return 1.0, [-1.0, 1.0]
     log_lr = 0.5 * math.log(s2 / (s2 + tau2)) + tau2 * d * d / (2 * s2 * (s2 + tau2))
-    p = min(1.0, math.exp(-log_lr))
+    p = min(1.0, math.exp(-max(0.0, log_lr)))
     half = math.sqrt(2 * s2 * (s2 + tau2) / tau2 * (math.log(1 / alpha) + 0.5 * math.log(1 + tau2 / s2)))
     return p, [max(-1.0, d - half), min(1.0, d + half)]
+
+def msprt_daily(series, tau2, alpha):
+    """One look per day over cumulative counts: running minimum p-value, running intersection of intervals
+    (the newest interval when they stop overlapping)."""
+    p_run, ci_run = 1.0, None
+    for kc, nc, kv, nv in series:
+        if nc == 0 or nv == 0:
+            continue
+        p, ci = msprt_look(kc, nc, kv, nv, tau2, alpha)
+        p_run = min(p_run, p)
+        if ci_run is None:
+            ci_run = ci
+        else:
+            lo, hi = max(ci_run[0], ci[0]), min(ci_run[1], ci[1])
+            ci_run = [lo, hi] if lo <= hi else ci
+    return p_run, ci_run
+
+def day_index(t):
+    """Whole UTC days since the experiment's start day, clamped to the looks [0, as-of day]."""
+    return min(max(0, (t - START) // DAY), (AS_OF - START) // DAY)
+
+def daily_series(m, kc_rows, kv_rows, key_c, key_v):
+    """Cumulative (k_c, n_c, k_v, n_v) at the end of each day for rate metric m."""
+    days = (AS_OF - START) // DAY + 1
+    def counts(rows, key):
+        den, num = [0] * days, [0] * days
+        for r in rows:
+            if m in ("trial_start_rate", "paid_conversion"):
+                den[day_index(r["first_exposure"])] += 1
+                t = r["trial_start"] if m == "trial_start_rate" else r["first_paid"]
+                if t is not None:
+                    num[day_index(t)] += 1
+            elif r["trial_start"] is not None:
+                den[day_index(r["trial_start"])] += 1
+                if m == "trial_to_paid":
+                    t = r["first_converted"]
+                else:
+                    h = (r["first_cancel"] - r["trial_start"]) / 3600 if r["first_cancel"] is not None else None
+                    ok = h is not None and (h <= DAY0_HOURS if m == "day0_cancel_rate" else h < TRIAL_DAYS[key] * 24)
+                    t = r["first_cancel"] if ok else None
+                if t is not None:
+                    num[day_index(t)] += 1
+        return den, num
+    dc, nc_ = counts(kc_rows, key_c)
+    dv, nv_ = counts(kv_rows, key_v)
+    out, a, b, c, d = [], 0, 0, 0, 0
+    for i in range(days):
+        a += nc_[i]; b += dc[i]; c += nv_[i]; d += dv[i]
+        out.append((a, b, c, d))
+    return out
 
 comparisons = []
 for m in RATES + ["revenue_per_user"]:
@@ -231,7 +283,9 @@ for m in RATES + ["revenue_per_user"]:
                "chance_to_win": chance, "expected_loss": loss}
         if EXPERIMENT["metrics"].get("sequential"):
             tau2 = (MDE * pc) ** 2
-            row["sequential_p_value"], row["sequential_ci"] = msprt(kc, nc, kv, nv, tau2, ALPHA)
+            series = daily_series(m, V["control"]["rows"], V[k]["rows"], "control", k)
+            assert series[-1] == (kc, nc, kv, nv)
+            row["sequential_p_value"], row["sequential_ci"] = msprt_daily(series, tau2, ALPHA)
         rows.append(row)
     adjusted = multipletests([r["p_value"] for r in rows], alpha=ALPHA, method="holm")[1]
     for r, a in zip(rows, adjusted):
