@@ -16,9 +16,15 @@ let package = Package(
         // The file format: JSON with positions, the model, validation, products.
         .target(name: "ExperimentDefinitions"),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions"]),
+        // Events and per-(experiment, user) facts in SQLite.
+        .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
+        // Helpers shared by test targets (temporary stores, event builders).
+        .target(name: "TestSupport", dependencies: ["EventStore"], path: "Tests/TestSupport"),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "EventStore"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
