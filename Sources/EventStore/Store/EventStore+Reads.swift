@@ -16,8 +16,9 @@ public struct StoreCounts: Sendable, Equatable {
 
 extension EventStore {
     /// Calls `body` with each user's facts in `experiment`, in `user_id` order, one row per
-    /// user. `since` (inclusive) and `until` (exclusive) bound the first exposure. Reads one
-    /// consistent snapshot; memory stays flat however many users there are.
+    /// user, walking the facts primary key (experiment, user_id). `since` (inclusive) and
+    /// `until` (exclusive) bound the first exposure; they filter that walk (no second index, to
+    /// keep ingest cheap). Reads one consistent snapshot; memory stays flat.
     public func forEachFact(experiment: String, since: Timestamp? = nil, until: Timestamp? = nil,
                             _ body: (UserFacts) throws -> Void) throws {
         try readers.read { c in

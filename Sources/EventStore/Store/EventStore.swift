@@ -85,6 +85,22 @@ public final class EventStore: Sendable {
         writer.submit(events, completion: completion)
     }
 
+    /// For bulk loads: appends `events` to a transaction that stays open until at least
+    /// `commitEvery` events are uncommitted (or a regular append, `flush` or `close` commits it).
+    /// Far fewer commits make a large load much faster; nothing is acknowledged early:
+    /// `completion` still runs after the commit. `consumed` runs as soon as the writer has
+    /// taken the batch, so a producer can bound how many batches it keeps in memory.
+    /// While the transaction is open, other processes cannot write to the database.
+    public func submitBulk(_ events: [Event], commitEvery: Int, consumed: @escaping @Sendable () -> Void,
+                           completion: @escaping @Sendable (Result<AppendResult, any Error>) -> Void) {
+        writer.submit(events, commitEvery: commitEvery, consumed: consumed, completion: completion)
+    }
+
+    /// Commits whatever bulk appends are still open and waits for it.
+    public func flush() throws {
+        _ = try appendAndWait([])
+    }
+
     /// Transactions committed by this store object so far (group commit makes it smaller
     /// than the number of appends).
     public var transactionsCommitted: Int { writer.transactionsCommitted }

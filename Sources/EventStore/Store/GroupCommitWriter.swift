@@ -5,13 +5,22 @@ import Synchronization
 /// transaction ran is committed together in one transaction (group commit). Each caller hears
 /// back only after the transaction holding its batch has committed.
 ///
-/// `@unchecked Sendable`: the connection and its statements are touched only on `queue`, a
-/// serial queue; the request list is behind a `Mutex`.
+/// Bulk requests (`abctl ingest`) may leave the transaction open across drains until
+/// `commitEvery` events have gathered, so a large load commits a few times instead of once per
+/// batch (each commit rewrites every index page it touched). Their completions, too, wait for
+/// the commit; `consumed` tells the producer early that the writer has taken the batch.
+///
+/// `@unchecked Sendable`: the connection, its statements and the transaction state are touched
+/// only on `queue`, a serial queue; the request list is behind a `Mutex`.
 final class GroupCommitWriter: @unchecked Sendable {
     typealias Completion = @Sendable (Result<AppendResult, any Error>) -> Void
 
     struct Request {
         var events: [Event]
+        /// nil: commit at the end of this drain. A number: the transaction may stay open until
+        /// this many events are uncommitted.
+        var commitEvery: Int?
+        var consumed: (@Sendable () -> Void)?
         var completion: Completion
     }
 
@@ -19,10 +28,16 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "abctl.eventstore.writer")
     private let pending = Mutex<[Request]>([])
     private let isClosed = Atomic<Bool>(false)
-    /// A transaction takes at least one request, then more while they fit under this many events.
+    /// A drain takes at least one request, then more while they fit under this many events.
     let maxEventsPerTransaction: Int
     /// Transactions committed, for tests and metrics.
     private let transactionCount = Atomic<Int>(0)
+
+    // Transaction state, on `queue` only.
+    private var transactionOpen = false
+    private var uncommittedEvents = 0
+    private var touchedSinceCommit = Set<String>()
+    private var awaitingCommit: [(Completion, AppendResult)] = []
 
     init(connection: Connection, maxEventsPerTransaction: Int) {
         self.connection = connection
@@ -31,24 +46,23 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     var transactionsCommitted: Int { transactionCount.load(ordering: .relaxed) }
 
-    func submit(_ events: [Event], completion: @escaping Completion) {
+    func submit(_ events: [Event], commitEvery: Int? = nil, consumed: (@Sendable () -> Void)? = nil,
+                completion: @escaping Completion) {
         if isClosed.load(ordering: .acquiring) {
+            consumed?()
             completion(.failure(StoreError(kind: .closed, message: "closed", context: "append")))
             return
         }
-        pending.withLock { $0.append(Request(events: events, completion: completion)) }
+        pending.withLock { $0.append(Request(events: events, commitEvery: commitEvery, consumed: consumed, completion: completion)) }
         queue.async { self.drain() }
     }
 
-    /// Stops taking requests and waits for the queued ones to commit.
+    /// Stops taking requests, waits for the queued ones and commits an open bulk transaction.
     func close() {
         isClosed.store(true, ordering: .releasing)
-        queue.sync {}
-    }
-
-    /// Runs `body` on the writer's queue with its connection (for maintenance such as checkpoints).
-    func withConnection<T: Sendable>(_ body: @Sendable (Connection) throws -> T) throws -> T {
-        try queue.sync { try body(connection) }
+        queue.sync {
+            if transactionOpen { commitOpenTransaction() }
+        }
     }
 
     private func drain() {
@@ -65,39 +79,62 @@ final class GroupCommitWriter: @unchecked Sendable {
             return group
         }
         guard !group.isEmpty else { return }
-        let results = commit(group)
-        for (request, result) in zip(group, results) { request.completion(result) }
+        do {
+            if !transactionOpen {
+                try connection.execute("BEGIN IMMEDIATE")
+                transactionOpen = true
+            }
+        } catch {
+            for request in group {
+                request.consumed?()
+                request.completion(.failure(error))
+            }
+            return
+        }
+        var commitNow = false
+        for request in group {
+            // Each request in its own savepoint, so a failing request is undone alone.
+            do {
+                try connection.execute("SAVEPOINT request")
+                var touched: [String] = []
+                let result = try insert(request.events, touched: &touched)
+                try connection.execute("RELEASE request")
+                touchedSinceCommit.formUnion(touched)
+                uncommittedEvents += request.events.count
+                awaitingCommit.append((request.completion, result))
+                if let threshold = request.commitEvery {
+                    if uncommittedEvents >= threshold { commitNow = true }
+                } else {
+                    commitNow = true
+                }
+            } catch {
+                try? connection.execute("ROLLBACK TO request")
+                try? connection.execute("RELEASE request")
+                request.completion(.failure(error))
+                if request.commitEvery == nil { commitNow = true }
+            }
+            request.consumed?()
+        }
+        if commitNow || isClosed.load(ordering: .acquiring) { commitOpenTransaction() }
     }
 
-    /// One transaction for the whole group; each request in its own savepoint so a failing
-    /// request is undone alone. If facts or the commit fail, every request fails.
-    private func commit(_ group: [Request]) -> [Result<AppendResult, any Error>] {
-        var results: [Result<AppendResult, any Error>] = []
-        results.reserveCapacity(group.count)
+    /// Brings facts up to date for every user touched since the last commit, commits, and
+    /// acknowledges the waiting requests. If facts or the commit fail, all of them fail.
+    private func commitOpenTransaction() {
+        let waiting = awaitingCommit
+        let touched = touchedSinceCommit
+        awaitingCommit = []
+        touchedSinceCommit = []
+        uncommittedEvents = 0
+        transactionOpen = false
         do {
-            try connection.execute("BEGIN IMMEDIATE")
-            var touched = Set<String>()
-            for request in group {
-                do {
-                    try connection.execute("SAVEPOINT request")
-                    var requestTouched: [String] = []
-                    let result = try insert(request.events, touched: &requestTouched)
-                    try connection.execute("RELEASE request")
-                    touched.formUnion(requestTouched)
-                    results.append(.success(result))
-                } catch {
-                    try? connection.execute("ROLLBACK TO request")
-                    try? connection.execute("RELEASE request")
-                    results.append(.failure(error))
-                }
-            }
             for user in touched.sorted() { try refreshFacts(userID: user) }
             try connection.execute("COMMIT")
             transactionCount.add(1, ordering: .relaxed)
-            return results
+            for (completion, result) in waiting { completion(.success(result)) }
         } catch {
             try? connection.execute("ROLLBACK")
-            return group.map { _ in .failure(error) }
+            for (completion, _) in waiting { completion(.failure(error)) }
         }
     }
 
@@ -161,9 +198,12 @@ final class GroupCommitWriter: @unchecked Sendable {
         let facts = FactsBuilder.facts(userID: userID, events: sources)
         guard !facts.isEmpty else { return }
         let upsert = try connection.cached("""
-            INSERT OR REPLACE INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
+            INSERT INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
                 first_converted_ts, first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            ON CONFLICT (experiment, user_id) DO UPDATE SET
+                variant = ?3, first_exposure_ts = ?4, trial_start_ts = ?5, first_paid_ts = ?6, first_converted_ts = ?7,
+                first_cancel_ts = ?8, refunded_ts = ?9, net_revenue = ?10, copy_source = ?11, copy_fallback_reason = ?12
             """)
         for f in facts {
             try upsert.reset()

@@ -45,7 +45,6 @@ enum Schema {
                 copy_fallback_reason TEXT,
                 PRIMARY KEY (experiment, user_id)
             ) WITHOUT ROWID;
-            CREATE INDEX facts_by_exposure ON facts(experiment, first_exposure_ts);
             """),
     ]
 

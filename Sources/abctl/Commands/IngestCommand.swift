@@ -32,6 +32,9 @@ enum IngestCommand {
 
     static let batchSize = 8192
     static let batchesInFlight = 2
+    /// Events per transaction: few large commits, since each commit rewrites every index page
+    /// it touched; a crash loses at most the uncommitted part, which a re-run stores.
+    static let commitEvery = 200_000
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.count == 1 else {
@@ -79,9 +82,8 @@ enum IngestCommand {
             guard !batch.isEmpty else { return }
             slots.wait()
             inFlight.enter()
-            store.submit(batch) { result in
+            store.submitBulk(batch, commitEvery: commitEvery, consumed: { slots.signal() }) { result in
                 tally.record(result)
-                slots.signal()
                 inFlight.leave()
             }
             batch.removeAll(keepingCapacity: true)
@@ -112,9 +114,13 @@ enum IngestCommand {
                 }
             }
             send()
+            try store.flush()
         } catch is StopIngest {
             // The store failed; its error is reported below.
+        } catch let error as StoreError {
+            tally.record(.failure(error))
         } catch {
+            try? store.flush()
             inFlight.wait()
             flushErrors()
             progress.clear()
