@@ -5,6 +5,13 @@ public struct ExperimentSummary: Sendable, Equatable {
     public var users: Int
     public var firstExposure: Timestamp
     public var lastExposure: Timestamp
+
+    public init(experiment: String, users: Int, firstExposure: Timestamp, lastExposure: Timestamp) {
+        self.experiment = experiment
+        self.users = users
+        self.firstExposure = firstExposure
+        self.lastExposure = lastExposure
+    }
 }
 
 /// Row counts, for `abctl` status lines and `/metrics`.
@@ -12,6 +19,12 @@ public struct StoreCounts: Sendable, Equatable {
     public var events: Int
     public var facts: Int
     public var experiments: Int
+
+    public init(events: Int, facts: Int, experiments: Int) {
+        self.events = events
+        self.facts = facts
+        self.experiments = experiments
+    }
 }
 
 extension EventStore {

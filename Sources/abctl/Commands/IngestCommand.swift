@@ -34,7 +34,8 @@ enum IngestCommand {
     static let batchesInFlight = 2
     /// Events per transaction: few large commits, since each commit rewrites every index page
     /// it touched; a crash loses at most the uncommitted part, which a re-run stores.
-    static let commitEvery = 200_000
+    /// `ABCTL_INGEST_COMMIT_EVERY` overrides it (tests use small values to crash between commits).
+    static let defaultCommitEvery = 200_000
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.count == 1 else {
@@ -43,6 +44,7 @@ enum IngestCommand {
         }
         let environment = ProcessInfo.processInfo.environment
         let dbPath = args.value("--db") ?? environment["ABCTL_DB"] ?? "abctl.sqlite"
+        let commitEvery = environment["ABCTL_INGEST_COMMIT_EVERY"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCommitEvery
         let catalog = try loadCatalog(args.value("--experiments") ?? environment["ABCTL_EXPERIMENTS"])
 
         let input = args.positionals[0]
