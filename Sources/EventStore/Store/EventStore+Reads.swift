@@ -137,24 +137,23 @@ extension EventStore {
         }
     }
 
+    /// Every stored event in arrival order (for export and consistency checks).
+    public func forEachEvent(_ body: (Event) throws -> Void) throws {
+        try readers.read { c in
+            let s = try c.cached("SELECT \(Self.eventColumns) FROM events ORDER BY seq")
+            defer { s.finish() }
+            while try s.step() { try body(Self.event(from: s)) }
+        }
+    }
+
     /// One user's stored events, in (ts, type, event_id) order.
     public func events(userID: String) throws -> [Event] {
         try readers.read { c in
-            let s = try c.cached("""
-                SELECT event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
-                       copy_source, copy_text, copy_fallback_reason
-                FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id
-                """)
+            let s = try c.cached("SELECT \(Self.eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
             defer { s.finish() }
             try s.bind(1, userID)
             var rows: [Event] = []
-            while try s.step() {
-                rows.append(Event(id: s.text(0), type: EventType(rawValue: Int(s.int64(1))) ?? .exposure, userID: s.text(2),
-                                  timestamp: Timestamp(microseconds: s.int64(3)), experiment: s.optionalText(4),
-                                  variant: s.optionalText(5), revenue: s.optionalDouble(6), currency: s.optionalText(7),
-                                  productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
-                                  copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11)))
-            }
+            while try s.step() { rows.append(Self.event(from: s)) }
             return rows
         }
     }
@@ -168,6 +167,18 @@ extension EventStore {
             while try s.step() { lines.append(s.text(0)) }
             return lines.joined(separator: "\n")
         }
+    }
+
+    static let eventColumns = """
+        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason
+        """
+
+    static func event(from s: Statement) -> Event {
+        Event(id: s.text(0), type: EventType(rawValue: Int(s.int64(1))) ?? .exposure, userID: s.text(2),
+              timestamp: Timestamp(microseconds: s.int64(3)), experiment: s.optionalText(4),
+              variant: s.optionalText(5), revenue: s.optionalDouble(6), currency: s.optionalText(7),
+              productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
+              copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11))
     }
 
     static let factColumns = """
