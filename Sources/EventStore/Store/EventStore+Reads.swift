@@ -137,10 +137,10 @@ extension EventStore {
         }
     }
 
-    /// Every stored event in arrival order (for export and consistency checks).
+    /// Every stored event, by user and event id (for export and consistency checks).
     public func forEachEvent(_ body: (Event) throws -> Void) throws {
         try readers.read { c in
-            let s = try c.cached("SELECT \(Self.eventColumns) FROM events ORDER BY seq")
+            let s = try c.cached("SELECT \(Self.eventColumns) FROM events ORDER BY user_id, event_id")
             defer { s.finish() }
             while try s.step() { try body(Self.event(from: s)) }
         }

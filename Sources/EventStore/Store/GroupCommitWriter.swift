@@ -146,7 +146,14 @@ final class GroupCommitWriter: @unchecked Sendable {
             ON CONFLICT (event_id) DO NOTHING
             """)
         var result = AppendResult()
-        for event in events {
+        // Insert in user order (stable, so the first of two same-id events still wins): neighbouring
+        // inserts then land on the same pages of the (user_id, event_id) key.
+        let order = events.indices.sorted { a, b in
+            let ua = events[a].userID, ub = events[b].userID
+            return ua != ub ? ua < ub : a < b
+        }
+        for index in order {
+            let event = events[index]
             try statement.reset()
             try statement.bind(1, event.id)
             try statement.bind(2, Int64(event.type.rawValue))

@@ -14,10 +14,9 @@ enum Schema {
     static let migrations: [Migration] = [
         Migration(version: 1, description: "events and per-(experiment, user) facts", sql: """
             CREATE TABLE events (
-                seq INTEGER PRIMARY KEY,
+                user_id TEXT NOT NULL,
                 event_id TEXT NOT NULL,
                 type INTEGER NOT NULL,
-                user_id TEXT NOT NULL,
                 ts INTEGER NOT NULL,
                 experiment TEXT,
                 variant TEXT,
@@ -26,10 +25,10 @@ enum Schema {
                 product_id TEXT,
                 copy_source TEXT,
                 copy_text TEXT,
-                copy_fallback_reason TEXT
-            );
+                copy_fallback_reason TEXT,
+                PRIMARY KEY (user_id, event_id)
+            ) WITHOUT ROWID;
             CREATE UNIQUE INDEX events_by_event_id ON events(event_id);
-            CREATE INDEX events_by_user ON events(user_id);
             CREATE TABLE facts (
                 experiment TEXT NOT NULL,
                 user_id TEXT NOT NULL,
