@@ -77,13 +77,16 @@ def main():
     rng = random.Random(a.seed)
     events = []
     n = 0
-    while len(events) < a.events:
+    retries = a.events // 200
+    while len(events) < a.events - retries:
         events.extend(user_events(rng, "user-%07d" % n))
         n += 1
-    # Retries: the same event again, a little later in the stream.
-    for _ in range(a.events // 200):
-        events.append(dict(rng.choice(events)))
-    events = events[:a.events]
+    events = events[:a.events - retries]
+    # Retries: the same event again (same event_id), arriving later in the stream.
+    for _ in range(retries):
+        e = dict(rng.choice(events))
+        e["ts"] += rng.randrange(1, 3600) * 10**6
+        events.append(e)
     # Arrival order: by time, except ~2% that arrive late.
     def arrival(e):
         return e["ts"] + (rng.randrange(0, 10 * 86400) * 10**6 if rng.random() < 0.02 else 0)

@@ -46,7 +46,7 @@ public final class EventStore: Sendable {
             throw StoreError(message: "could not switch to WAL (journal_mode is \(mode ?? "unknown"))", context: "open", path: path)
         }
         try connection.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
-        try connection.execute("PRAGMA cache_size = -65536")   // 64 MiB of page cache for index inserts
+        try connection.execute("PRAGMA cache_size = -16384")
         try connection.execute("PRAGMA temp_store = MEMORY")
         try Schema.migrate(connection)
         writer = GroupCommitWriter(connection: connection, maxEventsPerTransaction: options.maxEventsPerTransaction)
