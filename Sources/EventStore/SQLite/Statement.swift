@@ -26,6 +26,8 @@ final class Statement {
         _ = sqlite3_reset(stmt)
     }
 
+    /// Readies the statement for another run; bindings are cleared so a stale value can
+    /// never leak into the next run.
     func reset() throws {
         // sqlite3_reset repeats the error of the last step; that error was already reported.
         _ = sqlite3_reset(stmt)

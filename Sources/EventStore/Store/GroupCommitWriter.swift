@@ -26,6 +26,7 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     private let connection: Connection
     private let queue = DispatchQueue(label: "abctl.eventstore.writer")
+    private static let onWriterQueue = DispatchSpecificKey<Bool>()
     private let pending = Mutex<[Request]>([])
     private let isClosed = Atomic<Bool>(false)
     /// A drain takes at least one request, then more while they fit under this many events.
@@ -42,6 +43,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     init(connection: Connection, maxEventsPerTransaction: Int) {
         self.connection = connection
         self.maxEventsPerTransaction = maxEventsPerTransaction
+        queue.setSpecific(key: Self.onWriterQueue, value: true)
     }
 
     var transactionsCommitted: Int { transactionCount.load(ordering: .relaxed) }
@@ -60,6 +62,12 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// Stops taking requests, waits for the queued ones and commits an open bulk transaction.
     func close() {
         isClosed.store(true, ordering: .releasing)
+        // A completion handler may drop the last reference to the store, closing it from the
+        // writer's own queue: finish inline there instead of waiting on ourselves.
+        if DispatchQueue.getSpecific(key: Self.onWriterQueue) == true {
+            if transactionOpen { commitOpenTransaction() }
+            return
+        }
         queue.sync {
             if transactionOpen { commitOpenTransaction() }
         }
