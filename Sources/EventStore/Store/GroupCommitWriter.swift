@@ -87,43 +87,61 @@ final class GroupCommitWriter: @unchecked Sendable {
             return group
         }
         guard !group.isEmpty else { return }
-        do {
-            if !transactionOpen {
-                try connection.execute("BEGIN IMMEDIATE")
-                transactionOpen = true
-            }
-        } catch {
-            for request in group {
-                request.consumed?()
-                request.completion(.failure(error))
-            }
-            return
-        }
         var commitNow = false
         for request in group {
-            // Each request in its own savepoint, so a failing request is undone alone.
+            defer { request.consumed?() }
             do {
-                try connection.execute("SAVEPOINT request")
-                var touched: [String] = []
-                let result = try insert(request.events, touched: &touched)
-                try connection.execute("RELEASE request")
-                touchedSinceCommit.formUnion(touched)
-                uncommittedEvents += request.events.count
-                awaitingCommit.append((request.completion, result))
-                if let threshold = request.commitEvery {
-                    if uncommittedEvents >= threshold { commitNow = true }
-                } else {
-                    commitNow = true
+                if !transactionOpen {
+                    try connection.execute("BEGIN IMMEDIATE")
+                    transactionOpen = true
                 }
             } catch {
-                try? connection.execute("ROLLBACK TO request")
-                try? connection.execute("RELEASE request")
                 request.completion(.failure(error))
-                if request.commitEvery == nil { commitNow = true }
+                continue
             }
-            request.consumed?()
+            if request.commitEvery == nil {
+                // Each regular request in its own savepoint, so a failing request is undone alone.
+                commitNow = true
+                do {
+                    try connection.execute("SAVEPOINT request")
+                    let inserted = try insert(request.events)
+                    try connection.execute("RELEASE request")
+                    track(request, inserted)
+                } catch {
+                    try? connection.execute("ROLLBACK TO request")
+                    try? connection.execute("RELEASE request")
+                    request.completion(.failure(error))
+                }
+            } else {
+                // Bulk requests skip the savepoint: its rollback journal would hold a copy of every
+                // page the batch touches, in memory. A failure abandons the whole open transaction.
+                do {
+                    track(request, try insert(request.events))
+                    if let threshold = request.commitEvery, uncommittedEvents >= threshold { commitNow = true }
+                } catch {
+                    request.completion(.failure(error))
+                    rollbackOpenTransaction(error)
+                }
+            }
         }
-        if commitNow || isClosed.load(ordering: .acquiring) { commitOpenTransaction() }
+        if transactionOpen && (commitNow || isClosed.load(ordering: .acquiring)) { commitOpenTransaction() }
+    }
+
+    private func track(_ request: Request, _ inserted: (result: AppendResult, touched: [String])) {
+        touchedSinceCommit.formUnion(inserted.touched)
+        uncommittedEvents += request.events.count
+        awaitingCommit.append((request.completion, inserted.result))
+    }
+
+    /// Abandons the open transaction; every request waiting for its commit fails.
+    private func rollbackOpenTransaction(_ error: any Error) {
+        try? connection.execute("ROLLBACK")
+        let waiting = awaitingCommit
+        awaitingCommit = []
+        touchedSinceCommit = []
+        uncommittedEvents = 0
+        transactionOpen = false
+        for (completion, _) in waiting { completion(.failure(error)) }
     }
 
     /// Brings facts up to date for every user touched since the last commit, commits, and
@@ -144,9 +162,11 @@ final class GroupCommitWriter: @unchecked Sendable {
             try? connection.execute("ROLLBACK")
             for (completion, _) in waiting { completion(.failure(error)) }
         }
+
     }
 
-    private func insert(_ events: [Event], touched: inout [String]) throws -> AppendResult {
+    private func insert(_ events: [Event]) throws -> (result: AppendResult, touched: [String]) {
+        var touched: [String] = []
         let statement = try connection.cached("""
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason)
@@ -183,7 +203,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                 result.duplicates += 1
             }
         }
-        return result
+        return (result, touched)
     }
 
     /// Recomputes one user's facts from all of the user's stored events.
