@@ -136,3 +136,15 @@ func rejectsBadLineNamingTheField(bad: BadLine) throws {
     let broken = Array("[{\"event_id\":\"a\"},".utf8).withUnsafeBufferPointer { parser.parseBody($0) }
     #expect(broken.count == 1 && broken[0].position == 0)
 }
+
+@Test(arguments: ["01", "-", "1.", ".5", "1e", "+1", "0x10", "1.5e+"])
+func rejectsMalformedNumbers(number: String) throws {
+    let r = try #require(rejection(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":\#(number)}"#))
+    #expect(r.field == "json")
+}
+
+@Test(arguments: [("0", 0.0), ("-0.5", -0.5), ("1e2", 100.0), ("59.99", 59.99), ("1E-2", 0.01)])
+func acceptsJSONNumbers(text: String, value: Double) throws {
+    let event = try #require(try parse(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":\#(text)}"#)?.get())
+    #expect(event.revenue == value)
+}

@@ -192,3 +192,57 @@ private typealias F = EventFactory
         #expect(try store.facts(experiment: "E").count == 30)
     }
 }
+
+/// Makes any insert of event id "boom" fail inside SQLite, to test what a failed batch leaves behind.
+private func installFailingTrigger(_ path: String) throws {
+    let raw = try Connection(path: path, readOnly: false)
+    try raw.execute("""
+        CREATE TRIGGER fail_boom BEFORE INSERT ON events WHEN NEW.event_id = 'boom'
+        BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+        """)
+}
+
+@Test func aFailedAppendLeavesNothingAndSparesItsGroup() async throws {
+    try await withTemporaryStore { store, _ in
+        try installFailingTrigger(store.path)
+        let outcomes = AsyncStream<(String, Bool)>.makeStream()
+        // Queue behind a large batch so all three share one transaction.
+        let big = (0..<5000).map { F.exposure("g\($0)", user: "g\($0)", experiment: "E", variant: "v", hours: 0) }
+        store.submit(big) { outcomes.continuation.yield(("big", (try? $0.get()) != nil)) }
+        store.submit([F.exposure("ok1", user: "a", experiment: "E", variant: "v", hours: 0),
+                      F.event("boom", .renewed, user: "a", hours: 1, revenue: 5)]) { outcomes.continuation.yield(("bad", (try? $0.get()) != nil)) }
+        store.submit([F.exposure("ok2", user: "b", experiment: "E", variant: "v", hours: 0)]) { outcomes.continuation.yield(("good", (try? $0.get()) != nil)) }
+        var seen: [String: Bool] = [:]
+        for await (name, ok) in outcomes.stream {
+            seen[name] = ok
+            if seen.count == 3 { break }
+        }
+        #expect(seen == ["big": true, "bad": false, "good": true])
+        #expect(try store.events(userID: "a").isEmpty)          // nothing of the failed batch
+        #expect(try store.facts(userID: "a").isEmpty)
+        #expect(try store.exposedVariant(experiment: "E", userID: "b") == "v")
+        #expect(try store.counts().events == 5001)
+    }
+}
+
+@Test func aFailedBulkBatchAbandonsTheOpenTransaction() async throws {
+    try await withTemporaryStore { store, _ in
+        try installFailingTrigger(store.path)
+        let outcomes = AsyncStream<Bool>.makeStream()
+        store.submitBulk([F.exposure("k1", user: "k", experiment: "E", variant: "v", hours: 0)], commitEvery: 100, consumed: {}) {
+            outcomes.continuation.yield((try? $0.get()) != nil)
+        }
+        store.submitBulk([F.event("boom", .renewed, user: "k", hours: 1)], commitEvery: 100, consumed: {}) {
+            outcomes.continuation.yield((try? $0.get()) != nil)
+        }
+        var results: [Bool] = []
+        for await ok in outcomes.stream {
+            results.append(ok)
+            if results.count == 2 { break }
+        }
+        #expect(results == [false, false])
+        #expect(try store.counts().events == 0)
+        // The store keeps working afterwards.
+        #expect(try store.appendAndWait([F.exposure("k2", user: "k", experiment: "E", variant: "v", hours: 0)]).stored == 1)
+    }
+}

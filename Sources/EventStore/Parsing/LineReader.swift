@@ -30,7 +30,8 @@ public struct LineReader {
     }
 
     /// Calls `body` with each line's 1-based number and content (without the newline or a
-    /// trailing CR). A final line without a newline is included.
+    /// trailing CR). A final line without a newline is included. A line longer than
+    /// `maxLineBytes` is reported as `.tooLong` and skipped.
     public func forEachLine(_ body: (Int, Line) throws -> Void) throws {
         let capacity = chunkSize + maxLineBytes
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -52,6 +53,10 @@ public struct LineReader {
             }
             var e = end
             if e > start, buffer[e - 1] == 0x0D { e -= 1 }
+            if e - start > maxLineBytes {
+                try body(lineNumber, .tooLong(byteCount: e - start))
+                return
+            }
             try body(lineNumber, .bytes(UnsafeBufferPointer(start: buffer + start, count: e - start)))
         }
 
