@@ -22,11 +22,16 @@ public final class EventStore: Sendable {
         public var maxIdleReaders: Int
         /// Group commit combines queued batches into one transaction up to about this many events.
         public var maxEventsPerTransaction: Int
+        /// The writer's page cache. A fixed bound, so memory stays flat however large the
+        /// database grows; larger values speed up bulk loads into large databases.
+        public var pageCacheMiB: Int
 
-        public init(durability: Durability = .full, maxIdleReaders: Int = 4, maxEventsPerTransaction: Int = 50_000) {
+        public init(durability: Durability = .full, maxIdleReaders: Int = 4, maxEventsPerTransaction: Int = 50_000,
+                    pageCacheMiB: Int = 64) {
             self.durability = durability
             self.maxIdleReaders = maxIdleReaders
             self.maxEventsPerTransaction = maxEventsPerTransaction
+            self.pageCacheMiB = pageCacheMiB
         }
     }
 
@@ -46,9 +51,7 @@ public final class EventStore: Sendable {
             throw StoreError(message: "could not switch to WAL (journal_mode is \(mode ?? "unknown"))", context: "open", path: path)
         }
         try connection.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
-        // 64 MiB page cache: a fixed bound (memory stays flat), large enough that the event_id
-        // index of a million events stays mostly cached during a bulk load.
-        try connection.execute("PRAGMA cache_size = -65536")
+        try connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheMiB) * 1024)")
         try connection.execute("PRAGMA temp_store = MEMORY")
         try Schema.migrate(connection)
         writer = GroupCommitWriter(connection: connection, maxEventsPerTransaction: options.maxEventsPerTransaction)

@@ -59,7 +59,9 @@ enum IngestCommand {
 
         let store: EventStore
         do {
-            store = try EventStore(path: dbPath)
+            var options = EventStore.Options()
+            if let mib = environment["ABCTL_CACHE_MIB"].flatMap({ Int($0) }) { options.pageCacheMiB = mib }
+            store = try EventStore(path: dbPath, options: options)
         } catch {
             throw CLIError.runtime("cannot open the event store: \(error)")
         }
