@@ -162,7 +162,6 @@ final class GroupCommitWriter: @unchecked Sendable {
             try? connection.execute("ROLLBACK")
             for (completion, _) in waiting { completion(.failure(error)) }
         }
-
     }
 
     private func insert(_ events: [Event]) throws -> (result: AppendResult, touched: [String]) {
