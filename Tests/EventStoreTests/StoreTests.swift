@@ -78,7 +78,7 @@ private typealias F = EventFactory
     }
 }
 
-@Test func freshDatabaseUsesWALAndFullSync() async throws {
+@Test func freshDatabaseIsInWALModeAndSound() async throws {
     try await withTemporaryStore { store, dir in
         let raw = try Connection(path: store.path, readOnly: true)
         #expect(try raw.scalarText("PRAGMA journal_mode") == "wal")
