@@ -7,7 +7,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
-        // Benchmark only (bench/assign.sh); not shipped.
         .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
     ],
     targets: [
@@ -15,21 +14,24 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // The file format: JSON with positions, the model, validation, products.
+        // The file format: JSON with positions, the model, validation, products, the copy guard.
         .target(name: "ExperimentDefinitions"),
         // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
-
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
+        // Events and per-(experiment, user) facts in SQLite.
+        .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
 
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy", "Assignment"]),
-
+        // Helpers shared by test targets (temporary stores, event builders).
+        .target(name: "TestSupport", dependencies: ["EventStore"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
     ],

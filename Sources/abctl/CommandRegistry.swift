@@ -3,6 +3,7 @@ enum CommandRegistry {
     static let all: [CommandSpec] = [
         ValidateCommand.spec,
         AssignCommand.spec,
+        IngestCommand.spec,
         CopyCheckCommand.spec,
     ]
 }
