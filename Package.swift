@@ -16,9 +16,13 @@ let package = Package(
         // The file format: JSON with positions, the model, validation, products.
         .target(name: "ExperimentDefinitions"),
 
+        // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
+        .target(name: "Statistics"),
+
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )
