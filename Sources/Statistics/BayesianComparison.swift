@@ -20,13 +20,12 @@ public struct BayesianComparison: Sendable, Equatable, Codable {
 
     /// P(X > Y) for independent beta variables.
     public static func probability(_ x: BetaDistribution, exceeds y: BetaDistribution) -> Double {
-        let breakpoints = x.breakpoints + y.breakpoints
         let value: Double
         // Integrate against the narrower density; the other enters through its CDF.
         if y.variance <= x.variance {
-            value = Quadrature.integrateUnitInterval({ t in y.pdf(t) * x.survival(t) }, breakpoints: breakpoints, tolerance: 1e-13)
+            value = Quadrature.integrate({ t in y.pdf(t) * x.survival(t) }, points: y.quadraturePoints(others: [x]), tolerance: 1e-13)
         } else {
-            value = Quadrature.integrateUnitInterval({ t in x.pdf(t) * y.cdf(t) }, breakpoints: breakpoints, tolerance: 1e-13)
+            value = Quadrature.integrate({ t in x.pdf(t) * y.cdf(t) }, points: x.quadraturePoints(others: [y]), tolerance: 1e-13)
         }
         return min(1, max(0, value))
     }
@@ -45,16 +44,16 @@ public struct BayesianComparison: Sendable, Equatable, Codable {
     public static func chanceToBeBest(_ arms: [Proportion], prior: BetaDistribution = .uniform) throws -> [Double] {
         guard arms.count >= 2 else { throw StatisticsError.insufficientData("chance to be best needs at least two arms, got \(arms.count)") }
         let posteriors = arms.map { prior.posterior(after: $0) }
-        let breakpoints = posteriors.flatMap(\.breakpoints)
         return posteriors.indices.map { i in
-            let value = Quadrature.integrateUnitInterval({ t in
+            let others = posteriors.indices.filter { $0 != i }.map { posteriors[$0] }
+            let value = Quadrature.integrate({ t in
                 var product = posteriors[i].pdf(t)
-                for j in posteriors.indices where j != i {
+                for other in others {
                     if product == 0 { break }
-                    product *= posteriors[j].cdf(t)
+                    product *= other.cdf(t)
                 }
                 return product
-            }, breakpoints: breakpoints, tolerance: 1e-13)
+            }, points: posteriors[i].quadraturePoints(others: others), tolerance: 1e-13)
             return min(1, max(0, value))
         }
     }

@@ -53,9 +53,23 @@ public struct BetaDistribution: Sendable, Equatable, Hashable, Codable {
         return exp(SpecialFunctions.logBetaDensity(x, a: alpha, b: beta))
     }
 
-    /// Points that bracket the mass of the distribution, for quadrature.
-    var breakpoints: [Double] {
-        let sd = variance.squareRoot()
-        return [-60.0, -35, -20, -12, -8, -5, -3, -2, -1, 0, 1, 2, 3, 5, 8, 12, 20, 35, 60].map { mean + $0 * sd }
+    public var standardDeviation: Double { variance.squareRoot() }
+
+    /// Quadrature breakpoints for an integral against this density whose other factors are
+    /// CDFs of `others`: this density's mean ± up to 40 standard deviations (beyond which even
+    /// an exponential-shaped beta has mass below 1e-17), plus the others' transitions out to 40
+    /// of their standard deviations (a rule on a wide segment cannot see a CDF that rises within
+    /// its first node, so the narrow arms' ramps need points of their own).
+    func quadraturePoints(others: [BetaDistribution]) -> [Double] {
+        let sd = standardDeviation
+        let low = max(0, mean - 40 * sd), high = min(1, mean + 40 * sd)
+        var points = [-40.0, -20, -10, -5, -2.5, 0, 2.5, 5, 10, 20, 40].map { min(high, max(low, mean + $0 * sd)) }
+        for other in others {
+            for k in [-40.0, -20, -10, -5, -2.5, 0, 2.5, 5, 10, 20, 40] {
+                let point = other.mean + k * other.standardDeviation
+                if point > low && point < high { points.append(point) }
+            }
+        }
+        return points
     }
 }
