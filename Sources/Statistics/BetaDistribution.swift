@@ -1,7 +1,7 @@
 import Foundation
 
 /// A Beta(α, β) distribution, the posterior of a conversion rate.
-public struct BetaDistribution: Sendable, Equatable, Hashable, Codable {
+public struct BetaDistribution: Sendable, Equatable, Hashable {
     public let alpha: Double
     public let beta: Double
 

@@ -3,7 +3,7 @@ import Foundation
 /// One subject's follow-up: time from trial start, and whether the event (a cancel) was seen.
 ///
 /// `event == false` means right-censored: still subscribed when last observed.
-public struct SurvivalObservation: Sendable, Equatable, Hashable, Codable {
+public struct SurvivalObservation: Sendable, Equatable, Hashable {
     public let time: Double
     public let event: Bool
 

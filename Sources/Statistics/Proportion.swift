@@ -4,8 +4,9 @@ import Foundation
 ///
 /// Construction validates `0 <= count <= total` and `total > 0`; an arm with no
 /// users has no rate, so callers must skip it (or report it as empty) before
-/// building a `Proportion`.
-public struct Proportion: Sendable, Equatable, Hashable, Codable {
+/// building a `Proportion`. Input types are deliberately not `Codable`: decoding would
+/// bypass the checks, so decode the counts and call `init`.
+public struct Proportion: Sendable, Equatable, Hashable {
     public let count: Int
     public let total: Int
 

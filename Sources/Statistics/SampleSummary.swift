@@ -6,7 +6,7 @@ import Foundation
 /// zero for users who paid nothing). The variance is computed as
 /// (Σx² − (Σx)²/n)/(n − 1); with sums of a few million values of similar size
 /// that keeps about 1e-9 relative accuracy, and tiny negative round-off is clamped to 0.
-public struct SampleSummary: Sendable, Equatable, Hashable, Codable {
+public struct SampleSummary: Sendable, Equatable, Hashable {
     public let count: Int
     public let sum: Double
     public let sumOfSquares: Double
