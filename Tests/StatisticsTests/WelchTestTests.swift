@@ -6,6 +6,7 @@ struct WelchTestTests {
     struct Case: Decodable {
         let control: [Double], variant: [Double], alpha: Double
         let t: Double, p_value: Double, df: Double, ci: [Double], diff: Double
+        let lift: Double?, lift_ci: [Double]?
     }
 
     static func summary(_ v: [Double]) throws -> SampleSummary {
@@ -28,6 +29,14 @@ struct WelchTestTests {
             #expect(isClose(result.pValue, c.p_value, relative: 1e-8, absolute: 1e-15), "\(c) p = \(result.pValue)")
             #expect(isClose(result.interval.lower, c.ci[0], relative: 1e-9, absolute: 1e-12), "\(c)")
             #expect(isClose(result.interval.upper, c.ci[1], relative: 1e-9, absolute: 1e-12), "\(c)")
+            // Same inputs and formula on both sides (the Python side from the same sums): 1e-11.
+            if let lift = c.lift, let ci = c.lift_ci {
+                #expect(isClose(result.relativeLift ?? .nan, lift, relative: 1e-11, absolute: 1e-13), "\(c)")
+                #expect(isClose(result.relativeInterval?.lower ?? .nan, ci[0], relative: 1e-11, absolute: 1e-13), "\(c)")
+                #expect(isClose(result.relativeInterval?.upper ?? .nan, ci[1], relative: 1e-11, absolute: 1e-13), "\(c)")
+            } else {
+                #expect(result.relativeLift == nil, "\(c)")
+            }
         }
     }
 

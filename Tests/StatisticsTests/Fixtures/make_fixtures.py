@@ -15,7 +15,8 @@ Oracles, per file:
                    (method="wald", compare="diff"); the relative-lift delta-method interval has no library
                    oracle and is the textbook formula written out here.
   welch.json       scipy ttest_ind(equal_var=False) with .confidence_interval() on raw arrays
-                   (ttest_ind_from_stats for the n = 1e7 cases)
+                   (ttest_ind_from_stats for the n = 1e7 cases); the relative lift's delta-method interval
+                   is the textbook formula written out here
   bayes.json       exact chance to win by Evan Miller's closed-form sum (first term by mpmath, the rest by
                    exact term ratios accumulated in log space with numpy), expected loss
                    by the identity E[max(C-V,0)] = m_C P(C+ > V) - m_V P(C > V+), both cross-checked with
@@ -245,6 +246,19 @@ def revenue_sample(n):
     return values
 
 
+def welch_lift(n1, sum1, ss1, n2, sum2, ss2, alpha):
+    """Relative lift of the means with the delta-method normal interval (no library oracle)."""
+    m1, m2 = sum1 / n1, sum2 / n2
+    if m1 == 0:
+        return None, None
+    v1 = (ss1 - sum1 * sum1 / n1) / (n1 - 1) / n1
+    v2 = (ss2 - sum2 * sum2 / n2) / (n2 - 1) / n2
+    lift = m2 / m1 - 1
+    se = math.sqrt(v2 / m1**2 + m2**2 * v1 / m1**4)
+    z = stats.norm.isf(alpha / 2)
+    return f(lift), [f(lift - z * se), f(lift + z * se)]
+
+
 def make_welch():
     cases = []
     for i in range(240):
@@ -260,6 +274,8 @@ def make_welch():
             "alpha": alpha, "t": f(res.statistic), "p_value": f(res.pvalue), "df": f(res.df),
             "ci": [f(ci.low), f(ci.high)], "diff": f(x2.mean() - x1.mean()),
         })
+        c = cases[-1]
+        c["lift"], c["lift_ci"] = welch_lift(*c["control"], *c["variant"], alpha)
     for _ in range(12):  # n = 1e7 from sufficient statistics (the arrays would be 80 MB each)
         n1, n2 = 10_000_000, int(rng.choice([10_000_000, 5_000_000, 1000]))
         m1, s1, m2, s2 = 2.0, 9.0, 2.0 + rng.normal() * 0.01, 9.0 * rng.uniform(0.8, 1.2)
@@ -273,6 +289,8 @@ def make_welch():
         cases.append({"control": [n1, f(sum1), f(ss1)], "variant": [n2, f(sum2), f(ss2)], "alpha": alpha,
                       "t": f(t), "p_value": f(p), "df": f(df), "ci": [f(m2 - m1 - half), f(m2 - m1 + half)],
                       "diff": f(m2 - m1)})
+        c = cases[-1]
+        c["lift"], c["lift_ci"] = welch_lift(*c["control"], *c["variant"], alpha)
     write("welch.json", cases)
 
 
