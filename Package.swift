@@ -23,7 +23,10 @@ let package = Package(
         // Events and per-(experiment, user) facts in SQLite.
         .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore"]),
+        // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
+        .target(name: "Statistics"),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
         // Helpers shared by test targets (temporary stores, event builders).
@@ -34,6 +37,7 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
+        .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,5 +5,6 @@ enum CommandRegistry {
         AssignCommand.spec,
         IngestCommand.spec,
         CopyCheckCommand.spec,
+        PowerCommand.spec,
     ]
 }
