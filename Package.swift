@@ -26,7 +26,10 @@ let package = Package(
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         .target(name: "Statistics"),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics"]),
+        // Synthetic users with known true rates, through the real assignment and store.
+        .target(name: "Simulation", dependencies: ["Assignment", "EventStore", "ExperimentDefinitions", "PaywallCopy", "Statistics"]),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
         // Helpers shared by test targets (temporary stores, event builders).
@@ -37,6 +40,7 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

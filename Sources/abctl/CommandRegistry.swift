@@ -4,6 +4,7 @@ enum CommandRegistry {
         ValidateCommand.spec,
         AssignCommand.spec,
         IngestCommand.spec,
+        SimulateCommand.spec,
         CopyCheckCommand.spec,
         PowerCommand.spec,
     ]
