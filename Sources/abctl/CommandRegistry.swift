@@ -3,6 +3,10 @@ enum CommandRegistry {
     static let all: [CommandSpec] = [
         ValidateCommand.spec,
         AssignCommand.spec,
+        IngestCommand.spec,
+        SimulateCommand.spec,
+        ReportCommand.spec,
         CopyCheckCommand.spec,
+        PowerCommand.spec,
     ]
 }

@@ -1,0 +1,135 @@
+import EventStore
+import ExperimentDefinitions
+import Foundation
+import Reporting
+
+/// `abctl report`: the results of one experiment, or of every experiment with data (SPEC §6, §8).
+///
+/// Without `--out`, `text` and `json` go to standard output and `markdown`, `html` and `csv` are
+/// written to `Reports/<experiment>.<ext>`; with `--out DIR` every format is written into DIR.
+/// `ABCTL_NOW` (RFC 3339) fixes the report's clock, for reproducible reports and tests.
+enum ReportCommand {
+    static let formats = ["text", "markdown", "html", "json", "csv"]
+
+    static let spec = CommandSpec(
+        name: "report",
+        abstract: "Report an experiment's results: verdict, health, metrics, survival, copy sources.",
+        discussion: """
+        Report an experiment's results for a product manager: the verdict (ship, keep_running, stop,
+          inconclusive) with its reasons, health checks, every metric per variant with intervals, each variant
+          against the control, subscription survival and the AI arm's copy sources. With no EXPERIMENT, one report
+          per experiment with data. text and json print to standard output; markdown, html and csv are written to
+          Reports/ (or every format to --out DIR).
+        """,
+        usage: "[<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] [--out <dir>] [--since <date>] [--until <date>] [--alpha <a>]",
+        arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
+        options: [
+            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--experiments", valueName: "dir", help: "The experiment folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
+            OptionSpec(name: "--format", valueName: "format", help: "Output format (default: text).", choices: formats),
+            OptionSpec(name: "--out", valueName: "dir", help: "Write every report into this folder as <experiment>.<ext>."),
+            OptionSpec(name: "--since", valueName: "date", help: "Only users first exposed at or after this time (RFC 3339 or YYYY-MM-DD)."),
+            OptionSpec(name: "--until", valueName: "date", help: "Only users first exposed before this time; the data is read as of it (RFC 3339 or YYYY-MM-DD)."),
+            OptionSpec(name: "--alpha", valueName: "a", help: "1 − confidence level (default: 0.05 for 95% intervals)."),
+        ],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.count <= 1 else {
+            throw CLIError.usage("expected at most one <experiment>, got \(args.positionals.count)", command: "report")
+        }
+        let format = args.value("--format") ?? "text"
+        let alpha = try args.double("--alpha") ?? 0.05
+        guard alpha > 0 && alpha < 0.5 else { throw CLIError.usage("'--alpha' must be between 0 and 0.5, got \(alpha)", command: "report") }
+        let since = try date(args.value("--since"), "--since")
+        let until = try date(args.value("--until"), "--until")
+        if let since, let until, since >= until { throw CLIError.usage("'--since' must be before '--until'", command: "report") }
+        var now = Date()
+        if let fixed = ProcessInfo.processInfo.environment["ABCTL_NOW"], !fixed.isEmpty {
+            guard let d = RFC3339.parse(fixed) else { throw CLIError.usage("ABCTL_NOW is not an RFC 3339 time: '\(fixed)'", command: "report") }
+            now = d
+        }
+        let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until)
+
+        let catalog: ExperimentDefinitions.ExperimentCatalog
+        do {
+            catalog = try ExperimentLoader.load(directory: Defaults.experimentsDirectory(args.value("--experiments")))
+        } catch {
+            throw CLIError.checkFailed(error.description)
+        }
+        let dbPath = Defaults.database(args.value("--db"))
+        guard FileManager.default.fileExists(atPath: dbPath) else {
+            throw CLIError.runtime("no database at '\(dbPath)'; store events with 'abctl ingest' first, or pass --db")
+        }
+        let store: EventStore
+        do { store = try EventStore(path: dbPath) } catch { throw CLIError.runtime("cannot open '\(dbPath)': \(error)") }
+        defer { store.close() }
+
+        var experiments: [Experiment] = []
+        if let id = args.positionals.first {
+            guard let e = catalog.experiment(id) else {
+                var message = "no experiment '\(id)' in the experiment folder"
+                if let guess = Spelling.closest(to: id, in: catalog.experiments.map(\.id)) { message += ". Did you mean '\(guess)'?" }
+                throw CLIError.usage(message, command: "report")
+            }
+            experiments = [e]
+        } else {
+            let withData = try runtime { try store.experiments() }.map(\.experiment)
+            for id in withData {
+                if let e = catalog.experiment(id) { experiments.append(e) } else {
+                    FileHandle.standardError.write(Data("abctl: warning: experiment '\(id)' has data in the store but no file in the experiment folder; skipped\n".utf8))
+                }
+            }
+            if experiments.isEmpty {
+                FileHandle.standardError.write(Data("abctl: no experiment has data yet; store events with 'abctl ingest'\n".utf8))
+                return .success
+            }
+        }
+
+        let toStdout = args.value("--out") == nil && (format == "text" || format == "json")
+        let folder = args.value("--out") ?? "Reports"
+        if !toStdout {
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+                throw CLIError.runtime("cannot create '\(folder)': \(error.localizedDescription)")
+            }
+        }
+        let color = Terminal.stdoutSupportsColor
+        for (i, experiment) in experiments.enumerated() {
+            let report = try runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }
+            let body: String
+            let ext: String
+            switch format {
+            case "json": body = JSONReportRenderer.render(report) + "\n"; ext = "json"
+            case "markdown": body = MarkdownReportRenderer.render(report); ext = "md"
+            case "html": body = HTMLReportRenderer.render(report); ext = "html"
+            case "csv": body = CSVReportRenderer.render(report); ext = "csv"
+            default: body = TextReportRenderer.render(report, color: color && toStdout); ext = "txt"
+            }
+            if toStdout {
+                if i > 0 && format == "text" { print(String(repeating: "=", count: 72) + "\n") }
+                FileHandle.standardOutput.write(Data(body.utf8))
+            } else {
+                let path = (folder as NSString).appendingPathComponent("\(experiment.id).\(ext)")
+                do { try body.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+                    throw CLIError.runtime("cannot write '\(path)': \(error.localizedDescription)")
+                }
+                print(path)
+            }
+        }
+        return .success
+    }
+
+    /// Store and statistics failures are runtime failures (exit 3).
+    static func runtime<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as CLIError { throw error } catch { throw CLIError.runtime("report failed: \(error)") }
+    }
+
+    /// RFC 3339, or a plain `YYYY-MM-DD` meaning midnight UTC.
+    static func date(_ text: String?, _ option: String) throws -> Date? {
+        guard let text else { return nil }
+        if let d = RFC3339.parse(text) { return d }
+        if text.count == 10, let d = RFC3339.parse(text + "T00:00:00Z") { return d }
+        throw CLIError.usage("'\(option)' expects an RFC 3339 time or YYYY-MM-DD, got '\(text)'", command: "report")
+    }
+}

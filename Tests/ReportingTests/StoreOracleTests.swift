@@ -1,0 +1,56 @@
+import EventStore
+import ExperimentDefinitions
+import Foundation
+import Testing
+@testable import Reporting
+
+/// The oracle data set stored through the real EventStore (events in shuffled order), read back
+/// as facts and reported: every number must match what the Python oracle computed from the events.
+@Suite struct StoreOracleTests {
+    @Test func reportFromAStoreMatchesTheOracle() throws {
+        let dir = NSTemporaryDirectory() + "abctl-report-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try EventStore(path: dir + "/events.sqlite")
+        defer { store.close() }
+
+        let text = try String(contentsOfFile: OracleReportTests.folder + "/events.ndjson", encoding: .utf8)
+        let parser = EventParser()
+        let events = try text.split(separator: "\n").map { line -> Event in
+            switch parser.parse(line: String(line)) {
+            case .success(let e)?: return e
+            case .failure(let r)?: throw StoreTestError("rejected: \(r)")
+            case nil: throw StoreTestError("empty line")
+            }
+        }
+        let result = try store.appendAndWait(events)
+        #expect(result.stored == events.count)
+
+        let experiment = try OracleReportTests.loadExperiment()
+        let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(alpha: 0.05, generatedAt: OracleReportTests.asOf))
+        let json = try #require(JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(report).utf8)) as? [String: Any])
+        try OracleCheck.compare(json, try OracleReportTests.expected())
+    }
+
+    @Test func storeFactsEqualTheOracleFacts() throws {
+        // The same rows whichever way they were derived: a guard that the store adapter maps every column.
+        let dir = NSTemporaryDirectory() + "abctl-report-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try EventStore(path: dir + "/events.sqlite")
+        defer { store.close() }
+        let text = try String(contentsOfFile: OracleReportTests.folder + "/events.ndjson", encoding: .utf8)
+        let events = text.split(separator: "\n").compactMap { try? EventParser().parse(line: String($0))?.get() }
+        _ = try store.appendAndWait(events)
+        var fromStore: [ReportRow] = []
+        try store.forEachFact(experiment: "oracle-report") { fromStore.append(ReportRow($0)) }
+        let python = try OracleReportTests.pythonFacts()
+        #expect(fromStore.count == python.count)
+        #expect(Set(fromStore) == Set(python))
+    }
+}
+
+struct StoreTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
