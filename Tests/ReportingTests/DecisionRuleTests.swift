@@ -15,7 +15,8 @@ import Testing
         r.comparisons = [
             ComparisonResult(variant: "ai", metric: .paidConversion, absoluteDiff: primaryDiff, absoluteCI: Bounds(primaryDiff - 0.004, primaryDiff + 0.004),
                              relativeLift: primaryDiff / 0.035, relativeCI: Bounds(0.01, 0.3), pValue: primaryP, pValueAdjusted: primaryP,
-                             chanceToWin: 0.99, expectedLoss: 0.0001, sequentialPValue: primaryP, sequentialCI: nil, test: "z-test"),
+                             chanceToWin: 0.99, expectedLoss: 0.0001, sequentialPValue: primaryP,
+                             sequentialCI: Bounds(primaryDiff - 0.005, primaryDiff + 0.005), test: "z-test"),
             ComparisonResult(variant: "ai", metric: .day0CancelRate, absoluteDiff: day0Diff, absoluteCI: Bounds(day0Diff - 0.01, day0Diff + 0.01),
                              relativeLift: day0Diff / 0.1, relativeCI: nil, pValue: day0P, pValueAdjusted: day0P, chanceToWin: 0.3, expectedLoss: 0.001,
                              sequentialPValue: day0P, test: "z-test"),
@@ -79,6 +80,16 @@ import Testing
         var r = report()
         r.variants[1].users = 0
         #expect(DecisionRule.decide(r, required: enough).verdict == .keepRunning)
+    }
+
+    @Test func aSequentialIntervalThatContradictsTodayDoesNotCount() {
+        // Early looks saw the variant far behind (a longer trial converts later); today it is ahead.
+        var r = report(sequential: true)
+        r.comparisons[0].sequentialCI = Bounds(-0.03, -0.019)
+        let d = DecisionRule.decide(r, required: tooFew)
+        #expect(d.verdict == .keepRunning)
+        let h = HealthChecks.make(r, accumulator: ReportAccumulator(experiment: Fixtures.experiment(), options: ReportOptions()), required: tooFew)
+        #expect(h.contains { $0.code == "sequential" && $0.message.contains("no longer contains today's difference") })
     }
 
     @Test func guardrailsAlwaysStartWithDay0() {

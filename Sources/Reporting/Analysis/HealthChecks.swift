@@ -61,6 +61,14 @@ public enum HealthChecks {
         }
         out += guardrailNews
 
+        // Sequential results that contradict today's numbers.
+        if r.sequential {
+            let conflicts = r.comparisons.filter { ReportFormat.sequentialConflict($0) && ($0.metric == r.primaryMetric || DecisionRule.guardrails(r).contains($0.metric)) }
+            for c in conflicts {
+                out.append(HealthCheck(level: .warning, code: "sequential", message: "The always-valid interval for \(q(c.variant)) on \(ReportFormat.title(c.metric).lowercased()) (\(ReportFormat.differenceInterval(c.metric, c.sequentialCI))) no longer contains today's difference (\(ReportFormat.difference(c.metric, c.absoluteDiff))). The effect changed over time (a longer trial delays conversions, or a novelty effect faded), which sequential testing assumes it does not, so that result does not count toward the verdict."))
+            }
+        }
+
         // Dates.
         let exp = acc.experiment
         if acc.exposedBeforeStart > 0, let start = exp.start {

@@ -98,11 +98,20 @@ enum ReportFormat {
 
     static func date(_ d: Date) -> String { RFC3339.format(d) }
 
-    /// Whether a comparison is significant at alpha (adjusted p, or the always-valid one for sequential experiments).
+    /// Whether a comparison is significant at alpha: the Holm-adjusted p-value, or for rates of sequential
+    /// experiments the always-valid one, counted only when its interval lies on the same side of zero as
+    /// today's difference (see `sequentialConflict`).
     static func decisive(_ c: ComparisonResult, alpha: Double, sequential: Bool) -> Bool {
-        let p = sequential && c.metric != .revenuePerUser ? c.sequentialPValue : c.pValueAdjusted
-        guard let p else { return false }
-        return p < alpha
+        guard sequential && c.metric != .revenuePerUser else { return (c.pValueAdjusted ?? 1) < alpha }
+        guard let p = c.sequentialPValue, p < alpha, let ci = c.sequentialCI, let d = c.absoluteDiff else { return false }
+        return (ci.lower > 0 && d > 0) || (ci.upper < 0 && d < 0)
+    }
+
+    /// The always-valid interval excludes today's difference: the effect was not constant over time (a
+    /// longer trial delays conversions, a novelty effect fades), which the mSPRT assumes, so its verdict is not used.
+    static func sequentialConflict(_ c: ComparisonResult) -> Bool {
+        guard let ci = c.sequentialCI, let d = c.absoluteDiff else { return false }
+        return !ci.contains(d)
     }
 
     /// +1 when the variant is better than the control on this metric, −1 when worse, 0 when equal or unknown.
