@@ -115,7 +115,11 @@ public enum DecisionRule {
     /// "p = 0.0123", or "always-valid p = …" for sequential experiments.
     static func pWords(_ c: ComparisonResult, _ r: Report) -> String {
         let label = r.sequential && c.metric != .revenuePerUser ? "always-valid p" : (r.variants.count > 2 ? "Holm-adjusted p" : "p")
-        return "\(label) = \(ReportFormat.pValue(pValue(c, r)))"
+        var words = "\(label) = \(ReportFormat.pValue(pValue(c, r)))"
+        if r.sequential && c.metric != .revenuePerUser && ReportFormat.sequentialConflict(c) {
+            words += ", set aside: its interval contradicts today's difference"
+        }
+        return words
     }
 
     static func unit(_ r: Report) -> String { r.primaryMetric.denominatorIsTrialStarters ? "trial starters" : "users" }
