@@ -5,8 +5,8 @@ import Foundation
 ///
 /// "Clearly" below means: the Holm-adjusted p-value is below alpha (for sequential experiments,
 /// the always-valid mSPRT p-value of rate metrics instead, which stays valid however often one looks,
-/// counted only when its interval lies on the same side of zero as today's difference: an interval
-/// that contradicts today's numbers means the effect changed over time, and a health check says so).
+/// counted only when its interval contains today's difference and not zero: an interval that excludes
+/// today's difference means the effect changed over time, and a health check says so).
 /// Guardrails are `day0_cancel_rate`, always, then the experiment's `guardrails`.
 ///
 /// A treatment **wins** when its primary metric is clearly better than the control's and no

@@ -99,12 +99,12 @@ enum ReportFormat {
     static func date(_ d: Date) -> String { RFC3339.format(d) }
 
     /// Whether a comparison is significant at alpha: the Holm-adjusted p-value, or for rates of sequential
-    /// experiments the always-valid one, counted only when its interval lies on the same side of zero as
-    /// today's difference (see `sequentialConflict`).
+    /// experiments the always-valid one, counted only when its interval contains today's difference
+    /// (see `sequentialConflict`) and not zero.
     static func decisive(_ c: ComparisonResult, alpha: Double, sequential: Bool) -> Bool {
         guard sequential && c.metric != .revenuePerUser else { return (c.pValueAdjusted ?? 1) < alpha }
         guard let p = c.sequentialPValue, p < alpha, let ci = c.sequentialCI, let d = c.absoluteDiff else { return false }
-        return (ci.lower > 0 && d > 0) || (ci.upper < 0 && d < 0)
+        return ci.contains(d) && !ci.contains(0)
     }
 
     /// The always-valid interval excludes today's difference: the effect was not constant over time (a

@@ -16,7 +16,7 @@ enum SVGCharts {
         let rows = r.comparisons.filter { $0.relativeLift != nil }
         guard !rows.isEmpty else { return "<p class=\"muted\">No lifts to plot (no treatment, or the control's rate is 0).</p>" }
         let rowHeight = 28.0, top = 24.0, labelWidth = 230.0, width = 720.0, right = 20.0
-        let height = top + Double(rows.count) * rowHeight + 34
+        let height = top + Double(rows.count) * rowHeight + 46
         var lo = 0.0, hi = 0.0
         for c in rows {
             lo = min(lo, c.relativeCI?.lower ?? c.relativeLift!, c.relativeLift!)
@@ -29,10 +29,10 @@ enum SVGCharts {
         func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"Relative lift of each variant against the control, with intervals\">"
         for t in ticks(lo, hi, count: 6) {
-            s += "<line x1=\"\(f(x(t)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(t)))\" y2=\"\(f(height - 30))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 14))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(ReportFormat.signedPercent(t, digits: 0)))</text>"
+            s += "<line x1=\"\(f(x(t)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(t)))\" y2=\"\(f(height - 42))\" class=\"grid\"/>"
+            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(ReportFormat.signedPercent(t, digits: 0)))</text>"
         }
-        s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(height - 30))\" class=\"zero\"/>"
+        s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(height - 42))\" class=\"zero\"/>"
         let variantIndex = Dictionary(r.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         for (i, c) in rows.enumerated() {
             let y = top + Double(i) * rowHeight + rowHeight / 2
@@ -49,7 +49,7 @@ enum SVGCharts {
             s += shape
             s += "<title>\(HTMLReportRenderer.escape("\(label): \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI))"))</title>"
         }
-        s += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 1))\" text-anchor=\"middle\" class=\"axis\">relative lift against the control (square: primary metric)</text>"
+        s += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 8))\" text-anchor=\"middle\" class=\"axis\">relative lift against the control (square: primary metric)</text>"
         return s + "</svg>"
     }
 
