@@ -36,7 +36,7 @@ public enum DecisionRule {
         }
         if r.srm.flagged {
             return Decision(verdict: .inconclusive, reasons: [
-                "Users did not split between the variants as planned (sample ratio mismatch, p = \(ReportFormat.pValue(r.srm.pValue))). That usually means a bug in assignment or event logging, and it can fake or hide any effect.",
+                "Users did not split between the variants as planned (sample ratio mismatch, \(ReportFormat.pEquals(r.srm.pValue))). That usually means a bug in assignment or event logging, and it can fake or hide any effect.",
                 "Do not act on these numbers: find the cause, fix it, and restart the experiment.",
             ])
         }
@@ -115,7 +115,8 @@ public enum DecisionRule {
     /// "p = 0.0123", or "always-valid p = …" for sequential experiments.
     static func pWords(_ c: ComparisonResult, _ r: Report) -> String {
         let label = r.sequential && c.metric != .revenuePerUser ? "always-valid p" : (r.variants.count > 2 ? "Holm-adjusted p" : "p")
-        var words = "\(label) = \(ReportFormat.pValue(pValue(c, r)))"
+        let p = ReportFormat.pValue(pValue(c, r))
+        var words = p.hasPrefix("<") ? "\(label) \(p.prefix(1)) \(p.dropFirst())" : "\(label) = \(p)"
         if r.sequential && c.metric != .revenuePerUser && ReportFormat.sequentialConflict(c) {
             words += ", set aside: its interval contradicts today's difference"
         }

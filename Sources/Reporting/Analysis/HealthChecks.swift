@@ -20,9 +20,9 @@ public enum HealthChecks {
             let shares = r.variants.map { r.users > 0 ? Double($0.users) / Double(r.users) : 0 }
             let detail = zip(r.variants, zip(shares, r.srm.expectedShares)).map { v, s in "\(q(v.key)) \(ReportFormat.percent(s.0, digits: 1)) (planned \(ReportFormat.percent(s.1, digits: 1)))" }.joined(separator: ", ")
             if r.srm.flagged {
-                out.append(HealthCheck(level: .alert, code: "srm", message: "Users did not split as planned: \(detail); p = \(ReportFormat.pValue(p)). This usually means a bug in assignment or in event logging, so no result below can be trusted until it is found."))
+                out.append(HealthCheck(level: .alert, code: "srm", message: "Users did not split as planned: \(detail); \(ReportFormat.pEquals(p)). This usually means a bug in assignment or in event logging, so no result below can be trusted until it is found."))
             } else {
-                out.append(HealthCheck(level: .ok, code: "srm", message: "Users split as planned (\(detail); p = \(ReportFormat.pValue(p)))."))
+                out.append(HealthCheck(level: .ok, code: "srm", message: "Users split as planned (\(detail); \(ReportFormat.pEquals(p)))."))
             }
         }
 

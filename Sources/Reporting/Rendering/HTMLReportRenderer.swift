@@ -78,7 +78,7 @@ public enum HTMLReportRenderer {
 
         b += "<section><h2>Subscriptions still active</h2><figure><div class=\"chartbox\">\(SVGCharts.survivalChart(r))</div>"
         b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(ReportFormat.date(r.asOf))). "
-        b += "Log-rank test p = \(escape(ReportFormat.pValue(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"
+        b += "Log-rank test \(escape(ReportFormat.pEquals(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"
         b += "<div class=\"scroll\"><table><thead><tr><th>variant</th><th>trial starters</th><th>cancels</th>" + r.survival.days.map { "<th>day \($0)</th>" }.joined() + "</tr></thead><tbody>"
         for curve in r.survival.curves {
             b += "<tr><td>\(escape(curve.key))</td><td class=\"num\">\(ReportFormat.count(curve.trialStarters))</td><td class=\"num\">\(ReportFormat.count(curve.cancels))</td>"

@@ -66,7 +66,7 @@ public enum MarkdownReportRenderer {
             let cells = curve.atDays?.map { ReportFormat.percent($0, digits: 1) } ?? r.survival.days.map { _ in "n/a" }
             out += "| \(esc(curve.key)) | \(ReportFormat.count(curve.trialStarters)) | \(ReportFormat.count(curve.cancels)) | " + cells.joined(separator: " | ") + " |\n"
         }
-        out += "\nLog-rank test p = \(ReportFormat.pValue(r.survival.logRankP))"
+        out += "\nLog-rank test \(ReportFormat.pEquals(r.survival.logRankP))"
         if let reason = r.survival.nullReason { out += " (\(esc(reason)))" }
         out += "\n"
 

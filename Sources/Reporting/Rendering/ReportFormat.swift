@@ -74,6 +74,12 @@ enum ReportFormat {
         return String(format: "%.4f", p)
     }
 
+    /// "p = 0.0123", or "p < 0.0001" for tiny values.
+    static func pEquals(_ p: Double?) -> String {
+        let text = pValue(p)
+        return text.hasPrefix("<") ? "p < \(text.dropFirst())" : "p = \(text)"
+    }
+
     static func probability(_ p: Double?) -> String {
         guard let p, p.isFinite else { return "n/a" }
         if p > 0.999 { return ">99.9%" }

@@ -87,7 +87,7 @@ public enum TextReportRenderer {
                      + (curve.atDays?.map { ReportFormat.percent($0, digits: 1) } ?? r.survival.days.map { _ in "n/a" }))
         }
         out += surv.render(color: color)
-        out += "  Log-rank test p = \(ReportFormat.pValue(r.survival.logRankP))"
+        out += "  Log-rank test \(ReportFormat.pEquals(r.survival.logRankP))"
         if let reason = r.survival.nullReason { out += " (\(clean(reason)))" }
         out += "\n"
 

@@ -107,14 +107,14 @@ enum ReportCommand {
             default: body = TextReportRenderer.render(report, color: color && toStdout); ext = "txt"
             }
             if toStdout {
-                if i > 0 && format == "text" { print(String(repeating: "=", count: 72) + "\n") }
-                FileHandle.standardOutput.write(Data(body.utf8))
+                let separator = i > 0 && format == "text" ? String(repeating: "=", count: 72) + "\n\n" : ""
+                FileHandle.standardOutput.write(Data((separator + body).utf8))
             } else {
                 let path = (folder as NSString).appendingPathComponent("\(experiment.id).\(ext)")
                 do { try body.write(toFile: path, atomically: true, encoding: .utf8) } catch {
                     throw CLIError.runtime("cannot write '\(path)': \(error.localizedDescription)")
                 }
-                print(path)
+                FileHandle.standardOutput.write(Data((path + "\n").utf8))
             }
         }
         return .success
