@@ -16,9 +16,13 @@ let package = Package(
         // The file format: JSON with positions, the model, validation, products.
         .target(name: "ExperimentDefinitions"),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions"]),
+        // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics.
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions"]),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Server"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
     ],

@@ -2,5 +2,6 @@
 enum CommandRegistry {
     static let all: [CommandSpec] = [
         ValidateCommand.spec,
+        ServeCommand.spec,
     ]
 }

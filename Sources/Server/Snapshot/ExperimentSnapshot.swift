@@ -1,0 +1,56 @@
+import ExperimentDefinitions
+import Foundation
+import Synchronization
+
+/// Everything the handlers read about the experiments, built once per (re)load and never changed.
+public final class ExperimentSnapshot: Sendable {
+    public let catalog: ExperimentCatalog
+    /// The body of `GET /v1/experiments`, rendered at load time.
+    public let definitionsJSON: String
+    public let loadedAt: Date
+
+    public init(catalog: ExperimentCatalog, loadedAt: Date = Date()) {
+        self.catalog = catalog
+        self.loadedAt = loadedAt
+        self.definitionsJSON = Self.renderDefinitions(catalog)
+    }
+
+    /// Loads and validates a folder; throws the loader's diagnostics when anything is wrong.
+    public static func load(directory: String) throws(ExperimentLoader.LoadError) -> ExperimentSnapshot {
+        ExperimentSnapshot(catalog: try ExperimentLoader.load(directory: directory))
+    }
+
+    /// `{"experiments": [file contents…], "products": {…}}`: each definition as written in its
+    /// file (less `$schema`), so clients see exactly what is deployed.
+    static func renderDefinitions(_ catalog: ExperimentCatalog) -> String {
+        var experiments: [JSONValue] = []
+        for e in catalog.experiments {
+            if let data = FileManager.default.contents(atPath: e.sourcePath), let node = try? JSONReader.parse([UInt8](data)),
+               case .object(let members) = node.value {
+                experiments.append(.object(members.filter { $0.0 != "$schema" }))
+            } else {
+                experiments.append(.object([("id", .string(e.id)), ("name", .string(e.name)), ("status", .string(e.status.rawValue))]))
+            }
+        }
+        var offerings: [(String, JSONValue)] = []
+        for (name, plans) in catalog.products.offerings.sorted(by: { $0.key < $1.key }) {
+            let rendered: [(String, JSONValue)] = plans.sorted { $0.key < $1.key }.map { plan in
+                (plan.key, .object([("product_id", .string(plan.value.productID)), ("price", .number(plan.value.price)), ("period", .string(plan.value.period))]))
+            }
+            offerings.append((name, .object([("plans", .object(rendered))])))
+        }
+        let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings))])
+        return JSONValue.object([("experiments", .array(experiments)), ("products", products)]).serialized()
+    }
+}
+
+/// The current snapshot, swapped whole on reload: a request sees either the old one or the new one.
+public final class SnapshotHolder: Sendable {
+    private let current: Mutex<ExperimentSnapshot>
+
+    public init(_ snapshot: ExperimentSnapshot) { current = Mutex(snapshot) }
+
+    public var snapshot: ExperimentSnapshot { current.withLock { $0 } }
+
+    public func replace(_ snapshot: ExperimentSnapshot) { current.withLock { $0 = snapshot } }
+}
