@@ -16,12 +16,16 @@ let package = Package(
         // The file format: JSON with positions, the model, validation, products.
         .target(name: "ExperimentDefinitions"),
 
-        // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics.
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions"]),
+        // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
+        .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Server"]),
+        // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics.
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy"]),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy", "Server"]),
 
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),

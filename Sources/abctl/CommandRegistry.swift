@@ -2,6 +2,7 @@
 enum CommandRegistry {
     static let all: [CommandSpec] = [
         ValidateCommand.spec,
+        CopyCheckCommand.spec,
         ServeCommand.spec,
     ]
 }

@@ -1,0 +1,36 @@
+import ExperimentDefinitions
+import Foundation
+
+/// Turns a variant's paywall definition into what one request gets back (SPEC §3, §7 `/v1/assign`).
+public enum PaywallResolver {
+    public static func resolve(_ paywall: Paywall, products: Products, request: PaywallRequest) -> ResolvedPaywall {
+        // Validation guarantees the framing can be computed; a failure here means an unvalidated snapshot.
+        let discount = try? products.discountText(paywall.discountFraming, offering: paywall.offering)
+        return ResolvedPaywall(
+            offering: paywall.offering, trialDays: paywall.trialDays, discountFraming: paywall.discountFraming,
+            discountText: discount, highlightedPlan: paywall.highlightedPlan, copy: resolveCopy(paywall.copy, request: request))
+    }
+
+    public static func resolveCopy(_ copy: CopySpec, request: PaywallRequest) -> ResolvedCopy {
+        switch copy {
+        case .staticText(let text):
+            return .text(text, source: .staticText, fallbackReason: nil)
+        case .customVariable(let template, let defaults):
+            let text = template.render { expression in
+                guard expression.hasPrefix("custom.") else { return nil }
+                let name = String(expression.dropFirst("custom.".count))
+                // An empty request value would leave "…, hear every bird": treat it as missing.
+                if let v = request.variables[name], !v.trimmingCharacters(in: .whitespaces).isEmpty { return v }
+                return defaults[name]
+            }
+            return .text(text, source: .template, fallbackReason: nil)
+        case .aiGenerated(let recipe):
+            let brief = recipe.brief.build(signals: request.signals)
+            if brief.isEmpty { return .text(recipe.fallback, source: .fallback, fallbackReason: .emptyBrief) }
+            let prompt = recipe.prompt.render { $0 == "brief" ? brief : nil }
+            return .recipe(CopyRecipe(
+                instructions: recipe.instructions, brief: brief, prompt: prompt, temperature: recipe.temperature,
+                maxTokens: recipe.maxTokens, guardRules: recipe.guardRules, fallback: recipe.fallback))
+        }
+    }
+}

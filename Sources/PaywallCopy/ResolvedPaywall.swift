@@ -1,0 +1,32 @@
+import ExperimentDefinitions
+
+/// A variant's paywall made concrete for one request: prices framed, copy filled or a recipe handed over.
+public struct ResolvedPaywall: Sendable {
+    public var offering: String
+    public var trialDays: Int
+    public var discountFraming: DiscountFraming
+    /// Computed from `products.json`; nil for `none`.
+    public var discountText: String?
+    public var highlightedPlan: String?
+    public var copy: ResolvedCopy
+}
+
+/// The copy of a resolved paywall.
+public enum ResolvedCopy: Sendable {
+    /// Text ready to show: static, a filled template, or an AI arm's fallback.
+    case text(String, source: CopySource, fallbackReason: FallbackReason?)
+    /// An AI arm with a brief: the app (or the server) generates the line from the recipe.
+    case recipe(CopyRecipe)
+}
+
+/// Everything a model needs to write one line, with the guard and the line to show if it cannot.
+public struct CopyRecipe: Sendable {
+    public var instructions: String
+    public var brief: String
+    /// The prompt with `{{ brief }}` filled.
+    public var prompt: String
+    public var temperature: Double?
+    public var maxTokens: Int?
+    public var guardRules: CopyGuard
+    public var fallback: String
+}
