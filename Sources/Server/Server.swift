@@ -112,6 +112,12 @@ final class SignalWatcher: Sendable {
         readFD = fds[0]
         signalPipeWriteFD = fds[1]
         Glibc.signal(SIGPIPE, SIG_IGN)
+        // A parent may have left these blocked (the mask survives exec); unblock them before any
+        // server thread starts, as threads inherit the mask.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         for s in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = signalHandler

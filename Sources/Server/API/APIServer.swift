@@ -76,10 +76,21 @@ public final class APIServer: HTTPHandler {
                                               "the request body is over the limit of \(limit) bytes (see --max-body)"), route: "")
     }
 
-    public func completed(_ summary: RequestSummary) {
-        if summary.status != 0 {
-            metrics.request(route: summary.route, method: summary.method, status: summary.status, seconds: summary.seconds)
+    public func route(method: String, path: String) -> String {
+        switch router.match(method: method, path: path) {
+        case .found(let route, _): route.pattern
+        case .wrongMethod(let pattern, _): pattern
+        case .notFound: "unmatched"
         }
+    }
+
+    public func answered(route: String, method: String, status: Int, seconds: Double) {
+        // Clients choose methods freely; keep the label set bounded.
+        let known: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+        metrics.request(route: route, method: known.contains(method) ? method : "other", status: status, seconds: seconds)
+    }
+
+    public func completed(_ summary: RequestSummary) {
         var fields: [(String, JSONValue)] = [
             ("method", .string(summary.method)),
             ("path", .string(summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path)),

@@ -140,6 +140,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             // First call: the headers are in. Answer nothing yet (an answer now means Connection: close),
             // except to refuse a declared body over the limit before reading it.
             let context = RequestContext(method: String(cString: method), target: String(cString: url))
+            context.route = handler.route(method: context.method, path: Self.split(context.target).path)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             inFlight.add(1, ordering: .acquiringAndReleasing)
             if let declared = header(connection, "Content-Length").flatMap({ Int($0) }) {
@@ -231,6 +232,7 @@ public final class HTTPDaemon: @unchecked Sendable {
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, _ context: RequestContext, close: Bool = false) -> Bool {
         context.status = response.status
         context.bytesOut = response.body.count
+        handler.answered(route: context.route, method: context.method, status: response.status, seconds: Monotonic.seconds() - context.started)
         let created = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }

@@ -53,7 +53,11 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HandlerResult
     /// The response for a body over the size limit (the daemon never reads such a body whole).
     func payloadTooLarge(limit: Int) -> HTTPResponse
-    /// Called once per request after the response was sent (or the connection dropped).
+    /// The route pattern a request will be counted under (known before its body is read).
+    func route(method: String, path: String) -> String
+    /// Called when a response is queued: the request counts as answered from here (metrics).
+    func answered(route: String, method: String, status: Int, seconds: Double)
+    /// Called once per request after the response was sent (or the connection dropped): logs.
     func completed(_ request: RequestSummary)
 }
 
