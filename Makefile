@@ -34,5 +34,9 @@ test: deps venv build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
 	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test
 
+# Every benchmark script prints its figures next to its reference (C, sqlite3, nginx) from the same run.
+bench: deps
+	@for script in bench/*.sh; do echo "== $$script"; bash $$script || exit 1; done
+
 clean:
 	rm -rf .build $(VENV)

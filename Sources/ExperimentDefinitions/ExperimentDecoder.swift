@@ -6,6 +6,8 @@ import Foundation
 struct ExperimentDecoder {
     let sink: DiagnosticSink
     let products: Products?
+    /// Deeper checks of a GrowthBook condition (bad regexes, operand types) from a higher layer.
+    var conditionLinter: ExperimentLoader.ConditionLinter? = nil
 
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
@@ -23,6 +25,7 @@ struct ExperimentDecoder {
     static let conditionOperators: Set<String> = [
         "$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$regex", "$in", "$nin", "$all", "$size", "$elemMatch", "$exists",
         "$type", "$not", "$and", "$or", "$nor", "$veq", "$vne", "$vgt", "$vgte", "$vlt", "$vlte", "$inGroup", "$notInGroup",
+        "$ini", "$nini", "$alli", "$regexi",
     ]
 
     /// What the folder-level checks need even when the experiment itself did not decode.
@@ -76,7 +79,14 @@ struct ExperimentDecoder {
         let targeting = r.node("targeting").map(decodeTargeting) ?? Targeting()
         var condition: JSONValue? = nil
         if let c = r.node("condition") {
-            if case .object = c.kind { checkCondition(c); condition = c.value } else {
+            if case .object = c.kind {
+                checkCondition(c)
+                condition = c.value
+                // Unknown operators were reported above, with their position and a did-you-mean.
+                for problem in conditionLinter?(c.value) ?? [] where !problem.contains("unknown operator") {
+                    sink.error("bad_condition", at: c.position, problem, hint: "this part of the condition would never match; see GrowthBook's condition operators")
+                }
+            } else {
                 sink.error("wrong_type", at: c.position, "'condition' must be an object, not \(c.typeName)", hint: "write a GrowthBook condition such as {\"country\": {\"$in\": [\"GB\"]}}")
             }
         }

@@ -24,18 +24,21 @@ public enum ExperimentLoader {
         }
     }
 
+    /// Problems in a condition, as messages naming their path; supplied by the Assignment layer, which compiles conditions.
+    public typealias ConditionLinter = @Sendable (JSONValue) -> [String]
+
     /// Files the loader skips: they sit beside experiments but are not experiments.
     static let reservedNames: Set<String> = ["schema.json", "products.json"]
 
     /// Loads a folder for use: every experiment must be valid.
-    public static func load(directory: String) throws(LoadError) -> ExperimentCatalog {
-        let report = validate(paths: [directory])
+    public static func load(directory: String, conditionLinter: ConditionLinter? = nil) throws(LoadError) -> ExperimentCatalog {
+        let report = validate(paths: [directory], conditionLinter: conditionLinter)
         guard let catalog = report.catalog else { throw LoadError(diagnostics: report.diagnostics) }
         return catalog
     }
 
     /// Validates files and folders (a folder means every `*.json` in it but `schema.json` and `products.json`).
-    public static func validate(paths: [String]) -> Report {
+    public static func validate(paths: [String], conditionLinter: ConditionLinter? = nil) -> Report {
         var files: [String] = []
         var diagnostics: [Diagnostic] = []
         var productsByFolder: [String: Products?] = [:]
@@ -74,7 +77,7 @@ public enum ExperimentLoader {
             files.append(file)
             let sink = DiagnosticSink(file: file)
             guard let root = parse(file: file, sink: sink) else { diagnostics += sink.diagnostics; continue }
-            let (experiment, outline) = ExperimentDecoder(sink: sink, products: productsByFolder[folder] ?? nil).decode(root)
+            let (experiment, outline) = ExperimentDecoder(sink: sink, products: productsByFolder[folder] ?? nil, conditionLinter: conditionLinter).decode(root)
             diagnostics += sink.diagnostics
             outlines.append((file, outline))
             if let experiment, !sink.hasErrors { experiments.append(experiment) }

@@ -14,7 +14,7 @@ public enum PaywallResolver {
     public static func resolveCopy(_ copy: CopySpec, request: PaywallRequest) -> ResolvedCopy {
         switch copy {
         case .staticText(let text):
-            return .text(text, source: .staticText, fallbackReason: nil)
+            return .text(text, source: .static, fallbackReason: nil)
         case .customVariable(let template, let defaults):
             let text = template.render { expression in
                 guard expression.hasPrefix("custom.") else { return nil }

@@ -2,6 +2,7 @@
 enum CommandRegistry {
     static let all: [CommandSpec] = [
         ValidateCommand.spec,
+        AssignCommand.spec,
         CopyCheckCommand.spec,
         ServeCommand.spec,
     ]

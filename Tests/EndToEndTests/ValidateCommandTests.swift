@@ -83,3 +83,19 @@ import Testing
         #expect(top.status == 0 && top.stdout.contains("SUBCOMMANDS:") && top.stdout.contains("validate"))
     }
 }
+
+@Suite struct ValidateConditionTests {
+    @Test func conditionsAreCheckedDeeply() throws {
+        let folder = TemporaryFolder()
+        try folder.copyShippedExperiments()
+        let good = try String(contentsOfFile: folder.path + "/chorus-trial-length.json", encoding: .utf8)
+        folder.write("chorus-trial-length.json", good.replacingOccurrences(
+            of: "\"coverage\": 1.0,", with: "\"coverage\": 1.0,\n  \"condition\": { \"country\": { \"$regex\": \"([\" }, \"age\": { \"$gte\": 18, \"$gtee\": 3 } },"))
+        let r = try CLIRunner.run(["validate", "."], in: folder.path)
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("error: condition.country.$regex: the regular expression '([' does not compile"), "\(r.stdout)")
+        #expect(r.stdout.contains("error: unknown condition operator '$gtee'"))
+        #expect(r.stdout.contains("hint: did you mean '$gte'?"))
+        #expect(r.stdout.contains("2 errors"))
+    }
+}

@@ -20,7 +20,7 @@ import ExperimentDefinitions
             let r = PaywallResolver.resolve(try paywall("chorus-discount-framing", key), products: Self.catalog.products, request: PaywallRequest())
             #expect(r.discountText == text)
             #expect(r.highlightedPlan == "annual")
-            guard case .text(let copy, .staticText, nil) = r.copy else { Issue.record("expected static copy"); continue }
+            guard case .text(let copy, .static, nil) = r.copy else { Issue.record("expected static copy"); continue }
             #expect(copy == "Hear every bird on every walk.")
         }
         let none = PaywallResolver.resolve(try paywall("chorus-trial-length", "trial-7d"), products: Self.catalog.products, request: PaywallRequest())

@@ -1,3 +1,4 @@
+import Assignment
 import ExperimentDefinitions
 import PaywallCopy
 
@@ -53,7 +54,7 @@ enum CopyCheckCommand {
     /// Loads a valid experiments folder, or fails with the validator's first problems (exit 3).
     static func loadCatalog(_ flag: String?) throws -> ExperimentCatalog {
         do {
-            return try ExperimentLoader.load(directory: Defaults.experimentsDirectory(flag))
+            return try ExperimentLoader.load(directory: Defaults.experimentsDirectory(flag), conditionLinter: { Condition.problems(in: $0) })
         } catch {
             throw CLIError.runtime(error.description)
         }

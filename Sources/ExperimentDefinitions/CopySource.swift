@@ -1,10 +1,14 @@
 /// Where the line a user saw came from (SPEC §3); exposures carry it as `copy_source`.
-public enum CopySource: String, Sendable, CaseIterable {
-    case staticText = "static"
+///
+/// Shared by paywall resolution, the event store and reports, so it lives with the file format.
+public enum CopySource: String, Sendable, CaseIterable, CustomStringConvertible {
+    case `static`
     case template
     case onDevice = "on_device"
     case server
     case fallback
+
+    public var description: String { rawValue }
 }
 
 /// Why an AI arm showed its fallback line instead of a generated one.

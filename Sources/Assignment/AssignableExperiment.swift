@@ -1,0 +1,114 @@
+import ExperimentDefinitions
+import Foundation
+
+/// One experiment as the `Assigner` needs it: everything precomputed that can be (the seed's
+/// hash state, bucket ranges from normalised weights, the compiled condition).
+///
+/// A class so that iterating a snapshot retains one reference, not every field.
+/// Build it from the loaded model (`AssignableExperiment(_: Experiment)`) or directly in tests.
+public final class AssignableExperiment: Sendable {
+    public typealias Status = Experiment.Status
+
+    public let id: String
+    public let status: Status
+    public let start: Date?
+    public let end: Date?
+    public let seed: String
+    public let hashVersion: Int
+    public let coverage: Double
+    public let namespace: Namespace?
+    public let targeting: Targeting
+    let hasTargeting: Bool
+    public let condition: Condition?
+    public let sticky: Bool
+    /// User id → variant index (forced keys that name no variant are dropped).
+    public let forced: [String: Int]
+    public let variantKeys: [String]
+    /// The weights as given (positive); ranges use them divided by their sum.
+    public let weights: [Double]
+    /// `[start, start + coverage × w)` per variant, from normalised weights.
+    public let ranges: [Range<Double>]
+
+    /// The loaded experiment this was prepared from (paywalls, metrics, names), when built
+    /// with `init(_: Experiment)`; nil for experiments built field by field.
+    public let model: Experiment?
+
+    /// FNV state after the seed (hash version 2 hashes `seed + user`).
+    @usableFromInline let seedState: UInt32
+
+    /// - Throws: `AssignableExperimentError` for a hash version other than 1 or 2, fewer than
+    ///   one variant, or weights that are not positive finite numbers.
+    public init(id: String, status: Status, start: Date? = nil, end: Date? = nil, seed: String? = nil,
+                hashVersion: Int = 2, coverage: Double = 1, namespace: Namespace? = nil,
+                targeting: Targeting = Targeting(), condition: Condition? = nil, sticky: Bool = false,
+                forced: [String: String] = [:], variants: [(key: String, weight: Double)], model: Experiment? = nil) throws {
+        guard hashVersion == 1 || hashVersion == 2 else { throw AssignableExperimentError.unknownHashVersion(id: id, hashVersion) }
+        guard !variants.isEmpty else { throw AssignableExperimentError.noVariants(id: id) }
+        guard variants.allSatisfy({ $0.weight.isFinite && $0.weight > 0 }) else { throw AssignableExperimentError.badWeights(id: id) }
+        self.id = id
+        self.status = status
+        self.start = start
+        self.end = end
+        self.seed = seed ?? id
+        self.hashVersion = hashVersion
+        self.coverage = coverage
+        self.namespace = namespace
+        self.targeting = targeting
+        self.hasTargeting = !targeting.isEmpty
+        self.condition = condition
+        self.sticky = sticky
+        self.variantKeys = variants.map(\.key)
+        self.weights = variants.map(\.weight)
+        var forcedIndex: [String: Int] = [:]
+        for (user, key) in forced {
+            if let i = variantKeys.firstIndex(of: key) { forcedIndex[user] = i }
+        }
+        self.forced = forcedIndex
+        let total = weights.reduce(0, +)
+        self.ranges = Self.ranges(normalisedWeights: weights.map { $0 / total }, coverage: coverage)
+        self.seedState = FNV1a.update(FNV1a.offsetBasis, with: self.seed)
+        self.model = model
+    }
+
+    /// Prepares a loaded experiment: compiles its condition (with `savedGroups` for
+    /// `$inGroup`), drops forced keys that name no variant.
+    public convenience init(_ e: Experiment, savedGroups: [String: [JSONValue]] = [:]) throws {
+        try self.init(id: e.id, status: e.status, start: e.start, end: e.end, seed: e.seed, hashVersion: e.hashVersion,
+                      coverage: e.coverage, namespace: e.namespace, targeting: e.targeting,
+                      condition: try e.condition.map { try Condition($0, savedGroups: savedGroups) }, sticky: e.sticky,
+                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) }, model: e)
+    }
+
+    /// Ranges laid end to end as GrowthBook does, without its "sum near 1" fallback: the
+    /// weights here are already divided by their sum, so they are always valid.
+    static func ranges(normalisedWeights w: [Double], coverage: Double) -> [Range<Double>] {
+        let cover = coverage.isNaN ? 0 : min(max(coverage, 0), 1)
+        var cumulative = 0.0
+        return w.map { weight in
+            let start = cumulative
+            cumulative += weight
+            return start..<(start + cover * weight)
+        }
+    }
+
+    /// The user's hash in this experiment (SPEC §2), in [0, 1).
+    @inlinable
+    public func bucket(userID: String) -> Double {
+        hashVersion == 2 ? Bucketing.hashV2(seedState: seedState, value: userID) : Bucketing.hashV1(value: userID, seed: seed)
+    }
+}
+
+/// Why an experiment could not be prepared for assignment.
+public enum AssignableExperimentError: Error, Equatable, CustomStringConvertible {
+    case unknownHashVersion(id: String, Int)
+    case noVariants(id: String)
+    case badWeights(id: String)
+
+    public var description: String {
+        switch self {
+        case let .unknownHashVersion(id, v): return "experiment '\(id)': unknown hash_version \(v) (expected 1 or 2)"
+        case let .noVariants(id): return "experiment '\(id)': no variants"
+        case let .badWeights(id): return "experiment '\(id)': variant weights must be positive numbers"
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import ExperimentDefinitions
+import Foundation
+
+/// Assigns users to variants over an immutable snapshot of experiments.
+///
+/// A `Sendable` value: share one across threads and call it concurrently; to reload
+/// experiments, build a new `Assigner` and swap the reference. Nothing here does I/O except
+/// the optional `StickyLookup`. The clock is injected so dates are testable.
+public struct Assigner: Sendable {
+    /// The experiments in the order answers are returned.
+    public let experiments: [AssignableExperiment]
+    let indexByID: [String: Int]
+    let sticky: (any StickyLookup)?
+    let clock: @Sendable () -> Date
+    /// Whether any experiment has dates (the clock is read only then).
+    let needsClock: Bool
+
+    public init(experiments: [AssignableExperiment], sticky: (any StickyLookup)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.experiments = experiments
+        var index: [String: Int] = [:]
+        for (i, e) in experiments.enumerated() where index[e.id] == nil { index[e.id] = i }
+        self.indexByID = index
+        self.sticky = sticky
+        self.clock = clock
+        self.needsClock = experiments.contains { $0.start != nil || $0.end != nil }
+    }
+
+    /// An assigner over a loaded catalog's experiments, in catalog order (answer i belongs to
+    /// `catalog.experiments[i]`; `Assignment.variant` gives the variant with its paywall).
+    public init(catalog: ExperimentCatalog, sticky: (any StickyLookup)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.init(experiments: try catalog.experiments.map { try AssignableExperiment($0) }, sticky: sticky, clock: clock)
+    }
+
+    /// The same snapshot with another sticky lookup (e.g. once a store is open).
+    public func withSticky(_ lookup: (any StickyLookup)?) -> Assigner {
+        Assigner(experiments: experiments, sticky: lookup, clock: clock)
+    }
+
+    /// The experiment with this id, if any.
+    public func experiment(_ id: String) -> AssignableExperiment? { indexByID[id].map { experiments[$0] } }
+
+    /// One answer per experiment, in snapshot order.
+    public func assign(userID: String, attributes: [String: JSONValue] = [:]) -> [Assignment] {
+        var out: [Assignment] = []
+        out.reserveCapacity(experiments.count)
+        assign(userID: userID, attributes: attributes, into: &out)
+        return out
+    }
+
+    /// Replaces `results`' contents with one answer per experiment, reusing its storage
+    /// (the allocation-free form for hot loops).
+    public func assign(userID: String, attributes: [String: JSONValue] = [:], into results: inout [Assignment]) {
+        let now = needsClock ? clock() : Date.distantPast
+        if results.count == experiments.count {
+            // Overwrite in place: no shrinking and regrowing of the buffer per user.
+            experiments.withUnsafeBufferPointer { exps in
+                results.withUnsafeMutableBufferPointer { out in
+                    for i in 0..<exps.count {
+                        let e = exps[i]
+                        out[i] = Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
+                    }
+                }
+            }
+            return
+        }
+        results.removeAll(keepingCapacity: true)
+        for e in experiments {
+            results.append(assign(userID: userID, attributes: attributes, experiment: e, now: now))
+        }
+    }
+
+    /// The answer for one experiment by id; nil when no experiment has that id.
+    public func assign(userID: String, attributes: [String: JSONValue] = [:], experimentID: String) -> Assignment? {
+        guard let i = indexByID[experimentID] else { return nil }
+        let e = experiments[i]
+        let now = (e.start != nil || e.end != nil) ? clock() : Date.distantPast
+        return assign(userID: userID, attributes: attributes, experiment: e, now: now)
+    }
+
+    /// The checks of SPEC §2, in order, for one experiment at time `now`.
+    public func assign(userID: String, attributes: [String: JSONValue], experiment e: AssignableExperiment, now: Date) -> Assignment {
+        Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
+    }
+
+    /// One decision per experiment (snapshot order) into `decisions`, reusing its storage.
+    ///
+    /// The same checks as `assign`, answered without a reference to the experiment, so a hot
+    /// loop (the CLI's stream, a benchmark) pays no reference counting per answer; decision
+    /// i belongs to `experiments[i]`.
+    public func decide(userID: String, attributes: [String: JSONValue] = [:], into decisions: inout [AssignmentDecision]) {
+        let now = needsClock ? clock() : Date.distantPast
+        let n = experiments.count
+        if decisions.count != n {
+            decisions = [AssignmentDecision](repeating: AssignmentDecision(variant: -1, reason: .coverage, bucket: 0), count: n)
+        }
+        experiments.withUnsafeBufferPointer { exps in
+            decisions.withUnsafeMutableBufferPointer { out in
+                for i in 0..<n {
+                    out[i] = decide(userID: userID, attributes: attributes, experiment: exps[i], now: now)
+                }
+            }
+        }
+    }
+
+    /// The checks of SPEC §2, in order, for one experiment at time `now`.
+    @inline(__always)
+    public func decide(userID: String, attributes: [String: JSONValue], experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
+        let bucket = e.bucket(userID: userID)
+        @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
+            AssignmentDecision(variant: -1, reason: reason, bucket: bucket)
+        }
+        @inline(__always) func variant(_ i: Int, _ reason: Assignment.Reason) -> AssignmentDecision {
+            AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: reason, bucket: bucket)
+        }
+
+        if !e.forced.isEmpty, let i = e.forced[userID] { return variant(i, .forced) }
+        switch e.status {
+        case .draft, .stopped: return out(.notRunning)
+        case .running, .paused: break
+        }
+        if let start = e.start, now < start { return out(.outsideDates) }
+        if let end = e.end, now >= end { return out(.outsideDates) }
+        if e.hasTargeting, !e.targeting.matches(attributes) { return out(.targeting) }
+        if let condition = e.condition, !condition.matches(attributes) { return out(.condition) }
+        if let ns = e.namespace, !Bucketing.inNamespace(userID: userID, namespaceID: ns.id, start: ns.start, end: ns.end) {
+            return out(.namespace)
+        }
+        if e.sticky || e.status == .paused, let sticky,
+           let key = sticky.stickyVariant(experimentID: e.id, userID: userID),
+           let i = e.variantKeys.firstIndex(of: key) {
+            return variant(i, .sticky)
+        }
+        if e.status == .paused { return out(.paused) }
+        return e.ranges.withUnsafeBufferPointer { ranges in
+            for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound {
+                return variant(i, .assigned)
+            }
+            return out(.coverage)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import ExperimentDefinitions
+
+/// The answer for one (user, experiment).
+///
+/// `reason` says which check decided it (SPEC §2 order: forced, status and dates, targeting,
+/// condition, namespace, sticky record, coverage and bucket):
+///
+/// | reason | variant | in_experiment | meaning |
+/// | --- | --- | --- | --- |
+/// | `forced` | set | false | the experiment's `forced` map names this user (QA; never counted) |
+/// | `not_running` | nil | false | status is `draft` or `stopped` |
+/// | `outside_dates` | nil | false | now is before `start` or at/after `end` |
+/// | `targeting` | nil | false | a `targeting` key failed or its attribute is missing |
+/// | `condition` | nil | false | the `condition` did not match the attributes |
+/// | `namespace` | nil | false | the user's namespace hash is outside the experiment's range |
+/// | `sticky` | set | true | the store already exposed this user to that variant |
+/// | `paused` | nil | false | status is `paused` and the user has no sticky record |
+/// | `coverage` | nil | false | the bucket falls in no variant's range (coverage < 1) |
+/// | `assigned` | set | true | the bucket falls in that variant's range |
+///
+/// `bucket` is the user's hash for the experiment (hash version 1 or 2, in [0, 1)); it is
+/// computed for every answer, so a reader can see where a user fell even when out.
+public struct Assignment: Sendable, Equatable {
+    /// The experiment answered for (a reference: building an answer copies no strings).
+    public let experiment: AssignableExperiment
+    /// Index into the experiment's variants, nil when out.
+    public var variantIndex: Int?
+    public var inExperiment: Bool
+    public var bucket: Double
+    public var reason: Reason
+
+    public var experimentID: String { experiment.id }
+    /// The variant's key, nil when out.
+    public var variantKey: String? { variantIndex.map { experiment.variantKeys[$0] } }
+    /// The variant of the loaded model (its paywall), when the experiment came from one.
+    public var variant: Variant? { variantIndex.flatMap { experiment.model?.variants[$0] } }
+
+    public init(experiment: AssignableExperiment, variantIndex: Int?, inExperiment: Bool, bucket: Double, reason: Reason) {
+        self.experiment = experiment
+        self.variantIndex = variantIndex
+        self.inExperiment = inExperiment
+        self.bucket = bucket
+        self.reason = reason
+    }
+
+    /// The full answer for `experiment` from a compact decision.
+    public init(experiment: AssignableExperiment, decision d: AssignmentDecision) {
+        self.init(experiment: experiment, variantIndex: d.variantIndex, inExperiment: d.inExperiment, bucket: d.bucket, reason: d.reason)
+    }
+
+    public static func == (a: Assignment, b: Assignment) -> Bool {
+        a.experiment === b.experiment && a.variantIndex == b.variantIndex && a.inExperiment == b.inExperiment
+            && a.bucket == b.bucket && a.reason == b.reason
+    }
+
+    /// See the table on `Assignment`.
+    public enum Reason: String, Sendable, CaseIterable {
+        case forced
+        case notRunning = "not_running"
+        case outsideDates = "outside_dates"
+        case targeting
+        case condition
+        case namespace
+        case sticky
+        case paused
+        case coverage
+        case assigned
+    }
+}
+
+/// An `Assignment` without its experiment: plain values only, for hot loops
+/// (`Assigner.decide(userID:attributes:into:)`); decision i belongs to `experiments[i]`.
+public struct AssignmentDecision: Sendable, Equatable {
+    /// The variant index, or -1 when out.
+    public var variant: Int32
+    public var reason: Assignment.Reason
+    public var bucket: Double
+
+    public init(variant: Int32, reason: Assignment.Reason, bucket: Double) {
+        self.variant = variant
+        self.reason = reason
+        self.bucket = bucket
+    }
+
+    public var variantIndex: Int? { variant < 0 ? nil : Int(variant) }
+    /// True for `assigned` and `sticky`; forced users are never counted.
+    public var inExperiment: Bool { reason == .assigned || reason == .sticky }
+}
+
+/// Where the `Assigner` finds a user's earlier exposure (the event store provides it).
+///
+/// Consulted only for experiments with `sticky: true` or status `paused`, and only after
+/// targeting, condition and namespace passed. Must be safe to call from many threads.
+/// A returned key that names no variant of the experiment is ignored.
+public protocol StickyLookup: Sendable {
+    /// The variant key this user was exposed to in this experiment, or nil.
+    func stickyVariant(experimentID: String, userID: String) -> String?
+}
+
+/// A `StickyLookup` from a closure.
+public struct StickyLookupClosure: StickyLookup {
+    let body: @Sendable (String, String) -> String?
+    public init(_ body: @escaping @Sendable (_ experimentID: String, _ userID: String) -> String?) { self.body = body }
+    public func stickyVariant(experimentID: String, userID: String) -> String? { body(experimentID, userID) }
+}

@@ -1,0 +1,118 @@
+import Assignment
+import ExperimentDefinitions
+import Foundation
+
+/// `abctl assign`: which variant each user gets in each experiment (SPEC §2, §6).
+enum AssignCommand {
+    static let spec = CommandSpec(
+        name: "assign",
+        abstract: "Assign users to variants; one NDJSON line per (user, experiment).",
+        discussion: """
+        Assign users to variants with GrowthBook-compatible hashing, one line per (user, experiment):
+          user_id, experiment, variant (null when out), in_experiment, bucket (the user's hash) and reason
+          (forced, not_running, outside_dates, targeting, condition, namespace, sticky, paused, coverage, assigned).
+          Ids stream through from --users, one a line ('-' reads standard input). --attr values 'true' and
+          'false' are booleans, numbers are numbers, anything else is a string. No store is consulted here,
+          so sticky records do not apply and paused experiments assign nobody.
+        """,
+        usage: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ...] [--attr <key=value> ...] [--format <format>]",
+        options: [
+            OptionSpec(name: "--user", valueName: "id", help: "One user id."),
+            OptionSpec(name: "--users", valueName: "file", help: "A file of user ids, one a line; '-' for standard input."),
+            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
+            OptionSpec(name: "--experiment", valueName: "id", help: "Only this experiment (repeatable; default: all).", repeatable: true),
+            OptionSpec(name: "--attr", valueName: "key=value", help: "A request attribute for targeting and conditions (repeatable).", repeatable: true),
+            OptionSpec(name: "--format", valueName: "format", help: "json: NDJSON (default); text: 'user experiment variant|- reason bucket'.",
+                       choices: ["json", "text"]),
+        ],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.isEmpty else {
+            throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "assign")
+        }
+        let user = args.value("--user"), usersFile = args.value("--users")
+        guard (user == nil) != (usersFile == nil) else {
+            throw CLIError.usage("give exactly one of '--user <id>' or '--users <file>'", command: "assign")
+        }
+        if let user, user.isEmpty { throw CLIError.usage("'--user' needs a non-empty id", command: "assign") }
+        let attributes = try parseAttributes(args.all("--attr"))
+        let format = AssignmentPrinter.Format(rawValue: args.value("--format") ?? "json") ?? .json
+
+        let catalog = try CopyCheckCommand.loadCatalog(args.value("--experiments"))
+        let assigner: Assigner
+        do {
+            assigner = try Assigner(catalog: catalog)
+        } catch {
+            throw CLIError.runtime("cannot prepare experiments: \(error)")
+        }
+        let wanted = args.all("--experiment")
+        for id in wanted where assigner.experiment(id) == nil {
+            throw CLIError.usage("no experiment '\(id)' in the experiments folder", command: "assign")
+        }
+        let indices = assigner.experiments.indices.filter { wanted.isEmpty || wanted.contains(assigner.experiments[$0].id) }
+
+        let printer = AssignmentPrinter(format: format, experiments: assigner.experiments)
+        var out = OutputBuffer()
+        var results: [AssignmentDecision] = []
+        func emit(_ userID: String) throws {
+            assigner.decide(userID: userID, attributes: attributes, into: &results)
+            printer.write(userPrefix: printer.userPrefix(userID), results: results, indices: indices, to: &out)
+            try out.flushIfFull()
+        }
+        if let user {
+            try emit(user)
+        } else if let usersFile {
+            var reader = try InputLines.open(usersFile)
+            defer { reader.close() }
+            while let line = try reader.next() {
+                if line.isEmpty { continue }
+                try emit(line)
+            }
+        }
+        try out.flush()
+        return .success
+    }
+
+    /// `key=value` pairs: `true`/`false` become booleans, JSON-style numbers become numbers,
+    /// everything else is a string. A repeated key keeps its last value.
+    static func parseAttributes(_ pairs: [String]) throws -> [String: JSONValue] {
+        var attributes: [String: JSONValue] = [:]
+        for pair in pairs {
+            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                throw CLIError.usage("'--attr' expects key=value, got '\(pair)'", command: "assign")
+            }
+            attributes[String(pair[..<eq])] = attributeValue(String(pair[pair.index(after: eq)...]))
+        }
+        return attributes
+    }
+
+    static func attributeValue(_ text: String) -> JSONValue {
+        switch text {
+        case "true": return .bool(true)
+        case "false": return .bool(false)
+        default:
+            if isNumber(text), let d = Double(text), d.isFinite { return .number(d) }
+            return .string(text)
+        }
+    }
+
+    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. So `2.1.0`, `007`,
+    /// `0x1F`, `inf` and `nan` stay strings.
+    static func isNumber(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits() -> Int { let s = i; while i < b.count, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }; return i - s }
+        if i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < b.count else { return false }
+        if b[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
+        if i < b.count, b[i] == UInt8(ascii: ".") { i += 1; if digits() == 0 { return false } }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+            if digits() == 0 { return false }
+        }
+        return i == b.count
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// `abctl assign` run as a process: stable answers across processes, GrowthBook-compatible
+/// buckets (expected values from the growthbook Python package), streaming input, errors.
+@Suite struct AssignCommandTests {
+    /// A folder with one experiment: seed `e2e-seed`, weights 1:2:1, targeting on platform, a QA override.
+    static func folder() -> TemporaryFolder {
+        let folder = TemporaryFolder()
+        folder.write("products.json", """
+        { "currency": "USD", "offerings": { "chorus_plus": { "plans": {
+          "monthly": { "product_id": "m", "price": 9.99, "period": "P1M" },
+          "annual": { "product_id": "a", "price": 59.99, "period": "P1Y" } } } } }
+        """)
+        func variant(_ key: String, _ weight: Int) -> String {
+            """
+            { "key": "\(key)", "weight": \(weight), "paywall": { "offering": "chorus_plus", "trial_days": 3, "discount_framing": "none",
+              "copy": { "strategy": "static", "text": "Hear every bird." } } }
+            """
+        }
+        folder.write("e2e.json", """
+        { "$schema": "schema.json", "id": "e2e", "name": "End to end", "status": "running", "seed": "e2e-seed",
+          "hash_version": 2, "targeting": { "platform": ["ios"] }, "forced": { "qa-device-1": "c" },
+          "variants": [\(variant("a", 1)), \(variant("b", 2)), \(variant("c", 1))] }
+        """)
+        return folder
+    }
+
+    static func lines(_ stdout: String) throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func matchesGrowthBookAndIsStableAcrossProcesses() throws {
+        let folder = Self.folder()
+        // Expected (bucket, variant) from growthbook 4.0.0: gbhash("e2e-seed", id, 2), ranges for weights 1:2:1.
+        let expected: [(String, Double, String)] = [
+            ("user-1", 0.1912, "a"), ("user-42", 0.8873, "c"), ("😀", 0.7037, "b"), ("café", 0.2099, "a"), ("用户123", 0.5784, "b"),
+        ]
+        let ids = expected.map(\.0) + (0..<2000).map { "stable-\($0)-é" }
+        let input = ids.joined(separator: "\n") + "\n"
+        let args = ["assign", "--experiments", folder.path, "--users", "-", "--attr", "platform=ios"]
+        let first = try CLIRunner.run(args, stdin: input)
+        let second = try CLIRunner.run(args, stdin: input)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == second.stdout)
+        let rows = try Self.lines(first.stdout)
+        #expect(rows.count == ids.count)
+        for (row, (id, bucket, variant)) in zip(rows, expected) {
+            #expect(row["user_id"] as? String == id)
+            #expect(row["experiment"] as? String == "e2e")
+            #expect(row["bucket"] as? Double == bucket)
+            #expect(row["variant"] as? String == variant)
+            #expect(row["in_experiment"] as? Bool == true)
+            #expect(row["reason"] as? String == "assigned")
+        }
+        // One id on the command line gives the same line as in the stream.
+        let single = try CLIRunner.run(["assign", "--experiments", folder.path, "--user", "😀", "--attr", "platform=ios"])
+        #expect(single.stdout == first.stdout.split(separator: "\n")[2] + "\n")
+    }
+
+    @Test func outOfTargetingAndForced() throws {
+        let folder = Self.folder()
+        let r = try CLIRunner.run(["assign", "--experiments", folder.path, "--user", "user-1", "--attr", "platform=android"])
+        let row = try #require(try Self.lines(r.stdout).first)
+        #expect(row["variant"] is NSNull)
+        #expect(row["in_experiment"] as? Bool == false)
+        #expect(row["reason"] as? String == "targeting")
+        #expect(row["bucket"] as? Double == 0.1912)
+        let qa = try CLIRunner.run(["assign", "--experiments", folder.path, "--user", "qa-device-1", "--format", "text"])
+        #expect(qa.stdout == "qa-device-1 e2e c forced 0.1979\n")
+    }
+
+    @Test func usersFromAFileSkipBlankLinesAndCRLF() throws {
+        let folder = Self.folder()
+        let file = folder.write("ids.txt", "user-1\r\n\r\nuser-42\n\n")
+        let r = try CLIRunner.run(["assign", "--experiments", folder.path, "--users", file, "--attr", "platform=ios", "--format", "text"])
+        #expect(r.stdout == "user-1 e2e a assigned 0.1912\nuser-42 e2e c assigned 0.8873\n")
+    }
+
+    @Test func usageErrors() throws {
+        let folder = Self.folder()
+        for args in [
+            ["assign", "--experiments", folder.path],
+            ["assign", "--experiments", folder.path, "--user", "u", "--users", "-"],
+            ["assign", "--experiments", folder.path, "--user", "u", "--attr", "platform"],
+            ["assign", "--experiments", folder.path, "--user", "u", "--experiment", "nope"],
+            ["assign", "--experiments", folder.path, "--user", "u", "--format", "xml"],
+        ] {
+            let r = try CLIRunner.run(args)
+            #expect(r.status == 2, "\(args): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("abctl: error: "))
+        }
+        let missing = try CLIRunner.run(["assign", "--experiments", folder.path + "/nowhere", "--user", "u"])
+        #expect(missing.status != 0 && missing.stdout.isEmpty)
+    }
+
+    /// A million ids stream through (SPEC §6): run only with ABCTL_BIG_TESTS=1, as it takes seconds
+    /// with a release build and longer with a debug one.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["ABCTL_BIG_TESTS"] == "1"))
+    func aMillionIds() throws {
+        let folder = Self.folder()
+        // From a file: CLIRunner writes stdin before reading stdout, which would fill both pipes.
+        let file = folder.write("ids.txt", (0..<1_000_000).map { "user-\($0)" }.joined(separator: "\n"))
+        let started = Date()
+        let r = try CLIRunner.run(["assign", "--experiments", folder.path, "--users", file, "--attr", "platform=ios"])
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(r.status == 0)
+        #expect(r.stdout.utf8.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } == 1_000_000)
+    }
+}
