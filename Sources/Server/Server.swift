@@ -49,7 +49,12 @@ public final class Server: Sendable {
             }
         }
         self.configuration = configuration
-        let backend = Backend()
+        let backend: Backend
+        do {
+            backend = try Backend(databasePath: configuration.databasePath, readers: configuration.http.threads + 2)
+        } catch {
+            throw .runtime("cannot open the event store \(configuration.databasePath): \(error)")
+        }
         self.backend = backend
         let snapshot: ExperimentSnapshot
         do {

@@ -1,28 +1,36 @@
+import Assignment
+import EventStore
 import ExperimentDefinitions
 import Foundation
 import Synchronization
 
 /// Everything the handlers read about the experiments, built once per (re)load and never changed.
 public final class ExperimentSnapshot: Sendable {
-    public let catalog: ExperimentCatalog
+    public let catalog: ExperimentDefinitions.ExperimentCatalog
+    /// Experiments by id, for resolving paywalls.
+    public let experimentsByID: [String: Experiment]
+    /// Assignment over this snapshot, with the store's sticky lookup.
+    public let assigner: Assigner
+    /// Checks events against this snapshot (exposures must name a known experiment and variant).
+    public let eventParser: EventParser
     /// The body of `GET /v1/experiments`, rendered at load time.
     public let definitionsJSON: String
     public let loadedAt: Date
 
-    public init(catalog: ExperimentCatalog, loadedAt: Date = Date()) {
+    public init(catalog: ExperimentDefinitions.ExperimentCatalog, sticky: (any StickyLookup)?, loadedAt: Date = Date()) throws {
         self.catalog = catalog
         self.loadedAt = loadedAt
+        var byID: [String: Experiment] = [:]
+        for e in catalog.experiments { byID[e.id] = e }
+        self.experimentsByID = byID
+        self.assigner = try Assigner(catalog: catalog, sticky: sticky)
+        self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
         self.definitionsJSON = Self.renderDefinitions(catalog)
-    }
-
-    /// Loads and validates a folder; throws the loader's diagnostics when anything is wrong.
-    public static func load(directory: String) throws(ExperimentLoader.LoadError) -> ExperimentSnapshot {
-        ExperimentSnapshot(catalog: try ExperimentLoader.load(directory: directory))
     }
 
     /// `{"experiments": [file contents…], "products": {…}}`: each definition as written in its
     /// file (less `$schema`), so clients see exactly what is deployed.
-    static func renderDefinitions(_ catalog: ExperimentCatalog) -> String {
+    static func renderDefinitions(_ catalog: ExperimentDefinitions.ExperimentCatalog) -> String {
         var experiments: [JSONValue] = []
         for e in catalog.experiments {
             if let data = FileManager.default.contents(atPath: e.sourcePath), let node = try? JSONReader.parse([UInt8](data)),
