@@ -12,10 +12,13 @@ final class LiveServer {
     private(set) var port: UInt16 = 0
     let stderrPath: String
     var experimentsPath: String { folder.path + "/Experiments" }
-    var databasePath: String { folder.path + "/events.sqlite" }
+    let databasePath: String
 
     /// Starts the server with the shipped experiments; `arguments` are added after the defaults.
-    init(arguments: [String] = [], environment: [String: String] = [:], experiments: ((String) throws -> Void)? = nil) throws {
+    /// `database` reuses a store (e.g. one a killed server left); by default the server gets a fresh one.
+    init(arguments: [String] = [], environment: [String: String] = [:], database: String? = nil,
+         experiments: ((String) throws -> Void)? = nil) throws {
+        databasePath = database ?? folder.path + "/events.sqlite"
         stderrPath = folder.path + "/stderr.log"
         try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: CLIRunner.packageRoot + "/Experiments") {

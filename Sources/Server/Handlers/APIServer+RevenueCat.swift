@@ -18,7 +18,7 @@ extension APIServer {
         let body = try JSONBody(request.body)
         switch try RevenueCatMapping.map(body) {
         case .ignored(let type):
-            metrics.webhook(type: type, mappedTo: nil)
+            metrics.webhook(type: type, outcome: .ignored)
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
         case .event(let mapped):
             guard let type = EventType(name: mapped.type) else {
@@ -37,7 +37,7 @@ extension APIServer {
                     switch result {
                     case .success(let counts):
                         metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
-                        metrics.webhook(type: mapped.type, mappedTo: mapped.type)
+                        metrics.webhook(type: mapped.type, outcome: counts.stored == 1 ? .mapped : .duplicate)
                         respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
                                                ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID))])))
                     case .failure(let error):

@@ -11,6 +11,11 @@ public final class Metrics: Sendable {
         var status: Int
     }
 
+    struct WebhookKey: Hashable {
+        var outcome: String
+        var type: String
+    }
+
     struct Histogram {
         var counts = [Int](repeating: 0, count: Metrics.latencyBuckets.count)
         var sum = 0.0
@@ -27,8 +32,7 @@ public final class Metrics: Sendable {
     struct State {
         var requests: [RequestKey: Int] = [:]
         var latency: [String: Histogram] = [:]
-        var webhookIgnored: [String: Int] = [:]
-        var webhookMapped: [String: Int] = [:]
+        var webhook: [WebhookKey: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -61,10 +65,21 @@ public final class Metrics: Sendable {
         (reloadsOK.load(ordering: .relaxed), reloadsFailed.load(ordering: .relaxed))
     }
 
-    /// A RevenueCat webhook event: `mappedTo` is the SPEC §4 type, or nil when its type is not used.
-    public func webhook(type: String, mappedTo: String?) {
+    public enum WebhookOutcome: String, Sendable {
+        /// Mapped and stored; `type` is the SPEC §4 type.
+        case mapped
+        /// Mapped, but its id was already stored (a RevenueCat retry).
+        case duplicate
+        /// A RevenueCat type the project does not use; `type` is RevenueCat's.
+        case ignored
+    }
+
+    /// One RevenueCat webhook event.
+    public func webhook(type: String, outcome: WebhookOutcome) {
+        // RevenueCat's type names are a short fixed list, but a client could send anything: cap the label set.
         state.withLock { s in
-            if let mappedTo { s.webhookMapped[mappedTo, default: 0] += 1 } else { s.webhookIgnored[type, default: 0] += 1 }
+            let key = WebhookKey(outcome: outcome.rawValue, type: s.webhook.count < 64 || s.webhook[WebhookKey(outcome: outcome.rawValue, type: type)] != nil ? type : "other")
+            s.webhook[key, default: 0] += 1
         }
     }
 
@@ -97,11 +112,8 @@ public final class Metrics: Sendable {
         out += "abctl_events_total{outcome=\"rejected\"} \(eventsRejected.load(ordering: .relaxed))\n"
         out += "# HELP abctl_webhook_events_total RevenueCat webhook events, by the event type they became or the type that was ignored.\n"
         out += "# TYPE abctl_webhook_events_total counter\n"
-        for (type, n) in s.webhookMapped.sorted(by: { $0.key < $1.key }) {
-            out += "abctl_webhook_events_total{outcome=\"mapped\",type=\"\(Self.escape(type))\"} \(n)\n"
-        }
-        for (type, n) in s.webhookIgnored.sorted(by: { $0.key < $1.key }) {
-            out += "abctl_webhook_events_total{outcome=\"ignored\",type=\"\(Self.escape(type))\"} \(n)\n"
+        for (key, n) in s.webhook.sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
+            out += "abctl_webhook_events_total{outcome=\"\(key.outcome)\",type=\"\(Self.escape(key.type))\"} \(n)\n"
         }
         out += "# HELP abctl_reloads_total Experiment reloads (SIGHUP), by result.\n"
         out += "# TYPE abctl_reloads_total counter\n"
