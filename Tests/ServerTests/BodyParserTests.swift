@@ -46,3 +46,19 @@ import Testing
         #expect(throws: APIError.self) { try JSONBody([]) }
     }
 }
+
+@Suite struct JSONWriterTests {
+    @Test(arguments: [
+        #"{"a":[1,-2.5,1e+300,true,false,null],"b":"x\"\\\n\r\t\u0001é😀\u2028 \u2029","":{}}"#,
+        #"[0,-0,123456789012345,0.1,-1e-7,"",[]]"#,
+    ])
+    func matchesSerialized(text: String) throws {
+        let value = try BodyParser.parse(Array(text.utf8))
+        #expect(String(decoding: JSONWriter.bytes(value), as: UTF8.self) == value.serialized())
+        #expect(try BodyParser.parse(JSONWriter.bytes(value)) == value)
+    }
+
+    @Test func nonFiniteNumbersBecomeNull() {
+        #expect(JSONWriter.bytes(.array([.number(.nan), .number(.infinity)])) == Array("[null,null]".utf8))
+    }
+}

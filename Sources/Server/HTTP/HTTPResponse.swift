@@ -16,7 +16,7 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON response from a value.
     public static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, body: Array(value.serialized().utf8))
+        HTTPResponse(status: status, body: JSONWriter.bytes(value))
     }
 
     /// A JSON response from text that is already JSON.

@@ -32,11 +32,13 @@ public final class Log: Sendable {
 
     /// Buffers one line (request logs), in the order the fields are given.
     public func buffered(level: Level = .info, _ message: String, _ fields: [(String, JSONValue)]) {
-        let line = Self.line(level: level, message: message, fields: fields)
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        JSONWriter.write(.object([("ts", .string(Self.timestamp())), ("level", .string(level.rawValue)), ("msg", .string(message))] + fields), to: &line)
+        line.append(0x0A)
         startFlusher()
         buffer.withLock { pending in
-            pending.append(contentsOf: line.utf8)
-            pending.append(0x0A)
+            pending.append(contentsOf: line)
             if pending.count >= 64 << 10 {
                 Self.writeAll(fd, pending)
                 pending.removeAll(keepingCapacity: true)
