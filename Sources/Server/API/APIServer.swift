@@ -91,17 +91,32 @@ public final class APIServer: HTTPHandler {
     }
 
     public func completed(_ summary: RequestSummary) {
-        var fields: [(String, JSONValue)] = [
-            ("method", .string(summary.method)),
-            ("path", .string(summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path)),
-            ("route", .string(summary.route)),
-            ("status", .number(Double(summary.status))),
-            ("duration_ms", .number((summary.seconds * 1_000_000).rounded() / 1000)),
-            ("bytes_in", .number(Double(summary.bytesIn))),
-            ("bytes_out", .number(Double(summary.bytesOut))),
-        ]
-        if let termination = summary.termination { fields.append(("terminated", .string(termination))) }
-        Log.shared.buffered(level: summary.status >= 500 || summary.status == 0 ? .warning : .info, "request", fields)
+        // One JSON line per request, written straight to bytes (same shape as `Log.write`).
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: #"{"ts":""#.utf8)
+        Log.appendTimestamp(to: &line)
+        line.append(contentsOf: (summary.status >= 500 || summary.status == 0 ? #"","level":"warning","# : #"","level":"info","#).utf8)
+        line.append(contentsOf: #""msg":"request","method":"#.utf8)
+        JSONWriter.writeString(summary.method.count > 16 ? String(summary.method.prefix(16)) : summary.method, to: &line)
+        line.append(contentsOf: #","path":"#.utf8)
+        JSONWriter.writeString(summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path, to: &line)
+        line.append(contentsOf: #","route":"#.utf8)
+        JSONWriter.writeString(summary.route, to: &line)
+        line.append(contentsOf: #","status":"#.utf8)
+        JSONWriter.writeNumber(Double(summary.status), to: &line)
+        line.append(contentsOf: #","duration_ms":"#.utf8)
+        JSONWriter.writeNumber((summary.seconds * 1_000_000).rounded() / 1000, to: &line)
+        line.append(contentsOf: #","bytes_in":"#.utf8)
+        JSONWriter.writeNumber(Double(summary.bytesIn), to: &line)
+        line.append(contentsOf: #","bytes_out":"#.utf8)
+        JSONWriter.writeNumber(Double(summary.bytesOut), to: &line)
+        if let termination = summary.termination {
+            line.append(contentsOf: #","terminated":"#.utf8)
+            JSONWriter.writeString(termination, to: &line)
+        }
+        line.append(0x7D)
+        Log.shared.buffered(line: line)
     }
 
     // MARK: Shared

@@ -30,7 +30,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         public var connectionLimit: Int
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 4, maxBodyBytes: Int = 16 << 20,
-                    connectionMemoryBytes: Int = 64 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
+                    connectionMemoryBytes: Int = 32 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
                     connectionLimit: Int = 1000) {
             self.host = host
             self.port = port

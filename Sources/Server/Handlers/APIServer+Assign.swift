@@ -33,23 +33,37 @@ extension APIServer {
             assignments = snapshot.assigner.assign(userID: userID, attributes: attributes)
         }
 
+        // Written straight to bytes: this is the hottest path of the server.
         let paywallRequest = PaywallRequest(variables: variables, signals: signals)
-        var answers: [JSONValue] = []
-        answers.reserveCapacity(assignments.count)
-        for a in assignments {
-            var paywall: JSONValue = .null
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + 512 * assignments.count)
+        out.append(contentsOf: #"{"user_id":"#.utf8)
+        JSONWriter.writeString(userID, to: &out)
+        out.append(contentsOf: #","assignments":["#.utf8)
+        for (n, a) in assignments.enumerated() {
+            if n > 0 { out.append(0x2C) }
+            out.append(contentsOf: #"{"experiment":"#.utf8)
+            JSONWriter.writeString(a.experimentID, to: &out)
+            out.append(contentsOf: #","variant":"#.utf8)
+            if let key = a.variantKey { JSONWriter.writeString(key, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: (a.inExperiment ? #","in_experiment":true,"bucket":"# : #","in_experiment":false,"bucket":"#).utf8)
+            JSONWriter.writeNumber(a.bucket, to: &out)
+            out.append(contentsOf: #","reason":"#.utf8)
+            JSONWriter.writeString(a.reason.rawValue, to: &out)
+            out.append(contentsOf: #","paywall":"#.utf8)
             if let i = a.variantIndex, let experiment = snapshot.experimentsByID[a.experimentID], i < experiment.variants.count {
-                paywall = PaywallResolver.resolve(experiment.variants[i].paywall, products: snapshot.catalog.products, request: paywallRequest).json
+                if let fixed = snapshot.fixedPaywalls[a.experimentID]?[i] {
+                    out.append(contentsOf: fixed)
+                } else {
+                    let paywall = PaywallResolver.resolve(experiment.variants[i].paywall, products: snapshot.catalog.products, request: paywallRequest)
+                    JSONWriter.write(paywall.json, to: &out)
+                }
+            } else {
+                out.append(contentsOf: "null".utf8)
             }
-            answers.append(.object([
-                ("experiment", .string(a.experimentID)),
-                ("variant", a.variantKey.map(JSONValue.string) ?? .null),
-                ("in_experiment", .bool(a.inExperiment)),
-                ("bucket", .number(a.bucket)),
-                ("reason", .string(a.reason.rawValue)),
-                ("paywall", paywall),
-            ]))
+            out.append(0x7D)
         }
-        return .response(.json(.object([("user_id", .string(userID)), ("assignments", .array(answers))])))
+        out.append(contentsOf: "]}".utf8)
+        return .response(HTTPResponse(status: 200, body: out))
     }
 }

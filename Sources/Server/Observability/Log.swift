@@ -46,6 +46,45 @@ public final class Log: Sendable {
         }
     }
 
+    /// Buffers one line already written as JSON bytes (without the newline).
+    func buffered(line: [UInt8]) {
+        startFlusher()
+        buffer.withLock { pending in
+            pending.append(contentsOf: line)
+            pending.append(0x0A)
+            if pending.count >= 64 << 10 {
+                Self.writeAll(fd, pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Appends the UTC time with milliseconds (RFC 3339) as ASCII digits, without building strings.
+    static func appendTimestamp(to out: inout [UInt8]) {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        var seconds = ts.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int32, _ width: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var v = value
+            while divisor > 0 {
+                out.append(UInt8(v / divisor) + 0x30)
+                v %= divisor
+                divisor /= 10
+            }
+        }
+        digits(parts.tm_year + 1900, 4); out.append(0x2D)
+        digits(parts.tm_mon + 1, 2); out.append(0x2D)
+        digits(parts.tm_mday, 2); out.append(0x54)
+        digits(parts.tm_hour, 2); out.append(0x3A)
+        digits(parts.tm_min, 2); out.append(0x3A)
+        digits(parts.tm_sec, 2); out.append(0x2E)
+        digits(Int32(ts.tv_nsec / 1_000_000), 3); out.append(0x5A)
+    }
+
     public func flush() {
         buffer.withLock { pending in
             guard !pending.isEmpty else { return }

@@ -2,6 +2,7 @@ import Assignment
 import EventStore
 import ExperimentDefinitions
 import Foundation
+import PaywallCopy
 import Synchronization
 
 /// Everything the handlers read about the experiments, built once per (re)load and never changed.
@@ -16,6 +17,9 @@ public final class ExperimentSnapshot: Sendable {
     /// The body of `GET /v1/experiments`, rendered at load time.
     public let definitionsJSON: String
     public let loadedAt: Date
+    /// Per experiment, per variant: the resolved paywall as JSON bytes when it does not depend on
+    /// the request (static copy), so `/v1/assign` copies bytes instead of resolving and writing.
+    let fixedPaywalls: [String: [[UInt8]?]]
 
     public init(catalog: ExperimentDefinitions.ExperimentCatalog, sticky: (any StickyLookup)?, loadedAt: Date = Date()) throws {
         self.catalog = catalog
@@ -26,6 +30,14 @@ public final class ExperimentSnapshot: Sendable {
         self.assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
         self.definitionsJSON = Self.renderDefinitions(catalog)
+        var fixed: [String: [[UInt8]?]] = [:]
+        for e in catalog.experiments {
+            fixed[e.id] = e.variants.map { variant in
+                guard case .staticText = variant.paywall.copy else { return nil }
+                return JSONWriter.bytes(PaywallResolver.resolve(variant.paywall, products: catalog.products, request: PaywallRequest()).json)
+            }
+        }
+        self.fixedPaywalls = fixed
     }
 
     /// `{"experiments": [file contents…], "products": {…}}`: each definition as written in its
