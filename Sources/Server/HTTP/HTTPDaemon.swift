@@ -68,7 +68,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         lifecycle.withLock { $0.listener = listener.fd }
 
         var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_TURBO.rawValue
         if listener.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let me = Unmanaged.passUnretained(self).toOpaque()
         let arguments: [CVarArg] = [
