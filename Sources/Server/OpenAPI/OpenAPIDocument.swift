@@ -51,7 +51,8 @@ enum OpenAPIDocument {
         "operationId": "assign",
         "summary": "Assign a user to the running experiments and resolve each variant's paywall.",
         "description": "Scope: assign. One answer per experiment (or per listed experiment), in the order of the folder. Assignment is not exposure: log an `exposure` event when the paywall is shown.",
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignRequest" } } } },
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignRequest" },
+          "example": { "user_id": "u-123", "attributes": { "platform": "ios", "country": "US", "app_version": "2.3.0", "new_user": true }, "variables": { "userName": "Ana" }, "signals": { "companion": "dog" } } } } },
         "responses": {
           "200": { "description": "Assignments.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignResponse" } } } },
           "400": { "$ref": "#/components/responses/BadRequest" },
@@ -70,7 +71,9 @@ enum OpenAPIDocument {
           "required": true,
           "content": {
             "application/x-ndjson": { "schema": { "type": "string", "description": "One event object a line." } },
-            "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } } }
+            "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
+              "example": [{ "event_id": "e1", "type": "exposure", "user_id": "u1", "experiment": "chorus-paywall-copy", "variant": "ai", "ts": "2026-12-01T10:00:00Z", "copy_source": "on_device" },
+                          { "event_id": "e2", "type": "trial_started", "user_id": "u1", "ts": "2026-12-01T10:01:00Z", "product_id": "chorus.plus.annual" }] }
           }
         },
         "responses": {
@@ -90,7 +93,8 @@ enum OpenAPIDocument {
         "summary": "A RevenueCat webhook event, mapped onto SPEC §4 and stored.",
         "description": "Checks `Authorization` against ABCTL_REVENUECAT_AUTH. INITIAL_PURCHASE with period_type TRIAL becomes trial_started; other INITIAL_PURCHASE and NON_RENEWING_PURCHASE become purchased; RENEWAL with is_trial_conversion becomes converted, other RENEWAL renewed; CANCELLATION cancelled; a negative price refunded. Other types are accepted, ignored and counted. `id` is the idempotency key.",
         "security": [{ "revenuecat": [] }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RevenueCatWebhook" } } } },
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RevenueCatWebhook" },
+          "example": { "api_version": "1.0", "event": { "type": "RENEWAL", "id": "4c3f7e2a-rc", "app_user_id": "u1", "is_trial_conversion": true, "price": 59.99, "product_id": "chorus.plus.annual", "purchased_at_ms": 1764583200000, "event_timestamp_ms": 1764583201000 } } } } },
         "responses": {
           "200": { "description": "Stored, a duplicate, or ignored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
           "400": { "$ref": "#/components/responses/BadRequest" },
@@ -106,7 +110,8 @@ enum OpenAPIDocument {
         "operationId": "copyCheck",
         "summary": "Run an ai_generated variant's guard (SPEC §3) on a line.",
         "description": "Scope: assign. Answers 200 whether or not the line passes; `violations` names every broken rule.",
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyCheckRequest" } } } },
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyCheckRequest" },
+          "example": { "experiment": "chorus-paywall-copy", "variant": "ai", "text": "Picture your next walk with every song named. Chorus can help you get there.", "user_name": "Ana" } } } },
         "responses": {
           "200": { "description": "The verdict.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyCheckResponse" } } } },
           "400": { "$ref": "#/components/responses/BadRequest" },
@@ -134,7 +139,7 @@ enum OpenAPIDocument {
         "operationId": "report",
         "summary": "The report JSON of SPEC §8 for one experiment.",
         "description": "Scope: admin.",
-        "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "minLength": 1 } }],
+        "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "minLength": 1 }, "example": "chorus-paywall-copy" }],
         "responses": {
           "200": { "description": "The report.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Report" } } } },
           "401": { "$ref": "#/components/responses/Unauthorized" },
