@@ -173,6 +173,22 @@ struct ServeBasicsTests {
         #expect(try server.request("GET", "/healthz").status == 200)
     }
 
+    @Test func connectionLimitHoldsBackExtraClients() throws {
+        let server = try LiveServer(arguments: ["--max-connections", "2"])
+        var held = [try server.connect(), try server.connect()]
+        #expect(try held[0].request("GET", "/healthz").status == 200)
+        #expect(try held[1].request("GET", "/healthz").status == 200)
+        // A third client waits in the kernel's queue: no answer while both slots are taken.
+        let third = try HTTPConnection(port: server.port, timeoutSeconds: 1)
+        try third.send(HTTPConnection.head("GET", "/healthz", headers: [:], bodyLength: nil))
+        #expect((try? third.readReply()) == nil)
+        // Freeing a slot lets it in.
+        held.removeFirst()
+        var answered = false
+        for _ in 0..<10 where !answered { answered = (try? third.readReply())?.status == 200 }
+        #expect(answered)
+    }
+
     @Test func concurrentClients() throws {
         let server = try LiveServer()
         let port = server.port
