@@ -133,6 +133,8 @@ LUA
 
 field() { echo "$1" | grep -o "$2=[0-9.]*" | cut -d= -f2; }
 
+echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
 # --- 1. assign vs nginx --------------------------------------------------------------------------
 start_abctl "$WORK/assign.sqlite"
 SAMPLE="$(curl -s -X POST "http://127.0.0.1:$ABCTL_PORT/v1/assign" -H 'Content-Type: application/json' \
@@ -184,6 +186,7 @@ stop_abctl
 STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from events').fetchone()[0])" "$WORK/events.sqlite")"
 
 # --- figures -------------------------------------------------------------------------------------
+echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
 python3 - "$NGINX_RESULT" "$ABCTL_RESULT" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" <<'PY'
 import sys
 def parse(line):
