@@ -95,7 +95,9 @@ public final class Server: Sendable {
         api.beginDraining()
         daemon.quiesce()
         let drained = daemon.waitUntilIdle(timeoutSeconds: configuration.drainTimeoutSeconds)
-        daemon.stop()
+        // With requests still suspended (a store that never answered), stopping libmicrohttpd
+        // would free connections a late commit callback could still resume: exit without it.
+        if drained { daemon.stop() }
         backend.close()
         Log.shared.write(level: drained ? .info : .warning, drained ? "stopped" : "stopped before every request finished",
                          ["in_flight": .number(Double(daemon.requestsInFlight))])
