@@ -14,6 +14,10 @@ final class LiveServer {
     var experimentsPath: String { folder.path + "/Experiments" }
     let databasePath: String
 
+    /// Whether this abctl was built with the event store (it then has `abctl ingest`); tests of
+    /// the event routes need it.
+    static let hasEventStore: Bool = (try? CLIRunner.run(["ingest", "--help"]).status) == 0
+
     /// Starts the server with the shipped experiments; `arguments` are added after the defaults.
     /// `database` reuses a store (e.g. one a killed server left); by default the server gets a fresh one.
     init(arguments: [String] = [], environment: [String: String] = [:], database: String? = nil,

@@ -92,7 +92,8 @@ struct ServeDataTests {
         #expect(attributesNotObject.error?["field"] as? String == "attributes")
     }
 
-    @Test func stickyAssignmentFollowsTheStoredExposure() throws {
+    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+    func stickyAssignmentFollowsTheStoredExposure() throws {
         let server = try LiveServer()
         // Find a user in the copy experiment, then record an exposure to a different arm.
         var user = ""
@@ -114,7 +115,8 @@ struct ServeDataTests {
         #"{"event_id":"\#(id)","type":"\#(type)","user_id":"\#(user)","ts":"2026-12-01T10:01:00Z"}"#
     }
 
-    @Test func eventsAreStoredOnceAndCounted() throws {
+    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+    func eventsAreStoredOnceAndCounted() throws {
         let server = try LiveServer()
         let ndjson = [Self.event("a1"), Self.event("a2"), "", Self.event("a3")].joined(separator: "\n") + "\n"
         let first = try server.request("POST", "/v1/events", headers: ["Content-Type": "application/x-ndjson"], body: ndjson)
@@ -133,7 +135,8 @@ struct ServeDataTests {
         #expect(try server.request("GET", "/metrics").text.contains(#"abctl_events_total{outcome="stored"} 4"#))
     }
 
-    @Test func aBatchWithAnInvalidEventIsRejectedWhole() throws {
+    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+    func aBatchWithAnInvalidEventIsRejectedWhole() throws {
         let server = try LiveServer()
         let body = [Self.event("b1"),
                     #"{"event_id":"b2","type":"exposure","user_id":"u","experiment":"chorus-paywall-copy","variant":"zz","ts":"2026-12-01T10:00:00Z"}"#,
@@ -163,7 +166,8 @@ struct ServeDataTests {
         #expect(try server.request("POST", "/v1/events", body: Self.event("c1")).json?["stored"] as? Int == 1)
     }
 
-    @Test func revenueCatWebhook() throws {
+    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+    func revenueCatWebhook() throws {
         let server = try LiveServer(environment: ["ABCTL_API_KEYS": "k1:ingest", "ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"])
         let trial = #"{"api_version":"1.0","event":{"type":"INITIAL_PURCHASE","period_type":"TRIAL","id":"rc-1","app_user_id":"u9","product_id":"chorus.plus.annual","price":0,"purchased_at_ms":1764583200000,"event_timestamp_ms":1764583201000}}"#
         let unauthorized = try server.request("POST", "/v1/webhooks/revenuecat", body: trial)
@@ -194,7 +198,8 @@ struct ServeDataTests {
         #expect(same.json?["duplicate"] as? Int == 1)
     }
 
-    @Test func storeUnavailableIs503AndNothingIsAcknowledged() throws {
+    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+    func storeUnavailableIs503AndNothingIsAcknowledged() throws {
         let server = try LiveServer()
         #expect(try server.request("POST", "/v1/events", body: Self.event("d0")).status == 200)
         // Another process holds the write lock longer than the store's busy timeout.

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// SIGKILL under event load loses no acknowledged event.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
 struct ServeKillTests {
     /// Clients send batches of 100 events; the server is killed mid-load. A second server on the same
     /// store then receives every acknowledged batch again: each of those events must come back as a

@@ -1,3 +1,4 @@
+#if ABCTL_EVENT_STORE
 import EventStore
 import ExperimentDefinitions
 
@@ -69,3 +70,4 @@ extension APIServer {
                                                      "the event store could not commit; nothing was stored, retry later"), route: route)
     }
 }
+#endif

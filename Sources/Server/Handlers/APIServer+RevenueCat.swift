@@ -1,3 +1,4 @@
+#if ABCTL_EVENT_STORE
 import EventStore
 import ExperimentDefinitions
 
@@ -48,3 +49,4 @@ extension APIServer {
         }
     }
 }
+#endif
