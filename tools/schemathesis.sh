@@ -57,6 +57,8 @@ for path in /v1/events /v1/webhooks/revenuecat; do
 done
 
 set +e
+# From the scratch folder, so schemathesis' cache (.schemathesis/) stays out of the repo.
+cd "$WORK"
 timeout "$TIME_LIMIT" "$VENV/bin/st" run "${EXCLUDE[@]}" "http://127.0.0.1:$PORT/openapi.json" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method,allow_header_conformance,ignored_auth \
   --max-examples "$MAX_EXAMPLES" \
