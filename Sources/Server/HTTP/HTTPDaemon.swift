@@ -148,7 +148,9 @@ public final class HTTPDaemon: @unchecked Sendable {
                     context.bodyTooLarge = true
                     return queue(handler.payloadTooLarge(limit: configuration.maxBodyBytes), on: connection, context, close: true)
                 }
-                context.body.reserveCapacity(declared)
+                // Reserve for what is announced, but not more than 1 MiB before bytes arrive: a client
+                // announcing 16 MiB on a thousand idle connections must not make the server allocate it.
+                context.body.reserveCapacity(min(declared, 1 << 20))
             }
             return true
         }
