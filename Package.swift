@@ -7,7 +7,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
-        // Benchmark only (bench/assign.sh); not shipped.
         .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
     ],
     targets: [
@@ -15,27 +14,40 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // The file format: JSON with positions, the model, validation, products.
+        // The file format: JSON with positions, the model, validation, products, the copy guard.
         .target(name: "ExperimentDefinitions"),
         // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
-
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
+        // Events and per-(experiment, user) facts in SQLite.
+        .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
 
-        // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics.
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment"]),
+        // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
+        .target(name: "Statistics"),
 
+        // Synthetic users with known true rates, through the real assignment and store.
+        .target(name: "Simulation", dependencies: ["Assignment", "EventStore", "ExperimentDefinitions", "PaywallCopy", "Statistics"]),
+
+        // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics. ABCTL_EVENT_STORE turns on
+        // the event routes, sticky assignment and the RevenueCat webhook (see docs/Server.md).
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment", "EventStore"],
+                swiftSettings: [.define("ABCTL_EVENT_STORE")]),
+
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "PaywallCopy", "Assignment", "Server"]),
-
+        // Helpers shared by test targets (temporary stores, event builders).
+        .target(name: "TestSupport", dependencies: ["EventStore"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
+        .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

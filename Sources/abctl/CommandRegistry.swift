@@ -3,7 +3,10 @@ enum CommandRegistry {
     static let all: [CommandSpec] = [
         ValidateCommand.spec,
         AssignCommand.spec,
+        IngestCommand.spec,
+        SimulateCommand.spec,
         CopyCheckCommand.spec,
+        PowerCommand.spec,
         ServeCommand.spec,
     ]
 }

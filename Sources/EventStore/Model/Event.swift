@@ -1,0 +1,45 @@
+import ExperimentDefinitions
+/// One event of SPEC §4, checked: required fields present, `ts` parsed, exposures name
+/// an experiment and a variant, revenue finite.
+public struct Event: Sendable, Hashable {
+    /// The idempotency key: a second event with the same id is a duplicate.
+    public var id: String
+    public var type: EventType
+    public var userID: String
+    public var timestamp: Timestamp
+    /// Exposures only.
+    public var experiment: String?
+    /// Exposures only.
+    public var variant: String?
+    /// In the currency of `products.json`; a refund's amount is subtracted whatever its sign.
+    public var revenue: Double?
+    public var currency: String?
+    public var productID: String?
+    public var copySource: CopySource?
+    public var copyText: String?
+    public var copyFallbackReason: String?
+
+    public init(id: String, type: EventType, userID: String, timestamp: Timestamp,
+                experiment: String? = nil, variant: String? = nil,
+                revenue: Double? = nil, currency: String? = nil, productID: String? = nil,
+                copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil) {
+        self.id = id
+        self.type = type
+        self.userID = userID
+        self.timestamp = timestamp
+        self.experiment = experiment
+        self.variant = variant
+        self.revenue = revenue
+        self.currency = currency
+        self.productID = productID
+        self.copySource = copySource
+        self.copyText = copyText
+        self.copyFallbackReason = copyFallbackReason
+    }
+
+    /// The amount this event adds to net revenue: revenue for payments, minus its magnitude for refunds.
+    public var revenueContribution: Double {
+        guard type.carriesRevenue, let revenue else { return 0 }
+        return type == .refunded ? -abs(revenue) : revenue
+    }
+}

@@ -1,0 +1,38 @@
+/// The seven event types of SPEC §4. The raw value is the stored integer code.
+public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
+    case exposure = 1
+    case trialStarted = 2
+    case purchased = 3
+    case converted = 4
+    case renewed = 5
+    case cancelled = 6
+    case refunded = 7
+
+    /// The spelling in NDJSON.
+    public var name: String {
+        switch self {
+        case .exposure: "exposure"
+        case .trialStarted: "trial_started"
+        case .purchased: "purchased"
+        case .converted: "converted"
+        case .renewed: "renewed"
+        case .cancelled: "cancelled"
+        case .refunded: "refunded"
+        }
+    }
+
+    public init?(name: String) {
+        guard let match = EventType.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
+
+    public var description: String { name }
+
+    /// Types whose `revenue` counts toward net revenue (refunds subtract).
+    public var carriesRevenue: Bool {
+        switch self {
+        case .purchased, .converted, .renewed, .refunded: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ExperimentDefinitions
+/// Derives a user's facts from all of that user's stored events.
+///
+/// Events are put in one total order, (ts, type, event_id), before anything is decided, so
+/// the result depends only on the set of events, never on the order they arrived in.
+enum FactsBuilder {
+    /// The parts of a stored event that facts depend on.
+    struct Source {
+        var type: EventType
+        var ts: Int64
+        var experiment: String?
+        var variant: String?
+        var revenueContribution: Double
+        var copySource: CopySource?
+        var copyFallbackReason: String?
+        var eventID: String
+    }
+
+    static func facts(userID: String, events: [Source]) -> [UserFacts] {
+        guard events.contains(where: { $0.type == .exposure }) else { return [] }
+        let ordered = events.sorted { a, b in
+            if a.ts != b.ts { return a.ts < b.ts }
+            if a.type != b.type { return a.type.rawValue < b.type.rawValue }
+            return a.eventID < b.eventID
+        }
+        // First exposure per experiment, in event order.
+        var result: [UserFacts] = []
+        var seen: Set<String> = []
+        for e in ordered where e.type == .exposure {
+            guard let experiment = e.experiment, let variant = e.variant, seen.insert(experiment).inserted else { continue }
+            result.append(UserFacts(experiment: experiment, userID: userID, variant: variant,
+                                    firstExposure: Timestamp(microseconds: e.ts),
+                                    copySource: e.copySource, copyFallbackReason: e.copyFallbackReason))
+        }
+        for index in result.indices {
+            var f = result[index]
+            let from = f.firstExposure.microseconds
+            var revenue = 0.0
+            var cancels: [Int64] = []
+            for e in ordered where e.ts >= from {
+                switch e.type {
+                case .exposure: break
+                case .trialStarted: if f.trialStart == nil { f.trialStart = Timestamp(microseconds: e.ts) }
+                case .purchased: if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
+                case .converted:
+                    if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
+                    if f.firstConverted == nil { f.firstConverted = Timestamp(microseconds: e.ts) }
+                case .renewed: break
+                case .cancelled: cancels.append(e.ts)
+                case .refunded: if f.refundedAt == nil { f.refundedAt = Timestamp(microseconds: e.ts) }
+                }
+                revenue += e.revenueContribution
+            }
+            let cancelFrom = f.trialStart?.microseconds ?? from
+            if let cancel = cancels.first(where: { $0 >= cancelFrom }) { f.firstCancel = Timestamp(microseconds: cancel) }
+            f.netRevenue = revenue
+            result[index] = f
+        }
+        return result
+    }
+}

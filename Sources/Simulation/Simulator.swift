@@ -1,0 +1,184 @@
+import Assignment
+import EventStore
+import ExperimentDefinitions
+import Foundation
+import PaywallCopy
+import Statistics
+
+/// Synthetic users with known true rates, assigned by the real `Assigner` and written through the real store.
+///
+/// Users arrive uniformly over `days` from `start`; each draws attributes and onboarding signals from
+/// the truth's population, is assigned, sees the resolved paywall (an exposure with its copy source)
+/// and then behaves by its variant's true rates. Events later than `observedUntil` are not written, as
+/// in a real store read before the future happens. Each user draws from its own random stream, so a
+/// seed gives the same events however the run is batched.
+public struct Simulator: Sendable {
+    public struct Options: Sendable {
+        public var users: Int
+        public var seed: UInt64
+        public var days: Int
+        /// When users start arriving; defaults to the latest start among running experiments.
+        public var start: Date?
+        /// How long after the last arrival events are still observed, so trials can finish.
+        public var tailDays: Int
+
+        public init(users: Int, seed: UInt64 = 1, days: Int = 14, start: Date? = nil, tailDays: Int = 10) {
+            self.users = users
+            self.seed = seed
+            self.days = days
+            self.start = start
+            self.tailDays = tailDays
+        }
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable {
+        public var users = 0
+        /// Experiment → variant → exposed users (exposures written).
+        public var exposed: [String: [String: Int]] = [:]
+        public var events = 0
+        public var stored = 0
+        public var duplicates = 0
+        public var start = Date()
+        public var observedUntil = Date()
+    }
+
+    let catalog: ExperimentDefinitions.ExperimentCatalog
+    let assigner: Assigner
+    let truth: Truth
+    let options: Options
+    public let start: Date
+    public let observedUntil: Date
+
+    public init(catalog: ExperimentDefinitions.ExperimentCatalog, assigner: Assigner, truth: Truth, options: Options) {
+        self.catalog = catalog
+        self.assigner = assigner
+        self.truth = truth
+        self.options = options
+        let starts = catalog.experiments.filter { $0.status == .running }.compactMap(\.start)
+        start = options.start ?? starts.max() ?? Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 86400).rounded(.down) * 86400 - Double(options.days + options.tailDays) * 86400)
+        observedUntil = start.addingTimeInterval(Double(options.days + options.tailDays) * 86400)
+    }
+
+    /// Generates every user's events and hands them to `write` in batches of about `batchSize`.
+    public func run(batchSize: Int = 20_000, write: ([Event]) throws -> AppendResult, progress: (Int) -> Void = { _ in }) throws -> Summary {
+        var summary = Summary()
+        summary.start = start
+        summary.observedUntil = observedUntil
+        var batch: [Event] = []
+        batch.reserveCapacity(batchSize + 64)
+        for index in 0..<options.users {
+            var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
+            let exposures = simulateUser(index: index, rng: &rng, into: &batch)
+            for (experiment, variant) in exposures { summary.exposed[experiment, default: [:]][variant, default: 0] += 1 }
+            if batch.count >= batchSize {
+                summary.events += batch.count
+                let r = try write(batch)
+                summary.stored += r.stored
+                summary.duplicates += r.duplicates
+                batch.removeAll(keepingCapacity: true)
+                progress(index + 1)
+            }
+        }
+        if !batch.isEmpty {
+            summary.events += batch.count
+            let r = try write(batch)
+            summary.stored += r.stored
+            summary.duplicates += r.duplicates
+        }
+        summary.users = options.users
+        progress(options.users)
+        return summary
+    }
+
+    /// One user's events; returns the (experiment, variant) pairs it was exposed to.
+    func simulateUser(index: Int, rng: inout SplitMix64, into events: inout [Event]) -> [(String, String)] {
+        let userID = "sim-\(options.seed)-\(index)"
+        let arrival = start.addingTimeInterval(rng.uniform(0, Double(options.days) * 86400))
+        var attributes: [String: JSONValue] = [:]
+        for (name, distribution) in truth.population.attributes {
+            if let v = rng.pick(distribution) { attributes[name] = .string(v) }
+        }
+        attributes["new_user"] = .bool(rng.chance(truth.population.newUser))
+        var signals: [String: JSONValue] = [:]
+        for (name, distribution) in truth.population.signals where rng.chance(0.85) {
+            if let v = rng.pick(distribution) { signals[name] = .string(v) }
+        }
+        let request = PaywallRequest(variables: rng.chance(0.6) ? ["userName": "Walker\(index % 97)"] : [:], signals: signals)
+
+        var eventNumber = 0
+        func add(_ type: EventType, at time: Date, experiment: String? = nil, variant: String? = nil, revenue: Double? = nil,
+                 productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) {
+            guard time < observedUntil else { return }
+            eventNumber += 1
+            events.append(Event(
+                id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: userID, timestamp: Timestamp(time),
+                experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : catalog.products.currency,
+                productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason))
+        }
+
+        var exposed: [(String, String)] = []
+        var behaviour: (Rates: Truth.Rates, paywall: Paywall, experiment: Experiment)? = nil
+        for candidate in assigner.experiments {
+            let a = assigner.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival)
+            guard a.inExperiment, let i = a.variantIndex, let experiment = catalog.experiment(a.experimentID) else { continue }
+            let variant = experiment.variants[i]
+            let rates = truth.rates(experiment: experiment.id, variant: variant.key)
+            if rng.chance(rates.exposureLoss) { continue }
+            let copy = shownCopy(variant.paywall, request: request, rng: &rng)
+            add(.exposure, at: arrival, experiment: experiment.id, variant: variant.key, copy: copy)
+            exposed.append((experiment.id, variant.key))
+            // A user behaves once, by the first experiment that showed them a paywall.
+            if behaviour == nil { behaviour = (rates, variant.paywall, experiment) }
+        }
+        guard let (rates, paywall, experiment) = behaviour else { return exposed }
+
+        let plans = catalog.products.offerings[paywall.offering] ?? [:]
+        let annual = plans.values.first { $0.period == "P1Y" }, monthly = plans.values.first { $0.period == "P1M" }
+        func pay(at time: Date, type: EventType) {
+            guard let plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
+            add(type, at: time, revenue: plan.price, productID: plan.productID)
+            if rng.chance(rates.refund) {
+                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: plan.price, productID: plan.productID)
+            } else if plan.period == "P1M" {
+                var renewal = time.addingTimeInterval(30 * 86400)
+                while renewal < observedUntil && rng.chance(rates.renewal) {
+                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
+                    renewal = renewal.addingTimeInterval(30 * 86400)
+                }
+            }
+        }
+
+        let window = experiment.metrics.day0WindowHours
+        let trialHours = Double(paywall.trialDays) * 24
+        if paywall.trialDays > 0 && rng.chance(rates.trialStart) {
+            let trialStart = arrival.addingTimeInterval(rng.uniform(1, 30) * 60)
+            add(.trialStarted, at: trialStart, productID: annual?.productID)
+            if rng.chance(rates.day0Cancel) {
+                add(.cancelled, at: trialStart.addingTimeInterval(rng.uniform(0.05, 0.95) * min(window, trialHours) * 3600))
+            } else if trialHours > window + 2, rng.chance(rates.laterCancel) {
+                add(.cancelled, at: trialStart.addingTimeInterval(rng.uniform(window + 1, trialHours - 1) * 3600))
+            } else if rng.chance(rates.convert) {
+                pay(at: trialStart.addingTimeInterval(trialHours * 3600), type: .converted)
+            }
+        } else if rng.chance(rates.directPurchase) {
+            pay(at: arrival.addingTimeInterval(rng.uniform(2, 60) * 60), type: .purchased)
+        }
+        return exposed
+    }
+
+    /// The line the user saw and where it came from, as an app would report it on the exposure.
+    func shownCopy(_ paywall: Paywall, request: PaywallRequest, rng: inout SplitMix64) -> (source: String, text: String, reason: String?) {
+        switch PaywallResolver.resolveCopy(paywall.copy, request: request) {
+        case .text(let text, let source, let reason):
+            return (source.rawValue, text, reason?.rawValue)
+        case .recipe(let recipe):
+            let ai = truth.aiCopy
+            guard rng.chance(ai.onDevice) else { return ("fallback", recipe.fallback, FallbackReason.noModel.rawValue) }
+            let u = rng.uniform()
+            if u < ai.guardReject { return ("fallback", recipe.fallback, FallbackReason.guardRejected.rawValue) }
+            if u < ai.guardReject + ai.timeout { return ("fallback", recipe.fallback, FallbackReason.timeout.rawValue) }
+            return ("on_device", "Chorus names every song on your walk. \(recipe.brief)", nil)
+        }
+    }
+}

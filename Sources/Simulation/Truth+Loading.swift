@@ -1,0 +1,123 @@
+import ExperimentDefinitions
+import Foundation
+
+extension Truth {
+    /// A truth file problem, with where it is.
+    public struct LoadError: Error, CustomStringConvertible, Sendable {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The truth for the shipped Chorus+ experiments: copy that speaks to the walker helps, a week-long
+    /// trial starts more trials but doubles back in Day-0 cancels, a per-week price edges ahead.
+    public static var chorusDefault: Truth {
+        var t = Truth()
+        func r(_ edit: (inout Rates) -> Void) -> Rates { var x = Rates(); edit(&x); return x }
+        t.variants["chorus-paywall-copy"] = [
+            "control": Rates(),
+            "name": r { $0.trialStart = 0.37 },
+            "ai": r { $0.trialStart = 0.40; $0.day0Cancel = 0.20 },
+        ]
+        t.variants["chorus-trial-length"] = [
+            "trial-3d": Rates(),
+            "trial-7d": r { $0.trialStart = 0.39; $0.day0Cancel = 0.31 },
+        ]
+        t.variants["chorus-discount-framing"] = [
+            "percent-off": Rates(),
+            "months-free": r { $0.trialStart = 0.35; $0.annualShare = 0.7 },
+            "per-week": r { $0.trialStart = 0.37 },
+        ]
+        return t
+    }
+
+    /// Reads a truth file (format on `Truth`); experiments it does not name keep `base`'s rates.
+    public static func load(path: String, base: Truth = Truth()) throws(LoadError) -> Truth {
+        guard let data = FileManager.default.contents(atPath: path) else { throw LoadError(message: "cannot read truth file \(path)") }
+        let root: JSONNode
+        do { root = try JSONReader.parse([UInt8](data)) } catch {
+            throw LoadError(message: "\(path):\(error.position): not valid JSON: \(error.message)")
+        }
+        return try parse(root.value, file: path, base: base)
+    }
+
+    static func parse(_ root: JSONValue, file: String, base: Truth) throws(LoadError) -> Truth {
+        var truth = base
+        guard case .object(let members) = root else { throw LoadError(message: "\(file): the truth must be a JSON object") }
+        for (key, value) in members {
+            switch key {
+            case "default": truth.defaultRates = try rates(value, over: base.defaultRates, at: "\(file): default")
+            case "experiments":
+                guard case .object(let experiments) = value else { throw LoadError(message: "\(file): 'experiments' must be an object") }
+                for (experiment, variantsValue) in experiments {
+                    guard case .object(let variants) = variantsValue else { throw LoadError(message: "\(file): experiments.\(experiment) must be an object of variants") }
+                    var table: [String: Rates] = [:]
+                    for (variant, v) in variants {
+                        table[variant] = try rates(v, over: truth.defaultRates, at: "\(file): experiments.\(experiment).\(variant)")
+                    }
+                    truth.variants[experiment] = table
+                }
+            case "ai_copy":
+                let v = try numbers(value, allowed: ["on_device", "guard_reject", "timeout"], at: "\(file): ai_copy")
+                if let x = v["on_device"] { truth.aiCopy.onDevice = x }
+                if let x = v["guard_reject"] { truth.aiCopy.guardReject = x }
+                if let x = v["timeout"] { truth.aiCopy.timeout = x }
+            case "population": truth.population = try population(value, over: truth.population, at: "\(file): population")
+            default: throw LoadError(message: "\(file): unknown key '\(key)' (expected default, experiments, ai_copy, population)")
+            }
+        }
+        return truth
+    }
+
+    private static func rates(_ value: JSONValue, over base: Rates, at place: String) throws(LoadError) -> Rates {
+        var r = base
+        for (key, x) in try numbers(value, allowed: Array(Rates.keys.keys), at: place) { r[keyPath: Rates.keys[key]!] = x }
+        return r
+    }
+
+    /// An object of probabilities in [0, 1].
+    private static func numbers(_ value: JSONValue, allowed: [String], at place: String) throws(LoadError) -> [String: Double] {
+        guard case .object(let members) = value else { throw LoadError(message: "\(place) must be an object") }
+        var out: [String: Double] = [:]
+        for (key, v) in members {
+            guard allowed.contains(key) else {
+                let hint = Spelling.closest(to: key, in: allowed).map { "; did you mean '\($0)'?" } ?? ""
+                throw LoadError(message: "\(place): unknown key '\(key)'\(hint)")
+            }
+            guard case .number(let x) = v, x >= 0, x <= 1 else { throw LoadError(message: "\(place).\(key) must be a probability in [0, 1]") }
+            out[key] = x
+        }
+        return out
+    }
+
+    private static func population(_ value: JSONValue, over base: Population, at place: String) throws(LoadError) -> Population {
+        guard case .object(let members) = value else { throw LoadError(message: "\(place) must be an object") }
+        var p = base
+        func distribution(_ v: JSONValue, _ name: String) throws(LoadError) -> [(String, Double)] {
+            guard case .object(let items) = v else { throw LoadError(message: "\(place).\(name) must be an object of value to share") }
+            var out: [(String, Double)] = []
+            for (k, x) in items {
+                guard case .number(let w) = x, w >= 0 else { throw LoadError(message: "\(place).\(name).\(k) must be a non-negative share") }
+                out.append((k, w))
+            }
+            return out
+        }
+        for (key, v) in members {
+            switch key {
+            case "new_user":
+                guard case .number(let x) = v, x >= 0, x <= 1 else { throw LoadError(message: "\(place).new_user must be a probability") }
+                p.newUser = x
+            case "signals":
+                guard case .object(let signals) = v else { throw LoadError(message: "\(place).signals must be an object") }
+                var out: [(String, [(String, Double)])] = []
+                for (name, d) in signals { out.append((name, try distribution(d, "signals.\(name)"))) }
+                p.signals = out
+            case "platform", "country", "language", "app_version":
+                let d = try distribution(v, key)
+                p.attributes.removeAll { $0.0 == key }
+                p.attributes.append((key, d))
+            default: throw LoadError(message: "\(place): unknown key '\(key)'")
+            }
+        }
+        return p
+    }
+}

@@ -1,0 +1,102 @@
+import ExperimentDefinitions
+import Foundation
+
+/// The true behaviour of simulated users, per variant: what a report should recover.
+///
+/// The truth file (JSON, all keys optional):
+/// ```
+/// { "default": { "trial_start": 0.35, "day0_cancel": 0.25, … },
+///   "experiments": { "EXPERIMENT": { "VARIANT": { "trial_start": 0.40 } } },
+///   "ai_copy": { "on_device": 0.7, "guard_reject": 0.08, "timeout": 0.03 },
+///   "population": { "platform": { "ios": 0.6, "android": 0.4 }, "new_user": 0.9,
+///                   "signals": { "companion": { "dog": 0.3, "alone": 0.7 } } } }
+/// ```
+/// Variant rates override the default rates key by key.
+public struct Truth: Sendable {
+    /// Probabilities of what a user does after seeing the paywall.
+    public struct Rates: Sendable, Equatable {
+        /// Starts a free trial (when the variant has one).
+        public var trialStart = 0.35
+        /// A trial starter cancels auto-renew within the Day-0 window.
+        public var day0Cancel = 0.25
+        /// A trial starter who did not cancel on Day 0 cancels later in the trial.
+        public var laterCancel = 0.15
+        /// A trial that was not cancelled becomes paid at its end (billing may fail).
+        public var convert = 0.9
+        /// A user who started no trial buys straight away.
+        public var directPurchase = 0.01
+        /// A payer picks the annual plan (else monthly).
+        public var annualShare = 0.6
+        /// A monthly payer renews each month.
+        public var renewal = 0.85
+        /// A payer asks for a refund within three days.
+        public var refund = 0.03
+        /// An exposure that never reaches the store (a client bug); non-zero values cause a sample ratio mismatch.
+        public var exposureLoss = 0.0
+
+        public init() {}
+
+        static var keys: [String: WritableKeyPath<Rates, Double>] { [
+            "trial_start": \.trialStart, "day0_cancel": \.day0Cancel, "later_cancel": \.laterCancel, "convert": \.convert,
+            "direct_purchase": \.directPurchase, "annual_share": \.annualShare, "renewal": \.renewal, "refund": \.refund,
+            "exposure_loss": \.exposureLoss,
+        ] }
+
+        /// The true value of each SPEC §5 rate metric for users who have had time to finish the trial.
+        public func expected(_ metric: Metric, trialDays: Int, day0WindowHours: Double) -> Double? {
+            let laterCancelPossible = Double(trialDays) * 24 > day0WindowHours
+            let later = laterCancelPossible ? laterCancel : 0
+            let trialToPaid = (1 - day0Cancel) * (1 - later) * convert
+            let starts = trialDays > 0 ? trialStart : 0
+            switch metric {
+            case .trialStartRate: return starts
+            case .trialToPaid: return trialDays > 0 ? trialToPaid : nil
+            case .paidConversion: return starts * trialToPaid + (1 - starts) * directPurchase
+            case .day0CancelRate: return trialDays > 0 ? day0Cancel : nil
+            case .trialCancelRate: return trialDays > 0 ? day0Cancel + (1 - day0Cancel) * later : nil
+            case .revenuePerUser: return nil
+            }
+        }
+    }
+
+    /// How the AI arm's copy reaches users.
+    public struct AICopy: Sendable, Equatable {
+        /// Devices with an on-device model; the rest show the fallback (`no_model`).
+        public var onDevice = 0.7
+        /// Generated lines the guard rejects (`guard_rejected`).
+        public var guardReject = 0.08
+        /// Generations that take too long (`timeout`).
+        public var timeout = 0.03
+        public init() {}
+    }
+
+    /// Who the users are: attributes for targeting and signals for briefs.
+    public struct Population: Sendable {
+        public var attributes: [(String, [(String, Double)])] = [
+            ("platform", [("ios", 0.6), ("android", 0.4)]),
+            ("country", [("US", 0.5), ("GB", 0.2), ("DE", 0.15), ("FR", 0.15)]),
+            ("language", [("en", 0.7), ("de", 0.15), ("fr", 0.15)]),
+            ("app_version", [("2.3.0", 0.7), ("2.1.4", 0.2), ("2.0.9", 0.1)]),
+        ]
+        public var newUser = 0.9
+        public var signals: [(String, [(String, Double)])] = [
+            ("companion", [("dog", 0.3), ("kids", 0.15), ("partner", 0.2), ("alone", 0.35)]),
+            ("goal", [("learn_songs", 0.4), ("count_species", 0.2), ("relax", 0.3), ("exercise", 0.1)]),
+            ("walk_time", [("dawn", 0.25), ("midday", 0.35), ("evening", 0.4)]),
+            ("experience", [("new", 0.5), ("some", 0.35), ("expert", 0.15)]),
+        ]
+        public init() {}
+    }
+
+    public var defaultRates = Rates()
+    /// Experiment id → variant key → rates.
+    public var variants: [String: [String: Rates]] = [:]
+    public var aiCopy = AICopy()
+    public var population = Population()
+
+    public init() {}
+
+    public func rates(experiment: String, variant: String) -> Rates {
+        variants[experiment]?[variant] ?? defaultRates
+    }
+}

@@ -1,0 +1,205 @@
+import Dispatch
+import EventStore
+import Foundation
+import Synchronization
+
+/// `abctl ingest FILE|- [--db PATH] [--experiments DIR]`: stores NDJSON events (SPEC §4, §6).
+///
+/// Streams the input in fixed-size chunks and hands the store batches of `batchSize` events,
+/// keeping at most `batchesInFlight` queued, so memory stays flat however long the file is.
+/// Bad lines are reported on stderr as `LINE: field: reason` and skipped; the good lines around
+/// them are stored. Exit 0 when every line was stored or a duplicate, 1 when any line was
+/// rejected, 3 when the store failed (batches committed before the failure stay committed).
+enum IngestCommand {
+    static let spec = CommandSpec(
+        name: "ingest",
+        abstract: "Store NDJSON events (exposures, trials, purchases, cancels, refunds).",
+        discussion: """
+            Store NDJSON events, one per line, from FILE or standard input ('-'). Prints 'stored N, duplicate N, \
+            rejected N'; each rejected line is reported on stderr as 'LINE: field: reason'. Exits 1 when any line \
+            was rejected (the others are still stored), 3 when the store fails.
+            """,
+        usage: "<file> [--db <path>] [--experiments <dir>]",
+        arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.")],
+        options: [
+            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--experiments", valueName: "dir",
+                       help: "Experiment folder; exposures must name one of its experiments and variants (default: Experiments/ when present).",
+                       environment: "ABCTL_EXPERIMENTS"),
+        ],
+        run: run
+    )
+
+    static let batchSize = 8192
+    static let batchesInFlight = 2
+    /// Events per transaction: few large commits, since each commit rewrites every index page
+    /// it touched; a crash loses at most the uncommitted part, which a re-run stores.
+    /// `ABCTL_INGEST_COMMIT_EVERY` overrides it (tests use small values to crash between commits).
+    static let defaultCommitEvery = 200_000
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.count == 1 else {
+            throw CLIError.usage(args.positionals.isEmpty ? "missing <file> (use '-' for standard input)" : "expected one <file>, got \(args.positionals.count)",
+                                 command: "ingest")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let dbPath = args.value("--db") ?? environment["ABCTL_DB"] ?? "abctl.sqlite"
+        let commitEvery = environment["ABCTL_INGEST_COMMIT_EVERY"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCommitEvery
+        let catalog = try loadCatalog(args.value("--experiments") ?? environment["ABCTL_EXPERIMENTS"])
+
+        let input = args.positionals[0]
+        let fd: Int32
+        if input == "-" {
+            fd = STDIN_FILENO
+        } else {
+            fd = open(input, O_RDONLY)
+            guard fd >= 0 else { throw CLIError.runtime("cannot read '\(input)': \(String(cString: strerror(errno)))") }
+        }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+
+        let store: EventStore
+        do {
+            var options = EventStore.Options()
+            if let mib = environment["ABCTL_CACHE_MIB"].flatMap({ Int($0) }) { options.pageCacheMiB = mib }
+            store = try EventStore(path: dbPath, options: options)
+        } catch {
+            throw CLIError.runtime("cannot open the event store: \(error)")
+        }
+        defer { store.close() }
+
+        let parser = EventParser(catalog: catalog)
+        let tally = Tally()
+        let slots = DispatchSemaphore(value: batchesInFlight)
+        let inFlight = DispatchGroup()
+        let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
+        var rejected = 0
+        var batch: [Event] = []
+        batch.reserveCapacity(batchSize)
+        var errorLines = ""
+
+        func flushErrors() {
+            guard !errorLines.isEmpty else { return }
+            FileHandle.standardError.write(Data(errorLines.utf8))
+            errorLines = ""
+        }
+        func send() {
+            guard !batch.isEmpty else { return }
+            slots.wait()
+            inFlight.enter()
+            store.submitBulk(batch, commitEvery: commitEvery, consumed: { slots.signal() }) { result in
+                tally.record(result)
+                inFlight.leave()
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+
+        do {
+            try LineReader(fileDescriptor: fd).forEachLine { number, line in
+                switch line {
+                case .tooLong(let count):
+                    rejected += 1
+                    errorLines += "\(number): json: line too long (\(count) bytes)\n"
+                case .bytes(let bytes):
+                    switch parser.parse(bytes: bytes) {
+                    case nil: break
+                    case .success(let event)?:
+                        batch.append(event)
+                        if batch.count == batchSize {
+                            send()
+                            flushErrors()
+                            if tally.failed { throw StopIngest() }
+                            progress.update(lines: number, tally: tally, rejected: rejected)
+                        }
+                    case .failure(let rejection)?:
+                        rejected += 1
+                        errorLines += "\(number): \(rejection.field): \(rejection.reason)\n"
+                        if errorLines.utf8.count > 64 * 1024 { flushErrors() }
+                    }
+                }
+            }
+            send()
+            try store.flush()
+        } catch is StopIngest {
+            // The store failed; its error is reported below.
+        } catch let error as StoreError {
+            tally.record(.failure(error))
+        } catch {
+            try? store.flush()
+            inFlight.wait()
+            flushErrors()
+            progress.clear()
+            throw CLIError.runtime("cannot read '\(input)': \(error)")
+        }
+        inFlight.wait()
+        flushErrors()
+        progress.clear()
+        let totals = tally.totals
+        print("stored \(totals.stored), duplicate \(totals.duplicates), rejected \(rejected)")
+        if let failure = tally.failure {
+            throw CLIError.runtime("event store failed; batches before the failure are stored, re-run to store the rest (duplicates are skipped): \(failure)")
+        }
+        return rejected > 0 ? .checkFailed : .success
+    }
+
+    /// Variant keys per experiment id from the experiment folder.
+    ///
+    /// TODO(lead): replace with the ExperimentDefinitions model loader once it lands on main; this
+    /// reads only `id` and `variants[].key` of each `*.json` file (not `schema.json`/`products.json`).
+    /// The variants exposures may name: from `--experiments` (which must be valid), else from
+    /// `Experiments/` when that folder exists, else nil (any experiment accepted).
+    static func loadCatalog(_ explicit: String?) throws -> KnownVariants? {
+        let folder = explicit ?? "Experiments"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            if explicit != nil { throw CLIError.usage("experiments folder '\(folder)' does not exist", command: "ingest") }
+            return nil
+        }
+        return KnownVariants(try CopyCheckCommand.loadCatalog(folder).variantKeys)
+    }
+}
+
+private struct StopIngest: Error {}
+
+/// Results of the store's callbacks, gathered from the writer's queue.
+private final class Tally: Sendable {
+    private let state = Mutex<(totals: AppendResult, failure: String?)>((AppendResult(), nil))
+
+    func record(_ result: Result<AppendResult, any Error>) {
+        state.withLock {
+            switch result {
+            case .success(let r): $0.totals = $0.totals + r
+            case .failure(let e): if $0.failure == nil { $0.failure = String(describing: e) }
+            }
+        }
+    }
+
+    var totals: AppendResult { state.withLock { $0.totals } }
+    var failure: String? { state.withLock { $0.failure } }
+    var failed: Bool { failure != nil }
+}
+
+/// A single progress line on stderr, redrawn at most a few times a second, only on a terminal.
+private final class Progress {
+    let enabled: Bool
+    let start = DispatchTime.now().uptimeNanoseconds
+    var last: UInt64 = 0
+    var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(lines: Int, tally: Tally, rejected: Int) {
+        guard enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - last > 250_000_000 else { return }
+        last = now
+        let seconds = max(Double(now - start) / 1e9, 0.001)
+        let t = tally.totals
+        let text = "\r\u{1B}[2Kingest: \(lines) lines, stored \(t.stored), duplicate \(t.duplicates), rejected \(rejected), \(Int(Double(lines) / seconds)) lines/s"
+        FileHandle.standardError.write(Data(text.utf8))
+        drawn = true
+    }
+
+    func clear() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+    }
+}

@@ -1,0 +1,114 @@
+import Assignment
+import EventStore
+import ExperimentDefinitions
+import Foundation
+import Testing
+@testable import Simulation
+
+@Suite struct SimulatorTests {
+    static let catalog: ExperimentDefinitions.ExperimentCatalog = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return try! ExperimentLoader.load(directory: url.path + "/Experiments")
+    }()
+
+    func simulator(users: Int, seed: UInt64, truth: Truth = .chorusDefault) -> Simulator {
+        Simulator(catalog: Self.catalog, assigner: try! Assigner(catalog: Self.catalog), truth: truth,
+                  options: .init(users: users, seed: seed, days: 14))
+    }
+
+    func events(_ s: Simulator, batchSize: Int) throws -> [Event] {
+        var all: [Event] = []
+        _ = try s.run(batchSize: batchSize) { batch in all += batch; return AppendResult(stored: batch.count) }
+        return all
+    }
+
+    @Test func theSameSeedGivesTheSameEventsHoweverBatched() throws {
+        let a = try events(simulator(users: 3000, seed: 7), batchSize: 100)
+        let b = try events(simulator(users: 3000, seed: 7), batchSize: 50_000)
+        let c = try events(simulator(users: 3000, seed: 8), batchSize: 100)
+        #expect(a.count > 3000)
+        #expect(a == b)
+        #expect(a != c)
+        #expect(Set(a.map(\.id)).count == a.count, "event ids are unique")
+    }
+
+    @Test func eventsStayInsideTheObservedWindowAndFollowTheirUser() throws {
+        let s = simulator(users: 2000, seed: 3)
+        let all = try events(s, batchSize: 1000)
+        #expect(all.allSatisfy { $0.timestamp.date >= s.start && $0.timestamp.date < s.observedUntil })
+        // Every exposure names a variant of its experiment, and every user's first event is an exposure.
+        let keys = Self.catalog.variantKeys
+        #expect(all.filter { $0.type == .exposure }.allSatisfy { keys[$0.experiment!]?.contains($0.variant!) == true })
+        let firstByUser = Dictionary(grouping: all, by: \.userID).mapValues { $0.min { $0.timestamp < $1.timestamp }! }
+        #expect(firstByUser.values.allSatisfy { $0.type == .exposure })
+    }
+
+    /// The store's facts recover the true rates: each within 4 standard errors (a false alarm about once in 15,000 checks).
+    @Test func theStoreRecoversTheTrueRates() throws {
+        let folder = NSTemporaryDirectory() + "abctl-sim-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try EventStore(path: folder + "/sim.sqlite", options: .init(durability: .normal))
+        defer { store.close() }
+        let truth = Truth.chorusDefault
+        let summary = try simulator(users: 30_000, seed: 11, truth: truth).run { try store.appendAndWait($0) }
+        #expect(summary.stored == summary.events)
+
+        for experiment in Self.catalog.experiments {
+            let facts = try store.facts(experiment: experiment.id)
+            let byVariant = Dictionary(grouping: facts, by: \.variant)
+            #expect(Set(byVariant.keys) == Set(experiment.variants.map(\.key)))
+            for variant in experiment.variants {
+                let rows = try #require(byVariant[variant.key])
+                let rates = truth.rates(experiment: experiment.id, variant: variant.key)
+                let window = experiment.metrics.day0WindowHours
+                func check(_ metric: Metric, _ count: Int, of n: Int) {
+                    guard let p = rates.expected(metric, trialDays: variant.paywall.trialDays, day0WindowHours: window) else { return }
+                    let observed = Double(count) / Double(n)
+                    let se = (p * (1 - p) / Double(n)).squareRoot()
+                    #expect(abs(observed - p) < 4 * se, "\(experiment.id)/\(variant.key) \(metric.rawValue): \(observed) vs true \(p)")
+                }
+                let starters = rows.filter(\.startedTrial)
+                check(.trialStartRate, starters.count, of: rows.count)
+                check(.day0CancelRate, starters.filter { $0.isDay0Cancel(windowHours: window) }.count, of: starters.count)
+                // Users who arrived early enough to finish the trial inside the window.
+                let matured = starters.filter { $0.trialStart!.date.addingTimeInterval(Double(variant.paywall.trialDays + 1) * 86400) < summary.observedUntil }
+                check(.trialToPaid, matured.filter(\.converted).count, of: matured.count)
+            }
+        }
+    }
+
+    @Test func lostExposuresMakeAnUnevenSplit() throws {
+        var truth = Truth.chorusDefault
+        truth.variants["chorus-trial-length"]?["trial-7d"]?.exposureLoss = 0.1
+        var all: [Event] = []
+        _ = try simulator(users: 20_000, seed: 5, truth: truth).run { all += $0; return AppendResult(stored: $0.count) }
+        let exposures = all.filter { $0.type == .exposure && $0.experiment == "chorus-trial-length" }
+        let short = exposures.filter { $0.variant == "trial-3d" }.count, long = exposures.filter { $0.variant == "trial-7d" }.count
+        #expect(Double(long) / Double(short) < 0.95 && Double(long) / Double(short) > 0.85, "\(short) vs \(long)")
+    }
+
+    @Test func aiArmReportsItsCopySources() throws {
+        let all = try events(simulator(users: 20_000, seed: 9), batchSize: 5000)
+        let ai = all.filter { $0.type == .exposure && $0.variant == "ai" }
+        let reasons = Set(ai.compactMap(\.copyFallbackReason))
+        #expect(reasons == ["no_model", "guard_rejected", "timeout", "empty_brief"])
+        #expect(ai.filter { $0.copySource?.rawValue == "on_device" }.count > ai.count / 3)
+        #expect(all.filter { $0.type == .exposure && $0.variant == "name" }.allSatisfy { $0.copySource?.rawValue == "template" })
+    }
+
+    @Test func truthFilesOverrideRatesAndRejectTypos() throws {
+        let folder = NSTemporaryDirectory() + "abctl-truth-" + UUID().uuidString + ".json"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #"{"default": {"trial_start": 0.5}, "experiments": {"x": {"a": {"convert": 0.1}}}, "ai_copy": {"on_device": 0}}"#
+            .write(toFile: folder, atomically: true, encoding: .utf8)
+        let t = try Truth.load(path: folder)
+        #expect(t.defaultRates.trialStart == 0.5 && t.aiCopy.onDevice == 0)
+        #expect(t.rates(experiment: "x", variant: "a").convert == 0.1 && t.rates(experiment: "x", variant: "a").trialStart == 0.5)
+        try #"{"default": {"trial_strat": 0.5}}"#.write(toFile: folder, atomically: true, encoding: .utf8)
+        #expect(throws: Truth.LoadError.self) { try Truth.load(path: folder) }
+        try #"{"default": {"convert": 1.5}}"#.write(toFile: folder, atomically: true, encoding: .utf8)
+        #expect(throws: Truth.LoadError.self) { try Truth.load(path: folder) }
+    }
+}

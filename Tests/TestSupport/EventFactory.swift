@@ -1,0 +1,19 @@
+import ExperimentDefinitions
+import EventStore
+
+/// Builds events tersely: times are hours after a fixed instant (2026-12-01T00:00:00Z).
+public enum EventFactory {
+    public static let origin = Timestamp(rfc3339: "2026-12-01T00:00:00Z")!
+
+    public static func at(_ hours: Double) -> Timestamp { origin.adding(hours: hours) }
+
+    public static func exposure(_ id: String, user: String, experiment: String, variant: String, hours: Double,
+                                copySource: CopySource? = nil, fallbackReason: String? = nil) -> Event {
+        Event(id: id, type: .exposure, userID: user, timestamp: at(hours), experiment: experiment, variant: variant,
+              copySource: copySource, copyText: copySource == nil ? nil : "A line.", copyFallbackReason: fallbackReason)
+    }
+
+    public static func event(_ id: String, _ type: EventType, user: String, hours: Double, revenue: Double? = nil) -> Event {
+        Event(id: id, type: type, userID: user, timestamp: at(hours), revenue: revenue, currency: revenue == nil ? nil : "USD")
+    }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Benchmark: `abctl ingest` of N realistic events (default 1,000,000) against the sqlite3 CLI
+# inserting the same rows into an equivalent table (abctl's own `events` DDL and indexes, same
+# WAL + synchronous=FULL, same 64 MiB page cache) in one transaction, in the same run. Also reports abctl's peak RSS
+# at 250k and at N events, to show memory stays flat as the file grows.
+#
+#   bench/ingest.sh [N]
+#
+# Needs: python3, sqlite3, /usr/bin/time (GNU time). Builds abctl in release mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-1000000}
+SMALL=250000
+[ "$N" -gt "$SMALL" ] || SMALL=$((N / 4))
+
+swift build -c release --product abctl 2>&1 | tail -1
+BIN="$PWD/.build/release/abctl"
+work=$(mktemp -d "${TMPDIR:-/tmp}/abctl-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), sqlite3 $(sqlite3 --version | cut -d' ' -f1)"
+echo "generating $N events..."
+python3 bench/gen_events.py --events "$N" --out "$work/events.ndjson" --sql "$work/events.sql"
+head -n "$SMALL" "$work/events.ndjson" > "$work/events-small.ndjson"
+echo "input: $(du -m "$work/events.ndjson" | cut -f1) MB NDJSON; $(du -m "$work/events.sql" | cut -f1) MB SQL"
+
+# run_abctl FILE DB -> sets SECS (wall), CPU (user + system seconds), RSS_KB, OUT
+run_abctl() {
+    /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$BIN" ingest "$1" --db "$2" > "$work/out.txt"
+    read -r SECS USER SYS RSS_KB < "$work/time.txt"
+    CPU=$(python3 -c "import sys; print(f'{float(sys.argv[1]) + float(sys.argv[2]):.2f}')" "$USER" "$SYS")
+    OUT=$(cat "$work/out.txt")
+}
+
+rate() { python3 -c "import sys; print(f'{int(sys.argv[1]) / float(sys.argv[2]):,.0f}')" "$1" "$2"; }
+
+run_abctl "$work/events-small.ndjson" "$work/small.sqlite"
+SMALL_SECS=$SECS; SMALL_RSS=$RSS_KB; SMALL_OUT=$OUT
+
+run_abctl "$work/events.ndjson" "$work/abctl.sqlite"
+ABCTL_SECS=$SECS; ABCTL_RSS=$RSS_KB; ABCTL_OUT=$OUT; ABCTL_CPU=$CPU
+
+# The sqlite3 CLI: the same rows into abctl's events table (same DDL and indexes), one transaction.
+sqlite3 "$work/abctl.sqlite" ".schema events" > "$work/events-ddl.sql"
+sqlite3 "$work/baseline.sqlite" < "$work/events-ddl.sql"
+# Same page cache as abctl (64 MiB); the SQL file sets WAL and synchronous=FULL as abctl does.
+{ echo "PRAGMA cache_size=-65536;"; cat "$work/events.sql"; } > "$work/baseline.sql"
+/usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" sqlite3 "$work/baseline.sqlite" < "$work/baseline.sql" > /dev/null
+read -r SQLITE_SECS SQLITE_USER SQLITE_SYS SQLITE_RSS < "$work/time.txt"
+SQLITE_CPU=$(python3 -c "import sys; print(f'{float(sys.argv[1]) + float(sys.argv[2]):.2f}')" "$SQLITE_USER" "$SQLITE_SYS")
+
+ABCTL_ROWS=$(sqlite3 "$work/abctl.sqlite" "SELECT COUNT(*) FROM events")
+SQLITE_ROWS=$(sqlite3 "$work/baseline.sqlite" "SELECT COUNT(*) FROM events")
+FACTS=$(sqlite3 "$work/abctl.sqlite" "SELECT COUNT(*) FROM facts")
+INTEGRITY=$(sqlite3 "$work/abctl.sqlite" "PRAGMA integrity_check")
+
+echo
+echo "abctl ingest ($N events):   ${ABCTL_SECS}s  $(rate "$N" "$ABCTL_SECS") events/s  (CPU ${ABCTL_CPU}s)  [$ABCTL_OUT; $ABCTL_ROWS rows, $FACTS facts rows, integrity $INTEGRITY]"
+echo "sqlite3 CLI ($N INSERTs):   ${SQLITE_SECS}s  $(rate "$N" "$SQLITE_SECS") rows/s  (CPU ${SQLITE_CPU}s)  [$SQLITE_ROWS rows; one transaction, no facts]"
+python3 -c "import sys; print(f'ratio abctl / sqlite3:        {float(sys.argv[2]) / float(sys.argv[1]):.2f}x')" "$ABCTL_SECS" "$SQLITE_SECS"
+echo "abctl peak RSS:              $((SMALL_RSS / 1024)) MB at $SMALL events (${SMALL_SECS}s, $(rate "$SMALL" "$SMALL_SECS") events/s), $((ABCTL_RSS / 1024)) MB at $N events"
+echo "load average after:           $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$ABCTL_ROWS" = "$SQLITE_ROWS" ] || { echo "row counts differ: abctl $ABCTL_ROWS, sqlite3 $SQLITE_ROWS" >&2; exit 1; }
