@@ -31,8 +31,11 @@ let package = Package(
 
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
         .target(name: "Reporting", dependencies: ["Statistics", "EventStore", "ExperimentDefinitions", "PaywallCopy"]),
+        // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment", "EventStore", "Reporting"],
+                swiftSettings: [.define("ABCTL_EVENT_STORE"), .define("ABCTL_REPORTING")]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting"]),
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
         // Helpers shared by test targets (temporary stores, event builders).
@@ -42,6 +45,7 @@ let package = Package(
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "EventStore"], exclude: ["Fixtures"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests"),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),

@@ -8,5 +8,6 @@ enum CommandRegistry {
         ReportCommand.spec,
         CopyCheckCommand.spec,
         PowerCommand.spec,
+        ServeCommand.spec,
     ]
 }

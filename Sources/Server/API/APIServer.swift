@@ -1,0 +1,183 @@
+import ExperimentDefinitions
+import Synchronization
+
+/// The HTTP API of SPEC §7: routes, authorization, error mapping, request logs and metrics.
+///
+/// Each endpoint lives in its own `APIServer+Name.swift`; this file holds what they share.
+public final class APIServer: HTTPHandler {
+    public struct Options: Sendable {
+        public var keys: APIKeys
+        /// The exact `Authorization` header RevenueCat sends; nil when not configured.
+        public var revenueCatAuthorization: String?
+        public var experimentsDirectory: String
+
+        public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String) {
+            self.keys = keys
+            self.revenueCatAuthorization = revenueCatAuthorization
+            self.experimentsDirectory = experimentsDirectory
+        }
+    }
+
+    public let options: Options
+    public let metrics = Metrics()
+    public let snapshots: SnapshotHolder
+    let backend: Backend
+    private let draining = Atomic<Bool>(false)
+    private let started = Monotonic.seconds()
+    private let router = Router(APIServer.routes)
+
+    public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend) {
+        self.options = options
+        self.snapshots = SnapshotHolder(snapshot)
+        self.backend = backend
+    }
+
+    /// The route table: method, pattern, scope, handler.
+    static let routes: [Router.Route] = [
+        .init("GET", "/healthz", scope: nil) { api, _, _ in api.health() },
+        .init("GET", "/metrics", scope: nil) { api, _, _ in api.metricsText() },
+        .init("GET", "/openapi.json", scope: nil) { _, _, _ in .response(.json(text: OpenAPIDocument.json)) },
+        .init("POST", "/v1/assign", scope: .assign) { api, request, _ in try api.assign(request) },
+        .init("POST", "/v1/events", scope: .ingest) { api, request, _ in try api.events(request) },
+        .init("POST", "/v1/webhooks/revenuecat", scope: nil) { api, request, _ in try api.revenueCat(request) },
+        .init("POST", "/v1/copy/check", scope: .assign) { api, request, _ in try api.copyCheck(request) },
+        .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON)) },
+        .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, _, captures in try api.report(id: captures["id"] ?? "") },
+    ]
+
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    public func beginDraining() { draining.store(true, ordering: .relaxed) }
+
+    // MARK: HTTPHandler
+
+    public func handle(_ request: HTTPRequest) -> HandlerResult {
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            let shown = request.path.count > 200 ? String(request.path.prefix(200)) + "…" : request.path
+            return HandlerResult(route: "unmatched", outcome: .response(ErrorResponses.response(
+                for: APIError(.notFound, code: "not_found", "no endpoint at \(shown); see /openapi.json"), route: "unmatched")))
+        case .wrongMethod(let pattern, let allowed):
+            return HandlerResult(route: pattern, outcome: .response(ErrorResponses.response(
+                for: APIError(.methodNotAllowed(allowed: allowed), code: "method_not_allowed",
+                              "\(pattern) accepts \(allowed.joined(separator: ", ")), not \(request.method)"), route: pattern)))
+        case .found(let route, let captures):
+            do {
+                if let scope = route.scope { try authorize(request, scope: scope) }
+                return HandlerResult(route: route.pattern, outcome: try route.handler(self, request, captures))
+            } catch {
+                return HandlerResult(route: route.pattern, outcome: .response(ErrorResponses.response(for: error, route: route.pattern)))
+            }
+        }
+    }
+
+    public func payloadTooLarge(limit: Int) -> HTTPResponse {
+        ErrorResponses.response(for: APIError(.payloadTooLarge, code: "body_too_large",
+                                              "the request body is over the limit of \(limit) bytes (see --max-body)"), route: "")
+    }
+
+    public func route(method: String, path: String) -> String {
+        switch router.match(method: method, path: path) {
+        case .found(let route, _): route.pattern
+        case .wrongMethod(let pattern, _): pattern
+        case .notFound: "unmatched"
+        }
+    }
+
+    public func answered(route: String, method: String, status: Int, seconds: Double) {
+        // Clients choose methods freely; keep the label set bounded.
+        let known: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+        metrics.request(route: route, method: known.contains(method) ? method : "other", status: status, seconds: seconds)
+    }
+
+    public func completed(_ summary: RequestSummary) {
+        // One JSON line per request, written straight to bytes (same shape as `Log.write`).
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: #"{"ts":""#.utf8)
+        Log.appendTimestamp(to: &line)
+        line.append(contentsOf: (summary.status >= 500 || summary.status == 0 ? #"","level":"warning","# : #"","level":"info","#).utf8)
+        line.append(contentsOf: #""msg":"request","method":"#.utf8)
+        JSONWriter.writeString(summary.method.count > 16 ? String(summary.method.prefix(16)) : summary.method, to: &line)
+        line.append(contentsOf: #","path":"#.utf8)
+        JSONWriter.writeString(summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path, to: &line)
+        line.append(contentsOf: #","route":"#.utf8)
+        JSONWriter.writeString(summary.route, to: &line)
+        line.append(contentsOf: #","status":"#.utf8)
+        JSONWriter.writeNumber(Double(summary.status), to: &line)
+        line.append(contentsOf: #","duration_ms":"#.utf8)
+        JSONWriter.writeNumber((summary.seconds * 1_000_000).rounded() / 1000, to: &line)
+        line.append(contentsOf: #","bytes_in":"#.utf8)
+        JSONWriter.writeNumber(Double(summary.bytesIn), to: &line)
+        line.append(contentsOf: #","bytes_out":"#.utf8)
+        JSONWriter.writeNumber(Double(summary.bytesOut), to: &line)
+        if let termination = summary.termination {
+            line.append(contentsOf: #","terminated":"#.utf8)
+            JSONWriter.writeString(termination, to: &line)
+        }
+        line.append(0x7D)
+        Log.shared.buffered(line: line)
+    }
+
+    // MARK: Shared
+
+    /// With no keys configured every route is open (the server then listens on loopback only).
+    func authorize(_ request: HTTPRequest, scope: APIKeys.Scope) throws(APIError) {
+        guard !options.keys.isEmpty else { return }
+        guard let scopes = options.keys.scopes(authorization: request.authorization) else {
+            throw APIError(.unauthorized, code: "unauthorized",
+                           request.authorization == nil ? "missing API key; send 'Authorization: Bearer KEY'" : "unknown API key")
+        }
+        guard scopes.contains(scope) || scopes.contains(.admin) else {
+            throw APIError(.forbidden, code: "insufficient_scope", "this key lacks the '\(scope.rawValue)' scope")
+        }
+    }
+
+    func health() -> HandlerOutcome {
+        let snapshot = snapshots.snapshot
+        let reloads = metrics.reloads
+        let body: JSONValue = .object([
+            ("status", .string(isDraining ? "draining" : "ok")),
+            ("experiments", .number(Double(snapshot.catalog.experiments.count))),
+            ("loaded_at", .string(RFC3339.format(snapshot.loadedAt))),
+            ("reloads", .number(Double(reloads.succeeded))),
+            ("uptime_seconds", .number((Monotonic.seconds() - started).rounded())),
+        ])
+        return .response(.json(body, status: isDraining ? 503 : 200))
+    }
+
+    func metricsText() -> HandlerOutcome {
+        let snapshot = snapshots.snapshot
+        let text = metrics.render(gauges: [
+            ("abctl_experiments_loaded", "Experiments in the current snapshot.", Double(snapshot.catalog.experiments.count)),
+            ("abctl_experiments_loaded_timestamp_seconds", "When the current snapshot was loaded.", snapshot.loadedAt.timeIntervalSince1970.rounded()),
+            ("abctl_uptime_seconds", "Seconds since the server started.", (Monotonic.seconds() - started).rounded()),
+        ])
+        return .response(.text(text, contentType: "text/plain; version=0.0.4; charset=utf-8"))
+    }
+
+    /// Reads the folder again; on any error the current snapshot stays and the reason is logged.
+    @discardableResult
+    public func reload() -> Bool {
+        do {
+            let snapshot = try backend.makeSnapshot(directory: options.experimentsDirectory)
+            snapshots.replace(snapshot)
+            metrics.reload(succeeded: true)
+            Log.shared.write(level: .info, "experiments reloaded", ["experiments": .number(Double(snapshot.catalog.experiments.count)),
+                                                                    "directory": .string(options.experimentsDirectory)])
+            return true
+        } catch {
+            metrics.reload(succeeded: false)
+            var fields: [String: JSONValue] = ["directory": .string(options.experimentsDirectory)]
+            if let load = error as? ExperimentLoader.LoadError {
+                fields["problems"] = .array(load.diagnostics.filter { $0.severity == .error }.prefix(20).map {
+                    .string("\($0.file):\($0.position.line):\($0.position.column): \($0.message)")
+                })
+            } else {
+                fields["error"] = .string(String(describing: error))
+            }
+            Log.shared.write(level: .error, "reload failed; keeping the experiments already loaded", fields)
+            return false
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// Matches a method and path to a route; `{name}` segments capture one path segment.
+public struct Router: Sendable {
+    public typealias Handler = @Sendable (APIServer, HTTPRequest, [String: String]) throws -> HandlerOutcome
+
+    public struct Route: Sendable {
+        public var method: String
+        /// The pattern, e.g. `/v1/experiments/{id}/report`; also the metrics label.
+        public var pattern: String
+        /// The scope a key needs; nil for open routes (and the webhook, which checks its own header).
+        public var scope: APIKeys.Scope?
+        public var handler: Handler
+        let segments: [Substring]
+
+        public init(_ method: String, _ pattern: String, scope: APIKeys.Scope?, _ handler: @escaping Handler) {
+            self.method = method
+            self.pattern = pattern
+            self.scope = scope
+            self.handler = handler
+            self.segments = pattern.split(separator: "/")
+        }
+
+        func match(_ path: [Substring]) -> [String: String]? {
+            guard path.count == segments.count else { return nil }
+            var captures: [String: String] = [:]
+            for (want, got) in zip(segments, path) {
+                if want.first == "{", want.last == "}" {
+                    guard let decoded = Router.percentDecode(got), !decoded.isEmpty else { return nil }
+                    captures[String(want.dropFirst().dropLast())] = decoded
+                } else if want != got {
+                    return nil
+                }
+            }
+            return captures
+        }
+    }
+
+    public enum Match {
+        case found(Route, [String: String])
+        /// The path exists with other methods.
+        case wrongMethod(pattern: String, allowed: [String])
+        case notFound
+    }
+
+    public let routes: [Route]
+
+    public init(_ routes: [Route]) { self.routes = routes }
+
+    public func match(method: String, path: String) -> Match {
+        let parts = path.split(separator: "/")
+        var allowed: [String] = []
+        var pattern = ""
+        for route in routes {
+            guard let captures = route.match(parts) else { continue }
+            if route.method == method { return .found(route, captures) }
+            allowed.append(route.method)
+            pattern = route.pattern
+        }
+        return allowed.isEmpty ? .notFound : .wrongMethod(pattern: pattern, allowed: allowed)
+    }
+
+    /// `%XX` decoding of one path segment; nil when malformed or not UTF-8.
+    static func percentDecode(_ s: Substring) -> String? {
+        guard s.contains("%") else { return String(s) }
+        var bytes: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            if b == UInt8(ascii: "%") {
+                guard it.count >= 2, let h = hex(it.popFirst()!), let l = hex(it.popFirst()!) else { return nil }
+                bytes.append(h << 4 | l)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hex(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,128 @@
+/// API keys and their scopes (SPEC §7), from `ABCTL_API_KEYS` or a keys file.
+///
+/// Keys are compared in constant time: every configured key is compared in full, whatever
+/// matched, so response timing says nothing about how much of a guess was right.
+public struct APIKeys: Sendable {
+    public enum Scope: String, Sendable, CaseIterable, Comparable {
+        /// `POST /v1/assign`, `POST /v1/copy/check`.
+        case assign
+        /// `POST /v1/events`.
+        case ingest
+        /// Everything, including `GET /v1/experiments` and reports.
+        case admin
+
+        public static func < (a: Scope, b: Scope) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    struct Entry: Sendable {
+        var key: [UInt8]
+        var scopes: Set<Scope>
+    }
+
+    private let entries: [Entry]
+
+    public static let none = APIKeys(entries: [])
+
+    init(entries: [Entry]) { self.entries = entries }
+
+    public var isEmpty: Bool { entries.isEmpty }
+    public var count: Int { entries.count }
+
+    /// `KEY:scope,scope;KEY2:scope` (the `ABCTL_API_KEYS` format).
+    public static func parse(environment text: String) throws(ConfigurationError) -> APIKeys {
+        var entries: [Entry] = []
+        for (n, item) in text.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
+            let item = item.trimmingSpaces()
+            if item.isEmpty { continue }
+            guard let colon = item.lastIndex(of: ":") else {
+                throw ConfigurationError(description: "ABCTL_API_KEYS entry \(n + 1) has no ':'; write KEY:scope,scope;KEY2:scope")
+            }
+            entries.append(try entry(key: String(item[..<colon]), scopes: String(item[item.index(after: colon)...]), where: "ABCTL_API_KEYS entry \(n + 1)"))
+        }
+        return try APIKeys(checking: entries)
+    }
+
+    /// One `KEY scope,scope` a line; blank lines and lines starting with `#` are skipped.
+    public static func parse(file text: String, name: String) throws(ConfigurationError) -> APIKeys {
+        var entries: [Entry] = []
+        for (n, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingSpaces()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count == 2 else {
+                throw ConfigurationError(description: "\(name):\(n + 1): expected 'KEY scope,scope', found \(parts.count) fields")
+            }
+            entries.append(try entry(key: String(parts[0]), scopes: String(parts[1]), where: "\(name):\(n + 1)"))
+        }
+        return try APIKeys(checking: entries)
+    }
+
+    private init(checking entries: [Entry]) throws(ConfigurationError) {
+        var seen = Set<[UInt8]>()
+        for e in entries where !seen.insert(e.key).inserted {
+            throw ConfigurationError(description: "the same API key is listed twice")
+        }
+        self.entries = entries
+    }
+
+    private static func entry(key: String, scopes: String, where place: String) throws(ConfigurationError) -> Entry {
+        let key = key.trimmingSpaces()
+        guard !key.isEmpty else { throw ConfigurationError(description: "\(place): the key is empty") }
+        guard key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw ConfigurationError(description: "\(place): a key may only hold printable ASCII without spaces")
+        }
+        var set = Set<Scope>()
+        for name in scopes.split(separator: ",") {
+            let name = name.trimmingSpaces()
+            guard let scope = Scope(rawValue: name) else {
+                throw ConfigurationError(description: "\(place): unknown scope '\(name)'; scopes are assign, ingest, admin")
+            }
+            set.insert(scope)
+        }
+        guard !set.isEmpty else { throw ConfigurationError(description: "\(place): no scopes; give assign, ingest or admin") }
+        return Entry(key: Array(key.utf8), scopes: set)
+    }
+
+    /// The scopes of the key in `Authorization: Bearer KEY`, or nil when there is no such key.
+    public func scopes(authorization: String?) -> Set<Scope>? {
+        guard let authorization else { return nil }
+        let bytes = Array(authorization.utf8)
+        let prefix = Array("bearer ".utf8)
+        guard bytes.count > prefix.count, zip(bytes.prefix(prefix.count), prefix).allSatisfy({ ($0 | 0x20) == $1 }) else { return nil }
+        var start = prefix.count
+        while start < bytes.count, bytes[start] == 0x20 { start += 1 }
+        let token = Array(bytes[start...])
+        var found: Set<Scope>?
+        for entry in entries {
+            // No early exit: each key is compared in full.
+            if Self.constantTimeEquals(token, entry.key) { found = entry.scopes }
+        }
+        return found
+    }
+
+    /// Equal length and equal bytes, taking time that depends only on the lengths.
+    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt64(truncatingIfNeeded: a.count ^ b.count)
+        let n = max(a.count, b.count)
+        if n == 0 { return difference == 0 }
+        for i in 0..<n {
+            let x = a.isEmpty ? 0 : a[i % a.count]
+            let y = b.isEmpty ? 0 : b[i % b.count]
+            difference |= UInt64(x ^ y)
+        }
+        return difference == 0
+    }
+}
+
+extension StringProtocol {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

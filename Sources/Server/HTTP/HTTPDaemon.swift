@@ -1,0 +1,335 @@
+import CMicroHTTPD
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 server over libmicrohttpd: a pool of threads, each with its own epoll set.
+///
+/// Bodies are read whole (up to `maxBodyBytes`) before the handler runs; handlers answer at
+/// once or defer (the connection is suspended, so no thread waits). Keep-alive works because the
+/// answer is always queued on a later call of the access handler than the first.
+///
+/// `@unchecked Sendable`: `daemon` is written once in `init` and only read afterwards; `listener`
+/// and `quiesced` change only under `lifecycle`; libmicrohttpd's calls are thread-safe for
+/// the functions used here (`MHD_quiesce_daemon`, `MHD_stop_daemon` once, `MHD_resume_connection`).
+public final class HTTPDaemon: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks a free port; read `port` after start.
+        public var port: UInt16
+        public var threads: Int
+        public var maxBodyBytes: Int
+        /// Per-connection memory for the request line, headers and read buffer: bounds header size.
+        /// A request whose headers do not fit gets libmicrohttpd's own 431 response.
+        public var connectionMemoryBytes: Int
+        /// A connection idle this long is closed, so a silent client cannot hold a slot.
+        public var idleTimeoutSeconds: Int
+        /// A request whose body is still arriving after this long is cut off.
+        public var requestTimeoutSeconds: Double
+        public var connectionLimit: Int
+
+        public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 4, maxBodyBytes: Int = 16 << 20,
+                    connectionMemoryBytes: Int = 32 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
+                    connectionLimit: Int = 1000) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionMemoryBytes = connectionMemoryBytes
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.connectionLimit = connectionLimit
+        }
+    }
+
+    public let configuration: Configuration
+    /// The port actually bound (useful with port 0).
+    public let port: UInt16
+    let handler: any HTTPHandler
+    private var daemon: OpaquePointer?
+    private let lifecycle = Mutex<Lifecycle>(Lifecycle())
+    /// Requests begun and not yet completed (including suspended ones).
+    private let inFlight = Atomic<Int>(0)
+    /// Set while draining: responses carry `Connection: close`.
+    private let draining = Atomic<Bool>(false)
+
+    private struct Lifecycle {
+        var listener: Int32 = -1
+        var quiesced = false
+        var stopped = false
+    }
+
+    public init(configuration: Configuration, handler: any HTTPHandler) throws(CCallError) {
+        self.configuration = configuration
+        self.handler = handler
+        let listener = try Listener.open(host: configuration.host, port: configuration.port)
+        self.port = listener.port
+        lifecycle.withLock { $0.listener = listener.fd }
+
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_TURBO.rawValue
+        if listener.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let arguments: [CVarArg] = [
+            // The logger first, so libmicrohttpd reports even option errors through it.
+            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(logCallback, to: OpaquePointer.self), Int(0),
+            MHD_OPTION.LISTEN_SOCKET.rawValue, listener.fd,
+            MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threads)),
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.connectionLimit)),
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, configuration.idleTimeoutSeconds)),
+            MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(configuration.connectionMemoryBytes),
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completedCallback, to: OpaquePointer.self), OpaquePointer(me),
+            MHD_OPTION.END.rawValue,
+        ]
+        let context = "starting libmicrohttpd on \(configuration.host):\(listener.port)"
+        do {
+            daemon = try CCall.check("MHD_start_daemon_va", context) {
+                withVaList(arguments) { MHD_start_daemon_va(flags, 0, nil, nil, accessCallback, me, $0) }
+            }
+        } catch {
+            close(listener.fd)
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// Requests begun and not yet answered or abandoned.
+    public var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+
+    /// Stops accepting connections; connections already open are still served. Responses from
+    /// now on carry `Connection: close`.
+    public func quiesce() {
+        draining.store(true, ordering: .releasing)
+        lifecycle.withLock { state in
+            guard !state.quiesced, !state.stopped, let daemon else { return }
+            state.quiesced = true
+            let fd = MHD_quiesce_daemon(daemon)
+            if fd >= 0 { close(fd) }
+            state.listener = -1
+        }
+    }
+
+    /// Waits until no request is in flight, or the deadline passes; true when drained.
+    public func waitUntilIdle(timeoutSeconds: Double) -> Bool {
+        let deadline = Monotonic.seconds() + timeoutSeconds
+        while inFlight.load(ordering: .acquiring) > 0 {
+            if Monotonic.seconds() > deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    /// Closes every connection and joins libmicrohttpd's threads.
+    public func stop() {
+        let toStop: OpaquePointer? = lifecycle.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return daemon
+        }
+        if let toStop { MHD_stop_daemon(toStop) }
+    }
+
+    // MARK: Callbacks (called on libmicrohttpd's threads)
+
+    fileprivate func access(_ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                            slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Bool {
+        guard let raw = slot.pointee else {
+            // First call: the headers are in. Answer nothing yet (an answer now means Connection: close),
+            // except to refuse a declared body over the limit before reading it.
+            let context = RequestContext(method: String(cString: method), target: String(cString: url))
+            context.route = handler.route(method: context.method, path: Self.split(context.target).path)
+            slot.pointee = Unmanaged.passRetained(context).toOpaque()
+            inFlight.add(1, ordering: .acquiringAndReleasing)
+            if let declared = header(connection, "Content-Length").flatMap({ Int($0) }) {
+                if declared > configuration.maxBodyBytes {
+                    context.bodyTooLarge = true
+                    return queue(handler.payloadTooLarge(limit: configuration.maxBodyBytes), on: connection, context, close: true)
+                }
+                // Reserve for what is announced, but not more than 1 MiB before bytes arrive: a client
+                // announcing 16 MiB on a thousand idle connections must not make the server allocate it.
+                context.body.reserveCapacity(min(declared, 1 << 20))
+            }
+            return true
+        }
+        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+
+        let size = uploadSize.pointee
+        if size > 0 {
+            uploadSize.pointee = 0
+            context.bytesIn += size
+            if context.status != 0 { return true }   // already answered (413); the rest is skipped
+            if !context.bodyTooLarge, context.body.count + size <= configuration.maxBodyBytes, let upload {
+                context.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
+            } else {
+                context.bodyTooLarge = true
+                context.body = []
+                // Read and drop a chunked body over the limit, but not forever.
+                if context.bytesIn > 4 * configuration.maxBodyBytes { return false }
+            }
+            if Monotonic.seconds() - context.started > configuration.requestTimeoutSeconds {
+                context.termination = "request_timeout"
+                return false
+            }
+            return true
+        }
+
+        if context.suspended {
+            // Resumed after deferred work: its response is waiting.
+            guard let response = context.takeDeferred() else { return false }
+            return queue(response, on: connection, context)
+        }
+        if context.status != 0 { return true }
+        if context.bodyTooLarge {
+            return queue(handler.payloadTooLarge(limit: configuration.maxBodyBytes), on: connection, context, close: true)
+        }
+
+        let (path, query) = Self.split(context.target)
+        let request = HTTPRequest(method: context.method, path: path, query: query,
+                                  authorization: header(connection, "Authorization"),
+                                  contentType: header(connection, "Content-Type"),
+                                  body: context.body)
+        context.body = []
+        let result = handler.handle(request)
+        context.route = result.route
+        switch result.outcome {
+        case .response(let response):
+            return queue(response, on: connection, context)
+        case .deferred(let start):
+            context.suspended = true
+            MHD_suspend_connection(connection)
+            let resumable = SuspendedConnection(connection)
+            start { response in
+                context.setDeferred(response)
+                MHD_resume_connection(resumable.pointer)
+            }
+            return true
+        }
+    }
+
+    fileprivate func completed(_ context: RequestContext, code: MHD_RequestTerminationCode) {
+        inFlight.subtract(1, ordering: .acquiringAndReleasing)
+        var termination = context.termination
+        if termination == nil, code != MHD_RequestTerminationCode.REQUEST_TERMINATED_COMPLETED_OK {
+            switch code {
+            case MHD_RequestTerminationCode.REQUEST_TERMINATED_TIMEOUT_REACHED: termination = "idle_timeout"
+            case MHD_RequestTerminationCode.REQUEST_TERMINATED_CLIENT_ABORT: termination = "client_abort"
+            case MHD_RequestTerminationCode.REQUEST_TERMINATED_DAEMON_SHUTDOWN: termination = "shutdown"
+            case MHD_RequestTerminationCode.REQUEST_TERMINATED_READ_ERROR: termination = "read_error"
+            default: termination = "error_\(code.rawValue)"
+            }
+        }
+        let (path, _) = Self.split(context.target)
+        handler.completed(RequestSummary(method: context.method, path: path, route: context.route, status: context.status,
+                                         seconds: Monotonic.seconds() - context.started, bytesIn: context.bytesIn,
+                                         bytesOut: context.bytesOut, termination: termination))
+    }
+
+    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, _ context: RequestContext, close: Bool = false) -> Bool {
+        context.status = response.status
+        context.bytesOut = response.body.count
+        handler.answered(route: context.route, method: context.method, status: response.status, seconds: Monotonic.seconds() - context.started)
+        let created = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else {
+            Log.shared.write(level: .error, "could not create a response", ["function": .string("MHD_create_response_from_buffer")])
+            return false
+        }
+        defer { MHD_destroy_response(created) }
+        _ = MHD_add_response_header(created, "Content-Type", response.contentType)
+        for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
+        if close || draining.load(ordering: .relaxed) { _ = MHD_add_response_header(created, "Connection", "close") }
+        return MHD_queue_response(connection, UInt32(response.status), created) == .YES
+    }
+
+    static func split(_ target: String) -> (path: String, query: String?) {
+        guard let q = target.firstIndex(of: "?") else { return (target, nil) }
+        return (String(target[..<q]), String(target[target.index(after: q)...]))
+    }
+}
+
+/// Per-request state, from the first call of the access handler to the completion callback.
+///
+/// `@unchecked Sendable`: libmicrohttpd calls one connection's callbacks from one thread at a
+/// time, so the plain fields need no lock; the only field written elsewhere (the deferred
+/// response, set by a store callback) sits behind a `Mutex`.
+final class RequestContext: @unchecked Sendable {
+    let method: String
+    let target: String
+    let started = Monotonic.seconds()
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var bytesIn = 0
+    var bytesOut = 0
+    var status = 0
+    var route = "unmatched"
+    var suspended = false
+    var termination: String?
+    private let deferred = Mutex<HTTPResponse?>(nil)
+
+    init(method: String, target: String) {
+        self.method = method
+        self.target = target
+    }
+
+    func setDeferred(_ response: HTTPResponse) { deferred.withLock { $0 = response } }
+    func takeDeferred() -> HTTPResponse? { deferred.withLock { $0.take() } }
+}
+
+/// A suspended `MHD_Connection*`, handed to the thread that resumes it.
+///
+/// `@unchecked Sendable`: `MHD_resume_connection` may be called from any thread, once.
+private struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+// The C callbacks capture nothing: context arrives through `cls` and `con_cls` (Swift 6.3.1
+// crashes compiling a capturing `@convention(c)` closure).
+
+private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, slot in
+    guard let cls, let connection, let url, let method, let uploadSize, let slot else { return .NO }
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+    return daemon.access(connection, url: url, method: method, upload: upload, uploadSize: uploadSize, slot: slot) ? .YES : .NO
+}
+
+private let completedCallback: MHD_RequestCompletedCallback = { cls, _, slot, code in
+    guard let cls, let slot, let raw = slot.pointee else { return }
+    slot.pointee = nil
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
+    daemon.completed(context, code: code)
+}
+
+private let logCallback: MHD_LogCallback = { _, format, arguments in
+    guard let format else { return }
+    var buffer = [CChar](repeating: 0, count: 512)
+    guard let arguments else { return }
+    _ = vsnprintf(&buffer, buffer.count, format, arguments)
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    Log.shared.write(level: .warning, "libmicrohttpd", ["detail": .string(text.trimmingCharacters(in: "\n"))])
+}
+
+extension String {
+    func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.last == set { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// Seconds on the monotonic clock.
+enum Monotonic {
+    static func seconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,20 @@
+/// One HTTP request as the handlers see it: the body is complete and the headers they need are copied out.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query string, percent-decoding left to the router.
+    public var path: String
+    public var query: String?
+    /// The `Authorization` header, if any.
+    public var authorization: String?
+    public var contentType: String?
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: String? = nil, authorization: String? = nil, contentType: String? = nil, body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authorization = authorization
+        self.contentType = contentType
+        self.body = body
+    }
+}

@@ -1,0 +1,73 @@
+#if ABCTL_EVENT_STORE
+import EventStore
+import ExperimentDefinitions
+
+extension APIServer {
+    /// Rejections listed in a 4xx answer at most; the count is always complete.
+    static let maxListedRejections = 100
+
+    /// `POST /v1/events`: NDJSON or one JSON array of SPEC §4 events.
+    ///
+    /// A batch is all or nothing: any rejected event fails the whole request (400 for JSON syntax,
+    /// 422 for a well-formed but invalid event) and nothing is stored. Otherwise the events go to
+    /// the store's group-commit writer with the connection suspended, and 200 is sent only after
+    /// the transaction holding them has committed.
+    func events(_ request: HTTPRequest) throws -> HandlerOutcome {
+        let snapshot = snapshots.snapshot
+        let parsed = request.body.withUnsafeBufferPointer { snapshot.eventParser.parseBody($0) }
+        if parsed.isEmpty {
+            let trimmed = request.body.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+            guard trimmed.first == UInt8(ascii: "[") else {
+                throw APIError.badRequest("empty_body", "no events in the body; send NDJSON (one event a line) or a JSON array")
+            }
+            return .response(Self.counts(AppendResult()))
+        }
+        var events: [Event] = []
+        events.reserveCapacity(parsed.count)
+        var rejections: [(line: Int, rejection: EventRejection)] = []
+        for (position, result) in parsed {
+            switch result {
+            case .success(let event): events.append(event)
+            case .failure(let rejection): rejections.append((position, rejection))
+            }
+        }
+        if let first = rejections.first {
+            metrics.events(stored: 0, duplicate: 0, rejected: rejections.count)
+            let syntax = rejections.contains { $0.rejection.field == "json" }
+            let listed: [JSONValue] = rejections.prefix(Self.maxListedRejections).map {
+                .object([("line", .number(Double($0.line))), ("field", .string($0.rejection.field)), ("message", .string($0.rejection.reason))])
+            }
+            let place = first.line == 0 ? "the body" : "line \(first.line)"
+            throw APIError(syntax ? .badRequest : .unprocessable, code: syntax ? "invalid_json" : "invalid_event",
+                           "\(place): \(first.rejection.field): \(first.rejection.reason)" + (rejections.count > 1 ? " (and \(rejections.count - 1) more)" : "") + "; nothing was stored",
+                           field: first.rejection.field,
+                           details: [("stored", .number(0)), ("duplicate", .number(0)), ("rejected", .number(Double(rejections.count))), ("rejections", .array(listed))])
+        }
+        let store = backend.store
+        let metrics = self.metrics
+        let batch = events
+        return .deferred { respond in
+            store.submit(batch) { result in
+                switch result {
+                case .success(let counts):
+                    metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
+                    respond(Self.counts(counts))
+                case .failure(let error):
+                    respond(Self.storeUnavailable(error, route: "/v1/events"))
+                }
+            }
+        }
+    }
+
+    static func counts(_ r: AppendResult) -> HTTPResponse {
+        .json(.object([("stored", .number(Double(r.stored))), ("duplicate", .number(Double(r.duplicates))), ("rejected", .number(0))]))
+    }
+
+    /// A failed commit: the details go to the log, the client learns only that nothing was stored.
+    static func storeUnavailable(_ error: any Error, route: String) -> HTTPResponse {
+        Log.shared.write(level: .error, "event store failure", ["route": .string(route), "error": .string(String(describing: error))])
+        return ErrorResponses.response(for: APIError(.unavailable, code: "store_unavailable",
+                                                     "the event store could not commit; nothing was stored, retry later"), route: route)
+    }
+}
+#endif

@@ -1,0 +1,214 @@
+import ExperimentDefinitions
+
+/// A strict RFC 8259 parser for request bodies, linear in the body's size.
+///
+/// `ExperimentDefinitions.JSONReader` records line and column for every value, which is right for
+/// files but costs time proportional to the line length per value; request bodies are often one
+/// long line, so the server parses them here. Nesting is limited so a hostile body cannot
+/// exhaust the stack.
+public struct BodyParser {
+    public struct SyntaxError: Error, Sendable, Equatable {
+        public var message: String
+        /// 1-based byte offset of the problem.
+        public var offset: Int
+    }
+
+    public static let maxDepth = 64
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var i = 0
+
+    public static func parse(_ body: [UInt8]) throws(SyntaxError) -> JSONValue {
+        try body.withUnsafeBufferPointer { (buffer) throws(SyntaxError) -> JSONValue in
+            var parser = BodyParser(bytes: buffer)
+            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { parser.i = 3 }
+            parser.skipWhitespace()
+            let value = try parser.value(depth: 0)
+            parser.skipWhitespace()
+            if parser.i < buffer.count { throw parser.error("unexpected \(parser.describe()) after the JSON value") }
+            return value
+        }
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    private func error(_ message: String) -> SyntaxError { SyntaxError(message: message, offset: i + 1) }
+
+    private func describe() -> String {
+        guard i < bytes.count else { return "end of body" }
+        let b = bytes[i]
+        return b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x\(String(b, radix: 16, uppercase: true))"
+    }
+
+    private mutating func skipWhitespace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+    }
+
+    private mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
+        guard i < bytes.count else { throw error("unexpected end of body; expected a value") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        default: throw error("unexpected \(describe()); expected a value")
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(SyntaxError) {
+        let n = word.utf8CodeUnitCount
+        guard i + n <= bytes.count else { throw error("unexpected \(describe()); expected a value") }
+        for k in 0..<n where bytes[i + k] != word.utf8Start[k] { throw error("unexpected \(describe()); expected a value") }
+        i += n
+    }
+
+    private mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
+        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        i += 1
+        var members: [(String, JSONValue)] = []
+        skipWhitespace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("unexpected \(describe()); expected a string key") }
+            let key = try string()
+            skipWhitespace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe()); expected ':'") }
+            i += 1
+            skipWhitespace()
+            members.append((key, try value(depth: depth)))
+            skipWhitespace()
+            guard i < bytes.count else { throw error("unexpected end of body; expected ',' or '}'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            throw error("unexpected \(describe()); expected ',' or '}'")
+        }
+    }
+
+    private mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
+        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        i += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+        while true {
+            skipWhitespace()
+            items.append(try value(depth: depth))
+            skipWhitespace()
+            guard i < bytes.count else { throw error("unexpected end of body; expected ',' or ']'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            throw error("unexpected \(describe()); expected ',' or ']'")
+        }
+    }
+
+    private mutating func number() throws(SyntaxError) -> Double {
+        let start = i
+        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < bytes.count, isDigit(bytes[i]) else { throw error("a number needs digits") }
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
+            if i < bytes.count, isDigit(bytes[i]) { throw error("numbers may not have leading zeros") }
+        } else {
+            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            guard i < bytes.count, isDigit(bytes[i]) else { throw error("a number needs digits after '.'") }
+            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard i < bytes.count, isDigit(bytes[i]) else { throw error("a number needs digits in its exponent") }
+            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+        guard let value = Double(text) else { throw SyntaxError(message: "number out of range", offset: start + 1) }
+        return value
+    }
+
+    private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+
+    private mutating func string() throws(SyntaxError) -> String {
+        i += 1
+        let start = i
+        // Fast path: no escapes.
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+        guard i < bytes.count else { throw error("unterminated string") }
+        if bytes[i] == UInt8(ascii: "\"") {
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
+            i += 1
+            return try validUTF8(slice, at: start)
+        }
+        var out: [UInt8] = Array(bytes[start..<i])
+        while true {
+            guard i < bytes.count else { throw error("unterminated string") }
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") { i += 1; break }
+            if b < 0x20 { throw error("control character in a string; escape it") }
+            if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }
+            i += 1
+            guard i < bytes.count else { throw error("unterminated escape") }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if (0xD800..<0xDC00).contains(scalar) {
+                    guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+                        throw error("a high surrogate must be followed by a low surrogate")
+                    }
+                    i += 2
+                    let low = try hex4()
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("invalid low surrogate") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    throw error("a lone low surrogate")
+                }
+                guard let s = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+                out.append(contentsOf: Array(String(Character(s)).utf8))
+            default:
+                i -= 1
+                throw error("invalid escape \\\(Character(Unicode.Scalar(e)))")
+            }
+        }
+        return try out.withUnsafeBufferPointer { (buffer) throws(SyntaxError) -> String in try validUTF8(buffer, at: start) }
+    }
+
+    private mutating func hex4() throws(SyntaxError) -> UInt32 {
+        guard i + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[i]
+            let d: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
+            default: throw error("a \\u escape needs four hex digits")
+            }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+
+    private func validUTF8(_ slice: UnsafeBufferPointer<UInt8>, at start: Int) throws(SyntaxError) -> String {
+        guard let s = String(validating: slice, as: UTF8.self) else {
+            throw SyntaxError(message: "a string is not valid UTF-8", offset: start + 1)
+        }
+        return s
+    }
+}

@@ -1,0 +1,82 @@
+import ExperimentDefinitions
+
+/// A request body that must be one JSON object, with typed field access that throws `APIError`
+/// (400, naming the field) when a field is missing or has the wrong type.
+public struct JSONBody: Sendable {
+    public let members: [(String, JSONValue)]
+
+    public init(_ body: [UInt8]) throws(APIError) {
+        if body.isEmpty { throw .badRequest("empty_body", "the request body is empty; send a JSON object") }
+        let value: JSONValue
+        do { value = try BodyParser.parse(body) } catch {
+            throw .badRequest("invalid_json", "the body is not valid JSON: \(error.message) at byte \(error.offset)")
+        }
+        guard case .object(let members) = value else {
+            throw .badRequest("invalid_json", "the body must be a JSON object, not \(Self.typeName(value))")
+        }
+        var seen = Set<String>()
+        for (key, _) in members where !seen.insert(key).inserted {
+            throw .badRequest("duplicate_field", "'\(key)' appears twice", field: key)
+        }
+        self.members = members
+    }
+
+    public subscript(_ key: String) -> JSONValue? {
+        members.first { $0.0 == key }?.1
+    }
+
+    /// Refuses keys outside `allowed` (a misspelt optional field would otherwise be silently ignored).
+    public func only(_ allowed: Set<String>) throws(APIError) {
+        for (key, _) in members where !allowed.contains(key) {
+            throw .badRequest("unknown_field", "unknown field '\(key)'; expected: \(allowed.sorted().joined(separator: ", "))", field: key)
+        }
+    }
+
+    public func string(_ key: String) throws(APIError) -> String {
+        guard let value = self[key], value != .null else { throw .badRequest("missing_field", "'\(key)' is required", field: key) }
+        guard case .string(let s) = value else { throw Self.wrongType(key, "a string", value) }
+        guard !s.isEmpty else { throw .badRequest("invalid_field", "'\(key)' must not be empty", field: key) }
+        return s
+    }
+
+    public func optionalString(_ key: String) throws(APIError) -> String? {
+        guard let value = self[key], value != .null else { return nil }
+        guard case .string(let s) = value else { throw Self.wrongType(key, "a string", value) }
+        return s
+    }
+
+    /// An optional object, as its members (empty when absent or null).
+    public func object(_ key: String) throws(APIError) -> [String: JSONValue] {
+        guard let value = self[key], value != .null else { return [:] }
+        guard case .object(let members) = value else { throw Self.wrongType(key, "an object", value) }
+        var out: [String: JSONValue] = [:]
+        for (k, v) in members { out[k] = v }
+        return out
+    }
+
+    public func optionalStringArray(_ key: String) throws(APIError) -> [String]? {
+        guard let value = self[key], value != .null else { return nil }
+        guard case .array(let items) = value else { throw Self.wrongType(key, "an array of strings", value) }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let s) = item else { throw Self.wrongType(key, "an array of strings", item) }
+            out.append(s)
+        }
+        return out
+    }
+
+    static func wrongType(_ key: String, _ expected: String, _ value: JSONValue) -> APIError {
+        .badRequest("invalid_field", "'\(key)' must be \(expected), not \(typeName(value))", field: key)
+    }
+
+    public static func typeName(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import ExperimentDefinitions
+
+/// Writes JSON straight into bytes: the hot path of every response and log line.
+///
+/// Same output as `JSONValue.serialized()` (member order kept, whole numbers without a fraction,
+/// NaN and infinities as null, U+2028/U+2029 escaped), without building a `String` scalar by scalar.
+enum JSONWriter {
+    static func bytes(_ value: JSONValue, reserving capacity: Int = 512) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(capacity)
+        write(value, to: &out)
+        return out
+    }
+
+    static func write(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let b): b ? out.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) : out.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case .number(let n): writeNumber(n, to: &out)
+        case .string(let s): writeString(s, to: &out)
+        case .array(let items):
+            out.append(0x5B)
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(0x2C) }
+                write(item, to: &out)
+            }
+            out.append(0x5D)
+        case .object(let members):
+            out.append(0x7B)
+            for (i, (key, item)) in members.enumerated() {
+                if i > 0 { out.append(0x2C) }
+                writeString(key, to: &out)
+                out.append(0x3A)
+                write(item, to: &out)
+            }
+            out.append(0x7D)
+        }
+    }
+
+    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+        if n.isFinite, n == n.rounded(), abs(n) < 1e15 {
+            var v = Int64(n)
+            if v == 0 { out.append(0x30); return }
+            if v < 0 { out.append(0x2D); v = -v }
+            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                while v > 0 {
+                    buffer[count] = UInt8(v % 10) + 0x30
+                    v /= 10
+                    count += 1
+                }
+                for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+            }
+            return
+        }
+        out.append(contentsOf: JSONValue.format(n).utf8)
+    }
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        var s = s
+        s.withUTF8 { bytes in
+            var start = 0
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                let b = bytes[i]
+                var escape: [UInt8]? = nil
+                var width = 1
+                switch b {
+                case 0x22: escape = [0x5C, 0x22]
+                case 0x5C: escape = [0x5C, 0x5C]
+                case 0x0A: escape = [0x5C, 0x6E]
+                case 0x0D: escape = [0x5C, 0x72]
+                case 0x09: escape = [0x5C, 0x74]
+                case 0x00..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    escape = [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+                case 0xE2 where i + 2 < n && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                    escape = Array((bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+                    width = 3
+                default: break
+                }
+                if let escape {
+                    if i > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+                    out.append(contentsOf: escape)
+                    i += width
+                    start = i
+                } else {
+                    i += 1
+                }
+            }
+            if n > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<n])) }
+        }
+        out.append(0x22)
+    }
+}

@@ -1,0 +1,145 @@
+import Synchronization
+
+/// Counters and histograms for `GET /metrics`, in Prometheus text format 0.0.4.
+public final class Metrics: Sendable {
+    /// Upper bounds, in seconds, of the request latency histogram.
+    public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    struct WebhookKey: Hashable {
+        var outcome: String
+        var type: String
+    }
+
+    struct Histogram {
+        var counts = [Int](repeating: 0, count: Metrics.latencyBuckets.count)
+        var sum = 0.0
+        var count = 0
+
+        mutating func observe(_ seconds: Double) {
+            sum += seconds
+            count += 1
+            // Stored per bucket (not cumulative); `render` accumulates.
+            if let i = Metrics.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts[i] += 1 }
+        }
+    }
+
+    struct State {
+        var requests: [RequestKey: Int] = [:]
+        var latency: [String: Histogram] = [:]
+        var webhook: [WebhookKey: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let eventsStored = Atomic<Int>(0)
+    private let eventsDuplicate = Atomic<Int>(0)
+    private let eventsRejected = Atomic<Int>(0)
+    private let reloadsOK = Atomic<Int>(0)
+    private let reloadsFailed = Atomic<Int>(0)
+
+    public init() {}
+
+    public func request(route: String, method: String, status: Int, seconds: Double) {
+        state.withLock { s in
+            s.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            s.latency[route, default: Histogram()].observe(seconds)
+        }
+    }
+
+    public func events(stored: Int, duplicate: Int, rejected: Int) {
+        if stored > 0 { eventsStored.add(stored, ordering: .relaxed) }
+        if duplicate > 0 { eventsDuplicate.add(duplicate, ordering: .relaxed) }
+        if rejected > 0 { eventsRejected.add(rejected, ordering: .relaxed) }
+    }
+
+    public func reload(succeeded: Bool) {
+        if succeeded { reloadsOK.add(1, ordering: .relaxed) } else { reloadsFailed.add(1, ordering: .relaxed) }
+    }
+
+    public var reloads: (succeeded: Int, failed: Int) {
+        (reloadsOK.load(ordering: .relaxed), reloadsFailed.load(ordering: .relaxed))
+    }
+
+    public enum WebhookOutcome: String, Sendable {
+        /// Mapped and stored; `type` is the SPEC §4 type.
+        case mapped
+        /// Mapped, but its id was already stored (a RevenueCat retry).
+        case duplicate
+        /// A RevenueCat type the project does not use; `type` is RevenueCat's.
+        case ignored
+    }
+
+    /// One RevenueCat webhook event.
+    public func webhook(type: String, outcome: WebhookOutcome) {
+        // RevenueCat's type names are a short fixed list, but a client could send anything: cap the label set.
+        state.withLock { s in
+            let key = WebhookKey(outcome: outcome.rawValue, type: s.webhook.count < 64 || s.webhook[WebhookKey(outcome: outcome.rawValue, type: type)] != nil ? type : "other")
+            s.webhook[key, default: 0] += 1
+        }
+    }
+
+    /// The exposition text. `gauges` are extra `(name, help, value)` lines.
+    public func render(gauges: [(String, String, Double)] = []) -> String {
+        let s = state.withLock { $0 }
+        var out = ""
+        out += "# HELP abctl_http_requests_total HTTP requests answered, by route pattern, method and status.\n"
+        out += "# TYPE abctl_http_requests_total counter\n"
+        for (key, n) in s.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            out += "abctl_http_requests_total{route=\"\(Self.escape(key.route))\",method=\"\(Self.escape(key.method))\",status=\"\(key.status)\"} \(n)\n"
+        }
+        out += "# HELP abctl_http_request_duration_seconds Time from the request's headers to the end of its response.\n"
+        out += "# TYPE abctl_http_request_duration_seconds histogram\n"
+        for (route, h) in s.latency.sorted(by: { $0.key < $1.key }) {
+            var cumulative = 0
+            let label = "route=\"\(Self.escape(route))\""
+            for (i, bound) in Self.latencyBuckets.enumerated() {
+                cumulative += h.counts[i]
+                out += "abctl_http_request_duration_seconds_bucket{\(label),le=\"\(Self.format(bound))\"} \(cumulative)\n"
+            }
+            out += "abctl_http_request_duration_seconds_bucket{\(label),le=\"+Inf\"} \(h.count)\n"
+            out += "abctl_http_request_duration_seconds_sum{\(label)} \(Self.format(h.sum))\n"
+            out += "abctl_http_request_duration_seconds_count{\(label)} \(h.count)\n"
+        }
+        out += "# HELP abctl_events_total Events received over HTTP, by outcome.\n"
+        out += "# TYPE abctl_events_total counter\n"
+        out += "abctl_events_total{outcome=\"stored\"} \(eventsStored.load(ordering: .relaxed))\n"
+        out += "abctl_events_total{outcome=\"duplicate\"} \(eventsDuplicate.load(ordering: .relaxed))\n"
+        out += "abctl_events_total{outcome=\"rejected\"} \(eventsRejected.load(ordering: .relaxed))\n"
+        out += "# HELP abctl_webhook_events_total RevenueCat webhook events, by the event type they became or the type that was ignored.\n"
+        out += "# TYPE abctl_webhook_events_total counter\n"
+        for (key, n) in s.webhook.sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
+            out += "abctl_webhook_events_total{outcome=\"\(key.outcome)\",type=\"\(Self.escape(key.type))\"} \(n)\n"
+        }
+        out += "# HELP abctl_reloads_total Experiment reloads (SIGHUP), by result.\n"
+        out += "# TYPE abctl_reloads_total counter\n"
+        out += "abctl_reloads_total{result=\"ok\"} \(reloadsOK.load(ordering: .relaxed))\n"
+        out += "abctl_reloads_total{result=\"failed\"} \(reloadsFailed.load(ordering: .relaxed))\n"
+        for (name, help, value) in gauges {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(Self.format(value))\n"
+        }
+        return out
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func format(_ x: Double) -> String {
+        if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
+        return String(x)
+    }
+}

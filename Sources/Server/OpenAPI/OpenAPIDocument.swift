@@ -1,0 +1,384 @@
+/// The OpenAPI 3.1 description of every endpoint, served at `GET /openapi.json`.
+///
+/// Kept by hand next to the handlers; `OpenAPITests` checks that every route of the router is
+/// described, and schemathesis (`tools/schemathesis.sh`) checks the answers against it.
+enum OpenAPIDocument {
+    static let json = #"""
+{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "abctl",
+    "version": "1.0.0",
+    "summary": "A/B experiments for subscription-app paywalls: assignment, events, RevenueCat webhooks, reports.",
+    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything). With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
+  },
+  "servers": [{ "url": "/" }],
+  "security": [{ "bearer": [] }],
+  "paths": {
+    "/healthz": {
+      "get": {
+        "operationId": "health",
+        "summary": "Liveness; 503 while draining after SIGTERM.",
+        "security": [],
+        "responses": {
+          "200": { "description": "Serving.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Health" } } } },
+          "503": { "description": "Draining: finishing requests in flight before exiting.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Health" } } } }
+        }
+      }
+    },
+    "/metrics": {
+      "get": {
+        "operationId": "metrics",
+        "summary": "Prometheus text format: requests by route and status, latency histogram, events, webhook events, reloads.",
+        "security": [],
+        "responses": {
+          "200": { "description": "Metrics.", "content": { "text/plain": { "schema": { "type": "string" } } } }
+        }
+      }
+    },
+    "/openapi.json": {
+      "get": {
+        "operationId": "openapi",
+        "summary": "This document.",
+        "security": [],
+        "responses": {
+          "200": { "description": "OpenAPI 3.1.", "content": { "application/json": { "schema": { "type": "object" } } } }
+        }
+      }
+    },
+    "/v1/assign": {
+      "post": {
+        "operationId": "assign",
+        "summary": "Assign a user to the running experiments and resolve each variant's paywall.",
+        "description": "Scope: assign. One answer per experiment (or per listed experiment), in the order of the folder. Assignment is not exposure: log an `exposure` event when the paywall is shown.",
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignRequest" },
+          "example": { "user_id": "u-123", "attributes": { "platform": "ios", "country": "US", "app_version": "2.3.0", "new_user": true }, "variables": { "userName": "Ana" }, "signals": { "companion": "dog" } } } } },
+        "responses": {
+          "200": { "description": "Assignments.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignResponse" } } } },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "401": { "$ref": "#/components/responses/Unauthorized" },
+          "403": { "$ref": "#/components/responses/Forbidden" },
+          "413": { "$ref": "#/components/responses/TooLarge" }
+        }
+      }
+    },
+    "/v1/events": {
+      "post": {
+        "operationId": "events",
+        "summary": "Store events (SPEC §4): NDJSON or one JSON array. 200 only after they are durable.",
+        "description": "Scope: ingest. A batch is stored whole or not at all: one invalid event rejects the batch with 422 and every rejection listed. The same `event_id` twice is stored once and counted as a duplicate.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-ndjson": { "schema": { "type": "string", "description": "One event object a line." } },
+            "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
+              "example": [{ "event_id": "e1", "type": "exposure", "user_id": "u1", "experiment": "chorus-paywall-copy", "variant": "ai", "ts": "2026-12-01T10:00:00Z", "copy_source": "on_device" },
+                          { "event_id": "e2", "type": "trial_started", "user_id": "u1", "ts": "2026-12-01T10:01:00Z", "product_id": "chorus.plus.annual" }] }
+          }
+        },
+        "responses": {
+          "200": { "description": "Durable.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventCounts" } } } },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "401": { "$ref": "#/components/responses/Unauthorized" },
+          "403": { "$ref": "#/components/responses/Forbidden" },
+          "413": { "$ref": "#/components/responses/TooLarge" },
+          "422": { "description": "Valid JSON, but some events break the rules; nothing was stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventRejections" } } } },
+          "503": { "$ref": "#/components/responses/Unavailable" }
+        }
+      }
+    },
+    "/v1/webhooks/revenuecat": {
+      "post": {
+        "operationId": "revenuecatWebhook",
+        "summary": "A RevenueCat webhook event, mapped onto SPEC §4 and stored.",
+        "description": "Checks `Authorization` against ABCTL_REVENUECAT_AUTH. INITIAL_PURCHASE with period_type TRIAL becomes trial_started; other INITIAL_PURCHASE and NON_RENEWING_PURCHASE become purchased; RENEWAL with is_trial_conversion becomes converted, other RENEWAL renewed; CANCELLATION cancelled; a negative price refunded. Other types are accepted, ignored and counted. `id` is the idempotency key.",
+        "security": [{ "revenuecat": [] }],
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RevenueCatWebhook" },
+          "example": { "api_version": "1.0", "event": { "type": "RENEWAL", "id": "4c3f7e2a-rc", "app_user_id": "u1", "is_trial_conversion": true, "price": 59.99, "product_id": "chorus.plus.annual", "purchased_at_ms": 1764583200000, "event_timestamp_ms": 1764583201000 } } } } },
+        "responses": {
+          "200": { "description": "Stored, a duplicate, or ignored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "401": { "$ref": "#/components/responses/Unauthorized" },
+          "413": { "$ref": "#/components/responses/TooLarge" },
+          "422": { "description": "The event cannot be mapped (no id, no user, no time).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "503": { "$ref": "#/components/responses/Unavailable" }
+        }
+      }
+    },
+    "/v1/copy/check": {
+      "post": {
+        "operationId": "copyCheck",
+        "summary": "Run an ai_generated variant's guard (SPEC §3) on a line.",
+        "description": "Scope: assign. Answers 200 whether or not the line passes; `violations` names every broken rule.",
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyCheckRequest" },
+          "example": { "experiment": "chorus-paywall-copy", "variant": "ai", "text": "Picture your next walk with every song named. Chorus can help you get there.", "user_name": "Ana" } } } },
+        "responses": {
+          "200": { "description": "The verdict.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyCheckResponse" } } } },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "401": { "$ref": "#/components/responses/Unauthorized" },
+          "403": { "$ref": "#/components/responses/Forbidden" },
+          "404": { "$ref": "#/components/responses/NotFound" },
+          "413": { "$ref": "#/components/responses/TooLarge" }
+        }
+      }
+    },
+    "/v1/experiments": {
+      "get": {
+        "operationId": "experiments",
+        "summary": "The loaded experiment definitions, as written in their files, and the price table.",
+        "description": "Scope: admin.",
+        "responses": {
+          "200": { "description": "Definitions.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Experiments" } } } },
+          "401": { "$ref": "#/components/responses/Unauthorized" },
+          "403": { "$ref": "#/components/responses/Forbidden" }
+        }
+      }
+    },
+    "/v1/experiments/{id}/report": {
+      "get": {
+        "operationId": "report",
+        "summary": "The report JSON of SPEC §8 for one experiment.",
+        "description": "Scope: admin.",
+        "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "minLength": 1 }, "example": "chorus-paywall-copy" }],
+        "responses": {
+          "200": { "description": "The report.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Report" } } } },
+          "401": { "$ref": "#/components/responses/Unauthorized" },
+          "403": { "$ref": "#/components/responses/Forbidden" },
+          "404": { "$ref": "#/components/responses/NotFound" },
+          "501": { "description": "This build serves no reports.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "503": { "$ref": "#/components/responses/Unavailable" }
+        }
+      }
+    }
+  },
+  "components": {
+    "securitySchemes": {
+      "bearer": { "type": "http", "scheme": "bearer", "description": "An API key from ABCTL_API_KEYS or --keys-file." },
+      "revenuecat": { "type": "apiKey", "in": "header", "name": "Authorization", "description": "The exact header value configured in RevenueCat and in ABCTL_REVENUECAT_AUTH." }
+    },
+    "responses": {
+      "BadRequest": { "description": "Not JSON, or a field is missing or wrong; `field` names it.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+      "Unauthorized": { "description": "Missing or unknown key.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+      "Forbidden": { "description": "The key lacks the scope.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+      "NotFound": { "description": "No such experiment or variant.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+      "TooLarge": { "description": "The body is over the limit (16 MiB unless --max-body says otherwise).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+      "Unavailable": { "description": "The event store cannot be reached; nothing was acknowledged.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
+    },
+    "schemas": {
+      "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+          "error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+              "code": { "type": "string", "description": "Stable, e.g. invalid_json, missing_field, unauthorized, not_found, body_too_large, invalid_event, store_unavailable." },
+              "message": { "type": "string" },
+              "field": { "type": "string", "description": "The request field at fault, when there is one." },
+              "line": { "type": "integer", "description": "For events: the line (NDJSON) or position (array) of the first rejection." }
+            }
+          }
+        }
+      },
+      "Health": {
+        "type": "object",
+        "required": ["status", "experiments", "loaded_at", "reloads", "uptime_seconds"],
+        "properties": {
+          "status": { "type": "string", "enum": ["ok", "draining"] },
+          "experiments": { "type": "integer", "minimum": 0 },
+          "loaded_at": { "type": "string", "format": "date-time" },
+          "reloads": { "type": "integer", "minimum": 0 },
+          "uptime_seconds": { "type": "number", "minimum": 0 }
+        }
+      },
+      "AssignRequest": {
+        "type": "object",
+        "required": ["user_id"],
+        "additionalProperties": false,
+        "properties": {
+          "user_id": { "type": "string", "minLength": 1 },
+          "attributes": { "type": "object", "description": "Targeting attributes: platform, country, language, app_version, new_user, and anything a condition reads." },
+          "variables": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Values for {{ custom.NAME }} placeholders, e.g. userName." },
+          "signals": { "type": "object", "description": "Fixed onboarding answers that brief rules read." },
+          "experiments": { "type": "array", "items": { "type": "string" }, "description": "Only these experiments (default: all)." }
+        }
+      },
+      "AssignResponse": {
+        "type": "object",
+        "required": ["user_id", "assignments"],
+        "properties": {
+          "user_id": { "type": "string" },
+          "assignments": { "type": "array", "items": { "$ref": "#/components/schemas/Assignment" } }
+        }
+      },
+      "Assignment": {
+        "type": "object",
+        "required": ["experiment", "variant", "in_experiment", "bucket", "reason", "paywall"],
+        "properties": {
+          "experiment": { "type": "string" },
+          "variant": { "type": ["string", "null"], "description": "null when the user is not in the experiment." },
+          "in_experiment": { "type": "boolean", "description": "false for forced (QA) users, who get a variant but are never counted." },
+          "bucket": { "type": "number", "minimum": 0, "maximum": 1 },
+          "reason": { "type": "string", "enum": ["forced", "not_running", "outside_dates", "targeting", "condition", "namespace", "sticky", "paused", "coverage", "assigned"] },
+          "paywall": { "oneOf": [{ "$ref": "#/components/schemas/Paywall" }, { "type": "null" }] }
+        }
+      },
+      "Paywall": {
+        "type": "object",
+        "required": ["offering", "trial_days", "discount_framing", "discount_text", "highlighted_plan", "copy"],
+        "properties": {
+          "offering": { "type": "string" },
+          "trial_days": { "type": "integer", "minimum": 0, "maximum": 31 },
+          "discount_framing": { "type": "string", "enum": ["none", "percent_off", "months_free", "per_week"] },
+          "discount_text": { "type": ["string", "null"], "description": "Computed from products.json, e.g. 'Save 49%'." },
+          "highlighted_plan": { "type": ["string", "null"] },
+          "copy": {
+            "type": "object",
+            "required": ["source", "text"],
+            "properties": {
+              "source": { "type": "string", "enum": ["static", "template", "on_device", "server", "fallback"] },
+              "text": { "type": ["string", "null"], "description": "null when the app generates the line from `recipe`." },
+              "fallback_reason": { "type": "string" },
+              "recipe": {
+                "type": "object",
+                "required": ["instructions", "brief", "prompt", "generation", "guard", "fallback"],
+                "properties": {
+                  "instructions": { "type": "string" },
+                  "brief": { "type": "string" },
+                  "prompt": { "type": "string" },
+                  "generation": { "type": "object" },
+                  "guard": { "type": "object" },
+                  "fallback": { "type": "string" }
+                }
+              }
+            }
+          }
+        }
+      },
+      "Event": {
+        "type": "object",
+        "required": ["event_id", "type", "user_id", "ts"],
+        "properties": {
+          "event_id": { "type": "string", "minLength": 1 },
+          "type": { "type": "string", "enum": ["exposure", "trial_started", "purchased", "converted", "renewed", "cancelled", "refunded"] },
+          "user_id": { "type": "string", "minLength": 1 },
+          "ts": { "type": "string", "format": "date-time" },
+          "experiment": { "type": ["string", "null"] },
+          "variant": { "type": ["string", "null"] },
+          "revenue": { "type": ["number", "null"] },
+          "currency": { "type": ["string", "null"] },
+          "product_id": { "type": ["string", "null"] },
+          "copy_source": { "type": ["string", "null"], "enum": ["static", "template", "on_device", "server", "fallback", null] },
+          "copy_text": { "type": ["string", "null"] },
+          "copy_fallback_reason": { "type": ["string", "null"] }
+        }
+      },
+      "EventCounts": {
+        "type": "object",
+        "required": ["stored", "duplicate", "rejected"],
+        "properties": {
+          "stored": { "type": "integer", "minimum": 0 },
+          "duplicate": { "type": "integer", "minimum": 0 },
+          "rejected": { "type": "integer", "minimum": 0 }
+        }
+      },
+      "EventRejections": {
+        "type": "object",
+        "required": ["error", "stored", "duplicate", "rejected", "rejections"],
+        "properties": {
+          "error": { "$ref": "#/components/schemas/Error/properties/error" },
+          "stored": { "type": "integer", "const": 0 },
+          "duplicate": { "type": "integer", "const": 0 },
+          "rejected": { "type": "integer", "minimum": 1 },
+          "rejections": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": ["line", "field", "message"],
+              "properties": { "line": { "type": "integer" }, "field": { "type": "string" }, "message": { "type": "string" } }
+            }
+          }
+        }
+      },
+      "RevenueCatWebhook": {
+        "type": "object",
+        "required": ["event"],
+        "properties": {
+          "api_version": { "type": "string" },
+          "event": {
+            "type": "object",
+            "required": ["type"],
+            "properties": {
+              "type": { "type": "string", "description": "INITIAL_PURCHASE, RENEWAL, CANCELLATION, NON_RENEWING_PURCHASE, or any other type (ignored)." },
+              "id": { "type": "string" },
+              "app_user_id": { "type": "string" },
+              "original_app_user_id": { "type": "string" },
+              "period_type": { "type": "string" },
+              "is_trial_conversion": { "type": "boolean" },
+              "price": { "type": "number" },
+              "product_id": { "type": "string" },
+              "purchased_at_ms": { "type": "integer" },
+              "event_timestamp_ms": { "type": "integer" }
+            }
+          }
+        }
+      },
+      "WebhookResult": {
+        "type": "object",
+        "required": ["status", "type"],
+        "properties": {
+          "status": { "type": "string", "enum": ["stored", "duplicate", "ignored"] },
+          "type": { "type": "string", "description": "The SPEC §4 event type it became, or the RevenueCat type that was ignored." },
+          "event_id": { "type": "string" }
+        }
+      },
+      "CopyCheckRequest": {
+        "type": "object",
+        "required": ["experiment", "variant", "text"],
+        "additionalProperties": false,
+        "properties": {
+          "experiment": { "type": "string", "minLength": 1 },
+          "variant": { "type": "string", "minLength": 1 },
+          "text": { "type": "string" },
+          "user_name": { "type": ["string", "null"] }
+        }
+      },
+      "CopyCheckResponse": {
+        "type": "object",
+        "required": ["experiment", "variant", "text", "accepted", "violations"],
+        "properties": {
+          "experiment": { "type": "string" },
+          "variant": { "type": "string" },
+          "text": { "type": "string", "description": "The line after stray quotes, braces and spaces are trimmed." },
+          "accepted": { "type": "boolean" },
+          "violations": {
+            "type": "array",
+            "items": { "type": "object", "required": ["rule", "message"], "properties": { "rule": { "type": "string" }, "message": { "type": "string" } } }
+          }
+        }
+      },
+      "Experiments": {
+        "type": "object",
+        "required": ["experiments", "products"],
+        "properties": {
+          "experiments": { "type": "array", "items": { "type": "object", "required": ["id", "name", "status", "variants"] } },
+          "products": { "type": "object", "required": ["currency", "offerings"] }
+        }
+      },
+      "Report": {
+        "type": "object",
+        "required": ["experiment", "generated_at", "users", "variants", "comparisons"],
+        "properties": {
+          "experiment": { "type": "string" },
+          "generated_at": { "type": "string" },
+          "users": { "type": "integer" },
+          "variants": { "type": "array" },
+          "comparisons": { "type": "array" }
+        }
+      }
+    }
+  }
+}
+"""#
+}

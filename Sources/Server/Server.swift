@@ -1,0 +1,157 @@
+import ExperimentDefinitions
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `abctl serve`: loads experiments, opens the store, serves the API, reloads on SIGHUP and
+/// drains on SIGTERM (or SIGINT).
+public final class Server: Sendable {
+    public struct Configuration: Sendable {
+        public var http: HTTPDaemon.Configuration
+        public var api: APIServer.Options
+        public var databasePath: String
+        /// How long SIGTERM waits for requests in flight before closing connections anyway.
+        public var drainTimeoutSeconds: Double
+
+        public init(http: HTTPDaemon.Configuration, api: APIServer.Options, databasePath: String, drainTimeoutSeconds: Double = 30) {
+            self.http = http
+            self.api = api
+            self.databasePath = databasePath
+            self.drainTimeoutSeconds = drainTimeoutSeconds
+        }
+    }
+
+    /// Why the server cannot start; the CLI maps `.configuration` to exit 2 and `.runtime` to exit 3.
+    public enum StartError: Error, CustomStringConvertible {
+        case configuration(String)
+        case runtime(String)
+
+        public var description: String {
+            switch self {
+            case .configuration(let s), .runtime(let s): s
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    public let api: APIServer
+    let backend: Backend
+
+    /// Loads the experiments and opens the store; nothing listens yet.
+    public init(configuration: Configuration) throws(StartError) {
+        if configuration.api.keys.isEmpty {
+            guard let address = Listener.Address(host: configuration.http.host) else {
+                throw .configuration("--host '\(configuration.http.host)' is not a numeric IPv4 or IPv6 address (or localhost)")
+            }
+            guard address.isLoopback else {
+                throw .configuration("refusing to listen on \(configuration.http.host) without API keys; configure ABCTL_API_KEYS or --keys-file, or listen on 127.0.0.1")
+            }
+        }
+        self.configuration = configuration
+        let backend: Backend
+        do {
+            backend = try Backend(databasePath: configuration.databasePath, readers: configuration.http.threads + 2)
+        } catch {
+            throw .runtime("cannot open the event store \(configuration.databasePath): \(error)")
+        }
+        self.backend = backend
+        let snapshot: ExperimentSnapshot
+        do {
+            snapshot = try backend.makeSnapshot(directory: configuration.api.experimentsDirectory)
+        } catch let error as ExperimentLoader.LoadError {
+            throw .runtime("cannot serve \(configuration.api.experimentsDirectory): \(error.description)")
+        } catch {
+            throw .runtime("cannot serve: \(error)")
+        }
+        api = APIServer(options: configuration.api, snapshot: snapshot, backend: backend)
+    }
+
+    /// Serves until SIGTERM or SIGINT, then drains and returns. `ready` gets the bound port.
+    public func run(ready: (UInt16) -> Void) throws(StartError) {
+        let signals = SignalWatcher([SIGHUP, SIGTERM, SIGINT])
+        let daemon: HTTPDaemon
+        do {
+            daemon = try HTTPDaemon(configuration: configuration.http, handler: api)
+        } catch {
+            throw .runtime(error.description)
+        }
+        Log.shared.write(level: .info, "listening", [
+            "host": .string(configuration.http.host), "port": .number(Double(daemon.port)),
+            "threads": .number(Double(configuration.http.threads)),
+            "auth": .string(configuration.api.keys.isEmpty ? "none (loopback only)" : "\(configuration.api.keys.count) keys"),
+        ])
+        ready(daemon.port)
+
+        while true {
+            let signal = signals.next()
+            if signal == SIGHUP {
+                api.reload()
+                continue
+            }
+            break
+        }
+        Log.shared.write(level: .info, "draining", ["in_flight": .number(Double(daemon.requestsInFlight))])
+        api.beginDraining()
+        daemon.quiesce()
+        let drained = daemon.waitUntilIdle(timeoutSeconds: configuration.drainTimeoutSeconds)
+        // With requests still suspended (a store that never answered), stopping libmicrohttpd
+        // would free connections a late commit callback could still resume: exit without it.
+        if drained { daemon.stop() }
+        backend.close()
+        Log.shared.write(level: drained ? .info : .warning, drained ? "stopped" : "stopped before every request finished",
+                         ["in_flight": .number(Double(daemon.requestsInFlight))])
+        Log.shared.flush()
+    }
+}
+
+/// Turns SIGHUP, SIGTERM and SIGINT into values read on the main thread (the self-pipe trick):
+/// the C handler only writes the signal number to a pipe, which is async-signal-safe.
+final class SignalWatcher: Sendable {
+    private let readFD: Int32
+
+    init(_ signals: [Int32]) {
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        readFD = fds[0]
+        signalPipeWriteFD = fds[1]
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        // A parent may have left these blocked (the mask survives exec); unblock them before any
+        // server thread starts, as threads inherit the mask.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        for s in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = signalHandler
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(s, &action, nil)
+        }
+    }
+
+    /// Blocks until a watched signal arrives.
+    func next() -> Int32 {
+        var byte: UInt8 = 0
+        while true {
+            let n = read(readFD, &byte, 1)
+            if n == 1 { return Int32(byte) }
+            if n < 0, errno == EINTR { continue }
+            return SIGTERM
+        }
+    }
+}
+
+/// Written once before the handler is installed, then only read (by the handler).
+nonisolated(unsafe) private var signalPipeWriteFD: Int32 = -1
+
+private let signalHandler: @convention(c) (Int32) -> Void = { signal in
+    var byte = UInt8(truncatingIfNeeded: signal)
+    let saved = errno
+    _ = write(signalPipeWriteFD, &byte, 1)
+    errno = saved
+}

@@ -1,0 +1,87 @@
+import ExperimentDefinitions
+import Foundation
+import Server
+
+/// `abctl serve`: the HTTP API of SPEC §7.
+enum ServeCommand {
+    static let spec = CommandSpec(
+        name: "serve",
+        abstract: "Serve the HTTP API: assignment, events, webhooks, reports.",
+        discussion: """
+        Serve the HTTP API of SPEC §7 on libmicrohttpd. API keys come from ABCTL_API_KEYS
+          (KEY:scope,scope;KEY2:scope) or --keys-file (one 'KEY scope,scope' a line); scopes are
+          assign, ingest and admin. Without keys the server listens on loopback only. The RevenueCat
+          webhook checks its Authorization header against ABCTL_REVENUECAT_AUTH.
+          SIGHUP reloads the experiment files (a broken folder keeps the old ones); SIGTERM drains
+          requests in flight and exits 0. One JSON log line per request goes to stderr.
+        """,
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>]",
+        options: [
+            OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it."),
+            OptionSpec(name: "--host", valueName: "host", help: "Address to listen on (default: 127.0.0.1)."),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store (default: abctl.sqlite, or ABCTL_DB)."),
+            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiment files (default: Experiments/, or ABCTL_EXPERIMENTS)."),
+            OptionSpec(name: "--keys-file", valueName: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS)."),
+            OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted (default: 16777216); larger gets 413."),
+            OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4)."),
+            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 1000)."),
+            OptionSpec(name: "--timeout", valueName: "seconds", help: "Idle connections and slow request bodies are cut off after this long (default: 30)."),
+        ],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        guard let port = try args.int("--port") else { throw CLIError.usage("missing required option '--port'", command: "serve") }
+        guard (0...65535).contains(port) else { throw CLIError.usage("'--port' must be between 0 and 65535, got \(port)", command: "serve") }
+        let maxBody = try args.int("--max-body") ?? 16 << 20
+        guard maxBody > 0 else { throw CLIError.usage("'--max-body' must be positive", command: "serve") }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let threads = try args.int("--threads") ?? max(4, 2 * cores)
+        guard (1...256).contains(threads) else { throw CLIError.usage("'--threads' must be between 1 and 256", command: "serve") }
+        let connections = try args.int("--max-connections") ?? 1000
+        guard connections > 0 else { throw CLIError.usage("'--max-connections' must be positive", command: "serve") }
+        let timeout = try args.int("--timeout") ?? 30
+        guard timeout > 0 else { throw CLIError.usage("'--timeout' must be positive", command: "serve") }
+
+        let keys = try loadKeys(file: args.value("--keys-file"))
+        let environment = ProcessInfo.processInfo.environment
+        let revenueCat = environment["ABCTL_REVENUECAT_AUTH"].flatMap { $0.isEmpty ? nil : $0 }
+
+        let configuration = Server.Configuration(
+            http: HTTPDaemon.Configuration(host: args.value("--host") ?? "127.0.0.1", port: UInt16(port), threads: threads,
+                                           maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
+                                           requestTimeoutSeconds: Double(timeout), connectionLimit: connections),
+            api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
+                                   experimentsDirectory: Defaults.experimentsDirectory(args.value("--experiments"))),
+            databasePath: Defaults.database(args.value("--db")))
+        do {
+            let server = try Server(configuration: configuration)
+            try server.run { port in
+                let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
+                FileHandle.standardOutput.write(Data("abctl: listening on http://\(host):\(port)\n".utf8))
+            }
+        } catch .configuration(let message) {
+            throw CLIError.usage(message, command: "serve")
+        } catch .runtime(let message) {
+            throw CLIError.runtime(message)
+        }
+        return .success
+    }
+
+    static func loadKeys(file: String?) throws -> APIKeys {
+        do {
+            if let file {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw CLIError.usage("cannot read --keys-file '\(file)'", command: "serve")
+                }
+                return try APIKeys.parse(file: String(decoding: data, as: UTF8.self), name: file)
+            }
+            if let text = ProcessInfo.processInfo.environment["ABCTL_API_KEYS"], !text.isEmpty {
+                return try APIKeys.parse(environment: text)
+            }
+            return .none
+        } catch let error as APIKeys.ConfigurationError {
+            throw CLIError.usage(error.description, command: "serve")
+        }
+    }
+}

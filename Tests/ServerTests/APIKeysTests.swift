@@ -1,0 +1,47 @@
+import Testing
+@testable import Server
+
+@Suite struct APIKeysTests {
+    @Test func parsesTheEnvironmentFormat() throws {
+        let keys = try APIKeys.parse(environment: "k-assign:assign; k-both:assign,ingest ;k-admin:admin")
+        #expect(keys.count == 3)
+        #expect(keys.scopes(authorization: "Bearer k-assign") == [.assign])
+        #expect(keys.scopes(authorization: "Bearer k-both") == [.assign, .ingest])
+        #expect(keys.scopes(authorization: "bearer k-admin") == [.admin])
+        #expect(keys.scopes(authorization: "Bearer k-assig") == nil)
+        #expect(keys.scopes(authorization: "Bearer k-assign2") == nil)
+        #expect(keys.scopes(authorization: "k-assign") == nil)
+        #expect(keys.scopes(authorization: "Basic k-assign") == nil)
+        #expect(keys.scopes(authorization: nil) == nil)
+        #expect(keys.scopes(authorization: "Bearer ") == nil)
+    }
+
+    @Test func parsesTheFileFormat() throws {
+        let keys = try APIKeys.parse(file: "# comment\n\nkey-one assign,ingest\n  key-two\tadmin  \n", name: "keys.txt")
+        #expect(keys.scopes(authorization: "Bearer key-one") == [.assign, .ingest])
+        #expect(keys.scopes(authorization: "Bearer key-two") == [.admin])
+    }
+
+    @Test(arguments: ["k:reader", "k", ":assign", "k:", "a:assign;a:ingest"])
+    func rejectsBadEnvironmentEntries(text: String) {
+        #expect(throws: APIKeys.ConfigurationError.self) { try APIKeys.parse(environment: text) }
+    }
+
+    @Test func fileErrorsNameTheLine() {
+        do {
+            _ = try APIKeys.parse(file: "good assign\nbad\n", name: "keys.txt")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.hasPrefix("keys.txt:2:"))
+        }
+    }
+
+    @Test func constantTimeEqualsComparesWholeValues() {
+        let eq = APIKeys.constantTimeEquals
+        #expect(eq(Array("abc".utf8), Array("abc".utf8)))
+        #expect(!eq(Array("abc".utf8), Array("abd".utf8)))
+        #expect(!eq(Array("abc".utf8), Array("abcabc".utf8)))
+        #expect(!eq(Array("abc".utf8), []))
+        #expect(eq([], []))
+    }
+}

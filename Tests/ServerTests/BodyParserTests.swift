@@ -1,0 +1,64 @@
+import ExperimentDefinitions
+import Testing
+@testable import Server
+
+@Suite struct BodyParserTests {
+    func parse(_ s: String) throws -> JSONValue { try BodyParser.parse(Array(s.utf8)) }
+
+    @Test func parsesValues() throws {
+        #expect(try parse(#"{"a":[1,-2.5e2,true,false,null],"b":"x\"\u00e9\ud83d\ude00\n"}"#)
+                == .object([("a", .array([.number(1), .number(-250), .bool(true), .bool(false), .null])), ("b", .string("x\"é😀\n"))]))
+        #expect(try parse("  \"plain\"  ") == .string("plain"))
+    }
+
+    @Test(arguments: ["", "{", "{\"a\":}", "[1,]", "01", "1.", "\"\\x\"", "\"\u{01}\"", "{\"a\":1}x", "tru", "\"\\ud800\"", "[\"a\" \"b\"]"])
+    func rejectsInvalidJSON(text: String) {
+        #expect(throws: BodyParser.SyntaxError.self) { try parse(text) }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: BodyParser.SyntaxError.self) { try BodyParser.parse([0x22, 0xFF, 0x22]) }
+    }
+
+    @Test func limitsNesting() throws {
+        _ = try parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64))
+        #expect(throws: BodyParser.SyntaxError.self) { try parse(String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)) }
+    }
+
+    @Test func longSingleLineBodiesParseQuickly() throws {
+        let body = "[" + Array(repeating: #"{"k":"v","n":1}"#, count: 100_000).joined(separator: ",") + "]"
+        let start = ContinuousClock.now
+        guard case .array(let items) = try parse(body) else { Issue.record("not an array"); return }
+        #expect(items.count == 100_000)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func jsonBodyChecksFields() throws {
+        let body = try JSONBody(Array(#"{"s":"x","n":1,"o":{"k":true},"l":["a"]}"#.utf8))
+        #expect(try body.string("s") == "x")
+        #expect(throws: APIError.self) { try body.string("n") }
+        #expect(throws: APIError.self) { try body.string("missing") }
+        #expect(try body.object("o")["k"] == .bool(true))
+        #expect(try body.optionalStringArray("l") == ["a"])
+        #expect(throws: APIError.self) { try body.only(["s"]) }
+        #expect(throws: APIError.self) { try JSONBody(Array(#"{"a":1,"a":2}"#.utf8)) }
+        #expect(throws: APIError.self) { try JSONBody(Array("[1]".utf8)) }
+        #expect(throws: APIError.self) { try JSONBody([]) }
+    }
+}
+
+@Suite struct JSONWriterTests {
+    @Test(arguments: [
+        #"{"a":[1,-2.5,1e+300,true,false,null],"b":"x\"\\\n\r\t\u0001é😀\u2028 \u2029","":{}}"#,
+        #"[0,-0,123456789012345,0.1,-1e-7,"",[]]"#,
+    ])
+    func matchesSerialized(text: String) throws {
+        let value = try BodyParser.parse(Array(text.utf8))
+        #expect(String(decoding: JSONWriter.bytes(value), as: UTF8.self) == value.serialized())
+        #expect(try BodyParser.parse(JSONWriter.bytes(value)) == value)
+    }
+
+    @Test func nonFiniteNumbersBecomeNull() {
+        #expect(JSONWriter.bytes(.array([.number(.nan), .number(.infinity)])) == Array("[null,null]".utf8))
+    }
+}

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# HTTP benchmark of `abctl serve` on loopback, next to nginx serving a fixed JSON body in the same run.
+#
+#   bench/http.sh            # defaults: 10 s per run, 64 connections, 2 wrk threads
+#   DURATION=5 CONNECTIONS=64 bench/http.sh
+#
+# 1. POST /v1/assign with the 3 running experiments of Experiments/ (a new user id per request),
+#    against nginx answering the same requests with a fixed body of the same size.
+#    Goals: >= 60% of nginx's requests per second, p99 < 10 ms.
+# 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
+#    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
+#
+# Installs wrk and nginx from Debian when missing. Every server listens on 127.0.0.1 only and every
+# run is bounded by DURATION. Needs a release build (built here).
+set -euo pipefail
+
+DURATION="${DURATION:-10}"
+CONNECTIONS="${CONNECTIONS:-64}"
+WRK_THREADS="${WRK_THREADS:-2}"
+SERVER_THREADS="${SERVER_THREADS:-}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+
+missing=""
+command -v wrk >/dev/null || missing="$missing wrk"
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$missing nginx-light"
+command -v curl >/dev/null || missing="$missing curl"
+if [ -n "$missing" ]; then
+  echo "bench: installing$missing"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+
+echo "bench: building abctl (release)"
+(cd "$ROOT" && swift build -c release --product abctl 2>&1 | tail -1)
+ABCTL="$ROOT/.build/release/abctl"
+
+WORK="$(mktemp -d /tmp/abctl-bench.XXXXXX)"
+SERVER_PID=""; NGINX_STARTED=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  [ -n "$NGINX_STARTED" ] && "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+start_abctl() {   # $1: database file
+  local args=(serve --port 0 --host 127.0.0.1 --db "$1" --experiments "$ROOT/Experiments")
+  [ -n "$SERVER_THREADS" ] && args+=(--threads "$SERVER_THREADS")
+  "$ABCTL" "${args[@]}" >"$WORK/serve.out" 2>/dev/null &
+  SERVER_PID=$!
+  for _ in $(seq 100); do
+    grep -q "listening on" "$WORK/serve.out" 2>/dev/null && break
+    sleep 0.1
+  done
+  ABCTL_PORT="$(grep -o '[0-9]*$' "$WORK/serve.out")"
+}
+
+stop_abctl() {
+  kill -TERM "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=""
+}
+
+metric() {   # $1: metric line prefix
+  curl -s "http://127.0.0.1:$ABCTL_PORT/metrics" | grep -F "$1" | awk '{print $2}'
+}
+
+# --- wrk scripts ---------------------------------------------------------------------------------
+cat >"$WORK/assign.lua" <<'LUA'
+local counter = 0
+local thread_id = 0
+local threads = {}
+function setup(thread)
+  thread:set("thread_id", #threads)
+  table.insert(threads, thread)
+end
+function init(args)
+  wrk.method = "POST"
+  wrk.headers["Content-Type"] = "application/json"
+end
+function request()
+  counter = counter + 1
+  local body = '{"user_id":"bench-' .. thread_id .. '-' .. counter ..
+    '","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true},"variables":{"userName":"Ana"},"signals":{"companion":"dog"}}'
+  return wrk.format(nil, "/v1/assign", nil, body)
+end
+function response(status, headers, body)
+  if status ~= 200 then non200 = (non200 or 0) + 1 end
+end
+function done(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format("RESULT requests=%d seconds=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f errors=%d non2xx=%d\n",
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
+end
+LUA
+
+cat >"$WORK/events.lua" <<'LUA'
+local counter = 0
+local thread_id = 0
+local threads = {}
+function setup(thread)
+  thread:set("thread_id", #threads)
+  table.insert(threads, thread)
+end
+function init(args)
+  wrk.method = "POST"
+  wrk.headers["Content-Type"] = "application/x-ndjson"
+end
+function request()
+  counter = counter + 1
+  local lines = {}
+  for i = 1, 100 do
+    local id = thread_id .. "-" .. counter .. "-" .. i
+    if i % 4 == 1 then
+      lines[i] = '{"event_id":"ev-' .. id .. '","type":"exposure","user_id":"u-' .. id ..
+        '","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}'
+    else
+      lines[i] = '{"event_id":"ev-' .. id .. '","type":"trial_started","user_id":"u-' .. id ..
+        '","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}'
+    end
+  end
+  return wrk.format(nil, "/v1/events", nil, table.concat(lines, "\n"))
+end
+function done(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format("RESULT requests=%d seconds=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f errors=%d non2xx=%d\n",
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
+end
+LUA
+
+field() { echo "$1" | grep -o "$2=[0-9.]*" | cut -d= -f2; }
+
+echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- 1. assign vs nginx --------------------------------------------------------------------------
+start_abctl "$WORK/assign.sqlite"
+SAMPLE="$(curl -s -X POST "http://127.0.0.1:$ABCTL_PORT/v1/assign" -H 'Content-Type: application/json' \
+  -d '{"user_id":"bench-sample","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true}}')"
+echo "bench: sample /v1/assign answer (${#SAMPLE} bytes): ${SAMPLE:0:160}..."
+
+NGINX_PORT="$(free_port)"
+mkdir -p "$WORK/nginx/logs"
+# The same bytes, less '$' (nginx would read it as a variable) and quotes nginx cannot hold.
+printf '%s' "$SAMPLE" | tr "\$'" "S " >"$WORK/nginx/body.json"
+cat >"$WORK/nginx/nginx.conf" <<CONF
+worker_processes auto;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  client_body_buffer_size 64k;
+  server {
+    listen 127.0.0.1:$NGINX_PORT reuseport;
+    location / {
+      default_type application/json;
+      return 200 '$(cat "$WORK/nginx/body.json")';
+    }
+  }
+}
+CONF
+"$NGINX" -p "$WORK/nginx" -c nginx.conf
+NGINX_STARTED=1
+
+echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/assign (nginx, fixed body)"
+NGINX_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
+echo "  $NGINX_RESULT"
+echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/assign (abctl serve)"
+ABCTL_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+echo "  $ABCTL_RESULT"
+"$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop; NGINX_STARTED=""
+stop_abctl
+
+# --- 2. events, 100 per request ------------------------------------------------------------------
+start_abctl "$WORK/events.sqlite"
+if [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '[]' "http://127.0.0.1:$ABCTL_PORT/v1/events")" = "501" ]; then
+  echo "bench: this build of abctl has no event store (POST /v1/events answers 501); events not measured"
+  stop_abctl
+  python3 - "$NGINX_RESULT" "$ABCTL_RESULT" <<'PY'
+import sys
+def parse(line):
+    return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
+nginx, abctl = parse(sys.argv[1]), parse(sys.argv[2])
+ratio = abctl["rps"] / nginx["rps"]
+print(f"RESULTS: nginx {nginx['rps']:.0f} req/s; abctl POST /v1/assign {abctl['rps']:.0f} req/s, p99 {abctl['p99_ms']:.2f} ms; {ratio:.1%} of nginx")
+PY
+  exit 0
+fi
+BEFORE="$(metric 'abctl_events_total{outcome="stored"}')"
+echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/events, 100 events per request (abctl serve)"
+EVENTS_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/events.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+echo "  $EVENTS_RESULT"
+AFTER="$(metric 'abctl_events_total{outcome="stored"}')"
+stop_abctl
+STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from events').fetchone()[0])" "$WORK/events.sqlite")"
+
+# --- figures -------------------------------------------------------------------------------------
+echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
+python3 - "$NGINX_RESULT" "$ABCTL_RESULT" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" <<'PY'
+import sys
+def parse(line):
+    return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
+nginx, abctl, events = parse(sys.argv[1]), parse(sys.argv[2]), parse(sys.argv[3])
+before, after, rows = float(sys.argv[4] or 0), float(sys.argv[5] or 0), int(sys.argv[6])
+ratio = abctl["rps"] / nginx["rps"]
+stored = after - before
+eps = stored / events["seconds"]
+print()
+print("RESULTS (loopback, same machine as wrk)")
+print(f"  nginx fixed body     : {nginx['rps']:>10.0f} req/s   p99 {nginx['p99_ms']:.2f} ms")
+print(f"  abctl POST /v1/assign: {abctl['rps']:>10.0f} req/s   p99 {abctl['p99_ms']:.2f} ms   errors {int(abctl['errors'])}")
+print(f"  assign / nginx       : {ratio:>10.1%}   (goal >= 60%: {'met' if ratio >= 0.6 else 'NOT met'}; p99 goal < 10 ms: {'met' if abctl['p99_ms'] < 10 else 'NOT met'})")
+print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
+print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
+      f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")
+PY
