@@ -28,7 +28,7 @@ release: deps
 	$(SWIFT) build -c release
 
 demo: release
-	.build/release/abctl validate Experiments/
+	.build/release/abctl demo
 
 test: deps venv build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)

@@ -6,6 +6,7 @@ enum CommandRegistry {
         IngestCommand.spec,
         SimulateCommand.spec,
         ReportCommand.spec,
+        DemoCommand.spec,
         CopyCheckCommand.spec,
         PowerCommand.spec,
         ServeCommand.spec,

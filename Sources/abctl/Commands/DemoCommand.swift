@@ -1,0 +1,75 @@
+import EventStore
+import ExperimentDefinitions
+import Foundation
+import Reporting
+import Simulation
+
+/// `abctl demo`: the main job in one go: validate, simulate, report.
+enum DemoCommand {
+    static let spec = CommandSpec(
+        name: "demo",
+        abstract: "Validate Experiments/, simulate users and write reports, in one go.",
+        discussion: """
+        Validate the experiments folder, simulate users with the shipped Chorus+ truth into the
+          database (the same seed stores the same events, so a rerun adds nothing), then write an HTML and
+          a Markdown report per experiment into Reports/ and print each verdict. Reports are dated at the
+          end of the simulated window, so the same seed gives the same reports.
+        """,
+        usage: "[--users <n>] [--seed <s>] [--days <d>] [--db <path>] [--experiments <dir>] [--out <dir>]",
+        options: [
+            OptionSpec(name: "--users", valueName: "n", help: "Simulated users (default: 100000)."),
+            OptionSpec(name: "--seed", valueName: "s", help: "Random seed (default: 42)."),
+            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive (default: 14)."),
+            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
+            OptionSpec(name: "--out", valueName: "dir", help: "Where reports go (default: Reports/)."),
+        ],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        let folder = Defaults.experimentsDirectory(args.value("--experiments"))
+        let users = try args.int("--users") ?? 100_000
+        let days = try args.int("--days") ?? 14
+        guard users > 0, days > 0 && days <= 365 else { throw CLIError.usage("'--users' must be positive and '--days' from 1 to 365", command: "demo") }
+        let seedText = args.value("--seed") ?? "42"
+        guard let seed = UInt64(seedText) else { throw CLIError.usage("'--seed' expects a non-negative whole number", command: "demo") }
+        let db = Defaults.database(args.value("--db"))
+        let out = args.value("--out") ?? "Reports"
+
+        print("1. validate \(folder)")
+        let validation = ExperimentLoader.validate(paths: [folder])
+        print(DiagnosticPrinter.text(validation, color: Terminal.stdoutSupportsColor).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
+        guard let catalog = validation.catalog else { throw CLIError.checkFailed("fix the experiment files, then run the demo again") }
+
+        print("2. simulate \(users) users (seed \(seed)) into \(db)")
+        let result = try SimulateCommand.simulate(catalog: catalog, truth: .chorusDefault, users: users, seed: seed, days: days, db: db)
+        print(SimulateCommand.describe(result).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
+
+        print("3. report into \(out)/")
+        do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
+            throw CLIError.runtime("cannot create '\(out)': \(error.localizedDescription)")
+        }
+        let store: EventStore
+        do { store = try EventStore(path: db) } catch { throw CLIError.runtime("cannot open '\(db)': \(error)") }
+        defer { store.close() }
+        let options = ReportOptions(generatedAt: result.0.observedUntil)
+        for experiment in catalog.experiments {
+            let report = try ReportCommand.runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }
+            var written: [String] = []
+            for (ext, body) in [("html", HTMLReportRenderer.render(report)), ("md", MarkdownReportRenderer.render(report))] {
+                let path = "\(out)/\(experiment.id).\(ext)"
+                do { try body.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+                    throw CLIError.runtime("cannot write '\(path)': \(error.localizedDescription)")
+                }
+                written.append(path)
+            }
+            let verdict = report.decision.verdict.rawValue + (report.decision.winner.map { " (\($0))" } ?? "")
+            print("   \(experiment.id): \(verdict), \(report.users) users")
+            for reason in report.decision.reasons.prefix(2) { print("     - \(reason)") }
+            print("     \(written.joined(separator: ", "))")
+        }
+        print("\nOpen \(out)/\(catalog.experiments.first?.id ?? "").html in a browser, or run 'abctl report <experiment>' for the full table.")
+        return .success
+    }
+}
