@@ -1,0 +1,107 @@
+import ExperimentDefinitions
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request for one line of copy: the recipe's instructions and prompt, and its options.
+public struct ChatRequest: Sendable, Equatable {
+    public var system: String
+    public var user: String
+    public var temperature: Double?
+    public var maxTokens: Int?
+
+    public init(system: String, user: String, temperature: Double? = nil, maxTokens: Int? = nil) {
+        self.system = system
+        self.user = user
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+    }
+}
+
+/// Something that answers a chat request with text: an OpenAI-compatible server, or a test double.
+///
+/// Blocking on purpose: generation runs on a thread of its own, never on a shared pool, so
+/// callers blocked waiting for a line cannot starve the work they wait for.
+public protocol ChatCompleting: Sendable {
+    func complete(_ request: ChatRequest) throws -> String
+}
+
+/// Why a model call failed, kept for `GET /v1/diagnostics/copy`.
+public struct ChatCompletionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: FallbackReason
+    public var detail: String
+    public var description: String { "\(reason.rawValue): \(detail)" }
+}
+
+/// Calls `POST {baseURL}/v1/chat/completions` as llama.cpp's server, vLLM and Ollama speak it.
+public struct OpenAICompatibleClient: ChatCompleting {
+    public let endpoint: URL
+    public let model: String
+    public let timeout: TimeInterval
+
+    /// `baseURL` is the server root (`http://127.0.0.1:8080`); a URL already ending in
+    /// `/chat/completions` is used as it is.
+    public init(baseURL: URL, model: String, timeout: TimeInterval = 10) {
+        let text = baseURL.absoluteString
+        if text.hasSuffix("/chat/completions") {
+            endpoint = baseURL
+        } else {
+            let root = text.hasSuffix("/") ? String(text.dropLast()) : text
+            endpoint = URL(string: root.hasSuffix("/v1") ? root + "/chat/completions" : root + "/v1/chat/completions")!
+        }
+        self.model = model
+        self.timeout = timeout
+    }
+
+    public func complete(_ request: ChatRequest) throws -> String {
+        var body: [String: Any] = [
+            "model": model,
+            "messages": [["role": "system", "content": request.system], ["role": "user", "content": request.user]],
+            "stream": false,
+        ]
+        if let t = request.temperature { body["temperature"] = t }
+        if let m = request.maxTokens { body["max_tokens"] = m }
+        var http = URLRequest(url: endpoint, timeoutInterval: timeout)
+        http.httpMethod = "POST"
+        http.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        http.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, response) = try send(http)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            throw ChatCompletionError(reason: .error, detail: "HTTP \(status) from \(endpoint.absoluteString)")
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let choices = root["choices"] as? [[String: Any]], let first = choices.first,
+              let message = first["message"] as? [String: Any] else {
+            throw ChatCompletionError(reason: .error, detail: "answer is not a chat completion (\(data.count) bytes)")
+        }
+        guard let content = message["content"] as? String, !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ChatCompletionError(reason: .emptyAnswer, detail: "the model answered nothing")
+        }
+        return content
+    }
+
+    /// URLSession's completion-handler form, waited for on this (Dispatch) thread.
+    private func send(_ request: URLRequest) throws -> (Data, URLResponse?) {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<(Data, URLResponse?), ChatCompletionError>?>(nil)
+        let timeout = self.timeout
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            let result: Result<(Data, URLResponse?), ChatCompletionError>
+            if let error = error as? URLError, error.code == .timedOut {
+                result = .failure(ChatCompletionError(reason: .timeout, detail: "no answer within \(timeout) s"))
+            } else if let error {
+                result = .failure(ChatCompletionError(reason: .error, detail: "request failed: \(error.localizedDescription)"))
+            } else {
+                result = .success((data ?? Data(), response))
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }.resume()
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+}

@@ -1,0 +1,146 @@
+import Dispatch
+import ExperimentDefinitions
+import Foundation
+import Synchronization
+
+/// Where accepted lines are kept between restarts, keyed by (experiment, variant, brief).
+public protocol CopyLineCache: Sendable {
+    func cachedLine(experiment: String, variant: String, brief: String) -> String?
+    func saveLine(_ line: String, experiment: String, variant: String, brief: String)
+}
+
+/// Writes copy on the server for devices with no on-device model (SPEC §3, issue 9).
+///
+/// A line for a (experiment, variant, brief) is generated once, guarded, retried once when the
+/// guard rejects it, and cached; later users with the same brief get it at once. An assign call
+/// never waits longer than `deadline`: when the model is slower, the fallback ships with reason
+/// `timeout` and generation finishes in the background, so the next call finds the line.
+public final class ServerCopyGenerator: Sendable {
+    /// A failure kept for `GET /v1/diagnostics/copy`.
+    public struct Failure: Sendable, Equatable {
+        public var at: Date
+        public var experiment: String
+        public var variant: String
+        public var reason: FallbackReason
+        public var detail: String
+    }
+
+    /// What an assign call gets: a line, its source, and why it fell back when it did.
+    public struct Outcome: Sendable, Equatable {
+        public var text: String
+        public var source: CopySource
+        public var fallbackReason: FallbackReason?
+    }
+
+    private struct Key: Hashable, Sendable {
+        var experiment: String, variant: String, brief: String
+    }
+
+    /// A generation in flight; waiters block on `done` until it finishes.
+    private final class Flight: Sendable {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<String, ChatCompletionError>?>(nil)
+    }
+
+    private let client: any ChatCompleting
+    private let cache: (any CopyLineCache)?
+    public let deadline: Duration
+    private let maxFailures: Int
+    private let lines = Mutex<[Key: String]>([:])
+    private let flights = Mutex<[Key: Flight]>([:])
+    private let failures = Mutex<[Failure]>([])
+
+    public init(client: any ChatCompleting, cache: (any CopyLineCache)? = nil, deadline: Duration = .milliseconds(300), maxFailures: Int = 50) {
+        self.client = client
+        self.cache = cache
+        self.deadline = deadline
+        self.maxFailures = maxFailures
+    }
+
+    /// The newest failures first.
+    public var recentFailures: [Failure] { failures.withLock { Array($0.reversed()) } }
+
+    /// A line for this recipe within `deadline`, always: generated, cached, or the fallback.
+    public func line(experiment: String, variant: String, recipe: CopyRecipe, userName: String?) -> Outcome {
+        let key = Key(experiment: experiment, variant: variant, brief: recipe.brief)
+        if let known = lines.withLock({ $0[key] }) ?? cache?.cachedLine(experiment: experiment, variant: variant, brief: recipe.brief) {
+            lines.withLock { $0[key] = known }
+            return accept(known, recipe: recipe, userName: userName, key: key)
+        }
+        let flight = start(key, recipe: recipe)
+        let nanoseconds = UInt64(max(0, deadline.components.seconds)) * 1_000_000_000 + UInt64(max(0, deadline.components.attoseconds / 1_000_000_000))
+        guard flight.done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else {
+            return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: .timeout)
+        }
+        flight.done.signal()  // let any other waiter through
+        switch flight.result.withLock({ $0 }) {
+        case .success(let text)?: return accept(text, recipe: recipe, userName: userName, key: key)
+        case .failure(let error)?: return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: error.reason)
+        case nil: return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: .error)
+        }
+    }
+
+    /// A cached line still has to pass this user's guard (their name may be in it by chance).
+    private func accept(_ text: String, recipe: CopyRecipe, userName: String?, key: Key) -> Outcome {
+        let verdict = recipe.guardRules.check(text, userName: userName)
+        if verdict.accepted { return Outcome(text: verdict.text, source: .server, fallbackReason: nil) }
+        record(key, .guardRejected, "cached line breaks this user's guard: \(verdict.violations.map(\.description).joined(separator: "; "))")
+        return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: .guardRejected)
+    }
+
+    /// Joins the generation in flight for `key`, or starts one.
+    private func start(_ key: Key, recipe: CopyRecipe) -> Flight {
+        let (flight, isNew) = flights.withLock { table -> (Flight, Bool) in
+            if let existing = table[key] { return (existing, false) }
+            let f = Flight()
+            table[key] = f
+            return (f, true)
+        }
+        guard isNew else { return flight }
+        let request = ChatRequest(system: recipe.instructions, user: recipe.prompt, temperature: recipe.temperature, maxTokens: recipe.maxTokens)
+        let guardRules = recipe.guardRules
+        // A thread of its own: generations are rare (one per brief), and Dispatch's and Swift's shared
+        // pools may be full of callers blocked waiting for exactly this line.
+        Thread.detachNewThread { [self] in
+            let result = self.generate(request, guardRules: guardRules, key: key)
+            if case .success(let text) = result {
+                self.lines.withLock { $0[key] = text }
+                self.cache?.saveLine(text, experiment: key.experiment, variant: key.variant, brief: key.brief)
+            }
+            flight.result.withLock { $0 = result }
+            self.flights.withLock { _ = $0.removeValue(forKey: key) }
+            flight.done.signal()
+        }
+        return flight
+    }
+
+    /// Asks the model, guards the answer, and asks once more when the guard rejects it.
+    private func generate(_ request: ChatRequest, guardRules: CopyGuard, key: Key) -> Result<String, ChatCompletionError> {
+        var lastRejection = ""
+        for _ in 0..<2 {
+            do {
+                let answer = try client.complete(request)
+                // Names never reach the prompt, so the shared line is checked without one here.
+                let verdict = guardRules.check(answer)
+                if verdict.accepted { return .success(verdict.text) }
+                lastRejection = "\"\(verdict.text)\": \(verdict.violations.map(\.description).joined(separator: "; "))"
+                record(key, .guardRejected, lastRejection)
+            } catch let error as ChatCompletionError {
+                record(key, error.reason, error.detail)
+                return .failure(error)
+            } catch {
+                record(key, .error, "\(error)")
+                return .failure(ChatCompletionError(reason: .error, detail: "\(error)"))
+            }
+        }
+        return .failure(ChatCompletionError(reason: .guardRejected, detail: lastRejection))
+    }
+
+    private func record(_ key: Key, _ reason: FallbackReason, _ detail: String) {
+        let failure = Failure(at: Date(), experiment: key.experiment, variant: key.variant, reason: reason, detail: detail)
+        failures.withLock {
+            $0.append(failure)
+            if $0.count > maxFailures { $0.removeFirst($0.count - maxFailures) }
+        }
+    }
+}
