@@ -52,8 +52,9 @@ struct ExperimentDecoder {
                        hint: "use 1 to 64 lowercase letters, digits, '-' or '_', e.g. \"\(Self.suggestID(id))\"")
         }
         outline.id = r.has("id") ? id : nil
-        let name = r.string("name") ?? ""
-        if r.has("name") && name.trimmingSpaces().isEmpty {
+        let nameValue = r.string("name")
+        let name = nameValue ?? ""
+        if let nameValue, nameValue.trimmingSpaces().isEmpty {
             sink.error("empty_value", at: r.position("name"), "'name' is empty", hint: "give the experiment a name a product manager will recognise")
         }
         let status = decodeStatus(r)

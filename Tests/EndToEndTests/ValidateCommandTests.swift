@@ -99,3 +99,21 @@ import Testing
         #expect(r.stdout.contains("2 errors"))
     }
 }
+
+/// A corpus of broken files, one problem each (Fixtures/broken), against the exact expected
+/// output: every line, column, message and hint (Fixtures/broken-expected.txt, reviewed by hand).
+@Suite struct BrokenCorpusTests {
+    @Test func everyProblemHasItsExactPositionAndMessage() throws {
+        let corpus = CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/broken"
+        let expected = try String(contentsOfFile: CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/broken-expected.txt", encoding: .utf8)
+        let r = try CLIRunner.run(["validate", "."], in: corpus)
+        #expect(r.status == 1)
+        let got = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let want = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(got.count == want.count)
+        for (g, w) in zip(got, want) { #expect(g == w) }
+        // Each broken file is reported, and nothing else is.
+        let files = try FileManager.default.contentsOfDirectory(atPath: corpus).filter { $0.hasSuffix(".json") && $0 != "products.json" && $0 != "overlap-a.json" }
+        for file in files { #expect(r.stdout.contains("\n\(file):") || r.stdout.hasPrefix("\(file):"), "\(file) has no error") }
+    }
+}
