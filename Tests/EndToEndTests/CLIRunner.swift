@@ -1,12 +1,10 @@
 import Foundation
+import TestSupport
 
-/// Runs the built `abctl` binary (env `ABCTL_BIN`, else `.build/debug/abctl`) and captures what it prints.
-struct CLIRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+/// Runs the built `abctl` binary (env `ABCTL_BIN`, else `.build/debug/abctl`) from the package root,
+/// without colour, through the shared `AbctlBinary` helper.
+enum CLIRunner {
+    typealias Result = AbctlBinary.Output
 
     static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -14,32 +12,11 @@ struct CLIRunner {
         return url.path
     }()
 
-    static let binary: String = ProcessInfo.processInfo.environment["ABCTL_BIN"] ?? packageRoot + "/.build/debug/abctl"
+    static var binary: String { AbctlBinary.path() }
 
     static func run(_ arguments: [String], in directory: String? = nil, stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? packageRoot)
-        var env = ProcessInfo.processInfo.environment
-        env["NO_COLOR"] = "1"
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes before waiting, so a large output cannot block the child.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        try AbctlBinary.run(arguments, stdin: stdin, environment: ["NO_COLOR": "1"].merging(environment) { $1 },
+                            currentDirectory: directory ?? packageRoot)
     }
 }
 
