@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
         // Helpers shared by test targets (temporary stores, event builders).
-        .target(name: "TestSupport", dependencies: ["EventStore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EventStore", "Statistics"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),

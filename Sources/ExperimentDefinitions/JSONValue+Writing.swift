@@ -60,10 +60,4 @@ extension JSONValue {
         }
         out += "\""
     }
-
-    /// Convenience for building objects: `.object(["a": 1])`-like without tuples.
-    public subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { return members.first { $0.0 == key }?.1 }
-        return nil
-    }
 }

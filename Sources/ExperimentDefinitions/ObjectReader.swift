@@ -98,5 +98,4 @@ struct ObjectReader {
     }
 
     func position(_ key: String) -> SourcePosition { members[key]?.value.position ?? node.position }
-    func keyPosition(_ key: String) -> SourcePosition { members[key]?.keyPosition ?? node.position }
 }

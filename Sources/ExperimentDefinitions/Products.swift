@@ -24,9 +24,6 @@ public struct Products: Sendable {
         self.offerings = offerings
     }
 
-    /// Every product id, for checking purchase events.
-    public var productIDs: Set<String> { Set(offerings.values.flatMap { $0.values.map(\.productID) }) }
-
     /// Why a framing cannot be shown for an offering.
     public enum DiscountProblem: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownOffering(String)
