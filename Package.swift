@@ -38,11 +38,11 @@ let package = Package(
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
 
-        // Helpers shared by test targets (temporary stores, event builders).
+        // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["EventStore", "Statistics"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "EventStore"], exclude: ["Fixtures"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),

@@ -6,10 +6,14 @@ public struct PaywallRequest: Sendable {
     public var variables: [String: String]
     /// Fixed onboarding answers that brief rules read; never free text.
     public var signals: [String: JSONValue]
+    /// False when the device cannot run a model: a server that generates copy then writes the
+    /// line itself instead of handing over the recipe.
+    public var hasOnDeviceModel: Bool
 
-    public init(variables: [String: String] = [:], signals: [String: JSONValue] = [:]) {
+    public init(variables: [String: String] = [:], signals: [String: JSONValue] = [:], hasOnDeviceModel: Bool = true) {
         self.variables = variables
         self.signals = signals
+        self.hasOnDeviceModel = hasOnDeviceModel
     }
 
     /// The user's name, which guards with `forbid_user_name` keep out of generated lines.

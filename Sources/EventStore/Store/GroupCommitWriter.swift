@@ -60,6 +60,17 @@ final class GroupCommitWriter: @unchecked Sendable {
         queue.async { self.drain() }
     }
 
+    /// Runs `body` on the write connection in a transaction of its own and returns after the
+    /// commit; for the rare writes that are not events (the copy cache). An open bulk
+    /// transaction is committed first, so `body` never rides in a load that could be abandoned.
+    func perform<T>(context: String, _ body: (Connection) throws -> T) throws -> T {
+        if isClosed.load(ordering: .acquiring) { throw StoreError(kind: .closed, message: "closed", context: context) }
+        return try queue.sync {
+            if transactionOpen { commitOpenTransaction() }
+            return try connection.transaction { try body(connection) }
+        }
+    }
+
     /// Stops taking requests, waits for the queued ones and commits an open bulk transaction.
     func close() {
         isClosed.store(true, ordering: .releasing)

@@ -45,6 +45,16 @@ enum Schema {
                 PRIMARY KEY (experiment, user_id)
             ) WITHOUT ROWID;
             """),
+        Migration(version: 2, description: "server-generated paywall lines by (experiment, variant, brief)", sql: """
+            CREATE TABLE copy_cache (
+                experiment TEXT NOT NULL,
+                variant TEXT NOT NULL,
+                brief TEXT NOT NULL,
+                line TEXT NOT NULL,
+                created_ts INTEGER NOT NULL,
+                PRIMARY KEY (experiment, variant, brief)
+            ) WITHOUT ROWID;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

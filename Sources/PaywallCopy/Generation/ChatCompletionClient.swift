@@ -41,10 +41,12 @@ public struct OpenAICompatibleClient: ChatCompleting {
     public let endpoint: URL
     public let model: String
     public let timeout: TimeInterval
+    /// Sent as `Authorization: Bearer KEY` when set (hosted endpoints want one; local servers do not).
+    let apiKey: String?
 
     /// `baseURL` is the server root (`http://127.0.0.1:8080`); a URL already ending in
     /// `/chat/completions` is used as it is.
-    public init(baseURL: URL, model: String, timeout: TimeInterval = 10) {
+    public init(baseURL: URL, model: String, apiKey: String? = nil, timeout: TimeInterval = 10) {
         let text = baseURL.absoluteString
         if text.hasSuffix("/chat/completions") {
             endpoint = baseURL
@@ -53,6 +55,7 @@ public struct OpenAICompatibleClient: ChatCompleting {
             endpoint = URL(string: root.hasSuffix("/v1") ? root + "/chat/completions" : root + "/v1/chat/completions")!
         }
         self.model = model
+        self.apiKey = apiKey
         self.timeout = timeout
     }
 
@@ -67,6 +70,7 @@ public struct OpenAICompatibleClient: ChatCompleting {
         var http = URLRequest(url: endpoint, timeoutInterval: timeout)
         http.httpMethod = "POST"
         http.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let apiKey { http.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
         http.httpBody = try JSONSerialization.data(withJSONObject: body)
         let (data, response) = try send(http)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0

@@ -32,6 +32,21 @@ public final class ServerCopyGenerator: Sendable {
         public var fallbackReason: FallbackReason?
     }
 
+    /// Every reason a call to `line` can fall back for.
+    public static let fallbackReasons: [FallbackReason] = [.guardRejected, .timeout, .emptyAnswer, .error]
+
+    /// What the generator has done since it started, for `GET /v1/diagnostics/copy`.
+    public struct Counts: Sendable, Equatable {
+        /// Lines the model wrote that passed the guard.
+        public var generated = 0
+        /// Calls answered with a line generated before (kept in memory or in the cache).
+        public var cacheHits = 0
+        /// Calls answered with the fallback, by reason.
+        public var fallbacks: [FallbackReason: Int] = [:]
+
+        public init() {}
+    }
+
     private struct Key: Hashable, Sendable {
         var experiment: String, variant: String, brief: String
     }
@@ -49,6 +64,7 @@ public final class ServerCopyGenerator: Sendable {
     private let lines = Mutex<[Key: String]>([:])
     private let flights = Mutex<[Key: Flight]>([:])
     private let failures = Mutex<[Failure]>([])
+    private let tally = Mutex(Counts())
 
     public init(client: any ChatCompleting, cache: (any CopyLineCache)? = nil, deadline: Duration = .milliseconds(300), maxFailures: Int = 50) {
         self.client = client
@@ -60,13 +76,20 @@ public final class ServerCopyGenerator: Sendable {
     /// The newest failures first.
     public var recentFailures: [Failure] { failures.withLock { Array($0.reversed()) } }
 
+    public var counts: Counts { tally.withLock { $0 } }
+
     /// A line for this recipe within `deadline`, always: generated, cached, or the fallback.
     public func line(experiment: String, variant: String, recipe: CopyRecipe, userName: String?) -> Outcome {
         let key = Key(experiment: experiment, variant: variant, brief: recipe.brief)
         if let known = lines.withLock({ $0[key] }) ?? cache?.cachedLine(experiment: experiment, variant: variant, brief: recipe.brief) {
             lines.withLock { $0[key] = known }
-            return accept(known, recipe: recipe, userName: userName, key: key)
+            return counted(accept(known, recipe: recipe, userName: userName, key: key), cacheHit: true)
         }
+        return counted(awaitGeneration(key, recipe: recipe, userName: userName), cacheHit: false)
+    }
+
+    /// Waits up to `deadline` for the line of `key`, starting its generation when none is in flight.
+    private func awaitGeneration(_ key: Key, recipe: CopyRecipe, userName: String?) -> Outcome {
         let flight = start(key, recipe: recipe)
         let nanoseconds = UInt64(max(0, deadline.components.seconds)) * 1_000_000_000 + UInt64(max(0, deadline.components.attoseconds / 1_000_000_000))
         guard flight.done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else {
@@ -78,6 +101,17 @@ public final class ServerCopyGenerator: Sendable {
         case .failure(let error)?: return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: error.reason)
         case nil: return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: .error)
         }
+    }
+
+    private func counted(_ outcome: Outcome, cacheHit: Bool) -> Outcome {
+        tally.withLock { counts in
+            if let reason = outcome.fallbackReason {
+                counts.fallbacks[reason, default: 0] += 1
+            } else if cacheHit {
+                counts.cacheHits += 1
+            }
+        }
+        return outcome
     }
 
     /// A cached line still has to pass this user's guard (their name may be in it by chance).
@@ -104,6 +138,7 @@ public final class ServerCopyGenerator: Sendable {
         Thread.detachNewThread { [self] in
             let result = self.generate(request, guardRules: guardRules, key: key)
             if case .success(let text) = result {
+                self.tally.withLock { $0.generated += 1 }
                 self.lines.withLock { $0[key] = text }
                 self.cache?.saveLine(text, experiment: key.experiment, variant: key.variant, brief: key.brief)
             }

@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import PaywallCopy
 import Synchronization
 
 /// The HTTP API of SPEC §7: routes, authorization, error mapping, request logs and metrics.
@@ -10,11 +11,15 @@ public final class APIServer: HTTPHandler {
         /// The exact `Authorization` header RevenueCat sends; nil when not configured.
         public var revenueCatAuthorization: String?
         public var experimentsDirectory: String
+        /// nil: ai_generated copy is always handed to the app as a recipe.
+        public var copyGeneration: CopyGenerationOptions?
 
-        public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String) {
+        public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,
+                    copyGeneration: CopyGenerationOptions? = nil) {
             self.keys = keys
             self.revenueCatAuthorization = revenueCatAuthorization
             self.experimentsDirectory = experimentsDirectory
+            self.copyGeneration = copyGeneration
         }
     }
 
@@ -22,6 +27,8 @@ public final class APIServer: HTTPHandler {
     public let metrics = Metrics()
     public let snapshots: SnapshotHolder
     let backend: Backend
+    /// Writes ai_generated lines for devices with no on-device model; nil without `--llm-url`.
+    let copyGenerator: ServerCopyGenerator?
     private let draining = Atomic<Bool>(false)
     private let started = Monotonic.seconds()
     private let router = Router(APIServer.routes)
@@ -30,6 +37,7 @@ public final class APIServer: HTTPHandler {
         self.options = options
         self.snapshots = SnapshotHolder(snapshot)
         self.backend = backend
+        self.copyGenerator = options.copyGeneration.map(backend.makeCopyGenerator)
     }
 
     /// The route table: method, pattern, scope, handler.
@@ -43,6 +51,7 @@ public final class APIServer: HTTPHandler {
         .init("POST", "/v1/copy/check", scope: .assign) { api, request, _ in try api.copyCheck(request) },
         .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON)) },
         .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, _, captures in try api.report(id: captures["id"] ?? "") },
+        .init("GET", "/v1/diagnostics/copy", scope: .admin) { api, _, _ in api.copyDiagnostics() },
     ]
 
     public var isDraining: Bool { draining.load(ordering: .relaxed) }

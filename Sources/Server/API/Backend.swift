@@ -3,6 +3,8 @@ import Assignment
 import EventStore
 #endif
 import ExperimentDefinitions
+import Foundation
+import PaywallCopy
 
 /// What the API runs on besides the experiment files: the event store, and the engines built per snapshot.
 ///
@@ -28,6 +30,16 @@ public final class Backend: Sendable {
         return try ExperimentSnapshot(catalog: catalog, sticky: StoreStickyLookup(store: store))
         #else
         return try ExperimentSnapshot(catalog: catalog, sticky: nil)
+        #endif
+    }
+
+    /// The generator behind `--llm-url`, caching accepted lines in the store when there is one.
+    func makeCopyGenerator(_ options: CopyGenerationOptions) -> ServerCopyGenerator {
+        let client = OpenAICompatibleClient(baseURL: options.url, model: options.model, apiKey: options.apiKey)
+        #if ABCTL_EVENT_STORE
+        return ServerCopyGenerator(client: client, cache: StoreCopyLineCache(store: store), deadline: options.deadline)
+        #else
+        return ServerCopyGenerator(client: client, deadline: options.deadline)
         #endif
     }
 

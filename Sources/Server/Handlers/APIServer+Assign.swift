@@ -3,13 +3,14 @@ import ExperimentDefinitions
 import PaywallCopy
 
 extension APIServer {
-    /// `POST /v1/assign`: body `{"user_id", "attributes"?, "variables"?, "signals"?, "experiments"?}`.
+    /// `POST /v1/assign`: body `{"user_id", "attributes"?, "variables"?, "signals"?, "experiments"?, "on_device_model"?}`.
     ///
     /// One answer per experiment in folder order (or per listed id, in the order given), each with
     /// the variant's paywall resolved for this request: discount text, copy text or an AI recipe.
+    /// With `"on_device_model": false` and `--llm-url`, the server writes the AI line itself.
     func assign(_ request: HTTPRequest) throws -> HandlerOutcome {
         let body = try JSONBody(request.body)
-        try body.only(["user_id", "attributes", "variables", "signals", "experiments"])
+        try body.only(["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"])
         let userID = try body.string("user_id")
         let attributes = try body.object("attributes")
         var variables: [String: String] = [:]
@@ -19,6 +20,7 @@ extension APIServer {
         }
         let signals = try body.object("signals")
         let only = try body.optionalStringArray("experiments")
+        let hasOnDeviceModel = try body.optionalBool("on_device_model") ?? true
 
         let snapshot = snapshots.snapshot
         let assignments: [Assignment]
@@ -34,7 +36,7 @@ extension APIServer {
         }
 
         // Written straight to bytes: this is the hottest path of the server.
-        let paywallRequest = PaywallRequest(variables: variables, signals: signals)
+        let paywallRequest = PaywallRequest(variables: variables, signals: signals, hasOnDeviceModel: hasOnDeviceModel)
         var out: [UInt8] = []
         out.reserveCapacity(256 + 512 * assignments.count)
         out.append(contentsOf: #"{"user_id":"#.utf8)
@@ -55,7 +57,11 @@ extension APIServer {
                 if let fixed = snapshot.fixedPaywalls[a.experimentID]?[i] {
                     out.append(contentsOf: fixed)
                 } else {
-                    let paywall = PaywallResolver.resolve(experiment.variants[i].paywall, products: snapshot.catalog.products, request: paywallRequest)
+                    var paywall = PaywallResolver.resolve(experiment.variants[i].paywall, products: snapshot.catalog.products, request: paywallRequest)
+                    if let copyGenerator {
+                        paywall.copy = copyGenerator.copy(paywall.copy, for: paywallRequest, experiment: a.experimentID,
+                                                          variant: experiment.variants[i].key)
+                    }
                     JSONWriter.write(paywall.json, to: &out)
                 }
             } else {

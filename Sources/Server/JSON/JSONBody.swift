@@ -45,6 +45,12 @@ public struct JSONBody: Sendable {
         return s
     }
 
+    public func optionalBool(_ key: String) throws(APIError) -> Bool? {
+        guard let value = self[key], value != .null else { return nil }
+        guard case .bool(let b) = value else { throw Self.wrongType(key, "a boolean", value) }
+        return b
+    }
+
     /// An optional object, as its members (empty when absent or null).
     public func object(_ key: String) throws(APIError) -> [String: JSONValue] {
         guard let value = self[key], value != .null else { return [:] }

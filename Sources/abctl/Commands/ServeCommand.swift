@@ -14,8 +14,11 @@ enum ServeCommand {
           webhook checks its Authorization header against ABCTL_REVENUECAT_AUTH.
           SIGHUP reloads the experiment files (a broken folder keeps the old ones); SIGTERM drains
           requests in flight and exits 0. One JSON log line per request goes to stderr.
+          With --llm-url and --llm-model, an assign request that says "on_device_model": false gets
+          its ai_generated line written by that OpenAI-compatible endpoint (key: ABCTL_LLM_API_KEY),
+          guarded, cached in the store, or the fallback when it takes longer than --llm-deadline-ms.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>]]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it."),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on (default: 127.0.0.1)."),
@@ -26,6 +29,9 @@ enum ServeCommand {
             OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4)."),
             OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 1000)."),
             OptionSpec(name: "--timeout", valueName: "seconds", help: "Idle connections and slow request bodies are cut off after this long (default: 30)."),
+            OptionSpec(name: "--llm-url", valueName: "url", help: "An OpenAI-compatible server (e.g. http://127.0.0.1:8080) that writes AI copy for devices with no model."),
+            OptionSpec(name: "--llm-model", valueName: "name", help: "The model --llm-url should use."),
+            OptionSpec(name: "--llm-deadline-ms", valueName: "ms", help: "Longest an assign call waits for a generated line before the fallback ships (default: 300)."),
         ],
         run: run
     )
@@ -45,6 +51,7 @@ enum ServeCommand {
 
         let keys = try loadKeys(file: args.value("--keys-file"))
         let environment = ProcessInfo.processInfo.environment
+        let copyGeneration = try copyGenerationOptions(args, environment: environment)
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"].flatMap { $0.isEmpty ? nil : $0 }
 
         let configuration = Server.Configuration(
@@ -52,7 +59,8 @@ enum ServeCommand {
                                            maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
                                            requestTimeoutSeconds: Double(timeout), connectionLimit: connections),
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
-                                   experimentsDirectory: Defaults.experimentsDirectory(args.value("--experiments"))),
+                                   experimentsDirectory: Defaults.experimentsDirectory(args.value("--experiments")),
+                                   copyGeneration: copyGeneration),
             databasePath: Defaults.database(args.value("--db")))
         do {
             let server = try Server(configuration: configuration)
@@ -66,6 +74,28 @@ enum ServeCommand {
             throw CLIError.runtime(message)
         }
         return .success
+    }
+
+    /// `--llm-url` and `--llm-model` go together; without them there is no server-side generation.
+    static func copyGenerationOptions(_ args: ParsedArguments, environment: [String: String]) throws -> CopyGenerationOptions? {
+        let url = args.value("--llm-url"), model = args.value("--llm-model")
+        let deadline = try args.int("--llm-deadline-ms")
+        guard let url else {
+            if model != nil || deadline != nil {
+                throw CLIError.usage("'\(model != nil ? "--llm-model" : "--llm-deadline-ms")' needs '--llm-url'", command: "serve")
+            }
+            return nil
+        }
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+            throw CLIError.usage("'--llm-url' must be an http or https URL, got '\(url)'", command: "serve")
+        }
+        guard let model, !model.isEmpty else { throw CLIError.usage("'--llm-url' needs '--llm-model'", command: "serve") }
+        let milliseconds = deadline ?? 300
+        guard (1...60_000).contains(milliseconds) else {
+            throw CLIError.usage("'--llm-deadline-ms' must be between 1 and 60000, got \(milliseconds)", command: "serve")
+        }
+        let apiKey = environment["ABCTL_LLM_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        return CopyGenerationOptions(url: parsed, model: model, apiKey: apiKey, deadline: .milliseconds(milliseconds))
     }
 
     static func loadKeys(file: String?) throws -> APIKeys {
