@@ -38,7 +38,7 @@ struct ServeBasicsTests {
         let paths = try #require(doc["paths"] as? [String: [String: Any]])
         let expected: [(String, String)] = [("/healthz", "get"), ("/metrics", "get"), ("/openapi.json", "get"), ("/v1/assign", "post"),
                                             ("/v1/events", "post"), ("/v1/webhooks/revenuecat", "post"), ("/v1/copy/check", "post"),
-                                            ("/v1/experiments", "get"), ("/v1/experiments/{id}/report", "get")]
+                                            ("/v1/experiments", "get"), ("/v1/experiments/{id}/report", "get"), ("/v1/diagnostics/copy", "get")]
         for (path, method) in expected {
             let op = try #require(paths[path]?[method] as? [String: Any], "\(method) \(path) missing")
             #expect(op["responses"] is [String: Any])

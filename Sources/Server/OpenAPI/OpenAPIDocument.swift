@@ -50,7 +50,7 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "assign",
         "summary": "Assign a user to the running experiments and resolve each variant's paywall.",
-        "description": "Scope: assign. One answer per experiment (or per listed experiment), in the order of the folder. Assignment is not exposure: log an `exposure` event when the paywall is shown.",
+        "description": "Scope: assign. One answer per experiment (or per listed experiment), in the order of the folder. Assignment is not exposure: log an `exposure` event when the paywall is shown. An ai_generated variant answers a recipe (`source: on_device`) unless the request says `on_device_model: false` and the server runs with `--llm-url`: then the server writes the line (`source: server`), or ships the fallback with its `fallback_reason` (`timeout` when the model is slower than `--llm-deadline-ms`).",
         "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignRequest" },
           "example": { "user_id": "u-123", "attributes": { "platform": "ios", "country": "US", "app_version": "2.3.0", "new_user": true }, "variables": { "userName": "Ana" }, "signals": { "companion": "dog" } } } } },
         "responses": {
@@ -149,6 +149,18 @@ enum OpenAPIDocument {
           "503": { "$ref": "#/components/responses/Unavailable" }
         }
       }
+    },
+    "/v1/diagnostics/copy": {
+      "get": {
+        "operationId": "copyDiagnostics",
+        "summary": "Server-side copy generation (--llm-url): lines generated, cache hits, fallbacks by reason, the latest failures.",
+        "description": "Scope: admin. Counts run from the server's start. Without --llm-url the shape is the same, with `enabled: false` and zeros.",
+        "responses": {
+          "200": { "description": "Diagnostics.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyDiagnostics" } } } },
+          "401": { "$ref": "#/components/responses/Unauthorized" },
+          "403": { "$ref": "#/components/responses/Forbidden" }
+        }
+      }
     }
   },
   "components": {
@@ -201,7 +213,8 @@ enum OpenAPIDocument {
           "attributes": { "type": "object", "description": "Targeting attributes: platform, country, language, app_version, new_user, and anything a condition reads." },
           "variables": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Values for {{ custom.NAME }} placeholders, e.g. userName." },
           "signals": { "type": "object", "description": "Fixed onboarding answers that brief rules read." },
-          "experiments": { "type": "array", "items": { "type": "string" }, "description": "Only these experiments (default: all)." }
+          "experiments": { "type": "array", "items": { "type": "string" }, "description": "Only these experiments (default: all)." },
+          "on_device_model": { "type": "boolean", "default": true, "description": "false when the device cannot run a model: a server started with --llm-url then writes ai_generated lines itself; otherwise the recipe is handed over as usual." }
         }
       },
       "AssignResponse": {
@@ -355,6 +368,44 @@ enum OpenAPIDocument {
           "violations": {
             "type": "array",
             "items": { "type": "object", "required": ["rule", "message"], "properties": { "rule": { "type": "string" }, "message": { "type": "string" } } }
+          }
+        }
+      },
+      "CopyDiagnostics": {
+        "type": "object",
+        "required": ["enabled", "model", "deadline_ms", "counts", "recent_failures"],
+        "properties": {
+          "enabled": { "type": "boolean", "description": "Whether the server runs with --llm-url." },
+          "model": { "type": ["string", "null"], "description": "--llm-model." },
+          "deadline_ms": { "type": ["integer", "null"], "minimum": 1, "description": "--llm-deadline-ms." },
+          "counts": {
+            "type": "object",
+            "required": ["generated", "cache_hits", "fallbacks"],
+            "properties": {
+              "generated": { "type": "integer", "minimum": 0, "description": "Lines the model wrote that passed the guard." },
+              "cache_hits": { "type": "integer", "minimum": 0, "description": "Assign answers with a line generated before (in memory or from the store's copy cache)." },
+              "fallbacks": {
+                "type": "object",
+                "required": ["guard_rejected", "timeout", "empty_answer", "error"],
+                "additionalProperties": { "type": "integer", "minimum": 0 },
+                "description": "Assign answers that shipped the fallback, by reason."
+              }
+            }
+          },
+          "recent_failures": {
+            "type": "array",
+            "description": "The latest failed model calls and rejected lines (at most 50), newest first.",
+            "items": {
+              "type": "object",
+              "required": ["at", "experiment", "variant", "reason", "detail"],
+              "properties": {
+                "at": { "type": "string", "format": "date-time" },
+                "experiment": { "type": "string" },
+                "variant": { "type": "string" },
+                "reason": { "type": "string", "enum": ["guard_rejected", "timeout", "empty_answer", "error"] },
+                "detail": { "type": "string" }
+              }
+            }
           }
         }
       },

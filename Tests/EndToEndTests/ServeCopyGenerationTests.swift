@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `abctl serve --llm-url`: ai_generated lines written on the server for devices with no model,
+/// against a fake OpenAI-compatible endpoint in this test process.
+@Suite(.timeLimit(.minutes(2)))
+struct ServeCopyGenerationTests {
+    static let good = "\"Chorus names every song on the walks you share with your dog.\""
+    static let goodTrimmed = "Chorus names every song on the walks you share with your dog."
+    static let bad = "Is this free?!"
+
+    /// The AI arm of the shipped copy experiment (qa-device-1 is forced into it), for a dog walker.
+    static func assignBody(onDeviceModel: Bool?) -> String {
+        let flag = onDeviceModel.map { #","on_device_model":\#($0)"# } ?? ""
+        return #"{"user_id":"qa-device-1","experiments":["chorus-paywall-copy"],"signals":{"companion":"dog"}\#(flag)}"#
+    }
+
+    static func llmArguments(_ fake: FakeChatServer, deadlineMilliseconds: Int) -> [String] {
+        ["--llm-url", fake.url, "--llm-model", "fake", "--llm-deadline-ms", String(deadlineMilliseconds)]
+    }
+
+    /// The `copy` object of the one assignment.
+    func copy(_ server: LiveServer, onDeviceModel: Bool? = false, headers: [String: String] = [:]) throws -> [String: Any] {
+        let reply = try server.request("POST", "/v1/assign", headers: headers, body: Self.assignBody(onDeviceModel: onDeviceModel))
+        try #require(reply.status == 200, "\(reply.text)")
+        let assignment = try #require((reply.json?["assignments"] as? [[String: Any]])?.first)
+        #expect(assignment["variant"] as? String == "ai")
+        return try #require((assignment["paywall"] as? [String: Any])?["copy"] as? [String: Any])
+    }
+
+    func diagnostics(_ server: LiveServer, headers: [String: String] = [:]) throws -> [String: Any] {
+        let reply = try server.request("GET", "/v1/diagnostics/copy", headers: headers)
+        try #require(reply.status == 200, "\(reply.text)")
+        return try #require(reply.json)
+    }
+
+    func counts(_ diagnostics: [String: Any]) -> (generated: Int?, cacheHits: Int?, fallbacks: [String: Int]) {
+        let counts = diagnostics["counts"] as? [String: Any]
+        return (counts?["generated"] as? Int, counts?["cache_hits"] as? Int, counts?["fallbacks"] as? [String: Int] ?? [:])
+    }
+
+    @Test func aDeviceWithoutAModelGetsALineWrittenOnTheServer() throws {
+        let fake = try FakeChatServer([.line(Self.good)])
+        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))
+
+        let served = try copy(server)
+        #expect(served["source"] as? String == "server")
+        #expect(served["text"] as? String == Self.goodTrimmed)
+        #expect(served["recipe"] == nil)
+        let body = try #require(fake.requests.first?.json)
+        #expect(body["model"] as? String == "fake")
+        let messages = body["messages"] as? [[String: String]]
+        #expect(messages?.last?["content"]?.contains("They walk with their dog.") == true)
+
+        // A device with a model (saying so, or saying nothing) still gets the recipe.
+        for onDevice in [true, nil] as [Bool?] {
+            let handed = try copy(server, onDeviceModel: onDevice)
+            #expect(handed["source"] as? String == "on_device")
+            #expect(handed["recipe"] is [String: Any])
+        }
+        // The next device without a model gets the same line without asking the model again.
+        #expect(try copy(server)["text"] as? String == Self.goodTrimmed)
+        #expect(fake.requests.count == 1)
+
+        let report = try diagnostics(server)
+        #expect(report["enabled"] as? Bool == true)
+        #expect(report["model"] as? String == "fake")
+        #expect(report["deadline_ms"] as? Int == 5000)
+        let c = counts(report)
+        #expect(c.generated == 1 && c.cacheHits == 1)
+        #expect(c.fallbacks == ["guard_rejected": 0, "timeout": 0, "empty_answer": 0, "error": 0])
+        #expect((report["recent_failures"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func aSlowModelShipsTheFallbackWithinTheDeadlineAndItsLineLater() throws {
+        let fake = try FakeChatServer([.delayed(milliseconds: 2000, .line(Self.good))])
+        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 300))
+
+        let clock = ContinuousClock()
+        let began = clock.now
+        let first = try copy(server)
+        let waited = clock.now - began
+        #expect(waited < .milliseconds(1000), "the assign call took \(waited) with a 300 ms deadline")
+        #expect(first["source"] as? String == "fallback")
+        #expect(first["fallback_reason"] as? String == "timeout")
+        #expect(first["text"] as? String == "Picture your next walk with every song named. Chorus can help you get there.")
+
+        // Generation finished in the background: a later call gets the line.
+        #expect(try server.eventually(timeout: 15) { try copy(server)["source"] as? String == "server" })
+        #expect(fake.requests.count == 1, "calls during the generation wait for it instead of asking again")
+        let c = counts(try diagnostics(server))
+        #expect(c.generated == 1)
+        #expect((c.fallbacks["timeout"] ?? 0) >= 1)
+    }
+
+    @Test func failuresShowInDiagnosticsForAdminsOnly() throws {
+        let fake = try FakeChatServer([.status(500), .garbage, .line(Self.bad), .line(Self.bad)])
+        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000),
+                                    environment: ["ABCTL_API_KEYS": "app-key:assign;admin-key:admin"])
+        let app = ["Authorization": "Bearer app-key"], admin = ["Authorization": "Bearer admin-key"]
+
+        let reasons = try (0..<3).map { _ in try copy(server, headers: app)["fallback_reason"] as? String }
+        #expect(reasons == ["error", "error", "guard_rejected"])
+        #expect(fake.requests.count == 4, "a guard rejection is retried once; errors are not")
+
+        #expect(try server.request("GET", "/v1/diagnostics/copy", headers: app).status == 403)
+        #expect(try server.request("GET", "/v1/diagnostics/copy").status == 401)
+        let report = try diagnostics(server, headers: admin)
+        let failures = try #require(report["recent_failures"] as? [[String: Any]])
+        #expect(failures.map { $0["reason"] as? String } == ["guard_rejected", "guard_rejected", "error", "error"])
+        #expect(failures.allSatisfy { $0["experiment"] as? String == "chorus-paywall-copy" && $0["variant"] as? String == "ai" })
+        #expect((failures.last?["detail"] as? String)?.contains("HTTP 500") == true)
+        #expect((failures[2]["detail"] as? String)?.contains("not a chat completion") == true)
+        #expect((failures[0]["detail"] as? String)?.contains("Is this free") == true)
+        #expect(failures.allSatisfy { ($0["at"] as? String)?.hasSuffix("Z") == true })
+        let c = counts(report)
+        #expect(c.generated == 0 && c.cacheHits == 0)
+        #expect(c.fallbacks == ["guard_rejected": 1, "timeout": 0, "empty_answer": 0, "error": 2])
+    }
+
+    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+    func acceptedLinesSurviveARestart() throws {
+        let fake = try FakeChatServer([.line(Self.good)])
+        let first = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))
+        #expect(try copy(first)["source"] as? String == "server")
+        first.signal(SIGTERM)
+        #expect(first.waitForExit(timeout: 10) == 0)
+
+        let second = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000), database: first.databasePath)
+        let served = try copy(second)
+        #expect(served["source"] as? String == "server")
+        #expect(served["text"] as? String == Self.goodTrimmed)
+        #expect(fake.requests.count == 1, "the restarted server read the line from the store")
+        let c = counts(try diagnostics(second))
+        #expect(c.generated == 0 && c.cacheHits == 1)
+    }
+
+    @Test func withoutAnLLMTheRecipeIsHandedOverAsBefore() throws {
+        let server = try LiveServer()
+        let handed = try copy(server)
+        #expect(handed["source"] as? String == "on_device")
+        #expect((handed["recipe"] as? [String: Any])?["brief"] as? String == "They walk with their dog.")
+        let report = try diagnostics(server)
+        #expect(report["enabled"] as? Bool == false)
+        #expect(report["model"] is NSNull && report["deadline_ms"] is NSNull)
+        #expect(counts(report).generated == 0)
+
+        let wrongType = try server.request("POST", "/v1/assign", body: #"{"user_id":"u","on_device_model":"no"}"#)
+        #expect(wrongType.status == 400)
+        #expect(wrongType.error?["field"] as? String == "on_device_model")
+    }
+
+    @Test(arguments: [
+        (["--llm-url", "ftp://127.0.0.1:1", "--llm-model", "m"], "http or https"),
+        (["--llm-url", "http://127.0.0.1:1"], "needs '--llm-model'"),
+        (["--llm-model", "m"], "needs '--llm-url'"),
+        (["--llm-url", "http://127.0.0.1:1", "--llm-model", "m", "--llm-deadline-ms", "0"], "between 1 and 60000"),
+    ])
+    func badLLMOptionsAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try CLIRunner.run(["serve", "--port", "0"] + arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
