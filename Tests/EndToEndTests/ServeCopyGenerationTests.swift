@@ -19,8 +19,9 @@ struct ServeCopyGenerationTests {
         return #"{"user_id":"qa-device-1","experiments":["chorus-paywall-copy"],"signals":{"companion":"dog"}\#(flag)}"#
     }
 
-    static func llmArguments(_ fake: FakeChatServer, deadlineMilliseconds: Int) -> [String] {
+    static func llmArguments(_ fake: FakeChatServer, deadlineMilliseconds: Int, retryAfterSeconds: Int? = nil) -> [String] {
         ["--llm-url", fake.url, "--llm-model", "fake", "--llm-deadline-ms", String(deadlineMilliseconds)]
+            + (retryAfterSeconds.map { ["--llm-retry-after-s", String($0)] } ?? [])
     }
 
     /// The `copy` object of the one assignment.
@@ -99,7 +100,8 @@ struct ServeCopyGenerationTests {
 
     @Test func failuresShowInDiagnosticsForAdminsOnly() throws {
         let fake = try FakeChatServer([.status(500), .garbage, .line(Self.bad), .line(Self.bad)])
-        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000),
+        // Retry at once, so each call below meets the next scripted answer.
+        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000, retryAfterSeconds: 0),
                                     environment: ["ABCTL_API_KEYS": "app-key:assign;admin-key:admin"])
         let app = ["Authorization": "Bearer app-key"], admin = ["Authorization": "Bearer admin-key"]
 
@@ -120,6 +122,15 @@ struct ServeCopyGenerationTests {
         let c = counts(report)
         #expect(c.generated == 0 && c.cacheHits == 0)
         #expect(c.fallbacks == ["guard_rejected": 1, "timeout": 0, "empty_answer": 0, "error": 2])
+    }
+
+    @Test func whileAModelFailsItIsNotAskedAgainBeforeTheRetryIsDue() throws {
+        let fake = try FakeChatServer([.status(503)], otherwise: .line(Self.good))
+        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))  // default: 30 s
+        let reasons = try (0..<5).map { _ in try copy(server)["fallback_reason"] as? String }
+        #expect(reasons == Array(repeating: "error", count: 5))
+        #expect(fake.requests.count == 1, "one failed call; the next four shipped the fallback without asking")
+        #expect(counts(try diagnostics(server)).fallbacks["error"] == 5)
     }
 
     @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))

@@ -68,6 +68,30 @@ final class MemoryCache: CopyLineCache {
         #expect(generator.recentFailures.first?.detail == detail)
     }
 
+    @Test func aFailedBriefGetsTheFallbackAtOnceUntilItsRetryIsDue() {
+        let model = ScriptedModel([.failure(ChatCompletionError(reason: .error, detail: "HTTP 503")), .success(good)])
+        let generator = ServerCopyGenerator(client: model, deadline: .seconds(5), retryAfter: .milliseconds(300))
+        #expect(generator.line(experiment: "e", variant: "ai", recipe: recipe, userName: nil).fallbackReason == .error)
+        // Within retryAfter: the same reason, and the model is not asked again.
+        #expect(generator.line(experiment: "e", variant: "ai", recipe: recipe, userName: nil).fallbackReason == .error)
+        #expect(model.calls.withLock { $0 } == 1)
+        #expect(generator.counts.fallbacks[.error] == 2)
+        // Another brief is not held back by this one's failure.
+        var other = recipe
+        other.brief = "They go out at dawn."
+        #expect(generator.line(experiment: "e", variant: "ai", recipe: other, userName: nil).source == .server)
+        #expect(model.calls.withLock { $0 } == 2)
+    }
+
+    @Test func aFailedBriefIsAskedAgainOnceItsRetryIsDue() {
+        let model = ScriptedModel([.failure(ChatCompletionError(reason: .emptyAnswer, detail: "nothing")), .success(good)])
+        let generator = ServerCopyGenerator(client: model, deadline: .seconds(5), retryAfter: .milliseconds(50))
+        #expect(generator.line(experiment: "e", variant: "ai", recipe: recipe, userName: nil).fallbackReason == .emptyAnswer)
+        usleep(100_000)  // the retry is due after 50 ms of the clock, not after an event to wait for
+        #expect(generator.line(experiment: "e", variant: "ai", recipe: recipe, userName: nil).source == .server)
+        #expect(model.calls.withLock { $0 } == 2)
+    }
+
     @Test func aSlowModelNeverHoldsTheCallPastTheDeadline() {
         let generator = ServerCopyGenerator(client: ScriptedModel([.success(good)], delay: .milliseconds(600)), deadline: .milliseconds(100))
         let clock = ContinuousClock()

@@ -65,11 +65,17 @@ public final class ServerCopyGenerator: Sendable {
     private let flights = Mutex<[Key: Flight]>([:])
     private let failures = Mutex<[Failure]>([])
     private let tally = Mutex(Counts())
+    /// After a failed generation, how long its brief gets the fallback at once, without asking
+    /// the model: while a model is down, assign calls must not each wait out the deadline.
+    public let retryAfter: Duration
+    private let failedUntil = Mutex<[Key: (until: ContinuousClock.Instant, reason: FallbackReason)]>([:])
 
-    public init(client: any ChatCompleting, cache: (any CopyLineCache)? = nil, deadline: Duration = .milliseconds(300), maxFailures: Int = 50) {
+    public init(client: any ChatCompleting, cache: (any CopyLineCache)? = nil, deadline: Duration = .milliseconds(300),
+                retryAfter: Duration = .seconds(30), maxFailures: Int = 50) {
         self.client = client
         self.cache = cache
         self.deadline = deadline
+        self.retryAfter = retryAfter
         self.maxFailures = maxFailures
     }
 
@@ -84,6 +90,9 @@ public final class ServerCopyGenerator: Sendable {
         if let known = lines.withLock({ $0[key] }) ?? cache?.cachedLine(experiment: experiment, variant: variant, brief: recipe.brief) {
             lines.withLock { $0[key] = known }
             return counted(accept(known, recipe: recipe, userName: userName, key: key), cacheHit: true)
+        }
+        if let reason = backingOff(key) {
+            return counted(Outcome(text: recipe.fallback, source: .fallback, fallbackReason: reason), cacheHit: false)
         }
         return counted(awaitGeneration(key, recipe: recipe, userName: userName), cacheHit: false)
     }
@@ -100,6 +109,16 @@ public final class ServerCopyGenerator: Sendable {
         case .success(let text)?: return accept(text, recipe: recipe, userName: userName, key: key)
         case .failure(let error)?: return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: error.reason)
         case nil: return Outcome(text: recipe.fallback, source: .fallback, fallbackReason: .error)
+        }
+    }
+
+    /// The reason of a recent failure of `key`, while its retry is not yet due.
+    private func backingOff(_ key: Key) -> FallbackReason? {
+        failedUntil.withLock { table in
+            guard let failure = table[key] else { return nil }
+            if ContinuousClock.now < failure.until { return failure.reason }
+            table[key] = nil
+            return nil
         }
     }
 
@@ -137,10 +156,13 @@ public final class ServerCopyGenerator: Sendable {
         // pools may be full of callers blocked waiting for exactly this line.
         Thread.detachNewThread { [self] in
             let result = self.generate(request, guardRules: guardRules, key: key)
-            if case .success(let text) = result {
+            switch result {
+            case .success(let text):
                 self.tally.withLock { $0.generated += 1 }
                 self.lines.withLock { $0[key] = text }
                 self.cache?.saveLine(text, experiment: key.experiment, variant: key.variant, brief: key.brief)
+            case .failure(let error):
+                self.failedUntil.withLock { $0[key] = (ContinuousClock.now + self.retryAfter, error.reason) }
             }
             flight.result.withLock { $0 = result }
             self.flights.withLock { _ = $0.removeValue(forKey: key) }

@@ -37,9 +37,10 @@ public final class Backend: Sendable {
     func makeCopyGenerator(_ options: CopyGenerationOptions) -> ServerCopyGenerator {
         let client = OpenAICompatibleClient(baseURL: options.url, model: options.model, apiKey: options.apiKey)
         #if ABCTL_EVENT_STORE
-        return ServerCopyGenerator(client: client, cache: StoreCopyLineCache(store: store), deadline: options.deadline)
+        return ServerCopyGenerator(client: client, cache: StoreCopyLineCache(store: store), deadline: options.deadline,
+                                   retryAfter: options.retryAfter)
         #else
-        return ServerCopyGenerator(client: client, deadline: options.deadline)
+        return ServerCopyGenerator(client: client, deadline: options.deadline, retryAfter: options.retryAfter)
         #endif
     }
 

@@ -10,11 +10,15 @@ public struct CopyGenerationOptions: Sendable {
     public var apiKey: String?
     /// The longest an assign call waits for a line before the fallback ships.
     public var deadline: Duration
+    /// After a failed generation, how long its brief ships the fallback without asking again.
+    public var retryAfter: Duration
 
-    public init(url: URL, model: String, apiKey: String? = nil, deadline: Duration = .milliseconds(300)) {
+    public init(url: URL, model: String, apiKey: String? = nil, deadline: Duration = .milliseconds(300),
+                retryAfter: Duration = .seconds(30)) {
         self.url = url
         self.model = model
         self.apiKey = apiKey
         self.deadline = deadline
+        self.retryAfter = retryAfter
     }
 }

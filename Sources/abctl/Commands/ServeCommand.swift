@@ -18,7 +18,7 @@ enum ServeCommand {
           its ai_generated line written by that OpenAI-compatible endpoint (key: ABCTL_LLM_API_KEY),
           guarded, cached in the store, or the fallback when it takes longer than --llm-deadline-ms.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>]]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it."),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on (default: 127.0.0.1)."),
@@ -32,6 +32,7 @@ enum ServeCommand {
             OptionSpec(name: "--llm-url", valueName: "url", help: "An OpenAI-compatible server (e.g. http://127.0.0.1:8080) that writes AI copy for devices with no model."),
             OptionSpec(name: "--llm-model", valueName: "name", help: "The model --llm-url should use."),
             OptionSpec(name: "--llm-deadline-ms", valueName: "ms", help: "Longest an assign call waits for a generated line before the fallback ships (default: 300)."),
+            OptionSpec(name: "--llm-retry-after-s", valueName: "seconds", help: "After a failed generation, its brief ships the fallback at once for this long (default: 30; 0 asks again on the next call)."),
         ],
         run: run
     )
@@ -79,11 +80,10 @@ enum ServeCommand {
     /// `--llm-url` and `--llm-model` go together; without them there is no server-side generation.
     static func copyGenerationOptions(_ args: ParsedArguments, environment: [String: String]) throws -> CopyGenerationOptions? {
         let url = args.value("--llm-url"), model = args.value("--llm-model")
-        let deadline = try args.int("--llm-deadline-ms")
+        let deadline = try args.int("--llm-deadline-ms"), retryAfter = try args.int("--llm-retry-after-s")
         guard let url else {
-            if model != nil || deadline != nil {
-                throw CLIError.usage("'\(model != nil ? "--llm-model" : "--llm-deadline-ms")' needs '--llm-url'", command: "serve")
-            }
+            let orphan = model != nil ? "--llm-model" : deadline != nil ? "--llm-deadline-ms" : retryAfter != nil ? "--llm-retry-after-s" : nil
+            if let orphan { throw CLIError.usage("'\(orphan)' needs '--llm-url'", command: "serve") }
             return nil
         }
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
@@ -94,8 +94,13 @@ enum ServeCommand {
         guard (1...60_000).contains(milliseconds) else {
             throw CLIError.usage("'--llm-deadline-ms' must be between 1 and 60000, got \(milliseconds)", command: "serve")
         }
+        let retrySeconds = retryAfter ?? 30
+        guard (0...86_400).contains(retrySeconds) else {
+            throw CLIError.usage("'--llm-retry-after-s' must be between 0 and 86400, got \(retrySeconds)", command: "serve")
+        }
         let apiKey = environment["ABCTL_LLM_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        return CopyGenerationOptions(url: parsed, model: model, apiKey: apiKey, deadline: .milliseconds(milliseconds))
+        return CopyGenerationOptions(url: parsed, model: model, apiKey: apiKey, deadline: .milliseconds(milliseconds),
+                                     retryAfter: .seconds(retrySeconds))
     }
 
     static func loadKeys(file: String?) throws -> APIKeys {
