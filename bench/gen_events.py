@@ -11,8 +11,8 @@ import argparse, json, random, uuid, datetime
 TYPES = {"exposure": 1, "trial_started": 2, "purchased": 3, "converted": 4, "renewed": 5, "cancelled": 6, "refunded": 7}
 EXPERIMENTS = {
     "chorus-paywall-copy": ["control", "name", "ai"],
-    "trial-length": ["control", "seven_days"],
-    "discount-framing": ["control", "percent_off", "months_free", "per_week"],
+    "chorus-trial-length": ["trial-3d", "trial-7d"],
+    "chorus-discount-framing": ["percent-off", "months-free", "per-week"],
 }
 SOURCES = {"control": "static", "name": "template", "ai": None}
 LINES = ["Hear every bird on every walk.", "Birder, hear every bird on every walk.",

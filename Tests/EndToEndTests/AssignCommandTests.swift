@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `abctl assign` run as a process: stable answers across processes, GrowthBook-compatible

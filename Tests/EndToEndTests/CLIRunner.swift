@@ -20,24 +20,7 @@ enum CLIRunner {
     }
 }
 
-/// A fresh folder under the system temporary directory, removed when the test is done.
-final class TemporaryFolder {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "abctl-e2e-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) -> String {
-        let file = "\(path)/\(name)"
-        try! text.write(toFile: file, atomically: true, encoding: .utf8)
-        return file
-    }
-
+extension TemporaryFolder {
     func copyShippedExperiments() throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: CLIRunner.packageRoot + "/Experiments") {
             try FileManager.default.copyItem(atPath: CLIRunner.packageRoot + "/Experiments/" + name, toPath: "\(path)/\(name)")

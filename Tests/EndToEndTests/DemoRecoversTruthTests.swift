@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Simulate with a known truth, report, and check the statistics recover it end to end.

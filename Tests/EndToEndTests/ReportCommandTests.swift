@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `abctl report` end to end: the oracle events ingested into a fresh store, then reported in every format.

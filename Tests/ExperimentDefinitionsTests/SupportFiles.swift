@@ -1,24 +1,5 @@
 import Foundation
 
-/// A fresh folder under the system temporary directory, removed when the test is done.
-final class TemporaryFolder {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "abctl-test-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) -> String {
-        let file = "\(path)/\(name)"
-        try! text.write(toFile: file, atomically: true, encoding: .utf8)
-        return file
-    }
-}
-
 /// The repository root, found from this file's location.
 let packageRoot: String = {
     var url = URL(fileURLWithPath: #filePath)

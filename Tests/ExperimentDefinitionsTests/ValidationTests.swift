@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ExperimentDefinitions
 
 /// One broken thing per case: the validator must name it with its own code, at the right line.

@@ -20,3 +20,23 @@ public func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) async throws 
     defer { dir.remove() }
     return try await body(dir)
 }
+
+/// A fresh folder under the system temporary directory, removed when the last reference goes.
+public final class TemporaryFolder {
+    public let path: String
+
+    public init(prefix: String = "abctl-test") {
+        path = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `text` to `name` inside the folder and returns the file's path.
+    @discardableResult
+    public func write(_ name: String, _ text: String) -> String {
+        let file = "\(path)/\(name)"
+        try! text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+}
