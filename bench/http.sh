@@ -177,19 +177,6 @@ stop_abctl
 
 # --- 2. events, 100 per request ------------------------------------------------------------------
 start_abctl "$WORK/events.sqlite"
-if [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '[]' "http://127.0.0.1:$ABCTL_PORT/v1/events")" = "501" ]; then
-  echo "bench: this build of abctl has no event store (POST /v1/events answers 501); events not measured"
-  stop_abctl
-  python3 - "$NGINX_RESULT" "$ABCTL_RESULT" <<'PY'
-import sys
-def parse(line):
-    return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
-nginx, abctl = parse(sys.argv[1]), parse(sys.argv[2])
-ratio = abctl["rps"] / nginx["rps"]
-print(f"RESULTS: nginx {nginx['rps']:.0f} req/s; abctl POST /v1/assign {abctl['rps']:.0f} req/s, p99 {abctl['p99_ms']:.2f} ms; {ratio:.1%} of nginx")
-PY
-  exit 0
-fi
 BEFORE="$(metric 'abctl_events_total{outcome="stored"}')"
 echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/events, 100 events per request (abctl serve)"
 EVENTS_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/events.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"

@@ -20,7 +20,7 @@ public enum PaywallResolver {
                 guard expression.hasPrefix("custom.") else { return nil }
                 let name = String(expression.dropFirst("custom.".count))
                 // An empty request value would leave "…, hear every bird": treat it as missing.
-                if let v = request.variables[name], !v.trimmingCharacters(in: .whitespaces).isEmpty { return v }
+                if let v = request.variables[name], !isBlank(v) { return v }
                 return defaults[name]
             }
             return .text(text, source: .template, fallbackReason: nil)
@@ -32,5 +32,10 @@ public enum PaywallResolver {
                 instructions: recipe.instructions, brief: brief, prompt: prompt, temperature: recipe.temperature,
                 maxTokens: recipe.maxTokens, guardRules: recipe.guardRules, fallback: recipe.fallback))
         }
+    }
+
+    /// Only spaces and tabs (what Foundation's `.whitespaces` trims), checked without building a trimmed copy.
+    static func isBlank(_ s: String) -> Bool {
+        s.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
     }
 }

@@ -42,6 +42,11 @@ import Testing
         #expect(try body.optionalStringArray("l") == ["a"])
         #expect(throws: APIError.self) { try body.only(["s"]) }
         #expect(throws: APIError.self) { try JSONBody(Array(#"{"a":1,"a":2}"#.utf8)) }
+        // Small objects compare pairs, large ones use a set: both find the first repeat.
+        let many = (0..<40).map { ("k\($0)", JSONValue.null) }
+        #expect(JSONBody.firstDuplicate(many) == nil)
+        #expect(JSONBody.firstDuplicate(many + [("k3", .null)]) == "k3")
+        #expect(JSONBody.firstDuplicate([("a", .null), ("b", .null), ("b", .null)]) == "b")
         #expect(throws: APIError.self) { try JSONBody(Array("[1]".utf8)) }
         #expect(throws: APIError.self) { try JSONBody([]) }
     }
@@ -56,6 +61,14 @@ import Testing
         let value = try BodyParser.parse(Array(text.utf8))
         #expect(String(decoding: JSONWriter.bytes(value), as: UTF8.self) == value.serialized())
         #expect(try BodyParser.parse(JSONWriter.bytes(value)) == value)
+    }
+
+    @Test(arguments: [0, 3000, 12500, 42, 1, 999, 123456, -1500])
+    func thousandthsMatchWriteNumber(thousandths: Int) {
+        var fast: [UInt8] = [], reference: [UInt8] = []
+        JSONWriter.writeThousandths(thousandths, to: &fast)
+        JSONWriter.writeNumber(Double(thousandths) / 1000, to: &reference)
+        #expect(String(decoding: fast, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
     }
 
     @Test func nonFiniteNumbersBecomeNull() {

@@ -12,6 +12,15 @@ import Testing
         #expect(captures["id"] == "chorus-x")
     }
 
+    @Test(arguments: ["/v1/assign", "/v1/assign/", "//v1//assign"])
+    func literalRoutesMatchWithOrWithoutExtraSlashes(path: String) {
+        guard case .found(let route, let captures) = router.match(method: "POST", path: path) else {
+            Issue.record("no match for \(path)"); return
+        }
+        #expect(route.pattern == "/v1/assign")
+        #expect(captures.isEmpty)
+    }
+
     @Test func wrongMethodListsTheAllowedOnes() {
         guard case .wrongMethod(let pattern, let allowed) = router.match(method: "GET", path: "/v1/assign") else {
             Issue.record("expected 405"); return
@@ -35,8 +44,8 @@ import Testing
 
     @Test func errorsMapToStatusInOnePlace() {
         let cases: [(APIError.Kind, Int)] = [(.badRequest, 400), (.unauthorized, 401), (.forbidden, 403), (.notFound, 404),
-                                             (.methodNotAllowed(allowed: ["GET"]), 405), (.payloadTooLarge, 413),
-                                             (.unprocessable, 422), (.notImplemented, 501), (.unavailable, 503)]
+                                             (.methodNotAllowed(allowed: ["GET"]), 405), (.payloadTooLarge, 413), (.headersTooLarge, 431),
+                                             (.unprocessable, 422), (.unavailable, 503)]
         for (kind, status) in cases { #expect(ErrorResponses.status(for: kind) == status) }
         struct Secret: Error { var password = "hunter2" }
         let response = ErrorResponses.response(for: Secret(), route: "/x")

@@ -13,11 +13,11 @@ public struct APIError: Error, Sendable, Equatable {
         case notFound
         case methodNotAllowed(allowed: [String])
         case payloadTooLarge
+        case headersTooLarge
         /// Valid JSON, but an event breaks the rules of SPEC §4.
         case unprocessable
         /// The event store cannot take writes; nothing was acknowledged.
         case unavailable
-        case notImplemented
     }
 
     public var kind: Kind
@@ -57,8 +57,8 @@ public enum ErrorResponses {
         case .notFound: 404
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
+        case .headersTooLarge: 431
         case .unprocessable: 422
-        case .notImplemented: 501
         case .unavailable: 503
         }
     }

@@ -85,6 +85,11 @@ public final class APIServer: HTTPHandler {
                                               "the request body is over the limit of \(limit) bytes (see --max-body)"), route: "")
     }
 
+    public func headersTooLarge(limit: Int) -> HTTPResponse {
+        ErrorResponses.response(for: APIError(.headersTooLarge, code: "headers_too_large",
+                                              "the request line and headers are over the limit of \(limit) bytes"), route: "")
+    }
+
     public func route(method: String, path: String) -> String {
         switch router.match(method: method, path: path) {
         case .found(let route, _): route.pattern
@@ -93,10 +98,11 @@ public final class APIServer: HTTPHandler {
         }
     }
 
+    /// Clients choose methods freely; metrics label only these, and the rest as `other`.
+    private static let knownMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+
     public func answered(route: String, method: String, status: Int, seconds: Double) {
-        // Clients choose methods freely; keep the label set bounded.
-        let known: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
-        metrics.request(route: route, method: known.contains(method) ? method : "other", status: status, seconds: seconds)
+        metrics.request(route: route, method: Self.knownMethods.contains(method) ? method : "other", status: status, seconds: seconds)
     }
 
     public func completed(_ summary: RequestSummary) {
@@ -115,7 +121,7 @@ public final class APIServer: HTTPHandler {
         line.append(contentsOf: #","status":"#.utf8)
         JSONWriter.writeNumber(Double(summary.status), to: &line)
         line.append(contentsOf: #","duration_ms":"#.utf8)
-        JSONWriter.writeNumber((summary.seconds * 1_000_000).rounded() / 1000, to: &line)
+        JSONWriter.writeThousandths(Int((summary.seconds * 1_000_000).rounded()), to: &line)
         line.append(contentsOf: #","bytes_in":"#.utf8)
         JSONWriter.writeNumber(Double(summary.bytesIn), to: &line)
         line.append(contentsOf: #","bytes_out":"#.utf8)

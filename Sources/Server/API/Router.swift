@@ -42,10 +42,21 @@ public struct Router: Sendable {
     }
 
     public let routes: [Route]
+    /// Routes without captures by method and pattern: the common request is one hash lookup,
+    /// not a split of its path (a literal pattern wins over a capture matching the same path).
+    private let literal: [String: [String: Route]]
 
-    public init(_ routes: [Route]) { self.routes = routes }
+    public init(_ routes: [Route]) {
+        self.routes = routes
+        var literal: [String: [String: Route]] = [:]
+        for route in routes where !route.segments.contains(where: { $0.first == "{" }) && literal[route.method]?[route.pattern] == nil {
+            literal[route.method, default: [:]][route.pattern] = route
+        }
+        self.literal = literal
+    }
 
     public func match(method: String, path: String) -> Match {
+        if let route = literal[method]?[path] { return .found(route, [:]) }
         let parts = path.split(separator: "/")
         var allowed: [String] = []
         var pattern = ""

@@ -1,4 +1,3 @@
-#if ABCTL_EVENT_STORE
 import EventStore
 import PaywallCopy
 
@@ -25,4 +24,3 @@ struct StoreCopyLineCache: CopyLineCache {
         }
     }
 }
-#endif

@@ -20,8 +20,11 @@ public final class HTTPDaemon: @unchecked Sendable {
         public var port: UInt16
         public var threads: Int
         public var maxBodyBytes: Int
-        /// Per-connection memory for the request line, headers and read buffer: bounds header size.
-        /// A request whose headers do not fit gets libmicrohttpd's own 431 response.
+        /// The request line and headers may take this many bytes; past it the handler's 431 answers.
+        public var maxHeaderBytes: Int
+        /// Per-connection memory for the request line, headers and read buffer. Headers that do not
+        /// fit never reach the handler: libmicrohttpd answers its own 431 (an HTML body). Kept about
+        /// twice `maxHeaderBytes`, so that only a request far over the limit gets that answer.
         public var connectionMemoryBytes: Int
         /// A connection idle this long is closed, so a silent client cannot hold a slot.
         public var idleTimeoutSeconds: Int
@@ -30,12 +33,13 @@ public final class HTTPDaemon: @unchecked Sendable {
         public var connectionLimit: Int
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 4, maxBodyBytes: Int = 16 << 20,
-                    connectionMemoryBytes: Int = 32 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
+                    maxHeaderBytes: Int = 16 << 10, connectionMemoryBytes: Int = 32 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
                     connectionLimit: Int = 1000) {
             self.host = host
             self.port = port
             self.threads = threads
             self.maxBodyBytes = maxBodyBytes
+            self.maxHeaderBytes = maxHeaderBytes
             self.connectionMemoryBytes = connectionMemoryBytes
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.requestTimeoutSeconds = requestTimeoutSeconds
@@ -143,6 +147,9 @@ public final class HTTPDaemon: @unchecked Sendable {
             context.route = handler.route(method: context.method, path: Self.split(context.target).path)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             inFlight.add(1, ordering: .acquiringAndReleasing)
+            if context.method.utf8.count + context.target.utf8.count + Self.headerBytes(connection) > configuration.maxHeaderBytes {
+                return queue(handler.headersTooLarge(limit: configuration.maxHeaderBytes), on: connection, context, close: true)
+            }
             if let declared = header(connection, "Content-Length").flatMap({ Int($0) }) {
                 if declared > configuration.maxBodyBytes {
                     context.bodyTooLarge = true
@@ -227,6 +234,13 @@ public final class HTTPDaemon: @unchecked Sendable {
                                          bytesOut: context.bytesOut, termination: termination))
     }
 
+    /// The headers' size as sent (`name: value` and CRLF each).
+    private static func headerBytes(_ connection: OpaquePointer) -> Int {
+        var total = 0
+        _ = withUnsafeMutablePointer(to: &total) { MHD_get_connection_values_n(connection, .HEADER_KIND, headerSizeCallback, $0) }
+        return total
+    }
+
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
@@ -306,6 +320,11 @@ private let completedCallback: MHD_RequestCompletedCallback = { cls, _, slot, co
     let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
     daemon.completed(context, code: code)
+}
+
+private let headerSizeCallback: MHD_KeyValueIteratorN = { total, _, _, keySize, _, valueSize in
+    total?.assumingMemoryBound(to: Int.self).pointee += keySize + valueSize + 4
+    return .YES
 }
 
 private let logCallback: MHD_LogCallback = { _, format, arguments in

@@ -53,6 +53,8 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HandlerResult
     /// The response for a body over the size limit (the daemon never reads such a body whole).
     func payloadTooLarge(limit: Int) -> HTTPResponse
+    /// The response for a request line and headers over the size limit.
+    func headersTooLarge(limit: Int) -> HTTPResponse
     /// The route pattern a request will be counted under (known before its body is read).
     func route(method: String, path: String) -> String
     /// Called when a response is queued: the request counts as answered from here (metrics).

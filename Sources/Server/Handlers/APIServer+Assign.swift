@@ -3,6 +3,8 @@ import ExperimentDefinitions
 import PaywallCopy
 
 extension APIServer {
+    static let assignFields: Set<String> = ["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"]
+
     /// `POST /v1/assign`: body `{"user_id", "attributes"?, "variables"?, "signals"?, "experiments"?, "on_device_model"?}`.
     ///
     /// One answer per experiment in folder order (or per listed id, in the order given), each with
@@ -10,7 +12,7 @@ extension APIServer {
     /// With `"on_device_model": false` and `--llm-url`, the server writes the AI line itself.
     func assign(_ request: HTTPRequest) throws -> HandlerOutcome {
         let body = try JSONBody(request.body)
-        try body.only(["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"])
+        try body.only(Self.assignFields)
         let userID = try body.string("user_id")
         let attributes = try body.object("attributes")
         var variables: [String: String] = [:]

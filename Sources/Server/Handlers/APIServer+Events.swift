@@ -1,4 +1,3 @@
-#if ABCTL_EVENT_STORE
 import EventStore
 import ExperimentDefinitions
 
@@ -70,4 +69,3 @@ extension APIServer {
                                                      "the event store could not commit; nothing was stored, retry later"), route: route)
     }
 }
-#endif

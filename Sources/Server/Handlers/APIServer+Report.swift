@@ -1,16 +1,13 @@
-#if ABCTL_REPORTING
 import Foundation
 import Reporting
-#endif
 
 extension APIServer {
     /// `GET /v1/experiments/{id}/report`: the report JSON of SPEC §8, computed from the store's
-    /// per-user facts on request. 404 for an unknown experiment; 501 in a build without Reporting.
+    /// per-user facts on request. 404 for an unknown experiment.
     func report(id: String) throws -> HandlerOutcome {
         guard let experiment = snapshots.snapshot.experimentsByID[id] else {
             throw APIError(.notFound, code: "experiment_not_found", "no experiment '\(id)'", field: "id")
         }
-        #if ABCTL_REPORTING && ABCTL_EVENT_STORE
         let report: Report
         do {
             report = try ReportBuilder.report(store: backend.store, experiment: experiment, options: ReportOptions())
@@ -19,9 +16,5 @@ extension APIServer {
             throw APIError(.unavailable, code: "store_unavailable", "the report could not be read from the event store; retry later")
         }
         return .response(HTTPResponse(status: 200, body: JSONWriter.bytes(JSONReportRenderer.value(report), reserving: 8192)))
-        #else
-        _ = experiment
-        throw APIError(.notImplemented, code: "not_implemented", "reports are not served by this build yet; use 'abctl report'")
-        #endif
     }
 }

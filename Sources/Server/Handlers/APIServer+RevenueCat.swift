@@ -1,4 +1,3 @@
-#if ABCTL_EVENT_STORE
 import EventStore
 import ExperimentDefinitions
 
@@ -49,4 +48,3 @@ extension APIServer {
         }
     }
 }
-#endif

@@ -14,11 +14,21 @@ public struct JSONBody: Sendable {
         guard case .object(let members) = value else {
             throw .badRequest("invalid_json", "the body must be a JSON object, not \(Self.typeName(value))")
         }
-        var seen = Set<String>()
-        for (key, _) in members where !seen.insert(key).inserted {
+        if let key = Self.firstDuplicate(members) {
             throw .badRequest("duplicate_field", "'\(key)' appears twice", field: key)
         }
         self.members = members
+    }
+
+    /// The first key that repeats an earlier one. A request has a handful of members, where
+    /// comparing pairs beats hashing every key into a set; large objects still get the set.
+    static func firstDuplicate(_ members: [(String, JSONValue)]) -> String? {
+        if members.count <= 16 {
+            for i in members.indices.dropFirst() where members[..<i].contains(where: { $0.0 == members[i].0 }) { return members[i].0 }
+            return nil
+        }
+        var seen = Set<String>()
+        return members.first { !seen.insert($0.0).inserted }?.0
     }
 
     public subscript(_ key: String) -> JSONValue? {

@@ -58,6 +58,23 @@ enum JSONWriter {
         out.append(contentsOf: JSONValue.format(n).utf8)
     }
 
+    /// `thousandths / 1000` as `writeNumber` would write it (`12.5`, `3`, `0.042`), from integer
+    /// digits alone: request logs write one per request, and Double formatting builds a String.
+    static func writeThousandths(_ thousandths: Int, to out: inout [UInt8]) {
+        var v = thousandths
+        if v < 0 { out.append(0x2D); v = -v }
+        writeNumber(Double(v / 1000), to: &out)
+        var fraction = v % 1000
+        guard fraction > 0 else { return }
+        out.append(0x2E)
+        var divisor = 100
+        while fraction > 0 {
+            out.append(UInt8(fraction / divisor) + 0x30)
+            fraction %= divisor
+            divisor /= 10
+        }
+    }
+
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
         var s = s

@@ -1,7 +1,5 @@
 import Assignment
-#if ABCTL_EVENT_STORE
 import EventStore
-#endif
 import ExperimentDefinitions
 import Foundation
 import PaywallCopy
@@ -14,10 +12,8 @@ public final class ExperimentSnapshot: Sendable {
     public let experimentsByID: [String: Experiment]
     /// Assignment over this snapshot, with the store's sticky lookup.
     public let assigner: Assigner
-    #if ABCTL_EVENT_STORE
     /// Checks events against this snapshot (exposures must name a known experiment and variant).
     public let eventParser: EventParser
-    #endif
     /// The body of `GET /v1/experiments`, rendered at load time.
     public let definitionsJSON: String
     public let loadedAt: Date
@@ -32,9 +28,7 @@ public final class ExperimentSnapshot: Sendable {
         for e in catalog.experiments { byID[e.id] = e }
         self.experimentsByID = byID
         self.assigner = try Assigner(catalog: catalog, sticky: sticky)
-        #if ABCTL_EVENT_STORE
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
-        #endif
         self.definitionsJSON = Self.renderDefinitions(catalog)
         var fixed: [String: [[UInt8]?]] = [:]
         for e in catalog.experiments {
