@@ -64,13 +64,6 @@ def user_events(rng, uid):
         e["event_id"] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     return out
 
-def row_key(s):
-    """abctl's RowKey: FNV-1a 64 over the UTF-8 bytes, as a signed 64-bit integer."""
-    h = 0xcbf29ce484222325
-    for b in s.encode("utf-8"):
-        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return h - (1 << 64) if h >= 1 << 63 else h
-
 def sql_text(v):
     return "NULL" if v is None else "'" + str(v).replace("'", "''") + "'"
 
@@ -110,16 +103,12 @@ def main():
             if a.sql:
                 # ts as stored by abctl: microseconds since 1970 (whole milliseconds here).
                 us = int((EPOCH - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)).total_seconds()) * 10**6 + e["ts"] // 1000 * 1000
-                vals = [str(row_key(e["user_id"])), str(row_key(e["event_id"])), sql_text(e["user_id"]),
-                        sql_text(e["event_id"]), str(TYPES[e["type"]]), str(us),
+                vals = [sql_text(e["event_id"]), str(TYPES[e["type"]]), sql_text(e["user_id"]), str(us),
                         sql_text(e.get("experiment")), sql_text(e.get("variant")),
                         "NULL" if "revenue" not in e else repr(float(e["revenue"])),
                         sql_text(e.get("currency")), sql_text(e.get("product_id")), sql_text(e.get("copy_source")),
                         sql_text(e.get("copy_text")), sql_text(e.get("copy_fallback_reason"))]
-                # The same duplicate check abctl makes: no stored event with this key and id.
-                s.write("INSERT INTO events(user_key,event_key,user_id,event_id,type,ts,experiment,variant,revenue,currency,"
-                        "product_id,copy_source,copy_text,copy_fallback_reason) SELECT " + ",".join(vals) +
-                        " WHERE NOT EXISTS (SELECT 1 FROM events WHERE event_key=" + vals[1] + " AND event_id=" + vals[3] + ");\n")
+                s.write("INSERT INTO events(event_id,type,user_id,ts,experiment,variant,revenue,currency,product_id,copy_source,copy_text,copy_fallback_reason) VALUES(" + ",".join(vals) + ") ON CONFLICT(event_id) DO NOTHING;\n")
         s.write("COMMIT;\n")
 
 main()

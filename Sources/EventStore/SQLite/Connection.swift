@@ -25,7 +25,6 @@ final class Connection: @unchecked Sendable {
         sqlite3_extended_result_codes(db, 1)
         // Wait for a competing writer (another process) instead of failing at once.
         try check(sqlite3_busy_timeout(db, 10_000), "busy_timeout")
-        try check(RowKey.registerSQLFunction(on: db), "create_function")
     }
 
     deinit {

@@ -150,10 +150,9 @@ extension EventStore {
     /// One user's stored events, in (ts, type, event_id) order.
     public func events(userID: String) throws -> [Event] {
         try readers.read { c in
-            let s = try c.cached("SELECT \(Self.eventColumns) FROM events WHERE user_key = ?1 AND user_id = ?2 ORDER BY ts, type, event_id")
+            let s = try c.cached("SELECT \(Self.eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
             defer { s.finish() }
-            try s.bind(1, RowKey.of(userID))
-            try s.bind(2, userID)
+            try s.bind(1, userID)
             var rows: [Event] = []
             while try s.step() { rows.append(Self.event(from: s)) }
             return rows

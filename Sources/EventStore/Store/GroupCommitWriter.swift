@@ -166,8 +166,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         uncommittedEvents = 0
         transactionOpen = false
         do {
-            // In key order, so the lookups walk the user index from one end to the other.
-            for user in touched.sorted(by: { RowKey.of($0) < RowKey.of($1) }) { try refreshFacts(userID: user) }
+            for user in touched.sorted() { try refreshFacts(userID: user) }
             try connection.execute("COMMIT")
             transactionCount.add(1, ordering: .relaxed)
             for (completion, result) in waiting { completion(.success(result)) }
@@ -178,33 +177,35 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     private func insert(_ events: [Event]) throws -> (result: AppendResult, touched: [String]) {
-        // Stored unless an event with the same id is: a key match alone is not a duplicate, as
-        // keys may collide. One statement per event, the check and the insert together.
+        var touched: [String] = []
         let statement = try connection.cached("""
-            INSERT INTO events (user_key, event_key, user_id, event_id, type, ts, experiment, variant, revenue, currency,
-                                product_id, copy_source, copy_text, copy_fallback_reason)
-            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14
-            WHERE NOT EXISTS (SELECT 1 FROM events WHERE event_key = ?2 AND event_id = ?4)
+            INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
+                                copy_source, copy_text, copy_fallback_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (event_id) DO NOTHING
             """)
         var result = AppendResult()
-        var touched: [String] = []
-        // In the caller's order: of two events with the same id, the first is the one stored.
-        for event in events {
+        // Insert in user order (stable, so the first of two same-id events still wins): neighbouring
+        // inserts then land on the same pages of the (user_id, event_id) key.
+        let order = events.indices.sorted { a, b in
+            let ua = events[a].userID, ub = events[b].userID
+            return ua != ub ? ua < ub : a < b
+        }
+        for index in order {
+            let event = events[index]
             try statement.reset()
-            try statement.bind(1, RowKey.of(event.userID))
-            try statement.bind(2, RowKey.of(event.id))
+            try statement.bind(1, event.id)
+            try statement.bind(2, Int64(event.type.rawValue))
             try statement.bind(3, event.userID)
-            try statement.bind(4, event.id)
-            try statement.bind(5, Int64(event.type.rawValue))
-            try statement.bind(6, event.timestamp.microseconds)
-            try statement.bind(7, event.experiment)
-            try statement.bind(8, event.variant)
-            try statement.bind(9, event.revenue)
-            try statement.bind(10, event.currency)
-            try statement.bind(11, event.productID)
-            try statement.bind(12, event.copySource?.rawValue)
-            try statement.bind(13, event.copyText)
-            try statement.bind(14, event.copyFallbackReason)
+            try statement.bind(4, event.timestamp.microseconds)
+            try statement.bind(5, event.experiment)
+            try statement.bind(6, event.variant)
+            try statement.bind(7, event.revenue)
+            try statement.bind(8, event.currency)
+            try statement.bind(9, event.productID)
+            try statement.bind(10, event.copySource?.rawValue)
+            try statement.bind(11, event.copyText)
+            try statement.bind(12, event.copyFallbackReason)
             try statement.run()
             if connection.changes == 1 {
                 result.stored += 1
@@ -220,10 +221,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func refreshFacts(userID: String) throws {
         let select = try connection.cached("""
             SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id
-            FROM events WHERE user_key = ?1 AND user_id = ?2
+            FROM events WHERE user_id = ?
             """)
-        try select.bind(1, RowKey.of(userID))
-        try select.bind(2, userID)
+        try select.bind(1, userID)
         defer { select.finish() }
         var sources: [FactsBuilder.Source] = []
         while try select.step() {

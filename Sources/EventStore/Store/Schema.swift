@@ -55,37 +55,6 @@ enum Schema {
                 PRIMARY KEY (experiment, variant, brief)
             ) WITHOUT ROWID;
             """),
-        // Version 1 clustered events by (user_id, event_id): every insert landed at a random
-        // place in a table far larger than the page cache, which capped ingest near 30k/s.
-        // Events now append in arrival order, found through two small integer-key indexes.
-        Migration(version: 3, description: "events in arrival order, looked up by 64-bit user and event keys", sql: """
-            CREATE TABLE events_by_arrival (
-                seq INTEGER PRIMARY KEY,
-                user_key INTEGER NOT NULL,
-                event_key INTEGER NOT NULL,
-                user_id TEXT NOT NULL,
-                event_id TEXT NOT NULL,
-                type INTEGER NOT NULL,
-                ts INTEGER NOT NULL,
-                experiment TEXT,
-                variant TEXT,
-                revenue REAL,
-                currency TEXT,
-                product_id TEXT,
-                copy_source TEXT,
-                copy_text TEXT,
-                copy_fallback_reason TEXT
-            );
-            INSERT INTO events_by_arrival (user_key, event_key, user_id, event_id, type, ts, experiment, variant,
-                                           revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason)
-                SELECT abctl_row_key(user_id), abctl_row_key(event_id), user_id, event_id, type, ts, experiment, variant,
-                       revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason
-                FROM events ORDER BY ts, event_id;
-            DROP TABLE events;
-            ALTER TABLE events_by_arrival RENAME TO events;
-            CREATE INDEX events_by_event_key ON events(event_key);
-            CREATE INDEX events_by_user_key ON events(user_key);
-            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
