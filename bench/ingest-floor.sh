@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # What SQLite itself can do with abctl's event rows on this machine, with no per-row statement
-# overhead: the sqlite3 CLI copies N rows from an in-memory table into abctl's `events` layout in
-# one INSERT … SELECT (WAL, synchronous=FULL, 64 MiB cache, one transaction), three ways:
-#   1. the bare table (appends only);
-#   2. plus the two integer-key indexes (keys drawn at random, as hashes are);
-#   3. plus abctl's duplicate check (NOT EXISTS on event_key and event_id).
-# abctl's own ingest also parses JSON, binds every row through a prepared statement and keeps
-# facts current in the same transaction; bench/ingest.sh measures that. This script shows the
-# ceiling no writer built on SQLite can pass here.
+# overhead: the sqlite3 CLI copies N rows from an in-memory table in one INSERT … SELECT (WAL,
+# synchronous=FULL, 64 MiB cache, one transaction), two ways:
+#   1. into a bare rowid table (appends only: the floor for rows of this size);
+#   2. into abctl's own `events` layout (clustered by (user_id, event_id), unique event_id index,
+#      duplicates skipped), in file order.
+# abctl's ingest also parses JSON, binds every row through a prepared statement and keeps facts
+# current in the same transaction; bench/ingest.sh measures that. This script shows the ceiling
+# for the store as it is laid out.
 #
 #   bench/ingest-floor.sh [N]
 set -euo pipefail
@@ -28,25 +28,22 @@ with open(sys.argv[2], "w", newline="") as out:
                    ("experiment", "variant", "revenue", "currency", "product_id", "copy_source", "copy_text", "copy_fallback_reason")])
 PY
 
-run() {  # run LABEL INDEXES WHERE
+run() {  # run LABEL DDL INSERT-TAIL
     rm -f "$work/floor.sqlite"*
     sqlite3 "$work/floor.sqlite" > "$work/out.txt" <<SQL
 PRAGMA journal_mode=WAL;
 PRAGMA synchronous=FULL;
 PRAGMA cache_size=-65536;
-CREATE TABLE events (seq INTEGER PRIMARY KEY, user_key INTEGER NOT NULL, event_key INTEGER NOT NULL, user_id TEXT NOT NULL,
-  event_id TEXT NOT NULL, type INTEGER NOT NULL, ts INTEGER NOT NULL, experiment TEXT, variant TEXT, revenue REAL,
-  currency TEXT, product_id TEXT, copy_source TEXT, copy_text TEXT, copy_fallback_reason TEXT);
 $2
 CREATE TEMP TABLE staged (user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason);
 .mode csv
 .import $work/events.csv staged
 .timer on
 BEGIN;
-INSERT INTO events (user_key, event_key, user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id,
-                    copy_source, copy_text, copy_fallback_reason)
-  SELECT random(), random(), user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source,
-         copy_text, copy_fallback_reason FROM staged s $3;
+INSERT INTO events (user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text,
+                    copy_fallback_reason)
+  SELECT user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text,
+         copy_fallback_reason FROM staged WHERE true $3;
 COMMIT;
 SQL
     python3 - "$1" "$N" "$work/out.txt" <<'PY'
@@ -57,8 +54,12 @@ print(f"{label:<44} {seconds:6.2f} s  {n / seconds:>10,.0f} rows/s")
 PY
 }
 
-run "bare table, appends only" "" ""
-run "+ two integer-key indexes" "CREATE INDEX k1 ON events(event_key); CREATE INDEX k2 ON events(user_key);" ""
-run "+ the duplicate check" "CREATE INDEX k1 ON events(event_key); CREATE INDEX k2 ON events(user_key);" \
-    "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_key = s.rowid AND e.event_id = s.event_id)"
+COLUMNS="user_id TEXT NOT NULL, event_id TEXT NOT NULL, type INTEGER NOT NULL, ts INTEGER NOT NULL, experiment TEXT,
+  variant TEXT, revenue REAL, currency TEXT, product_id TEXT, copy_source TEXT, copy_text TEXT, copy_fallback_reason TEXT"
+run "bare rowid table, appends only" "CREATE TABLE events ($COLUMNS);" ""
+# abctl's layout, as in Sources/EventStore/Store/Schema.swift (migration 1).
+run "abctl's events layout, duplicates skipped" \
+    "CREATE TABLE events ($COLUMNS, PRIMARY KEY (user_id, event_id)) WITHOUT ROWID;
+     CREATE UNIQUE INDEX events_by_event_id ON events(event_id);" \
+    "ON CONFLICT (event_id) DO NOTHING"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
