@@ -31,8 +31,8 @@ private let storyFacts: [UserFacts] = [
         _ = try await store.append(story)
         #expect(try store.facts(userID: "u") == storyFacts)
         #expect(try store.facts(experiment: "A") == [storyFacts[0]])
-        #expect(try store.exposedVariant(experiment: "A", userID: "u") == "ai")
-        #expect(try store.exposedVariant(experiment: "C", userID: "u") == nil)
+        #expect(try ExposureLookup(store: store, maxIdle: 1).exposedVariant(experiment: "A", userID: "u") == "ai")
+        #expect(try ExposureLookup(store: store, maxIdle: 1).exposedVariant(experiment: "C", userID: "u") == nil)
         let a = try #require(try store.facts(experiment: "A").first)
         #expect(a.isDay0Cancel())
         #expect(!a.isDay0Cancel(windowHours: 2))
@@ -121,7 +121,7 @@ private let storyFacts: [UserFacts] = [
             for id in order {
                 _ = try await store.append([F.exposure(id, user: "u", experiment: "E", variant: id == "t-a" ? "first" : "second", hours: 0)])
             }
-            #expect(try store.exposedVariant(experiment: "E", userID: "u") == "first")
+            #expect(try ExposureLookup(store: store, maxIdle: 1).exposedVariant(experiment: "E", userID: "u") == "first")
         }
     }
 }

@@ -220,7 +220,7 @@ private func installFailingTrigger(_ path: String) throws {
         #expect(seen == ["big": true, "bad": false, "good": true])
         #expect(try store.events(userID: "a").isEmpty)          // nothing of the failed batch
         #expect(try store.facts(userID: "a").isEmpty)
-        #expect(try store.exposedVariant(experiment: "E", userID: "b") == "v")
+        #expect(try ExposureLookup(store: store, maxIdle: 1).exposedVariant(experiment: "E", userID: "b") == "v")
         #expect(try store.counts().events == 5001)
     }
 }

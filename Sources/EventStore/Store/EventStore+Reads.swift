@@ -69,17 +69,6 @@ extension EventStore {
         }
     }
 
-    /// The variant the user was first exposed to in `experiment`, if any (sticky assignment).
-    public func exposedVariant(experiment: String, userID: String) throws -> String? {
-        try readers.read { c in
-            let s = try c.cached("SELECT variant FROM facts WHERE experiment = ?1 AND user_id = ?2")
-            defer { s.finish() }
-            try s.bind(1, experiment)
-            try s.bind(2, userID)
-            return try s.step() ? s.text(0) : nil
-        }
-    }
-
     /// Experiments with at least one exposure, by id.
     public func experiments() throws -> [ExperimentSummary] {
         try readers.read { c in

@@ -2,10 +2,10 @@ import Synchronization
 
 /// The variant a user was first exposed to, read on the assign path (sticky assignment).
 ///
-/// `EventStore.exposedVariant` borrows a `ReaderPool` connection, whose reads wrap their
-/// statements in `BEGIN … COMMIT` (two more statements, each parsed by `sqlite3_exec`). One
-/// `SELECT` is already atomic, so this lookup runs it alone, in SQLite's implicit read
-/// transaction, on connections of its own: the same answer for a fraction of the work.
+/// `ReaderPool` reads wrap their statements in `BEGIN … COMMIT` (two more statements, each
+/// parsed by `sqlite3_exec`) for a snapshot across statements. One `SELECT` is already atomic,
+/// so this lookup runs it alone, in SQLite's implicit read transaction, on connections of its
+/// own: the same answer for a fraction of the work on every assign call.
 public final class ExposureLookup: Sendable {
     private let path: String
     private let idle = Mutex<[Connection]>([])
