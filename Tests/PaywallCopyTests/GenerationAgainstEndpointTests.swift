@@ -10,12 +10,7 @@ import TestSupport
 /// inside async tests would hold threads of Swift's small shared pool.
 @Suite(.timeLimit(.minutes(2)))
 struct GenerationAgainstEndpointTests {
-    let recipe = CopyRecipe(
-        instructions: "Write one line.", brief: "They walk with their dog.", prompt: "Notes: They walk with their dog.", temperature: 0.8, maxTokens: 60,
-        guardRules: CopyGuard(maxWords: 12, forbid: ["?", "!"], mentionOnce: ["Chorus"], forbidUserName: true),
-        fallback: "Chorus can help you hear every bird.")
-    let good = "\"Chorus names every song on your walk.\""
-    let bad = "Is this the best app?!"
+    let recipe = CopyFixtures.recipe, good = CopyFixtures.good, bad = CopyFixtures.bad
 
     func generator(_ fake: FakeChatServer, apiKey: String? = nil, deadline: Duration = .seconds(5), cache: MemoryCache? = nil) -> ServerCopyGenerator {
         let client = OpenAICompatibleClient(baseURL: URL(string: fake.url)!, model: "fake-model", apiKey: apiKey)

@@ -29,13 +29,20 @@ final class MemoryCache: CopyLineCache {
     func saveLine(_ line: String, experiment: String, variant: String, brief: String) { saved.withLock { $0["\(experiment)|\(variant)|\(brief)"] = line } }
 }
 
-@Suite struct ServerCopyGeneratorTests {
-    let recipe = CopyRecipe(
+/// The recipe and answers both generator suites use.
+enum CopyFixtures {
+    static let recipe = CopyRecipe(
         instructions: "Write one line.", brief: "They walk with their dog.", prompt: "Notes: They walk with their dog.", temperature: 0.8, maxTokens: 60,
         guardRules: CopyGuard(maxWords: 12, forbid: ["?", "!"], mentionOnce: ["Chorus"], forbidUserName: true),
         fallback: "Chorus can help you hear every bird.")
-    let good = "\"Chorus names every song on your walk.\""
-    let bad = "Is this the best app?!"
+    /// Accepted once its stray quotes are trimmed.
+    static let good = "\"Chorus names every song on your walk.\""
+    /// Breaks the guard (forbidden "?" and "!", no "Chorus").
+    static let bad = "Is this the best app?!"
+}
+
+@Suite struct ServerCopyGeneratorTests {
+    let recipe = CopyFixtures.recipe, good = CopyFixtures.good, bad = CopyFixtures.bad
 
     @Test func anAcceptedLineIsServedAndCached() {
         let model = ScriptedModel([.success(good)])
