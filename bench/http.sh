@@ -6,7 +6,8 @@
 #
 # 1. POST /v1/assign with the 3 running experiments of Experiments/ (a new user id per request),
 #    against nginx answering the same requests with a fixed body of the same size.
-#    Goals: >= 60% of nginx's requests per second, p99 < 10 ms.
+#    Goals: >= 60% of nginx's requests per second, p99 < 10 ms. Then bench/mhd_fixed.c, a bare
+#    libmicrohttpd server set up as abctl's (fixed body, no work), shows the HTTP layer's own ceiling.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
 #
@@ -175,6 +176,17 @@ echo "  $ABCTL_RESULT"
 "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop; NGINX_STARTED=""
 stop_abctl
 
+# The HTTP layer's own ceiling: libmicrohttpd configured as abctl configures it, fixed body, no work.
+cc -O2 -o "$WORK/mhd_fixed" "$ROOT/bench/mhd_fixed.c" -lmicrohttpd
+MHD_PORT="$(free_port)"
+"$WORK/mhd_fixed" "$MHD_PORT" "$WORK/nginx/body.json" "${SERVER_THREADS:-4}" >"$WORK/mhd.out" &
+SERVER_PID=$!
+for _ in $(seq 50); do grep -q "listening on" "$WORK/mhd.out" 2>/dev/null && break; sleep 0.1; done
+echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/assign (libmicrohttpd, fixed body)"
+MHD_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$MHD_PORT" | grep RESULT)"
+echo "  $MHD_RESULT"
+kill -TERM "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=""
+
 # --- 2. events, 100 per request ------------------------------------------------------------------
 start_abctl "$WORK/events.sqlite"
 BEFORE="$(metric 'abctl_events_total{outcome="stored"}')"
@@ -187,11 +199,11 @@ STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]
 
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULT" "$ABCTL_RESULT" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" <<'PY'
+python3 - "$NGINX_RESULT" "$ABCTL_RESULT" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" <<'PY'
 import sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
-nginx, abctl, events = parse(sys.argv[1]), parse(sys.argv[2]), parse(sys.argv[3])
+nginx, abctl, events, mhd = parse(sys.argv[1]), parse(sys.argv[2]), parse(sys.argv[3]), parse(sys.argv[7])
 before, after, rows = float(sys.argv[4] or 0), float(sys.argv[5] or 0), int(sys.argv[6])
 ratio = abctl["rps"] / nginx["rps"]
 stored = after - before
@@ -200,6 +212,7 @@ print()
 print("RESULTS (loopback, same machine as wrk)")
 print(f"  nginx fixed body     : {nginx['rps']:>10.0f} req/s   p99 {nginx['p99_ms']:.2f} ms")
 print(f"  abctl POST /v1/assign: {abctl['rps']:>10.0f} req/s   p99 {abctl['p99_ms']:.2f} ms   errors {int(abctl['errors'])}")
+print(f"  libmicrohttpd, fixed : {mhd['rps']:>10.0f} req/s   p99 {mhd['p99_ms']:.2f} ms   ({mhd['rps'] / nginx['rps']:.1%} of nginx: the HTTP layer alone)")
 print(f"  assign / nginx       : {ratio:>10.1%}   (goal >= 60%: {'met' if ratio >= 0.6 else 'NOT met'}; p99 goal < 10 ms: {'met' if abctl['p99_ms'] < 10 else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
