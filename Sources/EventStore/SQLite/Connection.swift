@@ -11,7 +11,11 @@ final class Connection: @unchecked Sendable {
     let path: String
     private var cache: [String: Statement] = [:]
 
+    /// Process-wide settings, applied once before SQLite initialises (later calls are refused).
+    private static let configured: Void = { _ = abctl_sqlite3_disable_memory_statistics() }()
+
     init(path: String, readOnly: Bool) throws {
+        Self.configured
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
