@@ -95,7 +95,7 @@ import Testing
         var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day), until: F.date(F.start + 3 * F.day)))
         for row in Self.rows().filter({ $0.userID == "u2" }) { acc.add(row) }
         #expect(acc.tallies[0].paid == 0)
-        #expect(acc.tallies[0].revenueSum == 59.99) // revenue is a stored total; not cut (documented)
+        #expect(acc.tallies[0].revenueSum == 59.99) // rows carry revenue as given; the store read cuts it (StoreOracleTests)
         #expect(abs(acc.tallies[0].survivalDays[0] - (2 - 1.0 / 24)) < 1e-12)
     }
 }

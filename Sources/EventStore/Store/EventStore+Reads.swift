@@ -50,6 +50,35 @@ extension EventStore {
         }
     }
 
+    /// Each user's net revenue in `experiment` counting only events up to `asOf` (inclusive), for
+    /// users first exposed in `[since, until)`; users without revenue by then are left out.
+    ///
+    /// Facts keep the total to date; a report "as of" an earlier time needs this cut instead.
+    /// Contributions are summed in the order `FactsBuilder` uses, (ts, type, event_id), so with
+    /// nothing cut the figure equals the stored total to the last bit.
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp? = nil, until: Timestamp? = nil) throws -> [String: Double] {
+        try readers.read { c in
+            let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
+            let s = try c.cached("""
+                SELECT f.user_id, e.type, e.revenue FROM facts f JOIN events e ON e.user_id = f.user_id
+                WHERE f.experiment = ?1 AND f.first_exposure_ts >= ?2 AND f.first_exposure_ts < ?3
+                  AND e.type IN (\(types)) AND e.revenue IS NOT NULL AND e.ts >= f.first_exposure_ts AND e.ts <= ?4
+                ORDER BY f.user_id, e.ts, e.type, e.event_id
+                """)
+            defer { s.finish() }
+            try s.bind(1, experiment)
+            try s.bind(2, since?.microseconds ?? Int64.min)
+            try s.bind(3, until?.microseconds ?? Int64.max)
+            try s.bind(4, asOf.microseconds)
+            var revenue: [String: Double] = [:]
+            while try s.step() {
+                let amount = s.double(2)
+                revenue[s.text(0), default: 0] += EventType(rawValue: Int(s.int64(1))) == .refunded ? -abs(amount) : amount
+            }
+            return revenue
+        }
+    }
+
     /// The facts of `experiment` as an array (see `forEachFact`).
     public func facts(experiment: String, since: Timestamp? = nil, until: Timestamp? = nil) throws -> [UserFacts] {
         var rows: [UserFacts] = []

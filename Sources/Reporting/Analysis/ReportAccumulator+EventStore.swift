@@ -13,12 +13,21 @@ extension ReportRow {
 }
 
 extension ReportAccumulator {
-    /// Reads `experiment`'s facts from the store in one pass (one row per user, never the events).
+    /// Reads `experiment`'s facts from the store in one pass (one row per user).
     /// `options.since`/`until` bound the first exposure in the query itself.
+    ///
+    /// Facts hold times, so `add` cuts them at the "as of" time, but net revenue is a total to
+    /// date: with `--until`, each user's revenue is summed again from the events up to that time.
     public static func read(store: EventStore, experiment: Experiment, options: ReportOptions) throws -> ReportAccumulator {
         var acc = ReportAccumulator(experiment: experiment, options: options)
-        try store.forEachFact(experiment: experiment.id, since: options.since.map(Timestamp.init), until: options.until.map(Timestamp.init)) {
-            acc.add(ReportRow($0))
+        let since = options.since.map(Timestamp.init), until = options.until.map(Timestamp.init)
+        let revenueAsOf = try options.until.map { _ in
+            try store.netRevenue(experiment: experiment.id, asOf: Timestamp(options.asOf), since: since, until: until)
+        }
+        try store.forEachFact(experiment: experiment.id, since: since, until: until) {
+            var row = ReportRow($0)
+            if let revenueAsOf { row.netRevenue = revenueAsOf[row.userID] ?? 0 }
+            acc.add(row)
         }
         return acc
     }
