@@ -170,6 +170,8 @@ struct ServeCopyGenerationTests {
         (["--llm-url", "http://127.0.0.1:1"], "needs '--llm-model'"),
         (["--llm-model", "m"], "needs '--llm-url'"),
         (["--llm-url", "http://127.0.0.1:1", "--llm-model", "m", "--llm-deadline-ms", "0"], "between 1 and 60000"),
+        (["--llm-retry-after-s", "5"], "'--llm-retry-after-s' needs '--llm-url'"),
+        (["--llm-url", "http://127.0.0.1:1", "--llm-model", "m", "--llm-retry-after-s", "-1"], "between 0 and 86400"),
     ])
     func badLLMOptionsAreUsageErrors(arguments: [String], message: String) throws {
         let result = try CLIRunner.run(["serve", "--port", "0"] + arguments)
