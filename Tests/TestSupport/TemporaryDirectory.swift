@@ -21,21 +21,21 @@ public func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) async throws 
     return try await body(dir)
 }
 
-/// A fresh folder under the system temporary directory, removed when the last reference goes.
+/// A `TemporaryDirectory` removed when the last reference goes, for tests that hand it around.
 public final class TemporaryFolder {
-    public let path: String
+    private let directory: TemporaryDirectory
+    public var path: String { directory.url.path }
 
     public init(prefix: String = "abctl-test") {
-        path = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        directory = try! TemporaryDirectory(prefix: prefix)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit { directory.remove() }
 
     /// Writes `text` to `name` inside the folder and returns the file's path.
     @discardableResult
     public func write(_ name: String, _ text: String) -> String {
-        let file = "\(path)/\(name)"
+        let file = directory.path(name)
         try! text.write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }
