@@ -63,12 +63,29 @@ import Testing
         #expect(try BodyParser.parse(JSONWriter.bytes(value)) == value)
     }
 
-    @Test(arguments: [0, 3000, 12500, 42, 1, 999, 123456, -1500])
-    func thousandthsMatchWriteNumber(thousandths: Int) {
-        var fast: [UInt8] = [], reference: [UInt8] = []
-        JSONWriter.writeThousandths(thousandths, to: &fast)
-        JSONWriter.writeNumber(Double(thousandths) / 1000, to: &reference)
-        #expect(String(decoding: fast, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
+    /// `writeNumber` writes decimals of up to four places from integer digits; the text must be
+    /// exactly Swift's shortest form, which `JSONValue.format` uses for everything else.
+    @Test func decimalsMatchSwiftsShortestForm() {
+        func written(_ n: Double) -> String {
+            var out: [UInt8] = []
+            JSONWriter.writeNumber(n, to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        var checked = 0
+        // Every ten-thousandth up to 20 (buckets), every hundredth up to 1,000, both signs; then large
+        // and awkward values.
+        var values = (0...200_000).map { Double($0) / 10_000 } + (0...100_000).map { Double($0) / 100 }
+        values += [59.99, 9.99, 0.1 + 0.2, 1e-5, 0.00011, 123_456_789.0123, 99_999_999_999.9999, 1e11 + 0.5, 2.5e-4, 1 / 3]
+        var generator = SystemRandomNumberGenerator()
+        values += (0..<50_000).map { _ in Double(Int64.random(in: 1...999_999_999_999_999, using: &generator)) / 10_000 }
+        for n in values + values.map({ -$0 }) {
+            if written(n) != JSONValue.format(n) {
+                Issue.record("\(n): wrote \(written(n)), Swift writes \(JSONValue.format(n))")
+                break
+            }
+            checked += 1
+        }
+        #expect(checked == 2 * values.count)
     }
 
     @Test func nonFiniteNumbersBecomeNull() {

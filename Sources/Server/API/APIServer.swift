@@ -121,7 +121,7 @@ public final class APIServer: HTTPHandler {
         line.append(contentsOf: #","status":"#.utf8)
         JSONWriter.writeNumber(Double(summary.status), to: &line)
         line.append(contentsOf: #","duration_ms":"#.utf8)
-        JSONWriter.writeThousandths(Int((summary.seconds * 1_000_000).rounded()), to: &line)
+        JSONWriter.writeNumber((summary.seconds * 1_000_000).rounded() / 1000, to: &line)
         line.append(contentsOf: #","bytes_in":"#.utf8)
         JSONWriter.writeNumber(Double(summary.bytesIn), to: &line)
         line.append(contentsOf: #","bytes_out":"#.utf8)
