@@ -206,6 +206,9 @@ public struct BodyParser {
     }
 
     private func validUTF8(_ slice: UnsafeBufferPointer<UInt8>, at start: Int) throws(SyntaxError) -> String {
+        // ASCII is valid UTF-8 as it stands: skip the validating initialiser (nearly every key and
+        // id a request sends).
+        if !slice.contains(where: { $0 >= 0x80 }) { return String(decoding: slice, as: UTF8.self) }
         guard let s = String(validating: slice, as: UTF8.self) else {
             throw SyntaxError(message: "a string is not valid UTF-8", offset: start + 1)
         }
