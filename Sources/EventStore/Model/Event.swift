@@ -36,10 +36,4 @@ public struct Event: Sendable, Hashable {
         self.copyText = copyText
         self.copyFallbackReason = copyFallbackReason
     }
-
-    /// The amount this event adds to net revenue: revenue for payments, minus its magnitude for refunds.
-    public var revenueContribution: Double {
-        guard type.carriesRevenue, let revenue else { return 0 }
-        return type == .refunded ? -abs(revenue) : revenue
-    }
 }

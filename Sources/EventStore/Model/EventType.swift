@@ -29,6 +29,13 @@ public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
     public var description: String { name }
 
     /// Types whose `revenue` counts toward net revenue (refunds subtract).
+    /// What an event of this type with `revenue` adds to net revenue: the amount for payments,
+    /// minus its magnitude for refunds (whatever sign the sender used), nothing otherwise.
+    public func revenueContribution(_ revenue: Double?) -> Double {
+        guard carriesRevenue, let revenue else { return 0 }
+        return self == .refunded ? -abs(revenue) : revenue
+    }
+
     public var carriesRevenue: Bool {
         switch self {
         case .purchased, .converted, .renewed, .refunded: true

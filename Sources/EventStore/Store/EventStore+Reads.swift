@@ -72,8 +72,8 @@ extension EventStore {
             try s.bind(4, asOf.microseconds)
             var revenue: [String: Double] = [:]
             while try s.step() {
-                let amount = s.double(2)
-                revenue[s.text(0), default: 0] += EventType(rawValue: Int(s.int64(1))) == .refunded ? -abs(amount) : amount
+                guard let type = EventType(rawValue: Int(s.int64(1))) else { continue }
+                revenue[s.text(0), default: 0] += type.revenueContribution(s.double(2))
             }
             return revenue
         }

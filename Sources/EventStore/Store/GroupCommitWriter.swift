@@ -228,15 +228,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         var sources: [FactsBuilder.Source] = []
         while try select.step() {
             guard let type = EventType(rawValue: Int(select.int64(0))) else { continue }
-            var contribution = 0.0
-            if type.carriesRevenue, let revenue = select.optionalDouble(4) {
-                contribution = type == .refunded ? -abs(revenue) : revenue
-            }
             sources.append(FactsBuilder.Source(
                 type: type, ts: select.int64(1),
                 experiment: type == .exposure ? select.optionalText(2) : nil,
                 variant: type == .exposure ? select.optionalText(3) : nil,
-                revenueContribution: contribution,
+                revenueContribution: type.revenueContribution(select.optionalDouble(4)),
                 copySource: type == .exposure ? select.optionalText(5).flatMap(CopySource.init(rawValue:)) : nil,
                 copyFallbackReason: type == .exposure ? select.optionalText(6) : nil,
                 eventID: select.text(7)))
