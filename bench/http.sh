@@ -68,7 +68,8 @@ metric() {   # $1: metric line prefix
 }
 
 # --- wrk scripts ---------------------------------------------------------------------------------
-cat >"$WORK/assign.lua" <<'LUA'
+# What both scripts share: a per-thread id (request ids stay unique) and the RESULT line.
+cat >"$WORK/common.lua" <<'LUA'
 local counter = 0
 local thread_id = 0
 local threads = {}
@@ -76,6 +77,15 @@ function setup(thread)
   thread:set("thread_id", #threads)
   table.insert(threads, thread)
 end
+function done(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format("RESULT requests=%d seconds=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f errors=%d non2xx=%d\n",
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
+end
+LUA
+
+cat "$WORK/common.lua" - >"$WORK/assign.lua" <<'LUA'
 function init(args)
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
@@ -86,25 +96,9 @@ function request()
     '","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true},"variables":{"userName":"Ana"},"signals":{"companion":"dog"}}'
   return wrk.format(nil, "/v1/assign", nil, body)
 end
-function response(status, headers, body)
-  if status ~= 200 then non200 = (non200 or 0) + 1 end
-end
-function done(summary, latency, requests)
-  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
-  io.write(string.format("RESULT requests=%d seconds=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f errors=%d non2xx=%d\n",
-    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
-end
 LUA
 
-cat >"$WORK/events.lua" <<'LUA'
-local counter = 0
-local thread_id = 0
-local threads = {}
-function setup(thread)
-  thread:set("thread_id", #threads)
-  table.insert(threads, thread)
-end
+cat "$WORK/common.lua" - >"$WORK/events.lua" <<'LUA'
 function init(args)
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/x-ndjson"
@@ -124,15 +118,7 @@ function request()
   end
   return wrk.format(nil, "/v1/events", nil, table.concat(lines, "\n"))
 end
-function done(summary, latency, requests)
-  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
-  io.write(string.format("RESULT requests=%d seconds=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f errors=%d non2xx=%d\n",
-    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
-end
 LUA
-
-field() { echo "$1" | grep -o "$2=[0-9.]*" | cut -d= -f2; }
 
 echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
