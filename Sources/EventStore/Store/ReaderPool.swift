@@ -14,20 +14,12 @@ final class ReaderPool: Sendable {
 
     /// `body` in one read transaction: one snapshot, even across several statements.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try borrow { connection in
-            try connection.execute("BEGIN")
-            defer { try? connection.execute("COMMIT") }
-            return try body(connection)
-        }
-    }
-
-    /// `body` with a connection and no transaction around it: for a single statement, which
-    /// SQLite already runs in a read transaction of its own (two fewer statements per call).
-    func borrow<T>(_ body: (Connection) throws -> T) throws -> T {
         let connection = try idle.withLock { $0.popLast() } ?? open()
         defer {
             idle.withLock { if $0.count < maxIdle { $0.append(connection) } }
         }
+        try connection.execute("BEGIN")
+        defer { try? connection.execute("COMMIT") }
         return try body(connection)
     }
 

@@ -14,7 +14,7 @@ public final class Backend: Sendable {
     /// sticky lookups, one per server thread so none is opened per request.
     init(databasePath: String, readers: Int) throws {
         store = try EventStore(path: databasePath, options: .init(durability: .full, maxIdleReaders: readers))
-        exposures = ExposureLookup(store: store, maxIdle: readers)
+        exposures = try ExposureLookup(store: store, maxIdle: readers)
     }
 
     /// Loads the folder and builds everything a snapshot holds.
