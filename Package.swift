@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
         .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
+        .executable(name: "handler-bench", targets: ["HandlerBenchmark"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -36,6 +37,7 @@ let package = Package(
 
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
+        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server"]),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["EventStore", "Statistics"], path: "Tests/TestSupport"),

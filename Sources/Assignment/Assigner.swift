@@ -38,6 +38,9 @@ public struct Assigner: Sendable {
         Assigner(experiments: experiments, sticky: lookup, clock: clock)
     }
 
+    /// The position of the experiment with this id in `experiments`, if any.
+    public func index(of id: String) -> Int? { indexByID[id] }
+
     /// The experiment with this id, if any.
     public func experiment(_ id: String) -> AssignableExperiment? { indexByID[id].map { experiments[$0] } }
 

@@ -28,9 +28,7 @@ public enum PaywallResolver {
             let brief = recipe.brief.build(signals: request.signals)
             if brief.isEmpty { return .text(recipe.fallback, source: .fallback, fallbackReason: .emptyBrief) }
             let prompt = recipe.prompt.render { $0 == "brief" ? brief : nil }
-            return .recipe(CopyRecipe(
-                instructions: recipe.instructions, brief: brief, prompt: prompt, temperature: recipe.temperature,
-                maxTokens: recipe.maxTokens, guardRules: recipe.guardRules, fallback: recipe.fallback))
+            return .recipe(CopyRecipe(recipe, brief: brief, prompt: prompt))
         }
     }
 

@@ -3,15 +3,18 @@ import ExperimentDefinitions
 extension ResolvedPaywall {
     /// The `paywall` object of a `/v1/assign` answer.
     public var json: JSONValue {
-        var members: [(String, JSONValue)] = [
+        .object(membersBeforeCopy + [("copy", copy.json)])
+    }
+
+    /// Every member but `copy`, which comes last: the part that does not depend on the request.
+    public var membersBeforeCopy: [(String, JSONValue)] {
+        [
             ("offering", .string(offering)),
             ("trial_days", .number(Double(trialDays))),
             ("discount_framing", .string(discountFraming.rawValue)),
             ("discount_text", discountText.map(JSONValue.string) ?? .null),
             ("highlighted_plan", highlightedPlan.map(JSONValue.string) ?? .null),
         ]
-        members.append(("copy", copy.json))
-        return .object(members)
     }
 }
 

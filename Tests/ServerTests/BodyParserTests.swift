@@ -88,6 +88,19 @@ import Testing
         #expect(checked == 2 * values.count)
     }
 
+    /// Strings are copied in unescaped runs; random mixes of plain text, escapes and other
+    /// characters starting with byte 0xE2 (€, U+2027) must come out as `serialized()` writes them.
+    @Test func stringsMatchSerialized() {
+        let pieces = ["a", "Ana", "\"", "\\", "\n", "\r", "\t", "\u{01}", "\u{1F}", " ", "é", "😀", "€", "\u{2027}", "\u{2028}", "\u{2029}", "\u{202A}", "/"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            var out: [UInt8] = []
+            JSONWriter.writeString(text, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == JSONValue.string(text).serialized(), "\(Array(text.unicodeScalars))")
+        }
+    }
+
     @Test func nonFiniteNumbersBecomeNull() {
         #expect(JSONWriter.bytes(.array([.number(.nan), .number(.infinity)])) == Array("[null,null]".utf8))
     }

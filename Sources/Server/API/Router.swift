@@ -2,13 +2,14 @@
 public struct Router: Sendable {
     public typealias Handler = @Sendable (APIServer, HTTPRequest, [String: String]) throws -> HandlerOutcome
 
-    public struct Route: Sendable {
-        public var method: String
+    /// A class: a match hands out one reference instead of copying five fields.
+    public final class Route: Sendable {
+        public let method: String
         /// The pattern, e.g. `/v1/experiments/{id}/report`; also the metrics label.
-        public var pattern: String
+        public let pattern: String
         /// The scope a key needs; nil for open routes (and the webhook, which checks its own header).
-        public var scope: APIKeys.Scope?
-        public var handler: Handler
+        public let scope: APIKeys.Scope?
+        public let handler: Handler
         let segments: [Substring]
 
         public init(_ method: String, _ pattern: String, scope: APIKeys.Scope?, _ handler: @escaping Handler) {
@@ -42,21 +43,21 @@ public struct Router: Sendable {
     }
 
     public let routes: [Route]
-    /// Routes without captures by method and pattern: the common request is one hash lookup,
-    /// not a split of its path (a literal pattern wins over a capture matching the same path).
-    private let literal: [String: [String: Route]]
+    /// Routes without captures by pattern: the common request is one hash lookup, not a split
+    /// of its path (a literal pattern wins over a capture matching the same path).
+    private let literal: [String: [Route]]
 
     public init(_ routes: [Route]) {
         self.routes = routes
-        var literal: [String: [String: Route]] = [:]
-        for route in routes where !route.segments.contains(where: { $0.first == "{" }) && literal[route.method]?[route.pattern] == nil {
-            literal[route.method, default: [:]][route.pattern] = route
+        var literal: [String: [Route]] = [:]
+        for route in routes where !route.segments.contains(where: { $0.first == "{" }) {
+            literal[route.pattern, default: []].append(route)
         }
         self.literal = literal
     }
 
     public func match(method: String, path: String) -> Match {
-        if let route = literal[method]?[path] { return .found(route, [:]) }
+        if let candidates = literal[path], let route = candidates.first(where: { $0.method == method }) { return .found(route, [:]) }
         let parts = path.split(separator: "/")
         var allowed: [String] = []
         var pattern = ""

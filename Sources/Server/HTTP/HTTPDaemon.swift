@@ -144,7 +144,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             // First call: the headers are in. Answer nothing yet (an answer now means Connection: close),
             // except to refuse a declared body over the limit before reading it.
             let context = RequestContext(method: String(cString: method), target: String(cString: url))
-            context.route = handler.route(method: context.method, path: Self.split(context.target).path)
+            context.route = handler.route(method: context.method, path: context.path)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             inFlight.add(1, ordering: .acquiringAndReleasing)
             if context.method.utf8.count + context.target.utf8.count + Self.headerBytes(connection) > configuration.maxHeaderBytes {
@@ -193,8 +193,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             return queue(handler.payloadTooLarge(limit: configuration.maxBodyBytes), on: connection, context, close: true)
         }
 
-        let (path, query) = Self.split(context.target)
-        let request = HTTPRequest(method: context.method, path: path, query: query,
+        let request = HTTPRequest(method: context.method, path: context.path, query: context.query,
                                   authorization: header(connection, "Authorization"),
                                   contentType: header(connection, "Content-Type"),
                                   body: context.body)
@@ -228,8 +227,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             default: termination = "error_\(code.rawValue)"
             }
         }
-        let (path, _) = Self.split(context.target)
-        handler.completed(RequestSummary(method: context.method, path: path, route: context.route, status: context.status,
+        handler.completed(RequestSummary(method: context.method, path: context.path, route: context.route, status: context.status,
                                          seconds: Monotonic.seconds() - context.started, bytesIn: context.bytesIn,
                                          bytesOut: context.bytesOut, termination: termination))
     }
@@ -264,8 +262,9 @@ public final class HTTPDaemon: @unchecked Sendable {
     }
 
     static func split(_ target: String) -> (path: String, query: String?) {
-        guard let q = target.firstIndex(of: "?") else { return (target, nil) }
-        return (String(target[..<q]), String(target[target.index(after: q)...]))
+        // By bytes: '?' is ASCII, and Character search would walk grapheme clusters.
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, nil) }
+        return (String(target[..<q]), String(target[target.utf8.index(after: q)...]))
     }
 }
 
@@ -277,6 +276,9 @@ public final class HTTPDaemon: @unchecked Sendable {
 final class RequestContext: @unchecked Sendable {
     let method: String
     let target: String
+    /// `target` split at its first '?'.
+    let path: String
+    let query: String?
     let started = Monotonic.seconds()
     var body: [UInt8] = []
     var bodyTooLarge = false
@@ -291,6 +293,7 @@ final class RequestContext: @unchecked Sendable {
     init(method: String, target: String) {
         self.method = method
         self.target = target
+        (path, query) = HTTPDaemon.split(target)
     }
 
     func setDeferred(_ response: HTTPResponse) { deferred.withLock { $0 = response } }

@@ -76,4 +76,16 @@ public struct RequestSummary: Sendable {
     public var bytesOut: Int
     /// nil when the response went out; otherwise why the request ended (e.g. `timeout`, `client_abort`).
     public var termination: String?
+
+    public init(method: String, path: String, route: String, status: Int, seconds: Double, bytesIn: Int, bytesOut: Int,
+                termination: String? = nil) {
+        self.method = method
+        self.path = path
+        self.route = route
+        self.status = status
+        self.seconds = seconds
+        self.bytesIn = bytesIn
+        self.bytesOut = bytesOut
+        self.termination = termination
+    }
 }

@@ -26,52 +26,54 @@ extension APIServer {
 
         let snapshot = snapshots.snapshot
         let assignments: [Assignment]
+        /// Index into `snapshot.answers` of answer n (snapshot order unless ids were listed).
+        var answerIndex: [Int]? = nil
         if let only {
-            assignments = try only.map { id throws(APIError) in
-                guard let a = snapshot.assigner.assign(userID: userID, attributes: attributes, experimentID: id) else {
+            answerIndex = try only.map { id throws(APIError) in
+                guard let i = snapshot.assigner.index(of: id) else {
                     throw APIError.badRequest("unknown_experiment", "no experiment '\(id)'", field: "experiments")
                 }
-                return a
+                return i
             }
+            assignments = only.map { snapshot.assigner.assign(userID: userID, attributes: attributes, experimentID: $0)! }
         } else {
             assignments = snapshot.assigner.assign(userID: userID, attributes: attributes)
         }
 
-        // Written straight to bytes: this is the hottest path of the server.
+        // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
         let paywallRequest = PaywallRequest(variables: variables, signals: signals, hasOnDeviceModel: hasOnDeviceModel)
         var out: [UInt8] = []
         out.reserveCapacity(256 + 512 * assignments.count)
-        out.append(contentsOf: #"{"user_id":"#.utf8)
+        out.append(literal: #"{"user_id":"#)
         JSONWriter.writeString(userID, to: &out)
-        out.append(contentsOf: #","assignments":["#.utf8)
+        out.append(literal: #","assignments":["#)
         for (n, a) in assignments.enumerated() {
             if n > 0 { out.append(0x2C) }
-            out.append(contentsOf: #"{"experiment":"#.utf8)
-            JSONWriter.writeString(a.experimentID, to: &out)
-            out.append(contentsOf: #","variant":"#.utf8)
-            if let key = a.variantKey { JSONWriter.writeString(key, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: (a.inExperiment ? #","in_experiment":true,"bucket":"# : #","in_experiment":false,"bucket":"#).utf8)
+            let answer = snapshot.answers[answerIndex?[n] ?? n]
+            out.append(contentsOf: answer.head)
+            let variant = a.variantIndex.flatMap { $0 < answer.variants.count ? answer.variants[$0] : nil }
+            if let variant { out.append(contentsOf: variant.key) } else { out.append(literal: "null") }
+            out.append(literal: a.inExperiment ? #","in_experiment":true,"bucket":"# : #","in_experiment":false,"bucket":"#)
             JSONWriter.writeNumber(a.bucket, to: &out)
-            out.append(contentsOf: #","reason":"#.utf8)
+            out.append(literal: #","reason":"#)
             JSONWriter.writeString(a.reason.rawValue, to: &out)
-            out.append(contentsOf: #","paywall":"#.utf8)
-            if let i = a.variantIndex, let experiment = snapshot.experimentsByID[a.experimentID], i < experiment.variants.count {
-                if let fixed = snapshot.fixedPaywalls[a.experimentID]?[i] {
+            out.append(literal: #","paywall":"#)
+            if let variant {
+                if let fixed = variant.fixedPaywall {
                     out.append(contentsOf: fixed)
                 } else {
-                    var paywall = PaywallResolver.resolve(experiment.variants[i].paywall, products: snapshot.catalog.products, request: paywallRequest)
+                    var copy = PaywallResolver.resolveCopy(variant.copy, request: paywallRequest)
                     if let copyGenerator {
-                        paywall.copy = copyGenerator.copy(paywall.copy, for: paywallRequest, experiment: a.experimentID,
-                                                          variant: experiment.variants[i].key)
+                        copy = copyGenerator.copy(copy, for: paywallRequest, experiment: a.experimentID, variant: variant.variantKey)
                     }
-                    JSONWriter.write(paywall.json, to: &out)
+                    variant.writePaywall(copy: copy, to: &out)
                 }
             } else {
-                out.append(contentsOf: "null".utf8)
+                out.append(literal: "null")
             }
             out.append(0x7D)
         }
-        out.append(contentsOf: "]}".utf8)
+        out.append(literal: "]}")
         return .response(HTTPResponse(status: 200, body: out))
     }
 }

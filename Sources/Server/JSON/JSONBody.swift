@@ -65,7 +65,7 @@ public struct JSONBody: Sendable {
     public func object(_ key: String) throws(APIError) -> [String: JSONValue] {
         guard let value = self[key], value != .null else { return [:] }
         guard case .object(let members) = value else { throw Self.wrongType(key, "an object", value) }
-        var out: [String: JSONValue] = [:]
+        var out = [String: JSONValue](minimumCapacity: members.count)   // no rehashing while it fills
         for (k, v) in members { out[k] = v }
         return out
     }

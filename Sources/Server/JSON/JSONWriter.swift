@@ -14,8 +14,8 @@ enum JSONWriter {
 
     static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool(let b): b ? out.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) : out.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case .null: out.append(literal: "null")
+        case .bool(let b): out.append(literal: b ? "true" : "false")
         case .number(let n): writeNumber(n, to: &out)
         case .string(let s): writeString(s, to: &out)
         case .array(let items):
@@ -85,38 +85,60 @@ enum JSONWriter {
         out.append(0x22)
         var s = s
         s.withUTF8 { bytes in
+            // Runs of bytes that need no escape are copied whole; most strings are one run.
             var start = 0
             var i = 0
             let n = bytes.count
             while i < n {
                 let b = bytes[i]
-                var escape: [UInt8]? = nil
-                var width = 1
-                switch b {
-                case 0x22: escape = [0x5C, 0x22]
-                case 0x5C: escape = [0x5C, 0x5C]
-                case 0x0A: escape = [0x5C, 0x6E]
-                case 0x0D: escape = [0x5C, 0x72]
-                case 0x09: escape = [0x5C, 0x74]
-                case 0x00..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    escape = [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]]
-                case 0xE2 where i + 2 < n && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
-                    escape = Array((bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
-                    width = 3
-                default: break
+                if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0xE2 {
+                    i += 1
+                    continue
                 }
-                if let escape {
-                    if i > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
-                    out.append(contentsOf: escape)
+                let width = escape(bytes, at: i, to: &out, flushing: start)
+                if width == 0 {
+                    i += 1   // an 0xE2 that does not start U+2028 or U+2029
+                } else {
                     i += width
                     start = i
-                } else {
-                    i += 1
                 }
             }
             if n > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<n])) }
         }
         out.append(0x22)
+    }
+
+    /// Writes the escape for the character at `i` (after the unescaped bytes from `start`) and
+    /// returns how many bytes it replaced; 0 when the byte needs no escape after all.
+    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, to out: inout [UInt8], flushing start: Int) -> Int {
+        let b = bytes[i]
+        var width = 1
+        let escape: [UInt8]
+        switch b {
+        case 0x22: escape = [0x5C, 0x22]
+        case 0x5C: escape = [0x5C, 0x5C]
+        case 0x0A: escape = [0x5C, 0x6E]
+        case 0x0D: escape = [0x5C, 0x72]
+        case 0x09: escape = [0x5C, 0x74]
+        case 0x00..<0x20:
+            let hex = Array("0123456789abcdef".utf8)
+            escape = [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+        case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+            escape = Array((bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+            width = 3
+        default:
+            return 0
+        }
+        if i > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+        out.append(contentsOf: escape)
+        return width
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends a literal's bytes in one copy (appending a `String.UTF8View` goes byte by byte).
+    @inline(__always)
+    mutating func append(literal: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }

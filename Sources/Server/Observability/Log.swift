@@ -63,11 +63,26 @@ public final class Log: Sendable {
     static func appendTimestamp(to out: inout [UInt8]) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        var seconds = ts.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int32, _ width: Int) {
-            var divisor: Int32 = 1
+        appendTimestamp(seconds: Int64(ts.tv_sec), milliseconds: Int(ts.tv_nsec / 1_000_000), to: &out)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` by arithmetic: glibc's `gmtime_r` takes a process-wide lock
+    /// (the time zone's), which every server thread would queue on once per request.
+    static func appendTimestamp(seconds: Int64, milliseconds: Int, to out: inout [UInt8]) {
+        // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil, inverted).
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
+        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
+        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
             for _ in 1..<width { divisor *= 10 }
             var v = value
             while divisor > 0 {
@@ -76,13 +91,13 @@ public final class Log: Sendable {
                 divisor /= 10
             }
         }
-        digits(parts.tm_year + 1900, 4); out.append(0x2D)
-        digits(parts.tm_mon + 1, 2); out.append(0x2D)
-        digits(parts.tm_mday, 2); out.append(0x54)
-        digits(parts.tm_hour, 2); out.append(0x3A)
-        digits(parts.tm_min, 2); out.append(0x3A)
-        digits(parts.tm_sec, 2); out.append(0x2E)
-        digits(Int32(ts.tv_nsec / 1_000_000), 3); out.append(0x5A)
+        digits(year, 4); out.append(0x2D)
+        digits(month, 2); out.append(0x2D)
+        digits(day, 2); out.append(0x54)
+        digits(secondOfDay / 3600, 2); out.append(0x3A)
+        digits(secondOfDay / 60 % 60, 2); out.append(0x3A)
+        digits(secondOfDay % 60, 2); out.append(0x2E)
+        digits(milliseconds, 3); out.append(0x5A)
     }
 
     public func flush() {
@@ -113,16 +128,9 @@ public final class Log: Sendable {
 
     /// UTC time with milliseconds, RFC 3339.
     static func timestamp() -> String {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        var seconds = ts.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ n: Int32, _ width: Int) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(ts.tv_nsec / 1_000_000), 3))Z"
+        var out: [UInt8] = []
+        appendTimestamp(to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {

@@ -17,9 +17,9 @@ public final class ExperimentSnapshot: Sendable {
     /// The body of `GET /v1/experiments`, rendered at load time.
     public let definitionsJSON: String
     public let loadedAt: Date
-    /// Per experiment, per variant: the resolved paywall as JSON bytes when it does not depend on
-    /// the request (static copy), so `/v1/assign` copies bytes instead of resolving and writing.
-    let fixedPaywalls: [String: [[UInt8]?]]
+    /// What `/v1/assign` writes for each experiment, in `assigner.experiments` order, rendered
+    /// once here so a request copies bytes instead of resolving and writing them.
+    let answers: [ExperimentAnswer]
 
     public init(catalog: ExperimentDefinitions.ExperimentCatalog, sticky: (any StickyLookup)?, loadedAt: Date = Date()) throws {
         self.catalog = catalog
@@ -30,14 +30,9 @@ public final class ExperimentSnapshot: Sendable {
         self.assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
         self.definitionsJSON = Self.renderDefinitions(catalog)
-        var fixed: [String: [[UInt8]?]] = [:]
-        for e in catalog.experiments {
-            fixed[e.id] = e.variants.map { variant in
-                guard case .staticText = variant.paywall.copy else { return nil }
-                return JSONWriter.bytes(PaywallResolver.resolve(variant.paywall, products: catalog.products, request: PaywallRequest()).json)
-            }
+        self.answers = assigner.experiments.map { assignable in
+            ExperimentAnswer(assignable.id, variants: byID[assignable.id]?.variants ?? [], products: catalog.products)
         }
-        self.fixedPaywalls = fixed
     }
 
     /// `{"experiments": [file contents…], "products": {…}}`: each definition as written in its
@@ -61,6 +56,115 @@ public final class ExperimentSnapshot: Sendable {
         }
         let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings))])
         return JSONValue.object([("experiments", .array(experiments)), ("products", products)]).serialized()
+    }
+}
+
+/// One experiment's part of a `/v1/assign` answer, as bytes.
+struct ExperimentAnswer: Sendable {
+    struct VariantAnswer: Sendable {
+        /// `"key"`.
+        let key: [UInt8]
+        let variantKey: String
+        let copy: CopySpec
+        /// The paywall object when its copy does not depend on the request (static text).
+        let fixedPaywall: [UInt8]?
+        /// The paywall with holes for a filled template's text, or for an AI recipe's brief and prompt.
+        let textTemplate: ByteTemplate?
+        let recipeTemplate: ByteTemplate?
+        /// The paywall object up to its copy, which comes last (`{"offering":…,"copy":`), for any
+        /// other copy (an AI arm's fallback, a line the server wrote).
+        let paywallHead: [UInt8]
+
+        /// The paywall object with `copy` (resolved for the request) as its copy.
+        func writePaywall(copy: ResolvedCopy, to out: inout [UInt8]) {
+            switch copy {
+            case .text(let text, .template, nil) where textTemplate != nil:
+                textTemplate!.write(text, to: &out)
+            case .recipe(let recipe) where recipeTemplate != nil:
+                recipeTemplate!.write(recipe.brief, recipe.prompt, to: &out)
+            default:
+                out.append(contentsOf: paywallHead)
+                JSONWriter.write(copy.json, to: &out)
+                out.append(0x7D)
+            }
+        }
+    }
+
+    /// `{"experiment":"id","variant":`.
+    let head: [UInt8]
+    let variants: [VariantAnswer]
+
+    init(_ id: String, variants: [Variant], products: Products) {
+        var head: [UInt8] = []
+        head.append(literal: #"{"experiment":"#)
+        JSONWriter.writeString(id, to: &head)
+        head.append(literal: #","variant":"#)
+        self.head = head
+        self.variants = variants.map { variant in
+            var resolved = PaywallResolver.resolve(variant.paywall, products: products, request: PaywallRequest())
+            var key: [UInt8] = []
+            JSONWriter.writeString(variant.key, to: &key)
+            var paywallHead = JSONWriter.bytes(.object(resolved.membersBeforeCopy))
+            paywallHead.removeLast()   // '}'
+            paywallHead.append(literal: #","copy":"#)
+            var fixed: [UInt8]?
+            var text: ByteTemplate?
+            var recipe: ByteTemplate?
+            switch variant.paywall.copy {
+            case .staticText:
+                fixed = JSONWriter.bytes(resolved.json)
+            case .customVariable:
+                resolved.copy = .text(ByteTemplate.hole(0), source: .template, fallbackReason: nil)
+                text = ByteTemplate(resolved.json, holes: 1)
+            case .aiGenerated(let spec):
+                resolved.copy = .recipe(CopyRecipe(spec, brief: ByteTemplate.hole(0), prompt: ByteTemplate.hole(1)))
+                recipe = ByteTemplate(resolved.json, holes: 2)
+            }
+            return VariantAnswer(key: key, variantKey: variant.key, copy: variant.paywall.copy, fixedPaywall: fixed,
+                                 textTemplate: text, recipeTemplate: recipe, paywallHead: paywallHead)
+        }
+    }
+}
+
+/// JSON bytes with holes for strings, made by writing a value with marker strings in their
+/// places and cutting at the markers: filling the holes gives exactly what `JSONWriter` would
+/// write for the value with those strings.
+struct ByteTemplate: Sendable {
+    /// One more than there are holes.
+    let chunks: [[UInt8]]
+
+    /// The marker for hole `n`; U+0000 never appears unescaped, so the written marker is unique.
+    static func hole(_ n: Int) -> String { "\u{0}abctl-hole-\(n)\u{0}" }
+
+    /// nil unless each marker appears exactly once, in order.
+    init?(_ value: JSONValue, holes: Int) {
+        let bytes = JSONWriter.bytes(value)
+        var chunks: [[UInt8]] = []
+        var rest = bytes[...]
+        for n in 0..<holes {
+            var marker: [UInt8] = []
+            JSONWriter.writeString(Self.hole(n), to: &marker)
+            guard let range = rest.firstRange(of: marker) else { return nil }
+            chunks.append(Array(rest[..<range.lowerBound]))
+            rest = rest[range.upperBound...]
+            guard rest.firstRange(of: marker) == nil else { return nil }
+        }
+        chunks.append(Array(rest))
+        self.chunks = chunks
+    }
+
+    func write(_ first: String, to out: inout [UInt8]) {
+        out.append(contentsOf: chunks[0])
+        JSONWriter.writeString(first, to: &out)
+        out.append(contentsOf: chunks[1])
+    }
+
+    func write(_ first: String, _ second: String, to out: inout [UInt8]) {
+        out.append(contentsOf: chunks[0])
+        JSONWriter.writeString(first, to: &out)
+        out.append(contentsOf: chunks[1])
+        JSONWriter.writeString(second, to: &out)
+        out.append(contentsOf: chunks[2])
     }
 }
 

@@ -1,0 +1,94 @@
+// handler-bench: the CPU one request costs inside abctl serve, without the network (see bench/handler.sh).
+//
+// Usage: handler-bench [--requests N] [--experiments DIR] [--route assign|events|notfound]
+// Runs each request through what the daemon calls (route, handle, answered, completed) on one
+// thread, against a real store in a temporary folder, and prints user and system CPU per request.
+// bench/http.sh measures the whole server; this isolates abctl's own work from libmicrohttpd and TCP.
+import Foundation
+import Server
+#if canImport(Glibc)
+import Glibc
+#endif
+
+var requests = 200_000
+var experiments = "Experiments"
+var routeName = "assign"
+var args = CommandLine.arguments.dropFirst()
+while let a = args.popFirst() {
+    switch a {
+    case "--requests": requests = Int(args.popFirst() ?? "") ?? requests
+    case "--experiments": experiments = args.popFirst() ?? experiments
+    case "--route": routeName = args.popFirst() ?? routeName
+    default: FileHandle.standardError.write(Data("handler-bench: unknown argument \(a)\n".utf8)); exit(2)
+    }
+}
+
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handler-bench-\(getpid())").path
+try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: folder) }
+
+let server: Server
+do {
+    server = try Server(configuration: .init(http: .init(), api: .init(experimentsDirectory: experiments), databasePath: folder + "/bench.sqlite"))
+} catch {
+    FileHandle.standardError.write(Data("handler-bench: \(error)\n".utf8))
+    exit(1)
+}
+let api = server.api
+
+/// The request bodies bench/http.sh's wrk scripts send.
+func request(_ n: Int, route routeName: String) -> HTTPRequest {
+    switch routeName {
+    case "events":
+        var lines: [String] = []
+        for i in 1...100 {
+            let id = "\(n)-\(i)"
+            lines.append(i % 4 == 1
+                ? #"{"event_id":"ev-\#(id)","type":"exposure","user_id":"u-\#(id)","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}"#
+                : #"{"event_id":"ev-\#(id)","type":"trial_started","user_id":"u-\#(id)","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}"#)
+        }
+        return HTTPRequest(method: "POST", path: "/v1/events", contentType: "application/x-ndjson", body: Array(lines.joined(separator: "\n").utf8))
+    case "notfound":
+        return HTTPRequest(method: "POST", path: "/nope", contentType: "application/json", body: Array("{}".utf8))
+    default:
+        let body = #"{"user_id":"bench-0-\#(n)","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true},"variables":{"userName":"Ana"},"signals":{"companion":"dog"}}"#
+        return HTTPRequest(method: "POST", path: "/v1/assign", contentType: "application/json", body: Array(body.utf8))
+    }
+}
+
+func cpuSeconds() -> (user: Double, system: Double) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+            Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
+}
+
+let count = routeName == "events" ? max(1, requests / 100) : requests
+let prepared = (0..<count).map { request($0, route: routeName) }
+var statuses: [Int: Int] = [:]
+let before = cpuSeconds()
+let started = Date()
+for r in prepared {
+    let route = api.route(method: r.method, path: r.path)
+    let result = api.handle(r)
+    guard case .response(let response) = result.outcome else {
+        // Deferred (events): wait for the store's commit, as a suspended connection would.
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var status = 0
+        if case .deferred(let start) = result.outcome { start { status = $0.status; done.signal() } }
+        done.wait()
+        statuses[status, default: 0] += 1
+        api.completed(RequestSummary(method: r.method, path: r.path, route: route, status: status, seconds: 0, bytesIn: r.body.count, bytesOut: 0))
+        continue
+    }
+    api.answered(route: route, method: r.method, status: response.status, seconds: 0.001)
+    api.completed(RequestSummary(method: r.method, path: r.path, route: result.route, status: response.status, seconds: 0.001,
+                                 bytesIn: r.body.count, bytesOut: response.body.count))
+    statuses[response.status, default: 0] += 1
+}
+let elapsed = Date().timeIntervalSince(started)
+let after = cpuSeconds()
+let user = (after.user - before.user) / Double(count) * 1e6
+let system = (after.system - before.system) / Double(count) * 1e6
+print(String(format: "handler-bench %@: %d requests in %.2f s; per request: user %.2f µs, system %.2f µs; statuses %@",
+             routeName, count, elapsed, user, system, statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")))

@@ -1,0 +1,55 @@
+import ExperimentDefinitions
+import Foundation
+import PaywallCopy
+import Testing
+@testable import Server
+
+/// `/v1/assign` writes paywalls from parts rendered at load time (`ExperimentAnswer`). For every
+/// variant of the shipped experiments, awkward request values and every copy a server-side
+/// model can substitute, the bytes must be exactly those of writing the resolved paywall whole.
+@Suite struct AssignAnswerTests {
+    static let catalog: ExperimentCatalog = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Experiments").standardized.path
+        return try! ExperimentLoader.load(directory: folder)
+    }()
+
+    static let names = ["Ana", "", "  ", "Zoë \"Z\" \\ O'Neil", "line\nbreak\u{2028}x\u{1}", "😀", "{{ custom.userName }}", "\u{0}abctl-hole-0\u{0}"]
+    static let signalSets: [[String: JSONValue]] = [
+        [:], ["companion": .string("dog")], ["companion": .string("kids"), "goal": .string("relax")],
+        ["walk_time": .string("dawn"), "experience": .string("new")], ["companion": .number(3)], ["goal": .string("learn \"songs\"")],
+    ]
+
+    @Test func everyVariantIsWrittenAsTheWholePaywallWouldBe() {
+        var checked = 0
+        var templated = 0
+        for experiment in Self.catalog.experiments {
+            let answer = ExperimentAnswer(experiment.id, variants: experiment.variants, products: Self.catalog.products)
+            for (variant, parts) in zip(experiment.variants, answer.variants) {
+                if parts.textTemplate != nil || parts.recipeTemplate != nil { templated += 1 }
+                for name in Self.names {
+                    for signals in Self.signalSets {
+                        let request = PaywallRequest(variables: name.isEmpty ? [:] : ["userName": name], signals: signals)
+                        let resolved = PaywallResolver.resolve(variant.paywall, products: Self.catalog.products, request: request)
+                        // What the handler writes, and every copy a server-side generator may put in its place.
+                        var copies = [resolved.copy]
+                        if case .recipe = resolved.copy {
+                            copies += [.text("A line for \(name)", source: .server, fallbackReason: nil),
+                                       .text("Fallback", source: .fallback, fallbackReason: .timeout)]
+                        }
+                        for copy in copies {
+                            var whole = resolved
+                            whole.copy = copy
+                            var written: [UInt8] = []
+                            if let fixed = parts.fixedPaywall { written = fixed } else { parts.writePaywall(copy: copy, to: &written) }
+                            #expect(String(decoding: written, as: UTF8.self) == String(decoding: JSONWriter.bytes(whole.json), as: UTF8.self),
+                                    "\(experiment.id)/\(variant.key), name \(name.debugDescription), signals \(signals)")
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked > 300)
+        #expect(templated == 2)   // the template and the AI arm of chorus-paywall-copy take the fast path
+    }
+}
