@@ -63,7 +63,7 @@ public final class APIServer: HTTPHandler {
     public func handle(_ request: HTTPRequest) -> HandlerResult {
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
-            let shown = request.path.count > 200 ? String(request.path.prefix(200)) + "…" : request.path
+            let shown = request.path.utf8.count > 200 && request.path.count > 200 ? String(request.path.prefix(200)) + "…" : request.path
             return HandlerResult(route: "unmatched", outcome: .response(ErrorResponses.response(
                 for: APIError(.notFound, code: "not_found", "no endpoint at \(shown); see /openapi.json"), route: "unmatched")))
         case .wrongMethod(let pattern, let allowed):
@@ -106,16 +106,17 @@ public final class APIServer: HTTPHandler {
     }
 
     public func completed(_ summary: RequestSummary) {
-        // One JSON line per request, written straight to bytes (same shape as `Log.write`).
+        // One JSON line per request, written straight to bytes (same shape as `Log.write`). Lengths
+        // are checked in bytes first: `String.count` walks every character.
         var line: [UInt8] = []
         line.reserveCapacity(256)
         line.append(literal: #"{"ts":""#)
         Log.appendTimestamp(to: &line)
         line.append(literal: summary.status >= 500 || summary.status == 0 ? #"","level":"warning","# : #"","level":"info","#)
         line.append(literal: #""msg":"request","method":"#)
-        JSONWriter.writeString(summary.method.count > 16 ? String(summary.method.prefix(16)) : summary.method, to: &line)
+        JSONWriter.writeString(summary.method.utf8.count > 16 && summary.method.count > 16 ? String(summary.method.prefix(16)) : summary.method, to: &line)
         line.append(literal: #","path":"#)
-        JSONWriter.writeString(summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path, to: &line)
+        JSONWriter.writeString(summary.path.utf8.count > 256 && summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path, to: &line)
         line.append(literal: #","route":"#)
         JSONWriter.writeString(summary.route, to: &line)
         line.append(literal: #","status":"#)

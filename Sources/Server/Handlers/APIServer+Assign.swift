@@ -15,18 +15,19 @@ extension APIServer {
         try body.only(Self.assignFields)
         let userID = try body.string("user_id")
         let attributes = try body.object("attributes")
-        var variables: [String: String] = [:]
-        for (name, value) in try body.object("variables") {
-            guard case .string(let text) = value else { throw JSONBody.wrongType("variables.\(name)", "a string", value) }
-            variables[name] = text
+        // Checked now (a wrong type is a 400 whichever variant the user gets); made into
+        // dictionaries only when a paywall's copy reads them.
+        let variableMembers = try body.members("variables")
+        for (name, value) in variableMembers {
+            guard case .string = value else { throw JSONBody.wrongType("variables.\(name)", "a string", value) }
         }
-        let signals = try body.object("signals")
+        let signalMembers = try body.members("signals")
         let only = try body.optionalStringArray("experiments")
         let hasOnDeviceModel = try body.optionalBool("on_device_model") ?? true
 
         let snapshot = snapshots.snapshot
         let assignments: [Assignment]
-        /// Index into `snapshot.answers` of answer n (snapshot order unless ids were listed).
+        // Index into `snapshot.answers` of answer n (snapshot order unless ids were listed).
         var answerIndex: [Int]? = nil
         if let only {
             answerIndex = try only.map { id throws(APIError) in
@@ -41,7 +42,7 @@ extension APIServer {
         }
 
         // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
-        let paywallRequest = PaywallRequest(variables: variables, signals: signals, hasOnDeviceModel: hasOnDeviceModel)
+        var paywallRequest: PaywallRequest?
         var out: [UInt8] = []
         out.reserveCapacity(256 + 512 * assignments.count)
         out.append(literal: #"{"user_id":"#)
@@ -62,9 +63,13 @@ extension APIServer {
                 if let fixed = variant.fixedPaywall {
                     out.append(contentsOf: fixed)
                 } else {
-                    var copy = PaywallResolver.resolveCopy(variant.copy, request: paywallRequest)
+                    let request = paywallRequest ?? PaywallRequest(
+                        variables: JSONBody.dictionary(variableMembers).compactMapValues { if case .string(let s) = $0 { s } else { nil } },
+                        signals: JSONBody.dictionary(signalMembers), hasOnDeviceModel: hasOnDeviceModel)
+                    paywallRequest = request
+                    var copy = PaywallResolver.resolveCopy(variant.copy, request: request)
                     if let copyGenerator {
-                        copy = copyGenerator.copy(copy, for: paywallRequest, experiment: a.experimentID, variant: variant.variantKey)
+                        copy = copyGenerator.copy(copy, for: request, experiment: a.experimentID, variant: variant.variantKey)
                     }
                     variant.writePaywall(copy: copy, to: &out)
                 }

@@ -61,10 +61,20 @@ public struct JSONBody: Sendable {
         return b
     }
 
-    /// An optional object, as its members (empty when absent or null).
+    /// An optional object, as a dictionary (empty when absent or null).
     public func object(_ key: String) throws(APIError) -> [String: JSONValue] {
-        guard let value = self[key], value != .null else { return [:] }
+        Self.dictionary(try members(key))
+    }
+
+    /// An optional object, as its members in order (empty when absent or null).
+    public func members(_ key: String) throws(APIError) -> [(String, JSONValue)] {
+        guard let value = self[key], value != .null else { return [] }
         guard case .object(let members) = value else { throw Self.wrongType(key, "an object", value) }
+        return members
+    }
+
+    /// Members as a dictionary; a repeated key keeps its last value.
+    public static func dictionary(_ members: [(String, JSONValue)]) -> [String: JSONValue] {
         var out = [String: JSONValue](minimumCapacity: members.count)   // no rehashing while it fills
         for (k, v) in members { out[k] = v }
         return out
