@@ -47,12 +47,12 @@ func request(_ n: Int, route routeName: String) -> HTTPRequest {
                 ? #"{"event_id":"ev-\#(id)","type":"exposure","user_id":"u-\#(id)","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}"#
                 : #"{"event_id":"ev-\#(id)","type":"trial_started","user_id":"u-\#(id)","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}"#)
         }
-        return HTTPRequest(method: "POST", path: "/v1/events", contentType: "application/x-ndjson", body: Array(lines.joined(separator: "\n").utf8))
+        return HTTPRequest(method: "POST", path: "/v1/events", body: Array(lines.joined(separator: "\n").utf8))
     case "notfound":
-        return HTTPRequest(method: "POST", path: "/nope", contentType: "application/json", body: Array("{}".utf8))
+        return HTTPRequest(method: "POST", path: "/nope", body: Array("{}".utf8))
     default:
         let body = #"{"user_id":"bench-0-\#(n)","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true},"variables":{"userName":"Ana"},"signals":{"companion":"dog"}}"#
-        return HTTPRequest(method: "POST", path: "/v1/assign", contentType: "application/json", body: Array(body.utf8))
+        return HTTPRequest(method: "POST", path: "/v1/assign", body: Array(body.utf8))
     }
 }
 

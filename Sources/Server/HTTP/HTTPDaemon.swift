@@ -195,7 +195,6 @@ public final class HTTPDaemon: @unchecked Sendable {
 
         let request = HTTPRequest(method: context.method, path: context.path, query: context.query,
                                   authorization: header(connection, "Authorization"),
-                                  contentType: header(connection, "Content-Type"),
                                   body: context.body)
         context.body = []
         let result = handler.handle(request)

@@ -6,15 +6,13 @@ public struct HTTPRequest: Sendable {
     public var query: String?
     /// The `Authorization` header, if any.
     public var authorization: String?
-    public var contentType: String?
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: String? = nil, authorization: String? = nil, contentType: String? = nil, body: [UInt8] = []) {
+    public init(method: String, path: String, query: String? = nil, authorization: String? = nil, body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
         self.authorization = authorization
-        self.contentType = contentType
         self.body = body
     }
 }

@@ -3,7 +3,7 @@ import ExperimentDefinitions
 import PaywallCopy
 
 extension APIServer {
-    static let assignFields: Set<String> = ["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"]
+    static let assignFields = ["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"]
 
     /// `POST /v1/assign`: body `{"user_id", "attributes"?, "variables"?, "signals"?, "experiments"?, "on_device_model"?}`.
     ///
