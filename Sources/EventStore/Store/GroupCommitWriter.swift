@@ -39,7 +39,18 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var transactionOpen = false
     private var uncommittedEvents = 0
     private var touchedSinceCommit = Set<String>()
+    /// Users with an exposure stored in the open transaction: their facts are always recomputed.
+    private var exposedSinceCommit = Set<String>()
     private var awaitingCommit: [(Completion, AppendResult)] = []
+
+    // Which users can have facts, on `queue` only (see `ExposedUserFilter`).
+    /// Every user with an exposure as of the last commit; nil until built and after another
+    /// connection committed.
+    private var exposedUsers: ExposedUserFilter?
+    /// `PRAGMA data_version` when `exposedUsers` was complete: it changes only when another
+    /// connection (another process's ingest, say) commits.
+    private var exposedUsersVersion: Int64 = 0
+    private var lastFilterBuild: UInt64?
 
     init(connection: Connection, maxEventsPerTransaction: Int) {
         self.connection = connection
@@ -139,8 +150,9 @@ final class GroupCommitWriter: @unchecked Sendable {
         if transactionOpen && (commitNow || isClosed.load(ordering: .acquiring)) { commitOpenTransaction() }
     }
 
-    private func track(_ request: Request, _ inserted: (result: AppendResult, touched: [String])) {
+    private func track(_ request: Request, _ inserted: (result: AppendResult, touched: [String], exposed: [String])) {
         touchedSinceCommit.formUnion(inserted.touched)
+        exposedSinceCommit.formUnion(inserted.exposed)
         uncommittedEvents += request.events.count
         awaitingCommit.append((request.completion, inserted.result))
     }
@@ -151,6 +163,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         let waiting = awaitingCommit
         awaitingCommit = []
         touchedSinceCommit = []
+        exposedSinceCommit = []
         uncommittedEvents = 0
         transactionOpen = false
         for (completion, _) in waiting { completion(.failure(error)) }
@@ -161,13 +174,20 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func commitOpenTransaction() {
         let waiting = awaitingCommit
         let touched = touchedSinceCommit
+        let exposed = exposedSinceCommit
         awaitingCommit = []
         touchedSinceCommit = []
+        exposedSinceCommit = []
         uncommittedEvents = 0
         transactionOpen = false
         do {
-            for user in touched.sorted() { try refreshFacts(userID: user) }
+            // A user with no exposure has no facts to recompute (nil filter: ask nothing, recompute all).
+            let filter = try currentExposedUsers()
+            for user in touched.sorted() where filter == nil || exposed.contains(user) || filter!.mightContain(user) {
+                try refreshFacts(userID: user)
+            }
             try connection.execute("COMMIT")
+            if exposedUsers != nil { for user in exposed { exposedUsers!.insert(user) } }
             transactionCount.add(1, ordering: .relaxed)
             for (completion, result) in waiting { completion(.success(result)) }
         } catch {
@@ -176,8 +196,30 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
     }
 
-    private func insert(_ events: [Event]) throws -> (result: AppendResult, touched: [String]) {
+    /// The filter of exposed users when it can be trusted in the open transaction, else nil.
+    ///
+    /// Built from `facts` (one row per exposed user and experiment) on first use, and again when
+    /// another connection has committed since, as that may have stored exposures; at most once a
+    /// second, so a steady writer elsewhere costs a recompute of every touched user instead.
+    private func currentExposedUsers() throws -> ExposedUserFilter? {
+        let version = try connection.scalarInt("PRAGMA data_version") ?? 0
+        if let exposedUsers, version == exposedUsersVersion, exposedUsers.inserted <= exposedUsers.capacity { return exposedUsers }
+        exposedUsers = nil
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let lastFilterBuild, now &- lastFilterBuild < 1_000_000_000 { return nil }
+        lastFilterBuild = now
+        let rows = try connection.scalarInt("SELECT count(*) FROM facts") ?? 0
+        var filter = ExposedUserFilter(capacity: Int(rows) * 2)
+        let users = try connection.prepare("SELECT user_id FROM facts")
+        while try users.step() { filter.insert(users.text(0)) }
+        exposedUsers = filter
+        exposedUsersVersion = version
+        return filter
+    }
+
+    private func insert(_ events: [Event]) throws -> (result: AppendResult, touched: [String], exposed: [String]) {
         var touched: [String] = []
+        var exposed: [String] = []
         let statement = try connection.cached("""
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason)
@@ -210,11 +252,12 @@ final class GroupCommitWriter: @unchecked Sendable {
             if connection.changes == 1 {
                 result.stored += 1
                 touched.append(event.userID)
+                if event.type == .exposure { exposed.append(event.userID) }
             } else {
                 result.duplicates += 1
             }
         }
-        return (result, touched)
+        return (result, touched, exposed)
     }
 
     /// Recomputes one user's facts from all of the user's stored events.
