@@ -99,7 +99,7 @@ public final class APIServer: HTTPHandler {
     }
 
     /// Clients choose methods freely; metrics label only these, and the rest as `other`.
-    private static let knownMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+    private static let knownMethods = ["POST", "GET", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
 
     public func answered(route: String, method: String, status: Int, seconds: Double) {
         metrics.request(route: route, method: Self.knownMethods.contains(method) ? method : "other", status: status, seconds: seconds)

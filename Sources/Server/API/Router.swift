@@ -43,21 +43,18 @@ public struct Router: Sendable {
     }
 
     public let routes: [Route]
-    /// Routes without captures by pattern: the common request is one hash lookup, not a split
-    /// of its path (a literal pattern wins over a capture matching the same path).
-    private let literal: [String: [Route]]
+    /// Routes without captures: the common request is found by comparing its path with a
+    /// handful of strings (cheaper than hashing it), not by splitting it (a literal pattern wins
+    /// over a capture matching the same path).
+    private let literal: [Route]
 
     public init(_ routes: [Route]) {
         self.routes = routes
-        var literal: [String: [Route]] = [:]
-        for route in routes where !route.segments.contains(where: { $0.first == "{" }) {
-            literal[route.pattern, default: []].append(route)
-        }
-        self.literal = literal
+        literal = routes.filter { !$0.segments.contains(where: { $0.first == "{" }) }
     }
 
     public func match(method: String, path: String) -> Match {
-        if let candidates = literal[path], let route = candidates.first(where: { $0.method == method }) { return .found(route, [:]) }
+        if let route = literal.first(where: { $0.pattern == path && $0.method == method }) { return .found(route, [:]) }
         let parts = path.split(separator: "/")
         var allowed: [String] = []
         var pattern = ""

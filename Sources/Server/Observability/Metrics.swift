@@ -5,12 +5,6 @@ public final class Metrics: Sendable {
     /// Upper bounds, in seconds, of the request latency histogram.
     public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    struct RequestKey: Hashable {
-        var route: String
-        var method: String
-        var status: Int
-    }
-
     struct WebhookKey: Hashable {
         var outcome: String
         var type: String
@@ -29,9 +23,24 @@ public final class Metrics: Sendable {
         }
     }
 
+    /// One route's counts: a request costs one hash of its route, and a short scan of the
+    /// (method, status) pairs seen on it.
+    struct RouteStats {
+        var latency = Histogram()
+        var answers: [(method: String, status: Int, count: Int)] = []
+
+        mutating func record(method: String, status: Int, seconds: Double) {
+            latency.observe(seconds)
+            if let i = answers.firstIndex(where: { $0.status == status && $0.method == method }) {
+                answers[i].count += 1
+            } else {
+                answers.append((method, status, 1))
+            }
+        }
+    }
+
     struct State {
-        var requests: [RequestKey: Int] = [:]
-        var latency: [String: Histogram] = [:]
+        var routes: [String: RouteStats] = [:]
         var webhook: [WebhookKey: Int] = [:]
     }
 
@@ -46,8 +55,7 @@ public final class Metrics: Sendable {
 
     public func request(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { s in
-            s.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            s.latency[route, default: Histogram()].observe(seconds)
+            s.routes[route, default: RouteStats()].record(method: method, status: status, seconds: seconds)
         }
     }
 
@@ -89,12 +97,13 @@ public final class Metrics: Sendable {
         var out = ""
         out += "# HELP abctl_http_requests_total HTTP requests answered, by route pattern, method and status.\n"
         out += "# TYPE abctl_http_requests_total counter\n"
-        for (key, n) in s.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-            out += "abctl_http_requests_total{route=\"\(Self.escape(key.route))\",method=\"\(Self.escape(key.method))\",status=\"\(key.status)\"} \(n)\n"
+        let answers = s.routes.flatMap { route, stats in stats.answers.map { (route: route, method: $0.method, status: $0.status, count: $0.count) } }
+        for a in answers.sorted(by: { ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status) }) {
+            out += "abctl_http_requests_total{route=\"\(Self.escape(a.route))\",method=\"\(Self.escape(a.method))\",status=\"\(a.status)\"} \(a.count)\n"
         }
         out += "# HELP abctl_http_request_duration_seconds Time from the request's headers to the end of its response.\n"
         out += "# TYPE abctl_http_request_duration_seconds histogram\n"
-        for (route, h) in s.latency.sorted(by: { $0.key < $1.key }) {
+        for (route, h) in s.routes.map({ ($0.key, $0.value.latency) }).sorted(by: { $0.0 < $1.0 }) {
             var cumulative = 0
             let label = "route=\"\(Self.escape(route))\""
             for (i, bound) in Self.latencyBuckets.enumerated() {
