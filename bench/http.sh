@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # HTTP benchmark of `abctl serve` on loopback, next to nginx serving a fixed JSON body in the same run.
 #
-#   bench/http.sh            # defaults: 10 s per run, 64 connections, 2 wrk threads
-#   DURATION=5 CONNECTIONS=64 bench/http.sh
+#   bench/http.sh            # defaults: 3 rounds of 6 s runs, 64 connections, 2 wrk threads
+#   DURATION=5 ROUNDS=5 CONNECTIONS=64 bench/http.sh
 #
 # 1. POST /v1/assign with the 3 running experiments of Experiments/ (a new user id per request),
-#    against nginx answering the same requests with a fixed body of the same size.
+#    against nginx answering the same requests with a fixed body of the same size, in ROUNDS
+#    alternating runs (nginx, abctl, nginx, ...): on a shared 2-core machine one pair of runs
+#    moves by 10% or more, so each round's ratio is printed and the median judged.
 #    Goals: >= 60% of nginx's requests per second, p99 < 10 ms. Then bench/mhd_fixed.c, a bare
 #    libmicrohttpd server set up as abctl's (fixed body, no work), shows the HTTP layer's own ceiling.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
@@ -15,7 +17,8 @@
 # run is bounded by DURATION. Needs a release build (built here).
 set -euo pipefail
 
-DURATION="${DURATION:-10}"
+DURATION="${DURATION:-6}"
+ROUNDS="${ROUNDS:-3}"
 CONNECTIONS="${CONNECTIONS:-64}"
 WRK_THREADS="${WRK_THREADS:-2}"
 SERVER_THREADS="${SERVER_THREADS:-}"
@@ -153,12 +156,14 @@ CONF
 "$NGINX" -p "$WORK/nginx" -c nginx.conf
 NGINX_STARTED=1
 
-echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/assign (nginx, fixed body)"
-NGINX_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
-echo "  $NGINX_RESULT"
-echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/assign (abctl serve)"
-ABCTL_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
-echo "  $ABCTL_RESULT"
+NGINX_RESULTS=""; ABCTL_RESULTS=""
+for round in $(seq "$ROUNDS"); do
+  echo "bench: round $round/$ROUNDS: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/assign, nginx (fixed body) then abctl serve"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
+  echo "  nginx $line"; NGINX_RESULTS="$NGINX_RESULTS$line;"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+  echo "  abctl $line"; ABCTL_RESULTS="$ABCTL_RESULTS$line;"
+done
 "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop; NGINX_STARTED=""
 stop_abctl
 
@@ -185,21 +190,30 @@ STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]
 
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULT" "$ABCTL_RESULT" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" <<'PY'
-import sys
+python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" <<'PY'
+import statistics, sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
-nginx, abctl, events, mhd = parse(sys.argv[1]), parse(sys.argv[2]), parse(sys.argv[3]), parse(sys.argv[7])
+nginx_runs = [parse(l) for l in sys.argv[1].split(";") if l]
+abctl_runs = [parse(l) for l in sys.argv[2].split(";") if l]
+events, mhd = parse(sys.argv[3]), parse(sys.argv[7])
 before, after, rows = float(sys.argv[4] or 0), float(sys.argv[5] or 0), int(sys.argv[6])
-ratio = abctl["rps"] / nginx["rps"]
+ratios = [a["rps"] / n["rps"] for n, a in zip(nginx_runs, abctl_runs)]
+ratio = statistics.median(ratios)
+p99 = statistics.median(a["p99_ms"] for a in abctl_runs)
+nginx = {"rps": statistics.median(n["rps"] for n in nginx_runs), "p99_ms": statistics.median(n["p99_ms"] for n in nginx_runs)}
+abctl = {"rps": statistics.median(a["rps"] for a in abctl_runs), "p99_ms": p99, "errors": sum(a["errors"] for a in abctl_runs)}
 stored = after - before
 eps = stored / events["seconds"]
 print()
 print("RESULTS (loopback, same machine as wrk)")
-print(f"  nginx fixed body     : {nginx['rps']:>10.0f} req/s   p99 {nginx['p99_ms']:.2f} ms")
-print(f"  abctl POST /v1/assign: {abctl['rps']:>10.0f} req/s   p99 {abctl['p99_ms']:.2f} ms   errors {int(abctl['errors'])}")
+print(f"  nginx fixed body     : {nginx['rps']:>10.0f} req/s   p99 {nginx['p99_ms']:.2f} ms   (median of {len(nginx_runs)} runs)")
+print(f"  abctl POST /v1/assign: {abctl['rps']:>10.0f} req/s   p99 {abctl['p99_ms']:.2f} ms   errors {int(abctl['errors'])}   (median of {len(abctl_runs)} runs)")
+by_round = ", ".join(f"{r:.1%}" for r in ratios)
+p99s = ", ".join(f"{a['p99_ms']:.2f}" for a in abctl_runs)
+print(f"  assign / nginx, by round: {by_round}   (abctl p99: {p99s} ms)")
 print(f"  libmicrohttpd, fixed : {mhd['rps']:>10.0f} req/s   p99 {mhd['p99_ms']:.2f} ms   ({mhd['rps'] / nginx['rps']:.1%} of nginx: the HTTP layer alone)")
-print(f"  assign / nginx       : {ratio:>10.1%}   (goal >= 60%: {'met' if ratio >= 0.6 else 'NOT met'}; p99 goal < 10 ms: {'met' if abctl['p99_ms'] < 10 else 'NOT met'})")
+print(f"  assign / nginx median: {ratio:>10.1%}   (goal >= 60%: {'met' if ratio >= 0.6 else 'NOT met'}; p99 goal < 10 ms: {'met' if abctl['p99_ms'] < 10 else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
       f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")
