@@ -44,7 +44,7 @@ extension APIServer {
         // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
         var paywallRequest: PaywallRequest?
         var out: [UInt8] = []
-        out.reserveCapacity(256 + 512 * assignments.count)
+        out.reserveCapacity(512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
         out.append(literal: #"{"user_id":"#)
         JSONWriter.writeString(userID, to: &out)
         out.append(literal: #","assignments":["#)

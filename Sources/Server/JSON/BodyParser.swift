@@ -137,13 +137,17 @@ public struct BodyParser {
     private mutating func string() throws(SyntaxError) -> String {
         i += 1
         let start = i
-        // Fast path: no escapes.
-        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+        // Fast path: no escapes. `high` gathers the top bits, so ASCII needs no second pass.
+        var high: UInt8 = 0
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 {
+            high |= bytes[i]
+            i += 1
+        }
         guard i < bytes.count else { throw error("unterminated string") }
         if bytes[i] == UInt8(ascii: "\"") {
             let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
             i += 1
-            return try validUTF8(slice, at: start)
+            return high < 0x80 ? String(decoding: slice, as: UTF8.self) : try validUTF8(slice, at: start)
         }
         var out: [UInt8] = Array(bytes[start..<i])
         while true {

@@ -81,23 +81,18 @@ public final class Log: Sendable {
         let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
         let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
         let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
-        func digits(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var v = value
-            while divisor > 0 {
-                out.append(UInt8(v / divisor) + 0x30)
-                v %= divisor
-                divisor /= 10
-            }
+        out.reserveCapacity(out.count + 24)
+        func two(_ v: Int) {
+            out.append(UInt8(truncatingIfNeeded: v / 10) + 0x30)
+            out.append(UInt8(truncatingIfNeeded: v % 10) + 0x30)
         }
-        digits(year, 4); out.append(0x2D)
-        digits(month, 2); out.append(0x2D)
-        digits(day, 2); out.append(0x54)
-        digits(secondOfDay / 3600, 2); out.append(0x3A)
-        digits(secondOfDay / 60 % 60, 2); out.append(0x3A)
-        digits(secondOfDay % 60, 2); out.append(0x2E)
-        digits(milliseconds, 3); out.append(0x5A)
+        two(year / 100); two(year % 100); out.append(0x2D)
+        two(month); out.append(0x2D)
+        two(day); out.append(0x54)
+        two(secondOfDay / 3600); out.append(0x3A)
+        two(secondOfDay / 60 % 60); out.append(0x3A)
+        two(secondOfDay % 60); out.append(0x2E)
+        out.append(UInt8(truncatingIfNeeded: milliseconds / 100) + 0x30); two(milliseconds % 100); out.append(0x5A)
     }
 
     public func flush() {

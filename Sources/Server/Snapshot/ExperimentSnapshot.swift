@@ -61,7 +61,8 @@ public final class ExperimentSnapshot: Sendable {
 
 /// One experiment's part of a `/v1/assign` answer, as bytes.
 struct ExperimentAnswer: Sendable {
-    struct VariantAnswer: Sendable {
+    /// A class: the handler takes one reference per answer instead of copying seven fields.
+    final class VariantAnswer: Sendable {
         /// `"key"`.
         let key: [UInt8]
         let variantKey: String
@@ -74,6 +75,17 @@ struct ExperimentAnswer: Sendable {
         /// The paywall object up to its copy, which comes last (`{"offering":…,"copy":`), for any
         /// other copy (an AI arm's fallback, a line the server wrote).
         let paywallHead: [UInt8]
+
+        init(key: [UInt8], variantKey: String, copy: CopySpec, fixedPaywall: [UInt8]?, textTemplate: ByteTemplate?,
+             recipeTemplate: ByteTemplate?, paywallHead: [UInt8]) {
+            self.key = key
+            self.variantKey = variantKey
+            self.copy = copy
+            self.fixedPaywall = fixedPaywall
+            self.textTemplate = textTemplate
+            self.recipeTemplate = recipeTemplate
+            self.paywallHead = paywallHead
+        }
 
         /// The paywall object with `copy` (resolved for the request) as its copy.
         func writePaywall(copy: ResolvedCopy, to out: inout [UInt8]) {
