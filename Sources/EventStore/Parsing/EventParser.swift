@@ -107,6 +107,17 @@ public struct EventParser: Sendable {
         var rejection: EventRejection?
     }
 
+    /// The keys an event object may have; a key's raw value is its bit in `seen`.
+    private enum Field: Int, CaseIterable {
+        case eventID, type, userID, ts, experiment, variant, revenue, currency, productID, copySource, copyText, copyFallbackReason
+
+        static let keys = ["event_id", "type", "user_id", "ts", "experiment", "variant", "revenue", "currency", "product_id",
+                           "copy_source", "copy_text", "copy_fallback_reason"]
+        var key: String { Self.keys[rawValue] }
+    }
+    /// `Field.allCases`' keys as bytes, in order: a key is found without building a `String`.
+    private static let fieldKeys = Field.keys.map { Array($0.utf8) }
+
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
     private static let typeNames = EventType.allCases.map(\.name).joined(separator: ", ")
 
@@ -118,9 +129,11 @@ public struct EventParser: Sendable {
             return .failure(EventRejection(field: "json", reason: "expected an event object, found \(kind)"))
         }
         let bytesScanner = scanner
-        try scanner.scanObject { (key, value) throws(JSONScanner.SyntaxError) in
+        try scanner.scanObject { (keyValue, value) throws(JSONScanner.SyntaxError) in
+            // Unknown keys are ignored; known ones are found by their bytes, no String per key.
+            guard let index = bytesScanner.index(of: keyValue, in: Self.fieldKeys), let field = Field(rawValue: index) else { return }
             func reject(_ reason: String) {
-                if f.rejection == nil { f.rejection = EventRejection(field: key, reason: reason) }
+                if f.rejection == nil { f.rejection = EventRejection(field: field.key, reason: reason) }
             }
             func string(required: Bool) -> String? {
                 switch value {
@@ -135,37 +148,17 @@ public struct EventParser: Sendable {
                     return nil
                 }
             }
-            let bit: UInt16
-            switch key {
-            case "event_id": bit = 1 << 0
-            case "type": bit = 1 << 1
-            case "user_id": bit = 1 << 2
-            case "ts": bit = 1 << 3
-            case "experiment": bit = 1 << 4
-            case "variant": bit = 1 << 5
-            case "revenue": bit = 1 << 6
-            case "currency": bit = 1 << 7
-            case "product_id": bit = 1 << 8
-            case "copy_source": bit = 1 << 9
-            case "copy_text": bit = 1 << 10
-            case "copy_fallback_reason": bit = 1 << 11
-            default: return
-            }
+            let bit: UInt16 = 1 << field.rawValue
             if seen & bit != 0 { reject("appears twice"); return }
             seen |= bit
-            switch key {
-            case "event_id": f.eventID = string(required: true)
-            case "type": f.type = string(required: true)
-            case "user_id": f.userID = string(required: true)
-            case "ts": f.ts = string(required: true)
-            case "experiment": f.experiment = string(required: false)
-            case "variant": f.variant = string(required: false)
-            case "currency": f.currency = string(required: false)
-            case "product_id": f.productID = string(required: false)
-            case "copy_source": f.copySource = string(required: false)
-            case "copy_text": f.copyText = string(required: false)
-            case "copy_fallback_reason": f.copyFallbackReason = string(required: false)
-            case "revenue":
+            switch field {
+            case .eventID: f.eventID = string(required: true)
+            case .type: f.type = string(required: true)
+            case .userID: f.userID = string(required: true)
+            case .ts: f.ts = string(required: true)
+            case .experiment: f.experiment = string(required: false)
+            case .variant: f.variant = string(required: false)
+            case .revenue:
                 switch value {
                 case .null: break
                 case .number:
@@ -173,7 +166,11 @@ public struct EventParser: Sendable {
                     f.revenue = number
                 default: reject("must be a number, found \(value.kindName)")
                 }
-            default: break
+            case .currency: f.currency = string(required: false)
+            case .productID: f.productID = string(required: false)
+            case .copySource: f.copySource = string(required: false)
+            case .copyText: f.copyText = string(required: false)
+            case .copyFallbackReason: f.copyFallbackReason = string(required: false)
             }
         }
         // Rejections in the order a reader checks a line: a bad field first, then what is missing.

@@ -60,7 +60,8 @@ struct JSONScanner {
 
     /// Scans a whole object, calling `field` with each key (raw bytes, unescaped only when
     /// needed) and value. Leaves `i` after the closing brace.
-    mutating func scanObject(depth: Int = 0, _ field: (_ key: String, _ value: Value) throws(SyntaxError) -> Void) throws(SyntaxError) {
+    /// `field` gets each key as a scanned string (`decode` or `keyIndex` reads it) and its value.
+    mutating func scanObject(depth: Int = 0, _ field: (_ key: Value, _ value: Value) throws(SyntaxError) -> Void) throws(SyntaxError) {
         try expect(0x7B, "'{'")
         skipWhitespace()
         if i < bytes.count, bytes[i] == 0x7D { i += 1; return }
@@ -68,10 +69,9 @@ struct JSONScanner {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == 0x22 else { throw error("expected a key string, found \(describeCurrent())") }
             let key = try scanString()
-            let keyText = decode(key)
             try expect(0x3A, "':'")
             let value = try scanValue(depth: depth + 1)
-            try field(keyText, value)
+            try field(key, value)
             skipWhitespace()
             guard i < bytes.count else { throw error("expected ',' or '}', found end of line") }
             if bytes[i] == 0x2C { i += 1; continue }
@@ -215,6 +215,15 @@ struct JSONScanner {
     }
 
     /// The text of a scanned string (already validated by `scanString`).
+    /// The position of a scanned string in `names` (UTF-8 bytes), compared without building a
+    /// `String` unless the key has escapes; nil when it is none of them.
+    func index(of value: Value, in names: [[UInt8]]) -> Int? {
+        guard case let .string(start, end, plain) = value else { return nil }
+        if !plain { return names.firstIndex(of: Array(decode(value).utf8)) }
+        let key = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        return names.firstIndex { $0.count == key.count && $0.elementsEqual(key) }
+    }
+
     func decode(_ value: Value) -> String {
         guard case let .string(start, end, plain) = value else { return "" }
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
