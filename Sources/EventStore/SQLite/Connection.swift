@@ -4,7 +4,7 @@ import CSQLite
 ///
 /// `@unchecked Sendable` is safe because a connection is only ever used by one thread at a
 /// time: the writer's connection only on the writer's serial queue, each read connection
-/// only while checked out of `ReaderPool` (whose mutex hands it to one borrower at a time).
+/// only while checked out of `ReaderPool` or `ExposureLookup` (whose mutexes hand it to one user at a time).
 /// The connection is opened with `SQLITE_OPEN_NOMUTEX`, relying on that discipline.
 final class Connection: @unchecked Sendable {
     private let handle: OpaquePointer
