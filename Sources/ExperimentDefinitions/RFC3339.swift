@@ -81,7 +81,8 @@ public enum RFC3339 {
         return era * 146097 + doe - 719468
     }
 
-    private static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
+    public static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097

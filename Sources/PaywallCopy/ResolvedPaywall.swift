@@ -29,20 +29,13 @@ public struct CopyRecipe: Sendable {
     public var maxTokens: Int?
     public var guardRules: CopyGuard
     public var fallback: String
+}
 
-    /// The recipe of an AI arm for one brief (and the prompt built from it).
+extension CopyRecipe {
+    /// The recipe of an AI arm for one brief (and the prompt built from it). In an extension, so
+    /// the memberwise initialiser stays.
     public init(_ spec: AIRecipe, brief: String, prompt: String) {
         self.init(instructions: spec.instructions, brief: brief, prompt: prompt, temperature: spec.temperature,
                   maxTokens: spec.maxTokens, guardRules: spec.guardRules, fallback: spec.fallback)
-    }
-
-    init(instructions: String, brief: String, prompt: String, temperature: Double?, maxTokens: Int?, guardRules: CopyGuard, fallback: String) {
-        self.instructions = instructions
-        self.brief = brief
-        self.prompt = prompt
-        self.temperature = temperature
-        self.maxTokens = maxTokens
-        self.guardRules = guardRules
-        self.fallback = fallback
     }
 }

@@ -69,18 +69,9 @@ public final class Log: Sendable {
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` by arithmetic: glibc's `gmtime_r` takes a process-wide lock
     /// (the time zone's), which every server thread would queue on once per request.
     static func appendTimestamp(seconds: Int64, milliseconds: Int, to out: inout [UInt8]) {
-        // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil, inverted).
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
-        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
-        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        let (year, month, day) = RFC3339.civilFromDays(Int(days))
         out.reserveCapacity(out.count + 24)
         func two(_ v: Int) {
             out.append(UInt8(truncatingIfNeeded: v / 10) + 0x30)
