@@ -52,6 +52,20 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var exposedUsersVersion: Int64 = 0
     private var lastFilterBuild: UInt64?
 
+    /// The writer's statements, prepared once (`Connection.cached` would hash their long SQL on
+    /// every use, several times per event).
+    private var insertEvent, selectUserEvents, upsertFacts: Statement?
+
+    private func prepared(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+        if let statement = slot {
+            try statement.reset()
+            return statement
+        }
+        let statement = try connection.prepare(sql)
+        slot = statement
+        return statement
+    }
+
     init(connection: Connection, maxEventsPerTransaction: Int) {
         self.connection = connection
         self.maxEventsPerTransaction = maxEventsPerTransaction
@@ -220,7 +234,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func insert(_ events: [Event]) throws -> (result: AppendResult, touched: [String], exposed: [String]) {
         var touched: [String] = []
         var exposed: [String] = []
-        let statement = try connection.cached("""
+        let statement = try prepared(&insertEvent, """
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -262,7 +276,7 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     /// Recomputes one user's facts from all of the user's stored events.
     private func refreshFacts(userID: String) throws {
-        let select = try connection.cached("""
+        let select = try prepared(&selectUserEvents, """
             SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id
             FROM events WHERE user_id = ?
             """)
@@ -282,7 +296,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
         let facts = FactsBuilder.facts(userID: userID, events: sources)
         guard !facts.isEmpty else { return }
-        let upsert = try connection.cached("""
+        let upsert = try prepared(&upsertFacts, """
             INSERT INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
                 first_converted_ts, first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
