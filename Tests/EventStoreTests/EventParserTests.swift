@@ -63,11 +63,23 @@ struct BadLine: Sendable, CustomTestStringConvertible {
     BadLine(line: #"{"event_id":"e","type":"converted","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":"9.99"}"#, field: "revenue", reasonContains: "must be a number"),
     BadLine(line: #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"x","variant":"a","copy_source":"llm"}"#, field: "copy_source", reasonContains: "static, template, on_device, server, fallback"),
     BadLine(line: #"{"event_id":"e","event_id":"f","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, field: "event_id", reasonContains: "appears twice"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":""}"#, field: "ts", reasonContains: "non-empty"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":1796083200}"#, field: "ts", reasonContains: "must be a string, found a number"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00\u005A!"}"#, field: "ts", reasonContains: "'2026-12-01T10:00:00Z!'"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","\u0074s":"x"}"#, field: "ts", reasonContains: "not an RFC 3339 timestamp"),
 ])
 func rejectsBadLineNamingTheField(bad: BadLine) throws {
     let r = try #require(rejection(bad.line))
     #expect(r.field == bad.field)
     #expect(r.reason.contains(bad.reasonContains), "reason was: \(r.reason)")
+}
+
+/// Keys and timestamps with escapes take the slow path (decoded first) and mean the same.
+@Test func escapedKeysAndTimestampsAreUnderstood() throws {
+    let line = #"{"\u0065vent_id":"e","type":"renewed","user_id":"u","t\u0073":"2026-12-01T10:00:00\u005A"}"#
+    let event = try #require(EventParser().parse(line: line)).get()
+    #expect(event.id == "e")
+    #expect(event.timestamp == Timestamp(rfc3339: "2026-12-01T10:00:00Z"))
 }
 
 @Test func catalogChecksExposures() throws {

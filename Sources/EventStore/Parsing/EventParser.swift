@@ -95,7 +95,8 @@ public struct EventParser: Sendable {
         var eventID: String?
         var type: String?
         var userID: String?
-        var ts: String?
+        /// Kept as scanned: a plain timestamp is parsed from its bytes, with no `String` made.
+        var ts: JSONScanner.Value?
         var experiment: String?
         var variant: String?
         var revenue: Double?
@@ -135,18 +136,23 @@ public struct EventParser: Sendable {
             func reject(_ reason: String) {
                 if f.rejection == nil { f.rejection = EventRejection(field: field.key, reason: reason) }
             }
-            func string(required: Bool) -> String? {
+            func checkedString(required: Bool) -> JSONScanner.Value? {
                 switch value {
-                case .string:
-                    let text = bytesScanner.decode(value)
-                    if required && text.isEmpty { reject("must be a non-empty string"); return nil }
-                    return text
+                case .string(let start, let end, let plain):
+                    if required && (plain ? start == end : bytesScanner.decode(value).isEmpty) {
+                        reject("must be a non-empty string")
+                        return nil
+                    }
+                    return value
                 case .null where !required:
                     return nil
                 default:
                     reject("must be a string, found \(value.kindName)")
                     return nil
                 }
+            }
+            func string(required: Bool) -> String? {
+                checkedString(required: required).map(bytesScanner.decode)
             }
             let bit: UInt16 = 1 << field.rawValue
             if seen & bit != 0 { reject("appears twice"); return }
@@ -155,7 +161,7 @@ public struct EventParser: Sendable {
             case .eventID: f.eventID = string(required: true)
             case .type: f.type = string(required: true)
             case .userID: f.userID = string(required: true)
-            case .ts: f.ts = string(required: true)
+            case .ts: f.ts = checkedString(required: true)
             case .experiment: f.experiment = string(required: false)
             case .variant: f.variant = string(required: false)
             case .revenue:
@@ -181,8 +187,15 @@ public struct EventParser: Sendable {
             return .failure(EventRejection(field: "type", reason: "unknown event type '\(typeName)'; expected one of: \(EventParser.typeNames)"))
         }
         guard let userID = f.userID else { return .failure(missing("user_id")) }
-        guard let ts = f.ts else { return .failure(missing("ts")) }
-        guard let timestamp = Timestamp(rfc3339: ts) else {
+        guard let tsValue = f.ts else { return .failure(missing("ts")) }
+        let parsed: Timestamp?
+        if case .string(let start, let end, true) = tsValue {
+            parsed = RFC3339.parse(UnsafeBufferPointer(rebasing: bytesScanner.bytes[start..<end])).map(Timestamp.init(microseconds:))
+        } else {
+            parsed = Timestamp(rfc3339: bytesScanner.decode(tsValue))
+        }
+        guard let timestamp = parsed else {
+            let ts = bytesScanner.decode(tsValue)
             return .failure(EventRejection(field: "ts", reason: "not an RFC 3339 timestamp: '\(ts.count > 40 ? String(ts.prefix(40)) + "…" : ts)'"))
         }
         var copySource: CopySource?
