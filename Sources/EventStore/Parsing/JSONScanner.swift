@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// A strict JSON scanner over UTF-8 bytes, tuned for flat event objects: it validates the
 /// whole text but only materialises the values a caller asks for.
 struct JSONScanner {
@@ -220,8 +223,11 @@ struct JSONScanner {
     func index(of value: Value, in names: [[UInt8]]) -> Int? {
         guard case let .string(start, end, plain) = value else { return nil }
         if !plain { return names.firstIndex(of: Array(decode(value).utf8)) }
-        let key = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        return names.firstIndex { $0.count == key.count && $0.elementsEqual(key) }
+        let count = end - start
+        guard let key = bytes.baseAddress.map({ $0 + start }) else { return nil }
+        return names.firstIndex { name in
+            name.count == count && name.withUnsafeBufferPointer { memcmp($0.baseAddress!, key, count) == 0 }
+        }
     }
 
     func decode(_ value: Value) -> String {
