@@ -8,12 +8,32 @@ import Testing
 /// as facts and reported: every number must match what the Python oracle computed from the events.
 @Suite struct StoreOracleTests {
     @Test func reportFromAStoreMatchesTheOracle() throws {
+        try withOracleStore { store in
+            let experiment = try OracleReportTests.loadExperiment()
+            let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(alpha: 0.05, generatedAt: OracleReportTests.asOf))
+            let json = try #require(JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(report).utf8)) as? [String: Any])
+            try OracleCheck.compare(json, try OracleReportTests.expected())
+        }
+    }
+
+    @Test func storeFactsEqualTheOracleFacts() throws {
+        // The same rows whichever way they were derived: a guard that the store adapter maps every column.
+        try withOracleStore { store in
+            var fromStore: [ReportRow] = []
+            try store.forEachFact(experiment: "oracle-report") { fromStore.append(ReportRow($0)) }
+            let python = try OracleReportTests.pythonFacts()
+            #expect(fromStore.count == python.count)
+            #expect(Set(fromStore) == Set(python))
+        }
+    }
+
+    /// A store in a fresh folder holding every event of the oracle data set (each line must parse).
+    private func withOracleStore(_ body: (EventStore) throws -> Void) throws {
         let dir = NSTemporaryDirectory() + "abctl-report-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try EventStore(path: dir + "/events.sqlite")
         defer { store.close() }
-
         let text = try String(contentsOfFile: OracleReportTests.folder + "/events.ndjson", encoding: .utf8)
         let parser = EventParser()
         let events = try text.split(separator: "\n").map { line -> Event in
@@ -25,28 +45,7 @@ import Testing
         }
         let result = try store.appendAndWait(events)
         #expect(result.stored == events.count)
-
-        let experiment = try OracleReportTests.loadExperiment()
-        let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(alpha: 0.05, generatedAt: OracleReportTests.asOf))
-        let json = try #require(JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(report).utf8)) as? [String: Any])
-        try OracleCheck.compare(json, try OracleReportTests.expected())
-    }
-
-    @Test func storeFactsEqualTheOracleFacts() throws {
-        // The same rows whichever way they were derived: a guard that the store adapter maps every column.
-        let dir = NSTemporaryDirectory() + "abctl-report-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try EventStore(path: dir + "/events.sqlite")
-        defer { store.close() }
-        let text = try String(contentsOfFile: OracleReportTests.folder + "/events.ndjson", encoding: .utf8)
-        let events = text.split(separator: "\n").compactMap { try? EventParser().parse(line: String($0))?.get() }
-        _ = try store.appendAndWait(events)
-        var fromStore: [ReportRow] = []
-        try store.forEachFact(experiment: "oracle-report") { fromStore.append(ReportRow($0)) }
-        let python = try OracleReportTests.pythonFacts()
-        #expect(fromStore.count == python.count)
-        #expect(Set(fromStore) == Set(python))
+        try body(store)
     }
 }
 
