@@ -108,16 +108,14 @@ public struct EventParser: Sendable {
         var rejection: EventRejection?
     }
 
-    /// The keys an event object may have; a key's raw value is its bit in `seen`.
-    private enum Field: Int, CaseIterable {
-        case eventID, type, userID, ts, experiment, variant, revenue, currency, productID, copySource, copyText, copyFallbackReason
-
-        static let keys = ["event_id", "type", "user_id", "ts", "experiment", "variant", "revenue", "currency", "product_id",
-                           "copy_source", "copy_text", "copy_fallback_reason"]
-        var key: String { Self.keys[rawValue] }
+    /// The keys an event object may have; a key's position in `allCases` is its bit in `seen`.
+    private enum Field: String, CaseIterable {
+        case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
+             copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason"
     }
-    /// `Field.allCases`' keys as bytes, in order: a key is found without building a `String`.
-    private static let fieldKeys = Field.keys.map { Array($0.utf8) }
+    private static let fields = Field.allCases
+    /// The fields' keys as bytes, in order: a key is found without building a `String`.
+    private static let fieldKeys = fields.map { Array($0.rawValue.utf8) }
 
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
     private static let typeNames = EventType.allCases.map(\.name).joined(separator: ", ")
@@ -132,9 +130,10 @@ public struct EventParser: Sendable {
         let bytesScanner = scanner
         try scanner.scanObject { (keyValue, value) throws(JSONScanner.SyntaxError) in
             // Unknown keys are ignored; known ones are found by their bytes, no String per key.
-            guard let index = bytesScanner.index(of: keyValue, in: Self.fieldKeys), let field = Field(rawValue: index) else { return }
+            guard let index = bytesScanner.index(of: keyValue, in: Self.fieldKeys) else { return }
+            let field = Self.fields[index]
             func reject(_ reason: String) {
-                if f.rejection == nil { f.rejection = EventRejection(field: field.key, reason: reason) }
+                if f.rejection == nil { f.rejection = EventRejection(field: field.rawValue, reason: reason) }
             }
             func checkedString(required: Bool) -> JSONScanner.Value? {
                 switch value {
@@ -154,7 +153,7 @@ public struct EventParser: Sendable {
             func string(required: Bool) -> String? {
                 checkedString(required: required).map(bytesScanner.decode)
             }
-            let bit: UInt16 = 1 << field.rawValue
+            let bit: UInt16 = 1 << index
             if seen & bit != 0 { reject("appears twice"); return }
             seen |= bit
             switch field {

@@ -61,9 +61,8 @@ struct JSONScanner {
         i += 1
     }
 
-    /// Scans a whole object, calling `field` with each key (raw bytes, unescaped only when
-    /// needed) and value. Leaves `i` after the closing brace.
-    /// `field` gets each key as a scanned string (`decode` or `keyIndex` reads it) and its value.
+    /// Scans a whole object, calling `field` with each key, as a scanned string (`index(of:in:)`
+    /// or `decode` reads it), and its value. Leaves `i` after the closing brace.
     mutating func scanObject(depth: Int = 0, _ field: (_ key: Value, _ value: Value) throws(SyntaxError) -> Void) throws(SyntaxError) {
         try expect(0x7B, "'{'")
         skipWhitespace()
@@ -217,7 +216,6 @@ struct JSONScanner {
         }
     }
 
-    /// The text of a scanned string (already validated by `scanString`).
     /// The position of a scanned string in `names` (UTF-8 bytes), compared without building a
     /// `String` unless the key has escapes; nil when it is none of them.
     func index(of value: Value, in names: [[UInt8]]) -> Int? {
@@ -230,6 +228,7 @@ struct JSONScanner {
         }
     }
 
+    /// The text of a scanned string (already validated by `scanString`).
     func decode(_ value: Value) -> String {
         guard case let .string(start, end, plain) = value else { return "" }
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])

@@ -197,7 +197,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             // A user with no exposure has no facts to recompute (nil filter: ask nothing, recompute all).
             let filter = try currentExposedUsers()
-            for user in touched.sorted() where filter == nil || exposed.contains(user) || filter!.mightContain(user) {
+            for user in touched.sorted() where exposed.contains(user) || filter?.mightContain(user) ?? true {
                 try refreshFacts(userID: user)
             }
             try connection.execute("COMMIT")

@@ -64,7 +64,9 @@ extension APIServer {
                     out.append(contentsOf: fixed)
                 } else {
                     let request = paywallRequest ?? PaywallRequest(
-                        variables: JSONBody.dictionary(variableMembers).compactMapValues { if case .string(let s) = $0 { s } else { nil } },
+                        variables: Dictionary(variableMembers.compactMap { name, value in
+                            if case .string(let text) = value { (name, text) } else { nil }
+                        }, uniquingKeysWith: { $1 }),
                         signals: JSONBody.dictionary(signalMembers), hasOnDeviceModel: hasOnDeviceModel)
                     paywallRequest = request
                     var copy = PaywallResolver.resolveCopy(variant.copy, request: request)
