@@ -45,7 +45,7 @@ public struct Assigner: Sendable {
     public func experiment(_ id: String) -> AssignableExperiment? { indexByID[id].map { experiments[$0] } }
 
     /// One answer per experiment, in snapshot order.
-    public func assign(userID: String, attributes: [String: JSONValue] = [:]) -> [Assignment] {
+    public func assign(userID: String, attributes: Attributes = [:]) -> [Assignment] {
         var out: [Assignment] = []
         out.reserveCapacity(experiments.count)
         assign(userID: userID, attributes: attributes, into: &out)
@@ -54,7 +54,7 @@ public struct Assigner: Sendable {
 
     /// Replaces `results`' contents with one answer per experiment, reusing its storage
     /// (the allocation-free form for hot loops).
-    public func assign(userID: String, attributes: [String: JSONValue] = [:], into results: inout [Assignment]) {
+    public func assign(userID: String, attributes: Attributes = [:], into results: inout [Assignment]) {
         let now = needsClock ? clock() : Date.distantPast
         if results.count == experiments.count {
             // Overwrite in place: no shrinking and regrowing of the buffer per user.
@@ -75,7 +75,7 @@ public struct Assigner: Sendable {
     }
 
     /// The answer for one experiment by id; nil when no experiment has that id.
-    public func assign(userID: String, attributes: [String: JSONValue] = [:], experimentID: String) -> Assignment? {
+    public func assign(userID: String, attributes: Attributes = [:], experimentID: String) -> Assignment? {
         guard let i = indexByID[experimentID] else { return nil }
         let e = experiments[i]
         let now = (e.start != nil || e.end != nil) ? clock() : Date.distantPast
@@ -83,7 +83,7 @@ public struct Assigner: Sendable {
     }
 
     /// The checks of SPEC §2, in order, for one experiment at time `now`.
-    public func assign(userID: String, attributes: [String: JSONValue], experiment e: AssignableExperiment, now: Date) -> Assignment {
+    public func assign(userID: String, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> Assignment {
         Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
     }
 
@@ -92,7 +92,7 @@ public struct Assigner: Sendable {
     /// The same checks as `assign`, answered without a reference to the experiment, so a hot
     /// loop (the CLI's stream, a benchmark) pays no reference counting per answer; decision
     /// i belongs to `experiments[i]`.
-    public func decide(userID: String, attributes: [String: JSONValue] = [:], into decisions: inout [AssignmentDecision]) {
+    public func decide(userID: String, attributes: Attributes = [:], into decisions: inout [AssignmentDecision]) {
         let now = needsClock ? clock() : Date.distantPast
         let n = experiments.count
         if decisions.count != n {
@@ -109,7 +109,7 @@ public struct Assigner: Sendable {
 
     /// The checks of SPEC §2, in order, for one experiment at time `now`.
     @inline(__always)
-    public func decide(userID: String, attributes: [String: JSONValue], experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
+    public func decide(userID: String, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
         let bucket = e.bucket(userID: userID)
         @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
             AssignmentDecision(variant: -1, reason: reason, bucket: bucket)

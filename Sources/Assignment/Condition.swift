@@ -25,7 +25,7 @@ public struct Condition: Sendable {
     }
 
     /// Whether `attributes` satisfy the condition.
-    public func matches(_ attributes: [String: JSONValue]) -> Bool {
+    public func matches(_ attributes: Attributes) -> Bool {
         root.eval(.attributes(attributes))
     }
 
@@ -45,7 +45,7 @@ public enum ConditionError: Error, Equatable, CustomStringConvertible {
 
 /// What a condition is evaluated against: the request's attributes or a nested value.
 enum Document {
-    case attributes([String: JSONValue])
+    case attributes(Attributes)
     case value(JSONValue)
 
     func lookup(_ path: [String]) -> JSONValue {

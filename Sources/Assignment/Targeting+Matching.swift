@@ -8,7 +8,7 @@ extension Targeting {
     /// matches `gb`); the attribute must be a string. `app_version` must be a string of dotted
     /// whole numbers satisfying the constraint (`VersionConstraint.matches`); `new_users_only`
     /// requires `"new_user": true`.
-    public func matches(_ attributes: [String: JSONValue]) -> Bool {
+    public func matches(_ attributes: Attributes) -> Bool {
         if let platform, !Self.listMatches(platform, attributes["platform"]) { return false }
         if let country, !Self.listMatches(country, attributes["country"]) { return false }
         if let language, !Self.listMatches(language, attributes["language"]) { return false }

@@ -95,7 +95,7 @@ public struct Simulator: Sendable {
     func simulateUser(index: Int, rng: inout SplitMix64, into events: inout [Event]) -> [(String, String)] {
         let userID = "sim-\(options.seed)-\(index)"
         let arrival = start.addingTimeInterval(rng.uniform(0, Double(options.days) * 86400))
-        var attributes: [String: JSONValue] = [:]
+        var attributes: Attributes = [:]
         for (name, distribution) in truth.population.attributes {
             if let v = rng.pick(distribution) { attributes[name] = .string(v) }
         }

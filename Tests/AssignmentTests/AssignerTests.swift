@@ -17,7 +17,7 @@ import Testing
                                  variants: weights.enumerated().map { (key: ["control", "name", "ai", "x"][$0.offset], weight: $0.element) })
     }
 
-    static func one(_ e: AssignableExperiment, _ user: String = "u1", _ attrs: [String: JSONValue] = [:],
+    static func one(_ e: AssignableExperiment, _ user: String = "u1", _ attrs: Attributes = [:],
                     now: Date = t0, sticky: (any StickyLookup)? = nil) -> Assignment {
         Assigner(experiments: [e], sticky: sticky, clock: { now }).assign(userID: user, attributes: attrs)[0]
     }
@@ -69,9 +69,9 @@ import Testing
     @Test func targeting() throws {
         let rule = Targeting(platform: ["ios"], country: ["GB", "US"], appVersion: VersionConstraint(">=2.1.0"), newUsersOnly: true)
         let e = try Self.exp(targeting: rule)
-        let ok: [String: JSONValue] = ["platform": .string("ios"), "country": .string("gb"), "app_version": .string("2.10"), "new_user": .bool(true)]
+        let ok: Attributes = ["platform": .string("ios"), "country": .string("gb"), "app_version": .string("2.10"), "new_user": .bool(true)]
         #expect(Self.one(e, "u", ok).reason == .assigned)
-        for key in ok.keys {
+        for (key, _) in ok.members {
             var missing = ok
             missing[key] = nil
             #expect(Self.one(e, "u", missing).reason == .targeting, "missing \(key)")
@@ -197,7 +197,7 @@ import Testing
         var reasons = Set<Assignment.Reason>()
         for i in 0..<2000 {
             let user = "user-\(i)"
-            let attrs: [String: JSONValue] = i % 2 == 0 ? ["platform": .string("ios")] : [:]
+            let attrs: Attributes = i % 2 == 0 ? ["platform": .string("ios")] : [:]
             let full = assigner.assign(userID: user, attributes: attrs)
             assigner.decide(userID: user, attributes: attrs, into: &decisions)
             #expect(decisions.count == full.count)

@@ -82,7 +82,7 @@ func named(_ section: String, nameIndex: Int? = 0) -> [NamedCase] {
         var groups: [String: [JSONValue]] = [:]
         if a.count > 4 { for (k, v) in a[4].dictionary { groups[k] = v.array } }
         let condition = try Condition(a[1], savedGroups: groups)
-        #expect(condition.matches(a[2].dictionary) == a[3].bool!, "\(a[1]) on \(a[2])")
+        #expect(condition.matches(Attributes(a[2].dictionary)) == a[3].bool!, "\(a[1]) on \(a[2])")
         // The same answer when the attributes are a nested document rather than the top level.
         #expect(condition.matches(document: a[2]) == a[3].bool!)
     }

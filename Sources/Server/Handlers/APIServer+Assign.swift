@@ -3,33 +3,20 @@ import ExperimentDefinitions
 import PaywallCopy
 
 extension APIServer {
-    static let assignFields = ["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"]
-
     /// `POST /v1/assign`: body `{"user_id", "attributes"?, "variables"?, "signals"?, "experiments"?, "on_device_model"?}`.
     ///
     /// One answer per experiment in folder order (or per listed id, in the order given), each with
     /// the variant's paywall resolved for this request: discount text, copy text or an AI recipe.
     /// With `"on_device_model": false` and `--llm-url`, the server writes the AI line itself.
     func assign(_ request: HTTPRequest) throws -> HandlerOutcome {
-        let body = try JSONBody(request.body)
-        try body.only(Self.assignFields)
-        let userID = try body.string("user_id")
-        let attributes = try body.object("attributes")
-        // Checked now (a wrong type is a 400 whichever variant the user gets); made into
-        // dictionaries only when a paywall's copy reads them.
-        let variableMembers = try body.members("variables")
-        for (name, value) in variableMembers {
-            guard case .string = value else { throw JSONBody.wrongType("variables.\(name)", "a string", value) }
-        }
-        let signalMembers = try body.members("signals")
-        let only = try body.optionalStringArray("experiments")
-        let hasOnDeviceModel = try body.optionalBool("on_device_model") ?? true
+        let body = try AssignBody(request.body)
+        let userID = body.userID, attributes = body.attributes
 
         let snapshot = snapshots.snapshot
         let assignments: [Assignment]
         // Index into `snapshot.answers` of answer n (snapshot order unless ids were listed).
         var answerIndex: [Int]? = nil
-        if let only {
+        if let only = body.experiments {
             answerIndex = try only.map { id throws(APIError) in
                 guard let i = snapshot.assigner.index(of: id) else {
                     throw APIError.badRequest("unknown_experiment", "no experiment '\(id)'", field: "experiments")
@@ -64,10 +51,10 @@ extension APIServer {
                     out.append(contentsOf: fixed)
                 } else {
                     let request = paywallRequest ?? PaywallRequest(
-                        variables: Dictionary(variableMembers.compactMap { name, value in
+                        variables: Dictionary(body.variables.compactMap { name, value in
                             if case .string(let text) = value { (name, text) } else { nil }
                         }, uniquingKeysWith: { $1 }),
-                        signals: JSONBody.dictionary(signalMembers), hasOnDeviceModel: hasOnDeviceModel)
+                        signals: JSONBody.dictionary(body.signals), hasOnDeviceModel: body.onDeviceModel)
                     paywallRequest = request
                     var copy = PaywallResolver.resolveCopy(variant.copy, request: request)
                     if let copyGenerator {

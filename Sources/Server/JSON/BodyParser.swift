@@ -15,8 +15,8 @@ public struct BodyParser {
 
     public static let maxDepth = 64
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var i = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var i = 0
 
     public static func parse(_ body: [UInt8]) throws(SyntaxError) -> JSONValue {
         try body.withUnsafeBufferPointer { (buffer) throws(SyntaxError) -> JSONValue in
@@ -30,7 +30,7 @@ public struct BodyParser {
         }
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private func error(_ message: String) -> SyntaxError { SyntaxError(message: message, offset: i + 1) }
 
@@ -40,11 +40,11 @@ public struct BodyParser {
         return b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x\(String(b, radix: 16, uppercase: true))"
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
     }
 
-    private mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
+    mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
         guard i < bytes.count else { throw error("unexpected end of body; expected a value") }
         switch bytes[i] {
         case UInt8(ascii: "{"): return try object(depth: depth + 1)
@@ -58,20 +58,27 @@ public struct BodyParser {
         }
     }
 
-    private mutating func literal(_ word: StaticString) throws(SyntaxError) {
+    mutating func literal(_ word: StaticString) throws(SyntaxError) {
         let n = word.utf8CodeUnitCount
         guard i + n <= bytes.count else { throw error("unexpected \(describe()); expected a value") }
         for k in 0..<n where bytes[i + k] != word.utf8Start[k] { throw error("unexpected \(describe()); expected a value") }
         i += n
     }
 
-    private mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
-        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
-        i += 1
+    mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
         var members: [(String, JSONValue)] = []
         members.reserveCapacity(8)   // request objects are small: one allocation instead of four
+        _ = try forEachMember(depth: depth) { key, value in members.append((key, value)); return true }
+        return .object(members)
+    }
+
+    /// Reads the object at `i`, handing each member to `member` in order. When `member` returns
+    /// false, reading stops there and the result is false.
+    mutating func forEachMember(depth: Int, _ member: (String, JSONValue) -> Bool) throws(SyntaxError) -> Bool {
+        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        i += 1
         skipWhitespace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return true }
         while true {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("unexpected \(describe()); expected a string key") }
@@ -80,16 +87,16 @@ public struct BodyParser {
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe()); expected ':'") }
             i += 1
             skipWhitespace()
-            members.append((key, try value(depth: depth)))
+            if !member(key, try value(depth: depth)) { return false }
             skipWhitespace()
             guard i < bytes.count else { throw error("unexpected end of body; expected ',' or '}'") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return true }
             throw error("unexpected \(describe()); expected ',' or '}'")
         }
     }
 
-    private mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
+    mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
         if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
         i += 1
         var items: [JSONValue] = []
@@ -134,7 +141,7 @@ public struct BodyParser {
 
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
-    private mutating func string() throws(SyntaxError) -> String {
+    mutating func string() throws(SyntaxError) -> String {
         i += 1
         let start = i
         // Fast path: no escapes. `high` gathers the top bits, so ASCII needs no second pass.

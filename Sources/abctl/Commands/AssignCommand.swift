@@ -77,8 +77,8 @@ enum AssignCommand {
 
     /// `key=value` pairs: `true`/`false` become booleans, JSON-style numbers become numbers,
     /// everything else is a string. A repeated key keeps its last value.
-    static func parseAttributes(_ pairs: [String]) throws -> [String: JSONValue] {
-        var attributes: [String: JSONValue] = [:]
+    static func parseAttributes(_ pairs: [String]) throws -> Attributes {
+        var attributes: Attributes = [:]
         for pair in pairs {
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
                 throw CLIError.usage("'--attr' expects key=value, got '\(pair)'", command: "assign")

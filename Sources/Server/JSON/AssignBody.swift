@@ -1,0 +1,139 @@
+import Assignment
+import ExperimentDefinitions
+import Glibc
+
+/// The checked fields of a `POST /v1/assign` body.
+struct AssignBody: Sendable, Equatable {
+    static let fieldNames: [StaticString] = ["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"]
+    static let fields = fieldNames.map { "\($0)" }
+
+    var userID: String
+    var attributes: Attributes = [:]
+    /// In body order; every value is a string.
+    var variables: [(String, JSONValue)] = []
+    var signals: [(String, JSONValue)] = []
+    var experiments: [String]? = nil
+    var onDeviceModel = true
+
+    init(userID: String) { self.userID = userID }
+
+    /// Reads a body: in one pass straight into the fields when it has the usual shape, otherwise
+    /// through `JSONBody`, whose checks name the exact problem.
+    init(_ body: [UInt8]) throws(APIError) {
+        if let direct = Self.direct(body) { self = direct } else { try self.init(general: JSONBody(body)) }
+    }
+
+    /// The general path: any body, every error named.
+    init(general body: JSONBody) throws(APIError) {
+        try body.only(Self.fields)
+        userID = try body.string("user_id")
+        attributes = Attributes(try body.members("attributes"))
+        variables = try body.members("variables")
+        for (name, value) in variables {
+            guard case .string = value else { throw JSONBody.wrongType("variables.\(name)", "a string", value) }
+        }
+        signals = try body.members("signals")
+        experiments = try body.optionalStringArray("experiments")
+        onDeviceModel = try body.optionalBool("on_device_model") ?? true
+    }
+
+    /// The fast path (assign is the server's hottest route): no JSON tree, no key strings, no
+    /// lookups. It answers only bodies the general path accepts, with the same values; for
+    /// anything unusual (a syntax error, an unknown, repeated or escaped key, a missing or
+    /// mistyped field, a byte-order mark) it gives nil and the general path decides.
+    static func direct(_ body: [UInt8]) -> AssignBody? {
+        body.withUnsafeBufferPointer { buffer in
+            var parser = BodyParser(bytes: buffer)
+            return (try? parser.assignBody()) ?? nil
+        }
+    }
+
+    static func == (a: AssignBody, b: AssignBody) -> Bool {
+        a.userID == b.userID && a.attributes == b.attributes && JSONValue.object(a.variables) == .object(b.variables)
+            && JSONValue.object(a.signals) == .object(b.signals) && a.experiments == b.experiments && a.onDeviceModel == b.onDeviceModel
+    }
+}
+
+extension BodyParser {
+    fileprivate mutating func assignBody() throws(SyntaxError) -> AssignBody? {
+        skipWhitespace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        var body = AssignBody(userID: "")
+        var seen = 0
+        while true {
+            skipWhitespace()
+            guard let field = plainKey(among: AssignBody.fieldNames), seen & (1 << field) == 0 else { return nil }
+            seen |= 1 << field
+            skipWhitespace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+            i += 1
+            skipWhitespace()
+            guard i < bytes.count else { return nil }
+            let isNull = bytes[i] == UInt8(ascii: "n")
+            if isNull { try literal("null") }
+            switch field {
+            case 0:   // user_id: a non-empty string
+                guard !isNull, bytes[i] == UInt8(ascii: "\"") else { return nil }
+                body.userID = try string()
+                if body.userID.isEmpty { return nil }
+            case 1:   // attributes: an object
+                if isNull { break }
+                guard bytes[i] == UInt8(ascii: "{"), case .object(let members) = try object(depth: 2) else { return nil }
+                body.attributes = Attributes(members)
+            case 2:   // variables: an object of strings
+                if isNull { break }
+                guard bytes[i] == UInt8(ascii: "{") else { return nil }
+                let allStrings = try forEachMember(depth: 2) { key, value in
+                    guard case .string = value else { return false }
+                    body.variables.append((key, value))
+                    return true
+                }
+                if !allStrings { return nil }
+            case 3:   // signals: an object
+                if isNull { break }
+                guard bytes[i] == UInt8(ascii: "{"), case .object(let members) = try object(depth: 2) else { return nil }
+                body.signals = members
+            case 4:   // experiments: an array of strings
+                if isNull { break }
+                guard bytes[i] == UInt8(ascii: "["), case .array(let items) = try array(depth: 2) else { return nil }
+                var ids: [String] = []
+                for item in items {
+                    guard case .string(let id) = item else { return nil }
+                    ids.append(id)
+                }
+                body.experiments = ids
+            default:  // on_device_model: a boolean
+                if isNull { break }
+                guard bytes[i] == UInt8(ascii: "t") || bytes[i] == UInt8(ascii: "f"), case .bool(let b) = try value(depth: 1) else { return nil }
+                body.onDeviceModel = b
+            }
+            skipWhitespace()
+            guard i < bytes.count else { return nil }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            guard bytes[i] == UInt8(ascii: "}") else { return nil }
+            i += 1
+            break
+        }
+        skipWhitespace()
+        guard i == bytes.count, seen & 1 != 0 else { return nil }
+        return body
+    }
+
+    /// The position in `names` of the key at `i` when it is one of them written without
+    /// escapes, with `i` moved past it; nil otherwise.
+    private mutating func plainKey(among names: [StaticString]) -> Int? {
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+        let start = i + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        let length = end - start
+        for (n, name) in names.enumerated() where name.utf8CodeUnitCount == length
+            && memcmp(bytes.baseAddress! + start, name.utf8Start, length) == 0 {
+            i = end + 1
+            return n
+        }
+        return nil
+    }
+}
