@@ -1,3 +1,4 @@
+import Assignment
 import ExperimentDefinitions
 import Foundation
 import PaywallCopy
@@ -51,5 +52,29 @@ import Testing
         }
         #expect(checked > 300)
         #expect(templated == 2)   // the template and the AI arm of chorus-paywall-copy take the fast path
+    }
+
+    @Test func reasonLiteralsMatchTheirRawValues() {
+        for reason in Assignment.Reason.allCases {
+            var written: [UInt8] = []
+            written.append(literal: #","reason":"#)
+            JSONWriter.writeString(reason.rawValue, to: &written)
+            written.append(literal: #","paywall":"#)
+            var literal: [UInt8] = []
+            literal.append(literal: reason.answerMembers)
+            #expect(literal == written, "\(reason)")
+        }
+    }
+
+    @Test func byteWriterGrowsAndKeepsEveryByte() {
+        var writer = ByteWriter(capacity: 1)
+        var expected: [UInt8] = []
+        for n in 0..<5000 {
+            let chunk = (0..<(n % 37)).map { UInt8(truncatingIfNeeded: n &+ $0) }
+            writer.append(bytes: chunk); expected.append(contentsOf: chunk)
+            writer.append(UInt8(truncatingIfNeeded: n)); expected.append(UInt8(truncatingIfNeeded: n))
+        }
+        #expect(writer.count == expected.count)
+        #expect(writer.bytes == expected)
     }
 }

@@ -108,31 +108,34 @@ public final class APIServer: HTTPHandler {
     public func completed(_ summary: RequestSummary) {
         // One JSON line per request, written straight to bytes (same shape as `Log.write`). Lengths
         // are checked in bytes first: `String.count` walks every character.
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
+        var line = ByteWriter(capacity: 256)
         line.append(literal: #"{"ts":""#)
         Log.appendTimestamp(to: &line)
         line.append(literal: summary.status >= 500 || summary.status == 0 ? #"","level":"warning","# : #"","level":"info","#)
         line.append(literal: #""msg":"request","method":"#)
-        JSONWriter.writeString(summary.method.utf8.count > 16 && summary.method.count > 16 ? String(summary.method.prefix(16)) : summary.method, to: &line)
+        switch summary.method {
+        case "POST": line.append(literal: #""POST""#)
+        case "GET": line.append(literal: #""GET""#)
+        default: JSONWriter.writeString(summary.method.utf8.count > 16 && summary.method.count > 16 ? String(summary.method.prefix(16)) : summary.method, to: &line)
+        }
         line.append(literal: #","path":"#)
         JSONWriter.writeString(summary.path.utf8.count > 256 && summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path, to: &line)
         line.append(literal: #","route":"#)
         JSONWriter.writeString(summary.route, to: &line)
         line.append(literal: #","status":"#)
-        JSONWriter.writeNumber(Double(summary.status), to: &line)
+        JSONWriter.writeInteger(Int64(summary.status), to: &line)
         line.append(literal: #","duration_ms":"#)
         JSONWriter.writeNumber((summary.seconds * 1_000_000).rounded() / 1000, to: &line)
         line.append(literal: #","bytes_in":"#)
-        JSONWriter.writeNumber(Double(summary.bytesIn), to: &line)
+        JSONWriter.writeInteger(Int64(summary.bytesIn), to: &line)
         line.append(literal: #","bytes_out":"#)
-        JSONWriter.writeNumber(Double(summary.bytesOut), to: &line)
+        JSONWriter.writeInteger(Int64(summary.bytesOut), to: &line)
         if let termination = summary.termination {
             line.append(literal: #","terminated":"#)
             JSONWriter.writeString(termination, to: &line)
         }
         line.append(0x7D)
-        Log.shared.buffered(line: line)
+        line.withUnsafeBytes { Log.shared.buffered(line: $0) }
     }
 
     // MARK: Shared

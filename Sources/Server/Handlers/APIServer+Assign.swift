@@ -30,25 +30,22 @@ extension APIServer {
 
         // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
         var paywallRequest: PaywallRequest?
-        var out: [UInt8] = []
-        out.reserveCapacity(512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
+        var out = ByteWriter(capacity: 512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
         out.append(literal: #"{"user_id":"#)
         JSONWriter.writeString(userID, to: &out)
         out.append(literal: #","assignments":["#)
         for (n, a) in assignments.enumerated() {
             if n > 0 { out.append(0x2C) }
             let answer = snapshot.answers[answerIndex?[n] ?? n]
-            out.append(contentsOf: answer.head)
+            out.append(bytes: answer.head)
             let variant = a.variantIndex.flatMap { $0 < answer.variants.count ? answer.variants[$0] : nil }
-            if let variant { out.append(contentsOf: variant.key) } else { out.append(literal: "null") }
+            if let variant { out.append(bytes: variant.key) } else { out.append(literal: "null") }
             out.append(literal: a.inExperiment ? #","in_experiment":true,"bucket":"# : #","in_experiment":false,"bucket":"#)
             JSONWriter.writeNumber(a.bucket, to: &out)
-            out.append(literal: #","reason":"#)
-            JSONWriter.writeString(a.reason.rawValue, to: &out)
-            out.append(literal: #","paywall":"#)
+            out.append(literal: a.reason.answerMembers)
             if let variant {
                 if let fixed = variant.fixedPaywall {
-                    out.append(contentsOf: fixed)
+                    out.append(bytes: fixed)
                 } else {
                     let request = paywallRequest ?? PaywallRequest(
                         variables: Dictionary(body.variables.compactMap { name, value in
@@ -68,6 +65,24 @@ extension APIServer {
             out.append(0x7D)
         }
         out.append(literal: "]}")
-        return .response(HTTPResponse(status: 200, body: out))
+        return .response(HTTPResponse(status: 200, body: out.bytes))
+    }
+}
+
+extension Assignment.Reason {
+    /// `,"reason":"…","paywall":` for this reason, as one literal.
+    var answerMembers: StaticString {
+        switch self {
+        case .forced: #","reason":"forced","paywall":"#
+        case .notRunning: #","reason":"not_running","paywall":"#
+        case .outsideDates: #","reason":"outside_dates","paywall":"#
+        case .targeting: #","reason":"targeting","paywall":"#
+        case .condition: #","reason":"condition","paywall":"#
+        case .namespace: #","reason":"namespace","paywall":"#
+        case .sticky: #","reason":"sticky","paywall":"#
+        case .paused: #","reason":"paused","paywall":"#
+        case .coverage: #","reason":"coverage","paywall":"#
+        case .assigned: #","reason":"assigned","paywall":"#
+        }
     }
 }

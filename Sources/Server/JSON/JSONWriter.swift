@@ -12,7 +12,7 @@ enum JSONWriter {
         return out
     }
 
-    static func write(_ value: JSONValue, to out: inout [UInt8]) {
+    static func write<Out: ByteSink & ~Copyable>(_ value: JSONValue, to out: inout Out) {
         switch value {
         case .null: out.append(literal: "null")
         case .bool(let b): out.append(literal: b ? "true" : "false")
@@ -37,7 +37,7 @@ enum JSONWriter {
         }
     }
 
-    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+    static func writeNumber<Out: ByteSink & ~Copyable>(_ n: Double, to out: inout Out) {
         if n.isFinite, n == n.rounded(), abs(n) < 1e15 {
             writeInteger(Int64(n), to: &out)
             return
@@ -51,37 +51,42 @@ enum JSONWriter {
             var units = Int64(tenThousandths)
             if units < 0 { out.append(0x2D); units = -units }
             writeInteger(units / 10_000, to: &out)
+            // '.' and up to four digits, without trailing zeros, in one append.
             var fraction = units % 10_000
-            out.append(0x2E)
-            var divisor: Int64 = 1_000
-            while fraction > 0 {
-                out.append(UInt8(fraction / divisor) + 0x30)
-                fraction %= divisor
-                divisor /= 10
+            var length = 5
+            while fraction > 0, fraction % 10 == 0 { fraction /= 10; length -= 1 }
+            var text: UInt64 = 0
+            withUnsafeMutableBytes(of: &text) { buffer in
+                buffer[0] = 0x2E
+                for at in stride(from: length - 1, to: 0, by: -1) {
+                    buffer[at] = UInt8(truncatingIfNeeded: fraction % 10) + 0x30
+                    fraction /= 10
+                }
+                out.append(raw: UnsafeRawBufferPointer(rebasing: buffer[..<length]))
             }
             return
         }
-        out.append(contentsOf: JSONValue.format(n).utf8)
+        out.append(bytes: Array(JSONValue.format(n).utf8))
     }
 
-    private static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
-        var v = value
-        if v == 0 { out.append(0x30); return }
-        if v < 0 { out.append(0x2D); v = -v }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
+    static func writeInteger<Out: ByteSink & ~Copyable>(_ value: Int64, to out: inout Out) {
+        if value == 0 { out.append(0x30); return }
+        // Digits from the right into a stack buffer, then one append.
+        var v = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: 20 digits and a sign fit
         withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
             while v > 0 {
-                buffer[count] = UInt8(v % 10) + 0x30
+                start -= 1
+                buffer[start] = UInt8(truncatingIfNeeded: v % 10) + 0x30
                 v /= 10
-                count += 1
             }
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+            if value < 0 { start -= 1; buffer[start] = 0x2D }
+            out.append(raw: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 
-    static func writeString(_ s: String, to out: inout [UInt8]) {
+    static func writeString<Out: ByteSink & ~Copyable>(_ s: String, to out: inout Out) {
         out.append(0x22)
         var s = s
         s.withUTF8 { bytes in
@@ -103,14 +108,14 @@ enum JSONWriter {
                     start = i
                 }
             }
-            if n > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<n])) }
+            if n > start { out.append(raw: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<n]))) }
         }
         out.append(0x22)
     }
 
     /// Writes the escape for the character at `i` (after the unescaped bytes from `start`) and
     /// returns how many bytes it replaced; 0 when the byte needs no escape after all.
-    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, to out: inout [UInt8], flushing start: Int) -> Int {
+    private static func escape<Out: ByteSink & ~Copyable>(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, to out: inout Out, flushing start: Int) -> Int {
         let b = bytes[i]
         var width = 1
         let escape: [UInt8]
@@ -129,16 +134,8 @@ enum JSONWriter {
         default:
             return 0
         }
-        if i > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
-        out.append(contentsOf: escape)
+        if i > start { out.append(raw: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<i]))) }
+        out.append(bytes: escape)
         return width
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Appends a literal's bytes in one copy (appending a `String.UTF8View` goes byte by byte).
-    @inline(__always)
-    mutating func append(literal: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }

@@ -47,7 +47,7 @@ public final class Log: Sendable {
     }
 
     /// Buffers one line already written as JSON bytes (without the newline).
-    func buffered(line: [UInt8]) {
+    func buffered(line: UnsafeRawBufferPointer) {
         startFlusher()
         buffer.withLock { pending in
             pending.append(contentsOf: line)
@@ -60,7 +60,7 @@ public final class Log: Sendable {
     }
 
     /// Appends the UTC time with milliseconds (RFC 3339) as ASCII digits, without building strings.
-    static func appendTimestamp(to out: inout [UInt8]) {
+    static func appendTimestamp<Out: ByteSink & ~Copyable>(to out: inout Out) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         appendTimestamp(seconds: Int64(ts.tv_sec), milliseconds: Int(ts.tv_nsec / 1_000_000), to: &out)
@@ -68,22 +68,25 @@ public final class Log: Sendable {
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` by arithmetic: glibc's `gmtime_r` takes a process-wide lock
     /// (the time zone's), which every server thread would queue on once per request.
-    static func appendTimestamp(seconds: Int64, milliseconds: Int, to out: inout [UInt8]) {
+    static func appendTimestamp<Out: ByteSink & ~Copyable>(seconds: Int64, milliseconds: Int, to out: inout Out) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = RFC3339.civilFromDays(Int(days))
-        out.reserveCapacity(out.count + 24)
-        func two(_ v: Int) {
-            out.append(UInt8(truncatingIfNeeded: v / 10) + 0x30)
-            out.append(UInt8(truncatingIfNeeded: v % 10) + 0x30)
+        // Written into a stack buffer, then appended at once.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            var at = 0
+            func put(_ byte: UInt8) { buffer[at] = byte; at += 1 }
+            func two(_ v: Int) { put(UInt8(truncatingIfNeeded: v / 10) + 0x30); put(UInt8(truncatingIfNeeded: v % 10) + 0x30) }
+            two(year / 100); two(year % 100); put(0x2D)
+            two(month); put(0x2D)
+            two(day); put(0x54)
+            two(secondOfDay / 3600); put(0x3A)
+            two(secondOfDay / 60 % 60); put(0x3A)
+            two(secondOfDay % 60); put(0x2E)
+            put(UInt8(truncatingIfNeeded: milliseconds / 100) + 0x30); two(milliseconds % 100); put(0x5A)
+            out.append(raw: UnsafeRawBufferPointer(rebasing: buffer[..<at]))
         }
-        two(year / 100); two(year % 100); out.append(0x2D)
-        two(month); out.append(0x2D)
-        two(day); out.append(0x54)
-        two(secondOfDay / 3600); out.append(0x3A)
-        two(secondOfDay / 60 % 60); out.append(0x3A)
-        two(secondOfDay % 60); out.append(0x2E)
-        out.append(UInt8(truncatingIfNeeded: milliseconds / 100) + 0x30); two(milliseconds % 100); out.append(0x5A)
     }
 
     public func flush() {

@@ -88,14 +88,14 @@ struct ExperimentAnswer: Sendable {
         }
 
         /// The paywall object with `copy` (resolved for the request) as its copy.
-        func writePaywall(copy: ResolvedCopy, to out: inout [UInt8]) {
+        func writePaywall<Out: ByteSink & ~Copyable>(copy: ResolvedCopy, to out: inout Out) {
             switch copy {
             case .text(let text, .template, nil) where textTemplate != nil:
                 textTemplate!.write(text, to: &out)
             case .recipe(let recipe) where recipeTemplate != nil:
                 recipeTemplate!.write(recipe.brief, recipe.prompt, to: &out)
             default:
-                out.append(contentsOf: paywallHead)
+                out.append(bytes: paywallHead)
                 JSONWriter.write(copy.json, to: &out)
                 out.append(0x7D)
             }
@@ -165,18 +165,18 @@ struct ByteTemplate: Sendable {
         self.chunks = chunks
     }
 
-    func write(_ first: String, to out: inout [UInt8]) {
-        out.append(contentsOf: chunks[0])
+    func write<Out: ByteSink & ~Copyable>(_ first: String, to out: inout Out) {
+        out.append(bytes: chunks[0])
         JSONWriter.writeString(first, to: &out)
-        out.append(contentsOf: chunks[1])
+        out.append(bytes: chunks[1])
     }
 
-    func write(_ first: String, _ second: String, to out: inout [UInt8]) {
-        out.append(contentsOf: chunks[0])
+    func write<Out: ByteSink & ~Copyable>(_ first: String, _ second: String, to out: inout Out) {
+        out.append(bytes: chunks[0])
         JSONWriter.writeString(first, to: &out)
-        out.append(contentsOf: chunks[1])
+        out.append(bytes: chunks[1])
         JSONWriter.writeString(second, to: &out)
-        out.append(contentsOf: chunks[2])
+        out.append(bytes: chunks[2])
     }
 }
 
