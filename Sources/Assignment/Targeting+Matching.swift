@@ -70,13 +70,18 @@ extension Targeting {
     }
 
     static func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8, y = b.utf8
-        guard x.count == y.count else { return false }
-        for (p, q) in zip(x, y) where p != q {
-            let lp = (p >= 0x41 && p <= 0x5A) ? p | 0x20 : p
-            let lq = (q >= 0x41 && q <= 0x5A) ? q | 0x20 : q
-            if lp != lq { return false }
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for i in 0..<x.count where x[i] != y[i] {
+                    let p = x[i], q = y[i]
+                    let lp = (p >= 0x41 && p <= 0x5A) ? p | 0x20 : p
+                    let lq = (q >= 0x41 && q <= 0x5A) ? q | 0x20 : q
+                    if lp != lq { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 }

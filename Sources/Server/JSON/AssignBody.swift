@@ -10,8 +10,10 @@ struct AssignBody: Sendable, Equatable {
     var userID: String
     var attributes: Attributes = [:]
     /// In body order; every value is a string.
-    var variables: [(String, JSONValue)] = []
-    var signals: [(String, JSONValue)] = []
+    var variables: [(String, JSONValue)] { variablesSource.members }
+    var signals: [(String, JSONValue)] { signalsSource.members }
+    fileprivate var variablesSource = Members.read([])
+    fileprivate var signalsSource = Members.read([])
     var experiments: [String]? = nil
     var onDeviceModel = true
 
@@ -28,11 +30,12 @@ struct AssignBody: Sendable, Equatable {
         try body.only(Self.fields)
         userID = try body.string("user_id")
         attributes = Attributes(try body.members("attributes"))
-        variables = try body.members("variables")
+        let variables = try body.members("variables")
         for (name, value) in variables {
             guard case .string = value else { throw JSONBody.wrongType("variables.\(name)", "a string", value) }
         }
-        signals = try body.members("signals")
+        variablesSource = .read(variables)
+        signalsSource = .read(try body.members("signals"))
         experiments = try body.optionalStringArray("experiments")
         onDeviceModel = try body.optionalBool("on_device_model") ?? true
     }
@@ -44,7 +47,30 @@ struct AssignBody: Sendable, Equatable {
     static func direct(_ body: [UInt8]) -> AssignBody? {
         body.withUnsafeBufferPointer { buffer in
             var parser = BodyParser(bytes: buffer)
-            return (try? parser.assignBody()) ?? nil
+            return (try? parser.assignBody(of: body)) ?? nil
+        }
+    }
+
+    /// An object's members, read, or still JSON: most answers need neither `variables` nor
+    /// `signals` (only template and AI paywalls read them), so the direct path checks them and
+    /// leaves them as bytes until asked.
+    fileprivate enum Members: Sendable {
+        case read([(String, JSONValue)])
+        /// An object already checked by `BodyParser.skipObject` at depth 2, at `start` in `body`.
+        case json(body: [UInt8], start: Int)
+
+        var members: [(String, JSONValue)] {
+            switch self {
+            case .read(let members): return members
+            case .json(let body, let start):
+                return body.withUnsafeBufferPointer { buffer in
+                    var parser = BodyParser(bytes: buffer)
+                    parser.i = start
+                    // Cannot fail: the same checks passed when the body was read.
+                    guard case .object(let members)? = try? parser.object(depth: 2) else { return [] }
+                    return members
+                }
+            }
         }
     }
 
@@ -55,7 +81,8 @@ struct AssignBody: Sendable, Equatable {
 }
 
 extension BodyParser {
-    fileprivate mutating func assignBody() throws(SyntaxError) -> AssignBody? {
+    /// `whole` is the array `bytes` points into (kept by the unread members).
+    fileprivate mutating func assignBody(of whole: [UInt8]) throws(SyntaxError) -> AssignBody? {
         skipWhitespace()
         guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
         i += 1
@@ -81,19 +108,12 @@ extension BodyParser {
                 if isNull { break }
                 guard bytes[i] == UInt8(ascii: "{"), case .object(let members) = try object(depth: 2) else { return nil }
                 body.attributes = Attributes(members)
-            case 2:   // variables: an object of strings
+            case 2, 3:   // variables (an object of strings) and signals (an object), kept as JSON
                 if isNull { break }
-                guard bytes[i] == UInt8(ascii: "{") else { return nil }
-                let allStrings = try forEachMember(depth: 2) { key, value in
-                    guard case .string = value else { return false }
-                    body.variables.append((key, value))
-                    return true
-                }
-                if !allStrings { return nil }
-            case 3:   // signals: an object
-                if isNull { break }
-                guard bytes[i] == UInt8(ascii: "{"), case .object(let members) = try object(depth: 2) else { return nil }
-                body.signals = members
+                let start = i
+                guard bytes[i] == UInt8(ascii: "{"), try skipObject(depth: 2, stringValues: field == 2) else { return nil }
+                let source = AssignBody.Members.json(body: whole, start: start)
+                if field == 2 { body.variablesSource = source } else { body.signalsSource = source }
             case 4:   // experiments: an array of strings
                 if isNull { break }
                 guard bytes[i] == UInt8(ascii: "["), case .array(let items) = try array(depth: 2) else { return nil }

@@ -113,6 +113,66 @@ public struct BodyParser {
         }
     }
 
+    /// Moves past the object at `i`, checking it as `object(depth:)` would, without building it;
+    /// false when `stringValues` and a member's value is not a string. Strings with escapes or
+    /// non-ASCII bytes, and numbers, are checked by the readers that build.
+    mutating func skipObject(depth: Int, stringValues: Bool) throws(SyntaxError) -> Bool {
+        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        i += 1
+        skipWhitespace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return true }
+        while true {
+            skipWhitespace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            try skipString()
+            skipWhitespace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            i += 1
+            skipWhitespace()
+            guard i < bytes.count else { throw error("unexpected end of body; expected a value") }
+            if stringValues, bytes[i] != UInt8(ascii: "\"") { return false }
+            try skipValue(depth: depth)
+            skipWhitespace()
+            guard i < bytes.count else { throw error("unexpected end of body; expected ',' or '}'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return true }
+            throw error("expected ',' or '}'")
+        }
+    }
+
+    /// Moves past the value at `i`, checking it as `value(depth:)` would.
+    private mutating func skipValue(depth: Int) throws(SyntaxError) {
+        guard i < bytes.count else { throw error("unexpected end of body; expected a value") }
+        switch bytes[i] {
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "{"): _ = try skipObject(depth: depth + 1, stringValues: false)
+        case UInt8(ascii: "["):
+            if depth + 1 > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+            i += 1
+            skipWhitespace()
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return }
+            while true {
+                skipWhitespace()
+                try skipValue(depth: depth + 1)
+                skipWhitespace()
+                guard i < bytes.count else { throw error("unexpected end of body; expected ',' or ']'") }
+                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                if bytes[i] == UInt8(ascii: "]") { i += 1; return }
+                throw error("expected ',' or ']'")
+            }
+        default: _ = try value(depth: depth)   // literals and numbers
+        }
+    }
+
+    private mutating func skipString() throws(SyntaxError) {
+        let start = i
+        i += 1
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20, bytes[i] < 0x80 { i += 1 }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "\"") { i += 1; return }
+        i = start
+        _ = try string()
+    }
+
     private mutating func number() throws(SyntaxError) -> Double {
         let start = i
         if bytes[i] == UInt8(ascii: "-") { i += 1 }
