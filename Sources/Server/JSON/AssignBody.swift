@@ -6,6 +6,8 @@ import Glibc
 struct AssignBody: Sendable, Equatable {
     static let fieldNames: [StaticString] = ["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"]
     static let fields = fieldNames.map { "\($0)" }
+    /// The attributes targeting reads, sent with nearly every request.
+    static let targetingKeys = BodyParser.KeyTable(["platform", "country", "language", "app_version", "new_user"])
 
     var userID: String
     var attributes: Attributes = [:]
@@ -106,7 +108,10 @@ extension BodyParser {
                 if body.userID.isEmpty { return nil }
             case 1:   // attributes: an object
                 if isNull { break }
-                guard bytes[i] == UInt8(ascii: "{"), case .object(let members) = try object(depth: 2) else { return nil }
+                guard bytes[i] == UInt8(ascii: "{") else { return nil }
+                var members: [(String, JSONValue)] = []
+                members.reserveCapacity(8)
+                _ = try forEachMember(depth: 2, known: AssignBody.targetingKeys) { key, value in members.append((key, value)); return true }
                 body.attributes = Attributes(members)
             case 2, 3:   // variables (an object of strings) and signals (an object), kept as JSON
                 if isNull { break }
@@ -138,22 +143,5 @@ extension BodyParser {
         skipWhitespace()
         guard i == bytes.count, seen & 1 != 0 else { return nil }
         return body
-    }
-
-    /// The position in `names` of the key at `i` when it is one of them written without
-    /// escapes, with `i` moved past it; nil otherwise.
-    private mutating func plainKey(among names: [StaticString]) -> Int? {
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
-        let start = i + 1
-        var end = start
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
-        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
-        let length = end - start
-        for (n, name) in names.enumerated() where name.utf8CodeUnitCount == length
-            && memcmp(bytes.baseAddress! + start, name.utf8Start, length) == 0 {
-            i = end + 1
-            return n
-        }
-        return nil
     }
 }

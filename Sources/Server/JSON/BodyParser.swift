@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import Glibc
 
 /// A strict RFC 8259 parser for request bodies, linear in the body's size.
 ///
@@ -72,9 +73,20 @@ public struct BodyParser {
         return .object(members)
     }
 
+    /// Known key names, whose `String`s are made once instead of per request.
+    struct KeyTable: Sendable {
+        let names: [StaticString]
+        let strings: [String]
+        init(_ names: [StaticString]) {
+            self.names = names
+            strings = names.map { "\($0)" }
+        }
+    }
+
     /// Reads the object at `i`, handing each member to `member` in order. When `member` returns
-    /// false, reading stops there and the result is false.
-    mutating func forEachMember(depth: Int, _ member: (String, JSONValue) -> Bool) throws(SyntaxError) -> Bool {
+    /// false, reading stops there and the result is false. Keys found in `known` (written
+    /// without escapes) are given as its strings.
+    mutating func forEachMember(depth: Int, known: KeyTable? = nil, _ member: (String, JSONValue) -> Bool) throws(SyntaxError) -> Bool {
         if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
         i += 1
         skipWhitespace()
@@ -82,7 +94,7 @@ public struct BodyParser {
         while true {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("unexpected \(describe()); expected a string key") }
-            let key = try string()
+            let key = if let known, let n = plainKey(among: known.names) { known.strings[n] } else { try string() }
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe()); expected ':'") }
             i += 1
@@ -94,6 +106,23 @@ public struct BodyParser {
             if bytes[i] == UInt8(ascii: "}") { i += 1; return true }
             throw error("unexpected \(describe()); expected ',' or '}'")
         }
+    }
+
+    /// The position in `names` of the key at `i` when it is one of them written without
+    /// escapes, with `i` moved past it; nil otherwise.
+    mutating func plainKey(among names: [StaticString]) -> Int? {
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+        let start = i + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        let length = end - start
+        for (n, name) in names.enumerated() where name.utf8CodeUnitCount == length
+            && memcmp(bytes.baseAddress! + start, name.utf8Start, length) == 0 {
+            i = end + 1
+            return n
+        }
+        return nil
     }
 
     mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {

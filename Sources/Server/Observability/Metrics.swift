@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// Counters and histograms for `GET /metrics`, in Prometheus text format 0.0.4.
@@ -23,8 +24,7 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// One route's counts: a request costs one hash of its route, and a short scan of the
-    /// (method, status) pairs seen on it.
+    /// One route's counts: a request costs a short scan of the (method, status) pairs seen on it.
     struct RouteStats {
         var latency = Histogram()
         var answers: [(method: String, status: Int, count: Int)] = []
@@ -39,12 +39,16 @@ public final class Metrics: Sendable {
         }
     }
 
-    struct State {
-        var routes: [String: RouteStats] = [:]
-        var webhook: [WebhookKey: Int] = [:]
+    /// Request counts by route pattern, in the order first seen. A list: there are a dozen
+    /// patterns, and comparing short strings costs less than hashing one.
+    final class Shard: Sendable {
+        let routes = Mutex<[(route: String, stats: RouteStats)]>([])
     }
 
-    private let state = Mutex(State())
+    /// Server threads record into shards picked by thread, so that they rarely wait on each
+    /// other's lock; `render` adds the shards up.
+    private let shards = (0..<8).map { _ in Shard() }
+    private let webhooks = Mutex<[WebhookKey: Int]>([:])
     private let eventsStored = Atomic<Int>(0)
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
@@ -54,9 +58,38 @@ public final class Metrics: Sendable {
     public init() {}
 
     public func request(route: String, method: String, status: Int, seconds: Double) {
-        state.withLock { s in
-            s.routes[route, default: RouteStats()].record(method: method, status: status, seconds: seconds)
+        let thread = UInt64(UInt(bitPattern: Int(bitPattern: pthread_self())))
+        shards[Int(truncatingIfNeeded: (thread &* 0x9E37_79B9_7F4A_7C15) >> 61)].routes.withLock { routes in
+            if let i = routes.firstIndex(where: { $0.route == route }) {
+                routes[i].stats.record(method: method, status: status, seconds: seconds)
+            } else {
+                var stats = RouteStats()
+                stats.record(method: method, status: status, seconds: seconds)
+                routes.append((route, stats))
+            }
         }
+    }
+
+    /// Every shard's counts, added up by route.
+    private func routeTotals() -> [String: RouteStats] {
+        var totals: [String: RouteStats] = [:]
+        for shard in shards {
+            for (route, stats) in shard.routes.withLock({ $0 }) {
+                var total = totals[route, default: RouteStats()]
+                total.latency.sum += stats.latency.sum
+                total.latency.count += stats.latency.count
+                for i in total.latency.counts.indices { total.latency.counts[i] += stats.latency.counts[i] }
+                for a in stats.answers {
+                    if let i = total.answers.firstIndex(where: { $0.status == a.status && $0.method == a.method }) {
+                        total.answers[i].count += a.count
+                    } else {
+                        total.answers.append(a)
+                    }
+                }
+                totals[route] = total
+            }
+        }
+        return totals
     }
 
     public func events(stored: Int, duplicate: Int, rejected: Int) {
@@ -85,25 +118,25 @@ public final class Metrics: Sendable {
     /// One RevenueCat webhook event.
     public func webhook(type: String, outcome: WebhookOutcome) {
         // RevenueCat's type names are a short fixed list, but a client could send anything: cap the label set.
-        state.withLock { s in
-            let key = WebhookKey(outcome: outcome.rawValue, type: s.webhook.count < 64 || s.webhook[WebhookKey(outcome: outcome.rawValue, type: type)] != nil ? type : "other")
-            s.webhook[key, default: 0] += 1
+        webhooks.withLock { counts in
+            let key = WebhookKey(outcome: outcome.rawValue, type: counts.count < 64 || counts[WebhookKey(outcome: outcome.rawValue, type: type)] != nil ? type : "other")
+            counts[key, default: 0] += 1
         }
     }
 
     /// The exposition text. `gauges` are extra `(name, help, value)` lines.
     public func render(gauges: [(String, String, Double)] = []) -> String {
-        let s = state.withLock { $0 }
+        let routes = routeTotals()
         var out = ""
         out += "# HELP abctl_http_requests_total HTTP requests answered, by route pattern, method and status.\n"
         out += "# TYPE abctl_http_requests_total counter\n"
-        let answers = s.routes.flatMap { route, stats in stats.answers.map { (route: route, method: $0.method, status: $0.status, count: $0.count) } }
+        let answers = routes.flatMap { route, stats in stats.answers.map { (route: route, method: $0.method, status: $0.status, count: $0.count) } }
         for a in answers.sorted(by: { ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status) }) {
             out += "abctl_http_requests_total{route=\"\(Self.escape(a.route))\",method=\"\(Self.escape(a.method))\",status=\"\(a.status)\"} \(a.count)\n"
         }
         out += "# HELP abctl_http_request_duration_seconds Time from the request's headers to the end of its response.\n"
         out += "# TYPE abctl_http_request_duration_seconds histogram\n"
-        for (route, h) in s.routes.map({ ($0.key, $0.value.latency) }).sorted(by: { $0.0 < $1.0 }) {
+        for (route, h) in routes.map({ ($0.key, $0.value.latency) }).sorted(by: { $0.0 < $1.0 }) {
             var cumulative = 0
             let label = "route=\"\(Self.escape(route))\""
             for (i, bound) in Self.latencyBuckets.enumerated() {
@@ -121,7 +154,7 @@ public final class Metrics: Sendable {
         out += "abctl_events_total{outcome=\"rejected\"} \(eventsRejected.load(ordering: .relaxed))\n"
         out += "# HELP abctl_webhook_events_total RevenueCat webhook events, by the event type they became or the type that was ignored.\n"
         out += "# TYPE abctl_webhook_events_total counter\n"
-        for (key, n) in s.webhook.sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
+        for (key, n) in webhooks.withLock({ $0 }).sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
             out += "abctl_webhook_events_total{outcome=\"\(key.outcome)\",type=\"\(Self.escape(key.type))\"} \(n)\n"
         }
         out += "# HELP abctl_reloads_total Experiment reloads (SIGHUP), by result.\n"
