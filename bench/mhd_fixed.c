@@ -1,5 +1,5 @@
 /* The ceiling of the HTTP layer abctl serve is built on: libmicrohttpd, configured as abctl's
- * HTTPDaemon configures it (epoll, thread pool, turbo, 32 KiB per connection), answering every
+ * HTTPDaemon configures it (epoll, thread pool, turbo, 16 KiB per connection), answering every
  * request with a fixed body after reading the request body, and doing nothing else.
  * bench/http.sh runs it next to nginx and abctl in the same run.
  *
@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TURBO, 0, NULL, NULL, answer, NULL,
         MHD_OPTION_SOCK_ADDR, &address, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)atoi(argv[3]),
         MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 << 10), MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 << 10), MHD_OPTION_END);
     if (!daemon) { fprintf(stderr, "could not start libmicrohttpd\n"); return 1; }
     printf("listening on 127.0.0.1:%s\n", argv[1]);
     fflush(stdout);

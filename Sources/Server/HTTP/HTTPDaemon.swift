@@ -25,6 +25,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         /// Per-connection memory for the request line, headers and read buffer. Headers that do not
         /// fit never reach the handler: libmicrohttpd answers its own 431 (an HTML body). Kept about
         /// twice `maxHeaderBytes`, so that only a request far over the limit gets that answer.
+        /// libmicrohttpd zeroes the whole pool after every request: at 16 KiB instead of 32 KiB the
+        /// pools of 64 keep-alive connections stay in cache, and the server spends less per request.
         public var connectionMemoryBytes: Int
         /// A connection idle this long is closed, so a silent client cannot hold a slot.
         public var idleTimeoutSeconds: Int
@@ -33,7 +35,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         public var connectionLimit: Int
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 4, maxBodyBytes: Int = 16 << 20,
-                    maxHeaderBytes: Int = 16 << 10, connectionMemoryBytes: Int = 32 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
+                    maxHeaderBytes: Int = 8 << 10, connectionMemoryBytes: Int = 16 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
                     connectionLimit: Int = 1000) {
             self.host = host
             self.port = port
