@@ -239,6 +239,8 @@ struct ServeBasicsTests {
         // One JSON line per request on stderr (flushed within 100 ms).
         #expect(server.eventually { server.logLines.contains { $0["msg"] as? String == "request" && $0["path"] as? String == "/nothing" && $0["status"] as? Int == 404 } })
         let requestLines = server.logLines.filter { $0["msg"] as? String == "request" }
+        #expect(requestLines.contains { $0["path"] as? String == "/healthz" && $0["route"] as? String == "/healthz" && $0["status"] as? Int == 200 })
+        #expect(requestLines.contains { $0["path"] as? String == "/nothing" && $0["route"] as? String == "unmatched" })
         #expect(requestLines.allSatisfy { $0["ts"] is String && $0["method"] is String && $0["route"] is String && $0["duration_ms"] is Double || $0["duration_ms"] is Int })
     }
 }

@@ -74,6 +74,7 @@ import Testing
             writer.append(bytes: chunk); expected.append(contentsOf: chunk)
             writer.append(UInt8(truncatingIfNeeded: n)); expected.append(UInt8(truncatingIfNeeded: n))
         }
+        writer.appendCopy(of: 3..<40); expected.append(contentsOf: expected[3..<40])
         #expect(writer.count == expected.count)
         #expect(writer.bytes == expected)
     }

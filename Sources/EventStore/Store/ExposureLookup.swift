@@ -84,7 +84,9 @@ public final class ExposureLookup: Sendable {
     /// thread at a time: whoever took it from `idle`, or the sweeper under `idle`'s lock.
     private final class Reader: @unchecked Sendable {
         let connection: Connection
-        private let select: Statement
+        /// One statement per experiment, with the experiment bound once (bindings outlive a
+        /// reset): a bind copies its text, and the experiment is the same on every lookup.
+        private var selects: [(experiment: String, statement: Statement)] = []
         private let begin: Statement
         private let commit: Statement
         /// The WAL index as it was just before the open transaction began; nil when none is open.
@@ -94,7 +96,6 @@ public final class ExposureLookup: Sendable {
         init(path: String) throws {
             connection = try Connection(path: path, readOnly: false)
             try connection.execute("PRAGMA query_only = 1")
-            select = try connection.prepare("SELECT variant FROM facts WHERE experiment = ?1 AND user_id = ?2")
             begin = try connection.prepare("BEGIN")
             commit = try connection.prepare("COMMIT")
         }
@@ -123,10 +124,19 @@ public final class ExposureLookup: Sendable {
         }
 
         func variant(experiment: String, userID: String) throws -> String? {
+            let select = try self.select(experiment)
             defer { select.finish() }
-            try select.bind(1, experiment)
             try select.bind(2, userID)
             return try select.step() ? select.text(0) : nil
+        }
+
+        private func select(_ experiment: String) throws -> Statement {
+            if let known = selects.first(where: { $0.experiment == experiment }) { return known.statement }
+            if selects.count >= 64 { selects.removeAll() }   // experiments come and go with reloads
+            let statement = try connection.prepare("SELECT variant FROM facts WHERE experiment = ?1 AND user_id = ?2")
+            try statement.bind(1, experiment)
+            selects.append((experiment, statement))
+            return statement
         }
     }
 }

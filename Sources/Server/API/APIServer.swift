@@ -119,9 +119,12 @@ public final class APIServer: HTTPHandler {
         default: JSONWriter.writeString(summary.method.utf8.count > 16 && summary.method.count > 16 ? String(summary.method.prefix(16)) : summary.method, to: &line)
         }
         line.append(literal: #","path":"#)
+        let pathStart = line.count
         JSONWriter.writeString(summary.path.utf8.count > 256 && summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path, to: &line)
+        let path = pathStart..<line.count
         line.append(literal: #","route":"#)
-        JSONWriter.writeString(summary.route, to: &line)
+        // A literal route is its path: the same text again.
+        if summary.route == summary.path { line.appendCopy(of: path) } else { JSONWriter.writeString(summary.route, to: &line) }
         line.append(literal: #","status":"#)
         JSONWriter.writeInteger(Int64(summary.status), to: &line)
         line.append(literal: #","duration_ms":"#)

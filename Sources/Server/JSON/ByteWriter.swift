@@ -58,6 +58,14 @@ struct ByteWriter: ~Copyable, ByteSink {
         count += bytes.count
     }
 
+    /// Appends a copy of bytes already written, `range` of what `count` has counted.
+    mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        if capacity - count < range.count { grow(toHold: count + range.count) }
+        (base + count).copyMemory(from: base + range.lowerBound, byteCount: range.count)
+        count += range.count
+    }
+
     private mutating func grow(toHold needed: Int) {
         let larger = max(needed, capacity * 2)
         guard let moved = realloc(base, larger) else { fatalError("out of memory") }
