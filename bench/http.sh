@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # HTTP benchmark of `abctl serve` on loopback, next to nginx serving a fixed JSON body in the same run.
 #
-#   bench/http.sh            # defaults: 3 rounds of 6 s runs, 64 connections, 2 wrk threads
-#   DURATION=5 ROUNDS=5 CONNECTIONS=64 bench/http.sh
+#   bench/http.sh            # defaults: 5 rounds of 6 s runs, 64 connections, 2 wrk threads
+#   DURATION=5 ROUNDS=3 CONNECTIONS=64 bench/http.sh
 #
 # 1. POST /v1/assign with the 3 running experiments of Experiments/ (a new user id per request),
 #    against nginx answering the same requests with a fixed body of the same size, in ROUNDS
@@ -18,7 +18,7 @@
 set -euo pipefail
 
 DURATION="${DURATION:-6}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-5}"
 CONNECTIONS="${CONNECTIONS:-64}"
 WRK_THREADS="${WRK_THREADS:-2}"
 SERVER_THREADS="${SERVER_THREADS:-}"
