@@ -87,25 +87,49 @@ public struct BodyParser {
     /// false, reading stops there and the result is false. Keys found in `known` (written
     /// without escapes) are given as its strings.
     mutating func forEachMember(depth: Int, known: KeyTable? = nil, _ member: (String, JSONValue) -> Bool) throws(SyntaxError) -> Bool {
+        if try open(depth: depth, closing: UInt8(ascii: "}")) { return true }
+        repeat {
+            try expectKey()
+            let key = if let known, let n = plainKey(among: known.names) { known.strings[n] } else { try string() }
+            try colon()
+            if !member(key, try value(depth: depth)) { return false }
+        } while try !close(UInt8(ascii: "}"))
+        return true
+    }
+
+    // The grammar every container reader shares.
+
+    /// Past the opening bracket at `i` and any whitespace; true when the container is empty (its
+    /// closing bracket read too).
+    private mutating func open(depth: Int, closing: UInt8) throws(SyntaxError) -> Bool {
         if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
         i += 1
         skipWhitespace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return true }
-        while true {
-            skipWhitespace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("unexpected \(describe()); expected a string key") }
-            let key = if let known, let n = plainKey(among: known.names) { known.strings[n] } else { try string() }
-            skipWhitespace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe()); expected ':'") }
-            i += 1
-            skipWhitespace()
-            if !member(key, try value(depth: depth)) { return false }
-            skipWhitespace()
-            guard i < bytes.count else { throw error("unexpected end of body; expected ',' or '}'") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return true }
-            throw error("unexpected \(describe()); expected ',' or '}'")
-        }
+        if i < bytes.count, bytes[i] == closing { i += 1; return true }
+        return false
+    }
+
+    /// After an item: false past a ',' (more follow), true past the closing bracket.
+    private mutating func close(_ closing: UInt8) throws(SyntaxError) -> Bool {
+        skipWhitespace()
+        let expected = closing == UInt8(ascii: "}") ? "',' or '}'" : "',' or ']'"
+        guard i < bytes.count else { throw error("unexpected end of body; expected \(expected)") }
+        if bytes[i] == UInt8(ascii: ",") { i += 1; skipWhitespace(); return false }
+        if bytes[i] == closing { i += 1; return true }
+        throw error("unexpected \(describe()); expected \(expected)")
+    }
+
+    private mutating func expectKey() throws(SyntaxError) {
+        skipWhitespace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("unexpected \(describe()); expected a string key") }
+    }
+
+    /// The ':' after a key, and the whitespace around it.
+    private mutating func colon() throws(SyntaxError) {
+        skipWhitespace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe()); expected ':'") }
+        i += 1
+        skipWhitespace()
     }
 
     /// The position in `names` of the key at `i` when it is one of them written without
@@ -126,47 +150,28 @@ public struct BodyParser {
     }
 
     mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
-        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
-        i += 1
         var items: [JSONValue] = []
-        skipWhitespace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-        while true {
-            skipWhitespace()
+        if try open(depth: depth, closing: UInt8(ascii: "]")) { return .array(items) }
+        repeat {
             items.append(try value(depth: depth))
-            skipWhitespace()
-            guard i < bytes.count else { throw error("unexpected end of body; expected ',' or ']'") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-            throw error("unexpected \(describe()); expected ',' or ']'")
-        }
+        } while try !close(UInt8(ascii: "]"))
+        return .array(items)
     }
 
     /// Moves past the object at `i`, checking it as `object(depth:)` would, without building it;
     /// false when `stringValues` and a member's value is not a string. Strings with escapes or
     /// non-ASCII bytes, and numbers, are checked by the readers that build.
     mutating func skipObject(depth: Int, stringValues: Bool) throws(SyntaxError) -> Bool {
-        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
-        i += 1
-        skipWhitespace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return true }
-        while true {
-            skipWhitespace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+        if try open(depth: depth, closing: UInt8(ascii: "}")) { return true }
+        repeat {
+            try expectKey()
             try skipString()
-            skipWhitespace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
-            i += 1
-            skipWhitespace()
+            try colon()
             guard i < bytes.count else { throw error("unexpected end of body; expected a value") }
             if stringValues, bytes[i] != UInt8(ascii: "\"") { return false }
             try skipValue(depth: depth)
-            skipWhitespace()
-            guard i < bytes.count else { throw error("unexpected end of body; expected ',' or '}'") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return true }
-            throw error("expected ',' or '}'")
-        }
+        } while try !close(UInt8(ascii: "}"))
+        return true
     }
 
     /// Moves past the value at `i`, checking it as `value(depth:)` would.
@@ -176,19 +181,10 @@ public struct BodyParser {
         case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "{"): _ = try skipObject(depth: depth + 1, stringValues: false)
         case UInt8(ascii: "["):
-            if depth + 1 > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
-            i += 1
-            skipWhitespace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return }
-            while true {
-                skipWhitespace()
+            if try open(depth: depth + 1, closing: UInt8(ascii: "]")) { return }
+            repeat {
                 try skipValue(depth: depth + 1)
-                skipWhitespace()
-                guard i < bytes.count else { throw error("unexpected end of body; expected ',' or ']'") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return }
-                throw error("expected ',' or ']'")
-            }
+            } while try !close(UInt8(ascii: "]"))
         default: _ = try value(depth: depth)   // literals and numbers
         }
     }
