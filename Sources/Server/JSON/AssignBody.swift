@@ -1,6 +1,5 @@
 import Assignment
 import ExperimentDefinitions
-import Glibc
 
 /// The checked fields of a `POST /v1/assign` body.
 struct AssignBody: Sendable, Equatable {
@@ -90,14 +89,11 @@ extension BodyParser {
         i += 1
         var body = AssignBody(userID: "")
         var seen = 0
-        while true {
+        repeat {
             skipWhitespace()
             guard let field = plainKey(among: AssignBody.fieldNames), seen & (1 << field) == 0 else { return nil }
             seen |= 1 << field
-            skipWhitespace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
-            i += 1
-            skipWhitespace()
+            try colon()
             guard i < bytes.count else { return nil }
             let isNull = bytes[i] == UInt8(ascii: "n")
             if isNull { try literal("null") }
@@ -133,13 +129,7 @@ extension BodyParser {
                 guard bytes[i] == UInt8(ascii: "t") || bytes[i] == UInt8(ascii: "f"), case .bool(let b) = try value(depth: 1) else { return nil }
                 body.onDeviceModel = b
             }
-            skipWhitespace()
-            guard i < bytes.count else { return nil }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            guard bytes[i] == UInt8(ascii: "}") else { return nil }
-            i += 1
-            break
-        }
+        } while try !close(UInt8(ascii: "}"))
         skipWhitespace()
         guard i == bytes.count, seen & 1 != 0 else { return nil }
         return body

@@ -110,13 +110,14 @@ public struct BodyParser {
     }
 
     /// After an item: false past a ',' (more follow), true past the closing bracket.
-    private mutating func close(_ closing: UInt8) throws(SyntaxError) -> Bool {
+    mutating func close(_ closing: UInt8) throws(SyntaxError) -> Bool {
         skipWhitespace()
+        if i < bytes.count {
+            if bytes[i] == UInt8(ascii: ",") { i += 1; skipWhitespace(); return false }
+            if bytes[i] == closing { i += 1; return true }
+        }
         let expected = closing == UInt8(ascii: "}") ? "',' or '}'" : "',' or ']'"
-        guard i < bytes.count else { throw error("unexpected end of body; expected \(expected)") }
-        if bytes[i] == UInt8(ascii: ",") { i += 1; skipWhitespace(); return false }
-        if bytes[i] == closing { i += 1; return true }
-        throw error("unexpected \(describe()); expected \(expected)")
+        throw error(i < bytes.count ? "unexpected \(describe()); expected \(expected)" : "unexpected end of body; expected \(expected)")
     }
 
     private mutating func expectKey() throws(SyntaxError) {
@@ -125,7 +126,7 @@ public struct BodyParser {
     }
 
     /// The ':' after a key, and the whitespace around it.
-    private mutating func colon() throws(SyntaxError) {
+    mutating func colon() throws(SyntaxError) {
         skipWhitespace()
         guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("unexpected \(describe()); expected ':'") }
         i += 1
