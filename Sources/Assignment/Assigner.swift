@@ -76,8 +76,12 @@ public struct Assigner: Sendable {
 
     /// The answer for one experiment by id; nil when no experiment has that id.
     public func assign(userID: String, attributes: Attributes = [:], experimentID: String) -> Assignment? {
-        guard let i = indexByID[experimentID] else { return nil }
-        let e = experiments[i]
+        indexByID[experimentID].map { assign(userID: userID, attributes: attributes, experimentAt: $0) }
+    }
+
+    /// The answer for `experiments[index]`.
+    public func assign(userID: String, attributes: Attributes = [:], experimentAt index: Int) -> Assignment {
+        let e = experiments[index]
         let now = (e.start != nil || e.end != nil) ? clock() : Date.distantPast
         return assign(userID: userID, attributes: attributes, experiment: e, now: now)
     }

@@ -17,13 +17,14 @@ extension APIServer {
         // Index into `snapshot.answers` of answer n (snapshot order unless ids were listed).
         var answerIndex: [Int]? = nil
         if let only = body.experiments {
-            answerIndex = try only.map { id throws(APIError) in
+            let indices = try only.map { id throws(APIError) in
                 guard let i = snapshot.assigner.index(of: id) else {
                     throw APIError.badRequest("unknown_experiment", "no experiment '\(id)'", field: "experiments")
                 }
                 return i
             }
-            assignments = only.map { snapshot.assigner.assign(userID: userID, attributes: attributes, experimentID: $0)! }
+            answerIndex = indices
+            assignments = indices.map { snapshot.assigner.assign(userID: userID, attributes: attributes, experimentAt: $0) }
         } else {
             assignments = snapshot.assigner.assign(userID: userID, attributes: attributes)
         }
