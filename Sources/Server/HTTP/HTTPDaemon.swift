@@ -256,7 +256,8 @@ public final class HTTPDaemon: @unchecked Sendable {
             return false
         }
         defer { MHD_destroy_response(created) }
-        _ = MHD_add_response_header(created, "Content-Type", response.contentType)
+        // withCString passes a native string's own bytes; an implicit conversion would copy them.
+        _ = response.contentType.withCString { MHD_add_response_header(created, "Content-Type", $0) }
         for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
         if close || draining.load(ordering: .relaxed) { _ = MHD_add_response_header(created, "Connection", "close") }
         return MHD_queue_response(connection, UInt32(response.status), created) == .YES
