@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # HTTP benchmark of `abctl serve` on loopback, next to nginx serving a fixed JSON body in the same run.
 #
-#   bench/http.sh            # defaults: 5 rounds of 6 s runs, 64 connections, 2 wrk threads
-#   DURATION=5 ROUNDS=3 CONNECTIONS=64 bench/http.sh
+#   bench/http.sh            # defaults: 10 rounds of 3 s runs each, then 6 s runs; 64 connections, 2 wrk threads
+#   ROUNDS=5 ROUND_SECONDS=6 DURATION=6 CONNECTIONS=64 bench/http.sh
 #
 # 1. POST /v1/assign with the 3 running experiments of Experiments/ (a new user id per request),
 #    against nginx answering the same requests with a fixed body of the same size, in ROUNDS
-#    alternating runs (nginx, abctl, nginx, ...): on a shared 2-core machine one pair of runs
-#    moves by 10% or more, so each round's ratio is printed and the median judged.
+#    alternating runs of ROUND_SECONDS (nginx, abctl, nginx, ...): on a shared 2-core machine one
+#    pair of runs moves by 10% or more, so each round's ratio is printed and the median judged;
+#    many short pairs follow the machine's drifting load more closely than a few long ones.
 #    Goals: >= 60% of nginx's requests per second, p99 < 10 ms. Then bench/mhd_fixed.c, a bare
 #    libmicrohttpd server set up as abctl's (fixed body, no work), shows the HTTP layer's own ceiling.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
 #
 # Installs wrk and nginx from Debian when missing. Every server listens on 127.0.0.1 only and every
-# run is bounded by DURATION. Needs a release build (built here).
+# run is bounded by ROUND_SECONDS or DURATION. Needs a release build (built here).
 set -euo pipefail
 
 DURATION="${DURATION:-6}"
-ROUNDS="${ROUNDS:-5}"
+ROUNDS="${ROUNDS:-10}"
+ROUND_SECONDS="${ROUND_SECONDS:-3}"
 CONNECTIONS="${CONNECTIONS:-64}"
 WRK_THREADS="${WRK_THREADS:-2}"
 SERVER_THREADS="${SERVER_THREADS:-}"
@@ -158,10 +160,10 @@ NGINX_STARTED=1
 
 NGINX_RESULTS=""; ABCTL_RESULTS=""
 for round in $(seq "$ROUNDS"); do
-  echo "bench: round $round/$ROUNDS: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s POST /v1/assign, nginx (fixed body) then abctl serve"
-  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
+  echo "bench: round $round/$ROUNDS: wrk -t$WRK_THREADS -c$CONNECTIONS -d${ROUND_SECONDS}s POST /v1/assign, nginx (fixed body) then abctl serve"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
   echo "  nginx $line"; NGINX_RESULTS="$NGINX_RESULTS$line;"
-  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl $line"; ABCTL_RESULTS="$ABCTL_RESULTS$line;"
 done
 "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop; NGINX_STARTED=""
