@@ -38,7 +38,7 @@ import Testing
         #expect(try body.string("s") == "x")
         #expect(throws: APIError.self) { try body.string("n") }
         #expect(throws: APIError.self) { try body.string("missing") }
-        #expect(try body.object("o")["k"] == .bool(true))
+        #expect(JSONBody.dictionary(try body.members("o"))["k"] == .bool(true))
         #expect(try body.optionalStringArray("l") == ["a"])
         #expect(throws: APIError.self) { try body.only(["s"]) }
         #expect(throws: APIError.self) { try JSONBody(Array(#"{"a":1,"a":2}"#.utf8)) }

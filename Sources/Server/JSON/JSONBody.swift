@@ -62,11 +62,6 @@ public struct JSONBody: Sendable {
         return b
     }
 
-    /// An optional object, as a dictionary (empty when absent or null).
-    public func object(_ key: String) throws(APIError) -> [String: JSONValue] {
-        Self.dictionary(try members(key))
-    }
-
     /// An optional object, as its members in order (empty when absent or null).
     public func members(_ key: String) throws(APIError) -> [(String, JSONValue)] {
         guard let value = self[key], value != .null else { return [] }

@@ -22,6 +22,12 @@ public final class Metrics: Sendable {
             // Stored per bucket (not cumulative); `render` accumulates.
             if let i = Metrics.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts[i] += 1 }
         }
+
+        mutating func add(_ other: Histogram) {
+            sum += other.sum
+            count += other.count
+            for i in counts.indices { counts[i] += other.counts[i] }
+        }
     }
 
     /// One route's counts: a request costs a short scan of the (method, status) pairs seen on it.
@@ -31,10 +37,19 @@ public final class Metrics: Sendable {
 
         mutating func record(method: String, status: Int, seconds: Double) {
             latency.observe(seconds)
+            count(method: method, status: status, n: 1)
+        }
+
+        mutating func add(_ other: RouteStats) {
+            latency.add(other.latency)
+            for a in other.answers { count(method: a.method, status: a.status, n: a.count) }
+        }
+
+        private mutating func count(method: String, status: Int, n: Int) {
             if let i = answers.firstIndex(where: { $0.status == status && $0.method == method }) {
-                answers[i].count += 1
+                answers[i].count += n
             } else {
-                answers.append((method, status, 1))
+                answers.append((method, status, n))
             }
         }
     }
@@ -74,20 +89,7 @@ public final class Metrics: Sendable {
     private func routeTotals() -> [String: RouteStats] {
         var totals: [String: RouteStats] = [:]
         for shard in shards {
-            for (route, stats) in shard.routes.withLock({ $0 }) {
-                var total = totals[route, default: RouteStats()]
-                total.latency.sum += stats.latency.sum
-                total.latency.count += stats.latency.count
-                for i in total.latency.counts.indices { total.latency.counts[i] += stats.latency.counts[i] }
-                for a in stats.answers {
-                    if let i = total.answers.firstIndex(where: { $0.status == a.status && $0.method == a.method }) {
-                        total.answers[i].count += a.count
-                    } else {
-                        total.answers.append(a)
-                    }
-                }
-                totals[route] = total
-            }
+            for (route, stats) in shard.routes.withLock({ $0 }) { totals[route, default: RouteStats()].add(stats) }
         }
         return totals
     }
