@@ -3,8 +3,8 @@ import ExperimentDefinitions
 
 /// The checked fields of a `POST /v1/assign` body.
 struct AssignBody: Sendable, Equatable {
-    static let fieldNames: [StaticString] = ["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"]
-    static let fields = fieldNames.map { "\($0)" }
+    /// The body's fields, in the order `BodyParser.assignBody` numbers them.
+    static let fields = BodyParser.KeyTable(["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"])
     /// The attributes targeting reads, sent with nearly every request.
     static let targetingKeys = BodyParser.KeyTable(["platform", "country", "language", "app_version", "new_user"])
 
@@ -28,7 +28,7 @@ struct AssignBody: Sendable, Equatable {
 
     /// The general path: any body, every error named.
     init(general body: JSONBody) throws(APIError) {
-        try body.only(Self.fields)
+        try body.only(Self.fields.strings)
         userID = try body.string("user_id")
         attributes = Attributes(try body.members("attributes"))
         let variables = try body.members("variables")
@@ -91,7 +91,7 @@ extension BodyParser {
         var seen = 0
         repeat {
             skipWhitespace()
-            guard let field = plainKey(among: AssignBody.fieldNames), seen & (1 << field) == 0 else { return nil }
+            guard let field = plainKey(among: AssignBody.fields.names), seen & (1 << field) == 0 else { return nil }
             seen |= 1 << field
             try colon()
             guard i < bytes.count else { return nil }
