@@ -18,7 +18,7 @@ enum ServeCommand {
           its ai_generated line written by that OpenAI-compatible endpoint (key: ABCTL_LLM_API_KEY),
           guarded, cached in the store, or the fallback when it takes longer than --llm-deadline-ms.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it."),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on (default: 127.0.0.1)."),
@@ -27,8 +27,13 @@ enum ServeCommand {
             OptionSpec(name: "--keys-file", valueName: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS)."),
             OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted (default: 16777216); larger gets 413."),
             OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4)."),
-            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 1000)."),
-            OptionSpec(name: "--timeout", valueName: "seconds", help: "Idle connections and slow request bodies are cut off after this long (default: 30)."),
+            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 16000, or fewer if the open-file limit allows fewer); past it new connections are closed at once."),
+            OptionSpec(name: "--max-connections-per-ip", valueName: "n", help: "Open connections at most from one client address (default: no limit; behind a load balancer every connection has its address)."),
+            OptionSpec(name: "--timeout", valueName: "seconds", help: "Kept-alive connections with nothing arriving are closed after this long (default: 30)."),
+            OptionSpec(name: "--header-timeout", valueName: "seconds", help: "The request line and headers must arrive within this long, or 408 and close (default: 10)."),
+            OptionSpec(name: "--body-timeout", valueName: "seconds", help: "A body must arrive within this long plus its size at --min-rate, or 408 and close (default: 10)."),
+            OptionSpec(name: "--write-timeout", valueName: "seconds", help: "An answer must be read within this long plus its size at --min-rate, or the connection closes (default: 10)."),
+            OptionSpec(name: "--min-rate", valueName: "bytes", help: "Slowest transfer, in bytes per second, that body and answer deadlines allow for (default: 16384)."),
             OptionSpec(name: "--llm-url", valueName: "url", help: "An OpenAI-compatible server (e.g. http://127.0.0.1:8080) that writes AI copy for devices with no model."),
             OptionSpec(name: "--llm-model", valueName: "name", help: "The model --llm-url should use."),
             OptionSpec(name: "--llm-deadline-ms", valueName: "ms", help: "Longest an assign call waits for a generated line before the fallback ships (default: 300)."),
@@ -45,10 +50,17 @@ enum ServeCommand {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = try args.int("--threads") ?? max(4, 2 * cores)
         guard (1...256).contains(threads) else { throw CLIError.usage("'--threads' must be between 1 and 256", command: "serve") }
-        let connections = try args.int("--max-connections") ?? 1000
-        guard connections > 0 else { throw CLIError.usage("'--max-connections' must be positive", command: "serve") }
+        let connections = try args.int("--max-connections")
+        if let connections, connections <= 0 { throw CLIError.usage("'--max-connections' must be positive", command: "serve") }
+        let perIP = try args.int("--max-connections-per-ip") ?? 0
+        guard perIP >= 0 else { throw CLIError.usage("'--max-connections-per-ip' must be positive (0: no limit)", command: "serve") }
         let timeout = try args.int("--timeout") ?? 30
         guard timeout > 0 else { throw CLIError.usage("'--timeout' must be positive", command: "serve") }
+        let headTimeout = try seconds(args, "--header-timeout") ?? 10
+        let bodyTimeout = try seconds(args, "--body-timeout") ?? 10
+        let writeTimeout = try seconds(args, "--write-timeout") ?? 10
+        let minRate = try args.int("--min-rate") ?? 16 << 10
+        guard minRate > 0 else { throw CLIError.usage("'--min-rate' must be positive", command: "serve") }
 
         let keys = try loadKeys(file: args.value("--keys-file"))
         let environment = ProcessInfo.processInfo.environment
@@ -58,7 +70,9 @@ enum ServeCommand {
         let configuration = Server.Configuration(
             http: HTTPDaemon.Configuration(host: args.value("--host") ?? "127.0.0.1", port: UInt16(port), threads: threads,
                                            maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
-                                           requestTimeoutSeconds: Double(timeout), connectionLimit: connections),
+                                           headTimeoutSeconds: headTimeout, bodyTimeoutSeconds: bodyTimeout,
+                                           writeTimeoutSeconds: writeTimeout, minBytesPerSecond: minRate,
+                                           connectionLimit: connections, maxConnectionsPerIP: perIP),
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: Defaults.experimentsDirectory(args.value("--experiments")),
                                    copyGeneration: copyGeneration),
@@ -75,6 +89,15 @@ enum ServeCommand {
             throw CLIError.runtime(message)
         }
         return .success
+    }
+
+    /// A positive number of seconds (fractions allowed, so tests can use short deadlines).
+    static func seconds(_ args: ParsedArguments, _ name: String) throws -> Double? {
+        guard let text = args.value(name) else { return nil }
+        guard let value = Double(text), value > 0, value <= 86_400 else {
+            throw CLIError.usage("'\(name)' must be a number of seconds between 0 and 86400, got '\(text)'", command: "serve")
+        }
+        return value
     }
 
     /// `--llm-url` and `--llm-model` go together; without them there is no server-side generation.
