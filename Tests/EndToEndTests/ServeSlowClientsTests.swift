@@ -99,6 +99,42 @@ struct ServeSlowClientsTests {
         print("trickle: \(count) connections cut after \(lifetimes.min() ?? 0)-\(lifetimes.max() ?? 0) s; normal assign p50 \(RawClients.percentile(latencies, 0.5) * 1000) ms, p99 \(p99 * 1000) ms over \(latencies.count) calls")
     }
 
+    @Test func slowBodiesAndKeptAliveTricklesAreCutToo() throws {
+        let server = try LiveServer(arguments: ["--header-timeout", "1", "--body-timeout", "1", "--min-rate", "1000"])
+        // A body of 500 bytes may take 1 s + 500 B at 1000 B/s: a byte every 200 ms is too slow.
+        let slowBody = try #require(RawClients.connect(port: server.port))
+        defer { close(slowBody) }
+        RawClients.send(slowBody, "POST /v1/copy/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n")
+        // A kept-alive connection answers one request, then trickles the next head.
+        let keptAlive = try #require(RawClients.connect(port: server.port))
+        defer { close(keptAlive) }
+        RawClients.send(keptAlive, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(Self.readOneReply(keptAlive, timeout: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        let started = Monotonic.now()
+        var bodyReply: [UInt8] = [], trickleReply: [UInt8] = []
+        var bodyClosed: Double?, trickleClosed: Double?
+        RawClients.send(keptAlive, "GET /healthz HTTP/1.1\r\n")
+        while Monotonic.now() - started < 6, bodyClosed == nil || trickleClosed == nil {
+            if bodyClosed == nil { RawClients.send(slowBody, "x") }
+            if trickleClosed == nil { RawClients.send(keptAlive, "X-Slow: 1\r\n") }
+            let b = RawClients.readUntilClosed(slowBody, timeout: bodyClosed == nil ? 0.1 : 0)
+            bodyReply += b.bytes
+            if b.closed, bodyClosed == nil { bodyClosed = Monotonic.now() - started }
+            let t = RawClients.readUntilClosed(keptAlive, timeout: trickleClosed == nil ? 0.1 : 0)
+            trickleReply += t.bytes
+            if t.closed, trickleClosed == nil { trickleClosed = Monotonic.now() - started }
+        }
+        #expect(String(decoding: bodyReply, as: UTF8.self).hasPrefix("HTTP/1.1 408"))
+        #expect(String(decoding: bodyReply, as: UTF8.self).contains(#""code":"request_timeout""#))
+        #expect(bodyClosed.map { $0 >= 1.4 && $0 < 3.5 } == true, "slow body cut after \(bodyClosed ?? -1) s")
+        // Between requests the watch looks every head timeout; a head begun in between gets one more.
+        #expect(String(decoding: trickleReply, as: UTF8.self).hasPrefix("HTTP/1.1 408"))
+        #expect(trickleClosed.map { $0 >= 0.9 && $0 < 3.5 } == true, "kept-alive trickle cut after \(trickleClosed ?? -1) s")
+        let metrics = try server.request("GET", "/metrics").text
+        #expect(RawClients.metric(metrics, #"abctl_http_connections_timed_out_total{phase="body"}"#) == 1)
+        #expect(RawClients.metric(metrics, #"abctl_http_connections_timed_out_total{phase="head"}"#) == 1)
+    }
+
     @Test func tenThousandIdleKeepAliveConnectionsCostNoThread() throws {
         let count = 10_000
         RawClients.raiseFileLimit(atLeast: count + 512)
