@@ -8,7 +8,8 @@ trickle: each connection sends `POST /v1/assign HTTP/1.1` and then one more head
          `--interval` seconds, never finishing its head (slowloris).
 idle:    each connection sends one complete assign request, reads the answer and then stays open
          without a word (keep-alive connections from a load balancer).
-noread:  each connection sends 200 pipelined assign requests and never reads an answer.
+noread:  each connection asks for GET /openapi.json 200 times, pipelined, through a 2 KiB receive
+         window, and never reads an answer.
 
 Meanwhile one normal client calls POST /v1/assign on a new connection every `--normal-every`
 seconds (2 s timeout each). Prints one line `RESULT ...` with the normal client's p50/p99 (ms),
@@ -60,6 +61,14 @@ def normal_client(port, every, stop, latencies, failures):
         time.sleep(max(0.0, every - (time.monotonic() - started)))
 
 
+def rss_kb(pids):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/status") as f:
+            total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return total
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, required=True)
@@ -68,7 +77,10 @@ def main():
     p.add_argument("--interval", type=float, default=1.0)
     p.add_argument("--duration", type=float, default=12.0)
     p.add_argument("--normal-every", type=float, default=0.05)
+    p.add_argument("--pids", default="", help="comma-separated server PIDs whose RSS is reported before and after the hostile connections open")
     args = p.parse_args()
+    pids = [int(x) for x in args.pids.split(",") if x]
+    rss_before = rss_kb(pids)
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < args.connections + 64:
@@ -81,7 +93,7 @@ def main():
     for n in range(args.connections):
         s = socket.socket()
         if args.mode == "noread":
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
         try:
             s.connect(("127.0.0.1", args.port))
         except OSError:
@@ -100,7 +112,7 @@ def main():
                 s.recv(65536)   # the whole answer fits one read on loopback
                 s.setblocking(False)
             else:
-                s.send(b"".join(assign_request(n * 1000 + k) for k in range(200)))
+                s.send(b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 200)
         except OSError:
             closed += 1
             s.close()
@@ -108,6 +120,7 @@ def main():
         conns[s.fileno()] = {"sock": s, "seen": b""}
         sel.register(s, selectors.EVENT_READ)
 
+    rss_after = rss_kb(pids)
     stop = threading.Event()
     latencies, failures = [], []
     normal = threading.Thread(target=normal_client, args=(args.port, args.normal_every, stop, latencies, failures))
@@ -166,7 +179,7 @@ def main():
     print(f"RESULT mode={args.mode} hostile_opened={opened} hostile_refused={refused} hostile_answered={answered} "
           f"statuses={status_text} hostile_closed_by_server={closed} still_open={len(conns)} "
           f"normal_ok={len(lat)} normal_failed={len(failures)} p50_ms={p50:.2f} p99_ms={p99:.2f} "
-          f"failures={','.join(sorted(set(failures))) or '-'}")
+          f"failures={','.join(sorted(set(failures))) or '-'} rss_before_kb={rss_before} rss_after_kb={rss_after}")
 
 
 if __name__ == "__main__":

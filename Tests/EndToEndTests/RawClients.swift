@@ -5,13 +5,18 @@ import Glibc
 
 /// Many raw client sockets on loopback, for tests that play slow or hostile clients by the thousand.
 enum RawClients {
-    /// Lifts this process's soft open-file limit to at least `count` (up to the hard limit).
-    static func raiseFileLimit(atLeast count: Int) {
+    /// Lifts this process's soft open-file limit to the hard one (other suites run beside these
+    /// tests in the same process, so they get more than `count`); false when that is under `count`.
+    @discardableResult
+    static func raiseFileLimit(atLeast count: Int) -> Bool {
         var limit = rlimit()
         let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
-        limit.rlim_cur = min(limit.rlim_max, rlim_t(count))
-        setrlimit(resource, &limit)
+        guard getrlimit(resource, &limit) == 0 else { return false }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(resource, &limit)
+        }
+        return limit.rlim_cur >= rlim_t(count)
     }
 
     /// A connected socket (blocking connect), made non-blocking; nil when the connect failed.

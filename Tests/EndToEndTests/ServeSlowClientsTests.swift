@@ -27,7 +27,7 @@ struct ServeSlowClientsTests {
 
     @Test func tricklingHeadsAreCutAtTheDeadlineWhileOthersAreServed() throws {
         let count = 2_000, deadline = 2.0
-        RawClients.raiseFileLimit(atLeast: count + 512)
+        #expect(RawClients.raiseFileLimit(atLeast: count + 512))
         let server = try LiveServer(arguments: ["--header-timeout", String(deadline)])
         let clock: @Sendable () -> Double = { Monotonic.now() }
         var outcomes: [Int32: Outcome] = [:]
@@ -137,7 +137,7 @@ struct ServeSlowClientsTests {
 
     @Test func tenThousandIdleKeepAliveConnectionsCostNoThread() throws {
         let count = 10_000
-        RawClients.raiseFileLimit(atLeast: count + 512)
+        #expect(RawClients.raiseFileLimit(atLeast: count + 512))
         let server = try LiveServer()
         let pid = server.process.processIdentifier
         #expect(try server.request("GET", "/healthz").status == 200)
