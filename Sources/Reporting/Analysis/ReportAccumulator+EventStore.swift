@@ -8,7 +8,8 @@ extension ReportRow {
         self.init(userID: f.userID, variant: f.variant, firstExposure: f.firstExposure.microseconds,
                   trialStart: f.trialStart?.microseconds, firstPaid: f.firstPaid?.microseconds,
                   firstConverted: f.firstConverted?.microseconds, firstCancel: f.firstCancel?.microseconds,
-                  netRevenue: f.netRevenue, copySource: f.copySource?.rawValue, fallbackReason: f.copyFallbackReason)
+                  refunded: f.refundedAt?.microseconds, netRevenue: f.netRevenue, revenueEntries: f.revenueEntries,
+                  crossedOver: f.crossedOver, copySource: f.copySource?.rawValue, fallbackReason: f.copyFallbackReason)
     }
 }
 

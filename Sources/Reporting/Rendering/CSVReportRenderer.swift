@@ -16,7 +16,7 @@ public enum CSVReportRenderer {
             for m in v.metrics {
                 let c = v.isControl ? nil : r.comparison(v.key, m.metric)
                 let fields: [String] = [
-                    text(r.experimentID), text(v.key), v.isControl ? "true" : "false", m.metric.rawValue, String(v.users), String(m.count),
+                    text(r.experimentID), text(v.key), v.isControl ? "true" : "false", m.metric.name, String(v.users), String(m.count),
                     String(m.denominator), num(m.rate), num(m.ci?.lower), num(m.ci?.upper),
                     num(c?.absoluteDiff), num(c?.absoluteCI?.lower), num(c?.absoluteCI?.upper),
                     num(c?.relativeLift), num(c?.relativeCI?.lower), num(c?.relativeCI?.upper),

@@ -38,12 +38,12 @@ public enum HTMLReportRenderer {
         b += "<section><h2>Metrics by variant</h2><p class=\"muted\">Rate with its \(r.confidenceLabel) interval.</p><div class=\"scroll\"><table><thead><tr><th>metric</th>"
         for v in r.variants { b += "<th>\(escape(v.key))\(v.isControl ? " <span class=\"muted\">(control)</span>" : "")</th>" }
         b += "</tr></thead><tbody><tr><td>users</td>" + r.variants.map { "<td class=\"num\">\(ReportFormat.count($0.users))</td>" }.joined() + "</tr>"
-        for metric in Metric.allCases {
+        for metric in r.metrics {
             b += "<tr><td>\(ReportFormat.title(metric))\(metric == r.primaryMetric ? " <span class=\"tag\">primary</span>" : "")</td>"
             for v in r.variants {
                 guard let m = v.metric(metric), m.rate != nil else { b += "<td class=\"num\">n/a</td>"; continue }
                 b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci)))</span>"
-                b += "<br><span class=\"ci\">\(ReportFormat.count(metric == .revenuePerUser ? m.count : m.count)) of \(ReportFormat.count(m.denominator))\(metric == .revenuePerUser ? " paid" : "")</span></td>"
+                b += "<br><span class=\"ci\">\(ReportFormat.count(m.count)) of \(ReportFormat.count(m.denominator))\(metric.isRevenue ? " paid" : "")</span></td>"
             }
             b += "</tr>"
         }
@@ -64,7 +64,7 @@ public enum HTMLReportRenderer {
                 b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.pValue)))</td><td class=\"num\">\(escape(ReportFormat.pValue(c.pValueAdjusted)))</td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.probability(c.chanceToBeBetter)))</td>"
-                b += "<td class=\"num\">\(c.metric == .revenuePerUser ? "n/a" : escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped)))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped)))</td>"
                 if r.sequential {
                     b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI)))</td>"
                 }
