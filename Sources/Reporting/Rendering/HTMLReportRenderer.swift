@@ -47,7 +47,9 @@ public enum HTMLReportRenderer {
             }
             b += "</tr>"
         }
-        b += "</tbody></table></div></section>\n"
+        b += "</tbody></table></div>"
+        if let note = ReportFormat.capNote(r) { b += "<p class=\"muted\">\(escape(note))</p>" }
+        b += "</section>\n"
 
         if !r.comparisons.isEmpty {
             b += "<section><h2>Against the control (<code>\(escape(r.control.key))</code>)</h2>"
@@ -76,6 +78,9 @@ public enum HTMLReportRenderer {
         b += "<section><h2>Cumulative paid conversion</h2><figure><div class=\"chartbox\">\(SVGCharts.conversionChart(r))</div>"
         b += "<figcaption>Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.</figcaption></figure></section>\n"
 
+        b += "<section><h2>Revenue per user by day</h2><figure><div class=\"chartbox\">\(SVGCharts.revenueChart(r))</div>"
+        b += "<figcaption>Cumulative net revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(capCaption(r)). Curves stop where fewer than 20 users have been followed that long.</figcaption></figure></section>\n"
+
         b += "<section><h2>Subscriptions still active</h2><figure><div class=\"chartbox\">\(SVGCharts.survivalChart(r))</div>"
         b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(ReportFormat.date(r.asOf))). "
         b += "Log-rank test \(escape(ReportFormat.pEquals(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"
@@ -98,9 +103,15 @@ public enum HTMLReportRenderer {
             }
             b += "</section>\n"
         }
-        b += "<footer class=\"muted\">abctl report · rates are Wilson intervals; differences unpooled Wald; lifts delta-method; p-values pooled z-test (Welch for revenue), Holm-adjusted across treatments; chance to win from Beta(1, 1) priors.</footer>\n"
+        b += "<footer class=\"muted\">abctl report · rates are Wilson intervals; differences unpooled Wald; lifts delta-method; p-values pooled z-test (Welch for revenue), Holm-adjusted across treatments; chance to win from Beta(1, 1) priors (for revenue, the normal approximation of the difference).</footer>\n"
         b += "</main>\n</body>\n</html>\n"
         return b
+    }
+
+    /// ", each user's revenue capped at …", when the report caps revenue.
+    static func capCaption(_ r: Report) -> String {
+        guard let cap = r.variants.first?.metric(.revenuePerUser)?.cap else { return "" }
+        return "; each user's revenue capped at \(escape(ReportFormat.money(cap)))"
     }
 
     /// Escapes text for HTML element content and quoted attribute values.

@@ -37,6 +37,8 @@ public enum MarkdownReportRenderer {
             }.joined(separator: " | ") + " |\n"
         }
 
+        if let note = ReportFormat.capNote(r) { out += "\n\(esc(note))\n" }
+
         if !r.comparisons.isEmpty {
             out += "\n## Against the control (`\(code(r.control.key))`)\n\n"
             out += "| variant | metric | difference | lift | p | p (Holm) | chance better | expected loss |\n"

@@ -8,6 +8,20 @@ enum ReportFormat {
     /// What the rate is out of, in words.
     static func denominatorWord(_ m: Metric) -> String { m.unit.words }
 
+    /// A sentence on `metrics.revenue_cap` and the cap each revenue metric used, or nil without a cap.
+    static func capNote(_ r: Report) -> String? {
+        guard let config = r.revenueCap else { return nil }
+        let rule = switch config {
+        case .percentile(let p): "the \(JSONValue.format(p * 100))th percentile of paying users' revenue, pooled over the variants"
+        case .absolute(let x): "a fixed \(money(x))"
+        }
+        let caps = r.metrics.filter(\.isRevenue).compactMap { m -> String? in
+            guard let cap = r.variants.first?.metric(m)?.cap else { return nil }
+            return "\(title(m).lowercased()) \(money(cap))"
+        }
+        return "Each user's net revenue is capped at \(rule) before every revenue figure" + (caps.isEmpty ? "." : ": \(caps.joined(separator: ", ")).")
+    }
+
     static func percent(_ x: Double?, digits: Int = 2) -> String {
         guard let x, x.isFinite else { return "n/a" }
         return String(format: "%.\(digits)f%%", x * 100)

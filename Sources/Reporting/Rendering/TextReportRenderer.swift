@@ -45,6 +45,7 @@ public enum TextReportRenderer {
             })
         }
         out += table.render(color: color)
+        if let note = ReportFormat.capNote(r) { out += "  \(note)\n" }
 
         if !r.comparisons.isEmpty {
             out += "\n" + paint("AGAINST THE CONTROL", bold) + " (\"\(clean(r.control.key))\")\n"
