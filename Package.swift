@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions", "Reporting"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
