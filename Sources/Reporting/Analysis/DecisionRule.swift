@@ -170,7 +170,7 @@ public enum DecisionRule {
 
     /// For revenue: the chance the variant earns more and what shipping it would cost if it does not.
     static func bayesWords(_ c: ComparisonResult, _ chance: Double) -> String {
-        "Chance that “\(c.variant)” earns more per user: \(ReportFormat.probability(chance)); if it does not, shipping it loses about \(ReportFormat.money(c.expectedLoss)) per user on average."
+        "Chance that “\(c.variant)” earns more per user: \(ReportFormat.probability(chance)); if it does not, shipping it loses about \(ReportFormat.loss(c.metric, c.expectedLoss)) per user on average."
     }
 
     static func capWords(_ c: ComparisonResult) -> String {
