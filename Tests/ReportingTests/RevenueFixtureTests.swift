@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Statistics
@@ -60,7 +60,7 @@ import Testing
             func micros(_ v: Any?) -> Int64? { (v as? Int).map { Int64($0) * 1_000_000 } }
             for (u, user) in (c["users"] as! [[String: Any]]).enumerated() {
                 let entries = (user["revenue_entries"] as! [[Double]]).map { RevenueEntry(offset: Int64($0[0]) * 1_000_000, amount: $0[1]) }
-                acc.add(ReportRow(userID: "u\(u)", variant: "v\(user["variant"] as! Int)", firstExposure: micros(user["first_exposure"])!,
+                acc.add(UserFacts.row(userID: "u\(u)", variant: "v\(user["variant"] as! Int)", firstExposure: micros(user["first_exposure"])!,
                                   trialStart: micros(user["trial_start"]), firstPaid: micros(user["first_paid"]),
                                   firstConverted: micros(user["first_converted"]), firstCancel: micros(user["first_cancel"]),
                                   refunded: micros(user["refunded"]), netRevenue: entries.reduce(0) { $0 + $1.amount }, revenueEntries: entries))

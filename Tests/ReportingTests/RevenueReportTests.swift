@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -23,7 +23,7 @@ import Testing
                 let amount = i % 7 == 0 ? 500.0 : 9.99
                 let paidAt: Int64 = pays ? 2 * F.day : 0
                 let entries = pays ? [RevenueEntry(offset: paidAt, amount: amount)] : []
-                acc.add(ReportRow(userID: "u\(v)-\(i)", variant: v == 0 ? "control" : "ai", firstExposure: exposure,
+                acc.add(UserFacts.row(userID: "u\(v)-\(i)", variant: v == 0 ? "control" : "ai", firstExposure: exposure,
                                   firstPaid: pays ? exposure + paidAt : nil, netRevenue: entries.reduce(0) { $0 + $1.amount },
                                   revenueEntries: entries, crossedOver: i < crossovers))
             }

@@ -1,5 +1,6 @@
 import Assignment
-import EventStore
+import Events
+import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Reporting
@@ -48,7 +49,7 @@ import Testing
         var flagged: [String: Int] = [:], covered: [String: Int] = [:], compared: [String: Int] = [:]
         for seed in Self.seeds {
             let path = folder + "/seed-\(seed).sqlite"
-            let store = try EventStore(path: path, options: .init(durability: .normal))
+            let store = try SQLiteEventStore(path: path, options: .init(durability: .normal))
             let simulator = Simulator(catalog: catalog, assigner: assigner, truth: Truth(),
                                       options: .init(users: Self.usersPerSeed, seed: seed, days: 14))
             _ = try simulator.run { try store.appendAndWait($0) }

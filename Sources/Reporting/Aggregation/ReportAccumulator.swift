@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -77,7 +78,7 @@ public struct ReportAccumulator: Sendable {
     }
 
     /// Counts one user.
-    public mutating func add(_ row: ReportRow) {
+    public mutating func add(_ row: UserFacts) {
         if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil {
             forcedUsers += 1
             return
@@ -87,7 +88,7 @@ public struct ReportAccumulator: Sendable {
             unknownVariants[row.variant, default: 0] += 1
             return
         }
-        let exposure = row.firstExposure
+        let exposure = row.firstExposure.microseconds
         guard exposure <= asOf else { exposedAfterAsOf += 1; return }
         if let start, exposure < start { exposedBeforeStart += 1 }
         if let end, exposure >= end { exposedAfterEnd += 1 }
@@ -122,7 +123,7 @@ public struct ReportAccumulator: Sendable {
         if paidDay > followed { paidDay = cap + 1 }
         var trial: (start: Int64, cancelAfter: Int64?)?
         if let trialStart = o.trialStart {
-            let cancel = row.firstCancel.flatMap { $0 <= asOf && $0 >= trialStart ? $0 - trialStart : nil }
+            let cancel = row.firstCancel.flatMap { $0.microseconds <= asOf && $0.microseconds >= trialStart ? $0.microseconds - trialStart : nil }
             trial = (trialStart, cancel)
         }
         if lookDays > 0 {
@@ -135,20 +136,20 @@ public struct ReportAccumulator: Sendable {
         // Mutate in place: a copy of the tally would copy its arrays on every row.
         tallies[v].recordUser(paid: o.paid != nil, trial: trial, followedDays: followed, paidDay: paidDay,
                               censorAfter: o.trialStart.map { max(0, asOf - $0) } ?? 0,
-                              copySource: row.copySource, fallbackReason: row.fallbackReason)
+                              copySource: row.copySource?.rawValue, fallbackReason: row.copyFallbackReason)
         tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
     }
 
     /// What `row`'s user did before `limit` (exclusive). Revenue without a horizon is the row's net revenue
     /// (cut at the as-of time by the store read); with one, the revenue entries inside it.
     @inline(__always)
-    func outcome(_ row: ReportRow, variant v: Int, before limit: Int64, horizon: Int64?) -> UserOutcome {
-        func within(_ t: Int64?) -> Int64? {
-            guard let t, t < limit else { return nil }
+    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, horizon: Int64?) -> UserOutcome {
+        func within(_ t: Timestamp?) -> Int64? {
+            guard let t = t?.microseconds, t < limit else { return nil }
             return t
         }
-        var o = UserOutcome(exposure: row.firstExposure, trialStart: within(row.trialStart), paid: within(row.firstPaid),
-                            converted: within(row.firstConverted), refund: within(row.refunded))
+        var o = UserOutcome(exposure: row.firstExposure.microseconds, trialStart: within(row.trialStart), paid: within(row.firstPaid),
+                            converted: within(row.firstConverted), refund: within(row.refundedAt))
         if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
             let elapsed = cancel - trialStart
             if elapsed <= day0Window { o.day0Cancel = cancel }

@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import ExperimentDefinitions
 
 /// One variant's sufficient statistics, gathered in one pass over its users.
