@@ -4,11 +4,14 @@ import PackageDescription
 // Layers (see README "Architecture"): lower targets never import higher ones.
 let package = Package(
     name: "abctl",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
         .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
         .executable(name: "handler-bench", targets: ["HandlerBenchmark"]),
+        // What an app adds: always a paywall, AI copy on the device, events that are never lost.
+        .library(name: "AbctlClient", targets: ["AbctlClient"]),
+        .executable(name: "client-bench", targets: ["ClientBenchmark"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -38,6 +41,9 @@ let package = Package(
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server"]),
+        // The app-side library: Foundation and the two pure model targets only (no C, no store).
+        .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
+        .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"]),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["EventStore", "Statistics"], path: "Tests/TestSupport"),
@@ -50,6 +56,9 @@ let package = Package(
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
+        .testTarget(name: "AbctlClientTests", dependencies: ["AbctlClient", "TestSupport"], resources: [.copy("Fixtures")]),
+        // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
+        .executableTarget(name: "ClientProbe", dependencies: ["AbctlClient"], path: "Tests/ClientProbe"),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

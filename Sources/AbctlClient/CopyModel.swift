@@ -1,0 +1,20 @@
+/// The app's on-device language model, as AbctlClient needs it: one line of paywall copy.
+///
+/// On iOS 26 an adapter over Foundation Models' `LanguageModelSession` is about ten lines (see the
+/// README, "Using abctl from an app"). Throw on failure; return the model's answer as it is (the
+/// guard trims and checks it). Honour task cancellation when you can: past the deadline the call
+/// is cancelled and its answer, if it still comes, is ignored.
+public protocol CopyModel: Sendable {
+    func line(instructions: String, prompt: String, options: GenerationOptions) async throws -> String
+}
+
+/// The recipe's `generation` options.
+public struct GenerationOptions: Sendable, Equatable {
+    public var temperature: Double?
+    public var maxTokens: Int?
+
+    public init(temperature: Double? = nil, maxTokens: Int? = nil) {
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+    }
+}
