@@ -47,7 +47,7 @@ public actor AbctlClient {
                 return await fallbackAnswer(query, AnswerReason(.backingOff, "last assign call \(Self.seconds(elapsed)) ago: \(failure.error)"))
             }
         }
-        let body = Array(query.body.serialized().utf8)
+        let body = Array(query.body(hasModel: configuration.model != nil).serialized().utf8)
         do {
             let (status, reply) = try await connection.post("v1/assign", body: body, contentType: "application/json",
                                                              deadline: configuration.assignDeadline)

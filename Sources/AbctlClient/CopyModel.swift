@@ -5,16 +5,5 @@
 /// guard trims and checks it). Honour task cancellation when you can: past the deadline the call
 /// is cancelled and its answer, if it still comes, is ignored.
 public protocol CopyModel: Sendable {
-    func line(instructions: String, prompt: String, options: GenerationOptions) async throws -> String
-}
-
-/// The recipe's `generation` options.
-public struct GenerationOptions: Sendable, Equatable {
-    public var temperature: Double?
-    public var maxTokens: Int?
-
-    public init(temperature: Double? = nil, maxTokens: Int? = nil) {
-        self.temperature = temperature
-        self.maxTokens = maxTokens
-    }
+    func line(instructions: String, prompt: String, options: CopyModelOptions) async throws -> String
 }

@@ -6,7 +6,7 @@ struct OnDeviceCopyWriter: Sendable {
 
     func write(_ recipe: CopyRecipe, userName: String?) async -> ShownCopy {
         guard let model else { return fallback(recipe, .noModel, "the app has no on-device model") }
-        let options = GenerationOptions(temperature: recipe.temperature, maxTokens: recipe.maxTokens)
+        let options = CopyModelOptions(temperature: recipe.temperature, maxTokens: recipe.maxTokens)
         do {
             return try await withDeadline(deadline) {
                 var rejection = ""

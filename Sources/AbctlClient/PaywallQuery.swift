@@ -19,14 +19,16 @@ public struct PaywallQuery: Sendable {
         self.signals = signals
     }
 
-    /// The request body, members in a fixed order.
-    var body: JSONValue {
+    /// The request body, members in a fixed order. Without a model on the device, the body says
+    /// so (`on_device_model: false`): a server run with `--llm-url` then writes the AI line itself.
+    func body(hasModel: Bool) -> JSONValue {
         .object([
             ("user_id", .string(userID)),
             ("attributes", .object(attributes.sorted { $0.key < $1.key })),
             ("variables", .object(variables.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
             ("signals", .object(signals.sorted { $0.key < $1.key })),
             ("experiments", .array([.string(experiment)])),
+            ("on_device_model", .bool(hasModel)),
         ])
     }
 }

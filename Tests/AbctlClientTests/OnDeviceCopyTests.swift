@@ -16,14 +16,14 @@ actor ScriptedModel: CopyModel {
 
     private var steps: [Step]
     private let otherwise: Step
-    private(set) var calls: [(instructions: String, prompt: String, options: GenerationOptions)] = []
+    private(set) var calls: [(instructions: String, prompt: String, options: CopyModelOptions)] = []
 
     init(_ steps: [Step], otherwise: Step? = nil) {
         self.steps = steps
         self.otherwise = otherwise ?? steps.last ?? .fail
     }
 
-    func line(instructions: String, prompt: String, options: GenerationOptions) async throws -> String {
+    func line(instructions: String, prompt: String, options: CopyModelOptions) async throws -> String {
         calls.append((instructions, prompt, options))
         let step = steps.isEmpty ? otherwise : steps.removeFirst()
         switch step {
@@ -91,7 +91,7 @@ actor ScriptedModel: CopyModel {
                 let calls = await model.calls
                 #expect(calls.count == c.calls, "\(c.name)")
                 #expect(calls.first?.prompt == "Notes about the walker: They walk with their dog.\nUse only these notes. Write the line.")
-                #expect(calls.first?.options == GenerationOptions(temperature: 0.85, maxTokens: 110))
+                #expect(calls.first?.options == CopyModelOptions(temperature: 0.85, maxTokens: 110))
             }
             let d = await client.diagnostics()
             #expect(d.copyFallbacks == (c.reason.map { [$0: 1] } ?? [:]), "\(c.name)")
@@ -106,6 +106,26 @@ actor ScriptedModel: CopyModel {
         }
         #expect(Set(expectedFallbacks.keys) == [.noModel, .guardRejected, .emptyAnswer, .error, .timeout])
         #expect(generated == 2)
+    }
+
+    @Test func withoutAModelTheServerWritesTheLineWhenItCan() async throws {
+        let chat = try FakeChatServer([], otherwise: .line(Self.good))
+        let server = try ServeProcess(arguments: ["--llm-url", chat.url, "--llm-model", "fake", "--llm-deadline-ms", "5000"])
+        let storage = try TemporaryDirectory()
+        defer { storage.remove() }
+        let query = F.query(F.aiUser, signals: ["companion": .string("dog")])
+
+        let noModel = try AbctlClient(configuration: F.configuration(server.url, storage: storage))
+        let written = await noModel.paywall(for: query)
+        #expect(written.copy == ShownCopy(text: Self.good, source: .server))
+        #expect(ClientEvent.exposure(of: written)?.copySource == .server)
+
+        // With a model the device writes it: the server hands over the recipe and asks no model.
+        let requests = chat.requests.count
+        let model = ScriptedModel([.line("Chorus names every bird your dog flushes.")])
+        let withModel = try AbctlClient(configuration: F.configuration(server.url, storage: storage, model: model))
+        #expect(await withModel.paywall(for: query).copy == ShownCopy(text: "Chorus names every bird your dog flushes.", source: .onDevice))
+        #expect(chat.requests.count == requests)
     }
 
     @Test func aCachedRecipeIsWrittenOnTheDeviceOffline() async throws {

@@ -22,11 +22,11 @@ final class ServeProcess {
     }()
 
     /// `port` 0 lets the server pick one; a fixed port brings a server back where clients expect it.
-    init(port requested: UInt16 = 0) throws {
+    init(port requested: UInt16 = 0, arguments: [String] = []) throws {
         let experiments = folder.path + "/Experiments"
         try FileManager.default.copyItem(atPath: Self.packageRoot + "/Experiments", toPath: experiments)
         process.executableURL = URL(fileURLWithPath: AbctlBinary.path())
-        process.arguments = ["serve", "--port", String(requested), "--db", databasePath, "--experiments", experiments]
+        process.arguments = ["serve", "--port", String(requested), "--db", databasePath, "--experiments", experiments] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["ABCTL_API_KEYS"] = nil
         process.environment = environment
