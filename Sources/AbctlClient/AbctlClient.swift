@@ -108,7 +108,8 @@ public actor AbctlClient {
         }
         if let fallbackReason = copy.fallbackReason {
             tally.copyFallbacks[fallbackReason, default: 0] += 1
-            if let detail = copy.detail { note("AI copy fell back (\(fallbackReason.rawValue)): \(detail)") }
+            // A device without a model is a setting, not an error worth the last-error slot.
+            if fallbackReason != .noModel, let detail = copy.detail { note("AI copy fell back (\(fallbackReason.rawValue)): \(detail)") }
         }
         return PaywallAnswer(userID: query.userID, experiment: query.experiment, variant: variant, paywall: paywall, copy: copy,
                              source: source, reason: reason)

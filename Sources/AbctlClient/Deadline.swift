@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Thrown by `withDeadline` when the operation did not finish in time.
@@ -6,58 +7,58 @@ struct DeadlineExceeded: Error {}
 /// The result of `operation`, or `DeadlineExceeded` once `limit` has passed.
 ///
 /// The operation is cancelled at the deadline but not waited for: a model or a network call that
-/// ignores cancellation cannot hold the caller (a task group would wait for it).
+/// ignores cancellation cannot hold the caller (a task group would wait for it). The timer runs
+/// on Dispatch, not on Swift's shared pool, so a pool kept busy by the app does not move it.
 func withDeadline<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    let race = Race<T>()
-    return try await withCheckedThrowingContinuation { continuation in
-        race.start(continuation)
+    try await withCheckedThrowingContinuation { continuation in
+        let race = Race(continuation)
         let work = Task {
             do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
         }
-        let timer = Task {
-            try? await Task.sleep(for: limit)
-            if race.finish(.failure(DeadlineExceeded())) { work.cancel() }
-        }
-        race.onFinish { timer.cancel() }
+        race.expire(after: limit) { work.cancel() }
     }
 }
 
-/// Resumes a continuation exactly once, with whichever result comes first.
+/// Resumes a continuation exactly once, with whichever result comes first: the work's, or the
+/// deadline's `DeadlineExceeded`.
+///
 /// A class with a lock rather than `Mutex`, which needs iOS 18 / macOS 15.
-private final class Race<T: Sendable>: @unchecked Sendable {
-    // Every stored property is read and written only while `lock` is held.
+final class Race<T: Sendable>: @unchecked Sendable {
+    // `continuation` and `timer` are read and written only while `lock` is held.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
-    private var done = false
-    private var cleanup: (@Sendable () -> Void)?
+    private var timer: DispatchWorkItem?
 
-    func start(_ continuation: CheckedContinuation<T, any Error>) {
-        lock.withLock { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<T, any Error>) {
+        self.continuation = continuation
     }
 
-    /// Runs `action` when the race is decided (at once if it already is).
-    func onFinish(_ action: @escaping @Sendable () -> Void) {
-        let already = lock.withLock { () -> Bool in
-            if done { return true }
-            cleanup = action
-            return false
+    /// Finishes with `DeadlineExceeded` after `limit` unless a result came first; `onExpiry` then
+    /// stops the work.
+    func expire(after limit: Duration, onExpiry: @escaping @Sendable () -> Void) {
+        let item = DispatchWorkItem { [self] in
+            if finish(.failure(DeadlineExceeded())) { onExpiry() }
         }
-        if already { action() }
+        let pending = lock.withLock { () -> Bool in
+            guard continuation != nil else { return false }
+            timer = item
+            return true
+        }
+        guard pending else { return }
+        let nanoseconds = max(0, limit.components.seconds) * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: item)
     }
 
     /// True when this result won.
     @discardableResult
     func finish(_ result: Result<T, any Error>) -> Bool {
-        let (won, continuation, cleanup) = lock.withLock { () -> (Bool, CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
-            if done { return (false, nil, nil) }
-            done = true
-            defer { self.continuation = nil; self.cleanup = nil }
-            return (true, self.continuation, self.cleanup)
+        let (continuation, timer) = lock.withLock { () -> (CheckedContinuation<T, any Error>?, DispatchWorkItem?) in
+            defer { self.continuation = nil; self.timer = nil }
+            return (self.continuation, self.timer)
         }
-        if won {
-            continuation?.resume(with: result)
-            cleanup?()
-        }
-        return won
+        guard let continuation else { return false }
+        timer?.cancel()
+        continuation.resume(with: result)
+        return true
     }
 }

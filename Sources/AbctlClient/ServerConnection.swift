@@ -25,12 +25,27 @@ struct ServerConnection: Sendable {
         request.httpBody = Data(body)
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")
         if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
-        // URLSession's own timeout is a backstop; `withDeadline` holds the call to the deadline exactly.
+        // URLSession's own timeout is a backstop. The deadline itself is a race between the
+        // URLSession callback and a Dispatch timer, on their own threads: which came first in real
+        // time decides, however busy Swift's shared pool is.
         request.timeoutInterval = max(1, Double(deadline.components.seconds) + 1)
         let session = self.session
         let sent = request
         do {
-            return try await withDeadline(deadline) { try await Self.send(sent, on: session) }
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(status: Int, body: [UInt8]), any Error>) in
+                let race = Race(continuation)
+                let task = session.dataTask(with: sent) { data, response, error in
+                    if let error {
+                        race.finish(.failure(ServerError.unreachable(error.localizedDescription)))
+                    } else if let http = response as? HTTPURLResponse {
+                        race.finish(.success((http.statusCode, [UInt8](data ?? Data()))))
+                    } else {
+                        race.finish(.failure(ServerError.badAnswer("not an HTTP response")))
+                    }
+                }
+                race.expire(after: deadline) { task.cancel() }
+                task.resume()
+            }
         } catch is DeadlineExceeded {
             throw .timeout(deadline)
         } catch let error as ServerError {
@@ -40,55 +55,9 @@ struct ServerConnection: Sendable {
         }
     }
 
-    /// The completion-handler form (available on every platform's Foundation), cancelled with the task.
-    private static func send(_ request: URLRequest, on session: URLSession) async throws -> (status: Int, body: [UInt8]) {
-        let box = TaskBox()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(status: Int, body: [UInt8]), any Error>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: ServerError.unreachable(error.localizedDescription))
-                    } else if let http = response as? HTTPURLResponse {
-                        continuation.resume(returning: (http.statusCode, [UInt8](data ?? Data())))
-                    } else {
-                        continuation.resume(throwing: ServerError.badAnswer("not an HTTP response"))
-                    }
-                }
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
-    }
-
     /// Errors in the API's shape, `{"error": {"code", "message"}}`, as a `ServerError`.
     static func statusError(_ status: Int, _ body: [UInt8]) -> ServerError {
         let error = (try? JSONValue.parse(body))?["error"]
         return .status(status, code: error?["code"]?.string, message: error?["message"]?.string)
-    }
-}
-
-/// The data task of a call, so cancelling the Swift task cancels the request.
-private final class TaskBox: @unchecked Sendable {
-    // `task` and `cancelled` are only touched while `lock` is held.
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var cancelled = false
-
-    func set(_ task: URLSessionDataTask) {
-        let cancelNow = lock.withLock { () -> Bool in
-            self.task = task
-            return cancelled
-        }
-        if cancelNow { task.cancel() }
-    }
-
-    func cancel() {
-        let task = lock.withLock { () -> URLSessionDataTask? in
-            cancelled = true
-            return self.task
-        }
-        task?.cancel()
     }
 }

@@ -1,4 +1,4 @@
-import AbctlClient
+@testable import AbctlClient
 import Foundation
 import TestSupport
 import Testing
@@ -56,58 +56,46 @@ import Testing
         #expect(d.lastError?.contains("assign failed") == true)
     }
 
-    @Test func slowServerPastTheDeadlineAnswersFromTheCacheThenBacksOff() async throws {
+    /// Timed in ClientProbe's own process: this test process's thread pool is shared with every
+    /// other test, some of which block their threads for seconds.
+    @Test func slowServerPastTheDeadlineAnswersFromTheCacheThenBacksOff() throws {
+        try #require(ClientProbe.isBuilt, "build ClientProbe first (swift build)")
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
-        let query = F.query(F.templateUser)
+        func answers(_ url: URL, _ dir: TemporaryDirectory, calls: Int, retryAfterMs: Int = 0) throws -> [JSONValue] {
+            let run = try ClientProbe.run(["paywall", "--dir", dir.url.path, "--url", url.absoluteString, "--user", F.templateUser,
+                                           "--calls", String(calls), "--deadline-ms", "300", "--retry-after-ms", String(retryAfterMs)])
+            #expect(run.status == 0)
+            return try run.stdout.split(separator: "\n").map { try JSONValue.parse(Array($0.utf8)) }
+        }
         do {
             let server = try ServeProcess()
-            let seeded = await (try AbctlClient(configuration: F.configuration(server.url, storage: storage))).paywall(for: query)
-            #expect(seeded.source == .server)
+            #expect(try answers(server.url, storage, calls: 1).first?["source"] == .string("server"))
         }
 
-        // Answers every request, on any path, after 3 s.
-        let slow = try FakeChatServer([], otherwise: .delayed(milliseconds: 3000, .status(500)))
+        // Answers every request, on any path, after 20 s.
+        let slow = try FakeChatServer([], otherwise: .delayed(milliseconds: 20_000, .status(500)))
         let url = URL(string: slow.url)!
-        let clock = ContinuousClock()
 
         let fresh = try TemporaryDirectory()
         defer { fresh.remove() }
-        let noCache = try AbctlClient(configuration: F.configuration(url, storage: fresh, assignDeadline: .milliseconds(300)))
-        var answer: PaywallAnswer?
-        var elapsed = try await clock.measure { answer = await noCache.paywall(for: query) }
-        #expect(answer?.source == .default)
-        #expect(answer?.reason.code == .timeout)
-        #expect(elapsed < .milliseconds(1500), "the deadline is 300 ms; the answer took \(elapsed)")
+        let first = try #require(try answers(url, fresh, calls: 1).first)
+        #expect(first["source"] == .string("default"))
+        #expect(first["reason"] == .string("timeout"))
+        #expect((first["elapsed_ms"]?.number ?? .infinity) < 1500, "the deadline is 300 ms")
 
-        let client = try AbctlClient(configuration: F.configuration(url, storage: storage, assignDeadline: .milliseconds(300),
-                                                                   retryAfter: .seconds(60)))
-        elapsed = try await clock.measure { answer = await client.paywall(for: query) }
-        #expect(answer?.source == .cache)
-        #expect(answer?.variant == "name")
-        #expect(answer?.reason.code == .timeout)
-        #expect(elapsed < .milliseconds(1500))
-        #expect(slow.waitForRequests(2))
-
+        let cached = try answers(url, storage, calls: 2, retryAfterMs: 60_000)
+        try #require(cached.count == 2)
+        #expect(cached[0]["source"] == .string("cache"))
+        #expect(cached[0]["variant"] == .string("name"))
+        #expect(cached[0]["reason"] == .string("timeout"))
+        #expect((cached[0]["elapsed_ms"]?.number ?? .infinity) < 1500)
         // Within retryAfter the server is not asked again: the cache answers at once.
-        elapsed = try await clock.measure { answer = await client.paywall(for: query) }
-        #expect(answer?.source == .cache)
-        #expect(answer?.reason.code == .backingOff)
-        #expect(elapsed < .milliseconds(100))
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(cached[1]["source"] == .string("cache"))
+        #expect(cached[1]["reason"] == .string("backing_off"))
+        #expect((cached[1]["elapsed_ms"]?.number ?? .infinity) < 250)
+        #expect(slow.waitForRequests(2))
+        usleep(200_000)
         #expect(slow.requests.count == 2)
-
-        let d = await client.diagnostics()
-        #expect(d.paywallFallbacks == [.timeout: 1, .backingOff: 1])
-        #expect(d.answersBySource == [.cache: 2])
-    }
-}
-
-extension ContinuousClock {
-    /// `measure` for an async throwing body (the standard one takes a non-throwing closure).
-    func measure(_ body: () async throws -> Void) async throws -> Duration {
-        let start = now
-        try await body()
-        return now - start
     }
 }

@@ -12,9 +12,11 @@ enum ClientFixtures {
     static let bundledDefault = ResolvedPaywall(offering: "chorus_plus", trialDays: 3,
                                                 copy: .text("Bundled: hear every bird.", source: .static, fallbackReason: nil))
 
-    static func configuration(_ url: URL, storage: TemporaryDirectory, assignDeadline: Duration = .milliseconds(800),
+    /// Deadlines are long unless a test is about them: the test process's shared pool may be held
+    /// by other tests for seconds, and a quick answer must not turn into a timeout then.
+    static func configuration(_ url: URL, storage: TemporaryDirectory, assignDeadline: Duration = .seconds(10),
                               retryAfter: Duration = .zero, model: (any CopyModel)? = nil,
-                              copyDeadline: Duration = .milliseconds(1500), queueCapacity: Int = 10_000,
+                              copyDeadline: Duration = .seconds(10), queueCapacity: Int = 10_000,
                               sendsAutomatically: Bool = false) -> ClientConfiguration {
         ClientConfiguration(serverURL: url, storageDirectory: storage.url, defaultPaywall: bundledDefault, assignDeadline: assignDeadline,
                             retryAfter: retryAfter, model: model, copyDeadline: copyDeadline, queueCapacity: queueCapacity,

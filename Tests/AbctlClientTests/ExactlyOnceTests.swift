@@ -11,33 +11,15 @@ import Glibc
 @Suite struct ExactlyOnceTests {
     typealias F = ClientFixtures
 
-    /// The ClientProbe executable built next to abctl.
-    static var probe: String { URL(fileURLWithPath: AbctlBinary.path()).deletingLastPathComponent().appendingPathComponent("ClientProbe").path }
-
-    struct ProbeFailure: Error, CustomStringConvertible { var description: String }
-
-    /// Runs the probe to the end; its stdout.
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: probe)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     @Test func killedWithEventsQueuedThenRestartedStoresEachOnce() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.probe), "build ClientProbe first (swift build)")
+        try #require(ClientProbe.isBuilt, "build ClientProbe first (swift build)")
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let user = "probe-\(UUID().uuidString.prefix(8))"
 
         // An app with the network down logs events one by one; it is killed while still logging.
         let app = Process()
-        app.executableURL = URL(fileURLWithPath: Self.probe)
+        app.executableURL = URL(fileURLWithPath: ClientProbe.path)
         app.arguments = ["enqueue", "--dir", storage.url.path, "--url", try unreachableURL().absoluteString, "--user", user, "--count", "1000000"]
         let out = Pipe()
         app.standardOutput = out
@@ -66,7 +48,7 @@ import Glibc
 
         // The app starts again and the server is back.
         let server = try ServeProcess()
-        let first = try Self.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
+        let first = try ClientProbe.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
         #expect(first.status == 0, "\(first.stdout)")
         let diagnostics = try JSONValue.parse(Array(first.stdout.utf8))
         let stored = Int(diagnostics["events_stored"]?.number ?? -1)
@@ -94,7 +76,7 @@ import Glibc
             try? FileManager.default.removeItem(at: target)
             try FileManager.default.copyItem(at: backup.url.appendingPathComponent(name), to: target)
         }
-        let again = try Self.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
+        let again = try ClientProbe.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
         #expect(again.status == 0)
         let replay = try JSONValue.parse(Array(again.stdout.utf8))
         #expect(replay["events_stored"]?.number == 0)

@@ -6,6 +6,10 @@
 //   ClientProbe flush --dir DIR --url URL
 //       sends everything queued in DIR and prints the client's diagnostics as one JSON line;
 //       exit 0 when the queue emptied, 1 otherwise.
+//   ClientProbe paywall --dir DIR --url URL --user ID --calls N --deadline-ms MS --retry-after-ms MS
+//       asks for the chorus-paywall-copy paywall N times in a row and prints one JSON line per
+//       answer: source, reason, variant and the milliseconds it took. Timed here, in a process
+//       of its own, because a test process's shared thread pool may be held by other tests.
 import AbctlClient
 import Foundation
 
@@ -17,17 +21,20 @@ func fail(_ message: String) -> Never {
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard !arguments.isEmpty else { fail("usage: ClientProbe enqueue|flush --dir DIR --url URL [--user ID --count N]") }
 let mode = arguments.removeFirst()
-var options: [String: String] = [:]
+var parsed: [String: String] = [:]
 while arguments.count >= 2, arguments[0].hasPrefix("--") {
-    options[String(arguments[0].dropFirst(2))] = arguments[1]
+    parsed[String(arguments[0].dropFirst(2))] = arguments[1]
     arguments.removeFirst(2)
 }
+let options = parsed
 guard arguments.isEmpty else { fail("unexpected argument \(arguments[0])") }
 guard let dir = options["dir"], let url = options["url"].flatMap(URL.init(string:)) else { fail("--dir and --url are required") }
 
 let configuration = ClientConfiguration(
     serverURL: url, storageDirectory: URL(fileURLWithPath: dir),
     defaultPaywall: ResolvedPaywall(offering: "chorus_plus", trialDays: 3, copy: .text("Hear every bird on every walk.", source: .static, fallbackReason: nil)),
+    assignDeadline: .milliseconds(options["deadline-ms"].flatMap(Int.init) ?? 800),
+    retryAfter: .milliseconds(options["retry-after-ms"].flatMap(Int.init) ?? 10_000),
     initialBackoff: .milliseconds(50), maxBackoff: .milliseconds(200), sendTimeout: .seconds(5), sendsAutomatically: mode == "enqueue")
 
 func line(_ text: String) {
@@ -50,6 +57,20 @@ do {
         let emptied = await client.flush()
         line(await client.diagnostics().json.serialized())
         exit(emptied ? 0 : 1)
+    case "paywall":
+        guard let user = options["user"], let calls = options["calls"].flatMap(Int.init) else { fail("paywall needs --user and --calls") }
+        let query = PaywallQuery(userID: user, experiment: "chorus-paywall-copy", attributes: ["platform": .string("ios")])
+        let clock = ContinuousClock()
+        for _ in 0..<calls {
+            let start = clock.now
+            let answer = await client.paywall(for: query)
+            let elapsed = clock.now - start
+            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            line(JSONValue.object([
+                ("source", .string(answer.source.rawValue)), ("reason", .string(answer.reason.code.rawValue)),
+                ("variant", answer.variant.map(JSONValue.string) ?? .null), ("elapsed_ms", .number(ms.rounded())),
+            ]).serialized())
+        }
     default:
         fail("unknown mode \(mode)")
     }
