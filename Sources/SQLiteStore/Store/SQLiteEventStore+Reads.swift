@@ -1,20 +1,5 @@
+import Events
 import ExperimentDefinitions
-/// One experiment's footprint in the store.
-public struct ExperimentSummary: Sendable, Equatable {
-    public var experiment: String
-    /// Exposed users (one facts row each).
-    public var users: Int
-    public var firstExposure: Timestamp
-    public var lastExposure: Timestamp
-
-    public init(experiment: String, users: Int, firstExposure: Timestamp, lastExposure: Timestamp) {
-        self.experiment = experiment
-        self.users = users
-        self.firstExposure = firstExposure
-        self.lastExposure = lastExposure
-    }
-}
-
 /// Row counts, for `abctl` status lines and `/metrics`.
 public struct StoreCounts: Sendable, Equatable {
     public var events: Int
@@ -28,12 +13,12 @@ public struct StoreCounts: Sendable, Equatable {
     }
 }
 
-extension EventStore {
+extension SQLiteEventStore {
     /// Calls `body` with each user's facts in `experiment`, in `user_id` order, one row per
     /// user, walking the facts primary key (experiment, user_id). `since` (inclusive) and
     /// `until` (exclusive) bound the first exposure; they filter that walk (no second index, to
     /// keep ingest cheap). Reads one consistent snapshot; memory stays flat.
-    public func forEachFact(experiment: String, since: Timestamp? = nil, until: Timestamp? = nil,
+    public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?,
                             _ body: (UserFacts) throws -> Void) throws {
         try readers.read { c in
             let bounded = since != nil || until != nil
@@ -50,13 +35,8 @@ extension EventStore {
         }
     }
 
-    /// Each user's net revenue in `experiment` counting only events up to `asOf` (inclusive), for
-    /// users first exposed in `[since, until)`; users without revenue by then are left out.
-    ///
-    /// Facts keep the total to date; a report "as of" an earlier time needs this cut instead.
-    /// Contributions are summed in the order `FactsBuilder` uses, (ts, type, event_id), so with
-    /// nothing cut the figure equals the stored total to the last bit.
-    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp? = nil, until: Timestamp? = nil) throws -> [String: Double] {
+    /// `FactsReader.netRevenue`: a join of the facts on the events' `(user_id, event_id)` key.
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [String: Double] {
         try readers.read { c in
             let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
             let s = try c.cached("""
@@ -77,13 +57,6 @@ extension EventStore {
             }
             return revenue
         }
-    }
-
-    /// The facts of `experiment` as an array (see `forEachFact`).
-    public func facts(experiment: String, since: Timestamp? = nil, until: Timestamp? = nil) throws -> [UserFacts] {
-        var rows: [UserFacts] = []
-        try forEachFact(experiment: experiment, since: since, until: until) { rows.append($0) }
-        return rows
     }
 
     /// One user's facts in every experiment the user was exposed to, by experiment.

@@ -1,19 +1,8 @@
+import Events
 import Foundation
 
-/// A paywall line the server generated and its guard accepted (SPEC §3), kept by
-/// (experiment, variant, brief) so a restart does not ask the model again.
-public struct CachedCopyLine: Sendable, Equatable {
-    public var line: String
-    public var createdAt: Timestamp
-
-    public init(line: String, createdAt: Timestamp) {
-        self.line = line
-        self.createdAt = createdAt
-    }
-}
-
-extension EventStore {
-    /// The line cached for (experiment, variant, brief), if any.
+extension SQLiteEventStore {
+    /// `CopyLineStore.cachedCopyLine`, read by the reader pool.
     public func cachedCopyLine(experiment: String, variant: String, brief: String) throws -> CachedCopyLine? {
         try readers.read { c in
             let s = try c.cached("SELECT line, created_ts FROM copy_cache WHERE experiment = ?1 AND variant = ?2 AND brief = ?3")
@@ -25,8 +14,8 @@ extension EventStore {
         }
     }
 
-    /// Stores (or replaces) the line for (experiment, variant, brief); returns after the commit.
-    public func saveCopyLine(_ line: String, experiment: String, variant: String, brief: String, at time: Timestamp = Timestamp(Date())) throws {
+    /// `CopyLineStore.saveCopyLine`, in a transaction of its own on the single writer.
+    public func saveCopyLine(_ line: String, experiment: String, variant: String, brief: String, at time: Timestamp) throws {
         try writer.perform(context: "save copy line") { c in
             let s = try c.cached("INSERT OR REPLACE INTO copy_cache (experiment, variant, brief, line, created_ts) VALUES (?1, ?2, ?3, ?4, ?5)")
             defer { s.finish() }

@@ -1,5 +1,5 @@
 import Testing
-import EventStore
+import Events
 
 private let parser = EventParser()
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EventStore
+import Events
+@testable import SQLiteStore
 import TestSupport
 
 private typealias F = EventFactory
@@ -23,7 +24,7 @@ private typealias F = EventFactory
             let lookup = try ExposureLookup(store: store, maxIdle: 2)
             #expect(try lookup.exposedVariant(experiment: "E", userID: "w") == nil)
             // A second store on the same file: its own writer connection, as another process would have.
-            let other = try EventStore(path: dir.path("events.sqlite"))
+            let other = try SQLiteEventStore(path: dir.path("events.sqlite"))
             defer { other.close() }
             for n in 0..<20 {
                 _ = try other.appendAndWait([F.exposure("o\(n)", user: "w\(n)", experiment: "E", variant: "b", hours: 0)])

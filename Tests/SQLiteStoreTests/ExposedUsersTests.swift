@@ -1,5 +1,6 @@
 import Testing
-@testable import EventStore
+import Events
+@testable import SQLiteStore
 import TestSupport
 
 private typealias F = EventFactory
@@ -29,11 +30,11 @@ private typealias F = EventFactory
         try await withTemporaryDirectory { dir in
             let path = dir.path("events.sqlite")
             do {
-                let store = try EventStore(path: path)
+                let store = try SQLiteEventStore(path: path)
                 _ = try await store.append([F.exposure("x1", user: "u", experiment: "E", variant: "v", hours: 0)])
                 store.close()
             }
-            let store = try EventStore(path: path)
+            let store = try SQLiteEventStore(path: path)
             defer { store.close() }
             _ = try await store.append([F.event("t1", .trialStarted, user: "u", hours: 1)])
             #expect(try store.facts(userID: "u").first?.trialStart == F.at(1))
@@ -45,7 +46,7 @@ private typealias F = EventFactory
             // The filter is built at this store's first commit...
             _ = try await store.append([F.event("s0", .trialStarted, user: "stranger", hours: 1)])
             // ...then another writer (another process's ingest, say) exposes users this store has not seen.
-            let other = try EventStore(path: dir.path("events.sqlite"))
+            let other = try SQLiteEventStore(path: dir.path("events.sqlite"))
             defer { other.close() }
             for n in 0..<3 {
                 _ = try other.appendAndWait([F.exposure("o\(n)", user: "w\(n)", experiment: "E", variant: "v", hours: 0)])

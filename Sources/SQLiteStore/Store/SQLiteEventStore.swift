@@ -1,11 +1,12 @@
+import Events
 import Dispatch
 
-/// The SQLite event store: events with `event_id` idempotency, per-(experiment, user) facts
-/// kept current in the same transaction, one group-committing writer, parallel readers.
+/// The embedded store (SQLite): events with `event_id` idempotency, per-(experiment, user)
+/// facts kept current in the same transaction, one group-committing writer, parallel readers.
 ///
 /// Safe to share across threads and tasks. Opening creates the file if needed, switches it to
 /// WAL and migrates it; a database from a newer abctl is refused (`StoreError.Kind.schemaTooNew`).
-public final class EventStore: Sendable {
+public final class SQLiteEventStore: EventStore {
     /// How hard a commit waits for the disk before it is acknowledged.
     public enum Durability: String, Sendable {
         /// `synchronous=FULL`: the WAL is synced at every commit, so an acknowledged batch
@@ -62,30 +63,7 @@ public final class EventStore: Sendable {
 
     // MARK: Writing
 
-    /// Stores `events` (already checked, e.g. by `EventParser`), returning once they are
-    /// committed. Concurrent callers share transactions (group commit). All of a call's events
-    /// are stored, or none; a duplicate `event_id` (in the store or earlier in the same call)
-    /// is counted, not stored again.
-    public func append(_ events: [Event]) async throws -> AppendResult {
-        try await withCheckedThrowingContinuation { continuation in
-            writer.submit(events) { continuation.resume(with: $0) }
-        }
-    }
-
-    /// `append` for threads that may block (the CLI, libmicrohttpd's handler threads).
-    public func appendAndWait(_ events: [Event]) throws -> AppendResult {
-        let done = DispatchSemaphore(value: 0)
-        let box = ResultBox()
-        writer.submit(events) { result in
-            box.set(result)
-            done.signal()
-        }
-        done.wait()
-        return try box.get()
-    }
-
-    /// `append` with a callback, called on the writer's queue after the commit (or failure);
-    /// lets a producer keep several batches in flight.
+    /// `EventWriter.submit`: `completion` is called on the writer's queue after the commit.
     public func submit(_ events: [Event], completion: @escaping @Sendable (Result<AppendResult, any Error>) -> Void) {
         writer.submit(events, completion: completion)
     }
@@ -101,22 +79,15 @@ public final class EventStore: Sendable {
         writer.submit(events, commitEvery: commitEvery, consumed: consumed, completion: completion)
     }
 
-    /// Commits whatever bulk appends are still open and waits for it.
-    public func flush() throws {
-        _ = try appendAndWait([])
-    }
-
     /// Transactions committed by this store object so far (group commit makes it smaller
     /// than the number of appends).
     public var transactionsCommitted: Int { writer.transactionsCommitted }
 
     /// Waits for queued appends, then refuses new ones.
     public func close() { writer.close() }
-}
 
-/// Hands a result from the writer's queue to a waiting thread (the semaphore orders the accesses).
-private final class ResultBox: @unchecked Sendable {
-    private var result: Result<AppendResult, any Error>?
-    func set(_ r: Result<AppendResult, any Error>) { result = r }
-    func get() throws -> AppendResult { try result!.get() }
+    /// Sticky reads over their own connections (see `ExposureLookup`).
+    public func makeStickyReader(maxIdle: Int) throws -> any StickyReader {
+        try ExposureLookup(store: self, maxIdle: maxIdle)
+    }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import EventStore
+import Events
 import TestSupport
 
 private func lines(of content: [UInt8], chunkSize: Int, maxLineBytes: Int) throws -> [(Int, String?)] {

@@ -1,3 +1,4 @@
+import Events
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ import Glibc
 /// An open read transaction keeps a checkpoint from finishing and the WAL from starting over,
 /// so none is kept while the WAL holds more than `keepLimitFrames` frames, and a timer ends
 /// those of connections idle for `idleRelease`.
-public final class ExposureLookup: Sendable {
+public final class ExposureLookup: StickyReader {
     /// Past this many WAL frames (4 MiB at 4 KiB pages; the writer checkpoints at 1000), lookups
     /// run in transactions of their own again, so the WAL can be reset.
     static let keepLimitFrames: UInt32 = 1_000
@@ -34,7 +35,7 @@ public final class ExposureLookup: Sendable {
     nonisolated(unsafe) private let sweeper: DispatchSourceTimer
 
     /// `maxIdle` connections are kept open (one per server thread avoids opening any per call).
-    public init(store: EventStore, maxIdle: Int) throws {
+    public init(store: SQLiteEventStore, maxIdle: Int) throws {
         path = store.path
         self.maxIdle = maxIdle
         anchor = try Connection(path: path, readOnly: false)

@@ -1,3 +1,4 @@
+import Events
 import Foundation
 
 /// The database layout and its migrations, applied in order inside one transaction.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EventStore
+import Events
+@testable import SQLiteStore
 import TestSupport
 
 // Synchronous: saving a line blocks until the writer's commit.
@@ -10,7 +11,7 @@ import TestSupport
     defer { dir.remove() }
     let path = dir.path("db.sqlite")
     do {
-        let store = try EventStore(path: path)
+        let store = try SQLiteEventStore(path: path)
         #expect(try store.cachedCopyLine(experiment: "E", variant: "ai", brief: "They walk with their dog.") == nil)
         try store.saveCopyLine("Chorus walks with you and your dog.", experiment: "E", variant: "ai", brief: "They walk with their dog.",
                                at: Timestamp(microseconds: 1_796_119_200_000_000))
@@ -19,7 +20,7 @@ import TestSupport
         try store.saveCopyLine("Chorus names the birds at dawn.", experiment: "E", variant: "ai", brief: "They go out at dawn.")
         store.close()
     }
-    let reopened = try EventStore(path: path)
+    let reopened = try SQLiteEventStore(path: path)
     defer { reopened.close() }
     #expect(try reopened.cachedCopyLine(experiment: "E", variant: "ai", brief: "They walk with their dog.")
             == CachedCopyLine(line: "Chorus walks with you and your dog.", createdAt: Timestamp(microseconds: 1_796_119_200_000_000)))
@@ -40,7 +41,7 @@ import TestSupport
         try raw.execute("INSERT INTO schema_migrations VALUES (1, 'events and per-(experiment, user) facts', '2026-11-01T00:00:00Z')")
         try raw.execute("INSERT INTO events (user_id, event_id, type, ts) VALUES ('u', 'e1', 1, 0)")
     }
-    let store = try EventStore(path: path)
+    let store = try SQLiteEventStore(path: path)
     defer { store.close() }
     #expect(try store.counts().events == 1)
     try store.saveCopyLine("Chorus hears it first.", experiment: "E", variant: "ai", brief: "b")

@@ -189,7 +189,7 @@ public struct EventParser: Sendable {
         guard let tsValue = f.ts else { return .failure(missing("ts")) }
         let parsed: Timestamp?
         if case .string(let start, let end, true) = tsValue {
-            parsed = RFC3339.parse(UnsafeBufferPointer(rebasing: bytesScanner.bytes[start..<end])).map(Timestamp.init(microseconds:))
+            parsed = RFC3339.parseMicroseconds(UnsafeBufferPointer(rebasing: bytesScanner.bytes[start..<end])).map(Timestamp.init(microseconds:))
         } else {
             parsed = Timestamp(rfc3339: bytesScanner.decode(tsValue))
         }

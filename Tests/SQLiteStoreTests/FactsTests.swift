@@ -1,5 +1,6 @@
 import Testing
-import EventStore
+import Events
+import SQLiteStore
 import TestSupport
 
 private typealias F = EventFactory

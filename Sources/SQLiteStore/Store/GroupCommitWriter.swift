@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Dispatch
 import Synchronization

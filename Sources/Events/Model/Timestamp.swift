@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// An instant in UTC with microsecond precision, as stored (an integer count since 1970).
@@ -14,7 +15,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses RFC 3339 (`2026-12-01T10:00:00Z`, `…T10:00:00.25+01:00`); nil when malformed.
     public init?(rfc3339 text: String) {
         var text = text
-        guard let value = text.withUTF8({ RFC3339.parse($0) }) else { return nil }
+        guard let value = text.withUTF8({ RFC3339.parseMicroseconds($0) }) else { return nil }
         self.microseconds = value
     }
 
@@ -22,7 +23,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public var date: Date { Date(timeIntervalSince1970: secondsSince1970) }
 
     /// RFC 3339 in UTC, with fractional seconds only when present.
-    public var rfc3339: String { RFC3339.format(microseconds) }
+    public var rfc3339: String { RFC3339.format(microseconds: microseconds) }
     public var description: String { rfc3339 }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EventStore
+import Events
+@testable import SQLiteStore
 import TestSupport
 
 private typealias F = EventFactory
@@ -43,24 +44,24 @@ private typealias F = EventFactory
     try await withTemporaryDirectory { dir in
         let path = dir.path("db.sqlite")
         do {
-            let store = try EventStore(path: path)
+            let store = try SQLiteEventStore(path: path)
             _ = try store.appendAndWait([F.exposure("k1", user: "u", experiment: "E", variant: "v", hours: 0)])
             store.close()
         }
         // Reopening the same version keeps the data and applies nothing twice.
         do {
-            let store = try EventStore(path: path)
+            let store = try SQLiteEventStore(path: path)
             #expect(try store.counts().events == 1)
             store.close()
         }
         let raw = try Connection(path: path, readOnly: false)
-        #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(EventStore.schemaVersion))
-        try raw.execute("INSERT INTO schema_migrations VALUES (\(EventStore.schemaVersion + 1), 'from the future', '2030-01-01T00:00:00Z')")
+        #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
+        try raw.execute("INSERT INTO schema_migrations VALUES (\(SQLiteEventStore.schemaVersion + 1), 'from the future', '2030-01-01T00:00:00Z')")
         #expect {
-            _ = try EventStore(path: path)
+            _ = try SQLiteEventStore(path: path)
         } throws: { error in
             guard let e = error as? StoreError, case .schemaTooNew(let found, let supported) = e.kind else { return false }
-            return found == EventStore.schemaVersion + 1 && supported == EventStore.schemaVersion
+            return found == SQLiteEventStore.schemaVersion + 1 && supported == SQLiteEventStore.schemaVersion
                 && e.description.contains("newer than this abctl supports")
         }
     }
@@ -71,7 +72,7 @@ private typealias F = EventFactory
         let path = dir.path("junk.sqlite")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
         #expect {
-            _ = try EventStore(path: path)
+            _ = try SQLiteEventStore(path: path)
         } throws: { error in
             (error as? StoreError)?.description.contains("not a database") == true
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import EventStore
+import Events
+import SQLiteStore
 import TestSupport
 
 /// These tests run the built `abctl` (see `AbctlBinary`): `swift build` first, or set ABCTL_BIN.
@@ -24,7 +25,7 @@ import TestSupport
             #expect(out.stdout == "stored 3, duplicate 1, rejected 2\n")
             #expect(out.stderr.contains("3: type: unknown event type 'upgraded'"))
             #expect(out.stderr.contains("6: ts: not an RFC 3339 timestamp: 'yesterday'"))
-            let store = try EventStore(path: db)
+            let store = try SQLiteEventStore(path: db)
             defer { store.close() }
             let facts = try #require(try store.facts(experiment: "exp").first)
             #expect(facts.isDay0Cancel())
@@ -107,7 +108,7 @@ import TestSupport
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
-                let store = try EventStore(path: db)
+                let store = try SQLiteEventStore(path: db)
                 #expect(try store.integrityCheck() == "ok")
                 let storedSoFar = try store.counts().events
                 committed = committed || storedSoFar > 0
@@ -115,7 +116,7 @@ import TestSupport
                 // events gives the same rows.
                 var stored: [Event] = []
                 try store.forEachEvent { stored.append($0) }
-                let rebuilt = try EventStore(path: dir.path("rebuilt-\(UUID().uuidString).sqlite"))
+                let rebuilt = try SQLiteEventStore(path: dir.path("rebuilt-\(UUID().uuidString).sqlite"))
                 _ = try rebuilt.appendAndWait(stored)
                 for experiment in ["copy", "trial", "price"] {
                     #expect(try store.facts(experiment: experiment) == rebuilt.facts(experiment: experiment))
@@ -136,10 +137,10 @@ import TestSupport
             #expect(counts[1] > retries, "no killed run committed anything; the test did not exercise recovery")
 
             // The reference: the same events into a fresh store, in process, in one go.
-            let reference = try EventStore(path: dir.path("reference.sqlite"))
+            let reference = try SQLiteEventStore(path: dir.path("reference.sqlite"))
             defer { reference.close() }
             _ = try reference.appendAndWait(goodEvents)
-            let store = try EventStore(path: db)
+            let store = try SQLiteEventStore(path: db)
             defer { store.close() }
             #expect(try store.integrityCheck() == "ok")
             #expect(try store.counts() == reference.counts())
