@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
+        // AI lines written on the server (OpenAI-compatible client, guard, retry, deadline, cache hook).
+        // Apart from PaywallCopy, which the app-side AbctlClient uses, because it needs Mutex and Dispatch threads.
+        .target(name: "CopyGeneration", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
         // No storage: the event model, the NDJSON parser, per-user facts (FactsBuilder) and the
         // store protocols every consumer is written against.
         .target(name: "Events", dependencies: ["ExperimentDefinitions"]),
@@ -39,7 +42,7 @@ let package = Package(
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
         .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions", "PaywallCopy"]),
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment", "Events", "Reporting"]),
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting"]),
 
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
@@ -52,7 +55,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
