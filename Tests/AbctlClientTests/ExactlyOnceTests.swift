@@ -96,6 +96,7 @@ import Glibc
         try await Task.sleep(for: .milliseconds(300))
         var d = await client.diagnostics()
         #expect(d.queueDepth == 250)
+        #expect(d.sendFailures >= 1)
         #expect(d.lastError?.contains("sending events failed") == true)
 
         // The server comes back where the client expects it.
