@@ -9,7 +9,7 @@ import Testing
     static let catalog: ExperimentDefinitions.ExperimentCatalog = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        return try! ExperimentLoader.load(directory: url.path + "/Experiments")
+        return try! ExperimentFiles.load(directory: url.path + "/Experiments")
     }()
 
     func simulator(users: Int, seed: UInt64, truth: Truth = .chorusDefault) -> Simulator {

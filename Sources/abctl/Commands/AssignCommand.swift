@@ -40,7 +40,7 @@ enum AssignCommand {
         let attributes = try parseAttributes(args.all("--attr"))
         let format = AssignmentPrinter.Format(rawValue: args.value("--format") ?? "json") ?? .json
 
-        let catalog = try CopyCheckCommand.loadCatalog(args.value("--experiments"))
+        let catalog = try ExperimentFolder.load(Defaults.experimentsDirectory(args.value("--experiments")))
         let assigner: Assigner
         do {
             assigner = try Assigner(catalog: catalog)

@@ -1,4 +1,3 @@
-import Assignment
 import ExperimentDefinitions
 import PaywallCopy
 
@@ -29,7 +28,7 @@ enum CopyCheckCommand {
             throw CLIError.usage("expected 'abctl copy check …'", command: "copy")
         }
         let experimentID = try args.required("--experiment"), variantKey = try args.required("--variant"), text = try args.required("--text")
-        let catalog = try loadCatalog(args.value("--experiments"))
+        let catalog = try ExperimentFolder.load(Defaults.experimentsDirectory(args.value("--experiments")))
         guard let experiment = catalog.experiment(experimentID) else {
             throw CLIError.usage("no experiment '\(experimentID)' in the experiments folder", command: "copy")
         }
@@ -49,14 +48,5 @@ enum CopyCheckCommand {
             for v in verdict.violations { print("  \(v.rule): \(v.message)") }
         }
         return verdict.accepted ? .success : .checkFailed
-    }
-
-    /// Loads a valid experiments folder, or fails with the validator's first problems (exit 3).
-    static func loadCatalog(_ flag: String?) throws -> ExperimentCatalog {
-        do {
-            return try ExperimentLoader.load(directory: Defaults.experimentsDirectory(flag), conditionLinter: { Condition.problems(in: $0) })
-        } catch {
-            throw CLIError.runtime(error.description)
-        }
     }
 }

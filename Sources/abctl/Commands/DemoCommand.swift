@@ -1,3 +1,4 @@
+import Assignment
 import EventStore
 import ExperimentDefinitions
 import Foundation
@@ -38,7 +39,7 @@ enum DemoCommand {
         let out = args.value("--out") ?? "Reports"
 
         print("1. validate \(folder)")
-        let validation = ExperimentLoader.validate(paths: [folder])
+        let validation = ExperimentFiles.validate(paths: [folder])
         print(DiagnosticPrinter.text(validation, color: Terminal.stdoutSupportsColor).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
         guard let catalog = validation.catalog else { throw CLIError.checkFailed("fix the experiment files, then run the demo again") }
 

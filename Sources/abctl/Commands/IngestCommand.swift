@@ -154,7 +154,7 @@ enum IngestCommand {
             if explicit != nil { throw CLIError.usage("experiments folder '\(folder)' does not exist", command: "ingest") }
             return nil
         }
-        return KnownVariants(try CopyCheckCommand.loadCatalog(folder).variantKeys)
+        return KnownVariants(try ExperimentFolder.load(folder).variantKeys)
     }
 }
 

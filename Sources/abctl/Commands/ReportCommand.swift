@@ -52,12 +52,7 @@ enum ReportCommand {
         }
         let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until)
 
-        let catalog: ExperimentDefinitions.ExperimentCatalog
-        do {
-            catalog = try ExperimentLoader.load(directory: Defaults.experimentsDirectory(args.value("--experiments")))
-        } catch {
-            throw CLIError.checkFailed(error.description)
-        }
+        let catalog = try ExperimentFolder.load(Defaults.experimentsDirectory(args.value("--experiments")))
         let dbPath = Defaults.database(args.value("--db"))
         guard FileManager.default.fileExists(atPath: dbPath) else {
             throw CLIError.runtime("no database at '\(dbPath)'; store events with 'abctl ingest' first, or pass --db")

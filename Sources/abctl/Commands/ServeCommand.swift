@@ -71,6 +71,8 @@ enum ServeCommand {
             }
         } catch .configuration(let message) {
             throw CLIError.usage(message, command: "serve")
+        } catch .invalidExperiments(let message) {
+            throw CLIError.checkFailed(message)
         } catch .runtime(let message) {
             throw CLIError.runtime(message)
         }

@@ -39,7 +39,7 @@ enum SimulateCommand {
         guard days > 0 && days <= 365 else { throw CLIError.usage("'--days' must be from 1 to 365", command: "simulate") }
         let seedText = args.value("--seed") ?? "1"
         guard let seed = UInt64(seedText) else { throw CLIError.usage("'--seed' expects a non-negative whole number, got '\(seedText)'", command: "simulate") }
-        let catalog = try CopyCheckCommand.loadCatalog(args.value("--experiments"))
+        let catalog = try ExperimentFolder.load(Defaults.experimentsDirectory(args.value("--experiments")))
         let truth = try loadTruth(args.value("--truth"))
         let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, db: Defaults.database(args.value("--db")))
         print(describe(summary), terminator: "")

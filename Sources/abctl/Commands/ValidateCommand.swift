@@ -22,7 +22,7 @@ enum ValidateCommand {
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         let paths = args.positionals.isEmpty ? [Defaults.experimentsDirectory()] : args.positionals
-        let report = ExperimentLoader.validate(paths: paths, conditionLinter: { Condition.problems(in: $0) })
+        let report = ExperimentFiles.validate(paths: paths)
         let output: String
         switch args.value("--format") ?? "text" {
         case "json": output = DiagnosticPrinter.json(report)
