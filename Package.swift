@@ -24,6 +24,9 @@ let package = Package(
         // Events and per-(experiment, user) facts in SQLite.
         .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
 
+        // Subcommands, options declared once (type, default, environment variable), help and exit codes.
+        .target(name: "CommandLineKit", dependencies: ["ExperimentDefinitions"]),
+
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         .target(name: "Statistics"),
 
@@ -35,7 +38,7 @@ let package = Package(
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
         .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment", "EventStore", "Reporting"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server"]),
 
@@ -50,6 +53,7 @@ let package = Package(
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

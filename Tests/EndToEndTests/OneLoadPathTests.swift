@@ -68,7 +68,9 @@ import Glibc
         let diagnostic = try #require(validate.stdout.split(separator: "\n").first { $0.contains(": error: ") }.map(String.init))
 
         for (name, arguments, stdin) in Self.commands(experiments: folder.path, scratch: scratch.path) {
-            let r = try CLIRunner.run(arguments, stdin: stdin)
+            // Under timeout(1): a command that accepted the folder (serve would listen) must fail, not hang.
+            let r = try AbctlBinary.run(["30", CLIRunner.binary] + arguments, stdin: stdin, environment: ["NO_COLOR": "1"],
+                                        currentDirectory: CLIRunner.packageRoot, executable: "/usr/bin/timeout")
             #expect(r.status == 1, "\(name) exited \(r.status): \(r.stderr)")
             #expect((r.stdout + r.stderr).contains(diagnostic), "\(name) did not say '\(diagnostic)': \(r.stdout)\(r.stderr)")
         }

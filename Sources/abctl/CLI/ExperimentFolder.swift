@@ -1,4 +1,5 @@
 import Assignment
+import CommandLineKit
 import ExperimentDefinitions
 
 /// How a command that uses experiments gets them: through `ExperimentFiles`, with every check

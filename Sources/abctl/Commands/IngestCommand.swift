@@ -1,3 +1,4 @@
+import CommandLineKit
 import Dispatch
 import EventStore
 import Foundation
@@ -22,7 +23,7 @@ enum IngestCommand {
         usage: "<file> [--db <path>] [--experiments <dir>]",
         arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.")],
         options: [
-            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            .database,
             OptionSpec(name: "--experiments", valueName: "dir",
                        help: "Experiment folder; exposures must name one of its experiments and variants (default: Experiments/ when present).",
                        environment: "ABCTL_EXPERIMENTS"),
@@ -42,10 +43,10 @@ enum IngestCommand {
             throw CLIError.usage(args.positionals.isEmpty ? "missing <file> (use '-' for standard input)" : "expected one <file>, got \(args.positionals.count)",
                                  command: "ingest")
         }
-        let environment = ProcessInfo.processInfo.environment
-        let dbPath = args.value("--db") ?? environment["ABCTL_DB"] ?? "abctl.sqlite"
+        let environment = Environment.process
+        let dbPath = try args.required("--db")
         let commitEvery = environment["ABCTL_INGEST_COMMIT_EVERY"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCommitEvery
-        let catalog = try loadCatalog(args.value("--experiments") ?? environment["ABCTL_EXPERIMENTS"])
+        let catalog = try loadCatalog(args.value("--experiments"))
 
         let input = args.positionals[0]
         let fd: Int32
