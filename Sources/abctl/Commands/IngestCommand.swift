@@ -1,6 +1,6 @@
 import CommandLineKit
 import Dispatch
-import EventStore
+import Events
 import Foundation
 import Synchronization
 
@@ -58,14 +58,7 @@ enum IngestCommand {
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
 
-        let store: EventStore
-        do {
-            var options = EventStore.Options()
-            if let mib = environment["ABCTL_CACHE_MIB"].flatMap({ Int($0) }) { options.pageCacheMiB = mib }
-            store = try EventStore(path: dbPath, options: options)
-        } catch {
-            throw CLIError.runtime("cannot open the event store: \(error)")
-        }
+        let store = try StoreOpener.open(dbPath, .init(cacheMiB: environment["ABCTL_CACHE_MIB"].flatMap { Int($0) }))
         defer { store.close() }
 
         let parser = EventParser(catalog: catalog)
@@ -119,17 +112,17 @@ enum IngestCommand {
                 }
             }
             send()
-            try store.flush()
         } catch is StopIngest {
             // The store failed; its error is reported below.
-        } catch let error as StoreError {
-            tally.record(.failure(error))
         } catch {
             try? store.flush()
             inFlight.wait()
             flushErrors()
             progress.clear()
             throw CLIError.runtime("cannot read '\(input)': \(error)")
+        }
+        if !tally.failed {
+            do { try store.flush() } catch { tally.record(.failure(error)) }
         }
         inFlight.wait()
         flushErrors()

@@ -1,5 +1,5 @@
 import CommandLineKit
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Reporting
@@ -54,12 +54,7 @@ enum ReportCommand {
         let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until)
 
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        let dbPath = try args.required("--db")
-        guard FileManager.default.fileExists(atPath: dbPath) else {
-            throw CLIError.runtime("no database at '\(dbPath)'; store events with 'abctl ingest' first, or pass --db")
-        }
-        let store: EventStore
-        do { store = try EventStore(path: dbPath) } catch { throw CLIError.runtime("cannot open '\(dbPath)': \(error)") }
+        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
 
         var experiments: [Experiment] = []

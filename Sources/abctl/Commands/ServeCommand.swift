@@ -52,6 +52,8 @@ enum ServeCommand {
         let copyGeneration = try copyGenerationOptions(args, environment: environment)
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
 
+        let store = try StoreOpener.open(database, .init(readers: threads + 2))
+        defer { store.close() }
         let configuration = Server.Configuration(
             http: HTTPDaemon.Configuration(host: host, port: UInt16(port), threads: threads,
                                            maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
@@ -59,7 +61,7 @@ enum ServeCommand {
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: experiments,
                                    copyGeneration: copyGeneration),
-            databasePath: database)
+            store: store)
         do {
             let server = try Server(configuration: configuration)
             try server.run { port in
