@@ -14,6 +14,7 @@ let package = Package(
         // C libraries from Debian, wrapped as system library targets.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // The file format: JSON with positions, the model, validation, products, the copy guard.
         .target(name: "ExperimentDefinitions"),
@@ -21,6 +22,8 @@ let package = Package(
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
+        // The experiments as a GrowthBook SDK payload (abctl export, GET /api/features/{clientKey}).
+        .target(name: "GrowthBookPayload", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
         // Events and per-(experiment, user) facts in SQLite.
         .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
 
@@ -33,9 +36,9 @@ let package = Package(
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
         .target(name: "Reporting", dependencies: ["Statistics", "EventStore", "ExperimentDefinitions", "PaywallCopy"]),
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment", "EventStore", "Reporting"]),
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "Assignment", "EventStore", "Reporting", "GrowthBookPayload"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server"]),
 
@@ -50,6 +53,7 @@ let package = Package(
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
+        .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", "ExperimentDefinitions"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

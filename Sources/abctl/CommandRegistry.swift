@@ -10,5 +10,6 @@ enum CommandRegistry {
         CopyCheckCommand.spec,
         PowerCommand.spec,
         ServeCommand.spec,
+        ExportCommand.spec,
     ]
 }

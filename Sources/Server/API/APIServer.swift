@@ -52,6 +52,7 @@ public final class APIServer: HTTPHandler {
         .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON)) },
         .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, _, captures in try api.report(id: captures["id"] ?? "") },
         .init("GET", "/v1/diagnostics/copy", scope: .admin) { api, _, _ in api.copyDiagnostics() },
+        .init("GET", "/api/features/{clientKey}", scope: nil) { api, request, captures in try api.features(request, clientKey: captures["clientKey"] ?? "") },
     ]
 
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
