@@ -30,6 +30,20 @@ public final class Backend: Sendable {
                                    retryAfter: options.retryAfter)
     }
 
+    /// Whether the user's latest `trial_started` has no `converted` after it: an App Store
+    /// renewal then is the trial's conversion (the notification itself does not say).
+    func trialAwaitingConversion(userID: String) throws -> Bool {
+        var open = false
+        for event in try store.events(userID: userID) {
+            switch event.type {
+            case .trialStarted: open = true
+            case .converted: open = false
+            default: break
+            }
+        }
+        return open
+    }
+
     /// Waits for queued writes, then closes the store.
     func close() {
         store.close()
