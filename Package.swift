@@ -24,35 +24,41 @@ let package = Package(
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
         // The experiments as a GrowthBook SDK payload (abctl export, GET /api/features/{clientKey}).
         .target(name: "GrowthBookPayload", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
-        // Events and per-(experiment, user) facts in SQLite.
-        .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
+        // No storage: the event model, the NDJSON parser, per-user facts (FactsBuilder) and the
+        // store protocols every consumer is written against.
+        .target(name: "Events", dependencies: ["ExperimentDefinitions"]),
+        // Those protocols over SQLite: one group-committing writer, facts kept current at ingest, readers.
+        .target(name: "SQLiteStore", dependencies: ["CSQLite", "Events", "ExperimentDefinitions"]),
 
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         .target(name: "Statistics"),
 
         // Synthetic users with known true rates, through the real assignment and store.
-        .target(name: "Simulation", dependencies: ["Assignment", "EventStore", "ExperimentDefinitions", "PaywallCopy", "Statistics"]),
+        .target(name: "Simulation", dependencies: ["Assignment", "Events", "ExperimentDefinitions", "PaywallCopy", "Statistics"]),
 
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
-        .target(name: "Reporting", dependencies: ["Statistics", "EventStore", "ExperimentDefinitions", "PaywallCopy"]),
+        .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions", "PaywallCopy"]),
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "Assignment", "EventStore", "Reporting", "GrowthBookPayload"]),
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "Assignment", "Events", "Reporting", "GrowthBookPayload"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload"]),
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
-        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server"]),
+        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"]),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
-        .target(name: "TestSupport", dependencies: ["EventStore", "Statistics"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions", "TestSupport"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "EventStore"], exclude: ["Fixtures"]),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"]),
+        // One suite over the store protocols, run against every store in StoreFactories.swift.
+        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "Reporting", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions"]),
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", "ExperimentDefinitions"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],

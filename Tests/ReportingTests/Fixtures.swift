@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 @testable import Reporting
@@ -61,5 +62,17 @@ enum Fixtures {
                      HealthCheck(level: .info, code: "forced_users", message: "2 forced QA users were left out.")],
             requiredUsersPerVariant: 31000,
             decision: Decision(verdict: verdict, winner: verdict == .ship ? "ai" : nil, reasons: ["“ai” converts 17% more users to paid."]))
+    }
+}
+
+extension UserFacts {
+    /// A user's facts with times in microseconds, as the tests write them.
+    static func row(experiment: String = "test", userID: String, variant: String, firstExposure: Int64, trialStart: Int64? = nil,
+                    firstPaid: Int64? = nil, firstConverted: Int64? = nil, firstCancel: Int64? = nil, netRevenue: Double = 0,
+                    copySource: CopySource? = nil, fallbackReason: String? = nil) -> UserFacts {
+        func at(_ t: Int64?) -> Timestamp? { t.map(Timestamp.init(microseconds:)) }
+        return UserFacts(experiment: experiment, userID: userID, variant: variant, firstExposure: Timestamp(microseconds: firstExposure),
+                         trialStart: at(trialStart), firstPaid: at(firstPaid), firstConverted: at(firstConverted),
+                         firstCancel: at(firstCancel), netRevenue: netRevenue, copySource: copySource, copyFallbackReason: fallbackReason)
     }
 }

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -24,19 +25,19 @@ import Testing
     }
 
     /// The facts the Python script derived from the events (the store-free path).
-    static func pythonFacts() throws -> [ReportRow] {
+    static func pythonFacts() throws -> [UserFacts] {
         let text = try String(contentsOfFile: folder + "/facts.ndjson", encoding: .utf8)
         func micros(_ v: Any?) -> Int64? { (v as? NSNumber).map { Int64($0.int64Value) * 1_000_000 } }
         return try text.split(separator: "\n").map { line in
             let o = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            return ReportRow(userID: o["user_id"] as! String, variant: o["variant"] as! String, firstExposure: micros(o["first_exposure"])!,
+            return UserFacts.row(experiment: "oracle-report", userID: o["user_id"] as! String, variant: o["variant"] as! String, firstExposure: micros(o["first_exposure"])!,
                              trialStart: micros(o["trial_start"]), firstPaid: micros(o["first_paid"]), firstConverted: micros(o["first_converted"]),
                              firstCancel: micros(o["first_cancel"]), netRevenue: (o["net_revenue"] as! NSNumber).doubleValue,
-                             copySource: o["copy_source"] as? String, fallbackReason: o["copy_fallback_reason"] as? String)
+                             copySource: (o["copy_source"] as? String).flatMap(CopySource.init(rawValue:)), fallbackReason: o["copy_fallback_reason"] as? String)
         }
     }
 
-    static func report(from rows: [ReportRow]) throws -> [String: Any] {
+    static func report(from rows: [UserFacts]) throws -> [String: Any] {
         var acc = ReportAccumulator(experiment: try loadExperiment(), options: ReportOptions(alpha: 0.05, generatedAt: asOf))
         for row in rows { acc.add(row) }
         let json = JSONReportRenderer.render(try ReportAnalyzer.analyze(acc))

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -7,26 +8,26 @@ import Testing
 @Suite struct ReportAccumulatorTests {
     typealias F = Fixtures
 
-    static func rows() -> [ReportRow] {
+    static func rows() -> [UserFacts] {
         let s = F.start, h = F.hour, d = F.day
         return [
             // control, trial at +1h, cancel 5 h later: a Day-0 cancel and a cancel inside the 3-day trial.
-            ReportRow(userID: "u1", variant: "control", firstExposure: s, trialStart: s + h, firstCancel: s + 6 * h),
+            UserFacts.row(userID: "u1", variant: "control", firstExposure: s, trialStart: s + h, firstCancel: s + 6 * h),
             // control, trial at day 1 + 1h, converts 3 days later for 59.99.
-            ReportRow(userID: "u2", variant: "control", firstExposure: s + d, trialStart: s + d + h, firstPaid: s + 4 * d + h,
+            UserFacts.row(userID: "u2", variant: "control", firstExposure: s + d, trialStart: s + d + h, firstPaid: s + 4 * d + h,
                       firstConverted: s + 4 * d + h, netRevenue: 59.99),
             // control, no trial, pays 2 h after exposure on day 2.
-            ReportRow(userID: "u3", variant: "control", firstExposure: s + 2 * d, firstPaid: s + 2 * d + 2 * h, netRevenue: 9.99),
+            UserFacts.row(userID: "u3", variant: "control", firstExposure: s + 2 * d, firstPaid: s + 2 * d + 2 * h, netRevenue: 9.99),
             // ai, trial at exposure, cancel after 48 h: not Day-0 (window 24 h), but inside the 7-day trial.
-            ReportRow(userID: "u4", variant: "ai", firstExposure: s, trialStart: s, firstCancel: s + 2 * d, copySource: "fallback", fallbackReason: "empty_brief"),
+            UserFacts.row(userID: "u4", variant: "ai", firstExposure: s, trialStart: s, firstCancel: s + 2 * d, copySource: .fallback, fallbackReason: "empty_brief"),
             // ai, exposed at day 9.5, trial an hour later, cancel at day 11: after the as-of time (day 10), so censored.
-            ReportRow(userID: "u5", variant: "ai", firstExposure: s + 9 * d + 12 * h, trialStart: s + 9 * d + 13 * h, firstCancel: s + 11 * d, copySource: "on_device"),
+            UserFacts.row(userID: "u5", variant: "ai", firstExposure: s + 9 * d + 12 * h, trialStart: s + 9 * d + 13 * h, firstCancel: s + 11 * d, copySource: .onDevice),
             // forced QA user: left out.
-            ReportRow(userID: "qa", variant: "ai", firstExposure: s, firstPaid: s + h, netRevenue: 100),
+            UserFacts.row(userID: "qa", variant: "ai", firstExposure: s, firstPaid: s + h, netRevenue: 100),
             // a variant the experiment no longer has.
-            ReportRow(userID: "u7", variant: "gone", firstExposure: s),
+            UserFacts.row(userID: "u7", variant: "gone", firstExposure: s),
             // ai, exposed a day before the start; pays on day 12, after the as-of time, so not paid.
-            ReportRow(userID: "u8", variant: "ai", firstExposure: s - d, firstPaid: s + 12 * d, copySource: "on_device"),
+            UserFacts.row(userID: "u8", variant: "ai", firstExposure: s - d, firstPaid: s + 12 * d, copySource: .onDevice),
         ]
     }
 

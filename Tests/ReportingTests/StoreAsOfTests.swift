@@ -1,4 +1,5 @@
-import EventStore
+import Events
+import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -18,7 +19,7 @@ import Testing
         let dir = NSTemporaryDirectory() + "abctl-asof-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try EventStore(path: dir + "/events.sqlite")
+        let store = try SQLiteEventStore(path: dir + "/events.sqlite")
         defer { store.close() }
         _ = try store.appendAndWait([
             // u: paid on day 1, renewed on day 40, 30.00 of it refunded on day 41.

@@ -1,5 +1,6 @@
 import Assignment
-import EventStore
+import Events
+import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -49,7 +50,7 @@ import Testing
         let folder = NSTemporaryDirectory() + "abctl-sim-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try EventStore(path: folder + "/sim.sqlite", options: .init(durability: .normal))
+        let store = try SQLiteEventStore(path: folder + "/sim.sqlite", options: .init(durability: .normal))
         defer { store.close() }
         let truth = Truth.chorusDefault
         let summary = try simulator(users: 30_000, seed: 11, truth: truth).run { try store.appendAndWait($0) }

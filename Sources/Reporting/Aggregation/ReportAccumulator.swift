@@ -1,9 +1,10 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
 /// Reads one experiment's per-user rows once and keeps per-variant sufficient statistics.
 ///
-/// Feed rows with `add(_:)` in any order; memory grows with trial starters (for the
+/// Feed each user's `UserFacts` with `add(_:)` in any order; memory grows with trial starters (for the
 /// survival curves) and not with events. Forced users, rows of variants the experiment no
 /// longer has, and events after the "as of" time are left out, and counted so the report can say so.
 public struct ReportAccumulator: Sendable {
@@ -54,7 +55,7 @@ public struct ReportAccumulator: Sendable {
     }
 
     /// Counts one user.
-    public mutating func add(_ row: ReportRow) {
+    public mutating func add(_ row: UserFacts) {
         if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil {
             forcedUsers += 1
             return
@@ -64,7 +65,7 @@ public struct ReportAccumulator: Sendable {
             unknownVariants[row.variant, default: 0] += 1
             return
         }
-        let exposure = row.firstExposure
+        let exposure = row.firstExposure.microseconds
         guard exposure <= asOf else { exposedAfterAsOf += 1; return }
         if let start, exposure < start { exposedBeforeStart += 1 }
         if let end, exposure >= end { exposedAfterEnd += 1 }
@@ -72,7 +73,7 @@ public struct ReportAccumulator: Sendable {
         lastExposure = max(lastExposure ?? exposure, exposure)
 
         // What had happened by the "as of" time.
-        func seen(_ t: Int64?) -> Int64? { t.flatMap { $0 <= asOf ? $0 : nil } }
+        func seen(_ t: Timestamp?) -> Int64? { t.flatMap { $0.microseconds <= asOf ? $0.microseconds : nil } }
         let trialStart = seen(row.trialStart)
         let paid = seen(row.firstPaid)
         let converted = seen(row.firstConverted)
@@ -103,7 +104,7 @@ public struct ReportAccumulator: Sendable {
         // Mutate in place: a copy of the tally would copy its arrays on every row.
         tallies[v].record(paid: paid != nil, revenue: row.netRevenue, trial: trial, followedDays: followed, paidDay: paidDay,
                           censorAfter: trialStart.map { max(0, asOf - $0) } ?? 0, day0Window: day0Window,
-                          trialLength: trialLength[v], copySource: row.copySource, fallbackReason: row.fallbackReason)
+                          trialLength: trialLength[v], copySource: row.copySource?.rawValue, fallbackReason: row.copyFallbackReason)
     }
 
     static func floorDay(_ t: Int64) -> Int64 {

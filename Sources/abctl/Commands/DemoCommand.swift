@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Reporting
@@ -20,7 +20,7 @@ enum DemoCommand {
             OptionSpec(name: "--users", valueName: "n", help: "Simulated users (default: 100000)."),
             OptionSpec(name: "--seed", valueName: "s", help: "Random seed (default: 42)."),
             OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive (default: 14)."),
-            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite).", environment: "ABCTL_DB"),
             OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
             OptionSpec(name: "--out", valueName: "dir", help: "Where reports go (default: Reports/)."),
         ],
@@ -50,8 +50,7 @@ enum DemoCommand {
         do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
             throw CLIError.runtime("cannot create '\(out)': \(error.localizedDescription)")
         }
-        let store: EventStore
-        do { store = try EventStore(path: db) } catch { throw CLIError.runtime("cannot open '\(db)': \(error)") }
+        let store = try StoreOpener.open(db)
         defer { store.close() }
         let options = ReportOptions(generatedAt: result.0.observedUntil)
         for experiment in catalog.experiments {

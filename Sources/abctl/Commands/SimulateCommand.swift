@@ -1,5 +1,5 @@
 import Assignment
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Simulation
@@ -23,7 +23,7 @@ enum SimulateCommand {
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive."),
             OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
-            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite).", environment: "ABCTL_DB"),
             OptionSpec(name: "--seed", valueName: "s", help: "Random seed (default: 1)."),
             OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: the Chorus+ truth)."),
             OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive (default: 14)."),
@@ -53,9 +53,8 @@ enum SimulateCommand {
 
     /// Runs the simulation into the database at `db`, with a progress bar on a terminal.
     static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, db: String) throws -> (Simulator.Summary, TimeInterval) {
-        let store: EventStore
         // Simulated events acknowledge nobody, so a commit need not wait for the disk (a crash loses only a rerun).
-        do { store = try EventStore(path: db, options: .init(durability: .normal)) } catch { throw CLIError.runtime("cannot open the event store \(db): \(error)") }
+        let store = try StoreOpener.open(db, .init(durable: false))
         defer { store.close() }
         let assigner: Assigner
         do { assigner = try Assigner(catalog: catalog) } catch { throw CLIError.runtime("cannot build the assigner: \(error)") }
