@@ -10,7 +10,7 @@ enum OpenAPIDocument {
     "title": "abctl",
     "version": "1.0.0",
     "summary": "A/B experiments for subscription-app paywalls: assignment, events, RevenueCat webhooks, reports.",
-    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything). With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
+    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
   },
   "servers": [{ "url": "/" }],
   "security": [{ "bearer": [] }],
