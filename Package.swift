@@ -36,6 +36,9 @@ let package = Package(
         // Those protocols over SQLite: one group-committing writer, facts kept current at ingest, readers.
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "Events", "ExperimentDefinitions"]),
 
+        // Subcommands, options declared once (type, default, environment variable), help and exit codes.
+        .target(name: "CommandLineKit", dependencies: ["ExperimentDefinitions"]),
+
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         .target(name: "Statistics"),
 
@@ -47,7 +50,7 @@ let package = Package(
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
         .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"]),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
@@ -56,15 +59,15 @@ let package = Package(
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
-        .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
-        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "Reporting", "ExperimentDefinitions", "TestSupport"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
+        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "Reporting", "ExperimentDefinitions", "Assignment", "TestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Assignment", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions", "TestSupport"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting"]),
@@ -72,6 +75,7 @@ let package = Package(
         // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
         .executableTarget(name: "ClientProbe", dependencies: ["AbctlClient"], path: "Tests/ClientProbe"),
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", "ExperimentDefinitions"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -24,8 +24,8 @@ struct AppStoreWebhookTests {
 
     static func makeCases(in folder: TemporaryFolder) throws -> [Case] {
         let python = CLIRunner.packageRoot + "/.venv/bin/python"
-        let run = try AbctlBinary.runProcess(python, [CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/appstore/notifications.py",
-                                                      folder.path, bundle])
+        let run = try AbctlBinary.run([CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/appstore/notifications.py", folder.path, bundle],
+                                      executable: python)
         guard run.status == 0 else { throw ScriptFailed(description: "notifications.py: \(run.stderr.suffix(2000))") }
         return try JSONDecoder().decode([Case].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
     }
@@ -70,7 +70,7 @@ struct AppStoreWebhookTests {
         // What was stored: the user is appAccountToken, revenue price / 1000, negative for a refund.
         server.signal(SIGTERM)
         #expect(server.waitForExit(timeout: 20) == 0)
-        let rows = try AbctlBinary.runProcess("/usr/bin/sqlite3", [server.databasePath, "SELECT user_id, revenue FROM events ORDER BY ts, event_id"])
+        let rows = try AbctlBinary.run([server.databasePath, "SELECT user_id, revenue FROM events ORDER BY ts, event_id"], executable: "/usr/bin/sqlite3")
         let stored6 = rows.stdout.split(separator: "\n").map(String.init)
         #expect(stored6.count == 6, "\(rows.stdout) \(rows.stderr)")
         for c in cases where c.apple_accepts && c.status == "stored" {

@@ -60,8 +60,8 @@ struct GrowthBookPayloadTests {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): `make test` creates the venv with growthbook")
         let server = try LiveServer(environment: ["ABCTL_API_KEYS": Self.keys], experiments: Self.writeExperiments)
         let started = Date()
-        let run = try AbctlBinary.runProcess(Self.python, [CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/growthbook/agreement.py",
-                                                           String(server.port), "client-key-1", "assign-key-1", "100000", "18"])
+        let run = try AbctlBinary.run([CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/growthbook/agreement.py",
+                                                           String(server.port), "client-key-1", "assign-key-1", "100000", "18"], executable: Self.python)
         let seconds = Date().timeIntervalSince(started)
         #expect(run.status == 0, "agreement.py: \(run.stdout.suffix(3000)) \(run.stderr.suffix(3000))")
         let line = try #require(run.stdout.split(separator: "\n").last)

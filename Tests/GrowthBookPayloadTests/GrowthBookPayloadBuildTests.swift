@@ -1,3 +1,4 @@
+import Assignment
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
     static let catalog: ExperimentCatalog = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        return try! ExperimentLoader.load(directory: url.path + "/Experiments")
+        return try! ExperimentFiles.load(directory: url.path + "/Experiments")
     }()
 
     static func json(_ payload: GrowthBookPayload) throws -> [String: Any] {

@@ -18,17 +18,12 @@ public enum AbctlBinary {
         public var stderr: String
     }
 
-    /// Runs abctl to completion with `arguments`, optional stdin bytes and extra environment.
+    /// Runs abctl to completion with `arguments`, optional stdin bytes and extra environment;
+    /// `executable` runs another program instead (e.g. `/usr/bin/timeout` with abctl as an argument).
     public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                           currentDirectory: String? = nil) throws -> Output {
-        try runProcess(path(), arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
-    }
-
-    /// Runs any program to completion (e.g. the test venv's python running an oracle script).
-    public static func runProcess(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                                  currentDirectory: String? = nil) throws -> Output {
+                           currentDirectory: String? = nil, executable: String? = nil) throws -> Output {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: executable ?? path())
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }

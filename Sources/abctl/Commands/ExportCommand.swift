@@ -1,3 +1,4 @@
+import CommandLineKit
 import ExperimentDefinitions
 import Foundation
 import GrowthBookPayload
@@ -15,23 +16,20 @@ enum ExportCommand {
         """,
         usage: "--format growthbook [--experiments <dir>]",
         options: [
-            OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"]),
-            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
+            OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"], required: true),
+            .experiments,
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        guard args.value("--format") == "growthbook" else {
-            throw CLIError.usage("missing required option '--format' (growthbook)", command: "export")
-        }
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "export") }
         var now = Date()
-        if let fixed = ProcessInfo.processInfo.environment["ABCTL_NOW"], !fixed.isEmpty {
+        if let fixed = Environment.process["ABCTL_NOW"] {
             guard let d = RFC3339.parse(fixed) else { throw CLIError.usage("ABCTL_NOW is not an RFC 3339 time: '\(fixed)'", command: "export") }
             now = d
         }
-        let catalog = try CopyCheckCommand.loadCatalog(args.value("--experiments"))
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let payload = GrowthBookPayload.build(catalog: catalog, now: now)
         FileHandle.standardOutput.write(Data(payload.body + [0x0A]))
         return .success
