@@ -261,7 +261,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         guard context.connection?.enter(.handling, deadline: 0) ?? true else { return false }
         let request = HTTPRequest(method: context.method, path: context.path, query: context.query,
                                   authorization: header(connection, "Authorization"),
-                                  body: context.body)
+                                  body: context.body, ifNoneMatch: context.method == "GET" ? header(connection, "If-None-Match") : nil)
         context.body = []
         let result = handler.handle(request)
         context.route = result.route
