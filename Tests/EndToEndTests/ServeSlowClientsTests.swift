@@ -200,13 +200,14 @@ struct ServeSlowClientsTests {
         }
         defer { for fd in fds { close(fd) } }
         #expect(fds.count == stuck)
-        // Ten times as many stuck clients as server threads, yet normal calls are answered at once.
+        // Ten times as many stuck clients as server threads, yet normal calls are answered (a thread
+        // held by a stuck client would hold them until its write deadline, over 2 s).
         var latencies: [Double] = []
         for i in 0..<30 {
             if let seconds = RawClients.timedAssign(port: server.port, id: i) { latencies.append(seconds) }
         }
         #expect(latencies.count == 30)
-        #expect(RawClients.percentile(latencies, 0.99) < 0.25)
+        #expect(RawClients.percentile(latencies, 0.99) < 1)
         // And the stuck ones are cut once their answer has waited past the write deadline (1 s plus
         // 23 KiB at 16 KiB/s), then closed: only the /metrics call's own connection stays open.
         #expect(try server.eventually(timeout: 15) {
