@@ -45,7 +45,6 @@ struct ServeLifecycleTests {
     }
 
     @Test func withoutKeysOnlyLoopback() throws {
-        // A folder of its own: a shared /tmp/never.sqlite left by another abctl (another schema) would fail first.
         let folder = TemporaryFolder()
         let r = try CLIRunner.run(["serve", "--port", "0", "--host", "0.0.0.0", "--db", folder.path + "/never.sqlite"],
                                   environment: ["ABCTL_API_KEYS": ""])
