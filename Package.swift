@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"]),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
-        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", "ExperimentDefinitions"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "Assignment", "TestSupport"]),
