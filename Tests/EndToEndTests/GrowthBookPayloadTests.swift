@@ -4,7 +4,7 @@ import Testing
 
 /// `GET /api/features/{clientKey}` and `abctl export --format growthbook` (SPEC §7): GrowthBook's
 /// own Python SDK, pointed at a live server, picks the variant `/v1/assign` answers.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(8)))
 struct GrowthBookPayloadTests {
     static let keys = "client-key-1:sdk;assign-key-1:assign;admin-key-1:admin"
 
