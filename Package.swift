@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"], exclude: ["Fixtures"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "Reporting", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),

@@ -56,6 +56,10 @@ enum Schema {
                 PRIMARY KEY (experiment, variant, brief)
             ) WITHOUT ROWID;
             """),
+        // SPEC §4: the idempotency key is (user_id, event_id), the events' primary key; the same
+        // event_id under another user is another event, and every key starts with the user.
+        Migration(version: 3, description: "idempotency key (user_id, event_id): the unique event_id index goes",
+                  sql: "DROP INDEX IF EXISTS events_by_event_id;"),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
