@@ -7,7 +7,7 @@ import Synchronization
 /// transaction ran is committed together in one transaction (group commit). Each caller hears
 /// back only after the transaction holding its batch has committed.
 ///
-/// A transaction writes its events sorted by user (then event id), and refreshes each user's
+/// A transaction writes its events sorted by user, and refreshes each user's
 /// facts right after that user's events, while their pages are still in the cache: once per
 /// user per commit, in user order. Sorted keys also touch each page of the (user_id, event_id)
 /// B-tree at most once per transaction instead of in random order.
@@ -15,7 +15,9 @@ import Synchronization
 /// Bulk requests (`abctl ingest`) are held in memory until `commitEvery` events have gathered
 /// (or a regular request, `flush` or `close` comes), then written in one such transaction, so a
 /// large load commits a few times instead of once per batch. Their completions, too, wait for
-/// the commit; `consumed` tells the producer early that the writer has taken the batch.
+/// the commit; `consumed` tells the producer early that the writer has taken the batch (at once
+/// while less than a commit's worth is queued, so reading overlaps writing), bounding its memory
+/// to about two commits' worth of events.
 ///
 /// `@unchecked Sendable`: the connection, its statements and the held events are touched only
 /// on `queue`, a serial queue; the request list is behind a `Mutex`.
@@ -83,7 +85,14 @@ final class GroupCommitWriter: @unchecked Sendable {
             completion(.failure(StoreError(kind: .closed, message: "closed", context: "append")))
             return
         }
-        pending.withLock { $0.append(Request(events: events, commitEvery: commitEvery, consumed: consumed, completion: completion)) }
+        // A bulk batch counts as taken at once while the queue holds less than one commit's worth,
+        // so the producer reads on while the writer writes the previous commit.
+        let takenNow: Bool = pending.withLock { queued in
+            let early = commitEvery.map { queued.reduce(events.count) { $0 + $1.events.count } <= $0 } ?? false
+            queued.append(Request(events: events, commitEvery: commitEvery, consumed: early ? nil : consumed, completion: completion))
+            return early
+        }
+        if takenNow { consumed?() }
         queue.async { self.drain() }
     }
 
@@ -169,8 +178,8 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
     }
 
-    /// One transaction: every event of `requests` sorted by (user_id, event_id) with arrival
-    /// order breaking ties (so the first copy of a key is the one stored), each user's facts
+    /// One transaction: every event of `requests` sorted by user id with arrival order breaking
+    /// ties (so the first copy of a key is the one stored), each user's facts
     /// refreshed right after the user's events, then the commit. Returns each request's counts.
     private func write(_ requests: [Request]) throws -> [AppendResult] {
         var results = [AppendResult](repeating: AppendResult(), count: requests.count)
