@@ -4,11 +4,14 @@ import PackageDescription
 // Layers (see README "Architecture"): lower targets never import higher ones.
 let package = Package(
     name: "abctl",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
         .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
         .executable(name: "handler-bench", targets: ["HandlerBenchmark"]),
+        // What an app adds: always a paywall, AI copy on the device, events that are never lost.
+        .library(name: "AbctlClient", targets: ["AbctlClient"]),
+        .executable(name: "client-bench", targets: ["ClientBenchmark"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -21,6 +24,9 @@ let package = Package(
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
+        // AI lines written on the server (OpenAI-compatible client, guard, retry, deadline, cache hook).
+        // Apart from PaywallCopy, which the app-side AbctlClient uses, because it needs Mutex and Dispatch threads.
+        .target(name: "CopyGeneration", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
         // No storage: the event model, the NDJSON parser, per-user facts (FactsBuilder) and the
         // store protocols every consumer is written against.
         .target(name: "Events", dependencies: ["ExperimentDefinitions"]),
@@ -36,17 +42,20 @@ let package = Package(
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
         .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions", "PaywallCopy"]),
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment", "Events", "Reporting"]),
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting"]),
 
         .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"]),
+        // The app-side library: Foundation and the two pure model targets only (no C, no store).
+        .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
+        .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"]),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"], exclude: ["Fixtures"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
@@ -55,7 +64,10 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting"]),
+        .testTarget(name: "AbctlClientTests", dependencies: ["AbctlClient", "TestSupport"], resources: [.copy("Fixtures")]),
+        // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
+        .executableTarget(name: "ClientProbe", dependencies: ["AbctlClient"], path: "Tests/ClientProbe"),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,7 @@
 #   1. into a bare rowid table (appends only: the floor for rows of this size);
 #   2. into abctl's own `events` layout (clustered by its primary key (user_id, event_id), the
 #      idempotency key; duplicates skipped), in file order: the floor abctl ingest is measured against;
-#   3. for comparison, the layout before schema version 3, which also had a unique event_id index.
+#   3. for comparison, the layout before schema version 4, which also had a unique event_id index.
 # abctl's ingest also parses JSON, binds every row through a prepared statement and keeps facts
 # current in the same transaction; bench/ingest.sh measures that. This script shows the ceiling
 # for the store as it is laid out.
@@ -24,9 +24,9 @@ floor_csv "$work/events.ndjson" "$work/events.csv"
 run() { floor_run "$1" "$2" "$3" "$work" "$N"; }
 
 run "bare rowid table, appends only" "CREATE TABLE events ($FLOOR_COLUMNS);" ""
-# abctl's layout, as in Sources/SQLiteStore/Store/Schema.swift (migrations 1 and 3).
+# abctl's layout, as in Sources/SQLiteStore/Store/Schema.swift (migrations 1 and 4).
 run "abctl's events layout, duplicates skipped" "$FLOOR_LAYOUT" "$FLOOR_CONFLICT"
-run "before schema 3: + unique event_id index" \
+run "before schema 4: + unique event_id index" \
     "CREATE TABLE events ($FLOOR_COLUMNS, PRIMARY KEY (user_id, event_id)) WITHOUT ROWID;
      CREATE UNIQUE INDEX events_by_event_id ON events(event_id);" \
     "ON CONFLICT (event_id) DO NOTHING"

@@ -95,10 +95,10 @@ import Testing
 
     @Test func guardrailsAlwaysStartWithDay0() {
         var r = report()
-        r.guardrails = [.trialCancelRate, .day0CancelRate]
-        #expect(DecisionRule.guardrails(r) == [.day0CancelRate, .trialCancelRate])
+        r.guardrails = [.named("trial_cancel_rate"), .day0CancelRate]
+        #expect(DecisionRule.guardrails(r) == [.day0CancelRate, .named("trial_cancel_rate")])
         r.primaryMetric = .day0CancelRate
-        #expect(DecisionRule.guardrails(r) == [.trialCancelRate])
+        #expect(DecisionRule.guardrails(r) == [.named("trial_cancel_rate")])
     }
 }
 

@@ -40,16 +40,18 @@ import Testing
 
     @Test func countsPerVariant() {
         let acc = accumulate()
-        let control = acc.tallies[0], ai = acc.tallies[1]
-        #expect(control.users == 3 && ai.users == 3)
-        #expect(control.trialStarters == 2 && ai.trialStarters == 2)
-        #expect(control.paid == 2 && ai.paid == 0)
-        #expect(control.trialConverted == 1 && ai.trialConverted == 0)
-        #expect(control.day0Cancels == 1 && ai.day0Cancels == 0)
-        #expect(control.trialCancels == 1 && ai.trialCancels == 1)
-        #expect(abs(control.revenueSum - 69.98) < 1e-9)
-        #expect(abs(control.revenueSumOfSquares - (59.99 * 59.99 + 9.99 * 9.99)) < 1e-9)
-        #expect(control.payingUsers == 2 && ai.payingUsers == 0)
+        #expect(acc.tallies[0].users == 3 && acc.tallies[1].users == 3)
+        func both(_ name: String) -> [Int] { [0, 1].map { acc.tally(.named(name), variant: $0).count } }
+        func denominators(_ name: String) -> [Int] { [0, 1].map { acc.tally(.named(name), variant: $0).denominator } }
+        #expect(denominators("trial_to_paid") == [2, 2])
+        #expect(both("paid_conversion") == [2, 0])
+        #expect(both("trial_to_paid") == [1, 0])
+        #expect(both("day0_cancel_rate") == [1, 0])
+        #expect(both("trial_cancel_rate") == [1, 1])
+        #expect(denominators("refund_rate") == [2, 0] && both("refund_rate") == [0, 0])
+        let revenue = acc.tally(.revenuePerUser, variant: 0).values
+        #expect(revenue == [59.99, 9.99])
+        #expect(both("revenue_per_user") == [2, 0])
     }
 
     @Test func leftOutAndOutsideTheDates() {
@@ -95,8 +97,8 @@ import Testing
         let exp = F.experiment()
         var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day), until: F.date(F.start + 3 * F.day)))
         for row in Self.rows().filter({ $0.userID == "u2" }) { acc.add(row) }
-        #expect(acc.tallies[0].paid == 0)
-        #expect(acc.tallies[0].revenueSum == 59.99) // rows carry revenue as given; the store read cuts it (StoreOracleTests)
+        #expect(acc.tally(.paidConversion, variant: 0).count == 0)
+        #expect(acc.tally(.revenuePerUser, variant: 0).values == [59.99]) // rows carry revenue as given; the store read cuts it (StoreOracleTests)
         #expect(abs(acc.tallies[0].survivalDays[0] - (2 - 1.0 / 24)) < 1e-12)
     }
 }

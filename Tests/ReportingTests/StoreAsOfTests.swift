@@ -35,7 +35,7 @@ import Testing
         ])
         let options = ReportOptions(generatedAt: F.date(F.start + 60 * F.day), until: day.map { F.date(F.start + Int64($0 * Double(F.day))) })
         let acc = try ReportAccumulator.read(store: store, experiment: F.experiment(), options: options)
-        return acc.tallies.map(\.revenueSum)
+        return acc.tallies.indices.map { acc.tally(.revenuePerUser, variant: $0).values.reduce(0, +) }
     }
 
     @Test func untilCutsRevenueAtTheAsOfTime() throws {

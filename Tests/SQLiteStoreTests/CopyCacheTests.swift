@@ -47,5 +47,5 @@ import TestSupport
     try store.saveCopyLine("Chorus hears it first.", experiment: "E", variant: "ai", brief: "b")
     #expect(try store.cachedCopyLine(experiment: "E", variant: "ai", brief: "b")?.line == "Chorus hears it first.")
     let raw = try Connection(path: path, readOnly: true)
-    #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
+    #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(Schema.latestVersion))
 }

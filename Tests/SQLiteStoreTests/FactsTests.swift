@@ -21,11 +21,19 @@ private let story: [Event] = [
 private let storyFacts: [UserFacts] = [
     UserFacts(experiment: "A", userID: "u", variant: "ai", firstExposure: F.at(0), trialStart: F.at(0.5),
               firstPaid: F.at(7 * 24), firstConverted: F.at(7 * 24), firstCancel: F.at(3), refundedAt: F.at(8 * 24),
-              netRevenue: 59.99 - 59.99 + 10, copySource: .fallback, copyFallbackReason: "empty_brief"),
+              netRevenue: 59.99 - 59.99 + 10,
+              revenueEntries: [RevenueEntry(offset: hours(7 * 24), amount: 59.99), RevenueEntry(offset: hours(8 * 24), amount: -59.99),
+                               RevenueEntry(offset: hours(9 * 24), amount: 10)],
+              crossedOver: true, copySource: .fallback, copyFallbackReason: "empty_brief"),
     UserFacts(experiment: "B", userID: "u", variant: "control", firstExposure: F.at(1), trialStart: nil,
               firstPaid: F.at(7 * 24), firstConverted: F.at(7 * 24), firstCancel: F.at(3), refundedAt: F.at(8 * 24),
-              netRevenue: 10),
+              netRevenue: 10,
+              revenueEntries: [RevenueEntry(offset: hours(7 * 24 - 1), amount: 59.99), RevenueEntry(offset: hours(8 * 24 - 1), amount: -59.99),
+                               RevenueEntry(offset: hours(9 * 24 - 1), amount: 10)]),
 ]
+
+/// Microseconds in `h` hours: revenue entries are kept by offset from the first exposure.
+private func hours(_ h: Double) -> Int64 { Int64(h * 3_600_000_000) }
 
 @Test func factsFollowTheStory() async throws {
     try await withTemporaryStore { store, _ in

@@ -30,7 +30,7 @@ import TestSupport
             #expect(factsAfter == factsBefore)
             let raw = try Connection(path: path, readOnly: false)
             #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
-            #expect(try raw.scalarInt("SELECT COUNT(*) FROM schema_migrations") == 3)
+            #expect(try raw.scalarInt("SELECT COUNT(*) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
 
             // ev-3 is u1's conversion: retried, it is a duplicate; under u2 it is u2's own event.
             let converted = try #require(try store.events(userID: "u1").first { $0.id == "ev-3" })

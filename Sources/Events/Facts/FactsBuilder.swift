@@ -54,7 +54,12 @@ public enum FactsBuilder {
         var result: [UserFacts] = []
         var seen: Set<String> = []
         for e in ordered where e.type == .exposure {
-            guard let experiment = e.experiment, let variant = e.variant, seen.insert(experiment).inserted else { continue }
+            guard let experiment = e.experiment, let variant = e.variant else { continue }
+            guard seen.insert(experiment).inserted else {
+                // A later exposure to another variant of the same experiment: the user stays in the first.
+                if let i = result.firstIndex(where: { $0.experiment == experiment }), result[i].variant != variant { result[i].crossedOver = true }
+                continue
+            }
             result.append(UserFacts(experiment: experiment, userID: userID, variant: variant,
                                     firstExposure: Timestamp(microseconds: e.ts),
                                     copySource: e.copySource, copyFallbackReason: e.copyFallbackReason))
@@ -63,6 +68,7 @@ public enum FactsBuilder {
             var f = result[index]
             let from = f.firstExposure.microseconds
             var revenue = 0.0
+            var entries: [RevenueEntry] = []
             var cancels: [Int64] = []
             for e in ordered where e.ts >= from {
                 switch e.type {
@@ -77,10 +83,12 @@ public enum FactsBuilder {
                 case .refunded: if f.refundedAt == nil { f.refundedAt = Timestamp(microseconds: e.ts) }
                 }
                 revenue += e.revenueContribution
+                if e.revenueContribution != 0 { entries.append(RevenueEntry(offset: e.ts - from, amount: e.revenueContribution)) }
             }
             let cancelFrom = f.trialStart?.microseconds ?? from
             if let cancel = cancels.first(where: { $0 >= cancelFrom }) { f.firstCancel = Timestamp(microseconds: cancel) }
             f.netRevenue = revenue
+            f.revenueEntries = entries
             result[index] = f
         }
         return result

@@ -23,6 +23,11 @@ public struct UserFacts: Sendable, Hashable {
     public var refundedAt: Timestamp?
     /// Purchases, conversions and renewals minus refunds, at or after the first exposure.
     public var netRevenue: Double
+    /// Each revenue event counted in `netRevenue`, by offset from the first exposure, in event order.
+    public var revenueEntries: [RevenueEntry]
+    /// Exposed to another variant of the same experiment after the first exposure (SPEC §5 crossover);
+    /// the user still counts in `variant`.
+    public var crossedOver: Bool
     /// `copy_source` of the first exposure.
     public var copySource: CopySource?
     /// `copy_fallback_reason` of the first exposure.
@@ -31,6 +36,7 @@ public struct UserFacts: Sendable, Hashable {
     public init(experiment: String, userID: String, variant: String, firstExposure: Timestamp,
                 trialStart: Timestamp? = nil, firstPaid: Timestamp? = nil, firstConverted: Timestamp? = nil,
                 firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,
+                revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
                 copySource: CopySource? = nil, copyFallbackReason: String? = nil) {
         self.experiment = experiment
         self.userID = userID
@@ -42,6 +48,8 @@ public struct UserFacts: Sendable, Hashable {
         self.firstCancel = firstCancel
         self.refundedAt = refundedAt
         self.netRevenue = netRevenue
+        self.revenueEntries = revenueEntries
+        self.crossedOver = crossedOver
         self.copySource = copySource
         self.copyFallbackReason = copyFallbackReason
     }

@@ -71,6 +71,13 @@ final class Statement {
         if let value { try bind(index, value) } else { try bindNull(index) }
     }
 
+    /// Binds bytes as a BLOB, or NULL for nil.
+    func bind(_ index: Int32, blob value: [UInt8]?) throws {
+        guard let value else { return try bindNull(index) }
+        let rc: Int32 = value.withUnsafeBytes { sqlite3_bind_blob(stmt, index, $0.baseAddress, Int32($0.count), Statement.transient) }
+        try check(rc, "bind")
+    }
+
     func bindNull(_ index: Int32) throws {
         try check(sqlite3_bind_null(stmt, index), "bind")
     }
@@ -110,4 +117,10 @@ final class Statement {
     }
 
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    /// Calls `body` with a BLOB column's bytes (empty for NULL); the bytes live until the next step.
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let count = Int(sqlite3_column_bytes(stmt, column))
+        return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, column), count: count))
+    }
 }

@@ -175,7 +175,7 @@ extension SQLiteEventStore {
 
     static let factColumns = """
         SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
-               first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason FROM facts
+               first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over FROM facts
         """
 
     static func facts(from s: Statement) -> UserFacts {
@@ -183,6 +183,7 @@ extension SQLiteEventStore {
         return UserFacts(experiment: s.text(0), userID: s.text(1), variant: s.text(2),
                          firstExposure: Timestamp(microseconds: s.int64(3)), trialStart: ts(4), firstPaid: ts(5),
                          firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: s.double(9),
+                         revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,
                          copySource: s.optionalText(10).flatMap(CopySource.init(rawValue:)),
                          copyFallbackReason: s.optionalText(11))
     }

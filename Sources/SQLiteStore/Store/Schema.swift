@@ -10,6 +10,8 @@ enum Schema {
         var version: Int
         var description: String
         var sql: String
+        /// The step adds facts columns that only a recomputation from the events can fill.
+        var refreshesFacts = false
     }
 
     static let migrations: [Migration] = [
@@ -56,9 +58,13 @@ enum Schema {
                 PRIMARY KEY (experiment, variant, brief)
             ) WITHOUT ROWID;
             """),
+        Migration(version: 3, description: "facts keep revenue entries by offset from first exposure, and crossover", sql: """
+            ALTER TABLE facts ADD COLUMN revenue_entries BLOB;
+            ALTER TABLE facts ADD COLUMN crossed_over INTEGER NOT NULL DEFAULT 0;
+            """, refreshesFacts: true),
         // SPEC §4: the idempotency key is (user_id, event_id), the events' primary key; the same
         // event_id under another user is another event, and every key starts with the user.
-        Migration(version: 3, description: "idempotency key (user_id, event_id): the unique event_id index goes",
+        Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
     ]
 
@@ -81,6 +87,7 @@ enum Schema {
             }
             for migration in migrations where migration.version > current {
                 try connection.execute(migration.sql)
+                if migration.refreshesFacts { try FactsRefresh.refreshAll(connection) }
                 let record = try connection.cached("INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)")
                 try record.bind(1, Int64(migration.version))
                 try record.bind(2, migration.description)

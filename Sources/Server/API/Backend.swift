@@ -2,6 +2,7 @@ import Assignment
 import Events
 import ExperimentDefinitions
 import Foundation
+import CopyGeneration
 import PaywallCopy
 
 /// What the API runs on besides the experiment files: the store, and the engines built per snapshot.

@@ -1,3 +1,4 @@
+import CopyGeneration
 import Events
 import PaywallCopy
 

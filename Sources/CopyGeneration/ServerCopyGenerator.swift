@@ -1,6 +1,7 @@
 import Dispatch
 import ExperimentDefinitions
 import Foundation
+import PaywallCopy
 import Synchronization
 
 /// Where accepted lines are kept between restarts, keyed by (experiment, variant, brief).

@@ -1,3 +1,5 @@
+import PaywallCopy
+
 extension ServerCopyGenerator {
     /// The copy `request` gets from a server that generates: for a device with no on-device model,
     /// a recipe becomes a line written here (or the fallback with its reason); anything else,
