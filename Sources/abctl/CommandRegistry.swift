@@ -1,3 +1,5 @@
+import CommandLineKit
+
 /// Every subcommand, in the order `abctl --help` lists them. Add new commands here.
 enum CommandRegistry {
     static let all: [CommandSpec] = [
@@ -10,5 +12,6 @@ enum CommandRegistry {
         CopyCheckCommand.spec,
         PowerCommand.spec,
         ServeCommand.spec,
+        ExportCommand.spec,
     ]
 }

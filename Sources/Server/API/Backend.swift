@@ -20,7 +20,7 @@ public final class Backend: Sendable {
 
     /// Loads the folder and builds everything a snapshot holds.
     func makeSnapshot(directory: String) throws -> ExperimentSnapshot {
-        let catalog = try ExperimentLoader.load(directory: directory)
+        let catalog = try ExperimentFiles.load(directory: directory)
         return try ExperimentSnapshot(catalog: catalog, sticky: StoreStickyLookup(exposures: exposures))
     }
 
@@ -29,6 +29,13 @@ public final class Backend: Sendable {
         let client = OpenAICompatibleClient(baseURL: options.url, model: options.model, apiKey: options.apiKey)
         return ServerCopyGenerator(client: client, cache: StoreCopyLineCache(store: store), deadline: options.deadline,
                                    retryAfter: options.retryAfter)
+    }
+
+    /// Whether an App Store renewal for this user is the trial's conversion (see `TrialHistory`);
+    /// false when the store cannot say.
+    func trialAwaitingConversion(userID: String) throws -> Bool {
+        guard let history = store as? any TrialHistory else { return false }
+        return try history.trialAwaitingConversion(userID: userID)
     }
 
     /// Waits for queued writes, then closes the store.
