@@ -14,6 +14,7 @@ let package = Package(
         // C libraries from Debian, wrapped as system library targets.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The file format: JSON with positions, the model, validation, products, the copy guard.
         .target(name: "ExperimentDefinitions"),
@@ -23,6 +24,8 @@ let package = Package(
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
         // Events and per-(experiment, user) facts in SQLite.
         .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
+        // The same events and facts in PostgreSQL through libpq, for several serve nodes on one database.
+        .target(name: "PostgresStore", dependencies: ["CLibPQ", "EventStore", "ExperimentDefinitions"]),
 
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         .target(name: "Statistics"),
@@ -45,6 +48,7 @@ let package = Package(
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "EventStore", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "EventStore"], exclude: ["Fixtures"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.

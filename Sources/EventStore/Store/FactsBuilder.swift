@@ -3,20 +3,32 @@ import ExperimentDefinitions
 ///
 /// Events are put in one total order, (ts, type, event_id), before anything is decided, so
 /// the result depends only on the set of events, never on the order they arrived in.
-enum FactsBuilder {
+public enum FactsBuilder {
     /// The parts of a stored event that facts depend on.
-    struct Source {
-        var type: EventType
-        var ts: Int64
-        var experiment: String?
-        var variant: String?
-        var revenueContribution: Double
-        var copySource: CopySource?
-        var copyFallbackReason: String?
-        var eventID: String
+    public struct Source: Sendable {
+        public var type: EventType
+        public var ts: Int64
+        public var experiment: String?
+        public var variant: String?
+        public var revenueContribution: Double
+        public var copySource: CopySource?
+        public var copyFallbackReason: String?
+        public var eventID: String
+
+        public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
+                    copySource: CopySource?, copyFallbackReason: String?, eventID: String) {
+            self.type = type
+            self.ts = ts
+            self.experiment = experiment
+            self.variant = variant
+            self.revenueContribution = revenueContribution
+            self.copySource = copySource
+            self.copyFallbackReason = copyFallbackReason
+            self.eventID = eventID
+        }
     }
 
-    static func facts(userID: String, events: [Source]) -> [UserFacts] {
+    public static func facts(userID: String, events: [Source]) -> [UserFacts] {
         guard events.contains(where: { $0.type == .exposure }) else { return [] }
         let ordered = events.sorted { a, b in
             if a.ts != b.ts { return a.ts < b.ts }
