@@ -4,11 +4,14 @@ import PackageDescription
 // Layers (see README "Architecture"): lower targets never import higher ones.
 let package = Package(
     name: "abctl",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "abctl", targets: ["abctl"]),
         .executable(name: "assign-bench", targets: ["AssignBenchmark"]),
         .executable(name: "handler-bench", targets: ["HandlerBenchmark"]),
+        // What an app adds: always a paywall, AI copy on the device, events that are never lost.
+        .library(name: "AbctlClient", targets: ["AbctlClient"]),
+        .executable(name: "client-bench", targets: ["ClientBenchmark"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -22,38 +25,53 @@ let package = Package(
         .target(name: "Assignment", dependencies: ["ExperimentDefinitions"]),
         // Paywall resolution for a request: discount text, filled templates, AI recipes with briefs.
         .target(name: "PaywallCopy", dependencies: ["ExperimentDefinitions"]),
-        // Events and per-(experiment, user) facts in SQLite.
-        .target(name: "EventStore", dependencies: ["CSQLite", "ExperimentDefinitions"]),
-        // The same events and facts in PostgreSQL through libpq, for several serve nodes on one database.
-        .target(name: "PostgresStore", dependencies: ["CLibPQ", "EventStore", "ExperimentDefinitions"]),
+        // AI lines written on the server (OpenAI-compatible client, guard, retry, deadline, cache hook).
+        // Apart from PaywallCopy, which the app-side AbctlClient uses, because it needs Mutex and Dispatch threads.
+        .target(name: "CopyGeneration", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
+        // No storage: the event model, the NDJSON parser, per-user facts (FactsBuilder) and the
+        // store protocols every consumer is written against.
+        .target(name: "Events", dependencies: ["ExperimentDefinitions"]),
+        // Those protocols over SQLite: one group-committing writer, facts kept current at ingest, readers.
+        .target(name: "SQLiteStore", dependencies: ["CSQLite", "Events", "ExperimentDefinitions"]),
+        // The same protocols over PostgreSQL through libpq, for several serve nodes on one database.
+        .target(name: "PostgresStore", dependencies: ["CLibPQ", "Events", "ExperimentDefinitions"]),
 
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         .target(name: "Statistics"),
 
         // Synthetic users with known true rates, through the real assignment and store.
-        .target(name: "Simulation", dependencies: ["Assignment", "EventStore", "ExperimentDefinitions", "PaywallCopy", "Statistics"]),
+        .target(name: "Simulation", dependencies: ["Assignment", "Events", "ExperimentDefinitions", "PaywallCopy", "Statistics"]),
 
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
-        .target(name: "Reporting", dependencies: ["Statistics", "EventStore", "ExperimentDefinitions", "PaywallCopy"]),
+        .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions", "PaywallCopy"]),
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "Assignment", "EventStore", "Reporting"]),
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "EventStore", "Statistics", "Simulation", "Reporting", "Server"]),
+        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
-        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server"]),
+        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"]),
+        // The app-side library: Foundation and the two pure model targets only (no C, no store).
+        .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
+        .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"]),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
-        .target(name: "TestSupport", dependencies: ["EventStore", "Statistics"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "ExperimentDefinitions", "TestSupport"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"]),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "EventStore", "TestSupport"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "EventStore"], exclude: ["Fixtures"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Events", "SQLiteStore", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"]),
+        // One suite over the store protocols, run against every store in StoreFactories.swift.
+        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "EventStore", "ExperimentDefinitions"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting"]),
+        .testTarget(name: "AbctlClientTests", dependencies: ["AbctlClient", "TestSupport"], resources: [.copy("Fixtures")]),
+        // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
+        .executableTarget(name: "ClientProbe", dependencies: ["AbctlClient"], path: "Tests/ClientProbe"),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

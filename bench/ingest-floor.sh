@@ -57,7 +57,7 @@ PY
 COLUMNS="user_id TEXT NOT NULL, event_id TEXT NOT NULL, type INTEGER NOT NULL, ts INTEGER NOT NULL, experiment TEXT,
   variant TEXT, revenue REAL, currency TEXT, product_id TEXT, copy_source TEXT, copy_text TEXT, copy_fallback_reason TEXT"
 run "bare rowid table, appends only" "CREATE TABLE events ($COLUMNS);" ""
-# abctl's layout, as in Sources/EventStore/Store/Schema.swift (migration 1).
+# abctl's layout, as in Sources/SQLiteStore/Store/Schema.swift (migration 1).
 run "abctl's events layout, duplicates skipped" \
     "CREATE TABLE events ($COLUMNS, PRIMARY KEY (user_id, event_id)) WITHOUT ROWID;
      CREATE UNIQUE INDEX events_by_event_id ON events(event_id);" \

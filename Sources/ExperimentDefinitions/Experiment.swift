@@ -92,34 +92,43 @@ public struct Namespace: Sendable, Equatable {
 public struct MetricsConfig: Sendable, Equatable {
     public var primary: Metric
     public var guardrails: [Metric]
+    /// Reported and compared, never deciding the verdict.
+    public var secondary: [Metric]
     /// A trial cancel within this many hours of the trial start is a Day-0 cancel.
     public var day0WindowHours: Double
     /// The smallest relative lift worth detecting; drives the "too few users" health check.
     public var minimumEffect: Double
     /// Opt-in always-valid (mSPRT) monitoring, for teams that look every day.
     public var sequential: Bool
+    /// Caps each user's net revenue before every revenue figure; nil leaves revenue as it is.
+    public var revenueCap: RevenueCap?
 
     public init(
-        primary: Metric = .paidConversion, guardrails: [Metric] = [.day0CancelRate], day0WindowHours: Double = 24,
-        minimumEffect: Double = 0.1, sequential: Bool = false
+        primary: Metric = .paidConversion, guardrails: [Metric] = [.day0CancelRate], secondary: [Metric] = [],
+        day0WindowHours: Double = 24, minimumEffect: Double = 0.1, sequential: Bool = false, revenueCap: RevenueCap? = nil
     ) {
         self.primary = primary
         self.guardrails = guardrails
+        self.secondary = secondary
         self.day0WindowHours = day0WindowHours
         self.minimumEffect = minimumEffect
         self.sequential = sequential
+        self.revenueCap = revenueCap
+    }
+
+    /// What a report shows: every metric of the table, then each metric the file names that is
+    /// not among them (horizon forms), in the order primary, guardrails, secondary.
+    public var reported: [Metric] {
+        var out = Metric.baseMetrics
+        for m in [primary] + guardrails + secondary where !out.contains(m) { out.append(m) }
+        return out
     }
 }
 
-/// The metrics of SPEC §5.
-public enum Metric: String, Sendable, CaseIterable {
-    case trialStartRate = "trial_start_rate"
-    case paidConversion = "paid_conversion"
-    case trialToPaid = "trial_to_paid"
-    case day0CancelRate = "day0_cancel_rate"
-    case trialCancelRate = "trial_cancel_rate"
-    case revenuePerUser = "revenue_per_user"
-
-    /// Metrics where a rise is bad news (guardrails read them reversed).
-    public var lowerIsBetter: Bool { self == .day0CancelRate || self == .trialCancelRate }
+/// `metrics.revenue_cap`: each user's net revenue above the cap becomes the cap (negative values stay).
+public enum RevenueCap: Sendable, Equatable {
+    /// numpy's default (linear) quantile `p`, 0 < p < 1, of the strictly positive per-user revenues pooled over all variants.
+    case percentile(Double)
+    /// A fixed amount in the currency of `products.json`.
+    case absolute(Double)
 }

@@ -20,7 +20,7 @@ struct ExperimentDecoder {
         "custom_variable": ["strategy", "template", "defaults"],
         "ai_generated": ["strategy", "instructions", "brief", "prompt", "generation", "guard", "fallback"],
     ]
-    static let metricsKeys = ["primary", "guardrails", "day0_window_hours", "minimum_effect", "sequential"]
+    static let metricsKeys = ["primary", "guardrails", "secondary", "day0_window_hours", "minimum_effect", "sequential", "revenue_cap"]
     static let guardKeys = ["max_words", "mention_once", "forbid", "forbid_words", "forbid_user_name"]
     static let conditionOperators: Set<String> = [
         "$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$regex", "$in", "$nin", "$all", "$size", "$elemMatch", "$exists",
@@ -218,22 +218,34 @@ struct ExperimentDecoder {
         var m = MetricsConfig()
         guard let r = ObjectReader(node, what: "'metrics'", allowed: Self.metricsKeys, sink: sink) else { return m }
         func metric(_ name: String, at position: SourcePosition) -> Metric? {
-            if let metric = Metric(rawValue: name) { return metric }
-            let names = Metric.allCases.map(\.rawValue)
-            sink.error("unknown_metric", at: position, "unknown metric '\(name)'",
-                       hint: Spelling.closest(to: name, in: names).map { "did you mean '\($0)'?" } ?? "use one of: \(names.joined(separator: ", "))")
+            switch Metric.parse(name) {
+            case .success(let metric): return metric
+            case .failure(.horizonOutOfRange(let base, let days)):
+                sink.error("unknown_metric", at: position, "metric '\(name)' has a horizon of \(days) days; horizons are whole days from 1 to \(Metric.maxHorizonDays)",
+                           hint: "e.g. '\(base)_d14' counts what users did in their first 14 days")
+            case .failure(.unknown(let suggestion)):
+                let names = MetricTable.all.map(\.name)
+                sink.error("unknown_metric", at: position, "unknown metric '\(name)'",
+                           hint: suggestion.map { "did you mean '\($0)'? (any metric may end in _dN, N from 1 to \(Metric.maxHorizonDays))" }
+                               ?? "use one of: \(names.joined(separator: ", ")), optionally followed by _dN (N from 1 to \(Metric.maxHorizonDays))")
+            }
             return nil
         }
-        if let p = r.string("primary"), let metric = metric(p, at: r.position("primary")) { m.primary = metric }
-        if let items = r.array("guardrails") {
-            m.guardrails = items.compactMap { item in
-                guard case .string(let s) = item.kind else {
-                    sink.error("wrong_type", at: item.position, "guardrails must be metric names, not \(item.typeName)")
-                    return nil
+        func metrics(_ key: String) -> [Metric]? {
+            r.array(key).map { items in
+                items.compactMap { item in
+                    guard case .string(let s) = item.kind else {
+                        sink.error("wrong_type", at: item.position, "\(key) must be metric names, not \(item.typeName)")
+                        return nil
+                    }
+                    return metric(s, at: item.position)
                 }
-                return metric(s, at: item.position)
             }
         }
+        if let p = r.string("primary"), let metric = metric(p, at: r.position("primary")) { m.primary = metric }
+        if let g = metrics("guardrails") { m.guardrails = g }
+        if let s = metrics("secondary") { m.secondary = s }
+        if let node = r.node("revenue_cap") { m.revenueCap = decodeRevenueCap(node) }
         if let h = r.number("day0_window_hours") {
             if h > 0 && h <= 24 * 31 { m.day0WindowHours = h } else {
                 sink.error("out_of_range", at: r.position("day0_window_hours"), "day0_window_hours \(Self.format(h)) must be above 0 and at most 744", hint: "the usual window is 24")
@@ -246,6 +258,33 @@ struct ExperimentDecoder {
         }
         if let s = r.bool("sequential") { m.sequential = s }
         return m
+    }
+
+    /// `{"percentile": p}` with 0 < p < 1, or `{"absolute": x}` with x > 0.
+    private func decodeRevenueCap(_ node: JSONNode) -> RevenueCap? {
+        let hint = "write {\"percentile\": 0.99} (the 99th percentile of paying users' revenue) or {\"absolute\": 150}"
+        guard case .object(let members) = node.kind, members.count == 1, let member = members.first,
+              member.key == "percentile" || member.key == "absolute" else {
+            sink.error("invalid_revenue_cap", at: node.position, "revenue_cap must be an object with exactly one of 'percentile' or 'absolute'", hint: hint)
+            return nil
+        }
+        guard case .number(let x) = member.value.kind else {
+            sink.error("wrong_type", at: member.value.position, "revenue_cap.\(member.key) must be a number, not \(member.value.typeName)", hint: hint)
+            return nil
+        }
+        if member.key == "percentile" {
+            guard x > 0 && x < 1 else {
+                sink.error("out_of_range", at: member.value.position, "revenue_cap.percentile \(Self.format(x)) must be between 0 and 1 (exclusive)",
+                           hint: "a fraction: 0.99 caps at the 99th percentile")
+                return nil
+            }
+            return .percentile(x)
+        }
+        guard x > 0 && x.isFinite else {
+            sink.error("out_of_range", at: member.value.position, "revenue_cap.absolute \(Self.format(x)) must be a positive amount", hint: hint)
+            return nil
+        }
+        return .absolute(x)
     }
 
     private func decodeForced(_ r: ObjectReader, variants: [Variant]) -> [String: String] {

@@ -6,6 +6,7 @@
 // bench/http.sh measures the whole server; this isolates abctl's own work from libmicrohttpd and TCP.
 import Foundation
 import Server
+import SQLiteStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,8 @@ defer { try? FileManager.default.removeItem(atPath: folder) }
 
 let server: Server
 do {
-    server = try Server(configuration: .init(http: .init(), api: .init(experimentsDirectory: experiments), databasePath: folder + "/bench.sqlite"))
+    let store = try SQLiteEventStore(path: folder + "/bench.sqlite")
+    server = try Server(configuration: .init(http: .init(), api: .init(experimentsDirectory: experiments), store: store))
 } catch {
     FileHandle.standardError.write(Data("handler-bench: \(error)\n".utf8))
     exit(1)

@@ -9,6 +9,17 @@ public struct ResolvedPaywall: Sendable {
     public var discountText: String?
     public var highlightedPlan: String?
     public var copy: ResolvedCopy
+
+    /// Public so an app can bundle a default paywall (AbctlClient) and read one back from JSON.
+    public init(offering: String, trialDays: Int, discountFraming: DiscountFraming = .none, discountText: String? = nil,
+                highlightedPlan: String? = nil, copy: ResolvedCopy) {
+        self.offering = offering
+        self.trialDays = trialDays
+        self.discountFraming = discountFraming
+        self.discountText = discountText
+        self.highlightedPlan = highlightedPlan
+        self.copy = copy
+    }
 }
 
 /// The copy of a resolved paywall.
@@ -29,6 +40,17 @@ public struct CopyRecipe: Sendable {
     public var maxTokens: Int?
     public var guardRules: CopyGuard
     public var fallback: String
+
+    public init(instructions: String, brief: String, prompt: String, temperature: Double? = nil, maxTokens: Int? = nil,
+                guardRules: CopyGuard, fallback: String) {
+        self.instructions = instructions
+        self.brief = brief
+        self.prompt = prompt
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+        self.guardRules = guardRules
+        self.fallback = fallback
+    }
 }
 
 extension CopyRecipe {

@@ -32,7 +32,7 @@ final class Connection: @unchecked Sendable {
                                 location: target.location)
         }
         handle = connection
-        _ = try execute("SET client_encoding TO 'UTF8'", context: "connect")
+        _ = try execute("SET client_encoding TO 'UTF8'; SET client_min_messages TO warning", context: "connect")
     }
 
     deinit { PQfinish(handle) }

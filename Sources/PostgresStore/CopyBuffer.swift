@@ -32,6 +32,20 @@ struct CopyBuffer {
     /// Swift prints the shortest text that reads back to the same double, as PostgreSQL does.
     mutating func add(_ value: Double?) { add(value.map { "\($0)" }) }
 
+    mutating func add(_ value: Bool) { add(value ? "t" : "f") }
+
+    /// A bytea value in hex (`\\x…` once COPY's own escaping is applied), or NULL.
+    mutating func add(bytes: [UInt8]?) {
+        guard let bytes else { return add(nil as String?) }
+        separate()
+        let digits = Array("0123456789abcdef".utf8)
+        self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")])
+        for b in bytes {
+            self.bytes.append(digits[Int(b >> 4)])
+            self.bytes.append(digits[Int(b & 15)])
+        }
+    }
+
     mutating func endRow() {
         bytes.append(UInt8(ascii: "\n"))
         rowStarted = false

@@ -1,4 +1,4 @@
-import EventStore
+import Events
 
 /// One write transaction: several callers' batches stored together, their users' facts
 /// recomputed from all of those users' events before the commit.
@@ -52,7 +52,7 @@ enum EventWriteTransaction {
 
     static let factColumns = """
         user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
-        first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason
+        first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over
         """
 
     private struct Key: Hashable {
@@ -129,6 +129,7 @@ enum EventWriteTransaction {
                 facts.add(f.trialStart?.microseconds); facts.add(f.firstPaid?.microseconds); facts.add(f.firstConverted?.microseconds)
                 facts.add(f.firstCancel?.microseconds); facts.add(f.refundedAt?.microseconds); facts.add(f.netRevenue)
                 facts.add(f.copySource?.rawValue); facts.add(f.copyFallbackReason)
+                facts.add(bytes: RevenueEntry.encode(f.revenueEntries)); facts.add(f.crossedOver)
                 facts.endRow()
             }
         }

@@ -43,6 +43,8 @@ enum PostgresSchema {
                 net_revenue double precision NOT NULL,
                 copy_source text,
                 copy_fallback_reason text,
+                revenue_entries bytea,
+                crossed_over boolean NOT NULL,
                 PRIMARY KEY (user_id, experiment)
             );
             CREATE INDEX facts_by_experiment ON facts (experiment, user_id);

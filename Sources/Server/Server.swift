@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 #if canImport(Glibc)
@@ -10,14 +11,15 @@ public final class Server: Sendable {
     public struct Configuration: Sendable {
         public var http: HTTPDaemon.Configuration
         public var api: APIServer.Options
-        public var databasePath: String
+        /// The store `abctl` opened from `--db`; the server closes it when it has drained.
+        public var store: any EventStore
         /// How long SIGTERM waits for requests in flight before closing connections anyway.
         public var drainTimeoutSeconds: Double
 
-        public init(http: HTTPDaemon.Configuration, api: APIServer.Options, databasePath: String, drainTimeoutSeconds: Double = 30) {
+        public init(http: HTTPDaemon.Configuration, api: APIServer.Options, store: any EventStore, drainTimeoutSeconds: Double = 30) {
             self.http = http
             self.api = api
-            self.databasePath = databasePath
+            self.store = store
             self.drainTimeoutSeconds = drainTimeoutSeconds
         }
     }
@@ -38,7 +40,7 @@ public final class Server: Sendable {
     public let api: APIServer
     let backend: Backend
 
-    /// Loads the experiments and opens the store; nothing listens yet.
+    /// Loads the experiments and opens the sticky readers; nothing listens yet.
     public init(configuration: Configuration) throws(StartError) {
         if configuration.api.keys.isEmpty {
             guard let address = Listener.Address(host: configuration.http.host) else {
@@ -51,9 +53,9 @@ public final class Server: Sendable {
         self.configuration = configuration
         let backend: Backend
         do {
-            backend = try Backend(databasePath: configuration.databasePath, readers: configuration.http.threads + 2)
+            backend = try Backend(store: configuration.store, readers: configuration.http.threads + 2)
         } catch {
-            throw .runtime("cannot open the event store \(configuration.databasePath): \(error)")
+            throw .runtime("cannot open the event store's sticky readers: \(error)")
         }
         self.backend = backend
         let snapshot: ExperimentSnapshot

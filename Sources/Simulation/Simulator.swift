@@ -1,5 +1,5 @@
 import Assignment
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import PaywallCopy

@@ -8,44 +8,23 @@ extension Truth {
         public var description: String { message }
     }
 
-    /// The truth for the shipped Chorus+ experiments: copy that speaks to the walker helps, a week-long
-    /// trial starts more trials but doubles back in Day-0 cancels, a per-week price edges ahead.
-    public static var chorusDefault: Truth {
-        var t = Truth()
-        func r(_ edit: (inout Rates) -> Void) -> Rates { var x = Rates(); edit(&x); return x }
-        t.variants["chorus-paywall-copy"] = [
-            "control": Rates(),
-            "name": r { $0.trialStart = 0.37 },
-            "ai": r { $0.trialStart = 0.40; $0.day0Cancel = 0.20 },
-        ]
-        t.variants["chorus-trial-length"] = [
-            "trial-3d": Rates(),
-            "trial-7d": r { $0.trialStart = 0.39; $0.day0Cancel = 0.31 },
-        ]
-        t.variants["chorus-discount-framing"] = [
-            "percent-off": Rates(),
-            "months-free": r { $0.trialStart = 0.35; $0.annualShare = 0.7 },
-            "per-week": r { $0.trialStart = 0.37 },
-        ]
-        return t
-    }
-
-    /// Reads a truth file (format on `Truth`); experiments it does not name keep `base`'s rates.
-    public static func load(path: String, base: Truth = Truth()) throws(LoadError) -> Truth {
+    /// Reads a truth file (format on `Truth`); variants it does not name behave by its `default` rates.
+    public static func load(path: String) throws(LoadError) -> Truth {
         guard let data = FileManager.default.contents(atPath: path) else { throw LoadError(message: "cannot read truth file \(path)") }
         let root: JSONNode
         do { root = try JSONReader.parse([UInt8](data)) } catch {
             throw LoadError(message: "\(path):\(error.position): not valid JSON: \(error.message)")
         }
-        return try parse(root.value, file: path, base: base)
+        return try parse(root.value, file: path)
     }
 
-    static func parse(_ root: JSONValue, file: String, base: Truth) throws(LoadError) -> Truth {
-        var truth = base
+    static func parse(_ root: JSONValue, file: String) throws(LoadError) -> Truth {
+        var truth = Truth()
         guard case .object(let members) = root else { throw LoadError(message: "\(file): the truth must be a JSON object") }
-        for (key, value) in members {
+        // Variant rates override the default, so the default is read first wherever it stands in the file.
+        for (key, value) in members.filter({ $0.0 == "default" }) + members.filter({ $0.0 != "default" }) {
             switch key {
-            case "default": truth.defaultRates = try rates(value, over: base.defaultRates, at: "\(file): default")
+            case "default": truth.defaultRates = try rates(value, over: Rates(), at: "\(file): default")
             case "experiments":
                 guard case .object(let experiments) = value else { throw LoadError(message: "\(file): 'experiments' must be an object") }
                 for (experiment, variantsValue) in experiments {

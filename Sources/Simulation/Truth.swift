@@ -11,7 +11,8 @@ import Foundation
 ///   "population": { "platform": { "ios": 0.6, "android": 0.4 }, "new_user": 0.9,
 ///                   "signals": { "companion": { "dog": 0.3, "alone": 0.7 } } } }
 /// ```
-/// Variant rates override the default rates key by key.
+/// Variant rates override the default rates key by key; variants the file does not name get its
+/// `default` rates, so a file that names nothing is an A/A test.
 public struct Truth: Sendable {
     /// Probabilities of what a user does after seeing the paywall.
     public struct Rates: Sendable, Equatable {
@@ -42,20 +43,32 @@ public struct Truth: Sendable {
             "exposure_loss": \.exposureLoss,
         ] }
 
-        /// The true value of each SPEC §5 rate metric for users who have had time to finish the trial.
-        public func expected(_ metric: Metric, trialDays: Int, day0WindowHours: Double) -> Double? {
+        /// The true probability that a user of a variant with `trialDays` days of trial ends up with `fact`,
+        /// once the trial has had time to finish.
+        public func probability(of fact: UserOutcome.Fact, trialDays: Int, day0WindowHours: Double) -> Double {
             let laterCancelPossible = Double(trialDays) * 24 > day0WindowHours
             let later = laterCancelPossible ? laterCancel : 0
             let trialToPaid = (1 - day0Cancel) * (1 - later) * convert
             let starts = trialDays > 0 ? trialStart : 0
-            switch metric {
-            case .trialStartRate: return starts
-            case .trialToPaid: return trialDays > 0 ? trialToPaid : nil
-            case .paidConversion: return starts * trialToPaid + (1 - starts) * directPurchase
-            case .day0CancelRate: return trialDays > 0 ? day0Cancel : nil
-            case .trialCancelRate: return trialDays > 0 ? day0Cancel + (1 - day0Cancel) * later : nil
-            case .revenuePerUser: return nil
+            let paid = starts * trialToPaid + (1 - starts) * directPurchase
+            switch fact {
+            case .exposure: return 1
+            case .trialStart: return starts
+            case .paid: return paid
+            case .converted: return starts * trialToPaid
+            case .day0Cancel: return starts * day0Cancel
+            case .trialCancel: return starts * (day0Cancel + (1 - day0Cancel) * later)
+            case .refund: return paid * refund
             }
+        }
+
+        /// The true value of a rate metric (without horizon) for users who have had time to finish the trial:
+        /// the chance of its numerator's fact among users with its unit's fact. Nil for revenue, or when nobody is in the unit.
+        public func expected(_ metric: Metric, trialDays: Int, day0WindowHours: Double) -> Double? {
+            guard case .proportion(let numerator) = metric.definition.statistic else { return nil }
+            let unit = probability(of: metric.unit.fact, trialDays: trialDays, day0WindowHours: day0WindowHours)
+            guard unit > 0 else { return nil }
+            return probability(of: numerator, trialDays: trialDays, day0WindowHours: day0WindowHours) / unit
         }
     }
 

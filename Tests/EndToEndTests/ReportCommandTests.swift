@@ -31,7 +31,8 @@ import Testing
         #expect(obj["experiment"] as? String == "oracle-report")
         #expect(obj["generated_at"] as? String == "2026-12-31T00:00:00Z")
         #expect(obj["users"] as? Int == 3000)
-        #expect((obj["comparisons"] as? [Any])?.count == 12)
+        // Two treatments × (7 metrics of the table + 3 horizon metrics the file names as secondary).
+        #expect((obj["comparisons"] as? [Any])?.count == 2 * 10)
     }
 
     @Test func everyExperimentWithDataByDefault() throws {
@@ -61,7 +62,7 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: folder.path + "/out/oracle-report.\(ext)"))
         }
         let csv = try String(contentsOfFile: folder.path + "/out/oracle-report.csv", encoding: .utf8)
-        #expect(csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 1 + 3 * 6)
+        #expect(csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 1 + 3 * 10)
     }
 
     @Test func scriptInTheNameShowsAsText() throws {

@@ -54,7 +54,10 @@ import Testing
         #expect(RFC3339.parse("2026-12-01T10:00:00Z")?.timeIntervalSince1970 == 1_796_119_200)
         #expect(RFC3339.parse("2026-12-01T11:00:00+01:00") == RFC3339.parse("2026-12-01T10:00:00Z"))
         #expect(RFC3339.parse("2024-02-29T00:00:00.250Z")?.timeIntervalSince1970 == 1_709_164_800.25)
-        for bad in ["2026-02-30T00:00:00Z", "2026-12-01 10:00:00Z", "2026-12-01T10:00:00", "2026-12-01T25:00:00Z", ""] {
+        // The one reader of events and experiment files alike: a space may stand for the `T`.
+        #expect(RFC3339.parse("2026-12-01 10:00:00Z") == RFC3339.parse("2026-12-01T10:00:00Z"))
+        #expect(RFC3339.parse("2026-12-01T10:00:00.1234567Z")?.timeIntervalSince1970 == 1_796_119_200.123456)
+        for bad in ["2026-02-30T00:00:00Z", "2026-12-01_10:00:00Z", "2026-12-01T10:00:00", "2026-12-01T25:00:00Z", "2026-12-01T10:00:00.Z", ""] {
             #expect(RFC3339.parse(bad) == nil, "\(bad)")
         }
         #expect(RFC3339.format(Date(timeIntervalSince1970: 1_796_119_200)) == "2026-12-01T10:00:00Z")

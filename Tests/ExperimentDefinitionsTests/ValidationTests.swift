@@ -45,6 +45,16 @@ import TestSupport
         ("\"platform\": [\"ios\"]", "\"os\": [\"ios\"]", "unknown_targeting_attribute", 10),
         ("\">=2.1.0\"", "\"2.1.0+\"", "bad_version_constraint", 10),
         ("\"primary\": \"paid_conversion\"", "\"primary\": \"conversion\"", "unknown_metric", 11),
+        ("\"primary\": \"paid_conversion\"", "\"primary\": \"paid_conversion_d0\"", "unknown_metric", 11),
+        ("\"primary\": \"paid_conversion\"", "\"primary\": \"paid_conversion_d366\"", "unknown_metric", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"guardrails\": [\"day0_cancel_rate\"], \"secondary\": [\"revenue_per_usr_d14\"]", "unknown_metric", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"guardrails\": [\"refund_rate_dd14\"]", "unknown_metric", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"revenue_cap\": {\"percentile\": 1.5}", "out_of_range", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"revenue_cap\": {\"percentile\": 0}", "out_of_range", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"revenue_cap\": {\"absolute\": -5}", "out_of_range", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"revenue_cap\": {\"median\": 100}", "invalid_revenue_cap", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"revenue_cap\": {\"percentile\": 0.9, \"absolute\": 100}", "invalid_revenue_cap", 11),
+        ("\"guardrails\": [\"day0_cancel_rate\"]", "\"revenue_cap\": 100", "invalid_revenue_cap", 11),
         ("\"qa-1\": \"ai\"", "\"qa-1\": \"a1\"", "forced_unknown_variant", 12),
         ("\"key\": \"name\"", "\"key\": \"control\"", "duplicate_variant_key", 16),
         ("\"weight\": 1, \"paywall\": { \"offering\": \"chorus_plus\", \"trial_days\": 7", "\"weight\": 0, \"paywall\": { \"offering\": \"chorus_plus\", \"trial_days\": 7", "bad_weight", 18),
@@ -69,6 +79,40 @@ import TestSupport
         #expect(found.first?.position.line == line, "\(found)")
         #expect(found.allSatisfy { $0.hint?.isEmpty == false || $0.code == "wrong_type" }, "every problem carries a hint")
         #expect(report.catalog == nil)
+    }
+
+    @Test func horizonMetricsSecondaryAndACap() throws {
+        let text = validExperiment.replacingOccurrences(of: "\"guardrails\": [\"day0_cancel_rate\"]", with: """
+            "guardrails": ["day0_cancel_rate", "refund_rate_d30"], "secondary": ["revenue_per_user_d14", "paid_conversion_d365", "revenue_per_user_d1"],
+            "revenue_cap": {"percentile": 0.99}
+            """).replacingOccurrences(of: "\"primary\": \"paid_conversion\"", with: "\"primary\": \"revenue_per_user_d14\"")
+        let report = validate(["a.json": text])
+        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+        let m = try #require(report.catalog?.experiment("exp-a")).metrics
+        #expect(m.primary.name == "revenue_per_user_d14" && m.primary.horizonDays == 14 && m.primary.isRevenue)
+        #expect(m.guardrails.map(\.name) == ["day0_cancel_rate", "refund_rate_d30"])
+        #expect(m.secondary.map(\.name) == ["revenue_per_user_d14", "paid_conversion_d365", "revenue_per_user_d1"])
+        #expect(m.revenueCap == .percentile(0.99))
+        // Every table metric, then each named horizon metric once, in the order named.
+        #expect(m.reported.map(\.name) == MetricTable.all.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
+    }
+
+    @Test func badMetricNamesSayWhatIsWrong() {
+        let text = validExperiment.replacingOccurrences(of: "\"primary\": \"paid_conversion\"", with: "\"primary\": \"paid_convresion_d14\"")
+            .replacingOccurrences(of: "\"guardrails\": [\"day0_cancel_rate\"]", with: "\"guardrails\": [\"day0_cancel_rate_d366\"]")
+        let found = validate(["a.json": text]).diagnostics.filter { $0.code == "unknown_metric" }
+        #expect(found.count == 2)
+        #expect(found.contains { $0.message == "unknown metric 'paid_convresion_d14'" && $0.hint?.contains("did you mean 'paid_conversion'?") == true })
+        #expect(found.contains { $0.message.contains("horizon of 366 days") && $0.message.contains("from 1 to 365") })
+    }
+
+    /// schema.json names the metric table's metrics, no more and no fewer (editors and check-jsonschema read it).
+    @Test func theSchemaNamesTheMetricTable() throws {
+        let text = try String(contentsOfFile: packageRoot + "/Experiments/schema.json", encoding: .utf8)
+        let start = try #require(text.range(of: "\"pattern\": \"^("))
+        let names = text[start.upperBound...].prefix { $0 != ")" }.split(separator: "|").map(String.init)
+        #expect(names == MetricTable.all.map(\.name))
+        #expect(text.contains("(_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5]))?$"))
     }
 
     @Test func fewerThanTwoVariants() {

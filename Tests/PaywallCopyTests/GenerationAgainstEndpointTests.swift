@@ -2,7 +2,8 @@ import ExperimentDefinitions
 import Foundation
 import Testing
 import TestSupport
-@testable import PaywallCopy
+@testable import CopyGeneration
+import PaywallCopy
 
 /// `ServerCopyGenerator` with the real `OpenAICompatibleClient` against a fake endpoint on loopback.
 ///

@@ -2,7 +2,8 @@ import ExperimentDefinitions
 import Foundation
 import Synchronization
 import Testing
-@testable import PaywallCopy
+@testable import CopyGeneration
+import PaywallCopy
 
 /// A model that answers from a script, counting its calls.
 final class ScriptedModel: ChatCompleting {

@@ -1,10 +1,11 @@
-import EventStore
+import Events
+import SQLiteStore
 import Foundation
 import PostgresStore
 import Testing
 import TestSupport
 
-@Suite("PostgresStore") struct PostgresStoreTests {
+@Suite("PostgresEventStore") struct PostgresStoreTests {
     @Test func factsEqualWhatFactsBuilderMakesOfEveryUsersEvents() async throws {
         try await withPostgresStore { store, _ in
             let events = randomEvents(users: 60, perUser: 1...12, seed: 7)
@@ -47,7 +48,7 @@ import TestSupport
 
     @Test func stickyRecordIsSeenByAnotherStoreRightAfterTheAcknowledgement() async throws {
         try await withPostgresStore { nodeA, url in
-            let nodeB = try PostgresStore(url: url)
+            let nodeB = try PostgresEventStore(url: url)
             defer { nodeB.close() }
             for i in 0..<20 {
                 #expect(try nodeB.exposedVariant(experiment: "A", userID: "s\(i)") == nil)
@@ -59,7 +60,7 @@ import TestSupport
 
     @Test func factsStayExactUnderConcurrentWritersOnTwoStores() async throws {
         try await withPostgresStore { nodeA, url in
-            let nodeB = try PostgresStore(url: url)
+            let nodeB = try PostgresEventStore(url: url)
             defer { nodeB.close() }
             let events = randomEvents(users: 200, perUser: 2...15, seed: 11)
             var rng = SeededGenerator(seed: 12)
@@ -91,7 +92,7 @@ import TestSupport
     }
 
     @Test func factsAndRevenueReadsMatchTheSQLiteStore() async throws {
-        // Event ids unique across users: the SQLite store still refuses a repeated event_id under another user.
+        // Event ids unique across users: main's SQLite store still keeps event_id unique on its own.
         let events = randomEvents(users: 150, perUser: 1...10, seed: 21, globalIDs: true)
         try await withPostgresStore { postgres, _ in
             try await withTemporaryStore { sqlite, _ in
@@ -109,8 +110,8 @@ import TestSupport
                     let bounded = (try postgres.facts(experiment: experiment, since: since, until: until),
                                    try sqlite.facts(experiment: experiment, since: since, until: until))
                     #expect(bounded.0 == bounded.1)
-                    let revenue = (try postgres.netRevenue(experiment: experiment, asOf: asOf),
-                                   try sqlite.netRevenue(experiment: experiment, asOf: asOf))
+                    let revenue = (try postgres.netRevenue(experiment: experiment, asOf: asOf, since: nil, until: nil),
+                                   try sqlite.netRevenue(experiment: experiment, asOf: asOf, since: nil, until: nil))
                     #expect(revenue.0 == revenue.1)
                     #expect(!revenue.0.isEmpty)
                 }

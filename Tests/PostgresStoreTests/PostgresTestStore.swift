@@ -1,11 +1,11 @@
-import EventStore
+import Events
 import PostgresStore
 import TestSupport
 
-/// A PostgresStore on a fresh database of the test process's cluster.
-func withPostgresStore<T>(options: PostgresStore.Options = .init(), _ body: (PostgresStore, String) async throws -> T) async throws -> T {
+/// A PostgresEventStore on a fresh database of the test process's cluster.
+func withPostgresStore<T>(options: PostgresEventStore.Options = .init(), _ body: (PostgresEventStore, String) async throws -> T) async throws -> T {
     let url = try PostgresCluster.shared().createDatabase()
-    let store = try PostgresStore(url: url, options: options)
+    let store = try PostgresEventStore(url: url, options: options)
     defer { store.close() }
     return try await body(store, url)
 }

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -94,15 +95,15 @@ import Testing
 
     @Test func guardrailsAlwaysStartWithDay0() {
         var r = report()
-        r.guardrails = [.trialCancelRate, .day0CancelRate]
-        #expect(DecisionRule.guardrails(r) == [.day0CancelRate, .trialCancelRate])
+        r.guardrails = [.named("trial_cancel_rate"), .day0CancelRate]
+        #expect(DecisionRule.guardrails(r) == [.day0CancelRate, .named("trial_cancel_rate")])
         r.primaryMetric = .day0CancelRate
-        #expect(DecisionRule.guardrails(r) == [.trialCancelRate])
+        #expect(DecisionRule.guardrails(r) == [.named("trial_cancel_rate")])
     }
 }
 
 @Suite struct HealthCheckTests {
-    func checks(_ r: Report, _ required: SampleRequirement, forced: [String: String] = [:], rows: [ReportRow] = []) -> [HealthCheck] {
+    func checks(_ r: Report, _ required: SampleRequirement, forced: [String: String] = [:], rows: [UserFacts] = []) -> [HealthCheck] {
         var acc = ReportAccumulator(experiment: Fixtures.experiment(forced: forced), options: ReportOptions(generatedAt: Fixtures.date(Fixtures.start + 30 * Fixtures.day)))
         for row in rows { acc.add(row) }
         return HealthChecks.make(r, accumulator: acc, required: required)
@@ -135,8 +136,8 @@ import Testing
     }
 
     @Test func forcedUsersAndEarlyExposuresAreReported() {
-        let rows = [ReportRow(userID: "qa", variant: "ai", firstExposure: Fixtures.start),
-                    ReportRow(userID: "early", variant: "control", firstExposure: Fixtures.start - Fixtures.day)]
+        let rows = [UserFacts.row(userID: "qa", variant: "ai", firstExposure: Fixtures.start),
+                    UserFacts.row(userID: "early", variant: "control", firstExposure: Fixtures.start - Fixtures.day)]
         let h = checks(Fixtures.report(), SampleRequirement(perVariant: 100, smallestArm: 10_000), forced: ["qa": "ai"], rows: rows)
         #expect(h.contains { $0.code == "forced_users" && $0.message == "1 forced QA user was left out." })
         #expect(h.contains { $0.code == "dates" && $0.message.hasPrefix("1 user was first exposed before the experiment started (2026-12-01T00:00:00Z)") })

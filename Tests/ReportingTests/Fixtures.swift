@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 @testable import Reporting
@@ -27,9 +28,10 @@ enum Fixtures {
             MetricValue(metric: m, count: k, denominator: n, rate: Double(k) / Double(n), ci: Bounds(Double(k) / Double(n) - 0.01, Double(k) / Double(n) + 0.01))
         }
         func metrics(_ users: Int, _ paid: Int) -> [MetricValue] {
-            [rate(.trialStartRate, users / 3, users), rate(.paidConversion, paid, users), rate(.trialToPaid, paid / 2, users / 3),
-             rate(.day0CancelRate, users / 30, users / 3), rate(.trialCancelRate, users / 12, users / 3),
-             MetricValue(metric: .revenuePerUser, count: paid, denominator: users, rate: 1.25, ci: Bounds(1.0, 1.5), sum: 1.25 * Double(users))]
+            [rate(.named("trial_start_rate"), users / 3, users), rate(.paidConversion, paid, users), rate(.named("trial_to_paid"), paid / 2, users / 3),
+             rate(.day0CancelRate, users / 30, users / 3), rate(.named("trial_cancel_rate"), users / 12, users / 3),
+             MetricValue(metric: .revenuePerUser, count: paid, denominator: users, rate: 1.25, ci: Bounds(1.0, 1.5), sum: 1.25 * Double(users)),
+             rate(.named("refund_rate"), paid / 20, paid)]
         }
         return Report(
             experimentID: id, experimentName: name, hypothesis: "Their own words convert better.", status: "running",
@@ -61,5 +63,19 @@ enum Fixtures {
                      HealthCheck(level: .info, code: "forced_users", message: "2 forced QA users were left out.")],
             requiredUsersPerVariant: 31000,
             decision: Decision(verdict: verdict, winner: verdict == .ship ? "ai" : nil, reasons: ["“ai” converts 17% more users to paid."]))
+    }
+}
+
+extension UserFacts {
+    /// A user's facts with times in microseconds, as the tests write them.
+    static func row(experiment: String = "test", userID: String, variant: String, firstExposure: Int64, trialStart: Int64? = nil,
+                    firstPaid: Int64? = nil, firstConverted: Int64? = nil, firstCancel: Int64? = nil, refunded: Int64? = nil,
+                    netRevenue: Double = 0, revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
+                    copySource: CopySource? = nil, fallbackReason: String? = nil) -> UserFacts {
+        func at(_ t: Int64?) -> Timestamp? { t.map(Timestamp.init(microseconds:)) }
+        return UserFacts(experiment: experiment, userID: userID, variant: variant, firstExposure: Timestamp(microseconds: firstExposure),
+                         trialStart: at(trialStart), firstPaid: at(firstPaid), firstConverted: at(firstConverted),
+                         firstCancel: at(firstCancel), refundedAt: at(refunded), netRevenue: netRevenue, revenueEntries: revenueEntries,
+                         crossedOver: crossedOver, copySource: copySource, copyFallbackReason: fallbackReason)
     }
 }

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -24,19 +25,22 @@ import Testing
     }
 
     /// The facts the Python script derived from the events (the store-free path).
-    static func pythonFacts() throws -> [ReportRow] {
+    static func pythonFacts() throws -> [UserFacts] {
         let text = try String(contentsOfFile: folder + "/facts.ndjson", encoding: .utf8)
         func micros(_ v: Any?) -> Int64? { (v as? NSNumber).map { Int64($0.int64Value) * 1_000_000 } }
         return try text.split(separator: "\n").map { line in
             let o = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            return ReportRow(userID: o["user_id"] as! String, variant: o["variant"] as! String, firstExposure: micros(o["first_exposure"])!,
+            return UserFacts.row(experiment: "oracle-report", userID: o["user_id"] as! String, variant: o["variant"] as! String, firstExposure: micros(o["first_exposure"])!,
                              trialStart: micros(o["trial_start"]), firstPaid: micros(o["first_paid"]), firstConverted: micros(o["first_converted"]),
-                             firstCancel: micros(o["first_cancel"]), netRevenue: (o["net_revenue"] as! NSNumber).doubleValue,
-                             copySource: o["copy_source"] as? String, fallbackReason: o["copy_fallback_reason"] as? String)
+                             firstCancel: micros(o["first_cancel"]), refunded: micros(o["refunded_at"]),
+                             netRevenue: (o["net_revenue"] as! NSNumber).doubleValue,
+                             revenueEntries: (o["revenue_entries"] as! [[NSNumber]]).map { RevenueEntry(offset: $0[0].int64Value * 1_000_000, amount: $0[1].doubleValue) },
+                             crossedOver: o["crossed_over"] as! Bool,
+                             copySource: (o["copy_source"] as? String).flatMap(CopySource.init(rawValue:)), fallbackReason: o["copy_fallback_reason"] as? String)
         }
     }
 
-    static func report(from rows: [ReportRow]) throws -> [String: Any] {
+    static func report(from rows: [UserFacts]) throws -> [String: Any] {
         var acc = ReportAccumulator(experiment: try loadExperiment(), options: ReportOptions(alpha: 0.05, generatedAt: asOf))
         for row in rows { acc.add(row) }
         let json = JSONReportRenderer.render(try ReportAnalyzer.analyze(acc))
@@ -73,6 +77,7 @@ enum OracleCheck {
         #expect(got["experiment"] as? String == want["experiment"] as? String)
         #expect(got["generated_at"] as? String == want["generated_at"] as? String)
         #expect(got["users"] as? Int == want["users"] as? Int)
+        #expect(got["crossover_users"] as? Int == want["crossover_users"] as? Int)
         let srm = try #require(got["srm"] as? [String: Any]), wantSRM = try #require(want["srm"] as? [String: Any])
         close(srm["p_value"], wantSRM["p_value"], "srm.p_value", tolerance: 1e-9)
         close(srm["statistic"], wantSRM["statistic"], "srm.statistic", tolerance: 1e-9)
@@ -92,6 +97,7 @@ enum OracleCheck {
                 close(m["rate"], wm["rate"], "\(key).\(name).rate", tolerance: 1e-12)
                 pair(m["ci"], wm["ci"], "\(key).\(name).ci", tolerance: 1e-9)
                 if let sum = wm["sum"] { close(m["sum"], sum, "\(key).\(name).sum", tolerance: 1e-9) }
+                if let cap = wm["cap"] { close(m["cap"], cap, "\(key).\(name).cap", tolerance: 1e-12) }
             }
         }
 
@@ -106,6 +112,7 @@ enum OracleCheck {
             pair(c["relative_ci"], w["relative_ci"], "\(key).relative_ci", tolerance: 1e-8)
             close(c["p_value"], w["p_value"], "\(key).p_value", tolerance: 1e-8)
             close(c["p_value_adjusted"], w["p_value_adjusted"], "\(key).p_value_adjusted", tolerance: 1e-8)
+            if let cap = w["cap"] { close(c["cap"], cap, "\(key).cap", tolerance: 1e-12) }
             if w["chance_to_win"] is NSNull {
                 #expect(c["chance_to_win"] is NSNull && c["expected_loss"] is NSNull, "\(key): Bayesian fields should be null")
                 #expect((c["null_reasons"] as? [String: String])?["chance_to_win"] != nil, "\(key): null without a reason")
@@ -145,6 +152,18 @@ enum OracleCheck {
             for (a, b) in zip(mine, points) {
                 #expect(a["users"] as? Int == b["users"] as? Int, "conversion_by_day.\(key) day \(b["day"]!) users")
                 if b["rate"] is NSNull { #expect(a["rate"] is NSNull) } else { close(a["rate"], b["rate"], "conversion_by_day.\(key) day \(b["day"]!)", tolerance: 1e-12) }
+            }
+        }
+
+        let revenueByDay = try #require(got["revenue_by_day"] as? [String: [[String: Any]]])
+        for (key, points) in try #require(want["revenue_by_day"] as? [String: [[String: Any]]]) {
+            let mine = try #require(revenueByDay[key])
+            #expect(mine.count == points.count)
+            for (a, b) in zip(mine, points) {
+                #expect(a["users"] as? Int == b["users"] as? Int, "revenue_by_day.\(key) day \(b["day"]!) users")
+                if b["revenue_per_user"] is NSNull { #expect(a["revenue_per_user"] is NSNull) } else {
+                    close(a["revenue_per_user"], b["revenue_per_user"], "revenue_by_day.\(key) day \(b["day"]!)", tolerance: 1e-9)
+                }
             }
         }
 

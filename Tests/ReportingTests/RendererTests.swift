@@ -20,7 +20,7 @@ import Testing
         let variants = try #require(obj["variants"] as? [[String: Any]])
         #expect(variants.map { $0["key"] as? String } == ["control", "ai"])
         let metrics = try #require(variants[0]["metrics"] as? [String: [String: Any]])
-        #expect(Set(metrics.keys) == Set(Metric.allCases.map(\.rawValue)))
+        #expect(Set(metrics.keys) == Set(Metric.baseMetrics.map(\.name)))
         let paid = try #require(metrics["paid_conversion"])
         #expect(paid["count"] as? Int == 350 && paid["rate"] as? Double == 0.035)
         #expect((paid["ci"] as? [Double])?.count == 2)
@@ -80,7 +80,7 @@ import Testing
         let lines = plain.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let start = try! #require(lines.firstIndex { $0.hasPrefix("  metric ") })
         let table = lines[start...].prefix { !$0.isEmpty }
-        #expect(table.count == 2 + 1 + Metric.allCases.count)
+        #expect(table.count == 2 + 1 + Metric.baseMetrics.count)
         #expect(Set(table.map(\.count)).count == 1, "\(table.joined(separator: "\n"))")
     }
 
@@ -98,7 +98,7 @@ import Testing
     @Test func csvRowsAndQuoting() {
         let csv = CSVReportRenderer.render(Fixtures.report(id: "=cmd,\"x\""))
         let lines = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        #expect(lines.count == 1 + 2 * Metric.allCases.count)
+        #expect(lines.count == 1 + 2 * Metric.baseMetrics.count)
         #expect(lines[0].hasPrefix("experiment,variant,is_control,metric"))
         #expect(lines[1].hasPrefix("\"'=cmd,\"\"x\"\"\",control,true,trial_start_rate"))
         let aiPaid = try! #require(lines.first { $0.contains(",ai,false,paid_conversion,") })

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -7,26 +8,26 @@ import Testing
 @Suite struct ReportAccumulatorTests {
     typealias F = Fixtures
 
-    static func rows() -> [ReportRow] {
+    static func rows() -> [UserFacts] {
         let s = F.start, h = F.hour, d = F.day
         return [
             // control, trial at +1h, cancel 5 h later: a Day-0 cancel and a cancel inside the 3-day trial.
-            ReportRow(userID: "u1", variant: "control", firstExposure: s, trialStart: s + h, firstCancel: s + 6 * h),
+            UserFacts.row(userID: "u1", variant: "control", firstExposure: s, trialStart: s + h, firstCancel: s + 6 * h),
             // control, trial at day 1 + 1h, converts 3 days later for 59.99.
-            ReportRow(userID: "u2", variant: "control", firstExposure: s + d, trialStart: s + d + h, firstPaid: s + 4 * d + h,
+            UserFacts.row(userID: "u2", variant: "control", firstExposure: s + d, trialStart: s + d + h, firstPaid: s + 4 * d + h,
                       firstConverted: s + 4 * d + h, netRevenue: 59.99),
             // control, no trial, pays 2 h after exposure on day 2.
-            ReportRow(userID: "u3", variant: "control", firstExposure: s + 2 * d, firstPaid: s + 2 * d + 2 * h, netRevenue: 9.99),
+            UserFacts.row(userID: "u3", variant: "control", firstExposure: s + 2 * d, firstPaid: s + 2 * d + 2 * h, netRevenue: 9.99),
             // ai, trial at exposure, cancel after 48 h: not Day-0 (window 24 h), but inside the 7-day trial.
-            ReportRow(userID: "u4", variant: "ai", firstExposure: s, trialStart: s, firstCancel: s + 2 * d, copySource: "fallback", fallbackReason: "empty_brief"),
+            UserFacts.row(userID: "u4", variant: "ai", firstExposure: s, trialStart: s, firstCancel: s + 2 * d, copySource: .fallback, fallbackReason: "empty_brief"),
             // ai, exposed at day 9.5, trial an hour later, cancel at day 11: after the as-of time (day 10), so censored.
-            ReportRow(userID: "u5", variant: "ai", firstExposure: s + 9 * d + 12 * h, trialStart: s + 9 * d + 13 * h, firstCancel: s + 11 * d, copySource: "on_device"),
+            UserFacts.row(userID: "u5", variant: "ai", firstExposure: s + 9 * d + 12 * h, trialStart: s + 9 * d + 13 * h, firstCancel: s + 11 * d, copySource: .onDevice),
             // forced QA user: left out.
-            ReportRow(userID: "qa", variant: "ai", firstExposure: s, firstPaid: s + h, netRevenue: 100),
+            UserFacts.row(userID: "qa", variant: "ai", firstExposure: s, firstPaid: s + h, netRevenue: 100),
             // a variant the experiment no longer has.
-            ReportRow(userID: "u7", variant: "gone", firstExposure: s),
+            UserFacts.row(userID: "u7", variant: "gone", firstExposure: s),
             // ai, exposed a day before the start; pays on day 12, after the as-of time, so not paid.
-            ReportRow(userID: "u8", variant: "ai", firstExposure: s - d, firstPaid: s + 12 * d, copySource: "on_device"),
+            UserFacts.row(userID: "u8", variant: "ai", firstExposure: s - d, firstPaid: s + 12 * d, copySource: .onDevice),
         ]
     }
 
@@ -39,16 +40,18 @@ import Testing
 
     @Test func countsPerVariant() {
         let acc = accumulate()
-        let control = acc.tallies[0], ai = acc.tallies[1]
-        #expect(control.users == 3 && ai.users == 3)
-        #expect(control.trialStarters == 2 && ai.trialStarters == 2)
-        #expect(control.paid == 2 && ai.paid == 0)
-        #expect(control.trialConverted == 1 && ai.trialConverted == 0)
-        #expect(control.day0Cancels == 1 && ai.day0Cancels == 0)
-        #expect(control.trialCancels == 1 && ai.trialCancels == 1)
-        #expect(abs(control.revenueSum - 69.98) < 1e-9)
-        #expect(abs(control.revenueSumOfSquares - (59.99 * 59.99 + 9.99 * 9.99)) < 1e-9)
-        #expect(control.payingUsers == 2 && ai.payingUsers == 0)
+        #expect(acc.tallies[0].users == 3 && acc.tallies[1].users == 3)
+        func both(_ name: String) -> [Int] { [0, 1].map { acc.tally(.named(name), variant: $0).count } }
+        func denominators(_ name: String) -> [Int] { [0, 1].map { acc.tally(.named(name), variant: $0).denominator } }
+        #expect(denominators("trial_to_paid") == [2, 2])
+        #expect(both("paid_conversion") == [2, 0])
+        #expect(both("trial_to_paid") == [1, 0])
+        #expect(both("day0_cancel_rate") == [1, 0])
+        #expect(both("trial_cancel_rate") == [1, 1])
+        #expect(denominators("refund_rate") == [2, 0] && both("refund_rate") == [0, 0])
+        let revenue = acc.tally(.revenuePerUser, variant: 0).values
+        #expect(revenue == [59.99, 9.99])
+        #expect(both("revenue_per_user") == [2, 0])
     }
 
     @Test func leftOutAndOutsideTheDates() {
@@ -94,8 +97,8 @@ import Testing
         let exp = F.experiment()
         var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day), until: F.date(F.start + 3 * F.day)))
         for row in Self.rows().filter({ $0.userID == "u2" }) { acc.add(row) }
-        #expect(acc.tallies[0].paid == 0)
-        #expect(acc.tallies[0].revenueSum == 59.99) // rows carry revenue as given; the store read cuts it (StoreOracleTests)
+        #expect(acc.tally(.paidConversion, variant: 0).count == 0)
+        #expect(acc.tally(.revenuePerUser, variant: 0).values == [59.99]) // rows carry revenue as given; the store read cuts it (StoreOracleTests)
         #expect(abs(acc.tallies[0].survivalDays[0] - (2 - 1.0 / 24)) < 1e-12)
     }
 }

@@ -1,4 +1,5 @@
-import EventStore
+import Events
+import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -18,7 +19,7 @@ import Testing
         let dir = NSTemporaryDirectory() + "abctl-asof-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try EventStore(path: dir + "/events.sqlite")
+        let store = try SQLiteEventStore(path: dir + "/events.sqlite")
         defer { store.close() }
         _ = try store.appendAndWait([
             // u: paid on day 1, renewed on day 40, 30.00 of it refunded on day 41.
@@ -34,7 +35,7 @@ import Testing
         ])
         let options = ReportOptions(generatedAt: F.date(F.start + 60 * F.day), until: day.map { F.date(F.start + Int64($0 * Double(F.day))) })
         let acc = try ReportAccumulator.read(store: store, experiment: F.experiment(), options: options)
-        return acc.tallies.map(\.revenueSum)
+        return acc.tallies.indices.map { acc.tally(.revenuePerUser, variant: $0).values.reduce(0, +) }
     }
 
     @Test func untilCutsRevenueAtTheAsOfTime() throws {

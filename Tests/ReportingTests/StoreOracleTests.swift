@@ -1,10 +1,11 @@
-import EventStore
+import Events
+import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Testing
 @testable import Reporting
 
-/// The oracle data set stored through the real EventStore (events in shuffled order), read back
+/// The oracle data set stored through the real SQLite store (events in shuffled order), read back
 /// as facts and reported: every number must match what the Python oracle computed from the events.
 @Suite struct StoreOracleTests {
     @Test func reportFromAStoreMatchesTheOracle() throws {
@@ -19,8 +20,8 @@ import Testing
     @Test func storeFactsEqualTheOracleFacts() throws {
         // The same rows whichever way they were derived: a guard that the store adapter maps every column.
         try withOracleStore { store in
-            var fromStore: [ReportRow] = []
-            try store.forEachFact(experiment: "oracle-report") { fromStore.append(ReportRow($0)) }
+            var fromStore: [UserFacts] = []
+            try store.forEachFact(experiment: "oracle-report") { fromStore.append($0) }
             let python = try OracleReportTests.pythonFacts()
             #expect(fromStore.count == python.count)
             #expect(Set(fromStore) == Set(python))
@@ -28,11 +29,11 @@ import Testing
     }
 
     /// A store in a fresh folder holding every event of the oracle data set (each line must parse).
-    private func withOracleStore(_ body: (EventStore) throws -> Void) throws {
+    private func withOracleStore(_ body: (SQLiteEventStore) throws -> Void) throws {
         let dir = NSTemporaryDirectory() + "abctl-report-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try EventStore(path: dir + "/events.sqlite")
+        let store = try SQLiteEventStore(path: dir + "/events.sqlite")
         defer { store.close() }
         let text = try String(contentsOfFile: OracleReportTests.folder + "/events.ndjson", encoding: .utf8)
         let parser = EventParser()

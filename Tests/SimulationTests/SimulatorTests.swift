@@ -1,5 +1,6 @@
 import Assignment
-import EventStore
+import Events
+import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -12,7 +13,14 @@ import Testing
         return try! ExperimentLoader.load(directory: url.path + "/Experiments")
     }()
 
-    func simulator(users: Int, seed: UInt64, truth: Truth = .chorusDefault) -> Simulator {
+    /// The shipped Chorus+ story, the truth file `abctl demo` uses.
+    static let chorus: Truth = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return try! Truth.load(path: url.path + "/Experiments/simulation/chorus-plus-truth.json")
+    }()
+
+    func simulator(users: Int, seed: UInt64, truth: Truth = SimulatorTests.chorus) -> Simulator {
         Simulator(catalog: Self.catalog, assigner: try! Assigner(catalog: Self.catalog), truth: truth,
                   options: .init(users: users, seed: seed, days: 14))
     }
@@ -49,9 +57,9 @@ import Testing
         let folder = NSTemporaryDirectory() + "abctl-sim-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try EventStore(path: folder + "/sim.sqlite", options: .init(durability: .normal))
+        let store = try SQLiteEventStore(path: folder + "/sim.sqlite", options: .init(durability: .normal))
         defer { store.close() }
-        let truth = Truth.chorusDefault
+        let truth = Self.chorus
         let summary = try simulator(users: 30_000, seed: 11, truth: truth).run { try store.appendAndWait($0) }
         #expect(summary.stored == summary.events)
 
@@ -67,20 +75,23 @@ import Testing
                     guard let p = rates.expected(metric, trialDays: variant.paywall.trialDays, day0WindowHours: window) else { return }
                     let observed = Double(count) / Double(n)
                     let se = (p * (1 - p) / Double(n)).squareRoot()
-                    #expect(abs(observed - p) < 4 * se, "\(experiment.id)/\(variant.key) \(metric.rawValue): \(observed) vs true \(p)")
+                    #expect(abs(observed - p) < 4 * se, "\(experiment.id)/\(variant.key) \(metric.name): \(observed) vs true \(p)")
                 }
                 let starters = rows.filter(\.startedTrial)
-                check(.trialStartRate, starters.count, of: rows.count)
+                check(.named("trial_start_rate"), starters.count, of: rows.count)
                 check(.day0CancelRate, starters.filter { $0.isDay0Cancel(windowHours: window) }.count, of: starters.count)
                 // Users who arrived early enough to finish the trial inside the window.
                 let matured = starters.filter { $0.trialStart!.date.addingTimeInterval(Double(variant.paywall.trialDays + 1) * 86400) < summary.observedUntil }
-                check(.trialToPaid, matured.filter(\.converted).count, of: matured.count)
+                check(.named("trial_to_paid"), matured.filter(\.converted).count, of: matured.count)
+                // Refunds come within three days of paying: payers who paid at least three days before the end.
+                let payers = rows.filter { $0.firstPaid.map { $0.date.addingTimeInterval(3 * 86400) < summary.observedUntil } ?? false }
+                check(.named("refund_rate"), payers.filter(\.isRefunded).count, of: payers.count)
             }
         }
     }
 
     @Test func lostExposuresMakeAnUnevenSplit() throws {
-        var truth = Truth.chorusDefault
+        var truth = Self.chorus
         truth.variants["chorus-trial-length"]?["trial-7d"]?.exposureLoss = 0.1
         var all: [Event] = []
         _ = try simulator(users: 20_000, seed: 5, truth: truth).run { all += $0; return AppendResult(stored: $0.count) }
@@ -110,5 +121,23 @@ import Testing
         #expect(throws: Truth.LoadError.self) { try Truth.load(path: folder) }
         try #"{"default": {"convert": 1.5}}"#.write(toFile: folder, atomically: true, encoding: .utf8)
         #expect(throws: Truth.LoadError.self) { try Truth.load(path: folder) }
+    }
+
+    /// A file that names no experiment is an A/A test: every variant of every experiment gets its default rates,
+    /// whatever order its keys are in.
+    @Test func variantsAFileDoesNotNameGetItsDefault() throws {
+        let path = NSTemporaryDirectory() + "abctl-truth-" + UUID().uuidString + ".json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"experiments": {"chorus-trial-length": {"trial-7d": {"convert": 0.5}}}, "default": {"trial_start": 0.2}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let t = try Truth.load(path: path)
+        for experiment in Self.catalog.experiments {
+            for variant in experiment.variants where variant.key != "trial-7d" {
+                #expect(t.rates(experiment: experiment.id, variant: variant.key) == t.defaultRates, "\(experiment.id)/\(variant.key)")
+            }
+        }
+        #expect(t.defaultRates.trialStart == 0.2)
+        #expect(t.rates(experiment: "chorus-trial-length", variant: "trial-7d").trialStart == 0.2)
+        #expect(t.rates(experiment: "chorus-trial-length", variant: "trial-7d").convert == 0.5)
     }
 }

@@ -1,5 +1,5 @@
 import ExperimentDefinitions
-import EventStore
+import Events
 
 /// Builds events tersely: times are hours after a fixed instant (2026-12-01T00:00:00Z).
 public enum EventFactory {

@@ -21,6 +21,15 @@ public final class PostgresCluster: Sendable {
     /// The process's cluster, started on first use.
     public static func shared() throws -> PostgresCluster { try started.get() }
 
+    /// A cluster of the caller's own, for tests that stop and restart the server; `remove()` it.
+    public static func startOwn() throws -> PostgresCluster { try PostgresCluster() }
+
+    /// Stops the server at once and deletes its folder.
+    public func remove() {
+        _ = try? Self.run(binaries + "/pg_ctl", ["-D", directory + "/data", "-w", "-m", "immediate", "stop"], asPostgres: true)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
     /// `postgresql://postgres:PASSWORD@127.0.0.1:PORT/DATABASE`.
     public func url(database: String, password: String? = nil) -> String {
         "postgresql://postgres:\(password ?? self.password)@127.0.0.1:\(port)/\(database)"

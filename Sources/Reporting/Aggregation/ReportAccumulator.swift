@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -9,7 +10,12 @@ import Foundation
 public struct ReportAccumulator: Sendable {
     public let experiment: Experiment
     public let options: ReportOptions
+    /// The report's metrics: every metric of the table, then the horizon metrics the file names
+    /// (`MetricsConfig.reported`); each tally keeps one slot per metric in this order.
+    public let metrics: [Metric]
     public private(set) var tallies: [VariantTally]
+    /// Counted users exposed to more than one variant (each stays in its first).
+    public private(set) var crossoverUsers = 0
     /// Forced (QA) users left out.
     public private(set) var forcedUsers = 0
     /// Rows whose variant the experiment does not have, by variant key.
@@ -28,6 +34,11 @@ public struct ReportAccumulator: Sendable {
     private let end: Int64?
     private let day0Window: Int64
     private let trialLength: [Int64]
+    /// Metric slots grouped by window: the first group has no horizon (everything up to the as-of time),
+    /// then one group per distinct horizon, so each user's outcome is worked out once per window.
+    private let windows: [(horizon: Int64?, slots: [(slot: Int, definition: MetricDefinition)])]
+    /// Slots of rates without a horizon, whose daily counts sequential looks replay.
+    private let lookSlots: [(slot: Int, definition: MetricDefinition)]
 
     static let microsPerDay: Int64 = 86_400_000_000
     /// Sequential looks: one per UTC day from `lookOrigin` (the day of `since`, else of the experiment's start,
@@ -46,7 +57,20 @@ public struct ReportAccumulator: Sendable {
                          Self.floorDay((options.since ?? experiment.start).map(ReportOptions.micros) ?? asOfDay - (maxDays - 1) * Self.microsPerDay))
         lookOrigin = min(origin, asOfDay)
         lookDays = experiment.metrics.sequential ? Int((asOfDay - lookOrigin) / Self.microsPerDay) + 1 : 0
-        tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, lookDays: lookDays) }
+        let metrics = experiment.metrics.reported
+        self.metrics = metrics
+        tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, metrics: metrics.count, lookDays: lookDays) }
+        var windows: [(horizon: Int64?, slots: [(slot: Int, definition: MetricDefinition)])] = [(nil, [])]
+        for (slot, m) in metrics.enumerated() {
+            let horizon = m.horizonDays.map { Int64($0) * Self.microsPerDay }
+            if let w = windows.firstIndex(where: { $0.horizon == horizon }) {
+                windows[w].slots.append((slot, m.definition))
+            } else {
+                windows.append((horizon, [(slot, m.definition)]))
+            }
+        }
+        self.windows = windows
+        lookSlots = windows[0].slots.filter { !$0.definition.isRevenue }
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
         day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
@@ -54,7 +78,7 @@ public struct ReportAccumulator: Sendable {
     }
 
     /// Counts one user.
-    public mutating func add(_ row: ReportRow) {
+    public mutating func add(_ row: UserFacts) {
         if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil {
             forcedUsers += 1
             return
@@ -64,46 +88,90 @@ public struct ReportAccumulator: Sendable {
             unknownVariants[row.variant, default: 0] += 1
             return
         }
-        let exposure = row.firstExposure
+        let exposure = row.firstExposure.microseconds
         guard exposure <= asOf else { exposedAfterAsOf += 1; return }
         if let start, exposure < start { exposedBeforeStart += 1 }
         if let end, exposure >= end { exposedAfterEnd += 1 }
         firstExposure = min(firstExposure ?? exposure, exposure)
         lastExposure = max(lastExposure ?? exposure, exposure)
 
-        // What had happened by the "as of" time.
-        func seen(_ t: Int64?) -> Int64? { t.flatMap { $0 <= asOf ? $0 : nil } }
-        let trialStart = seen(row.trialStart)
-        let paid = seen(row.firstPaid)
-        let converted = seen(row.firstConverted)
-        let cancel = seen(row.firstCancel)
+        if row.crossedOver {
+            crossoverUsers += 1
+            tallies[v].crossedOver += 1
+        }
+
+        // Each window's outcome: up to the as-of time, or the first N days of users followed that long.
+        var base: UserOutcome?
+        for window in windows {
+            let limit: Int64
+            if let horizon = window.horizon {
+                guard exposure + horizon <= asOf else { continue }
+                limit = exposure + horizon
+            } else {
+                limit = asOf + 1
+            }
+            let o = outcome(row, variant: v, before: limit, horizon: window.horizon)
+            if window.horizon == nil { base = o }
+            for (slot, definition) in window.slots { tallies[v].record(slot, definition, o) }
+        }
+        let o = base!
 
         let cap = VariantTally.curveDays
         let followed = Int(min(Int64(cap), (asOf - exposure) / Self.microsPerDay))
         var paidDay = cap + 1
-        if let paid, paid >= exposure { paidDay = Int(min(Int64(cap + 1), (paid - exposure) / Self.microsPerDay)) }
+        if let paid = o.paid { paidDay = Int(min(Int64(cap + 1), (paid - exposure) / Self.microsPerDay)) }
         if paidDay > followed { paidDay = cap + 1 }
-        var trial: (start: Int64, cancelAfter: Int64?, converted: Bool)?
-        if let trialStart {
-            trial = (trialStart, cancel.flatMap { $0 >= trialStart ? $0 - trialStart : nil }, converted != nil)
+        var trial: (start: Int64, cancelAfter: Int64?)?
+        if let trialStart = o.trialStart {
+            let cancel = row.firstCancel.flatMap { $0.microseconds <= asOf && $0.microseconds >= trialStart ? $0.microseconds - trialStart : nil }
+            trial = (trialStart, cancel)
         }
         if lookDays > 0 {
             func day(_ t: Int64) -> Int { Int(min(max(0, (t - lookOrigin) / Self.microsPerDay), Int64(lookDays - 1))) }
-            let exposureDay = day(exposure)
-            tallies[v].recordLook(0, day: exposureDay, numeratorDay: trialStart.map(day))
-            tallies[v].recordLook(1, day: exposureDay, numeratorDay: paid.map(day))
-            if let trialStart {
-                let trialDay = day(trialStart)
-                let elapsed = cancel.flatMap { $0 >= trialStart ? $0 - trialStart : nil }
-                tallies[v].recordLook(2, day: trialDay, numeratorDay: converted.map(day))
-                tallies[v].recordLook(3, day: trialDay, numeratorDay: elapsed.flatMap { $0 <= day0Window ? day(cancel!) : nil })
-                tallies[v].recordLook(4, day: trialDay, numeratorDay: elapsed.flatMap { $0 < trialLength[v] ? day(cancel!) : nil })
+            for (slot, definition) in lookSlots {
+                guard let entered = o.time(definition.unit.fact), case .proportion(let numerator) = definition.statistic else { continue }
+                tallies[v].recordLook(slot, day: day(entered), numeratorDay: o.time(numerator).map(day))
             }
         }
         // Mutate in place: a copy of the tally would copy its arrays on every row.
-        tallies[v].record(paid: paid != nil, revenue: row.netRevenue, trial: trial, followedDays: followed, paidDay: paidDay,
-                          censorAfter: trialStart.map { max(0, asOf - $0) } ?? 0, day0Window: day0Window,
-                          trialLength: trialLength[v], copySource: row.copySource, fallbackReason: row.fallbackReason)
+        tallies[v].recordUser(paid: o.paid != nil, trial: trial, followedDays: followed, paidDay: paidDay,
+                              censorAfter: o.trialStart.map { max(0, asOf - $0) } ?? 0,
+                              copySource: row.copySource?.rawValue, fallbackReason: row.copyFallbackReason)
+        tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
+    }
+
+    /// What `row`'s user did before `limit` (exclusive). Revenue without a horizon is the row's net revenue
+    /// (cut at the as-of time by the store read); with one, the revenue entries inside it.
+    @inline(__always)
+    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, horizon: Int64?) -> UserOutcome {
+        func within(_ t: Timestamp?) -> Int64? {
+            guard let t = t?.microseconds, t < limit else { return nil }
+            return t
+        }
+        var o = UserOutcome(exposure: row.firstExposure.microseconds, trialStart: within(row.trialStart), paid: within(row.firstPaid),
+                            converted: within(row.firstConverted), refund: within(row.refundedAt))
+        if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
+            let elapsed = cancel - trialStart
+            if elapsed <= day0Window { o.day0Cancel = cancel }
+            if elapsed < trialLength[v] { o.trialCancel = cancel }
+        }
+        if let horizon {
+            var revenue = 0.0
+            for e in row.revenueEntries where e.offset < horizon { revenue += e.amount }
+            o.revenue = revenue
+        } else {
+            o.revenue = row.netRevenue
+        }
+        return o
+    }
+
+    /// The slot of `metric` in `metrics`.
+    public func slot(_ metric: Metric) -> Int? { metrics.firstIndex(of: metric) }
+
+    /// Variant `v`'s numerator and denominator in `metric`, and for revenue the non-zero values, uncapped.
+    public func tally(_ metric: Metric, variant v: Int) -> (count: Int, denominator: Int, values: [Double]) {
+        guard let s = slot(metric) else { return (0, 0, []) }
+        return (tallies[v].counts[s], tallies[v].denominators[s], tallies[v].values[s])
     }
 
     static func floorDay(_ t: Int64) -> Int64 {

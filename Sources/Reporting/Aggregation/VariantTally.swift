@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 
 /// One variant's sufficient statistics, gathered in one pass over its users.
@@ -10,20 +11,16 @@ public struct VariantTally: Sendable, Equatable {
     public var key: String
     /// Exposed users counted (forced users and unknown variants left out).
     public var users = 0
-    public var trialStarters = 0
-    /// Users with a `converted` or `purchased` (paid_conversion numerator).
-    public var paid = 0
-    /// Trial starters who converted (trial_to_paid numerator).
-    public var trialConverted = 0
-    /// Trial starters who cancelled within `day0_window_hours` of the trial start.
-    public var day0Cancels = 0
-    /// Trial starters who cancelled before the trial ended.
-    public var trialCancels = 0
-    /// Σ net revenue and Σ net revenue² over every user (zeros included).
-    public var revenueSum = 0.0
-    public var revenueSumOfSquares = 0.0
-    /// Users whose net revenue is not zero.
-    public var payingUsers = 0
+    /// Per metric of the report (in `ReportAccumulator.metrics` order): users in the denominator
+    /// (exposed users, trial starters or payers inside the metric's window) ...
+    public private(set) var denominators: [Int]
+    /// ... and users in the numerator; for revenue, users whose net revenue is not zero.
+    public private(set) var counts: [Int]
+    /// For revenue metrics, each non-zero net revenue in row order (zeros are implied by the denominator),
+    /// kept so a percentile cap can be computed over all variants before anything is summed.
+    public private(set) var values: [[Double]]
+    /// Users of this variant exposed to another variant later (they stay here; SPEC §5 crossover).
+    public var crossedOver = 0
     /// Survival from trial start to cancel, one entry per trial starter: days, and whether a cancel was seen.
     public var survivalDays: [Double] = []
     public var survivalCancelled: [Bool] = []
@@ -44,20 +41,39 @@ public struct VariantTally: Sendable, Equatable {
     /// Fallback reasons of users whose copy source was `fallback` (or who carried a reason).
     public var fallbackReasons: [String: Int] = [:]
 
-    /// For sequential experiments: per rate metric (in `Metric.rates` order), how many users entered the
+    /// For sequential experiments: per metric slot (filled for rates without a horizon), how many users entered the
     /// denominator and the numerator on each day since the accumulator's look origin. Empty otherwise.
     public private(set) var dailyDenominators: [[Int]] = []
     public private(set) var dailyNumerators: [[Int]] = []
 
-    public init(key: String, lookDays: Int = 0) {
+    public init(key: String, metrics: Int, lookDays: Int = 0) {
         self.key = key
+        denominators = Array(repeating: 0, count: metrics)
+        counts = denominators
+        values = Array(repeating: [], count: metrics)
         if lookDays > 0 {
-            dailyDenominators = Array(repeating: Array(repeating: 0, count: lookDays), count: Metric.rates.count)
+            dailyDenominators = Array(repeating: Array(repeating: 0, count: lookDays), count: metrics)
             dailyNumerators = dailyDenominators
         }
     }
 
-    /// Counts one user's entry into rate metric `m`'s denominator on `day`, and into its numerator on `numeratorDay`.
+    /// Counts one user in metric slot `m`, from the user's outcome inside that metric's window.
+    @inline(__always)
+    mutating func record(_ m: Int, _ definition: MetricDefinition, _ outcome: UserOutcome) {
+        guard outcome.time(definition.unit.fact) != nil else { return }
+        denominators[m] += 1
+        switch definition.statistic {
+        case .proportion(let numerator):
+            if outcome.time(numerator) != nil { counts[m] += 1 }
+        case .meanRevenue:
+            if outcome.revenue != 0 {
+                counts[m] += 1
+                values[m].append(outcome.revenue)
+            }
+        }
+    }
+
+    /// Counts one user's entry into metric slot `m`'s denominator on `day`, and into its numerator on `numeratorDay`.
     mutating func recordLook(_ m: Int, day: Int, numeratorDay: Int?) {
         dailyDenominators[m][day] += 1
         if let numeratorDay { dailyNumerators[m][numeratorDay] += 1 }
@@ -65,22 +81,14 @@ public struct VariantTally: Sendable, Equatable {
 
     static let microsPerDay = 86_400_000_000.0
 
-    /// Adds one user. `trial.cancelAfter` is microseconds from trial start to the first cancel;
-    /// `censorAfter` is microseconds from trial start to the "as of" time.
-    mutating func record(paid isPaid: Bool, revenue: Double, trial: (start: Int64, cancelAfter: Int64?, converted: Bool)?,
-                         followedDays: Int, paidDay: Int, censorAfter: Int64, day0Window: Int64, trialLength: Int64,
-                         copySource: String?, fallbackReason: String?) {
+    /// Adds one user's survival, follow-up and copy-source data (the metric slots are counted by `record`).
+    /// `trial.cancelAfter` is microseconds from trial start to the first cancel; `censorAfter` is
+    /// microseconds from trial start to the "as of" time.
+    mutating func recordUser(paid isPaid: Bool, trial: (start: Int64, cancelAfter: Int64?)?, followedDays: Int, paidDay: Int,
+                             censorAfter: Int64, copySource: String?, fallbackReason: String?) {
         users += 1
-        if isPaid { paid += 1 }
-        revenueSum += revenue
-        revenueSumOfSquares += revenue * revenue
-        if revenue != 0 { payingUsers += 1 }
         if let trial {
-            trialStarters += 1
-            if trial.converted { trialConverted += 1 }
             if let elapsed = trial.cancelAfter {
-                if elapsed <= day0Window { day0Cancels += 1 }
-                if elapsed < trialLength { trialCancels += 1 }
                 survivalDays.append(Double(elapsed) / Self.microsPerDay)
                 survivalCancelled.append(true)
             } else {
@@ -103,6 +111,28 @@ public struct VariantTally: Sendable, Equatable {
             fallbackReasons[fallbackReason, default: 0] += 1
         } else if source == "fallback" {
             fallbackReasons["unspecified", default: 0] += 1
+        }
+    }
+
+    /// Revenue by day since exposure for the realised-LTV chart, for users with revenue only: per such
+    /// user the whole days followed (capped at `curveDays`) and where its entries start in the flat lists
+    /// of (day, amount) below. Users without revenue are in `followUp`, which gives the users at risk.
+    public private(set) var ltvFollowed: [Int] = []
+    public private(set) var ltvEntryStart: [Int] = []
+    public private(set) var ltvEntryDay: [Int] = []
+    public private(set) var ltvEntryAmount: [Double] = []
+
+    /// Keeps a user's revenue entries seen by the as-of time (`observedFor` microseconds after exposure)
+    /// on days 0 to `followedDays`.
+    mutating func recordRevenueByDay(_ entries: [RevenueEntry], followedDays: Int, observedFor: Int64) {
+        guard !entries.isEmpty else { return }
+        ltvFollowed.append(followedDays)
+        ltvEntryStart.append(ltvEntryDay.count)
+        for e in entries where e.offset <= observedFor {
+            let day = Int(e.offset / 86_400_000_000)
+            guard day <= followedDays else { continue }
+            ltvEntryDay.append(day)
+            ltvEntryAmount.append(e.amount)
         }
     }
 

@@ -63,7 +63,11 @@ public enum DecisionRule {
         if let best {
             let early = !r.sequential && required.perVariant != nil && !required.reached
             var reasons = [winReason(best, r)]
-            if let p = best.chanceToBeBetter { reasons.append("Chance that \(q(best.variant)) really is better: \(ReportFormat.probability(p)).") }
+            if best.metric.isRevenue, let p = best.chanceToWin {
+                reasons.append(bayesWords(best, p))
+            } else if let p = best.chanceToBeBetter {
+                reasons.append("Chance that \(q(best.variant)) really is better: \(ReportFormat.probability(p)).")
+            }
             reasons.append(guardSummary(best.variant, r))
             for (key, problems) in hurts.sorted(by: { $0.key < $1.key }) { reasons.append("Do not ship \(q(key)): \(problems.joined(separator: "; ")).") }
             if early {
@@ -109,21 +113,22 @@ public enum DecisionRule {
 
     /// The p-value the verdict reads: always-valid for rates of sequential experiments, else Holm-adjusted.
     static func pValue(_ c: ComparisonResult, _ r: Report) -> Double? {
-        r.sequential && c.metric != .revenuePerUser ? c.sequentialPValue : c.pValueAdjusted
+        ReportFormat.readsSequential(c.metric, sequential: r.sequential) ? c.sequentialPValue : c.pValueAdjusted
     }
 
     /// "p = 0.0123", or "always-valid p = …" for sequential experiments.
     static func pWords(_ c: ComparisonResult, _ r: Report) -> String {
-        let label = r.sequential && c.metric != .revenuePerUser ? "always-valid p" : (r.variants.count > 2 ? "Holm-adjusted p" : "p")
+        let seq = ReportFormat.readsSequential(c.metric, sequential: r.sequential)
+        let label = seq ? "always-valid p" : (r.variants.count > 2 ? "Holm-adjusted p" : "p")
         let p = ReportFormat.pValue(pValue(c, r))
         var words = p.hasPrefix("<") ? "\(label) \(p.prefix(1)) \(p.dropFirst())" : "\(label) = \(p)"
-        if r.sequential && c.metric != .revenuePerUser && ReportFormat.sequentialConflict(c) {
+        if seq && ReportFormat.sequentialConflict(c) {
             words += ", set aside: its interval contradicts today's difference"
         }
         return words
     }
 
-    static func unit(_ r: Report) -> String { r.primaryMetric.denominatorIsTrialStarters ? "trial starters" : "users" }
+    static func unit(_ r: Report) -> String { r.primaryMetric.unit.words }
 
     static func sizeWords(_ req: SampleRequirement, _ r: Report) -> String {
         "each variant needs about \(ReportFormat.count(req.perVariant ?? 0)) \(unit(r)) to spot a \(ReportFormat.percent(r.minimumEffect, digits: 0)) change, the smallest has \(ReportFormat.count(req.smallestArm)), about \(ReportFormat.count(req.missingPerVariant)) more per variant"
@@ -150,20 +155,27 @@ public enum DecisionRule {
 
     static func winReason(_ c: ComparisonResult, _ r: Report) -> String {
         let (from, to) = rates(c, r)
-        let what: String = switch c.metric {
-        case .paidConversion: "turns more users into paying subscribers"
-        case .trialStartRate: "gets more users to start a trial"
-        case .trialToPaid: "turns more trials into paid subscriptions"
-        case .day0CancelRate: "has fewer Day-0 cancels"
-        case .trialCancelRate: "has fewer cancels during the trial"
-        case .revenuePerUser: "earns more per user"
-        }
-        return "“\(c.variant)” \(what): \(to) against \(from) for “\(r.control.key)” (\(liftWords(c)))."
+        let within = c.metric.horizonDays.map { " in users' first \($0) day\($0 == 1 ? "" : "s")" } ?? ""
+        return "“\(c.variant)” \(c.metric.definition.winWords)\(within): \(to) against \(from) for “\(r.control.key)” (\(liftWords(c)))\(capWords(c))."
     }
 
     static func noWinnerYet(_ c: ComparisonResult, _ r: Report) -> String {
         let (from, to) = rates(c, r)
-        return "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c)); \(pWords(c, r)))."
+        var words = "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c)); \(pWords(c, r)))\(capWords(c))."
+        if c.metric.isRevenue, let chance = c.chanceToWin {
+            words += " \(bayesWords(c, chance))"
+        }
+        return words
+    }
+
+    /// For revenue: the chance the variant earns more and what shipping it would cost if it does not.
+    static func bayesWords(_ c: ComparisonResult, _ chance: Double) -> String {
+        "Chance that “\(c.variant)” earns more per user: \(ReportFormat.probability(chance)); if it does not, shipping it loses about \(ReportFormat.loss(c.metric, c.expectedLoss)) per user on average."
+    }
+
+    static func capWords(_ c: ComparisonResult) -> String {
+        guard let cap = c.cap else { return "" }
+        return ", with each user's revenue capped at \(ReportFormat.money(cap))"
     }
 
     static func guardSummary(_ key: String, _ r: Report) -> String {

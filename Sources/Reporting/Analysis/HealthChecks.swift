@@ -28,7 +28,7 @@ public enum HealthChecks {
 
         // Enough users for the minimum effect?
         let metricName = ReportFormat.title(r.primaryMetric).lowercased()
-        let unit = r.primaryMetric.denominatorIsTrialStarters ? "trial starters" : "users"
+        let unit = r.primaryMetric.unit.words
         let effect = ReportFormat.percent(r.minimumEffect, digits: 0)
         if let need = required.perVariant {
             if required.reached {
@@ -69,6 +69,16 @@ public enum HealthChecks {
             }
         }
 
+        // Crossover: users who saw more than one variant stay in their first, which dilutes any difference.
+        if r.crossoverUsers > 0 {
+            let share = r.users > 0 ? Double(r.crossoverUsers) / Double(r.users) : 0
+            if share > 0.01 {
+                out.append(HealthCheck(level: .warning, code: "crossover", message: "\(users(r.crossoverUsers)) (\(ReportFormat.percent(share, digits: 1)) of the experiment's users) exposed to more than one variant. Each is counted in the first variant seen, which blurs the difference between variants; check that the app keeps a user's variant (sticky assignment) across devices and reinstalls."))
+            } else {
+                out.append(HealthCheck(level: .info, code: "crossover", message: "\(users(r.crossoverUsers)) exposed to more than one variant (\(ReportFormat.percent(share, digits: 1)), at most 1% is expected); each is counted in the first variant seen."))
+            }
+        }
+
         // Dates.
         let exp = acc.experiment
         if acc.exposedBeforeStart > 0, let start = exp.start {
@@ -101,12 +111,4 @@ public enum HealthChecks {
 
 extension HealthChecks {
     static func users(_ n: Int) -> String { n == 1 ? "1 user was" : "\(ReportFormat.count(n)) users were" }
-}
-
-extension Metric {
-    /// The rate metrics, in `Metric.allCases` order (all but revenue per user).
-    static let rates: [Metric] = allCases.filter { $0 != .revenuePerUser }
-
-    /// Rates out of trial starters rather than exposed users.
-    var denominatorIsTrialStarters: Bool { self == .trialToPaid || self == .day0CancelRate || self == .trialCancelRate }
 }

@@ -17,83 +17,93 @@ public enum ReportAnalyzer {
         let alpha = options.alpha
         let tallies = acc.tallies
 
-        let variants = try tallies.enumerated().map { i, t in
-            VariantResult(key: t.key, users: t.users, isControl: i == 0, metrics: try Metric.allCases.map { try metricValue($0, t, alpha: alpha) })
+        let metrics = acc.metrics
+        // Revenue metrics: the cap over all variants, then each variant's capped sums.
+        var caps: [Double?] = Array(repeating: nil, count: metrics.count)
+        var summaries: [[SampleSummary?]] = Array(repeating: Array(repeating: nil, count: metrics.count), count: tallies.count)
+        for (slot, m) in metrics.enumerated() where m.isRevenue {
+            caps[slot] = try RevenueCapping.cap(exp.metrics.revenueCap, values: tallies.map { $0.values[slot] })
+            for (v, t) in tallies.enumerated() {
+                summaries[v][slot] = try RevenueCapping.summary(values: t.values[slot], users: t.denominators[slot], cap: caps[slot])
+            }
         }
+        let context = Context(metrics: metrics, caps: caps, summaries: summaries)
+        let variants = try tallies.enumerated().map { i, t in
+            VariantResult(key: t.key, users: t.users, isControl: i == 0,
+                          metrics: try metrics.indices.map { try metricValue($0, variant: i, t, context, alpha: alpha) })
+        }
+        let ltvCap = metrics.firstIndex(of: .revenuePerUser).flatMap { caps[$0] }
         // The three costly parts (Bayesian integrals, survival curves, conversion curves) run side by side.
         let (comparisons, survival, curves) = try Concurrently.run(
-            { try compare(tallies, experiment: exp, alpha: alpha) },
+            { try compare(tallies, context, experiment: exp, alpha: alpha) },
             { try survivalResult(tallies, options: options) },
-            { try tallies.map(conversionCurve) })
+            { (try tallies.map(conversionCurve), tallies.map { revenueCurve($0, cap: ltvCap) }) })
         let srm = try sampleRatio(tallies, experiment: exp)
         let copy = copySplits(tallies, experiment: exp)
-        let required = requiredUsers(tallies, experiment: exp, options: options)
+        let required = requiredUsers(tallies, context, experiment: exp, options: options)
 
         var report = Report(
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
             generatedAt: options.generatedAt, asOf: options.asOf, since: options.since, until: options.until, alpha: alpha,
-            primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, minimumEffect: exp.metrics.minimumEffect,
-            sequential: exp.metrics.sequential, users: acc.users,
+            primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
+            metrics: metrics, revenueCap: exp.metrics.revenueCap, minimumEffect: exp.metrics.minimumEffect,
+            sequential: exp.metrics.sequential, users: acc.users, crossoverUsers: acc.crossoverUsers,
             firstExposure: acc.firstExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             lastExposure: acc.lastExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
-            srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves, copySources: copy,
+            srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             health: [], requiredUsersPerVariant: required.perVariant, decision: Decision(verdict: .keepRunning, reasons: []))
         report.health = HealthChecks.make(report, accumulator: acc, required: required)
         report.decision = DecisionRule.decide(report, required: required)
         return report
     }
 
-    // MARK: Per variant
-
-    static func counts(_ m: Metric, _ t: VariantTally) -> (count: Int, total: Int) {
-        switch m {
-        case .trialStartRate: (t.trialStarters, t.users)
-        case .paidConversion: (t.paid, t.users)
-        case .trialToPaid: (t.trialConverted, t.trialStarters)
-        case .day0CancelRate: (t.day0Cancels, t.trialStarters)
-        case .trialCancelRate: (t.trialCancels, t.trialStarters)
-        case .revenuePerUser: (t.payingUsers, t.users)
-        }
+    /// What the per-metric steps share: the report's metrics, each revenue metric's cap, and per variant
+    /// and revenue metric the capped summary.
+    struct Context: Sendable {
+        var metrics: [Metric]
+        var caps: [Double?]
+        var summaries: [[SampleSummary?]]
     }
 
-    static func metricValue(_ m: Metric, _ t: VariantTally, alpha: Double) throws -> MetricValue {
-        let (k, n) = counts(m, t)
-        if m == .revenuePerUser {
+    // MARK: Per variant
+
+    static func metricValue(_ slot: Int, variant v: Int, _ t: VariantTally, _ ctx: Context, alpha: Double) throws -> MetricValue {
+        let m = ctx.metrics[slot]
+        let k = t.counts[slot], n = t.denominators[slot]
+        let who = m.unit.words
+        let waiting = m.horizonDays.map { " followed for \($0) day\($0 == 1 ? "" : "s")" } ?? ""
+        if m.isRevenue {
+            let s = ctx.summaries[v][slot]!
             guard n > 0 else {
-                return MetricValue(metric: m, count: k, denominator: n, rate: nil, ci: nil, sum: t.revenueSum, nullReason: "no users in this variant yet")
+                return MetricValue(metric: m, count: k, denominator: n, rate: nil, ci: nil, sum: s.sum, cap: ctx.caps[slot], nullReason: "no \(who)\(waiting) in this variant yet")
             }
-            let s = try summary(t)
             let mean = try s.mean()
             guard n >= 2 else {
-                return MetricValue(metric: m, count: k, denominator: n, rate: mean, ci: nil, sum: t.revenueSum, nullReason: "an interval needs at least two users")
+                return MetricValue(metric: m, count: k, denominator: n, rate: mean, ci: nil, sum: s.sum, cap: ctx.caps[slot], nullReason: "an interval needs at least two users")
             }
             let half = StudentT.quantile(1 - alpha / 2, degreesOfFreedom: Double(n - 1)) * (try s.variance() / Double(n)).squareRoot()
-            return MetricValue(metric: m, count: k, denominator: n, rate: mean, ci: Bounds(mean - half, mean + half), sum: t.revenueSum)
+            return MetricValue(metric: m, count: k, denominator: n, rate: mean, ci: Bounds(mean - half, mean + half), sum: s.sum, cap: ctx.caps[slot])
         }
         guard n > 0 else {
-            let reason = m.denominatorIsTrialStarters ? "no trial starters in this variant yet" : "no users in this variant yet"
-            return MetricValue(metric: m, count: k, denominator: n, rate: nil, ci: nil, nullReason: reason)
+            return MetricValue(metric: m, count: k, denominator: n, rate: nil, ci: nil, nullReason: "no \(who)\(waiting) in this variant yet")
         }
         let p = try Proportion(count: k, total: n)
         let ci = try p.wilsonInterval(alpha: alpha)
         return MetricValue(metric: m, count: k, denominator: n, rate: p.rate, ci: Bounds(ci.lower, ci.upper))
     }
 
-    static func summary(_ t: VariantTally) throws -> SampleSummary {
-        try SampleSummary(count: t.users, sum: t.revenueSum, sumOfSquares: t.revenueSumOfSquares)
-    }
-
     // MARK: Comparisons
 
-    static func compare(_ tallies: [VariantTally], experiment: Experiment, alpha: Double) throws -> [ComparisonResult] {
+    static func compare(_ tallies: [VariantTally], _ ctx: Context, experiment: Experiment, alpha: Double) throws -> [ComparisonResult] {
         guard tallies.count >= 2 else { return [] }
         let control = tallies[0]
         var out: [ComparisonResult] = []
-        for m in Metric.allCases {
+        for (slot, m) in ctx.metrics.enumerated() {
             var rows: [ComparisonResult] = []
-            for t in tallies.dropFirst() {
-                rows.append(m == .revenuePerUser ? try compareRevenue(control, t, alpha: alpha)
-                    : try compareRates(m, control, t, alpha: alpha, experiment: experiment))
+            for (v, t) in tallies.enumerated().dropFirst() {
+                rows.append(m.isRevenue
+                    ? try compareRevenue(m, control: ctx.summaries[0][slot]!, variant: ctx.summaries[v][slot]!, key: t.key, cap: ctx.caps[slot], alpha: alpha)
+                    : try compareRates(m, slot: slot, control, t, alpha: alpha, experiment: experiment))
             }
             // Holm across the treatments of this metric, over the p-values that exist.
             let present = rows.indices.filter { rows[$0].pValue != nil }
@@ -105,14 +115,15 @@ public enum ReportAnalyzer {
         return out
     }
 
-    static func compareRates(_ m: Metric, _ control: VariantTally, _ variant: VariantTally, alpha: Double, experiment: Experiment) throws -> ComparisonResult {
+    static func compareRates(_ m: Metric, slot: Int, _ control: VariantTally, _ variant: VariantTally, alpha: Double, experiment: Experiment) throws -> ComparisonResult {
         var c = ComparisonResult(variant: variant.key, metric: m, test: "z-test")
-        let (kc, nc) = counts(m, control), (kv, nv) = counts(m, variant)
+        let kc = control.counts[slot], nc = control.denominators[slot], kv = variant.counts[slot], nv = variant.denominators[slot]
+        let sequential = experiment.metrics.sequential && m.horizonDays == nil
         guard nc > 0, nv > 0 else {
-            let who = m.denominatorIsTrialStarters ? "trial starters" : "users"
+            let who = m.unit.words
             let reason = nc == 0 ? "the control has no \(who) yet" : "this variant has no \(who) yet"
             for field in ["absolute_diff", "absolute_ci", "relative_lift", "relative_ci", "p_value", "chance_to_win", "expected_loss"] { c.nullReasons[field] = reason }
-            if experiment.metrics.sequential { c.nullReasons["sequential_p_value"] = reason }
+            if sequential { c.nullReasons["sequential_p_value"] = reason }
             return c
         }
         let pc = try Proportion(count: kc, total: nc), pv = try Proportion(count: kv, total: nv)
@@ -131,7 +142,7 @@ public enum ReportAnalyzer {
         c.expectedLoss = bayes.expectedLoss
         // Shipping a variant of a lower-is-better metric risks the opposite shortfall.
         c.expectedLossIfShipped = m.lowerIsBetter ? BayesianComparison(control: pv, variant: pc).expectedLoss : bayes.expectedLoss
-        if experiment.metrics.sequential, let look = try sequentialLooks(m, control, variant, alpha: alpha, tau2: mixingVariance(control: pc.rate, minimumEffect: experiment.metrics.minimumEffect)) {
+        if sequential, let look = try sequentialLooks(slot, control, variant, alpha: alpha, tau2: mixingVariance(control: pc.rate, minimumEffect: experiment.metrics.minimumEffect)) {
             c.sequentialPValue = look.pValue
             c.sequentialCI = Bounds(look.interval.lower, look.interval.upper)
         }
@@ -140,8 +151,8 @@ public enum ReportAnalyzer {
 
     /// The mSPRT after one look per day (cumulative counts at the end of each UTC day, days where both
     /// arms have a denominator), as someone checking the report daily would have seen it; returns the last look.
-    static func sequentialLooks(_ m: Metric, _ control: VariantTally, _ variant: VariantTally, alpha: Double, tau2: Double) throws -> SequentialTest.Look? {
-        guard let i = Metric.rates.firstIndex(of: m), i < control.dailyDenominators.count, i < variant.dailyDenominators.count else { return nil }
+    static func sequentialLooks(_ i: Int, _ control: VariantTally, _ variant: VariantTally, alpha: Double, tau2: Double) throws -> SequentialTest.Look? {
+        guard i < control.dailyDenominators.count, i < variant.dailyDenominators.count else { return nil }
         var test = try SequentialTest(mixingVariance: tau2, alpha: alpha)
         var last: SequentialTest.Look?
         var nc = 0, kc = 0, nv = 0, kv = 0
@@ -161,16 +172,17 @@ public enum ReportAnalyzer {
         return effect > 0 ? effect * effect : SequentialTest.defaultMixingVariance
     }
 
-    static func compareRevenue(_ control: VariantTally, _ variant: VariantTally, alpha: Double) throws -> ComparisonResult {
-        var c = ComparisonResult(variant: variant.key, metric: .revenuePerUser, test: "welch")
-        c.nullReasons["chance_to_win"] = "the Beta-Binomial model applies to rates, not to revenue"
-        c.nullReasons["expected_loss"] = c.nullReasons["chance_to_win"]
-        guard control.users >= 2, variant.users >= 2 else {
-            let reason = "Welch's test needs at least two users in each variant"
-            for field in ["absolute_diff", "absolute_ci", "relative_lift", "relative_ci", "p_value"] { c.nullReasons[field] = reason }
+    /// Welch's test and interval, and the normal-approximation chance to win and expected loss, on capped values.
+    static func compareRevenue(_ m: Metric, control: SampleSummary, variant: SampleSummary, key: String, cap: Double?, alpha: Double) throws -> ComparisonResult {
+        var c = ComparisonResult(variant: key, metric: m, test: "welch")
+        c.cap = cap
+        guard control.count >= 2, variant.count >= 2 else {
+            let reason = m.horizonDays == nil ? "Welch's test needs at least two users in each variant"
+                : "Welch's test needs at least two users followed for \(m.horizonDays!) days in each variant"
+            for field in ["absolute_diff", "absolute_ci", "relative_lift", "relative_ci", "p_value", "chance_to_win", "expected_loss"] { c.nullReasons[field] = reason }
             return c
         }
-        let w = try WelchTest(control: try summary(control), variant: try summary(variant), alpha: alpha)
+        let w = try WelchTest(control: control, variant: variant, alpha: alpha)
         c.absoluteDiff = w.meanDifference
         c.absoluteCI = Bounds(w.interval.lower, w.interval.upper)
         c.relativeLift = w.relativeLift
@@ -180,7 +192,48 @@ public enum ReportAnalyzer {
             c.nullReasons["relative_ci"] = c.nullReasons["relative_lift"]
         }
         c.pValue = w.pValue
+        do {
+            let bayes = try NormalBayesianComparison(control: control, variant: variant)
+            c.chanceToWin = bayes.chanceToWin
+            c.expectedLoss = bayes.expectedLoss
+            c.expectedLossIfShipped = bayes.expectedLoss
+        } catch {
+            c.nullReasons["chance_to_win"] = "every user has the same revenue in both variants, so there is no spread to judge a difference by"
+            c.nullReasons["expected_loss"] = c.nullReasons["chance_to_win"]
+        }
         return c
+    }
+
+    /// Cumulative net revenue per exposed user by day since first exposure (realised LTV), each user
+    /// counted for the days followed: the sum over days k <= d of (revenue on day k of users followed at
+    /// least k days) / (users followed at least k days). Each user's running total is capped at `cap`.
+    static func revenueCurve(_ t: VariantTally, cap: Double?) -> RevenueCurve {
+        let days = VariantTally.curveDays
+        var atRisk = Array(repeating: 0, count: days + 2)
+        for f in 0...days { for p in 0...(days + 1) { atRisk[f] += t.followUpCount(followed: f, paidDay: p) } }
+        for f in stride(from: days - 1, through: 0, by: -1) { atRisk[f] += atRisk[f + 1] }
+        var byDay = Array(repeating: 0.0, count: days + 1)
+        for u in t.ltvFollowed.indices {
+            let end = u + 1 < t.ltvEntryStart.count ? t.ltvEntryStart[u + 1] : t.ltvEntryDay.count
+            var total = 0.0
+            for e in t.ltvEntryStart[u]..<end {
+                let before = cap.map { min(total, $0) } ?? total
+                total += t.ltvEntryAmount[e]
+                let after = cap.map { min(total, $0) } ?? total
+                byDay[t.ltvEntryDay[e]] += after - before
+            }
+        }
+        var running = 0.0
+        var points: [RevenueCurve.Point] = []
+        for d in 0...days {
+            guard atRisk[d] > 0 else {
+                points.append(.init(day: d, users: 0, revenuePerUser: nil))
+                continue
+            }
+            running += byDay[d] / Double(atRisk[d])
+            points.append(.init(day: d, users: atRisk[d], revenuePerUser: running))
+        }
+        return RevenueCurve(key: t.key, points: points)
     }
 
     /// Cumulative paid conversion by day since exposure: 1 − the Kaplan–Meier curve of "not paid yet",
@@ -265,17 +318,18 @@ public enum ReportAnalyzer {
         }
     }
 
-    static func requiredUsers(_ tallies: [VariantTally], experiment: Experiment, options: ReportOptions) -> SampleRequirement {
+    static func requiredUsers(_ tallies: [VariantTally], _ ctx: Context, experiment: Experiment, options: ReportOptions) -> SampleRequirement {
         let primary = experiment.metrics.primary
-        let smallest = tallies.map { counts(primary, $0).total }.min() ?? 0
-        guard primary != .revenuePerUser else {
+        let slot = ctx.metrics.firstIndex(of: primary)!
+        let smallest = tallies.map { $0.denominators[slot] }.min() ?? 0
+        guard !primary.isRevenue else {
             return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "the sample-size formula here is for rates; revenue per user has none")
         }
         guard tallies.count >= 2 else { return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "there is only one variant") }
-        let (k, n) = counts(primary, tallies[0])
+        let k = tallies[0].counts[slot], n = tallies[0].denominators[slot]
         guard n > 0, k > 0, k < n else {
             return SampleRequirement(perVariant: nil, smallestArm: smallest,
-                               reasonUnknown: n == 0 ? "the control has no data yet" : "the control's \(ReportFormat.title(primary).lowercased()) is \(k == 0 ? "0%" : "100%") so far")
+                               reasonUnknown: n == 0 ? "the control has no data yet" : "the control's \(primary.title.lowercased()) is \(k == 0 ? "0%" : "100%") so far")
         }
         let baseline = Double(k) / Double(n)
         do {

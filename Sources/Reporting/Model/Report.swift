@@ -18,10 +18,17 @@ public struct Report: Sendable {
     public var alpha: Double
     public var primaryMetric: Metric
     public var guardrails: [Metric]
+    /// Reported and compared, never deciding the verdict.
+    public var secondary: [Metric]
+    /// Every metric shown, in order: the table's, then the horizon metrics the file names.
+    public var metrics: [Metric]
+    public var revenueCap: RevenueCap?
     public var minimumEffect: Double
     public var sequential: Bool
     /// Counted users (forced users left out).
     public var users: Int
+    /// Counted users exposed to more than one variant (each counted in its first).
+    public var crossoverUsers: Int
     public var firstExposure: Date?
     public var lastExposure: Date?
     public var srm: SRMResult
@@ -32,6 +39,8 @@ public struct Report: Sendable {
     public var survival: SurvivalResult
     /// Cumulative paid conversion by day since exposure, per variant.
     public var conversionByDay: [ConversionCurve]
+    /// Cumulative net revenue per exposed user by day since exposure (realised LTV), per variant.
+    public var revenueByDay: [RevenueCurve]
     /// Variants with an `ai_generated` copy strategy, split by copy source.
     public var copySources: [CopySourceSplit]
     /// Plain-words checks, most serious first.
@@ -41,10 +50,11 @@ public struct Report: Sendable {
     public var decision: Decision
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
-                since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], minimumEffect: Double,
-                sequential: Bool, users: Int, firstExposure: Date? = nil, lastExposure: Date? = nil, srm: SRMResult,
+                since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
+                metrics: [Metric] = Metric.baseMetrics, revenueCap: RevenueCap? = nil, minimumEffect: Double,
+                sequential: Bool, users: Int, crossoverUsers: Int = 0, firstExposure: Date? = nil, lastExposure: Date? = nil, srm: SRMResult,
                 variants: [VariantResult], comparisons: [ComparisonResult], survival: SurvivalResult, conversionByDay: [ConversionCurve],
-                copySources: [CopySourceSplit], health: [HealthCheck], requiredUsersPerVariant: Int? = nil, decision: Decision) {
+                revenueByDay: [RevenueCurve] = [], copySources: [CopySourceSplit], health: [HealthCheck], requiredUsersPerVariant: Int? = nil, decision: Decision) {
         self.experimentID = experimentID
         self.experimentName = experimentName
         self.hypothesis = hypothesis
@@ -56,9 +66,13 @@ public struct Report: Sendable {
         self.alpha = alpha
         self.primaryMetric = primaryMetric
         self.guardrails = guardrails
+        self.secondary = secondary
+        self.metrics = metrics
+        self.revenueCap = revenueCap
         self.minimumEffect = minimumEffect
         self.sequential = sequential
         self.users = users
+        self.crossoverUsers = crossoverUsers
         self.firstExposure = firstExposure
         self.lastExposure = lastExposure
         self.srm = srm
@@ -66,6 +80,7 @@ public struct Report: Sendable {
         self.comparisons = comparisons
         self.survival = survival
         self.conversionByDay = conversionByDay
+        self.revenueByDay = revenueByDay
         self.copySources = copySources
         self.health = health
         self.requiredUsersPerVariant = requiredUsersPerVariant
@@ -118,7 +133,7 @@ public struct VariantResult: Sendable, Equatable {
     public var key: String
     public var users: Int
     public var isControl: Bool
-    /// In the order of `Metric.allCases`.
+    /// In the order of `Report.metrics`.
     public var metrics: [MetricValue]
     public init(key: String, users: Int, isControl: Bool, metrics: [MetricValue]) {
         self.key = key
@@ -139,16 +154,19 @@ public struct MetricValue: Sendable, Equatable {
     /// count / denominator, or the mean net revenue per user.
     public var rate: Double?
     public var ci: Bounds?
-    /// Total net revenue (`revenue_per_user` only).
+    /// Total net revenue, capped (revenue metrics only).
     public var sum: Double?
+    /// The revenue cap applied to each user (revenue metrics with `metrics.revenue_cap` only).
+    public var cap: Double?
     public var nullReason: String?
-    public init(metric: Metric, count: Int, denominator: Int, rate: Double?, ci: Bounds?, sum: Double? = nil, nullReason: String? = nil) {
+    public init(metric: Metric, count: Int, denominator: Int, rate: Double?, ci: Bounds?, sum: Double? = nil, cap: Double? = nil, nullReason: String? = nil) {
         self.metric = metric
         self.count = count
         self.denominator = denominator
         self.rate = rate
         self.ci = ci
         self.sum = sum
+        self.cap = cap
         self.nullReason = nullReason
     }
 }
@@ -164,9 +182,9 @@ public struct ComparisonResult: Sendable, Equatable {
     public var pValue: Double?
     /// Holm-adjusted across the treatments of this metric (equal to `pValue` with one treatment).
     public var pValueAdjusted: Double?
-    /// P(rate_variant > rate_control) under Beta(1, 1) priors (SPEC §5); nil for revenue.
+    /// P(variant > control): Beta(1, 1) priors for rates, the normal approximation for revenue (SPEC §5).
     public var chanceToWin: Double?
-    /// E[max(rate_control − rate_variant, 0)].
+    /// E[max(control − variant, 0)].
     public var expectedLoss: Double?
     /// The expected shortfall of shipping the variant: `expectedLoss` for higher-is-better metrics,
     /// E[max(rate_variant − rate_control, 0)] for cancel rates (where a rise is the loss).
@@ -176,6 +194,8 @@ public struct ComparisonResult: Sendable, Equatable {
     public var sequentialCI: Bounds?
     /// "z-test" for rates, "welch" for revenue per user.
     public var test: String
+    /// The per-user revenue cap the figures used (revenue metrics; nil when uncapped).
+    public var cap: Double?
     /// Field name (as in JSON) to why it is null.
     public var nullReasons: [String: String]
 
@@ -258,6 +278,28 @@ public struct ConversionCurve: Sendable, Equatable {
             self.day = day
             self.users = users
             self.rate = rate
+        }
+    }
+    public init(key: String, points: [Point]) {
+        self.key = key
+        self.points = points
+    }
+}
+
+/// Cumulative net revenue per exposed user by day since first exposure for one variant (realised LTV).
+public struct RevenueCurve: Sendable, Equatable {
+    public var key: String
+    public var points: [Point]
+    public struct Point: Sendable, Equatable {
+        public var day: Int
+        /// Users followed at least `day` days.
+        public var users: Int
+        /// Nil when nobody has been followed that long.
+        public var revenuePerUser: Double?
+        public init(day: Int, users: Int, revenuePerUser: Double?) {
+            self.day = day
+            self.users = users
+            self.revenuePerUser = revenuePerUser
         }
     }
     public init(key: String, points: [Point]) {

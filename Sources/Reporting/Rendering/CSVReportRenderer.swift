@@ -2,12 +2,13 @@ import ExperimentDefinitions
 import Foundation
 
 /// The report as CSV (RFC 4180): one row per (variant, metric), the comparison with the
-/// control in the same row (empty for the control). Rates are fractions, as in the JSON.
+/// control in the same row (empty for the control). Rates are fractions, as in the JSON; `cap` is the
+/// per-user revenue cap a revenue metric used (empty when uncapped or not revenue).
 public enum CSVReportRenderer {
     public static let header = [
         "experiment", "variant", "is_control", "metric", "users", "count", "denominator", "rate", "ci_lower", "ci_upper",
         "absolute_diff", "absolute_ci_lower", "absolute_ci_upper", "relative_lift", "relative_ci_lower", "relative_ci_upper",
-        "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value",
+        "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value", "cap",
     ]
 
     public static func render(_ r: Report) -> String {
@@ -16,11 +17,12 @@ public enum CSVReportRenderer {
             for m in v.metrics {
                 let c = v.isControl ? nil : r.comparison(v.key, m.metric)
                 let fields: [String] = [
-                    text(r.experimentID), text(v.key), v.isControl ? "true" : "false", m.metric.rawValue, String(v.users), String(m.count),
+                    text(r.experimentID), text(v.key), v.isControl ? "true" : "false", m.metric.name, String(v.users), String(m.count),
                     String(m.denominator), num(m.rate), num(m.ci?.lower), num(m.ci?.upper),
                     num(c?.absoluteDiff), num(c?.absoluteCI?.lower), num(c?.absoluteCI?.upper),
                     num(c?.relativeLift), num(c?.relativeCI?.lower), num(c?.relativeCI?.upper),
                     num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
+                    num(m.cap),
                 ]
                 out += fields.joined(separator: ",") + "\r\n"
             }

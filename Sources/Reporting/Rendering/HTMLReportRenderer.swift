@@ -38,16 +38,18 @@ public enum HTMLReportRenderer {
         b += "<section><h2>Metrics by variant</h2><p class=\"muted\">Rate with its \(r.confidenceLabel) interval.</p><div class=\"scroll\"><table><thead><tr><th>metric</th>"
         for v in r.variants { b += "<th>\(escape(v.key))\(v.isControl ? " <span class=\"muted\">(control)</span>" : "")</th>" }
         b += "</tr></thead><tbody><tr><td>users</td>" + r.variants.map { "<td class=\"num\">\(ReportFormat.count($0.users))</td>" }.joined() + "</tr>"
-        for metric in Metric.allCases {
+        for metric in r.metrics {
             b += "<tr><td>\(ReportFormat.title(metric))\(metric == r.primaryMetric ? " <span class=\"tag\">primary</span>" : "")</td>"
             for v in r.variants {
                 guard let m = v.metric(metric), m.rate != nil else { b += "<td class=\"num\">n/a</td>"; continue }
                 b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci)))</span>"
-                b += "<br><span class=\"ci\">\(ReportFormat.count(metric == .revenuePerUser ? m.count : m.count)) of \(ReportFormat.count(m.denominator))\(metric == .revenuePerUser ? " paid" : "")</span></td>"
+                b += "<br><span class=\"ci\">\(ReportFormat.count(m.count)) of \(ReportFormat.count(m.denominator))\(metric.isRevenue ? " paid" : "")</span></td>"
             }
             b += "</tr>"
         }
-        b += "</tbody></table></div></section>\n"
+        b += "</tbody></table></div>"
+        if let note = ReportFormat.capNote(r) { b += "<p class=\"muted\">\(escape(note))</p>" }
+        b += "</section>\n"
 
         if !r.comparisons.isEmpty {
             b += "<section><h2>Against the control (<code>\(escape(r.control.key))</code>)</h2>"
@@ -64,7 +66,7 @@ public enum HTMLReportRenderer {
                 b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.pValue)))</td><td class=\"num\">\(escape(ReportFormat.pValue(c.pValueAdjusted)))</td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.probability(c.chanceToBeBetter)))</td>"
-                b += "<td class=\"num\">\(c.metric == .revenuePerUser ? "n/a" : escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped)))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped)))</td>"
                 if r.sequential {
                     b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI)))</td>"
                 }
@@ -75,6 +77,9 @@ public enum HTMLReportRenderer {
 
         b += "<section><h2>Cumulative paid conversion</h2><figure><div class=\"chartbox\">\(SVGCharts.conversionChart(r))</div>"
         b += "<figcaption>Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.</figcaption></figure></section>\n"
+
+        b += "<section><h2>Revenue per user by day</h2><figure><div class=\"chartbox\">\(SVGCharts.revenueChart(r))</div>"
+        b += "<figcaption>Cumulative net revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(capCaption(r)). Curves stop where fewer than 20 users have been followed that long.</figcaption></figure></section>\n"
 
         b += "<section><h2>Subscriptions still active</h2><figure><div class=\"chartbox\">\(SVGCharts.survivalChart(r))</div>"
         b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(ReportFormat.date(r.asOf))). "
@@ -98,9 +103,15 @@ public enum HTMLReportRenderer {
             }
             b += "</section>\n"
         }
-        b += "<footer class=\"muted\">abctl report · rates are Wilson intervals; differences unpooled Wald; lifts delta-method; p-values pooled z-test (Welch for revenue), Holm-adjusted across treatments; chance to win from Beta(1, 1) priors.</footer>\n"
+        b += "<footer class=\"muted\">abctl report · rates are Wilson intervals; differences unpooled Wald; lifts delta-method; p-values pooled z-test (Welch for revenue), Holm-adjusted across treatments; chance to win from Beta(1, 1) priors (for revenue, the normal approximation of the difference).</footer>\n"
         b += "</main>\n</body>\n</html>\n"
         return b
+    }
+
+    /// ", each user's revenue capped at …", when the report caps revenue.
+    static func capCaption(_ r: Report) -> String {
+        guard let cap = r.variants.first?.metric(.revenuePerUser)?.cap else { return "" }
+        return "; each user's revenue capped at \(escape(ReportFormat.money(cap)))"
     }
 
     /// Escapes text for HTML element content and quoted attribute values.

@@ -17,6 +17,7 @@ public enum JSONReportRenderer {
             ("experiment", .string(r.experimentID)),
             ("generated_at", .string(RFC3339.format(r.generatedAt))),
             ("users", .number(Double(r.users))),
+            ("crossover_users", .number(Double(r.crossoverUsers))),
             ("srm", srm(r.srm)),
             ("variants", .array(r.variants.map(variant))),
             ("comparisons", .array(r.comparisons.map(comparison))),
@@ -37,14 +38,19 @@ public enum JSONReportRenderer {
             ("since", r.since.map { .string(RFC3339.format($0)) } ?? .null),
             ("until", r.until.map { .string(RFC3339.format($0)) } ?? .null),
             ("alpha", .number(r.alpha)),
-            ("primary_metric", .string(r.primaryMetric.rawValue)),
-            ("guardrails", .array(r.guardrails.map { .string($0.rawValue) })),
+            ("primary_metric", .string(r.primaryMetric.name)),
+            ("guardrails", .array(r.guardrails.map { .string($0.name) })),
+            ("secondary", .array(r.secondary.map { .string($0.name) })),
+            ("revenue_cap", revenueCap(r.revenueCap)),
             ("minimum_effect", .number(r.minimumEffect)),
             ("sequential", .bool(r.sequential)),
             ("required_users_per_variant", int(r.requiredUsersPerVariant)),
             ("health", .array(r.health.map { .object([("level", .string($0.level.rawValue)), ("code", .string($0.code)), ("message", .string($0.message))]) })),
             ("conversion_by_day", .object(r.conversionByDay.map { curve in
                 (curve.key, .array(curve.points.map { .object([("day", .number(Double($0.day))), ("users", .number(Double($0.users))), ("rate", num($0.rate))]) }))
+            })),
+            ("revenue_by_day", .object(r.revenueByDay.map { curve in
+                (curve.key, .array(curve.points.map { .object([("day", .number(Double($0.day))), ("users", .number(Double($0.users))), ("revenue_per_user", num($0.revenuePerUser))]) }))
             })),
             ("copy_source_paid", .object(r.copySources.map { split in
                 (split.variant, .object(split.sources.map { ($0.source, .number(Double($0.paid))) }))
@@ -59,6 +65,15 @@ public enum JSONReportRenderer {
     static func num(_ x: Double?) -> JSONValue {
         guard let x, x.isFinite else { return .null }
         return .number(x)
+    }
+
+    /// `{"percentile": p}`, `{"absolute": x}` or null, as the experiment file says.
+    static func revenueCap(_ cap: RevenueCap?) -> JSONValue {
+        switch cap {
+        case nil: .null
+        case .percentile(let p): .object([("percentile", .number(p))])
+        case .absolute(let x): .object([("absolute", .number(x))])
+        }
     }
 
     static func int(_ x: Int?) -> JSONValue { x.map { .number(Double($0)) } ?? .null }
@@ -84,8 +99,9 @@ public enum JSONReportRenderer {
                 var fields: [(String, JSONValue)] = [("count", .number(Double(m.count))), ("rate", num(m.rate)), ("ci", bounds(m.ci)),
                                                      ("denominator", .number(Double(m.denominator)))]
                 if let sum = m.sum { fields.append(("sum", num(sum))) }
+                if m.metric.isRevenue { fields.append(("cap", num(m.cap))) }
                 if let reason = m.nullReason { fields.append(("null_reason", .string(reason))) }
-                return (m.metric.rawValue, .object(fields))
+                return (m.metric.name, .object(fields))
             })),
             ("control", .bool(v.isControl)),
         ])
@@ -94,7 +110,7 @@ public enum JSONReportRenderer {
     static func comparison(_ c: ComparisonResult) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("variant", .string(c.variant)),
-            ("metric", .string(c.metric.rawValue)),
+            ("metric", .string(c.metric.name)),
             ("absolute_diff", num(c.absoluteDiff)),
             ("absolute_ci", bounds(c.absoluteCI)),
             ("relative_lift", num(c.relativeLift)),
@@ -108,6 +124,7 @@ public enum JSONReportRenderer {
             ("chance_to_be_better", num(c.chanceToBeBetter)),
             ("expected_loss_if_shipped", num(c.expectedLossIfShipped)),
         ]
+        if c.metric.isRevenue { fields.append(("cap", num(c.cap))) }
         if c.sequentialPValue != nil || c.sequentialCI != nil {
             fields.append(("sequential_p_value", num(c.sequentialPValue)))
             fields.append(("sequential_ci", bounds(c.sequentialCI)))

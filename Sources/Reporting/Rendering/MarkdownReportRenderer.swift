@@ -30,12 +30,14 @@ public enum MarkdownReportRenderer {
         out += "| metric | " + r.variants.map { esc($0.key) + ($0.isControl ? " (control)" : "") }.joined(separator: " | ") + " |\n"
         out += "|---|" + r.variants.map { _ in "---:" }.joined(separator: "|") + "|\n"
         out += "| users | " + r.variants.map { ReportFormat.count($0.users) }.joined(separator: " | ") + " |\n"
-        for metric in Metric.allCases {
+        for metric in r.metrics {
             out += "| \(ReportFormat.title(metric)) | " + r.variants.map { v in
                 guard let m = v.metric(metric), m.rate != nil else { return "n/a" }
                 return "\(ReportFormat.value(metric, m.rate)) \(ReportFormat.interval(metric, m.ci))"
             }.joined(separator: " | ") + " |\n"
         }
+
+        if let note = ReportFormat.capNote(r) { out += "\n\(esc(note))\n" }
 
         if !r.comparisons.isEmpty {
             out += "\n## Against the control (`\(code(r.control.key))`)\n\n"
@@ -49,7 +51,7 @@ public enum MarkdownReportRenderer {
                 out += "| \(esc(c.variant)) | \(metricName) | \(ReportFormat.difference(c.metric, c.absoluteDiff)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI))\(mark) "
                 out += "| \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI)) | \(ReportFormat.pValue(c.pValue)) "
                 out += "| \(ReportFormat.pValue(c.pValueAdjusted)) | \(ReportFormat.probability(c.chanceToBeBetter)) "
-                out += "| \(c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLossIfShipped)) |\n"
+                out += "| \(ReportFormat.loss(c.metric, c.expectedLossIfShipped)) |\n"
             }
             if r.sequential {
                 out += "\nAlways-valid (sequential) results, safe to check every day:\n\n| variant | metric | p (always valid) | interval (always valid) |\n|---|---|---:|---:|\n"

@@ -3,23 +3,23 @@ import Foundation
 
 /// Number and label formatting shared by the human-readable renderers (text, Markdown, HTML, CSV's headers).
 enum ReportFormat {
-    static func title(_ m: Metric) -> String {
-        switch m {
-        case .trialStartRate: "Trial starts"
-        case .paidConversion: "Paid conversion"
-        case .trialToPaid: "Trial to paid"
-        case .day0CancelRate: "Day-0 cancels"
-        case .trialCancelRate: "Cancels during trial"
-        case .revenuePerUser: "Revenue per user"
-        }
-    }
+    static func title(_ m: Metric) -> String { m.title }
 
     /// What the rate is out of, in words.
-    static func denominatorWord(_ m: Metric) -> String {
-        switch m {
-        case .trialToPaid, .day0CancelRate, .trialCancelRate: "trial starters"
-        default: "users"
+    static func denominatorWord(_ m: Metric) -> String { m.unit.words }
+
+    /// A sentence on `metrics.revenue_cap` and the cap each revenue metric used, or nil without a cap.
+    static func capNote(_ r: Report) -> String? {
+        guard let config = r.revenueCap else { return nil }
+        let rule = switch config {
+        case .percentile(let p): "the \(JSONValue.format(p * 100))th percentile of paying users' revenue, pooled over the variants"
+        case .absolute(let x): "a fixed \(money(x))"
         }
+        let caps = r.metrics.filter(\.isRevenue).compactMap { m -> String? in
+            guard let cap = r.variants.first?.metric(m)?.cap else { return nil }
+            return "\(title(m).lowercased()) \(money(cap))"
+        }
+        return "Each user's net revenue is capped at \(rule) before every revenue figure" + (caps.isEmpty ? "." : ": \(caps.joined(separator: ", ")).")
     }
 
     static func percent(_ x: Double?, digits: Int = 2) -> String {
@@ -49,18 +49,18 @@ enum ReportFormat {
     }
 
     /// The value of a metric: a percentage for rates, money for revenue per user.
-    static func value(_ m: Metric, _ x: Double?) -> String { m == .revenuePerUser ? money(x) : percent(x) }
+    static func value(_ m: Metric, _ x: Double?) -> String { m.isRevenue ? money(x) : percent(x) }
 
     static func interval(_ m: Metric, _ b: Bounds?) -> String {
         guard let b else { return "" }
-        return m == .revenuePerUser ? "[\(money(b.lower)), \(money(b.upper))]" : "[\(percent(b.lower)), \(percent(b.upper))]"
+        return m.isRevenue ? "[\(money(b.lower)), \(money(b.upper))]" : "[\(percent(b.lower)), \(percent(b.upper))]"
     }
 
-    static func difference(_ m: Metric, _ x: Double?) -> String { m == .revenuePerUser ? signedMoney(x) : points(x) }
+    static func difference(_ m: Metric, _ x: Double?) -> String { m.isRevenue ? signedMoney(x) : points(x) }
 
     static func differenceInterval(_ m: Metric, _ b: Bounds?) -> String {
         guard let b else { return "" }
-        return m == .revenuePerUser ? "[\(signedMoney(b.lower)), \(signedMoney(b.upper))]" : "[\(points(b.lower)), \(points(b.upper))]"
+        return m.isRevenue ? "[\(signedMoney(b.lower)), \(signedMoney(b.upper))]" : "[\(points(b.lower)), \(points(b.upper))]"
     }
 
     static func liftInterval(_ b: Bounds?) -> String {
@@ -89,8 +89,11 @@ enum ReportFormat {
 
     static func loss(_ m: Metric, _ x: Double?) -> String {
         guard let x, x.isFinite else { return "n/a" }
-        return String(format: "%.3f pp", x * 100)
+        return m.isRevenue ? String(format: "%.3f", x) : String(format: "%.3f pp", x * 100)
     }
+
+    /// Whether the verdict reads a comparison's always-valid p-value: rates without a horizon of sequential experiments.
+    static func readsSequential(_ m: Metric, sequential: Bool) -> Bool { sequential && !m.isRevenue && m.horizonDays == nil }
 
     static func count(_ n: Int) -> String {
         let digits = String(abs(n))
@@ -108,7 +111,7 @@ enum ReportFormat {
     /// experiments the always-valid one, counted only when its interval contains today's difference
     /// (see `sequentialConflict`) and not zero.
     static func decisive(_ c: ComparisonResult, alpha: Double, sequential: Bool) -> Bool {
-        guard sequential && c.metric != .revenuePerUser else { return (c.pValueAdjusted ?? 1) < alpha }
+        guard readsSequential(c.metric, sequential: sequential) else { return (c.pValueAdjusted ?? 1) < alpha }
         guard let p = c.sequentialPValue, p < alpha, let ci = c.sequentialCI, let d = c.absoluteDiff else { return false }
         return ci.contains(d) && !ci.contains(0)
     }

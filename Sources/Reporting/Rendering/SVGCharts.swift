@@ -55,7 +55,7 @@ enum SVGCharts {
 
     /// Lines of (x, y) per series with axes. `yPercent` labels the y axis in percent.
     static func lineChart(series: [(name: String, color: String, points: [(Double, Double)], step: Bool)], xMax: Double, yMin: Double, yMax: Double,
-                          xLabel: String, yLabel: String, aria: String) -> String {
+                          xLabel: String, yLabel: String, aria: String, yTick: ((Double) -> String)? = nil) -> String {
         let width = 720.0, height = 320.0, left = 56.0, right = 16.0, top = 16.0, bottom = 58.0
         let pw = width - left - right, ph = height - top - bottom
         func x(_ v: Double) -> Double { left + min(max(v, 0), xMax) / xMax * pw }
@@ -63,7 +63,7 @@ enum SVGCharts {
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
         for t in ticks(yMin, yMax, count: 5) {
             s += "<line x1=\"\(f(left))\" y1=\"\(f(y(t)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(t)))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(ReportFormat.percent(t, digits: yMax - yMin < 0.05 ? 1 : 0)))</text>"
+            s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(yTick?(t) ?? ReportFormat.percent(t, digits: yMax - yMin < 0.05 ? 1 : 0)))</text>"
         }
         for t in ticks(0, xMax, count: 6) {
             s += "<text x=\"\(f(x(t)))\" y=\"\(f(top + ph + 16))\" text-anchor=\"middle\" class=\"tick\">\(Int(t.rounded()))</text>"
@@ -105,6 +105,21 @@ enum SVGCharts {
         guard series.contains(where: { !$0.points.isEmpty }) else { return "<p class=\"muted\">No users yet.</p>" }
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
                          xLabel: "days since first exposure", yLabel: "paid so far", aria: "Cumulative paid conversion by day since first exposure, per variant")
+    }
+
+    /// Realised LTV: cumulative net revenue per exposed user by day since first exposure, per variant,
+    /// each user counted for the days followed; a curve stops where fewer than 20 users were followed that long.
+    static func revenueChart(_ r: Report) -> String {
+        var yMax = 0.0
+        let series = r.revenueByDay.enumerated().map { i, curve in
+            let pts = curve.points.filter { $0.users >= 20 }.compactMap { p in p.revenuePerUser.map { (Double(p.day), $0) } }
+            yMax = max(yMax, pts.map(\.1).max() ?? 0)
+            return (name: curve.key, color: color(i), points: pts, step: false)
+        }
+        guard series.contains(where: { !$0.points.isEmpty }), yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
+        return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
+                         xLabel: "days since first exposure", yLabel: "revenue per user", aria: "Cumulative revenue per exposed user by day since first exposure, per variant",
+                         yTick: { ReportFormat.money($0) })
     }
 
     static func survivalChart(_ r: Report) -> String {

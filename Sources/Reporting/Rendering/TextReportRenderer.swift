@@ -37,7 +37,7 @@ public enum TextReportRenderer {
         out += "\n" + paint("METRICS BY VARIANT", bold) + " (rate [\(r.confidenceLabel) interval])\n"
         var table = TextTable(["metric"] + r.variants.map { clean($0.key) + ($0.isControl ? " (control)" : "") })
         table.add(["users"] + r.variants.map { ReportFormat.count($0.users) })
-        for metric in Metric.allCases {
+        for metric in r.metrics {
             table.add([ReportFormat.title(metric)] + r.variants.map { v in
                 guard let m = v.metric(metric) else { return "" }
                 guard m.rate != nil else { return "n/a" }
@@ -45,6 +45,7 @@ public enum TextReportRenderer {
             })
         }
         out += table.render(color: color)
+        if let note = ReportFormat.capNote(r) { out += "  \(note)\n" }
 
         if !r.comparisons.isEmpty {
             out += "\n" + paint("AGAINST THE CONTROL", bold) + " (\"\(clean(r.control.key))\")\n"
@@ -65,7 +66,7 @@ public enum TextReportRenderer {
                     TextTable.Cell(text: ReportFormat.pValue(c.pValue)),
                     TextTable.Cell(text: ReportFormat.pValue(c.pValueAdjusted)),
                     TextTable.Cell(text: ReportFormat.probability(c.chanceToBeBetter)),
-                    TextTable.Cell(text: c.metric == .revenuePerUser ? "n/a" : ReportFormat.loss(c.metric, c.expectedLossIfShipped)),
+                    TextTable.Cell(text: ReportFormat.loss(c.metric, c.expectedLossIfShipped)),
                 ])
             }
             out += comp.render(color: color)

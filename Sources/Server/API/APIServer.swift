@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import CopyGeneration
 import PaywallCopy
 import Synchronization
 

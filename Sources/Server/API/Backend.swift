@@ -1,20 +1,21 @@
 import Assignment
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
+import CopyGeneration
 import PaywallCopy
 
-/// What the API runs on besides the experiment files: the event store, and the engines built per snapshot.
+/// What the API runs on besides the experiment files: the store, and the engines built per snapshot.
 public final class Backend: Sendable {
-    public let store: EventStore
-    /// Sticky assignment's reads, one `SELECT` each (see `ExposureLookup`).
-    let exposures: ExposureLookup
+    public let store: any EventStore
+    /// Sticky assignment's reads, kept apart from the store's other readers.
+    let exposures: any StickyReader
 
-    /// Opens (creating and migrating) the store; `readers` idle read connections are kept for
-    /// sticky lookups, one per server thread so none is opened per request.
-    init(databasePath: String, readers: Int) throws {
-        store = try EventStore(path: databasePath, options: .init(durability: .full, maxIdleReaders: readers))
-        exposures = try ExposureLookup(store: store, maxIdle: readers)
+    /// Takes the store `abctl` opened; `readers` idle connections are kept for sticky lookups,
+    /// one per server thread so none is opened per request.
+    init(store: any EventStore, readers: Int) throws {
+        self.store = store
+        exposures = try store.makeStickyReader(maxIdle: readers)
     }
 
     /// Loads the folder and builds everything a snapshot holds.
@@ -38,7 +39,7 @@ public final class Backend: Sendable {
 
 /// Sticky assignment (SPEC §2): the variant a user was first exposed to, from the store's facts.
 struct StoreStickyLookup: StickyLookup {
-    let exposures: ExposureLookup
+    let exposures: any StickyReader
 
     func stickyVariant(experimentID: String, userID: String) -> String? {
         do {

@@ -1,9 +1,10 @@
-import EventStore
+import CopyGeneration
+import Events
 import PaywallCopy
 
 /// Keeps the lines the generator accepted in the store's `copy_cache`, so they outlive a restart.
 struct StoreCopyLineCache: CopyLineCache {
-    let store: EventStore
+    let store: any CopyLineStore
 
     func cachedLine(experiment: String, variant: String, brief: String) -> String? {
         do {

@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import ExperimentDefinitions
 
 extension APIServer {

@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Reporting
@@ -10,18 +10,20 @@ enum DemoCommand {
         name: "demo",
         abstract: "Validate Experiments/, simulate users and write reports, in one go.",
         discussion: """
-        Validate the experiments folder, simulate users with the shipped Chorus+ truth into the
+        Validate the experiments folder, simulate users with the truth of <experiments>/simulation/chorus-plus-truth.json
+          (the shipped Chorus+ story; --truth names another) into the
           database (the same seed stores the same events, so a rerun adds nothing), then write an HTML and
           a Markdown report per experiment into Reports/ and print each verdict. Reports are dated at the
           end of the simulated window, so the same seed gives the same reports.
         """,
-        usage: "[--users <n>] [--seed <s>] [--days <d>] [--db <path>] [--experiments <dir>] [--out <dir>]",
+        usage: "[--users <n>] [--seed <s>] [--days <d>] [--db <path>] [--experiments <dir>] [--truth <file>] [--out <dir>]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "Simulated users (default: 100000)."),
             OptionSpec(name: "--seed", valueName: "s", help: "Random seed (default: 42)."),
             OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive (default: 14)."),
-            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
             OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
+            OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: <experiments>/simulation/chorus-plus-truth.json)."),
             OptionSpec(name: "--out", valueName: "dir", help: "Where reports go (default: Reports/)."),
         ],
         run: run
@@ -42,16 +44,20 @@ enum DemoCommand {
         print(DiagnosticPrinter.text(validation, color: Terminal.stdoutSupportsColor).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
         guard let catalog = validation.catalog else { throw CLIError.checkFailed("fix the experiment files, then run the demo again") }
 
-        print("2. simulate \(users) users (seed \(seed)) into \(db)")
-        let result = try SimulateCommand.simulate(catalog: catalog, truth: .chorusDefault, users: users, seed: seed, days: days, db: db)
+        let truthPath = args.value("--truth") ?? folder + "/simulation/chorus-plus-truth.json"
+        guard args.value("--truth") != nil || FileManager.default.fileExists(atPath: truthPath) else {
+            throw CLIError.usage("no truth file at '\(truthPath)'; name one with --truth", command: "demo")
+        }
+        let truth = try SimulateCommand.loadTruth(truthPath, command: "demo")
+        print("2. simulate \(users) users (seed \(seed)) into \(db) with the truth of \(truthPath)")
+        let result = try SimulateCommand.simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, db: db)
         print(SimulateCommand.describe(result).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
 
         print("3. report into \(out)/")
         do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
             throw CLIError.runtime("cannot create '\(out)': \(error.localizedDescription)")
         }
-        let store: EventStore
-        do { store = try EventStore(path: db) } catch { throw CLIError.runtime("cannot open '\(db)': \(error)") }
+        let store = try StoreOpener.open(db)
         defer { store.close() }
         let options = ReportOptions(generatedAt: result.0.observedUntil)
         for experiment in catalog.experiments {

@@ -1,5 +1,5 @@
 import Dispatch
-import EventStore
+import Events
 import Foundation
 import Synchronization
 
@@ -22,7 +22,7 @@ enum IngestCommand {
         usage: "<file> [--db <path>] [--experiments <dir>]",
         arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.")],
         options: [
-            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
             OptionSpec(name: "--experiments", valueName: "dir",
                        help: "Experiment folder; exposures must name one of its experiments and variants (default: Experiments/ when present).",
                        environment: "ABCTL_EXPERIMENTS"),
@@ -43,7 +43,7 @@ enum IngestCommand {
                                  command: "ingest")
         }
         let environment = ProcessInfo.processInfo.environment
-        let dbPath = args.value("--db") ?? environment["ABCTL_DB"] ?? "abctl.sqlite"
+        let dbPath = Defaults.database(args.value("--db"))
         let commitEvery = environment["ABCTL_INGEST_COMMIT_EVERY"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCommitEvery
         let catalog = try loadCatalog(args.value("--experiments") ?? environment["ABCTL_EXPERIMENTS"])
 
@@ -57,14 +57,7 @@ enum IngestCommand {
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
 
-        let store: EventStore
-        do {
-            var options = EventStore.Options()
-            if let mib = environment["ABCTL_CACHE_MIB"].flatMap({ Int($0) }) { options.pageCacheMiB = mib }
-            store = try EventStore(path: dbPath, options: options)
-        } catch {
-            throw CLIError.runtime("cannot open the event store: \(error)")
-        }
+        let store = try StoreOpener.open(dbPath, .init(cacheMiB: environment["ABCTL_CACHE_MIB"].flatMap { Int($0) }))
         defer { store.close() }
 
         let parser = EventParser(catalog: catalog)
@@ -118,17 +111,17 @@ enum IngestCommand {
                 }
             }
             send()
-            try store.flush()
         } catch is StopIngest {
             // The store failed; its error is reported below.
-        } catch let error as StoreError {
-            tally.record(.failure(error))
         } catch {
             try? store.flush()
             inFlight.wait()
             flushErrors()
             progress.clear()
             throw CLIError.runtime("cannot read '\(input)': \(error)")
+        }
+        if !tally.failed {
+            do { try store.flush() } catch { tally.record(.failure(error)) }
         }
         inFlight.wait()
         flushErrors()

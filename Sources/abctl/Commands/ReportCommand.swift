@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Reporting
@@ -24,7 +24,7 @@ enum ReportCommand {
         usage: "[<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] [--out <dir>] [--since <date>] [--until <date>] [--alpha <a>]",
         arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
         options: [
-            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
             OptionSpec(name: "--experiments", valueName: "dir", help: "The experiment folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
             OptionSpec(name: "--format", valueName: "format", help: "Output format (default: text).", choices: formats),
             OptionSpec(name: "--out", valueName: "dir", help: "Write every report into this folder as <experiment>.<ext>."),
@@ -58,12 +58,7 @@ enum ReportCommand {
         } catch {
             throw CLIError.checkFailed(error.description)
         }
-        let dbPath = Defaults.database(args.value("--db"))
-        guard FileManager.default.fileExists(atPath: dbPath) else {
-            throw CLIError.runtime("no database at '\(dbPath)'; store events with 'abctl ingest' first, or pass --db")
-        }
-        let store: EventStore
-        do { store = try EventStore(path: dbPath) } catch { throw CLIError.runtime("cannot open '\(dbPath)': \(error)") }
+        let store = try StoreOpener.open(Defaults.database(args.value("--db")), .init(mustExist: true))
         defer { store.close() }
 
         var experiments: [Experiment] = []

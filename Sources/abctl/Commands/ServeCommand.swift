@@ -22,7 +22,7 @@ enum ServeCommand {
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it."),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on (default: 127.0.0.1)."),
-            OptionSpec(name: "--db", valueName: "path", help: "The event store (default: abctl.sqlite, or ABCTL_DB)."),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite, or ABCTL_DB) or a postgres:// URL."),
             OptionSpec(name: "--experiments", valueName: "dir", help: "Experiment files (default: Experiments/, or ABCTL_EXPERIMENTS)."),
             OptionSpec(name: "--keys-file", valueName: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS)."),
             OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted (default: 16777216); larger gets 413."),
@@ -55,6 +55,8 @@ enum ServeCommand {
         let copyGeneration = try copyGenerationOptions(args, environment: environment)
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"].flatMap { $0.isEmpty ? nil : $0 }
 
+        let store = try StoreOpener.open(Defaults.database(args.value("--db")), .init(readers: threads + 2))
+        defer { store.close() }
         let configuration = Server.Configuration(
             http: HTTPDaemon.Configuration(host: args.value("--host") ?? "127.0.0.1", port: UInt16(port), threads: threads,
                                            maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
@@ -62,7 +64,7 @@ enum ServeCommand {
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: Defaults.experimentsDirectory(args.value("--experiments")),
                                    copyGeneration: copyGeneration),
-            databasePath: Defaults.database(args.value("--db")))
+            store: store)
         do {
             let server = try Server(configuration: configuration)
             try server.run { port in

@@ -1,5 +1,5 @@
 import Assignment
-import EventStore
+import Events
 import ExperimentDefinitions
 import Foundation
 import Simulation
@@ -16,16 +16,17 @@ enum SimulateCommand {
           real store. The same seed gives the same events; running it twice stores nothing new.
           The truth file is JSON: {"default": {rates}, "experiments": {EXPERIMENT: {VARIANT: {rates}}},
           "ai_copy": {...}, "population": {...}} with rates trial_start, day0_cancel, later_cancel, convert,
-          direct_purchase, annual_share, renewal, refund, exposure_loss (see README). Without one, the shipped
-          Chorus+ truth is used.
+          direct_purchase, annual_share, renewal, refund, exposure_loss (see README). Variants the file does not
+          name behave by its default rates; without a file every variant behaves the same (an A/A test). The
+          shipped Chorus+ story is Experiments/simulation/chorus-plus-truth.json.
         """,
         usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive."),
             OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
-            OptionSpec(name: "--db", valueName: "path", help: "The SQLite database (default: abctl.sqlite).", environment: "ABCTL_DB"),
+            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
             OptionSpec(name: "--seed", valueName: "s", help: "Random seed (default: 1)."),
-            OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: the Chorus+ truth)."),
+            OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: every variant the same)."),
             OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive (default: 14)."),
         ],
         run: run
@@ -46,16 +47,15 @@ enum SimulateCommand {
         return .success
     }
 
-    static func loadTruth(_ path: String?) throws -> Truth {
-        guard let path else { return .chorusDefault }
-        do { return try Truth.load(path: path, base: .chorusDefault) } catch { throw CLIError.usage(error.message, command: "simulate") }
+    static func loadTruth(_ path: String?, command: String = "simulate") throws -> Truth {
+        guard let path else { return Truth() }
+        do { return try Truth.load(path: path) } catch { throw CLIError.usage(error.message, command: command) }
     }
 
     /// Runs the simulation into the database at `db`, with a progress bar on a terminal.
     static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, db: String) throws -> (Simulator.Summary, TimeInterval) {
-        let store: EventStore
         // Simulated events acknowledge nobody, so a commit need not wait for the disk (a crash loses only a rerun).
-        do { store = try EventStore(path: db, options: .init(durability: .normal)) } catch { throw CLIError.runtime("cannot open the event store \(db): \(error)") }
+        let store = try StoreOpener.open(db, .init(durable: false))
         defer { store.close() }
         let assigner: Assigner
         do { assigner = try Assigner(catalog: catalog) } catch { throw CLIError.runtime("cannot build the assigner: \(error)") }

@@ -127,17 +127,23 @@ for user, evs in sorted(by_user.items()):
         return None
     trial = first_of("trial_started")
     revenue = 0.0
+    entries = []  # (seconds after the first exposure, amount) of each revenue event
     for e in after:
+        amount = 0.0
         if e["type"] in ("purchased", "converted", "renewed"):
-            revenue += e.get("revenue", 0)
+            amount = e.get("revenue", 0)
         elif e["type"] == "refunded":
-            revenue -= abs(e.get("revenue", 0))
+            amount = -abs(e.get("revenue", 0))
+        if amount != 0:
+            revenue += amount
+            entries.append([parse(e["ts"]) - t0, amount])
     facts.append({
         "user_id": user, "variant": first["variant"], "first_exposure": t0, "trial_start": trial,
         "first_paid": first_of("converted", "purchased"), "first_converted": first_of("converted"),
         "first_cancel": first_of("cancelled", since=trial if trial is not None else t0),
-        "net_revenue": round(revenue, 10), "copy_source": first.get("copy_source"),
-        "copy_fallback_reason": first.get("copy_fallback_reason"),
+        "refunded_at": first_of("refunded"), "net_revenue": round(revenue, 10), "revenue_entries": entries,
+        "crossed_over": any(e["variant"] != first["variant"] for e in exposures[1:]),
+        "copy_source": first.get("copy_source"), "copy_fallback_reason": first.get("copy_fallback_reason"),
     })
 with open(os.path.join(HERE, "facts.ndjson"), "w") as f:
     for row in facts:
@@ -147,24 +153,83 @@ with open(os.path.join(HERE, "facts.ndjson"), "w") as f:
 counted = [r for r in facts if r["user_id"] not in FORCED]
 z = stats.norm.ppf(1 - ALPHA / 2)
 
+# The metric table of SPEC section 5: name -> (unit fact, numerator fact, or None for mean net revenue).
+TABLE = {
+    "trial_start_rate": ("exposure", "trial_start"),
+    "paid_conversion": ("exposure", "paid"),
+    "trial_to_paid": ("trial_start", "converted"),
+    "day0_cancel_rate": ("trial_start", "day0_cancel"),
+    "trial_cancel_rate": ("trial_start", "trial_cancel"),
+    "revenue_per_user": ("exposure", None),
+    "refund_rate": ("paid", "refund"),
+}
+NAMED = [EXPERIMENT["metrics"]["primary"]] + EXPERIMENT["metrics"].get("guardrails", []) + EXPERIMENT["metrics"].get("secondary", [])
+METRICS = list(TABLE) + [m for m in dict.fromkeys(NAMED) if m not in TABLE]
+CAP = EXPERIMENT["metrics"].get("revenue_cap")
+
+def split(name):
+    """'paid_conversion_d7' -> ('paid_conversion', 7); 'paid_conversion' -> ('paid_conversion', None)."""
+    if name in TABLE:
+        return name, None
+    base, _, days = name.rpartition("_d")
+    return base, int(days)
+
+def outcome(r, key, horizon_days):
+    """What user r did in the window: up to the as-of time, or in its first N days (None: not followed that long)."""
+    if horizon_days is None:
+        limit = AS_OF + 1
+    else:
+        limit = r["first_exposure"] + horizon_days * DAY
+        if limit > AS_OF:
+            return None
+    w = lambda t: t if t is not None and t < limit else None
+    o = {"exposure": r["first_exposure"], "trial_start": w(r["trial_start"]), "paid": w(r["first_paid"]),
+         "converted": w(r["first_converted"]), "refund": w(r["refunded_at"]), "day0_cancel": None, "trial_cancel": None}
+    c = w(r["first_cancel"])
+    if o["trial_start"] is not None and c is not None and c >= o["trial_start"]:
+        hours = (c - o["trial_start"]) / 3600
+        if hours <= DAY0_HOURS: o["day0_cancel"] = c
+        if hours < TRIAL_DAYS[key] * 24: o["trial_cancel"] = c
+    if horizon_days is None:
+        o["revenue"] = r["net_revenue"]
+    else:
+        o["revenue"] = sum(a for off, a in r["revenue_entries"] if off < horizon_days * DAY)
+    return o
+
 def per_variant(key):
     rows = [r for r in counted if r["variant"] == key]
     starters = [r for r in rows if r["trial_start"] is not None]
-    def cancel_hours(r):
-        return (r["first_cancel"] - r["trial_start"]) / 3600 if r["first_cancel"] is not None else None
-    return {
-        "rows": rows, "starters": starters,
-        "trial_start_rate": (len(starters), len(rows)),
-        "paid_conversion": (sum(r["first_paid"] is not None for r in rows), len(rows)),
-        "trial_to_paid": (sum(r["first_converted"] is not None for r in starters), len(starters)),
-        "day0_cancel_rate": (sum(cancel_hours(r) is not None and cancel_hours(r) <= DAY0_HOURS for r in starters), len(starters)),
-        "trial_cancel_rate": (sum(cancel_hours(r) is not None and cancel_hours(r) < TRIAL_DAYS[key] * 24 for r in starters), len(starters)),
-        "revenue": np.array([r["net_revenue"] for r in rows]),
-    }
+    out = {"rows": rows, "starters": starters}
+    for name in METRICS:
+        base, days = split(name)
+        unit, numerator = TABLE[base]
+        outs = [o for o in (outcome(r, key, days) for r in rows) if o is not None and o[unit] is not None]
+        if numerator is None:
+            out[name] = np.array([o["revenue"] for o in outs], dtype=float)
+        else:
+            out[name] = (sum(o[numerator] is not None for o in outs), len(outs))
+    return out
 
 V = {k: per_variant(k) for k in VARIANTS}
-RATES = ["trial_start_rate", "paid_conversion", "trial_to_paid", "day0_cancel_rate", "trial_cancel_rate"]
-LOWER_IS_BETTER = {"day0_cancel_rate", "trial_cancel_rate"}
+RATES = [m for m in METRICS if TABLE[split(m)[0]][1] is not None]
+REVENUE = [m for m in METRICS if m not in RATES]
+LOWER_IS_BETTER = {"day0_cancel_rate", "trial_cancel_rate", "refund_rate"}
+
+def cap_for(m):
+    """metrics.revenue_cap for metric m: numpy's default (linear) quantile of the positive values pooled over variants."""
+    if CAP is None:
+        return None
+    if "absolute" in CAP:
+        return float(CAP["absolute"])
+    pooled = np.concatenate([V[k][m] for k in VARIANTS])
+    positive = pooled[pooled > 0]
+    return float(np.quantile(positive, CAP["percentile"])) if len(positive) else None
+
+CAPS = {m: cap_for(m) for m in REVENUE}
+for m in REVENUE:
+    if CAPS[m] is not None:
+        for k in VARIANTS:
+            V[k][m] = np.minimum(V[k][m], CAPS[m])
 
 variants_out = []
 for k in VARIANTS:
@@ -173,11 +238,20 @@ for k in VARIANTS:
         c, n = V[k][m]
         lo, hi = proportion_confint(c, n, alpha=ALPHA, method="wilson")
         metrics[m] = {"count": c, "denominator": n, "rate": c / n, "ci": [lo, hi]}
-    x = V[k]["revenue"]
-    mean = x.mean()
-    lo, hi = stats.t.interval(1 - ALPHA, len(x) - 1, loc=mean, scale=stats.sem(x))
-    metrics["revenue_per_user"] = {"count": int((x != 0).sum()), "denominator": len(x), "rate": mean, "ci": [lo, hi], "sum": x.sum()}
+    for m in REVENUE:
+        x = V[k][m]
+        mean = x.mean()
+        lo, hi = stats.t.interval(1 - ALPHA, len(x) - 1, loc=mean, scale=stats.sem(x))
+        metrics[m] = {"count": int((x != 0).sum()), "denominator": len(x), "rate": mean, "ci": [lo, hi], "sum": x.sum(), "cap": CAPS[m]}
     variants_out.append({"key": k, "users": len(V[k]["rows"]), "metrics": metrics})
+
+def normal_chance_and_loss(xc, xv):
+    """SPEC section 5 for revenue: D ~ Normal(d, s^2); P(D > 0) and E[max(-D, 0)] by numerical integration."""
+    d = xv.mean() - xc.mean()
+    s = math.sqrt(xv.var(ddof=1) / len(xv) + xc.var(ddof=1) / len(xc))
+    chance = stats.norm.sf(0, loc=d, scale=s)
+    loss = integrate.quad(lambda x: -x * stats.norm.pdf(x, loc=d, scale=s), d - 40 * s, 0, epsabs=1e-14, epsrel=1e-12, limit=500)[0] if d - 40 * s < 0 else 0.0
+    return chance, loss
 
 def beta_chance_and_loss(kc, nc, kv, nv):
     """P(Xv > Xc) and E[max(Xc - Xv, 0)] for Xi ~ Beta(1 + k, 1 + n - k), by numerical integration."""
@@ -229,7 +303,12 @@ def daily_series(m, kc_rows, kv_rows, key_c, key_v):
     def counts(rows, key):
         den, num = [0] * days, [0] * days
         for r in rows:
-            if m in ("trial_start_rate", "paid_conversion"):
+            if m == "refund_rate":
+                if r["first_paid"] is not None:
+                    den[day_index(r["first_paid"])] += 1
+                    if r["refunded_at"] is not None:
+                        num[day_index(r["refunded_at"])] += 1
+            elif m in ("trial_start_rate", "paid_conversion"):
                 den[day_index(r["first_exposure"])] += 1
                 t = r["trial_start"] if m == "trial_start_rate" else r["first_paid"]
                 if t is not None:
@@ -254,11 +333,11 @@ def daily_series(m, kc_rows, kv_rows, key_c, key_v):
     return out
 
 comparisons = []
-for m in RATES + ["revenue_per_user"]:
+for m in RATES + REVENUE:
     rows = []
     for k in VARIANTS[1:]:
-        if m == "revenue_per_user":
-            xc, xv = V["control"]["revenue"], V[k]["revenue"]
+        if m in REVENUE:
+            xc, xv = V["control"][m], V[k][m]
             res = stats.ttest_ind(xv, xc, equal_var=False)
             ci = res.confidence_interval(1 - ALPHA)
             mc, mv = xc.mean(), xv.mean()
@@ -267,7 +346,8 @@ for m in RATES + ["revenue_per_user"]:
             se = math.sqrt(vv / mc**2 + mv**2 * vc / mc**4)
             rows.append({"variant": k, "metric": m, "absolute_diff": mv - mc, "absolute_ci": [ci.low, ci.high],
                          "relative_lift": lift, "relative_ci": [lift - z * se, lift + z * se], "p_value": res.pvalue,
-                         "chance_to_win": None, "expected_loss": None})
+                         "chance_to_win": normal_chance_and_loss(xc, xv)[0], "expected_loss": normal_chance_and_loss(xc, xv)[1],
+                         "cap": CAPS[m]})
             continue
         kc, nc = V["control"][m]
         kv, nv = V[k][m]
@@ -281,7 +361,7 @@ for m in RATES + ["revenue_per_user"]:
         row = {"variant": k, "metric": m, "absolute_diff": d, "absolute_ci": [d - z * math.sqrt(vc + vv), d + z * math.sqrt(vc + vv)],
                "relative_lift": lift, "relative_ci": [lift - z * se_lift, lift + z * se_lift], "p_value": p,
                "chance_to_win": chance, "expected_loss": loss}
-        if EXPERIMENT["metrics"].get("sequential"):
+        if EXPERIMENT["metrics"].get("sequential") and split(m)[1] is None:
             tau2 = (MDE * pc) ** 2
             series = daily_series(m, V["control"]["rows"], V[k]["rows"], "control", k)
             assert series[-1] == (kc, nc, kv, nv)
@@ -317,6 +397,30 @@ for k in ["ai"]:
             fallback_reasons.setdefault(k, {}).setdefault(r["copy_fallback_reason"], 0)
             fallback_reasons[k][r["copy_fallback_reason"]] += 1
 
+def revenue_by_day(k):
+    """Realised LTV: sum over days j <= d of (revenue on day j of users followed >= j days) / (users followed >= j days),
+    each user's running total capped at revenue_per_user's cap; followed days capped at 30."""
+    rows = V[k]["rows"]
+    cap = CAPS["revenue_per_user"]
+    followed = [min(30, (AS_OF - r["first_exposure"]) // DAY) for r in rows]
+    by_day = [0.0] * 31
+    for r, f in zip(rows, followed):
+        total = 0.0
+        for off, a in r["revenue_entries"]:
+            if off > AS_OF - r["first_exposure"] or off // DAY > f:
+                continue
+            before = min(total, cap) if cap is not None else total
+            total += a
+            after = min(total, cap) if cap is not None else total
+            by_day[off // DAY] += after - before
+    out, running = [], 0.0
+    for d in range(31):
+        n = sum(f >= d for f in followed)
+        if n:
+            running += by_day[d] / n
+        out.append({"day": d, "users": n, "revenue_per_user": running if n else None})
+    return out
+
 def conversion_by_day(k):
     """1 - Kaplan-Meier of 'not paid yet' over whole days since exposure, censored at the days followed (capped at 30)."""
     rows = V[k]["rows"]
@@ -338,6 +442,8 @@ required = math.ceil(n_needed)
 
 expected = {
     "experiment": EXP_ID, "generated_at": ts(AS_OF), "users": total,
+    "crossover_users": sum(1 for r in counted if r["crossed_over"]),
+    "revenue_by_day": {k: revenue_by_day(k) for k in VARIANTS},
     "srm": {"p_value": chi.pvalue, "flagged": bool(chi.pvalue < 0.001), "statistic": chi.statistic},
     "variants": variants_out, "comparisons": comparisons, "survival": survival,
     "copy_sources": copy_sources, "fallback_reasons": fallback_reasons,

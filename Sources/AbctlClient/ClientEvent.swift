@@ -1,0 +1,66 @@
+import Foundation
+
+/// One SPEC §4 event as the app logs it. Its id is made once, when the event is created, and
+/// travels with it through the queue and every resend: the server stores it once per (user, id).
+public struct ClientEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case exposure
+        case trialStarted = "trial_started"
+        case purchased, converted, renewed, cancelled, refunded
+    }
+
+    public var id: String
+    public var kind: Kind
+    public var userID: String
+    public var timestamp: Date
+    public var experiment: String?
+    public var variant: String?
+    public var revenue: Double?
+    public var currency: String?
+    public var productID: String?
+    public var copySource: CopySource?
+    public var copyText: String?
+    public var copyFallbackReason: FallbackReason?
+
+    public init(id: String = UUID().uuidString.lowercased(), kind: Kind, userID: String, timestamp: Date = Date(),
+                experiment: String? = nil, variant: String? = nil, revenue: Double? = nil, currency: String? = nil,
+                productID: String? = nil, copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: FallbackReason? = nil) {
+        self.id = id
+        self.kind = kind
+        self.userID = userID
+        self.timestamp = timestamp
+        self.experiment = experiment
+        self.variant = variant
+        self.revenue = revenue
+        self.currency = currency
+        self.productID = productID
+        self.copySource = copySource
+        self.copyText = copyText
+        self.copyFallbackReason = copyFallbackReason
+    }
+
+    /// The exposure of a paywall that was shown: its variant and the copy it showed, with where
+    /// the line came from and why it fell back. Nil for the default paywall, which is no variant.
+    public static func exposure(of answer: PaywallAnswer, at timestamp: Date = Date()) -> ClientEvent? {
+        guard let variant = answer.variant else { return nil }
+        return ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: answer.experiment, variant: variant,
+                           copySource: answer.copy.source, copyText: answer.copy.text, copyFallbackReason: answer.copy.fallbackReason)
+    }
+
+    /// The event as one line of `POST /v1/events`.
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("event_id", .string(id)), ("type", .string(kind.rawValue)), ("user_id", .string(userID)),
+            ("ts", .string(RFC3339.format(timestamp))),
+        ]
+        if let experiment { members.append(("experiment", .string(experiment))) }
+        if let variant { members.append(("variant", .string(variant))) }
+        if let revenue { members.append(("revenue", .number(revenue))) }
+        if let currency { members.append(("currency", .string(currency))) }
+        if let productID { members.append(("product_id", .string(productID))) }
+        if let copySource { members.append(("copy_source", .string(copySource.rawValue))) }
+        if let copyText { members.append(("copy_text", .string(copyText))) }
+        if let copyFallbackReason { members.append(("copy_fallback_reason", .string(copyFallbackReason.rawValue))) }
+        return .object(members)
+    }
+}

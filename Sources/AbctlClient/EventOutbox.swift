@@ -1,0 +1,175 @@
+import Foundation
+
+/// The durable event queue and its delivery to `POST /v1/events`: events are on disk before
+/// `enqueue` returns, sent in batches, and taken off the queue only once the server has stored
+/// them (200). Failed sends are retried with exponential backoff.
+actor EventOutbox {
+    /// What the outbox has done since the client started.
+    struct Counts: Sendable, Equatable {
+        var queued = 0
+        /// Events the server stored for the first time.
+        var stored = 0
+        /// Events the server already had (a resend after a lost answer or a crash).
+        var duplicates = 0
+        /// Events refused because the queue was full.
+        var droppedQueueFull = 0
+        /// Events the server rejected as invalid (422), taken off the queue so they cannot block it.
+        var rejected = 0
+        var failedSends = 0
+    }
+
+    private let log: EventLog
+    private let connection: ServerConnection
+    private let capacity: Int
+    private let batchSize: Int
+    private let initialBackoff: Duration
+    private let maxBackoff: Duration
+    private let sendTimeout: Duration
+    private let sendsAutomatically: Bool
+    private(set) var counts = Counts()
+    private(set) var lastError: (message: String, at: Date)?
+    /// The send in flight: a flush and the background loop share it, so no batch goes out twice at once.
+    private var inFlight: Task<Bool, Never>?
+    private var loop: Task<Void, Never>?
+    private var closed = false
+
+    init(directory: URL, connection: ServerConnection, configuration: ClientConfiguration) throws {
+        log = try EventLog(directory: directory)
+        self.connection = connection
+        capacity = max(1, configuration.queueCapacity)
+        batchSize = max(1, configuration.batchSize)
+        initialBackoff = configuration.initialBackoff
+        maxBackoff = configuration.maxBackoff
+        sendTimeout = configuration.sendTimeout
+        sendsAutomatically = configuration.sendsAutomatically
+    }
+
+    var depth: Int { log.pending.count }
+    var recovery: EventLog.Recovery { log.recovery }
+
+    /// Puts events on the queue (one fsync for all); returns how many were kept. Those past the
+    /// capacity are dropped and counted.
+    func enqueue(_ events: [ClientEvent]) throws -> Int {
+        let room = max(0, capacity - log.pending.count)
+        let kept = Array(events.prefix(room))
+        counts.droppedQueueFull += events.count - kept.count
+        if kept.count < events.count { note("the event queue is full (\(capacity)); \(events.count - kept.count) event(s) dropped") }
+        do {
+            try log.append(kept.map { Array($0.json.serialized().utf8) })
+        } catch {
+            note("writing the event queue failed: \(error)")
+            throw error
+        }
+        counts.queued += kept.count
+        if sendsAutomatically && !kept.isEmpty { startLoop() }
+        return kept.count
+    }
+
+    /// Sends until the queue is empty; false at the first failed send (the events stay queued).
+    func flush() async -> Bool {
+        while !log.pending.isEmpty {
+            if !(await sendOnce()) { return false }
+        }
+        return true
+    }
+
+    /// Starts sending what is queued (events left by an earlier run included).
+    func resume() {
+        if sendsAutomatically && !log.pending.isEmpty { startLoop() }
+    }
+
+    /// Stops the background loop; queued events stay on disk for the next start.
+    func close() {
+        closed = true
+        loop?.cancel()
+        loop = nil
+    }
+
+    private func startLoop() {
+        guard loop == nil, !closed else { return }
+        loop = Task { await self.runLoop() }
+    }
+
+    private func runLoop() async {
+        var wait = initialBackoff
+        while !Task.isCancelled && !log.pending.isEmpty {
+            if await sendOnce() {
+                wait = initialBackoff
+            } else {
+                // Full jitter keeps many devices coming back from an outage from arriving at once.
+                let jittered = wait * Double.random(in: 0.5...1.0)
+                try? await Task.sleep(for: jittered)
+                wait = min(wait * 2, maxBackoff)
+            }
+        }
+        loop = nil
+    }
+
+    /// One batch: joins the send in flight, or starts one.
+    private func sendOnce() async -> Bool {
+        if let inFlight { return await inFlight.value }
+        let task = Task { await self.sendBatch() }
+        inFlight = task
+        let ok = await task.value
+        inFlight = nil
+        return ok
+    }
+
+    private func sendBatch(limit: Int? = nil) async -> Bool {
+        let batch = Array(log.pending.prefix(min(batchSize, limit ?? batchSize)))
+        guard !batch.isEmpty else { return true }
+        var body: [UInt8] = []
+        for (i, record) in batch.enumerated() {
+            if i > 0 { body.append(0x0A) }
+            body += record.json
+        }
+        let status: Int, answer: [UInt8]
+        do {
+            (status, answer) = try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: sendTimeout)
+        } catch {
+            counts.failedSends += 1
+            note("sending events failed: \(error)")
+            return false
+        }
+        switch status {
+        case 200:
+            let json = try? JSONValue.parse(answer)
+            counts.stored += Int(json?["stored"]?.number ?? 0)
+            counts.duplicates += Int(json?["duplicate"]?.number ?? 0)
+            return acknowledge(batch.count)
+        case 400, 422:
+            // The batch was refused whole and nothing stored; drop the lines the server named and
+            // send the rest again. Without line numbers there is nothing safe to drop: keep all.
+            let lines = Set(((try? JSONValue.parse(answer))?["error"]?["rejections"]?.array ?? []).compactMap { $0["line"]?.number.map(Int.init) })
+            counts.failedSends += 1
+            note("the server rejected events: \(ServerConnection.statusError(status, answer))")
+            guard let first = lines.min(), first >= 1 else { return false }
+            var leading = 0
+            while leading < batch.count && lines.contains(leading + 1) { leading += 1 }
+            if leading > 0 {
+                counts.rejected += leading
+                return acknowledge(leading)
+            }
+            // The valid records before the first rejected one go alone; the rejected one then leads the next batch.
+            return await sendBatch(limit: first - 1)
+        default:
+            counts.failedSends += 1
+            note("sending events failed: \(ServerConnection.statusError(status, answer))")
+            return false
+        }
+    }
+
+    private func acknowledge(_ count: Int) -> Bool {
+        do {
+            try log.acknowledge(count)
+            return true
+        } catch {
+            note("recording delivered events failed: \(error)")
+            return false
+        }
+    }
+
+    private func note(_ message: String) {
+        lastError = (message, Date())
+    }
+}

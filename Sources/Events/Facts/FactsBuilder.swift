@@ -1,0 +1,96 @@
+import ExperimentDefinitions
+/// Derives a user's facts from all of that user's stored events.
+///
+/// Events are put in one total order, (ts, type, event_id), before anything is decided, so
+/// the result depends only on the set of events, never on the order they arrived in. Every
+/// store computes facts with it, and the conformance tests check stores against it.
+public enum FactsBuilder {
+    /// The parts of a stored event that facts depend on.
+    public struct Source: Sendable {
+        public var type: EventType
+        public var ts: Int64
+        public var experiment: String?
+        public var variant: String?
+        public var revenueContribution: Double
+        public var copySource: CopySource?
+        public var copyFallbackReason: String?
+        public var eventID: String
+
+        public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
+                    copySource: CopySource?, copyFallbackReason: String?, eventID: String) {
+            self.type = type
+            self.ts = ts
+            self.experiment = experiment
+            self.variant = variant
+            self.revenueContribution = revenueContribution
+            self.copySource = copySource
+            self.copyFallbackReason = copyFallbackReason
+            self.eventID = eventID
+        }
+
+        public init(_ event: Event) {
+            let exposure = event.type == .exposure
+            self.init(type: event.type, ts: event.timestamp.microseconds, experiment: exposure ? event.experiment : nil,
+                      variant: exposure ? event.variant : nil, revenueContribution: event.type.revenueContribution(event.revenue),
+                      copySource: exposure ? event.copySource : nil, copyFallbackReason: exposure ? event.copyFallbackReason : nil,
+                      eventID: event.id)
+        }
+    }
+
+    /// The facts of every experiment `userID` was exposed to, from all of that user's events
+    /// (events of other users must not be passed), by first exposure.
+    public static func facts(userID: String, events: [Event]) -> [UserFacts] {
+        facts(userID: userID, events: events.map(Source.init))
+    }
+
+    public static func facts(userID: String, events: [Source]) -> [UserFacts] {
+        guard events.contains(where: { $0.type == .exposure }) else { return [] }
+        let ordered = events.sorted { a, b in
+            if a.ts != b.ts { return a.ts < b.ts }
+            if a.type != b.type { return a.type.rawValue < b.type.rawValue }
+            return a.eventID < b.eventID
+        }
+        // First exposure per experiment, in event order.
+        var result: [UserFacts] = []
+        var seen: Set<String> = []
+        for e in ordered where e.type == .exposure {
+            guard let experiment = e.experiment, let variant = e.variant else { continue }
+            guard seen.insert(experiment).inserted else {
+                // A later exposure to another variant of the same experiment: the user stays in the first.
+                if let i = result.firstIndex(where: { $0.experiment == experiment }), result[i].variant != variant { result[i].crossedOver = true }
+                continue
+            }
+            result.append(UserFacts(experiment: experiment, userID: userID, variant: variant,
+                                    firstExposure: Timestamp(microseconds: e.ts),
+                                    copySource: e.copySource, copyFallbackReason: e.copyFallbackReason))
+        }
+        for index in result.indices {
+            var f = result[index]
+            let from = f.firstExposure.microseconds
+            var revenue = 0.0
+            var entries: [RevenueEntry] = []
+            var cancels: [Int64] = []
+            for e in ordered where e.ts >= from {
+                switch e.type {
+                case .exposure: break
+                case .trialStarted: if f.trialStart == nil { f.trialStart = Timestamp(microseconds: e.ts) }
+                case .purchased: if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
+                case .converted:
+                    if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
+                    if f.firstConverted == nil { f.firstConverted = Timestamp(microseconds: e.ts) }
+                case .renewed: break
+                case .cancelled: cancels.append(e.ts)
+                case .refunded: if f.refundedAt == nil { f.refundedAt = Timestamp(microseconds: e.ts) }
+                }
+                revenue += e.revenueContribution
+                if e.revenueContribution != 0 { entries.append(RevenueEntry(offset: e.ts - from, amount: e.revenueContribution)) }
+            }
+            let cancelFrom = f.trialStart?.microseconds ?? from
+            if let cancel = cancels.first(where: { $0 >= cancelFrom }) { f.firstCancel = Timestamp(microseconds: cancel) }
+            f.netRevenue = revenue
+            f.revenueEntries = entries
+            result[index] = f
+        }
+        return result
+    }
+}

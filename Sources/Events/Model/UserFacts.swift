@@ -1,0 +1,81 @@
+import ExperimentDefinitions
+/// One user's outcome in one experiment: the row a report reads.
+///
+/// Derived from the user's stored events, attributed from the first exposure: events
+/// before `firstExposure` are ignored; events at or after it count, whatever experiment
+/// they came from. The same events give the same facts whatever order they arrived in.
+public struct UserFacts: Sendable, Hashable {
+    public var experiment: String
+    public var userID: String
+    /// The variant of the first exposure (ties at one instant broken by the smaller `event_id`).
+    public var variant: String
+    public var firstExposure: Timestamp
+    /// First `trial_started` at or after the first exposure.
+    public var trialStart: Timestamp?
+    /// First `converted` or `purchased` at or after the first exposure.
+    public var firstPaid: Timestamp?
+    /// First `converted` (a trial that became paid) at or after the first exposure.
+    public var firstConverted: Timestamp?
+    /// First `cancelled` at or after the first exposure, and at or after the trial start
+    /// when the user started a trial (a cancel before the trial began is not a trial cancel).
+    public var firstCancel: Timestamp?
+    /// First `refunded` at or after the first exposure.
+    public var refundedAt: Timestamp?
+    /// Purchases, conversions and renewals minus refunds, at or after the first exposure.
+    public var netRevenue: Double
+    /// Each revenue event counted in `netRevenue`, by offset from the first exposure, in event order.
+    public var revenueEntries: [RevenueEntry]
+    /// Exposed to another variant of the same experiment after the first exposure (SPEC §5 crossover);
+    /// the user still counts in `variant`.
+    public var crossedOver: Bool
+    /// `copy_source` of the first exposure.
+    public var copySource: CopySource?
+    /// `copy_fallback_reason` of the first exposure.
+    public var copyFallbackReason: String?
+
+    public init(experiment: String, userID: String, variant: String, firstExposure: Timestamp,
+                trialStart: Timestamp? = nil, firstPaid: Timestamp? = nil, firstConverted: Timestamp? = nil,
+                firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,
+                revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
+                copySource: CopySource? = nil, copyFallbackReason: String? = nil) {
+        self.experiment = experiment
+        self.userID = userID
+        self.variant = variant
+        self.firstExposure = firstExposure
+        self.trialStart = trialStart
+        self.firstPaid = firstPaid
+        self.firstConverted = firstConverted
+        self.firstCancel = firstCancel
+        self.refundedAt = refundedAt
+        self.netRevenue = netRevenue
+        self.revenueEntries = revenueEntries
+        self.crossedOver = crossedOver
+        self.copySource = copySource
+        self.copyFallbackReason = copyFallbackReason
+    }
+
+    public var startedTrial: Bool { trialStart != nil }
+    public var paid: Bool { firstPaid != nil }
+    public var converted: Bool { firstConverted != nil }
+    public var isRefunded: Bool { refundedAt != nil }
+
+    /// Hours from trial start to the first cancel; nil unless both exist.
+    public var hoursFromTrialStartToCancel: Double? {
+        guard let trialStart, let firstCancel else { return nil }
+        return Double(firstCancel.microseconds - trialStart.microseconds) / 3_600_000_000
+    }
+
+    /// A trial starter who cancelled within `windowHours` of the trial start (inclusive):
+    /// the `day0_cancel_rate` numerator. Pass the experiment's `metrics.day0_window_hours`.
+    public func isDay0Cancel(windowHours: Double = 24) -> Bool {
+        guard let hours = hoursFromTrialStartToCancel else { return false }
+        return hours <= windowHours
+    }
+
+    /// A trial starter who cancelled before a trial of `trialDays` days ended
+    /// (the `trial_cancel_rate` numerator).
+    public func cancelledDuringTrial(trialDays: Int) -> Bool {
+        guard let hours = hoursFromTrialStartToCancel else { return false }
+        return hours < Double(trialDays) * 24
+    }
+}

@@ -1,0 +1,236 @@
+import ExperimentDefinitions
+/// Turns NDJSON lines into checked `Event`s, or a rejection naming the field and the reason.
+///
+/// Unknown keys are ignored (for forward compatibility); `null` counts as absent for optional
+/// fields. With a catalog, an exposure must name a known experiment and one of its variants.
+public struct EventParser: Sendable {
+    public var catalog: KnownVariants?
+
+    public init(catalog: KnownVariants? = nil) { self.catalog = catalog }
+
+    /// The outcome for one line: nil for a blank line, else an event or a rejection.
+    public func parse(line: String) -> Result<Event, EventRejection>? {
+        var line = line
+        return line.withUTF8 { parse(bytes: $0) }
+    }
+
+    /// The outcome for one line of UTF-8 bytes (no trailing newline needed; a trailing CR is
+    /// ignored): nil for a blank line, else an event or a rejection.
+    public func parse(bytes: UnsafeBufferPointer<UInt8>) -> Result<Event, EventRejection>? {
+        var scanner = JSONScanner(bytes)
+        scanner.skipWhitespace()
+        if scanner.atEnd { return nil }
+        do {
+            let event = try parseObject(&scanner)
+            scanner.skipWhitespace()
+            guard scanner.atEnd else {
+                return .failure(EventRejection(field: "json", reason: "unexpected \(scanner.describeCurrent()) after the object at byte \(scanner.i + 1)"))
+            }
+            return event
+        } catch {
+            return .failure(EventRejection(field: "json", reason: "invalid JSON: \(error.message) at byte \(error.offset + 1)"))
+        }
+    }
+
+    /// Parses a request body that is either NDJSON or one JSON array of event objects.
+    /// Each element is (1-based line or array position, outcome); blank lines are skipped.
+    /// A syntax error in an array body fails the whole body (one rejection at position 0).
+    public func parseBody(_ bytes: UnsafeBufferPointer<UInt8>) -> [(position: Int, result: Result<Event, EventRejection>)] {
+        var probe = JSONScanner(bytes)
+        probe.skipWhitespace()
+        if !probe.atEnd, bytes[probe.i] == 0x5B {
+            var out: [(Int, Result<Event, EventRejection>)] = []
+            var s = probe
+            s.i += 1
+            s.skipWhitespace()
+            do throws(JSONScanner.SyntaxError) {
+                if !s.atEnd, bytes[s.i] == 0x5D {
+                    s.i += 1
+                } else {
+                    while true {
+                        s.skipWhitespace()
+                        out.append((out.count + 1, try parseObject(&s)))
+                        s.skipWhitespace()
+                        guard !s.atEnd else { throw s.error("expected ',' or ']', found end of body") }
+                        if bytes[s.i] == 0x2C { s.i += 1; continue }
+                        if bytes[s.i] == 0x5D { s.i += 1; break }
+                        throw s.error("expected ',' or ']', found \(s.describeCurrent())")
+                    }
+                }
+                s.skipWhitespace()
+                guard s.atEnd else { throw s.error("unexpected \(s.describeCurrent()) after the array") }
+            } catch {
+                return [(0, .failure(EventRejection(field: "json", reason: "invalid JSON: \(error.message) at byte \(error.offset + 1)")))]
+            }
+            return out
+        }
+        var out: [(Int, Result<Event, EventRejection>)] = []
+        var lineNumber = 0
+        var start = 0
+        while start <= bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            lineNumber += 1
+            var lineEnd = end
+            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            if let result = parse(bytes: UnsafeBufferPointer(rebasing: bytes[start..<lineEnd])) {
+                out.append((lineNumber, result))
+            }
+            start = end + 1
+        }
+        return out
+    }
+
+    /// Checks an event built by other means (e.g. mapped from a webhook) against the same rules.
+    public func validate(_ event: Event) -> EventRejection? {
+        if event.id.isEmpty { return EventRejection(field: "event_id", reason: "must be a non-empty string") }
+        if event.userID.isEmpty { return EventRejection(field: "user_id", reason: "must be a non-empty string") }
+        if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
+        return checkExposure(type: event.type, experiment: event.experiment, variant: event.variant)
+    }
+
+    // MARK: -
+
+    private struct Fields {
+        var eventID: String?
+        var type: String?
+        var userID: String?
+        /// Kept as scanned: a plain timestamp is parsed from its bytes, with no `String` made.
+        var ts: JSONScanner.Value?
+        var experiment: String?
+        var variant: String?
+        var revenue: Double?
+        var currency: String?
+        var productID: String?
+        var copySource: String?
+        var copyText: String?
+        var copyFallbackReason: String?
+        var rejection: EventRejection?
+    }
+
+    /// The keys an event object may have; a key's position in `allCases` is its bit in `seen`.
+    private enum Field: String, CaseIterable {
+        case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
+             copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason"
+    }
+    private static let fields = Field.allCases
+    /// The fields' keys as bytes, in order: a key is found without building a `String`.
+    private static let fieldKeys = fields.map { Array($0.rawValue.utf8) }
+
+    private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
+    private static let typeNames = EventType.allCases.map(\.name).joined(separator: ", ")
+
+    private func parseObject(_ scanner: inout JSONScanner) throws(JSONScanner.SyntaxError) -> Result<Event, EventRejection> {
+        var f = Fields()
+        var seen: UInt16 = 0
+        guard !scanner.atEnd, scanner.bytes[scanner.i] == 0x7B else {
+            let kind = try scanner.scanValue(depth: 0).kindName
+            return .failure(EventRejection(field: "json", reason: "expected an event object, found \(kind)"))
+        }
+        let bytesScanner = scanner
+        try scanner.scanObject { (keyValue, value) throws(JSONScanner.SyntaxError) in
+            // Unknown keys are ignored; known ones are found by their bytes, no String per key.
+            guard let index = bytesScanner.index(of: keyValue, in: Self.fieldKeys) else { return }
+            let field = Self.fields[index]
+            func reject(_ reason: String) {
+                if f.rejection == nil { f.rejection = EventRejection(field: field.rawValue, reason: reason) }
+            }
+            func checkedString(required: Bool) -> JSONScanner.Value? {
+                switch value {
+                case .string(let start, let end, let plain):
+                    if required && (plain ? start == end : bytesScanner.decode(value).isEmpty) {
+                        reject("must be a non-empty string")
+                        return nil
+                    }
+                    return value
+                case .null where !required:
+                    return nil
+                default:
+                    reject("must be a string, found \(value.kindName)")
+                    return nil
+                }
+            }
+            func string(required: Bool) -> String? {
+                checkedString(required: required).map(bytesScanner.decode)
+            }
+            let bit: UInt16 = 1 << index
+            if seen & bit != 0 { reject("appears twice"); return }
+            seen |= bit
+            switch field {
+            case .eventID: f.eventID = string(required: true)
+            case .type: f.type = string(required: true)
+            case .userID: f.userID = string(required: true)
+            case .ts: f.ts = checkedString(required: true)
+            case .experiment: f.experiment = string(required: false)
+            case .variant: f.variant = string(required: false)
+            case .revenue:
+                switch value {
+                case .null: break
+                case .number:
+                    guard let number = bytesScanner.number(value), number.isFinite else { reject("must be a finite number"); return }
+                    f.revenue = number
+                default: reject("must be a number, found \(value.kindName)")
+                }
+            case .currency: f.currency = string(required: false)
+            case .productID: f.productID = string(required: false)
+            case .copySource: f.copySource = string(required: false)
+            case .copyText: f.copyText = string(required: false)
+            case .copyFallbackReason: f.copyFallbackReason = string(required: false)
+            }
+        }
+        // Rejections in the order a reader checks a line: a bad field first, then what is missing.
+        if let rejection = f.rejection { return .failure(rejection) }
+        guard let eventID = f.eventID else { return .failure(missing("event_id")) }
+        guard let typeName = f.type else { return .failure(missing("type")) }
+        guard let type = EventType(name: typeName) else {
+            return .failure(EventRejection(field: "type", reason: "unknown event type '\(typeName)'; expected one of: \(EventParser.typeNames)"))
+        }
+        guard let userID = f.userID else { return .failure(missing("user_id")) }
+        guard let tsValue = f.ts else { return .failure(missing("ts")) }
+        let parsed: Timestamp?
+        if case .string(let start, let end, true) = tsValue {
+            parsed = RFC3339.parseMicroseconds(UnsafeBufferPointer(rebasing: bytesScanner.bytes[start..<end])).map(Timestamp.init(microseconds:))
+        } else {
+            parsed = Timestamp(rfc3339: bytesScanner.decode(tsValue))
+        }
+        guard let timestamp = parsed else {
+            let ts = bytesScanner.decode(tsValue)
+            return .failure(EventRejection(field: "ts", reason: "not an RFC 3339 timestamp: '\(ts.count > 40 ? String(ts.prefix(40)) + "…" : ts)'"))
+        }
+        var copySource: CopySource?
+        if let name = f.copySource {
+            guard let source = CopySource(rawValue: name) else {
+                return .failure(EventRejection(field: "copy_source", reason: "unknown copy source '\(name)'; expected one of: \(EventParser.copySources)"))
+            }
+            copySource = source
+        }
+        if let rejection = checkExposure(type: type, experiment: f.experiment, variant: f.variant) { return .failure(rejection) }
+        return .success(Event(id: eventID, type: type, userID: userID, timestamp: timestamp,
+                              experiment: f.experiment, variant: f.variant, revenue: f.revenue,
+                              currency: f.currency, productID: f.productID, copySource: copySource,
+                              copyText: f.copyText, copyFallbackReason: f.copyFallbackReason))
+    }
+
+    private func missing(_ field: String) -> EventRejection {
+        EventRejection(field: field, reason: "missing")
+    }
+
+    private func checkExposure(type: EventType, experiment: String?, variant: String?) -> EventRejection? {
+        guard type == .exposure else { return nil }
+        guard let experiment, !experiment.isEmpty else {
+            return EventRejection(field: "experiment", reason: "required for exposure events")
+        }
+        guard let variant, !variant.isEmpty else {
+            return EventRejection(field: "variant", reason: "required for exposure events")
+        }
+        if let catalog {
+            guard let variants = catalog.variants[experiment] else {
+                return EventRejection(field: "experiment", reason: "unknown experiment '\(experiment)'")
+            }
+            guard variants.contains(variant) else {
+                return EventRejection(field: "variant", reason: "experiment '\(experiment)' has no variant '\(variant)'; its variants: \(variants.sorted().joined(separator: ", "))")
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,75 @@
+/// A metric as experiment files and reports name it: an entry of `MetricTable`, optionally
+/// with a horizon (`paid_conversion_d14`: only users first exposed at least 14 days ago, and
+/// only what they did in their first 14 days).
+public struct Metric: Hashable, Sendable, CustomStringConvertible {
+    /// Horizons are whole days from 1 to this.
+    public static let maxHorizonDays = 365
+
+    let tableIndex: Int
+    /// N of a `_dN` metric; nil for "every exposed user to date".
+    public let horizonDays: Int?
+
+    init(tableIndex: Int, horizonDays: Int?) {
+        self.tableIndex = tableIndex
+        self.horizonDays = horizonDays
+    }
+
+    public var definition: MetricDefinition { MetricTable.all[tableIndex] }
+
+    /// `paid_conversion` or `paid_conversion_d14`.
+    public var name: String { horizonDays.map { "\(definition.name)_d\($0)" } ?? definition.name }
+    public var description: String { name }
+
+    /// The metric without its horizon.
+    public var base: Metric { Metric(tableIndex: tableIndex, horizonDays: nil) }
+    public var lowerIsBetter: Bool { definition.lowerIsBetter }
+    public var isRevenue: Bool { definition.isRevenue }
+    public var unit: MetricDefinition.Unit { definition.unit }
+
+    /// A title for tables: "Paid conversion", "Paid conversion, first 14 days".
+    public var title: String { horizonDays.map { "\(definition.title), first \($0) day\($0 == 1 ? "" : "s")" } ?? definition.title }
+
+    /// Every metric of the table, without horizon, in table order.
+    public static var baseMetrics: [Metric] { MetricTable.all.indices.map { Metric(tableIndex: $0, horizonDays: nil) } }
+
+    /// The metric called `name`, or nil (see `parse` for why not).
+    public init?(name: String) {
+        guard case .success(let m) = Self.parse(name) else { return nil }
+        self = m
+    }
+
+    /// A metric of the table that code refers to by name; the name must be in the table.
+    public static func named(_ name: String) -> Metric {
+        guard let m = Metric(name: name) else { preconditionFailure("no metric '\(name)' in MetricTable") }
+        return m
+    }
+
+    public static let paidConversion = named("paid_conversion")
+    public static let day0CancelRate = named("day0_cancel_rate")
+    public static let revenuePerUser = named("revenue_per_user")
+
+    /// Why a name is not a metric, in words for a validation message.
+    public enum NameError: Error, Sendable, Equatable {
+        /// Neither a table name nor a table name with `_dN`; `suggestion` is the closest known base name.
+        case unknown(suggestion: String?)
+        /// A table name with a horizon outside 1...365.
+        case horizonOutOfRange(base: String, days: String)
+    }
+
+    /// Reads `NAME` or `NAME_dN`.
+    public static func parse(_ name: String) -> Result<Metric, NameError> {
+        if let i = MetricTable.index(of: name) { return .success(Metric(tableIndex: i, horizonDays: nil)) }
+        if let cut = name.range(of: "_d", options: .backwards) {
+            let base = String(name[..<cut.lowerBound]), digits = String(name[cut.upperBound...])
+            if let i = MetricTable.index(of: base), !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                guard digits.count <= 3, let n = Int(digits), n >= 1, n <= maxHorizonDays, !(digits.hasPrefix("0")) else {
+                    return .failure(.horizonOutOfRange(base: base, days: digits))
+                }
+                return .success(Metric(tableIndex: i, horizonDays: n))
+            }
+        }
+        var stem = name
+        if let cut = name.range(of: "_d", options: .backwards), name[cut.upperBound...].allSatisfy(\.isNumber) { stem = String(name[..<cut.lowerBound]) }
+        return .failure(.unknown(suggestion: Spelling.closest(to: stem, in: MetricTable.all.map(\.name))))
+    }
+}

@@ -1,0 +1,55 @@
+/// One metric of SPEC §5, as one entry of `MetricTable`: who it counts, what it counts, and how to read it.
+public struct MetricDefinition: Sendable {
+    /// Who is in the denominator.
+    public enum Unit: Sendable, Equatable {
+        case exposedUsers, trialStarters, payers
+
+        /// The fact that puts a user in the denominator.
+        public var fact: UserOutcome.Fact {
+            switch self {
+            case .exposedUsers: .exposure
+            case .trialStarters: .trialStart
+            case .payers: .paid
+            }
+        }
+
+        /// The denominator in words ("trial starters").
+        public var words: String {
+            switch self {
+            case .exposedUsers: "users"
+            case .trialStarters: "trial starters"
+            case .payers: "payers"
+            }
+        }
+    }
+
+    /// What the numerator is over the unit.
+    public enum Statistic: Sendable, Equatable {
+        /// Users in the unit who have `numerator`: a rate with a Wilson interval and a z-test.
+        case proportion(numerator: UserOutcome.Fact)
+        /// The mean net revenue per user of the unit: a t interval and Welch's test.
+        case meanRevenue
+    }
+
+    /// The name in experiment files and report JSON, e.g. `paid_conversion`.
+    public let name: String
+    public let unit: Unit
+    public let statistic: Statistic
+    /// A rise is bad news (cancel and refund rates).
+    public let lowerIsBetter: Bool
+    /// A short title for tables, e.g. "Paid conversion".
+    public let title: String
+    /// What a winning variant does, after its name: "turns more users into paying subscribers".
+    public let winWords: String
+
+    public init(name: String, unit: Unit, statistic: Statistic, lowerIsBetter: Bool = false, title: String, winWords: String) {
+        self.name = name
+        self.unit = unit
+        self.statistic = statistic
+        self.lowerIsBetter = lowerIsBetter
+        self.title = title
+        self.winWords = winWords
+    }
+
+    public var isRevenue: Bool { statistic == .meanRevenue }
+}

@@ -1,0 +1,126 @@
+import CSQLite
+
+/// A prepared statement. Owned by its `Connection`; used on the connection's thread only.
+final class Statement {
+    private let stmt: OpaquePointer
+    private unowned let connection: Connection
+    let sql: String
+
+    init(_ stmt: OpaquePointer, connection: Connection, sql: String) {
+        self.stmt = stmt
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(stmt) }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Success returns before touching `connection`: reading an unowned reference takes a
+    /// strong retain and a release, on every bind of the hot paths.
+    @inline(__always)
+    private func check(_ rc: Int32, _ context: String) throws {
+        if rc == SQLITE_OK { return }
+        _ = try connection.check(rc, context, sql: sql)
+    }
+
+    /// Ends the current run without clearing bindings, so the statement no longer holds the
+    /// transaction open (a pending SELECT blocks COMMIT).
+    func finish() {
+        _ = sqlite3_reset(stmt)
+    }
+
+    /// Readies the statement for another run; bindings are cleared so a stale value can
+    /// never leak into the next run.
+    func reset() throws {
+        // sqlite3_reset repeats the error of the last step; that error was already reported.
+        _ = sqlite3_reset(stmt)
+        try check(sqlite3_clear_bindings(stmt), "clear_bindings")
+    }
+
+    // MARK: Binding (1-based indices, as SQLite counts)
+
+    func bind(_ index: Int32, _ value: Int64) throws {
+        try check(sqlite3_bind_int64(stmt, index, value), "bind")
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    func bind(_ index: Int32, _ value: Double) throws {
+        try check(sqlite3_bind_double(stmt, index, value), "bind")
+    }
+
+    func bind(_ index: Int32, _ value: Double?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    func bind(_ index: Int32, _ value: String) throws {
+        var value = value
+        let rc: Int32 = value.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return sqlite3_bind_text(stmt, index, "", 0, Statement.transient) }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                sqlite3_bind_text(stmt, index, $0, Int32(buffer.count), Statement.transient)
+            }
+        }
+        try check(rc, "bind")
+    }
+
+    func bind(_ index: Int32, _ value: String?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    /// Binds bytes as a BLOB, or NULL for nil.
+    func bind(_ index: Int32, blob value: [UInt8]?) throws {
+        guard let value else { return try bindNull(index) }
+        let rc: Int32 = value.withUnsafeBytes { sqlite3_bind_blob(stmt, index, $0.baseAddress, Int32($0.count), Statement.transient) }
+        try check(rc, "bind")
+    }
+
+    func bindNull(_ index: Int32) throws {
+        try check(sqlite3_bind_null(stmt, index), "bind")
+    }
+
+    // MARK: Stepping
+
+    /// Advances; true when a row is available, false when done.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(stmt)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        try check(rc, "step")
+        return false
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    // MARK: Columns (0-based)
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(stmt, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(stmt, column) }
+
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(stmt, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(stmt, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    /// Calls `body` with a BLOB column's bytes (empty for NULL); the bytes live until the next step.
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let count = Int(sqlite3_column_bytes(stmt, column))
+        return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, column), count: count))
+    }
+}

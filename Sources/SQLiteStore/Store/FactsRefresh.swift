@@ -1,0 +1,68 @@
+import Events
+import ExperimentDefinitions
+
+/// Recomputes one user's facts rows from the user's stored events: the SQL and the binding the
+/// writer uses after each batch, and a schema migration uses when it adds a facts column.
+enum FactsRefresh {
+    static let selectEventsSQL = """
+        SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id
+        FROM events WHERE user_id = ?
+        """
+
+    static let upsertSQL = """
+        INSERT INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
+            first_converted_ts, first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason,
+            revenue_entries, crossed_over)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+        ON CONFLICT (experiment, user_id) DO UPDATE SET
+            variant = ?3, first_exposure_ts = ?4, trial_start_ts = ?5, first_paid_ts = ?6, first_converted_ts = ?7,
+            first_cancel_ts = ?8, refunded_ts = ?9, net_revenue = ?10, copy_source = ?11, copy_fallback_reason = ?12,
+            revenue_entries = ?13, crossed_over = ?14
+        """
+
+    /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with `upsert`.
+    static func refresh(userID: String, select: Statement, upsert: Statement) throws {
+        try select.bind(1, userID)
+        defer { select.finish() }
+        var sources: [FactsBuilder.Source] = []
+        while try select.step() {
+            guard let type = EventType(rawValue: Int(select.int64(0))) else { continue }
+            sources.append(FactsBuilder.Source(
+                type: type, ts: select.int64(1),
+                experiment: type == .exposure ? select.optionalText(2) : nil,
+                variant: type == .exposure ? select.optionalText(3) : nil,
+                revenueContribution: type.revenueContribution(select.optionalDouble(4)),
+                copySource: type == .exposure ? select.optionalText(5).flatMap(CopySource.init(rawValue:)) : nil,
+                copyFallbackReason: type == .exposure ? select.optionalText(6) : nil,
+                eventID: select.text(7)))
+        }
+        for f in FactsBuilder.facts(userID: userID, events: sources) {
+            try upsert.reset()
+            try upsert.bind(1, f.experiment)
+            try upsert.bind(2, f.userID)
+            try upsert.bind(3, f.variant)
+            try upsert.bind(4, f.firstExposure.microseconds)
+            try upsert.bind(5, f.trialStart?.microseconds)
+            try upsert.bind(6, f.firstPaid?.microseconds)
+            try upsert.bind(7, f.firstConverted?.microseconds)
+            try upsert.bind(8, f.firstCancel?.microseconds)
+            try upsert.bind(9, f.refundedAt?.microseconds)
+            try upsert.bind(10, f.netRevenue)
+            try upsert.bind(11, f.copySource?.rawValue)
+            try upsert.bind(12, f.copyFallbackReason)
+            try upsert.bind(13, blob: RevenueEntry.encode(f.revenueEntries))
+            try upsert.bind(14, Int64(f.crossedOver ? 1 : 0))
+            try upsert.run()
+        }
+    }
+
+    /// Recomputes every exposed user's facts (a migration that added facts columns).
+    static func refreshAll(_ connection: Connection) throws {
+        let users = try connection.prepare("SELECT DISTINCT user_id FROM facts")
+        var ids: [String] = []
+        while try users.step() { ids.append(users.text(0)) }
+        users.finish()
+        let select = try connection.prepare(selectEventsSQL), upsert = try connection.prepare(upsertSQL)
+        for id in ids { try refresh(userID: id, select: select, upsert: upsert) }
+    }
+}

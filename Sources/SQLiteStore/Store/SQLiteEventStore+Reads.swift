@@ -1,0 +1,190 @@
+import Events
+import ExperimentDefinitions
+/// Row counts, for `abctl` status lines and `/metrics`.
+public struct StoreCounts: Sendable, Equatable {
+    public var events: Int
+    public var facts: Int
+    public var experiments: Int
+
+    public init(events: Int, facts: Int, experiments: Int) {
+        self.events = events
+        self.facts = facts
+        self.experiments = experiments
+    }
+}
+
+extension SQLiteEventStore {
+    /// Calls `body` with each user's facts in `experiment`, in `user_id` order, one row per
+    /// user, walking the facts primary key (experiment, user_id). `since` (inclusive) and
+    /// `until` (exclusive) bound the first exposure; they filter that walk (no second index, to
+    /// keep ingest cheap). Reads one consistent snapshot; memory stays flat.
+    public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?,
+                            _ body: (UserFacts) throws -> Void) throws {
+        try readers.read { c in
+            let bounded = since != nil || until != nil
+            let s = try c.cached(bounded
+                ? "\(Self.factColumns) WHERE experiment = ?1 AND first_exposure_ts >= ?2 AND first_exposure_ts < ?3 ORDER BY user_id"
+                : "\(Self.factColumns) WHERE experiment = ?1 ORDER BY user_id")
+            defer { s.finish() }
+            try s.bind(1, experiment)
+            if bounded {
+                try s.bind(2, since?.microseconds ?? Int64.min)
+                try s.bind(3, until?.microseconds ?? Int64.max)
+            }
+            while try s.step() { try body(Self.facts(from: s)) }
+        }
+    }
+
+    /// `FactsReader.netRevenue`: a join of the facts on the events' `(user_id, event_id)` key.
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [String: Double] {
+        try readers.read { c in
+            let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
+            let s = try c.cached("""
+                SELECT f.user_id, e.type, e.revenue FROM facts f JOIN events e ON e.user_id = f.user_id
+                WHERE f.experiment = ?1 AND f.first_exposure_ts >= ?2 AND f.first_exposure_ts < ?3
+                  AND e.type IN (\(types)) AND e.revenue IS NOT NULL AND e.ts >= f.first_exposure_ts AND e.ts <= ?4
+                ORDER BY f.user_id, e.ts, e.type, e.event_id
+                """)
+            defer { s.finish() }
+            try s.bind(1, experiment)
+            try s.bind(2, since?.microseconds ?? Int64.min)
+            try s.bind(3, until?.microseconds ?? Int64.max)
+            try s.bind(4, asOf.microseconds)
+            var revenue: [String: Double] = [:]
+            while try s.step() {
+                guard let type = EventType(rawValue: Int(s.int64(1))) else { continue }
+                revenue[s.text(0), default: 0] += type.revenueContribution(s.double(2))
+            }
+            return revenue
+        }
+    }
+
+    /// One user's facts in every experiment the user was exposed to, by experiment.
+    public func facts(userID: String) throws -> [UserFacts] {
+        try readers.read { c in
+            let s = try c.cached("\(Self.factColumns) WHERE user_id = ?1 ORDER BY experiment")
+            defer { s.finish() }
+            try s.bind(1, userID)
+            var rows: [UserFacts] = []
+            while try s.step() { rows.append(Self.facts(from: s)) }
+            return rows
+        }
+    }
+
+    /// Experiments with at least one exposure, by id.
+    public func experiments() throws -> [ExperimentSummary] {
+        try readers.read { c in
+            let s = try c.cached("""
+                SELECT experiment, COUNT(*), MIN(first_exposure_ts), MAX(first_exposure_ts)
+                FROM facts GROUP BY experiment ORDER BY experiment
+                """)
+            defer { s.finish() }
+            var rows: [ExperimentSummary] = []
+            while try s.step() {
+                rows.append(ExperimentSummary(experiment: s.text(0), users: Int(s.int64(1)),
+                                              firstExposure: Timestamp(microseconds: s.int64(2)),
+                                              lastExposure: Timestamp(microseconds: s.int64(3))))
+            }
+            return rows
+        }
+    }
+
+    /// Users exposed to `experiment`, per variant.
+    public func userCounts(experiment: String) throws -> [String: Int] {
+        try readers.read { c in
+            let s = try c.cached("SELECT variant, COUNT(*) FROM facts WHERE experiment = ?1 GROUP BY variant")
+            defer { s.finish() }
+            try s.bind(1, experiment)
+            var counts: [String: Int] = [:]
+            while try s.step() { counts[s.text(0)] = Int(s.int64(1)) }
+            return counts
+        }
+    }
+
+    /// Trial starters and Day-0 cancellers per variant of `experiment`, for the
+    /// `day0_cancel_rate` metric with the experiment's `day0_window_hours`.
+    public func day0Cancels(experiment: String, windowHours: Double = 24) throws -> [String: (trialStarters: Int, day0Cancels: Int)] {
+        let window = Int64((windowHours * 3_600_000_000).rounded())
+        return try readers.read { c in
+            let s = try c.cached("""
+                SELECT variant, COUNT(trial_start_ts),
+                       SUM(first_cancel_ts IS NOT NULL AND trial_start_ts IS NOT NULL AND first_cancel_ts - trial_start_ts <= ?2)
+                FROM facts WHERE experiment = ?1 GROUP BY variant
+                """)
+            defer { s.finish() }
+            try s.bind(1, experiment)
+            try s.bind(2, window)
+            var out: [String: (Int, Int)] = [:]
+            while try s.step() { out[s.text(0)] = (Int(s.int64(1)), Int(s.int64(2))) }
+            return out
+        }
+    }
+
+    /// Row counts.
+    public func counts() throws -> StoreCounts {
+        try readers.read { c in
+            StoreCounts(events: Int(try c.scalarInt("SELECT COUNT(*) FROM events") ?? 0),
+                        facts: Int(try c.scalarInt("SELECT COUNT(*) FROM facts") ?? 0),
+                        experiments: Int(try c.scalarInt("SELECT COUNT(DISTINCT experiment) FROM facts") ?? 0))
+        }
+    }
+
+    /// Every stored event, by user and event id (for export and consistency checks).
+    public func forEachEvent(_ body: (Event) throws -> Void) throws {
+        try readers.read { c in
+            let s = try c.cached("SELECT \(Self.eventColumns) FROM events ORDER BY user_id, event_id")
+            defer { s.finish() }
+            while try s.step() { try body(Self.event(from: s)) }
+        }
+    }
+
+    /// One user's stored events, in (ts, type, event_id) order.
+    public func events(userID: String) throws -> [Event] {
+        try readers.read { c in
+            let s = try c.cached("SELECT \(Self.eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
+            defer { s.finish() }
+            try s.bind(1, userID)
+            var rows: [Event] = []
+            while try s.step() { rows.append(Self.event(from: s)) }
+            return rows
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" when the file is sound.
+    public func integrityCheck() throws -> String {
+        try readers.read { c in
+            let s = try c.prepare("PRAGMA integrity_check")
+            defer { s.finish() }
+            var lines: [String] = []
+            while try s.step() { lines.append(s.text(0)) }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    static let eventColumns = """
+        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason
+        """
+
+    static func event(from s: Statement) -> Event {
+        Event(id: s.text(0), type: EventType(rawValue: Int(s.int64(1))) ?? .exposure, userID: s.text(2),
+              timestamp: Timestamp(microseconds: s.int64(3)), experiment: s.optionalText(4),
+              variant: s.optionalText(5), revenue: s.optionalDouble(6), currency: s.optionalText(7),
+              productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
+              copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11))
+    }
+
+    static let factColumns = """
+        SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
+               first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over FROM facts
+        """
+
+    static func facts(from s: Statement) -> UserFacts {
+        func ts(_ column: Int32) -> Timestamp? { s.optionalInt64(column).map(Timestamp.init(microseconds:)) }
+        return UserFacts(experiment: s.text(0), userID: s.text(1), variant: s.text(2),
+                         firstExposure: Timestamp(microseconds: s.int64(3)), trialStart: ts(4), firstPaid: ts(5),
+                         firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: s.double(9),
+                         revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,
+                         copySource: s.optionalText(10).flatMap(CopySource.init(rawValue:)),
+                         copyFallbackReason: s.optionalText(11))
+    }
+}

@@ -1,0 +1,95 @@
+import Events
+import Foundation
+
+/// The database layout and its migrations, applied in order inside one transaction.
+///
+/// `schema_migrations` records each applied version; its shape never changes, so any
+/// abctl can read a newer database's version and refuse it with a clear error.
+enum Schema {
+    struct Migration {
+        var version: Int
+        var description: String
+        var sql: String
+        /// The step adds facts columns that only a recomputation from the events can fill.
+        var refreshesFacts = false
+    }
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, description: "events and per-(experiment, user) facts", sql: """
+            CREATE TABLE events (
+                user_id TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                type INTEGER NOT NULL,
+                ts INTEGER NOT NULL,
+                experiment TEXT,
+                variant TEXT,
+                revenue REAL,
+                currency TEXT,
+                product_id TEXT,
+                copy_source TEXT,
+                copy_text TEXT,
+                copy_fallback_reason TEXT,
+                PRIMARY KEY (user_id, event_id)
+            ) WITHOUT ROWID;
+            CREATE UNIQUE INDEX events_by_event_id ON events(event_id);
+            CREATE TABLE facts (
+                experiment TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                variant TEXT NOT NULL,
+                first_exposure_ts INTEGER NOT NULL,
+                trial_start_ts INTEGER,
+                first_paid_ts INTEGER,
+                first_converted_ts INTEGER,
+                first_cancel_ts INTEGER,
+                refunded_ts INTEGER,
+                net_revenue REAL NOT NULL,
+                copy_source TEXT,
+                copy_fallback_reason TEXT,
+                PRIMARY KEY (experiment, user_id)
+            ) WITHOUT ROWID;
+            """),
+        Migration(version: 2, description: "server-generated paywall lines by (experiment, variant, brief)", sql: """
+            CREATE TABLE copy_cache (
+                experiment TEXT NOT NULL,
+                variant TEXT NOT NULL,
+                brief TEXT NOT NULL,
+                line TEXT NOT NULL,
+                created_ts INTEGER NOT NULL,
+                PRIMARY KEY (experiment, variant, brief)
+            ) WITHOUT ROWID;
+            """),
+        Migration(version: 3, description: "facts keep revenue entries by offset from first exposure, and crossover", sql: """
+            ALTER TABLE facts ADD COLUMN revenue_entries BLOB;
+            ALTER TABLE facts ADD COLUMN crossed_over INTEGER NOT NULL DEFAULT 0;
+            """, refreshesFacts: true),
+    ]
+
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Brings the database to `latestVersion`, or throws `schemaTooNew` for a newer one.
+    static func migrate(_ connection: Connection) throws {
+        try connection.transaction {
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    description TEXT NOT NULL,
+                    applied_at TEXT NOT NULL
+                )
+                """)
+            let current = Int(try connection.scalarInt("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") ?? 0)
+            if current > latestVersion {
+                throw StoreError(kind: .schemaTooNew(found: current, supported: latestVersion),
+                                 message: "schema too new", context: "migrate", path: connection.path)
+            }
+            for migration in migrations where migration.version > current {
+                try connection.execute(migration.sql)
+                if migration.refreshesFacts { try FactsRefresh.refreshAll(connection) }
+                let record = try connection.cached("INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)")
+                try record.bind(1, Int64(migration.version))
+                try record.bind(2, migration.description)
+                try record.bind(3, Timestamp(Date()).rfc3339)
+                try record.run()
+            }
+        }
+    }
+}

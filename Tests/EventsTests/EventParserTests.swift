@@ -1,0 +1,162 @@
+import Testing
+import Events
+
+private let parser = EventParser()
+
+private func parse(_ line: String, with parser: EventParser = parser) -> Result<Event, EventRejection>? {
+    parser.parse(line: line)
+}
+
+private func rejection(_ line: String, with parser: EventParser = parser) -> EventRejection? {
+    if case .failure(let r)? = parse(line, with: parser) { return r }
+    return nil
+}
+
+@Test(arguments: EventType.allCases)
+func parsesEveryEventType(type: EventType) throws {
+    let extra = type == .exposure ? #","experiment":"exp","variant":"a","copy_source":"on_device","copy_text":"Hi","copy_fallback_reason":"r""# : #","revenue":9.99,"currency":"USD","product_id":"p""#
+    let line = #"{"event_id":"e1","type":"\#(type.name)","user_id":"u1","ts":"2026-12-01T10:00:00Z"\#(extra)}"#
+    let event = try #require(try parse(line)?.get())
+    #expect(event.id == "e1")
+    #expect(event.type == type)
+    #expect(event.userID == "u1")
+    #expect(event.timestamp == Timestamp(rfc3339: "2026-12-01T10:00:00Z"))
+    if type == .exposure {
+        #expect(event.experiment == "exp" && event.variant == "a")
+        #expect(event.copySource == .onDevice && event.copyText == "Hi" && event.copyFallbackReason == "r")
+    } else {
+        #expect(event.revenue == 9.99 && event.currency == "USD" && event.productID == "p")
+    }
+}
+
+@Test func blankLinesAreSkippedNotRejected() {
+    #expect(parse("") == nil)
+    #expect(parse("   \t ") == nil)
+}
+
+struct BadLine: Sendable, CustomTestStringConvertible {
+    var line: String
+    var field: String
+    var reasonContains: String
+    var testDescription: String { "\(field): \(line)" }
+}
+
+@Test(arguments: [
+    BadLine(line: #"{"event_id":"e1","type":"exposure""#, field: "json", reasonContains: "expected ',' or '}'"),
+    BadLine(line: #"not json"#, field: "json", reasonContains: "invalid JSON"),
+    BadLine(line: #"[1,2]"#, field: "json", reasonContains: "expected an event object, found an array"),
+    BadLine(line: #"{"event_id":"e1"} trailing"#, field: "json", reasonContains: "after the object"),
+    BadLine(line: #"{"event_id":"e1","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","x":NaN}"#, field: "json", reasonContains: "invalid JSON"),
+    BadLine(line: #"{"type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, field: "event_id", reasonContains: "missing"),
+    BadLine(line: #"{"event_id":"","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, field: "event_id", reasonContains: "non-empty"),
+    BadLine(line: #"{"event_id":7,"type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, field: "event_id", reasonContains: "must be a string, found a number"),
+    BadLine(line: #"{"event_id":"e","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, field: "type", reasonContains: "missing"),
+    BadLine(line: #"{"event_id":"e","type":"upgraded","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, field: "type", reasonContains: "unknown event type 'upgraded'"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","ts":"2026-12-01T10:00:00Z"}"#, field: "user_id", reasonContains: "missing"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u"}"#, field: "ts", reasonContains: "missing"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-02-30T10:00:00Z"}"#, field: "ts", reasonContains: "not an RFC 3339 timestamp"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01 10:00"}"#, field: "ts", reasonContains: "not an RFC 3339 timestamp"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00"}"#, field: "ts", reasonContains: "not an RFC 3339 timestamp"),
+    BadLine(line: #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","variant":"a"}"#, field: "experiment", reasonContains: "required for exposure"),
+    BadLine(line: #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"x"}"#, field: "variant", reasonContains: "required for exposure"),
+    BadLine(line: #"{"event_id":"e","type":"converted","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":1e999}"#, field: "revenue", reasonContains: "finite"),
+    BadLine(line: #"{"event_id":"e","type":"converted","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":"9.99"}"#, field: "revenue", reasonContains: "must be a number"),
+    BadLine(line: #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"x","variant":"a","copy_source":"llm"}"#, field: "copy_source", reasonContains: "static, template, on_device, server, fallback"),
+    BadLine(line: #"{"event_id":"e","event_id":"f","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, field: "event_id", reasonContains: "appears twice"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":""}"#, field: "ts", reasonContains: "non-empty"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":1796083200}"#, field: "ts", reasonContains: "must be a string, found a number"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00\u005A!"}"#, field: "ts", reasonContains: "'2026-12-01T10:00:00Z!'"),
+    BadLine(line: #"{"event_id":"e","type":"renewed","user_id":"u","\u0074s":"x"}"#, field: "ts", reasonContains: "not an RFC 3339 timestamp"),
+])
+func rejectsBadLineNamingTheField(bad: BadLine) throws {
+    let r = try #require(rejection(bad.line))
+    #expect(r.field == bad.field)
+    #expect(r.reason.contains(bad.reasonContains), "reason was: \(r.reason)")
+}
+
+/// Keys and timestamps with escapes take the slow path (decoded first) and mean the same.
+@Test func escapedKeysAndTimestampsAreUnderstood() throws {
+    let line = #"{"\u0065vent_id":"e","type":"renewed","user_id":"u","t\u0073":"2026-12-01T10:00:00\u005A"}"#
+    let event = try #require(EventParser().parse(line: line)).get()
+    #expect(event.id == "e")
+    #expect(event.timestamp == Timestamp(rfc3339: "2026-12-01T10:00:00Z"))
+}
+
+@Test func catalogChecksExposures() throws {
+    let strict = EventParser(catalog: KnownVariants(["exp": ["control", "ai"]]))
+    let ok = #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"exp","variant":"ai"}"#
+    #expect(try parse(ok, with: strict)?.get().variant == "ai")
+    let badVariant = try #require(rejection(ok.replacingOccurrences(of: #""ai""#, with: #""gpt""#), with: strict))
+    #expect(badVariant.field == "variant")
+    #expect(badVariant.reason.contains("experiment 'exp' has no variant 'gpt'"))
+    #expect(badVariant.reason.contains("ai, control"))
+    let badExperiment = try #require(rejection(ok.replacingOccurrences(of: #""exp""#, with: #""other""#), with: strict))
+    #expect(badExperiment.field == "experiment")
+    // Without a catalog the same lines are accepted; purchases never need one.
+    #expect(rejection(ok.replacingOccurrences(of: #""ai""#, with: #""gpt""#)) == nil)
+    #expect(rejection(#"{"event_id":"e","type":"purchased","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#, with: strict) == nil)
+}
+
+@Test func decodesEscapesAndUnicode() throws {
+    let line = #"{"event_id":"e\u00e9\"1","type":"renewed","user_id":"u\ud83d\udc26 ü","ts":"2026-12-01T10:00:00Z","nested":{"a":[1,{"b":null}],"c":true}}"#
+    let event = try #require(try parse(line)?.get())
+    #expect(event.id == "eé\"1")
+    #expect(event.userID == "u🐦 ü")
+}
+
+@Test func nullOptionalFieldsAreAbsent() throws {
+    let line = #"{"event_id":"e","type":"converted","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":null,"experiment":null,"currency":null}"#
+    let event = try #require(try parse(line)?.get())
+    #expect(event.revenue == nil && event.experiment == nil && event.currency == nil)
+}
+
+@Test func rejectsInvalidUTF8() {
+    var bytes = Array(#"{"event_id":"e","type":"renewed","user_id":"u"#.utf8)
+    bytes += [0xC3, 0x28]
+    bytes += Array(#"","ts":"2026-12-01T10:00:00Z"}"#.utf8)
+    let result = bytes.withUnsafeBufferPointer { parser.parse(bytes: $0) }
+    guard case .failure(let r)? = result else { Issue.record("accepted invalid UTF-8"); return }
+    #expect(r.field == "json" && r.reason.contains("UTF-8"))
+}
+
+@Test func timestampsFollowRFC3339() {
+    let base = Timestamp(rfc3339: "2026-12-01T10:00:00Z")!
+    #expect(base.microseconds == 1_796_119_200_000_000)
+    #expect(Timestamp(rfc3339: "2026-12-01T11:30:00+01:30") == base)
+    #expect(Timestamp(rfc3339: "2026-12-01t10:00:00z") == base)
+    #expect(Timestamp(rfc3339: "2026-12-01T10:00:00.123456789Z")!.microseconds == base.microseconds + 123_456)
+    #expect(Timestamp(rfc3339: "2024-02-29T00:00:00Z") != nil)
+    #expect(Timestamp(rfc3339: "2025-02-29T00:00:00Z") == nil)
+    #expect(Timestamp(rfc3339: "1969-12-31T23:59:59Z")!.microseconds == -1_000_000)
+    #expect(Timestamp(rfc3339: "2026-12-01T24:00:00Z") == nil)
+    #expect(Timestamp(rfc3339: "2026-12-01T10:00:00.Z") == nil)
+    #expect(base.rfc3339 == "2026-12-01T10:00:00Z")
+    #expect(Timestamp(microseconds: base.microseconds + 250_000).rfc3339 == "2026-12-01T10:00:00.25Z")
+    #expect(Timestamp(rfc3339: "2000-03-01T00:00:00Z")!.date.timeIntervalSince1970 == 951_868_800)
+}
+
+@Test func parsesArrayAndNDJSONBodies() {
+    let ndjson = "{\"event_id\":\"a\",\"type\":\"renewed\",\"user_id\":\"u\",\"ts\":\"2026-12-01T10:00:00Z\"}\n\n{\"bad\":1}\r\n"
+    let lines = Array(ndjson.utf8).withUnsafeBufferPointer { parser.parseBody($0) }
+    #expect(lines.map(\.position) == [1, 3])
+    #expect((try? lines[0].result.get())?.id == "a")
+    #expect(lines[1].result == .failure(EventRejection(field: "event_id", reason: "missing")))
+    let array = #"[{"event_id":"a","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}, {"event_id":"b","type":"nope","user_id":"u","ts":"2026-12-01T10:00:00Z"}]"#
+    let items = Array(array.utf8).withUnsafeBufferPointer { parser.parseBody($0) }
+    #expect(items.map(\.position) == [1, 2])
+    if case .failure(let r) = items[1].result { #expect(r.field == "type") } else { Issue.record("accepted unknown type") }
+    let broken = Array("[{\"event_id\":\"a\"},".utf8).withUnsafeBufferPointer { parser.parseBody($0) }
+    #expect(broken.count == 1 && broken[0].position == 0)
+}
+
+@Test(arguments: ["01", "-", "1.", ".5", "1e", "+1", "0x10", "1.5e+"])
+func rejectsMalformedNumbers(number: String) throws {
+    let r = try #require(rejection(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":\#(number)}"#))
+    #expect(r.field == "json")
+}
+
+@Test(arguments: [("0", 0.0), ("-0.5", -0.5), ("1e2", 100.0), ("59.99", 59.99), ("1E-2", 0.01)])
+func acceptsJSONNumbers(text: String, value: Double) throws {
+    let event = try #require(try parse(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":\#(text)}"#)?.get())
+    #expect(event.revenue == value)
+}

@@ -1,0 +1,79 @@
+import Assignment
+import Events
+import SQLiteStore
+import ExperimentDefinitions
+import Foundation
+import Reporting
+import Testing
+@testable import Simulation
+
+/// A/A calibration through the simulate path (Simulator -> real assignment -> real SQLite store -> report):
+/// with every variant equal, a 5% test should flag about 5% of comparisons and its 95% intervals
+/// should contain the true difference, 0, about 95% of the time.
+///
+/// 100 seeds alone would give 100 comparisons per metric, whose false-positive share has a standard
+/// error of 2.2 points: a ±1.5-point check could not tell a calibrated test from a broken one. So each
+/// seed runs `experiments` two-arm experiments at once, each with its own hash seed: every user is in
+/// all of them, split independently, so their comparisons are uncorrelated (the sign of one split says
+/// nothing about another's) and each seed adds `experiments` comparisons per metric. Over 100 seeds that
+/// is 1,000 comparisons per metric: a standard error of 0.69 points, so ±1.5 points is about 2.2 standard
+/// errors. The seeds are 1...100, fixed, not chosen; every comparison counts (no filtering).
+@Suite struct CalibrationTests {
+    static let seeds: [UInt64] = Array(1...100)
+    static let experiments = 10
+    static let usersPerSeed = 1600
+    static let metrics = ["revenue_per_user_d14", "paid_conversion_d14"]
+
+    /// `experiments` identical two-arm experiments (same paywall in both arms), with the shipped products.
+    static func catalog(in folder: String) throws -> ExperimentCatalog {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        try FileManager.default.copyItem(atPath: url.path + "/Experiments/products.json", toPath: folder + "/products.json")
+        let arm = #"{ "offering": "chorus_plus", "trial_days": 3, "discount_framing": "none", "copy": { "strategy": "static", "text": "Hear every bird." } }"#
+        for k in 0..<experiments {
+            try """
+            { "id": "aa-\(k)", "name": "A/A \(k)", "status": "running", "start": "2026-12-01T00:00:00Z",
+              "metrics": { "primary": "paid_conversion_d14", "secondary": ["revenue_per_user_d14"] },
+              "variants": [ { "key": "a", "paywall": \(arm) }, { "key": "b", "paywall": \(arm) } ] }
+            """.write(toFile: folder + "/aa-\(k).json", atomically: true, encoding: .utf8)
+        }
+        return try ExperimentLoader.load(directory: folder)
+    }
+
+    @Test func falsePositivesAndCoverageAreCalibrated() throws {
+        let folder = NSTemporaryDirectory() + "abctl-aa-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let catalog = try Self.catalog(in: folder)
+        let assigner = try Assigner(catalog: catalog)
+        var flagged: [String: Int] = [:], covered: [String: Int] = [:], compared: [String: Int] = [:]
+        for seed in Self.seeds {
+            let path = folder + "/seed-\(seed).sqlite"
+            let store = try SQLiteEventStore(path: path, options: .init(durability: .normal))
+            let simulator = Simulator(catalog: catalog, assigner: assigner, truth: Truth(),
+                                      options: .init(users: Self.usersPerSeed, seed: seed, days: 14))
+            _ = try simulator.run { try store.appendAndWait($0) }
+            for experiment in catalog.experiments {
+                let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil))
+                for name in Self.metrics {
+                    let c = try #require(report.comparison("b", .named(name)), "\(name) missing")
+                    let p = try #require(c.pValue, "seed \(seed) \(experiment.id) \(name): \(c.nullReasons)")
+                    let ci = try #require(c.absoluteCI)
+                    compared[name, default: 0] += 1
+                    if p < 0.05 { flagged[name, default: 0] += 1 }
+                    if ci.contains(0) { covered[name, default: 0] += 1 }
+                }
+            }
+            store.close()
+            try FileManager.default.removeItem(atPath: path)
+        }
+        for name in Self.metrics {
+            let n = Double(compared[name] ?? 0)
+            #expect(n == Double(Self.seeds.count * Self.experiments))
+            let falsePositives = Double(flagged[name] ?? 0) / n, coverage = Double(covered[name] ?? 0) / n
+            #expect(abs(falsePositives - 0.05) <= 0.015, "\(name): \(flagged[name] ?? 0) of \(Int(n)) flagged at 5%")
+            #expect(abs(coverage - 0.95) <= 0.015, "\(name): 95% intervals covered 0 in \(covered[name] ?? 0) of \(Int(n))")
+            print("A/A \(name): \(flagged[name] ?? 0) of \(Int(n)) false positives at 5% (\(String(format: "%.1f", 100 * falsePositives))%), 95% intervals covered 0 in \(String(format: "%.1f", 100 * coverage))%")
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Events
+import ExperimentDefinitions
+import TestSupport
+
+/// Seeded synthetic events of every type over several experiments: exposures (some users in two
+/// experiments, some re-exposed to another variant, some never exposed), trials, cancels,
+/// payments, renewals and refunds, several at the same instant so tie-breaking matters.
+enum RandomEvents {
+    static let experiments = ["alpha", "beta", "gamma"]
+    static let variants = ["control", "name", "ai"]
+    static let origin = Timestamp(rfc3339: "2026-12-01T00:00:00Z")!
+
+    static func make(users: Int, seed: UInt64) -> [Event] {
+        var rng = SeededGenerator(seed: seed)
+        var events: [Event] = []
+        for u in 0..<users {
+            let user = "user-\(u)"
+            var n = 0
+            func id() -> String { n += 1; return "\(user)-e\(n)" }
+            // Whole hours, so events of one user often share an instant.
+            func at(_ maxHours: Int) -> Timestamp { origin.adding(hours: Double(Int.random(in: 0...maxHours, using: &rng))) }
+            let exposures = u % 10 == 9 ? 0 : Int.random(in: 1...3, using: &rng)
+            for _ in 0..<exposures {
+                let source = [nil, CopySource.onDevice, .fallback, .server].randomElement(using: &rng)!
+                events.append(Event(id: id(), type: .exposure, userID: user, timestamp: at(24 * 10),
+                                    experiment: experiments.randomElement(using: &rng)!, variant: variants.randomElement(using: &rng)!,
+                                    copySource: source, copyText: source == nil ? nil : "A line.",
+                                    copyFallbackReason: source == .fallback ? "empty_brief" : nil))
+            }
+            for _ in 0..<Int.random(in: 0...6, using: &rng) {
+                let type = [EventType.trialStarted, .purchased, .converted, .renewed, .cancelled, .refunded].randomElement(using: &rng)!
+                let revenue: Double? = type.carriesRevenue && Int.random(in: 0..<5, using: &rng) > 0
+                    ? [59.99, 9.99, 4.99, 0.1, 0.2].randomElement(using: &rng)! * (type == .refunded && Bool.random(using: &rng) ? -1 : 1)
+                    : nil
+                events.append(Event(id: id(), type: type, userID: user, timestamp: at(24 * 40), revenue: revenue,
+                                    currency: revenue == nil ? nil : "USD"))
+            }
+        }
+        return events
+    }
+}

@@ -1,0 +1,126 @@
+import Events
+import ExperimentDefinitions
+import Foundation
+import Reporting
+import Testing
+import TestSupport
+
+/// What every store must do, written only against the store protocols and run against each
+/// store of `storeFactories`: the same events give the same facts (those `FactsBuilder`
+/// computes over all of a user's events), duplicates are stored once, an exposure is the
+/// sticky record, the copy cache keeps lines, and reports are byte for byte the same.
+@Suite struct StoreConformanceTests {
+    @Test(arguments: storeFactories)
+    func factsEqualTheBuilderOverAllOfAUsersEvents(_ factory: StoreFactory) async throws {
+        let events = RandomEvents.make(users: 300, seed: 7)
+        var rng = SeededGenerator(seed: 11)
+        let reference = ReferenceFacts(events)
+        try await factory.withStore { store in
+            // Shuffled, in chunks of random size, with some chunks sent twice (retries).
+            var rest = events.shuffled(using: &rng)[...]
+            var stored = 0
+            while !rest.isEmpty {
+                let chunk = Array(rest.prefix(Int.random(in: 1...50, using: &rng)))
+                rest = rest.dropFirst(chunk.count)
+                stored += try store.appendAndWait(chunk).stored
+                if Bool.random(using: &rng) { #expect(try store.appendAndWait(chunk) == AppendResult(stored: 0, duplicates: chunk.count)) }
+            }
+            #expect(stored == events.count)
+            for experiment in RandomEvents.experiments {
+                let expected = reference.allFacts(experiment: experiment)
+                #expect(!expected.isEmpty)
+                #expect(try store.facts(experiment: experiment) == expected, "\(experiment)")
+            }
+            #expect(try store.experiments() == reference.experiments())
+        }
+    }
+
+    @Test(arguments: storeFactories)
+    func sinceAndUntilBoundTheFirstExposureAndCutRevenue(_ factory: StoreFactory) async throws {
+        let events = RandomEvents.make(users: 200, seed: 3)
+        let reference = ReferenceFacts(events)
+        let since = RandomEvents.origin.adding(hours: 24), until = RandomEvents.origin.adding(hours: 24 * 5)
+        try await factory.withStore { store in
+            _ = try store.appendAndWait(events)
+            for experiment in RandomEvents.experiments {
+                #expect(try store.facts(experiment: experiment, since: since, until: until)
+                        == reference.facts(experiment: experiment, since: since, until: until))
+                for asOf in [until, until.adding(hours: 24 * 10), RandomEvents.origin.adding(hours: 24 * 60)] {
+                    #expect(try store.netRevenue(experiment: experiment, asOf: asOf, since: since, until: until)
+                            == reference.netRevenue(experiment: experiment, asOf: asOf, since: since, until: until))
+                }
+            }
+        }
+    }
+
+    @Test(arguments: storeFactories)
+    func aRetriedEventIsStoredOnce(_ factory: StoreFactory) async throws {
+        typealias F = EventFactory
+        let batch = [F.exposure("r1", user: "u", experiment: "A", variant: "ai", hours: 0),
+                     F.event("r2", .converted, user: "u", hours: 1, revenue: 59.99)]
+        try await factory.withStore { store in
+            #expect(try store.appendAndWait(batch) == AppendResult(stored: 2, duplicates: 0))
+            #expect(try store.appendAndWait(batch) == AppendResult(stored: 0, duplicates: 2))
+            // The same event twice in one call, once alongside a new one.
+            #expect(try store.appendAndWait([batch[1], F.event("r3", .renewed, user: "u", hours: 2, revenue: 59.99), batch[1]])
+                    == AppendResult(stored: 1, duplicates: 2))
+            #expect(try await store.append([]) == AppendResult())
+            let facts = try #require(try store.facts(experiment: "A").first)
+            #expect(facts.netRevenue == 59.99 + 59.99)
+        }
+    }
+
+    @Test(arguments: storeFactories)
+    func anExposureIsTheStickyRecord(_ factory: StoreFactory) async throws {
+        typealias F = EventFactory
+        try await factory.withStore { store in
+            let sticky = try store.makeStickyReader(maxIdle: 2)
+            #expect(try sticky.exposedVariant(experiment: "A", userID: "u") == nil)
+            _ = try store.appendAndWait([F.exposure("x1", user: "u", experiment: "A", variant: "name", hours: 5)])
+            #expect(try sticky.exposedVariant(experiment: "A", userID: "u") == "name")
+            // A later exposure keeps the first variant; an earlier one that arrives late replaces it.
+            _ = try store.appendAndWait([F.exposure("x2", user: "u", experiment: "A", variant: "ai", hours: 6)])
+            #expect(try sticky.exposedVariant(experiment: "A", userID: "u") == "name")
+            _ = try store.appendAndWait([F.exposure("x3", user: "u", experiment: "A", variant: "control", hours: 4)])
+            #expect(try sticky.exposedVariant(experiment: "A", userID: "u") == "control")
+            #expect(try sticky.exposedVariant(experiment: "B", userID: "u") == nil)
+            #expect(try sticky.exposedVariant(experiment: "A", userID: "v") == nil)
+        }
+    }
+
+    @Test(arguments: storeFactories)
+    func theCopyCacheKeepsLines(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            #expect(try store.cachedCopyLine(experiment: "A", variant: "ai", brief: "dog") == nil)
+            let at = Timestamp(microseconds: 1_796_083_200_123_456)
+            try store.saveCopyLine("Walk with Chorus.", experiment: "A", variant: "ai", brief: "dog", at: at)
+            #expect(try store.cachedCopyLine(experiment: "A", variant: "ai", brief: "dog") == CachedCopyLine(line: "Walk with Chorus.", createdAt: at))
+            #expect(try store.cachedCopyLine(experiment: "A", variant: "ai", brief: "cat") == nil)
+            try store.saveCopyLine("Chorus names every song.", experiment: "A", variant: "ai", brief: "dog", at: at.adding(hours: 1))
+            #expect(try store.cachedCopyLine(experiment: "A", variant: "ai", brief: "dog")?.line == "Chorus names every song.")
+        }
+    }
+
+    /// The oracle data set of the Reporting tests, reported from the store and from the
+    /// reference facts with a fixed clock: the JSON must be the same, byte for byte.
+    @Test(arguments: storeFactories)
+    func reportJSONIsByteIdentical(_ factory: StoreFactory) async throws {
+        let oracle = try OracleData.load()
+        let reference = ReferenceFacts(oracle.events)
+        let generatedAt = Date(timeIntervalSince1970: 1_798_675_200)   // 2026-12-31T00:00:00Z
+        let windows: [ReportOptions] = [
+            ReportOptions(generatedAt: generatedAt),
+            ReportOptions(generatedAt: generatedAt, until: Date(timeIntervalSince1970: 1_797_811_200)),    // 2026-12-21: revenue re-summed
+            ReportOptions(generatedAt: generatedAt, since: Date(timeIntervalSince1970: 1_796_515_200), until: Date(timeIntervalSince1970: 1_798_070_400)),
+        ]
+        try await factory.withStore { store in
+            _ = try store.appendAndWait(oracle.events)
+            for options in windows {
+                let report = try ReportBuilder.report(store: store, experiment: oracle.experiment, options: options)
+                let expected = JSONReportRenderer.render(try ReportBuilder.report(store: reference, experiment: oracle.experiment, options: options))
+                #expect(report.users > 100)
+                #expect(JSONReportRenderer.render(report) == expected, "until \(options.until.map(RFC3339.format) ?? "none")")
+            }
+        }
+    }
+}
