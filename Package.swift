@@ -36,6 +36,9 @@ let package = Package(
         // The same protocols over PostgreSQL through libpq, for several serve nodes on one database.
         .target(name: "PostgresStore", dependencies: ["CLibPQ", "Events", "ExperimentDefinitions"]),
 
+        // Subcommands, options declared once (type, default, environment variable), help and exit codes.
+        .target(name: "CommandLineKit", dependencies: ["ExperimentDefinitions"]),
+
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         .target(name: "Statistics"),
 
@@ -47,7 +50,7 @@ let package = Package(
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
         .target(name: "Server", dependencies: ["CMicroHTTPD", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting"]),
 
-        .executableTarget(name: "abctl", dependencies: ["ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"]),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"]),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
@@ -56,22 +59,23 @@ let package = Package(
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
-        .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
-        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Events", "SQLiteStore", "TestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
-        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "ExperimentDefinitions", "TestSupport"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions"]),
+        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "ExperimentDefinitions", "Assignment", "TestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Assignment", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions", "TestSupport"]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting"]),
         .testTarget(name: "AbctlClientTests", dependencies: ["AbctlClient", "TestSupport"], resources: [.copy("Fixtures")]),
         // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
         .executableTarget(name: "ClientProbe", dependencies: ["AbctlClient"], path: "Tests/ClientProbe"),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

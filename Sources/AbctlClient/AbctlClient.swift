@@ -184,6 +184,7 @@ public actor AbctlClient {
         d.eventsDuplicate = counts.duplicates
         d.eventsDroppedQueueFull = counts.droppedQueueFull
         d.eventsRejected = counts.rejected
+        d.sendFailures = counts.failedSends
         let recovery = await outbox.recovery
         d.queueTornBytes = recovery.tornBytes
         d.queueCorruptRecords = recovery.corruptRecords

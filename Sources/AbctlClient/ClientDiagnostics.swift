@@ -19,6 +19,8 @@ public struct ClientDiagnostics: Sendable, Equatable {
     public var eventsDroppedQueueFull = 0
     /// Events the server rejected as invalid, taken off the queue.
     public var eventsRejected = 0
+    /// Sends to `POST /v1/events` that failed (and are retried with backoff).
+    public var sendFailures = 0
     /// A torn last record cut off when the queue was opened (bytes), and whole records with a bad checksum.
     public var queueTornBytes = 0
     public var queueCorruptRecords = 0
@@ -41,6 +43,7 @@ public struct ClientDiagnostics: Sendable, Equatable {
             ("events_duplicate", .number(Double(eventsDuplicate))),
             ("events_dropped_queue_full", .number(Double(eventsDroppedQueueFull))),
             ("events_rejected", .number(Double(eventsRejected))),
+            ("send_failures", .number(Double(sendFailures))),
             ("queue_torn_bytes", .number(Double(queueTornBytes))),
             ("queue_corrupt_records", .number(Double(queueCorruptRecords))),
             ("last_error", lastError.map(JSONValue.string) ?? .null),

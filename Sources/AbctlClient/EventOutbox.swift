@@ -140,7 +140,8 @@ actor EventOutbox {
         case 400, 422:
             // The batch was refused whole and nothing stored; drop the lines the server named and
             // send the rest again. Without line numbers there is nothing safe to drop: keep all.
-            let lines = Set(((try? JSONValue.parse(answer))?["error"]?["rejections"]?.array ?? []).compactMap { $0["line"]?.number.map(Int.init) })
+            // `rejections` sits beside `error` in the answer: [{"line", "field", "message"}].
+            let lines = Set(((try? JSONValue.parse(answer))?["rejections"]?.array ?? []).compactMap { $0["line"]?.number.map(Int.init) })
             counts.failedSends += 1
             note("the server rejected events: \(ServerConnection.statusError(status, answer))")
             guard let first = lines.min(), first >= 1 else { return false }

@@ -7,7 +7,7 @@ struct ExperimentDecoder {
     let sink: DiagnosticSink
     let products: Products?
     /// Deeper checks of a GrowthBook condition (bad regexes, operand types) from a higher layer.
-    var conditionLinter: ExperimentLoader.ConditionLinter? = nil
+    var conditionLinter: ExperimentLoader.ConditionLinter
 
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
@@ -84,7 +84,7 @@ struct ExperimentDecoder {
                 checkCondition(c)
                 condition = c.value
                 // Unknown operators were reported above, with their position and a did-you-mean.
-                for problem in conditionLinter?(c.value) ?? [] where !problem.contains("unknown operator") {
+                for problem in conditionLinter(c.value) where !problem.contains("unknown operator") {
                     sink.error("bad_condition", at: c.position, problem, hint: "this part of the condition would never match; see GrowthBook's condition operators")
                 }
             } else {

@@ -17,28 +17,31 @@ public enum ExperimentLoader {
     /// Thrown by `load` when the folder has errors.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
         public var diagnostics: [Diagnostic]
+        /// The error count and the first errors, each in `abctl validate`'s `file:line:column: error: message` form.
         public var description: String {
-            let errors = diagnostics.filter { $0.severity == .error }
-            let first = errors.prefix(3).map { "\($0.file):\($0.position): \($0.message)" }.joined(separator: "\n")
-            return "experiments are invalid (\(errors.count) errors; run 'abctl validate'):\n\(first)"
+            let errors = diagnostics.filter { $0.severity == .error }.sorted { ($0.file, $0.position) < ($1.file, $1.position) }
+            let first = errors.prefix(3).map { "\($0.file):\($0.position): error: \($0.message)" }.joined(separator: "\n")
+            return "experiments are invalid (\(errors.count) \(errors.count == 1 ? "error" : "errors"); run 'abctl validate'):\n\(first)"
         }
     }
 
     /// Problems in a condition, as messages naming their path; supplied by the Assignment layer, which compiles conditions.
+    /// It is a required argument so that no caller loads files with fewer checks than `abctl validate`:
+    /// commands call `ExperimentFiles` in Assignment, which supplies it.
     public typealias ConditionLinter = @Sendable (JSONValue) -> [String]
 
     /// Files the loader skips: they sit beside experiments but are not experiments.
     static let reservedNames: Set<String> = ["schema.json", "products.json"]
 
     /// Loads a folder for use: every experiment must be valid.
-    public static func load(directory: String, conditionLinter: ConditionLinter? = nil) throws(LoadError) -> ExperimentCatalog {
+    public static func load(directory: String, conditionLinter: @escaping ConditionLinter) throws(LoadError) -> ExperimentCatalog {
         let report = validate(paths: [directory], conditionLinter: conditionLinter)
         guard let catalog = report.catalog else { throw LoadError(diagnostics: report.diagnostics) }
         return catalog
     }
 
     /// Validates files and folders (a folder means every `*.json` in it but `schema.json` and `products.json`).
-    public static func validate(paths: [String], conditionLinter: ConditionLinter? = nil) -> Report {
+    public static func validate(paths: [String], conditionLinter: @escaping ConditionLinter) -> Report {
         var files: [String] = []
         var diagnostics: [Diagnostic] = []
         var productsByFolder: [String: Products?] = [:]

@@ -27,11 +27,13 @@ public final class Server: Sendable {
     /// Why the server cannot start; the CLI maps `.configuration` to exit 2 and `.runtime` to exit 3.
     public enum StartError: Error, CustomStringConvertible {
         case configuration(String)
+        /// The experiment files have errors (the same ones `abctl validate` reports).
+        case invalidExperiments(String)
         case runtime(String)
 
         public var description: String {
             switch self {
-            case .configuration(let s), .runtime(let s): s
+            case .configuration(let s), .invalidExperiments(let s), .runtime(let s): s
             }
         }
     }
@@ -62,7 +64,7 @@ public final class Server: Sendable {
         do {
             snapshot = try backend.makeSnapshot(directory: configuration.api.experimentsDirectory)
         } catch let error as ExperimentLoader.LoadError {
-            throw .runtime("cannot serve \(configuration.api.experimentsDirectory): \(error.description)")
+            throw .invalidExperiments("cannot serve \(configuration.api.experimentsDirectory): \(error.description)")
         } catch {
             throw .runtime("cannot serve: \(error)")
         }

@@ -1,3 +1,5 @@
+import CommandLineKit
+
 /// Every subcommand, in the order `abctl --help` lists them. Add new commands here.
 enum CommandRegistry {
     static let all: [CommandSpec] = [

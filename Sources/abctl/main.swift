@@ -1,6 +1,11 @@
+import CommandLineKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let code = CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), commands: CommandRegistry.all)
-exit(code.rawValue)
+let tool = CommandLineTool(
+    name: "abctl",
+    overview: "A/B experiments for subscription-app paywalls: validate, assign, ingest, report, serve.",
+    version: "0.1.0",
+    commands: CommandRegistry.all)
+exit(tool.run(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -96,6 +96,7 @@ import Glibc
         try await Task.sleep(for: .milliseconds(300))
         var d = await client.diagnostics()
         #expect(d.queueDepth == 250)
+        #expect(d.sendFailures >= 1)
         #expect(d.lastError?.contains("sending events failed") == true)
 
         // The server comes back where the client expects it.
@@ -110,5 +111,25 @@ import Glibc
         #expect(d.eventsStored == 250)
         #expect(try server.query("SELECT count(*) FROM events WHERE user_id = '\(user)'") == [["250"]])
         await client.close()
+    }
+
+    @Test func anEventTheServerRejectsLeavesTheQueueAndTheOthersArrive() async throws {
+        let server = try ServeProcess()
+        let storage = try TemporaryDirectory()
+        defer { storage.remove() }
+        let client = try AbctlClient(configuration: F.configuration(server.url, storage: storage))
+        let user = "rejected-\(UUID().uuidString.prefix(8))"
+        var events = (0..<6).map { ClientEvent(id: "ok-\($0)", kind: .purchased, userID: user) }
+        // An exposure to a variant the experiment does not have: the server answers 422 for the batch.
+        events.insert(ClientEvent(id: "bad", kind: .exposure, userID: user, experiment: F.experiment, variant: "no-such-variant"), at: 3)
+        #expect(try await client.log(events) == 7)
+        #expect(await client.flush())
+        let d = await client.diagnostics()
+        #expect(d.queueDepth == 0)
+        #expect(d.eventsRejected == 1)
+        #expect(d.eventsStored == 6)
+        #expect(d.lastError?.contains("rejected") == true)
+        #expect(try server.query("SELECT event_id FROM events WHERE user_id = '\(user)' ORDER BY event_id").map { $0[0] }
+                == (0..<6).map { "ok-\($0)" })
     }
 }

@@ -230,7 +230,7 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func shippedExperimentsAssign() throws {
-        let catalog = try ExperimentLoader.load(directory: Self.root.appendingPathComponent("Experiments").path)
+        let catalog = try ExperimentFiles.load(directory: Self.root.appendingPathComponent("Experiments").path)
         let assigner = try Assigner(catalog: catalog, clock: { Date(timeIntervalSince1970: 1_900_000_000) })
         #expect(assigner.experiments.map(\.id) == catalog.experiments.map(\.id))
         var seen = 0

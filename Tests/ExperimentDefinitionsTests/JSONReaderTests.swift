@@ -53,8 +53,44 @@ import Testing
     @Test func deepNestingIsRefusedNotCrashing() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.parse(deep) }
-        let fine = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
-        #expect((try? JSONReader.parse(fine)) != nil)
+        let deepest = String(repeating: "[", count: JSONGrammar.maxDepth) + String(repeating: "]", count: JSONGrammar.maxDepth)
+        #expect((try? JSONReader.parse(deepest)) != nil)
+        // One level more is refused, as BodyParser and the NDJSON scanner refuse it.
+        let tooDeep = "[" + deepest + "]"
+        #expect(throws: JSONReader.SyntaxError(message: "nesting deeper than 64 levels", position: SourcePosition(line: 1, column: 65))) {
+            try JSONReader.parse(tooDeep)
+        }
+    }
+
+    @Test func stringsMustBeValidUTF8() {
+        // Before, bytes that are not UTF-8 became U+FFFD here while BodyParser refused them.
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0x61, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22]] {
+            #expect(throws: JSONReader.SyntaxError(message: "a string is not valid UTF-8", position: SourcePosition(line: 1, column: 2))) {
+                try JSONReader.parse(bytes)
+            }
+        }
+    }
+
+    @Test func aLoneLowSurrogateIsRefused() {
+        #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.parse(#""\udc00""#) }
+    }
+
+    @Test func positionsOnALongLineCountScalarsOnce() throws {
+        // One line of 5,000 members, with two-byte and four-byte scalars before each value.
+        let members = (0..<5_000).map { "\"é\($0)🐦\": \($0)" }
+        let root = try JSONReader.parse("{" + members.joined(separator: ", ") + "}")
+        guard case .object(let parsed) = root.kind else { Issue.record("not an object"); return }
+        var column = 2
+        for (n, member) in parsed.enumerated() {
+            #expect(member.keyPosition == SourcePosition(line: 1, column: column))
+            let keyLength = "\"é\(n)🐦\"".unicodeScalars.count
+            #expect(member.value.position == SourcePosition(line: 1, column: column + keyLength + 2))
+            column += members[n].unicodeScalars.count + 2
+        }
+        // And after the line, columns start again.
+        let two = try JSONReader.parse("[\"é\",\n 1]")
+        guard case .array(let items) = two.kind else { Issue.record("not an array"); return }
+        #expect(items[1].position == SourcePosition(line: 2, column: 2))
     }
 
     @Test func writerRoundTripsThroughTheReader() throws {

@@ -1,3 +1,4 @@
+import Assignment
 import Testing
 import TestSupport
 @testable import ExperimentDefinitions
@@ -8,7 +9,7 @@ import TestSupport
         let folder = TemporaryFolder()
         if let products { folder.write("products.json", products) }
         for (name, text) in files { folder.write(name, text) }
-        return withExtendedLifetime(folder) { ExperimentLoader.validate(paths: [folder.path]) }
+        return withExtendedLifetime(folder) { ExperimentFiles.validate(paths: [folder.path]) }
     }
 
     func codes(_ report: ExperimentLoader.Report) -> [String] { report.diagnostics.filter { $0.severity == .error }.map(\.code) }
@@ -25,7 +26,7 @@ import TestSupport
     }
 
     @Test func theShippedExperimentsAreValid() {
-        let report = ExperimentLoader.validate(paths: [packageRoot + "/Experiments"])
+        let report = ExperimentFiles.validate(paths: [packageRoot + "/Experiments"])
         #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
         #expect(report.catalog?.experiments.count == 3)
         let namespaces = Set(report.catalog?.experiments.compactMap { $0.namespace?.id } ?? [])

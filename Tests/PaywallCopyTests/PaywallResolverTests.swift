@@ -1,3 +1,4 @@
+import Assignment
 import Foundation
 import Testing
 import ExperimentDefinitions
@@ -7,7 +8,7 @@ import ExperimentDefinitions
     static let catalog: ExperimentCatalog = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        return try! ExperimentLoader.load(directory: url.path + "/Experiments")
+        return try! ExperimentFiles.load(directory: url.path + "/Experiments")
     }()
 
     func paywall(_ experiment: String, _ variant: String) throws -> Paywall {

@@ -1,3 +1,4 @@
+import Assignment
 import Events
 import ExperimentDefinitions
 import Foundation
@@ -15,7 +16,7 @@ import Testing
     static let asOf = Date(timeIntervalSince1970: 1_798_675_200)  // 2026-12-31T00:00:00Z
 
     static func loadExperiment() throws -> Experiment {
-        let catalog = try ExperimentLoader.load(directory: folder + "/experiments")
+        let catalog = try ExperimentFiles.load(directory: folder + "/experiments")
         return try #require(catalog.experiment("oracle-report"))
     }
 

@@ -11,7 +11,7 @@ import Testing
 @Suite struct AssignAnswerTests {
     static let catalog: ExperimentCatalog = {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Experiments").standardized.path
-        return try! ExperimentLoader.load(directory: folder)
+        return try! ExperimentFiles.load(directory: folder)
     }()
 
     static let names = ["Ana", "", "  ", "Zoë \"Z\" \\ O'Neil", "line\nbreak\u{2028}x\u{1}", "😀", "{{ custom.userName }}", "\u{0}abctl-hole-0\u{0}"]

@@ -37,7 +37,7 @@ import Testing
               "variants": [ { "key": "a", "paywall": \(arm) }, { "key": "b", "paywall": \(arm) } ] }
             """.write(toFile: folder + "/aa-\(k).json", atomically: true, encoding: .utf8)
         }
-        return try ExperimentLoader.load(directory: folder)
+        return try ExperimentFiles.load(directory: folder)
     }
 
     @Test func falsePositivesAndCoverageAreCalibrated() throws {

@@ -10,7 +10,7 @@ import Testing
     static let catalog: ExperimentDefinitions.ExperimentCatalog = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        return try! ExperimentLoader.load(directory: url.path + "/Experiments")
+        return try! ExperimentFiles.load(directory: url.path + "/Experiments")
     }()
 
     /// The shipped Chorus+ story, the truth file `abctl demo` uses.

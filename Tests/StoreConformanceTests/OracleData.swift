@@ -1,3 +1,4 @@
+import Assignment
 import Events
 import ExperimentDefinitions
 import Foundation
@@ -12,7 +13,7 @@ struct OracleData {
         var url = URL(fileURLWithPath: #filePath)
         url.deleteLastPathComponent()
         let folder = url.deletingLastPathComponent().path + "/ReportingTests/Fixtures/oracle"
-        guard let experiment = try ExperimentLoader.load(directory: folder + "/experiments").experiment("oracle-report") else {
+        guard let experiment = try ExperimentFiles.load(directory: folder + "/experiments").experiment("oracle-report") else {
             throw Missing(what: "oracle-report in \(folder)/experiments")
         }
         let parser = EventParser()

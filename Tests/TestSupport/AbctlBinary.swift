@@ -18,11 +18,12 @@ public enum AbctlBinary {
         public var stderr: String
     }
 
-    /// Runs abctl to completion with `arguments`, optional stdin bytes and extra environment.
+    /// Runs abctl to completion with `arguments`, optional stdin bytes and extra environment;
+    /// `executable` runs another program instead (e.g. `/usr/bin/timeout` with abctl as an argument).
     public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                           currentDirectory: String? = nil) throws -> Output {
+                           currentDirectory: String? = nil, executable: String? = nil) throws -> Output {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path())
+        process.executableURL = URL(fileURLWithPath: executable ?? path())
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }

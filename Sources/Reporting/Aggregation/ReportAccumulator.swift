@@ -36,9 +36,9 @@ public struct ReportAccumulator: Sendable {
     private let trialLength: [Int64]
     /// Metric slots grouped by window: the first group has no horizon (everything up to the as-of time),
     /// then one group per distinct horizon, so each user's outcome is worked out once per window.
-    private let windows: [(horizon: Int64?, slots: [(slot: Int, definition: MetricDefinition)])]
+    private let windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])]
     /// Slots of rates without a horizon, whose daily counts sequential looks replay.
-    private let lookSlots: [(slot: Int, definition: MetricDefinition)]
+    private let lookSlots: [(slot: Int, rule: VariantTally.SlotRule)]
 
     static let microsPerDay: Int64 = 86_400_000_000
     /// Sequential looks: one per UTC day from `lookOrigin` (the day of `since`, else of the experiment's start,
@@ -60,17 +60,17 @@ public struct ReportAccumulator: Sendable {
         let metrics = experiment.metrics.reported
         self.metrics = metrics
         tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, metrics: metrics.count, lookDays: lookDays) }
-        var windows: [(horizon: Int64?, slots: [(slot: Int, definition: MetricDefinition)])] = [(nil, [])]
+        var windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])] = [(nil, [])]
         for (slot, m) in metrics.enumerated() {
             let horizon = m.horizonDays.map { Int64($0) * Self.microsPerDay }
             if let w = windows.firstIndex(where: { $0.horizon == horizon }) {
-                windows[w].slots.append((slot, m.definition))
+                windows[w].slots.append((slot, VariantTally.SlotRule(m.definition)))
             } else {
-                windows.append((horizon, [(slot, m.definition)]))
+                windows.append((horizon, [(slot, VariantTally.SlotRule(m.definition))]))
             }
         }
         self.windows = windows
-        lookSlots = windows[0].slots.filter { !$0.definition.isRevenue }
+        lookSlots = windows[0].slots.filter { $0.rule.numerator != nil }
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
         day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
@@ -112,7 +112,7 @@ public struct ReportAccumulator: Sendable {
             }
             let o = outcome(row, variant: v, before: limit, horizon: window.horizon)
             if window.horizon == nil { base = o }
-            for (slot, definition) in window.slots { tallies[v].record(slot, definition, o) }
+            for (slot, rule) in window.slots { tallies[v].record(slot, rule, o) }
         }
         let o = base!
 
@@ -128,8 +128,8 @@ public struct ReportAccumulator: Sendable {
         }
         if lookDays > 0 {
             func day(_ t: Int64) -> Int { Int(min(max(0, (t - lookOrigin) / Self.microsPerDay), Int64(lookDays - 1))) }
-            for (slot, definition) in lookSlots {
-                guard let entered = o.time(definition.unit.fact), case .proportion(let numerator) = definition.statistic else { continue }
+            for (slot, rule) in lookSlots {
+                guard let entered = o.time(rule.unit), let numerator = rule.numerator else { continue }
                 tallies[v].recordLook(slot, day: day(entered), numeratorDay: o.time(numerator).map(day))
             }
         }

@@ -57,19 +57,30 @@ public struct VariantTally: Sendable, Equatable {
         }
     }
 
+    /// What a metric slot counts, as plain values: a `MetricDefinition` carries strings, and copying
+    /// one per user and metric would cost reference counting on every row.
+    struct SlotRule: Sendable {
+        /// The fact that puts a user in the denominator.
+        let unit: UserOutcome.Fact
+        /// The numerator's fact for a proportion; nil for mean revenue.
+        let numerator: UserOutcome.Fact?
+
+        init(_ d: MetricDefinition) {
+            unit = d.unit.fact
+            if case .proportion(let n) = d.statistic { numerator = n } else { numerator = nil }
+        }
+    }
+
     /// Counts one user in metric slot `m`, from the user's outcome inside that metric's window.
     @inline(__always)
-    mutating func record(_ m: Int, _ definition: MetricDefinition, _ outcome: UserOutcome) {
-        guard outcome.time(definition.unit.fact) != nil else { return }
+    mutating func record(_ m: Int, _ rule: SlotRule, _ outcome: UserOutcome) {
+        guard outcome.time(rule.unit) != nil else { return }
         denominators[m] += 1
-        switch definition.statistic {
-        case .proportion(let numerator):
+        if let numerator = rule.numerator {
             if outcome.time(numerator) != nil { counts[m] += 1 }
-        case .meanRevenue:
-            if outcome.revenue != 0 {
-                counts[m] += 1
-                values[m].append(outcome.revenue)
-            }
+        } else if outcome.revenue != 0 {
+            counts[m] += 1
+            values[m].append(outcome.revenue)
         }
     }
 

@@ -19,7 +19,7 @@ enum ReportFormat {
             guard let cap = r.variants.first?.metric(m)?.cap else { return nil }
             return "\(title(m).lowercased()) \(money(cap))"
         }
-        return "Each user's net revenue is capped at \(rule) before every revenue figure" + (caps.isEmpty ? "." : ": \(caps.joined(separator: ", ")).")
+        return "Each user's net revenue is capped before every revenue figure, at \(rule)" + (caps.isEmpty ? "." : ": \(caps.joined(separator: "; ")).")
     }
 
     static func percent(_ x: Double?, digits: Int = 2) -> String {

@@ -20,7 +20,7 @@ public final class Backend: Sendable {
 
     /// Loads the folder and builds everything a snapshot holds.
     func makeSnapshot(directory: String) throws -> ExperimentSnapshot {
-        let catalog = try ExperimentLoader.load(directory: directory)
+        let catalog = try ExperimentFiles.load(directory: directory)
         return try ExperimentSnapshot(catalog: catalog, sticky: StoreStickyLookup(exposures: exposures))
     }
 

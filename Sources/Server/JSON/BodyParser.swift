@@ -1,12 +1,12 @@
 import ExperimentDefinitions
 import Glibc
 
-/// A strict RFC 8259 parser for request bodies, linear in the body's size.
+/// A strict RFC 8259 parser for request bodies that builds values without positions, with
+/// helpers for the assign body's one-pass reader (`AssignBody`).
 ///
-/// `ExperimentDefinitions.JSONReader` records line and column for every value, which is right for
-/// files but costs time proportional to the line length per value; request bodies are often one
-/// long line, so the server parses them here. Nesting is limited so a hostile body cannot
-/// exhaust the stack.
+/// Numbers, escapes, UTF-8 and the nesting limit are `JSONGrammar`'s, the rules
+/// `JSONReader` follows too; tests check that the two accept the same documents with the same
+/// values (`JSONReadersAgreeTests`).
 public struct BodyParser {
     public struct SyntaxError: Error, Sendable, Equatable {
         public var message: String
@@ -14,7 +14,7 @@ public struct BodyParser {
         public var offset: Int
     }
 
-    public static let maxDepth = 64
+    public static let maxDepth = JSONGrammar.maxDepth
 
     let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
@@ -34,6 +34,8 @@ public struct BodyParser {
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private func error(_ message: String) -> SyntaxError { SyntaxError(message: message, offset: i + 1) }
+
+    private func error(_ violation: JSONGrammar.Violation) -> SyntaxError { SyntaxError(message: violation.message, offset: violation.offset + 1) }
 
     private func describe() -> String {
         guard i < bytes.count else { return "end of body" }
@@ -102,7 +104,7 @@ public struct BodyParser {
     /// Past the opening bracket at `i` and any whitespace; true when the container is empty (its
     /// closing bracket read too).
     private mutating func open(depth: Int, closing: UInt8) throws(SyntaxError) -> Bool {
-        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        if depth > Self.maxDepth { throw error(JSONGrammar.depthMessage) }
         i += 1
         skipWhitespace()
         if i < bytes.count, bytes[i] == closing { i += 1; return true }
@@ -200,32 +202,14 @@ public struct BodyParser {
     }
 
     private mutating func number() throws(SyntaxError) -> Double {
-        let start = i
-        if bytes[i] == UInt8(ascii: "-") { i += 1 }
-        guard i < bytes.count, isDigit(bytes[i]) else { throw error("a number needs digits") }
-        if bytes[i] == UInt8(ascii: "0") {
-            i += 1
-            if i < bytes.count, isDigit(bytes[i]) { throw error("numbers may not have leading zeros") }
-        } else {
-            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        do {
+            let (value, end) = try JSONGrammar.number(in: bytes, from: i)
+            i = end
+            return value
+        } catch {
+            throw self.error(error)
         }
-        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
-            i += 1
-            guard i < bytes.count, isDigit(bytes[i]) else { throw error("a number needs digits after '.'") }
-            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
-        }
-        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
-            i += 1
-            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-            guard i < bytes.count, isDigit(bytes[i]) else { throw error("a number needs digits in its exponent") }
-            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
-        }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-        guard let value = Double(text) else { throw SyntaxError(message: "number out of range", offset: start + 1) }
-        return value
     }
-
-    private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
     mutating func string() throws(SyntaxError) -> String {
         i += 1
@@ -251,65 +235,24 @@ public struct BodyParser {
             if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }
             i += 1
             guard i < bytes.count else { throw error("unterminated escape") }
-            let e = bytes[i]
-            i += 1
-            switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try hex4()
-                if (0xD800..<0xDC00).contains(scalar) {
-                    guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
-                        throw error("a high surrogate must be followed by a low surrogate")
-                    }
-                    i += 2
-                    let low = try hex4()
-                    guard (0xDC00..<0xE000).contains(low) else { throw error("invalid low surrogate") }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                } else if (0xDC00..<0xE000).contains(scalar) {
-                    throw error("a lone low surrogate")
-                }
-                guard let s = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
-                out.append(contentsOf: Array(String(Character(s)).utf8))
-            default:
-                i -= 1
-                throw error("invalid escape \\\(Character(Unicode.Scalar(e)))")
+            do {
+                let (scalar, end) = try JSONGrammar.escape(in: bytes, at: i)
+                UTF8.encode(scalar) { out.append($0) }
+                i = end
+            } catch {
+                throw self.error(error)
             }
         }
         return try out.withUnsafeBufferPointer { (buffer) throws(SyntaxError) -> String in try validUTF8(buffer, at: start) }
     }
 
-    private mutating func hex4() throws(SyntaxError) -> UInt32 {
-        guard i + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
-        var v: UInt32 = 0
-        for _ in 0..<4 {
-            let b = bytes[i]
-            let d: UInt32
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
-            default: throw error("a \\u escape needs four hex digits")
-            }
-            v = v << 4 | d
-            i += 1
-        }
-        return v
-    }
-
     private func validUTF8(_ slice: UnsafeBufferPointer<UInt8>, at start: Int) throws(SyntaxError) -> String {
         // ASCII is valid UTF-8 as it stands: skip the validating initialiser (nearly every key and
         // id a request sends).
-        if !slice.contains(where: { $0 >= 0x80 }) { return String(decoding: slice, as: UTF8.self) }
-        guard let s = String(validating: slice, as: UTF8.self) else {
-            throw SyntaxError(message: "a string is not valid UTF-8", offset: start + 1)
+        do {
+            return try JSONGrammar.utf8String(slice, 0, slice.count, ascii: !slice.contains(where: { $0 >= 0x80 }))
+        } catch {
+            throw SyntaxError(message: error.message, offset: start + 1)
         }
-        return s
     }
 }

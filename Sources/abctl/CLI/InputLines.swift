@@ -1,3 +1,4 @@
+import CommandLineKit
 #if canImport(Glibc)
 import Glibc
 #endif

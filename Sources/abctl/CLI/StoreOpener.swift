@@ -1,3 +1,4 @@
+import CommandLineKit
 import Events
 import Foundation
 import PostgresStore

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -9,9 +10,9 @@ enum Terminal {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     static func supportsColor(fd: Int32) -> Bool {
-        let env = ProcessInfo.processInfo.environment
-        if let noColor = env["NO_COLOR"], !noColor.isEmpty { return false }
-        if env["TERM"] == "dumb" { return false }
+        let environment = Environment.process
+        if environment["NO_COLOR"] != nil { return false }
+        if environment["TERM"] == "dumb" { return false }
         return isatty(fd) == 1
     }
 

@@ -1,4 +1,5 @@
 import Assignment
+import CommandLineKit
 import ExperimentDefinitions
 import Foundation
 
@@ -19,11 +20,11 @@ enum AssignCommand {
         options: [
             OptionSpec(name: "--user", valueName: "id", help: "One user id."),
             OptionSpec(name: "--users", valueName: "file", help: "A file of user ids, one a line; '-' for standard input."),
-            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
+            .experiments,
             OptionSpec(name: "--experiment", valueName: "id", help: "Only this experiment (repeatable; default: all).", repeatable: true),
             OptionSpec(name: "--attr", valueName: "key=value", help: "A request attribute for targeting and conditions (repeatable).", repeatable: true),
-            OptionSpec(name: "--format", valueName: "format", help: "json: NDJSON (default); text: 'user experiment variant|- reason bucket'.",
-                       choices: ["json", "text"]),
+            OptionSpec(name: "--format", valueName: "format", help: "json: NDJSON; text: 'user experiment variant|- reason bucket'.",
+                       choices: ["json", "text"], default: "json"),
         ],
         run: run
     )
@@ -38,9 +39,9 @@ enum AssignCommand {
         }
         if let user, user.isEmpty { throw CLIError.usage("'--user' needs a non-empty id", command: "assign") }
         let attributes = try parseAttributes(args.all("--attr"))
-        let format = AssignmentPrinter.Format(rawValue: args.value("--format") ?? "json") ?? .json
+        let format = AssignmentPrinter.Format(rawValue: try args.required("--format")) ?? .json
 
-        let catalog = try CopyCheckCommand.loadCatalog(args.value("--experiments"))
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let assigner: Assigner
         do {
             assigner = try Assigner(catalog: catalog)

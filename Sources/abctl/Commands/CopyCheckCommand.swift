@@ -1,4 +1,4 @@
-import Assignment
+import CommandLineKit
 import ExperimentDefinitions
 import PaywallCopy
 
@@ -14,12 +14,12 @@ enum CopyCheckCommand {
         usage: "check --experiment <id> --variant <key> --text <text> [--user-name <name>] [--experiments <dir>] [--format <format>]",
         arguments: [ArgumentSpec(name: "action", help: "Only 'check'.")],
         options: [
-            OptionSpec(name: "--experiment", valueName: "id", help: "The experiment id."),
-            OptionSpec(name: "--variant", valueName: "key", help: "The variant key; its copy must be ai_generated."),
-            OptionSpec(name: "--text", valueName: "text", help: "The line to check."),
+            OptionSpec(name: "--experiment", valueName: "id", help: "The experiment id.", required: true),
+            OptionSpec(name: "--variant", valueName: "key", help: "The variant key; its copy must be ai_generated.", required: true),
+            OptionSpec(name: "--text", valueName: "text", help: "The line to check.", required: true),
             OptionSpec(name: "--user-name", valueName: "name", help: "The user's name, for forbid_user_name."),
-            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"]),
+            .experiments,
+            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
         ],
         run: run
     )
@@ -29,7 +29,7 @@ enum CopyCheckCommand {
             throw CLIError.usage("expected 'abctl copy check …'", command: "copy")
         }
         let experimentID = try args.required("--experiment"), variantKey = try args.required("--variant"), text = try args.required("--text")
-        let catalog = try loadCatalog(args.value("--experiments"))
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
         guard let experiment = catalog.experiment(experimentID) else {
             throw CLIError.usage("no experiment '\(experimentID)' in the experiments folder", command: "copy")
         }
@@ -49,14 +49,5 @@ enum CopyCheckCommand {
             for v in verdict.violations { print("  \(v.rule): \(v.message)") }
         }
         return verdict.accepted ? .success : .checkFailed
-    }
-
-    /// Loads a valid experiments folder, or fails with the validator's first problems (exit 3).
-    static func loadCatalog(_ flag: String?) throws -> ExperimentCatalog {
-        do {
-            return try ExperimentLoader.load(directory: Defaults.experimentsDirectory(flag), conditionLinter: { Condition.problems(in: $0) })
-        } catch {
-            throw CLIError.runtime(error.description)
-        }
     }
 }

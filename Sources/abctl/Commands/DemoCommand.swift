@@ -1,3 +1,5 @@
+import Assignment
+import CommandLineKit
 import Events
 import ExperimentDefinitions
 import Foundation
@@ -18,29 +20,24 @@ enum DemoCommand {
         """,
         usage: "[--users <n>] [--seed <s>] [--days <d>] [--db <path>] [--experiments <dir>] [--truth <file>] [--out <dir>]",
         options: [
-            OptionSpec(name: "--users", valueName: "n", help: "Simulated users (default: 100000)."),
-            OptionSpec(name: "--seed", valueName: "s", help: "Random seed (default: 42)."),
-            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive (default: 14)."),
-            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
-            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
+            OptionSpec(name: "--users", valueName: "n", help: "Simulated users.", type: .positiveInteger, default: "100000"),
+            OptionSpec(name: "--seed", valueName: "s", help: "Random seed.", type: .integer(0...Int.max), default: "42"),
+            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...365), default: "14"),
+            .database,
+            .experiments,
             OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: <experiments>/simulation/chorus-plus-truth.json)."),
-            OptionSpec(name: "--out", valueName: "dir", help: "Where reports go (default: Reports/)."),
+            OptionSpec(name: "--out", valueName: "dir", help: "Where reports go.", default: "Reports"),
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        let folder = Defaults.experimentsDirectory(args.value("--experiments"))
-        let users = try args.int("--users") ?? 100_000
-        let days = try args.int("--days") ?? 14
-        guard users > 0, days > 0 && days <= 365 else { throw CLIError.usage("'--users' must be positive and '--days' from 1 to 365", command: "demo") }
-        let seedText = args.value("--seed") ?? "42"
-        guard let seed = UInt64(seedText) else { throw CLIError.usage("'--seed' expects a non-negative whole number", command: "demo") }
-        let db = Defaults.database(args.value("--db"))
-        let out = args.value("--out") ?? "Reports"
+        let folder = try args.required("--experiments"), db = try args.required("--db"), out = try args.required("--out")
+        let users = try args.required(int: "--users"), days = try args.required(int: "--days")
+        let seed = UInt64(try args.required(int: "--seed"))
 
         print("1. validate \(folder)")
-        let validation = ExperimentLoader.validate(paths: [folder])
+        let validation = ExperimentFiles.validate(paths: [folder])
         print(DiagnosticPrinter.text(validation, color: Terminal.stdoutSupportsColor).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
         guard let catalog = validation.catalog else { throw CLIError.checkFailed("fix the experiment files, then run the demo again") }
 

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Dispatch
 import Events
 import Foundation
@@ -22,7 +23,7 @@ enum IngestCommand {
         usage: "<file> [--db <path>] [--experiments <dir>]",
         arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.")],
         options: [
-            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
+            .database,
             OptionSpec(name: "--experiments", valueName: "dir",
                        help: "Experiment folder; exposures must name one of its experiments and variants (default: Experiments/ when present).",
                        environment: "ABCTL_EXPERIMENTS"),
@@ -42,10 +43,10 @@ enum IngestCommand {
             throw CLIError.usage(args.positionals.isEmpty ? "missing <file> (use '-' for standard input)" : "expected one <file>, got \(args.positionals.count)",
                                  command: "ingest")
         }
-        let environment = ProcessInfo.processInfo.environment
-        let dbPath = Defaults.database(args.value("--db"))
+        let environment = Environment.process
+        let dbPath = try args.required("--db")
         let commitEvery = environment["ABCTL_INGEST_COMMIT_EVERY"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCommitEvery
-        let catalog = try loadCatalog(args.value("--experiments") ?? environment["ABCTL_EXPERIMENTS"])
+        let catalog = try loadCatalog(args.value("--experiments"))
 
         let input = args.positionals[0]
         let fd: Int32
@@ -147,7 +148,7 @@ enum IngestCommand {
             if explicit != nil { throw CLIError.usage("experiments folder '\(folder)' does not exist", command: "ingest") }
             return nil
         }
-        return KnownVariants(try CopyCheckCommand.loadCatalog(folder).variantKeys)
+        return KnownVariants(try ExperimentFolder.load(folder).variantKeys)
     }
 }
 

@@ -1,3 +1,4 @@
+import CommandLineKit
 import ExperimentDefinitions
 import Statistics
 
@@ -13,24 +14,23 @@ enum PowerCommand {
         """,
         usage: "--baseline <rate> --mde <rel> [--alpha <a>] [--power <p>] [--variants <k>] [--format <format>]",
         options: [
-            OptionSpec(name: "--baseline", valueName: "rate", help: "Control conversion rate, a fraction (e.g. 0.035)."),
-            OptionSpec(name: "--mde", valueName: "rel", help: "Minimum detectable effect, relative (e.g. 0.1 for +10%)."),
-            OptionSpec(name: "--alpha", valueName: "a", help: "False-positive rate (default: 0.05)."),
-            OptionSpec(name: "--power", valueName: "p", help: "Chance to detect a true effect of that size (default: 0.8)."),
-            OptionSpec(name: "--variants", valueName: "k", help: "Number of variants, control included (default: 2)."),
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"]),
+            OptionSpec(name: "--baseline", valueName: "rate", help: "Control conversion rate, a fraction (e.g. 0.035).", type: .number, required: true),
+            OptionSpec(name: "--mde", valueName: "rel", help: "Minimum detectable effect, relative (e.g. 0.1 for +10%).", type: .number, required: true),
+            OptionSpec(name: "--alpha", valueName: "a", help: "False-positive rate.", type: .number, default: "0.05"),
+            OptionSpec(name: "--power", valueName: "p", help: "Chance to detect a true effect of that size.", type: .number, default: "0.8"),
+            OptionSpec(name: "--variants", valueName: "k", help: "Number of variants, control included.", type: .integer, default: "2"),
+            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "power") }
-        let baseline = try args.double("--baseline") ?? { throw CLIError.usage("missing required option '--baseline'", command: "power") }()
-        let mde = try args.double("--mde") ?? { throw CLIError.usage("missing required option '--mde'", command: "power") }()
+        let baseline = try args.required(double: "--baseline"), mde = try args.required(double: "--mde")
+        let alpha = try args.required(double: "--alpha"), power = try args.required(double: "--power"), variants = try args.required(int: "--variants")
         let size: SampleSize
         do {
-            size = try SampleSize(baseline: baseline, relativeMDE: mde, alpha: try args.double("--alpha") ?? 0.05,
-                                  power: try args.double("--power") ?? 0.8, variants: try args.int("--variants") ?? 2)
+            size = try SampleSize(baseline: baseline, relativeMDE: mde, alpha: alpha, power: power, variants: variants)
         } catch {
             throw CLIError.usage("\(error)", command: "power")
         }

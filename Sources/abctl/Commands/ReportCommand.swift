@@ -1,3 +1,4 @@
+import CommandLineKit
 import Events
 import ExperimentDefinitions
 import Foundation
@@ -24,13 +25,13 @@ enum ReportCommand {
         usage: "[<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] [--out <dir>] [--since <date>] [--until <date>] [--alpha <a>]",
         arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
         options: [
-            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
-            OptionSpec(name: "--experiments", valueName: "dir", help: "The experiment folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
-            OptionSpec(name: "--format", valueName: "format", help: "Output format (default: text).", choices: formats),
+            .database,
+            .experiments,
+            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: formats, default: "text"),
             OptionSpec(name: "--out", valueName: "dir", help: "Write every report into this folder as <experiment>.<ext>."),
             OptionSpec(name: "--since", valueName: "date", help: "Only users first exposed at or after this time (RFC 3339 or YYYY-MM-DD)."),
             OptionSpec(name: "--until", valueName: "date", help: "Only users first exposed before this time; the data is read as of it (RFC 3339 or YYYY-MM-DD)."),
-            OptionSpec(name: "--alpha", valueName: "a", help: "1 − confidence level (default: 0.05 for 95% intervals)."),
+            OptionSpec(name: "--alpha", valueName: "a", help: "1 − confidence level (0.05 for 95% intervals).", type: .number, default: "0.05"),
         ],
         run: run
     )
@@ -39,26 +40,21 @@ enum ReportCommand {
         guard args.positionals.count <= 1 else {
             throw CLIError.usage("expected at most one <experiment>, got \(args.positionals.count)", command: "report")
         }
-        let format = args.value("--format") ?? "text"
-        let alpha = try args.double("--alpha") ?? 0.05
+        let format = try args.required("--format")
+        let alpha = try args.required(double: "--alpha")
         guard alpha > 0 && alpha < 0.5 else { throw CLIError.usage("'--alpha' must be between 0 and 0.5, got \(alpha)", command: "report") }
         let since = try date(args.value("--since"), "--since")
         let until = try date(args.value("--until"), "--until")
         if let since, let until, since >= until { throw CLIError.usage("'--since' must be before '--until'", command: "report") }
         var now = Date()
-        if let fixed = ProcessInfo.processInfo.environment["ABCTL_NOW"], !fixed.isEmpty {
+        if let fixed = Environment.process["ABCTL_NOW"] {
             guard let d = RFC3339.parse(fixed) else { throw CLIError.usage("ABCTL_NOW is not an RFC 3339 time: '\(fixed)'", command: "report") }
             now = d
         }
         let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until)
 
-        let catalog: ExperimentDefinitions.ExperimentCatalog
-        do {
-            catalog = try ExperimentLoader.load(directory: Defaults.experimentsDirectory(args.value("--experiments")))
-        } catch {
-            throw CLIError.checkFailed(error.description)
-        }
-        let store = try StoreOpener.open(Defaults.database(args.value("--db")), .init(mustExist: true))
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
 
         var experiments: [Experiment] = []

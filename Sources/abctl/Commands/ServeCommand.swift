@@ -1,3 +1,4 @@
+import CommandLineKit
 import ExperimentDefinitions
 import Foundation
 import Server
@@ -20,49 +21,45 @@ enum ServeCommand {
         """,
         usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]]",
         options: [
-            OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it."),
-            OptionSpec(name: "--host", valueName: "host", help: "Address to listen on (default: 127.0.0.1)."),
-            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite, or ABCTL_DB) or a postgres:// URL."),
-            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiment files (default: Experiments/, or ABCTL_EXPERIMENTS)."),
+            OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
+            OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
+            .database,
+            .experiments,
             OptionSpec(name: "--keys-file", valueName: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS)."),
-            OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted (default: 16777216); larger gets 413."),
-            OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4)."),
-            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 1000)."),
-            OptionSpec(name: "--timeout", valueName: "seconds", help: "Idle connections and slow request bodies are cut off after this long (default: 30)."),
+            OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted; larger gets 413.", type: .positiveInteger, default: "16777216"),
+            OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4).", type: .integer(1...256)),
+            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most.", type: .positiveInteger, default: "1000"),
+            OptionSpec(name: "--timeout", valueName: "seconds", help: "Idle connections and slow request bodies are cut off after this long.", type: .positiveInteger, default: "30"),
             OptionSpec(name: "--llm-url", valueName: "url", help: "An OpenAI-compatible server (e.g. http://127.0.0.1:8080) that writes AI copy for devices with no model."),
             OptionSpec(name: "--llm-model", valueName: "name", help: "The model --llm-url should use."),
-            OptionSpec(name: "--llm-deadline-ms", valueName: "ms", help: "Longest an assign call waits for a generated line before the fallback ships (default: 300)."),
-            OptionSpec(name: "--llm-retry-after-s", valueName: "seconds", help: "After a failed generation, its brief ships the fallback at once for this long (default: 30; 0 asks again on the next call)."),
+            OptionSpec(name: "--llm-deadline-ms", valueName: "ms", help: "Longest an assign call waits for a generated line before the fallback ships.",
+                       type: .integer(1...60_000), default: "300"),
+            OptionSpec(name: "--llm-retry-after-s", valueName: "seconds", help: "After a failed generation, its brief ships the fallback at once for this long (0 asks again on the next call).",
+                       type: .integer(0...86_400), default: "30"),
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        guard let port = try args.int("--port") else { throw CLIError.usage("missing required option '--port'", command: "serve") }
-        guard (0...65535).contains(port) else { throw CLIError.usage("'--port' must be between 0 and 65535, got \(port)", command: "serve") }
-        let maxBody = try args.int("--max-body") ?? 16 << 20
-        guard maxBody > 0 else { throw CLIError.usage("'--max-body' must be positive", command: "serve") }
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let threads = try args.int("--threads") ?? max(4, 2 * cores)
-        guard (1...256).contains(threads) else { throw CLIError.usage("'--threads' must be between 1 and 256", command: "serve") }
-        let connections = try args.int("--max-connections") ?? 1000
-        guard connections > 0 else { throw CLIError.usage("'--max-connections' must be positive", command: "serve") }
-        let timeout = try args.int("--timeout") ?? 30
-        guard timeout > 0 else { throw CLIError.usage("'--timeout' must be positive", command: "serve") }
+        let port = try args.required(int: "--port"), maxBody = try args.required(int: "--max-body")
+        // The one default that depends on the machine.
+        let threads = try args.int("--threads") ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let connections = try args.required(int: "--max-connections"), timeout = try args.required(int: "--timeout")
+        let host = try args.required("--host"), experiments = try args.required("--experiments"), database = try args.required("--db")
 
-        let keys = try loadKeys(file: args.value("--keys-file"))
-        let environment = ProcessInfo.processInfo.environment
+        let environment = Environment.process
+        let keys = try loadKeys(file: args.value("--keys-file"), environment: environment)
         let copyGeneration = try copyGenerationOptions(args, environment: environment)
-        let revenueCat = environment["ABCTL_REVENUECAT_AUTH"].flatMap { $0.isEmpty ? nil : $0 }
+        let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
 
-        let store = try StoreOpener.open(Defaults.database(args.value("--db")), .init(readers: threads + 2))
+        let store = try StoreOpener.open(database, .init(readers: threads + 2))
         defer { store.close() }
         let configuration = Server.Configuration(
-            http: HTTPDaemon.Configuration(host: args.value("--host") ?? "127.0.0.1", port: UInt16(port), threads: threads,
+            http: HTTPDaemon.Configuration(host: host, port: UInt16(port), threads: threads,
                                            maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
                                            requestTimeoutSeconds: Double(timeout), connectionLimit: connections),
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
-                                   experimentsDirectory: Defaults.experimentsDirectory(args.value("--experiments")),
+                                   experimentsDirectory: experiments,
                                    copyGeneration: copyGeneration),
             store: store)
         do {
@@ -73,6 +70,8 @@ enum ServeCommand {
             }
         } catch .configuration(let message) {
             throw CLIError.usage(message, command: "serve")
+        } catch .invalidExperiments(let message) {
+            throw CLIError.checkFailed(message)
         } catch .runtime(let message) {
             throw CLIError.runtime(message)
         }
@@ -80,11 +79,10 @@ enum ServeCommand {
     }
 
     /// `--llm-url` and `--llm-model` go together; without them there is no server-side generation.
-    static func copyGenerationOptions(_ args: ParsedArguments, environment: [String: String]) throws -> CopyGenerationOptions? {
+    static func copyGenerationOptions(_ args: ParsedArguments, environment: Environment) throws -> CopyGenerationOptions? {
         let url = args.value("--llm-url"), model = args.value("--llm-model")
-        let deadline = try args.int("--llm-deadline-ms"), retryAfter = try args.int("--llm-retry-after-s")
         guard let url else {
-            let orphan = model != nil ? "--llm-model" : deadline != nil ? "--llm-deadline-ms" : retryAfter != nil ? "--llm-retry-after-s" : nil
+            let orphan = ["--llm-model", "--llm-deadline-ms", "--llm-retry-after-s"].first { args.source($0) == .commandLine }
             if let orphan { throw CLIError.usage("'\(orphan)' needs '--llm-url'", command: "serve") }
             return nil
         }
@@ -92,20 +90,13 @@ enum ServeCommand {
             throw CLIError.usage("'--llm-url' must be an http or https URL, got '\(url)'", command: "serve")
         }
         guard let model, !model.isEmpty else { throw CLIError.usage("'--llm-url' needs '--llm-model'", command: "serve") }
-        let milliseconds = deadline ?? 300
-        guard (1...60_000).contains(milliseconds) else {
-            throw CLIError.usage("'--llm-deadline-ms' must be between 1 and 60000, got \(milliseconds)", command: "serve")
-        }
-        let retrySeconds = retryAfter ?? 30
-        guard (0...86_400).contains(retrySeconds) else {
-            throw CLIError.usage("'--llm-retry-after-s' must be between 0 and 86400, got \(retrySeconds)", command: "serve")
-        }
-        let apiKey = environment["ABCTL_LLM_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let milliseconds = try args.required(int: "--llm-deadline-ms"), retrySeconds = try args.required(int: "--llm-retry-after-s")
+        let apiKey = environment["ABCTL_LLM_API_KEY"]
         return CopyGenerationOptions(url: parsed, model: model, apiKey: apiKey, deadline: .milliseconds(milliseconds),
                                      retryAfter: .seconds(retrySeconds))
     }
 
-    static func loadKeys(file: String?) throws -> APIKeys {
+    static func loadKeys(file: String?, environment: Environment) throws -> APIKeys {
         do {
             if let file {
                 guard let data = FileManager.default.contents(atPath: file) else {
@@ -113,7 +104,7 @@ enum ServeCommand {
                 }
                 return try APIKeys.parse(file: String(decoding: data, as: UTF8.self), name: file)
             }
-            if let text = ProcessInfo.processInfo.environment["ABCTL_API_KEYS"], !text.isEmpty {
+            if let text = environment["ABCTL_API_KEYS"] {
                 return try APIKeys.parse(environment: text)
             }
             return .none

@@ -1,4 +1,5 @@
 import Assignment
+import CommandLineKit
 import Events
 import ExperimentDefinitions
 import Foundation
@@ -22,27 +23,23 @@ enum SimulateCommand {
         """,
         usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>]",
         options: [
-            OptionSpec(name: "--users", valueName: "n", help: "How many users arrive."),
-            OptionSpec(name: "--experiments", valueName: "dir", help: "Experiments folder (default: Experiments/).", environment: "ABCTL_EXPERIMENTS"),
-            OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file (default: abctl.sqlite) or a postgres:// URL.", environment: "ABCTL_DB"),
-            OptionSpec(name: "--seed", valueName: "s", help: "Random seed (default: 1)."),
+            OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
+            .experiments,
+            .database,
+            OptionSpec(name: "--seed", valueName: "s", help: "Random seed.", type: .integer(0...Int.max), default: "1"),
             OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: every variant the same)."),
-            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive (default: 14)."),
+            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...365), default: "14"),
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "simulate") }
-        let users = try args.int("--users") ?? { throw CLIError.usage("missing required option '--users'", command: "simulate") }()
-        guard users > 0 else { throw CLIError.usage("'--users' must be positive", command: "simulate") }
-        let days = try args.int("--days") ?? 14
-        guard days > 0 && days <= 365 else { throw CLIError.usage("'--days' must be from 1 to 365", command: "simulate") }
-        let seedText = args.value("--seed") ?? "1"
-        guard let seed = UInt64(seedText) else { throw CLIError.usage("'--seed' expects a non-negative whole number, got '\(seedText)'", command: "simulate") }
-        let catalog = try CopyCheckCommand.loadCatalog(args.value("--experiments"))
+        let users = try args.required(int: "--users"), days = try args.required(int: "--days")
+        let seed = UInt64(try args.required(int: "--seed"))
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let truth = try loadTruth(args.value("--truth"))
-        let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, db: Defaults.database(args.value("--db")))
+        let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, db: args.required("--db"))
         print(describe(summary), terminator: "")
         return .success
     }

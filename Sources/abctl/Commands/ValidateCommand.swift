@@ -1,4 +1,5 @@
 import Assignment
+import CommandLineKit
 import ExperimentDefinitions
 import Foundation
 
@@ -12,19 +13,18 @@ enum ValidateCommand {
           Exits 0 when valid, 1 when any file has an error, 2 on bad arguments.
         """,
         usage: "[<path> ...] [--format <format>]",
-        arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders (default: Experiments/, or ABCTL_EXPERIMENTS).")],
+        arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders.", environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
         options: [
             OptionSpec(name: "--format", valueName: "format", help: "text: file:line:column lines; json: a list; github: Actions annotations.",
-                       choices: ["text", "json", "github"]),
+                       choices: ["text", "json", "github"], default: "text"),
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        let paths = args.positionals.isEmpty ? [Defaults.experimentsDirectory()] : args.positionals
-        let report = ExperimentLoader.validate(paths: paths, conditionLinter: { Condition.problems(in: $0) })
+        let report = ExperimentFiles.validate(paths: args.positionals)
         let output: String
-        switch args.value("--format") ?? "text" {
+        switch args.value("--format") {
         case "json": output = DiagnosticPrinter.json(report)
         case "github": output = DiagnosticPrinter.github(report)
         default: output = DiagnosticPrinter.text(report, color: Terminal.stdoutSupportsColor)

@@ -1,5 +1,5 @@
 /// Errors a command throws; `ErrorReporter` maps each to a message and an exit code.
-enum CLIError: Error, Equatable {
+public enum CLIError: Error, Equatable {
     /// Bad arguments: exit 2, with a pointer to `--help`.
     case usage(String, command: String?)
     /// A check failed and the command already said why (e.g. invalid files): exit 1.

@@ -1,11 +1,15 @@
 import Foundation
 
-/// The one place where errors become stderr lines and exit codes (SPEC §6).
-enum ErrorReporter {
-    static func exitCode(for error: Error) -> ExitCode {
+/// The one place where errors become stderr lines (`TOOL: error: …`) and exit codes.
+public struct ErrorReporter: Sendable {
+    public var tool: String
+
+    public init(tool: String) { self.tool = tool }
+
+    public func exitCode(for error: Error) -> ExitCode {
         switch error {
         case CLIError.usage(let message, let command):
-            let hint = command.map { "See 'abctl \($0) --help'." } ?? "See 'abctl --help'."
+            let hint = command.map { "See '\(tool) \($0) --help'." } ?? "See '\(tool) --help'."
             printError("\(message)\n\(hint)")
             return .usage
         case CLIError.checkFailed(let message):
@@ -20,7 +24,7 @@ enum ErrorReporter {
         }
     }
 
-    static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("abctl: error: \(message)\n".utf8))
+    public func printError(_ message: String) {
+        FileHandle.standardError.write(Data("\(tool): error: \(message)\n".utf8))
     }
 }

@@ -1,0 +1,63 @@
+/// Help text in swift-argument-parser's layout: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, SUBCOMMANDS.
+/// An option's choices, default and environment variable come from its declaration.
+public struct HelpPrinter: Sendable {
+    public var tool: String
+    public var overview: String
+
+    public init(tool: String, overview: String) {
+        self.tool = tool
+        self.overview = overview
+    }
+
+    public func overview(commands: [CommandSpec]) -> String {
+        var out = """
+        OVERVIEW: \(overview)
+
+        USAGE: \(tool) <subcommand> [options]
+
+        OPTIONS:
+          -h, --help              Show help information.
+          --version               Show the version.
+
+        SUBCOMMANDS:
+
+        """
+        for c in commands {
+            out += "  " + Self.pad(c.name, 22) + c.abstract + "\n"
+        }
+        out += "\n  See '\(tool) help <subcommand>' for detailed help.\n"
+        return out
+    }
+
+    public func help(for spec: CommandSpec) -> String {
+        var out = "OVERVIEW: \(spec.discussion.isEmpty ? spec.abstract : spec.discussion)\n\n"
+        out += "USAGE: \(tool) \(spec.name) \(spec.usage)\n"
+        if !spec.arguments.isEmpty {
+            out += "\nARGUMENTS:\n"
+            for a in spec.arguments {
+                out += "  " + Self.pad("<\(a.name)>", 24) + Self.annotated(a.help, default: a.defaultValue, environment: a.environment) + "\n"
+            }
+        }
+        out += "\nOPTIONS:\n"
+        for o in spec.options {
+            var label = o.name
+            if let v = o.valueName { label += " <\(v)>" }
+            var text = o.help
+            if !o.choices.isEmpty { text += " (values: \(o.choices.joined(separator: ", ")))" }
+            out += "  " + Self.pad(label, 24) + Self.annotated(text, default: o.defaultValue, environment: o.environment) + "\n"
+        }
+        out += "  " + Self.pad("-h, --help", 24) + "Show help information.\n"
+        return out
+    }
+
+    static func annotated(_ text: String, default value: String?, environment: String?) -> String {
+        var out = text
+        if let value { out += " (default: \(value))" }
+        if let environment { out += " (env: \(environment))" }
+        return out
+    }
+
+    static func pad(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s + "\n" + String(repeating: " ", count: width + 2) : s + String(repeating: " ", count: width - s.count)
+    }
+}
