@@ -3,12 +3,18 @@ import Events
 /// One write transaction: several callers' batches stored together, their users' facts
 /// recomputed from all of those users' events before the commit.
 ///
-/// Facts stay exact with any number of nodes writing at once: the transaction first takes a
-/// transaction-scoped advisory lock per user, in ascending key order (so two transactions never
-/// wait on each other in a cycle), then inserts, then reads each locked user's events. Another
-/// transaction holding one of those users has committed before the read starts, and under READ
-/// COMMITTED each statement sees everything committed before it, so the facts are computed from
-/// all of the user's events, whatever node stored them.
+/// Facts stay exact with any number of nodes writing at once: before inserting, the transaction
+/// locks its users (transaction-scoped advisory locks), then reads each locked user's events.
+/// Another transaction holding one of those users has committed before the read starts, and
+/// under READ COMMITTED each statement sees everything committed before it, so the facts are
+/// computed from all of the user's events, whatever node stored them.
+///
+/// PostgreSQL's lock table is small (64 locks per connection by default), so a user is one of
+/// `buckets` hash buckets. A transaction with few users takes its buckets shared, then one
+/// exclusive lock per user; a larger one (bulk ingest, grouped requests) takes its buckets
+/// exclusive and no user locks. Either way two transactions with a user in common exclude each
+/// other, and each takes at most `2 × buckets` locks. Locks are taken buckets first, each kind in
+/// ascending key order, so no two transactions wait on each other in a cycle.
 enum EventWriteTransaction {
     /// Per-connection temporary table the batch is copied into (emptied at every commit).
     static let createStaging = """
@@ -30,6 +36,15 @@ enum EventWriteTransaction {
 
     static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason"
 
+    static let buckets = 512
+    /// At most this many users get locks of their own; more lock whole buckets.
+    static let maxUserLocks = 256
+
+    private static let bucketKeys = """
+        SELECT DISTINCT (hashtextextended(user_id, 0) & \(buckets - 1))::integer AS b FROM abctl_staging ORDER BY b OFFSET 0
+        """
+    static let lockBucketsShared = "SELECT count(*) FROM (SELECT pg_advisory_xact_lock_shared(1, b) FROM (\(bucketKeys)) ordered) locked"
+    static let lockBucketsExclusive = "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(1, b) FROM (\(bucketKeys)) ordered) locked"
     static let lockUsers = """
         SELECT count(*) FROM (
             SELECT pg_advisory_xact_lock(k) FROM (
@@ -83,7 +98,12 @@ enum EventWriteTransaction {
         try c.execute("BEGIN", context: "append events")
         do {
             try c.copyIn("COPY abctl_staging (\(columns)) FROM STDIN", data: rows.bytes, context: "append events (copy)")
-            try c.executePrepared("lock_users", lockUsers, [], context: "append events (lock users)")
+            if Set(firstBatch.keys.lazy.map(\.user)).count <= maxUserLocks {
+                try c.executePrepared("lock_buckets_shared", lockBucketsShared, [], context: "append events (lock users)")
+                try c.executePrepared("lock_users", lockUsers, [], context: "append events (lock users)")
+            } else {
+                try c.executePrepared("lock_buckets", lockBucketsExclusive, [], context: "append events (lock users)")
+            }
             var stored = [Int](repeating: 0, count: batches.count)
             if batches.count == 1 {
                 stored[0] = try c.executePrepared("insert_events", insert, [], context: "append events (insert)").affectedRows

@@ -62,12 +62,20 @@ import TestSupport
         try await withPostgresStore { nodeA, url in
             let nodeB = try PostgresEventStore(url: url)
             defer { nodeB.close() }
-            let events = randomEvents(users: 200, perUser: 2...15, seed: 11)
+            let events = randomEvents(users: 600, perUser: 2...15, seed: 11)
             var rng = SeededGenerator(seed: 12)
-            // Every event is sent twice, each copy to a random node, in random small batches
-            // from 16 threads at once: a user's events race through both stores.
+            // Every event is sent twice, each copy to a random node, from 16 threads at once: a
+            // user's events race through both stores. Most batches are small (a lock per user);
+            // every tenth holds hundreds of users (locks on whole hash buckets).
             let sent = (events + events).shuffled(using: &rng)
-            let chunks = stride(from: 0, to: sent.count, by: 7).map { Array(sent[$0..<min($0 + 7, sent.count)]) }
+            var batches: [[Event]] = []
+            var rest = sent[...]
+            while !rest.isEmpty {
+                let n = batches.count % 10 == 9 ? 700 : 7
+                batches.append(Array(rest.prefix(n)))
+                rest = rest.dropFirst(n)
+            }
+            let chunks = batches
             let stores = [nodeA, nodeB]
             let totals = try await withThrowingTaskGroup(of: AppendResult.self) { group in
                 for thread in 0..<16 {
