@@ -38,7 +38,8 @@ if [ ! -f "$DB" ]; then
 fi
 echo "store: $(sqlite3 "$DB" 'SELECT COUNT(*) FROM events') events, $(sqlite3 "$DB" "SELECT COUNT(*) FROM facts WHERE experiment='chorus-paywall-copy'") users"
 
-# The reference abctl and its store (its schema is older, so it gets its own copy of the events).
+# The reference abctl, its own experiment files and its store (its schema is older, so it gets
+# its own copy of the events).
 REFDIR=$WORK/ref-$REF
 if [ ! -x "$REFDIR/.build/release/abctl" ]; then
   rm -rf "$REFDIR" && mkdir -p "$REFDIR"
@@ -48,7 +49,8 @@ fi
 REFDB=$WORK/report-ref-$REF-$USERS-$EVENTS.sqlite
 if [ ! -f "$REFDB" ]; then
   [ -f "$DATA" ] || python3 bench/gen_report_events.py --users "$USERS" --events "$EVENTS" > "$DATA"
-  "$REFDIR/.build/release/abctl" ingest "$DATA" --db "$REFDB" --experiments Experiments
+  rm -f "$REFDB" "$REFDB-wal" "$REFDB-shm"
+  "$REFDIR/.build/release/abctl" ingest "$DATA" --db "$REFDB" --experiments "$REFDIR/Experiments"
 fi
 
 # The experiment with two horizon metrics and a cap.
@@ -69,7 +71,7 @@ run() {  # name binary db experiments
   time (ABCTL_NOW=2026-12-31T00:00:00Z "$2" report chorus-paywall-copy --db "$3" --experiments "$4" --format json > "$WORK/report-$1.json")
 }
 for i in 1 2 3; do
-  run reference "$REFDIR/.build/release/abctl" "$REFDB" Experiments
+  run reference "$REFDIR/.build/release/abctl" "$REFDB" "$REFDIR/Experiments"
   run plain "$ABCTL" "$DB" Experiments
   run horizons "$ABCTL" "$DB" "$HORIZONS"
 done

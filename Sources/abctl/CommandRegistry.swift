@@ -12,5 +12,6 @@ enum CommandRegistry {
         CopyCheckCommand.spec,
         PowerCommand.spec,
         ServeCommand.spec,
+        ExportCommand.spec,
     ]
 }

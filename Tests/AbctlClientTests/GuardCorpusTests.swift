@@ -5,7 +5,7 @@ import Testing
 
 /// The shared corpus (Fixtures/guard-corpus.json): for every line, the client's guard, run on the
 /// recipe the server handed over, and `POST /v1/copy/check` give the same verdict.
-@Suite struct GuardCorpusTests {
+@Suite(.timeLimit(.minutes(10))) struct GuardCorpusTests {
     typealias F = ClientFixtures
 
     struct Line: Sendable {

@@ -38,7 +38,7 @@ actor ScriptedModel: CopyModel {
 }
 
 /// The ai arm's recipe from a live server, written into a line by scripted models.
-@Suite struct OnDeviceCopyTests {
+@Suite(.timeLimit(.minutes(10))) struct OnDeviceCopyTests {
     typealias F = ClientFixtures
     static let good = "Your dog sets the pace and Chorus names every song you pass."
     static let fallback = "Picture your next walk with every song named. Chorus can help you get there."
@@ -77,7 +77,7 @@ actor ScriptedModel: CopyModel {
         for c in Self.cases {
             let model = c.steps.map { ScriptedModel($0) }
             let client = try AbctlClient(configuration: F.configuration(server.url, storage: storage, model: model,
-                                                                       copyDeadline: c.reason == .timeout ? .milliseconds(400) : .seconds(10)))
+                                                                       copyDeadline: c.reason == .timeout ? .milliseconds(400) : .seconds(600)))
             let answer = await client.paywall(for: query)
             #expect(answer.source == .server, "\(c.name)")
             #expect(answer.variant == "ai", "\(c.name)")

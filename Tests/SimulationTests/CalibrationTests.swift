@@ -1,13 +1,14 @@
 import Assignment
 import Events
-import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Reporting
 import Testing
 @testable import Simulation
 
-/// A/A calibration through the simulate path (Simulator -> real assignment -> real SQLite store -> report):
+/// A/A calibration through the simulate path (Simulator -> real assignment -> each user's facts by
+/// `FactsBuilder`, as every store computes them -> report). The facts are built in memory rather than
+/// through SQLite to keep 100 seeds fast; StoreConformanceTests holds each store to `FactsBuilder`.
 /// with every variant equal, a 5% test should flag about 5% of comparisons and its 95% intervals
 /// should contain the true difference, 0, about 95% of the time.
 ///
@@ -48,13 +49,21 @@ import Testing
         let assigner = try Assigner(catalog: catalog)
         var flagged: [String: Int] = [:], covered: [String: Int] = [:], compared: [String: Int] = [:]
         for seed in Self.seeds {
-            let path = folder + "/seed-\(seed).sqlite"
-            let store = try SQLiteEventStore(path: path, options: .init(durability: .normal))
             let simulator = Simulator(catalog: catalog, assigner: assigner, truth: Truth(),
                                       options: .init(users: Self.usersPerSeed, seed: seed, days: 14))
-            _ = try simulator.run { try store.appendAndWait($0) }
+            var byUser: [String: [Event]] = [:]
+            _ = try simulator.run { batch in
+                for e in batch { byUser[e.userID, default: []].append(e) }
+                return AppendResult(stored: batch.count)
+            }
+            var facts: [String: [UserFacts]] = [:]
+            for user in byUser.keys.sorted() {
+                for f in FactsBuilder.facts(userID: user, events: byUser[user]!) { facts[f.experiment, default: []].append(f) }
+            }
             for experiment in catalog.experiments {
-                let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil))
+                var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil))
+                for f in facts[experiment.id] ?? [] { acc.add(f) }
+                let report = try ReportAnalyzer.analyze(acc)
                 for name in Self.metrics {
                     let c = try #require(report.comparison("b", .named(name)), "\(name) missing")
                     let p = try #require(c.pValue, "seed \(seed) \(experiment.id) \(name): \(c.nullReasons)")
@@ -64,8 +73,6 @@ import Testing
                     if ci.contains(0) { covered[name, default: 0] += 1 }
                 }
             }
-            store.close()
-            try FileManager.default.removeItem(atPath: path)
         }
         for name in Self.metrics {
             let n = Double(compared[name] ?? 0)

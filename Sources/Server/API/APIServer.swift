@@ -14,9 +14,12 @@ public final class APIServer: HTTPHandler {
         public var experimentsDirectory: String
         /// nil: ai_generated copy is always handed to the app as a recipe.
         public var copyGeneration: CopyGenerationOptions?
+        /// nil: `POST /v1/webhooks/appstore` answers 404.
+        public var appStore: AppStoreOptions?
 
         public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,
-                    copyGeneration: CopyGenerationOptions? = nil) {
+                    copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil) {
+            self.appStore = appStore
             self.keys = keys
             self.revenueCatAuthorization = revenueCatAuthorization
             self.experimentsDirectory = experimentsDirectory
@@ -53,6 +56,8 @@ public final class APIServer: HTTPHandler {
         .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON)) },
         .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, _, captures in try api.report(id: captures["id"] ?? "") },
         .init("GET", "/v1/diagnostics/copy", scope: .admin) { api, _, _ in api.copyDiagnostics() },
+        .init("POST", "/v1/webhooks/appstore", scope: nil) { api, request, _ in try api.appStore(request) },
+        .init("GET", "/api/features/{clientKey}", scope: nil) { api, request, captures in try api.features(request, clientKey: captures["clientKey"] ?? "") },
     ]
 
     public var isDraining: Bool { draining.load(ordering: .relaxed) }

@@ -31,6 +31,13 @@ public final class Backend: Sendable {
                                    retryAfter: options.retryAfter)
     }
 
+    /// Whether an App Store renewal for this user is the trial's conversion (see `TrialHistory`);
+    /// false when the store cannot say.
+    func trialAwaitingConversion(userID: String) throws -> Bool {
+        guard let history = store as? any TrialHistory else { return false }
+        return try history.trialAwaitingConversion(userID: userID)
+    }
+
     /// Waits for queued writes, then closes the store.
     func close() {
         store.close()

@@ -10,6 +10,9 @@ public struct APIKeys: Sendable {
         case ingest
         /// Everything, including `GET /v1/experiments` and reports.
         case admin
+        /// A GrowthBook client key: sent in the path of `GET /api/features/{clientKey}`, it grants
+        /// nothing else (not even through `admin`'s everything: admin keys are not client keys).
+        case sdk
 
         public static func < (a: Scope, b: Scope) -> Bool { a.rawValue < b.rawValue }
     }
@@ -79,11 +82,11 @@ public struct APIKeys: Sendable {
         for name in scopes.split(separator: ",") {
             let name = name.trimmingSpaces()
             guard let scope = Scope(rawValue: name) else {
-                throw ConfigurationError(description: "\(place): unknown scope '\(name)'; scopes are assign, ingest, admin")
+                throw ConfigurationError(description: "\(place): unknown scope '\(name)'; scopes are assign, ingest, admin, sdk")
             }
             set.insert(scope)
         }
-        guard !set.isEmpty else { throw ConfigurationError(description: "\(place): no scopes; give assign, ingest or admin") }
+        guard !set.isEmpty else { throw ConfigurationError(description: "\(place): no scopes; give assign, ingest, admin or sdk") }
         return Entry(key: Array(key.utf8), scopes: set)
     }
 
@@ -124,5 +127,17 @@ extension StringProtocol {
         while let f = s.first, f.isWhitespace { s.removeFirst() }
         while let l = s.last, l.isWhitespace { s.removeLast() }
         return String(s)
+    }
+}
+
+extension APIKeys {
+    /// Whether `key` is configured with the `sdk` scope (compared in constant time, as bearer keys are).
+    public func isClientKey(_ key: String) -> Bool {
+        let token = Array(key.utf8)
+        var found = false
+        for entry in entries {
+            if Self.constantTimeEquals(token, entry.key), entry.scopes.contains(.sdk) { found = true }
+        }
+        return found
     }
 }

@@ -197,7 +197,7 @@ public final class HTTPDaemon: @unchecked Sendable {
 
         let request = HTTPRequest(method: context.method, path: context.path, query: context.query,
                                   authorization: header(connection, "Authorization"),
-                                  body: context.body)
+                                  body: context.body, ifNoneMatch: context.method == "GET" ? header(connection, "If-None-Match") : nil)
         context.body = []
         let result = handler.handle(request)
         context.route = result.route

@@ -6,9 +6,13 @@ public struct HTTPRequest: Sendable {
     public var query: String?
     /// The `Authorization` header, if any.
     public var authorization: String?
+    /// The `If-None-Match` header, if any (`GET /api/features` answers 304 when it matches).
+    public var ifNoneMatch: String?
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: String? = nil, authorization: String? = nil, body: [UInt8] = []) {
+    public init(method: String, path: String, query: String? = nil, authorization: String? = nil, body: [UInt8] = [],
+                ifNoneMatch: String? = nil) {
+        self.ifNoneMatch = ifNoneMatch
         self.method = method
         self.path = path
         self.query = query

@@ -64,6 +64,7 @@ public final class Metrics: Sendable {
     /// other's lock; `render` adds the shards up.
     private let shards = (0..<8).map { _ in Shard() }
     private let webhooks = Mutex<[WebhookKey: Int]>([:])
+    private let appStoreNotifications = Mutex<[WebhookKey: Int]>([:])
     private let eventsStored = Atomic<Int>(0)
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
@@ -126,6 +127,15 @@ public final class Metrics: Sendable {
         }
     }
 
+    /// One App Store notification that passed verification (`type` as for `webhook`; ignored
+    /// types are Apple's `notificationType.subtype`).
+    public func appStore(type: String, outcome: WebhookOutcome) {
+        appStoreNotifications.withLock { counts in
+            let key = WebhookKey(outcome: outcome.rawValue, type: counts.count < 64 || counts[WebhookKey(outcome: outcome.rawValue, type: type)] != nil ? type : "other")
+            counts[key, default: 0] += 1
+        }
+    }
+
     /// The exposition text. `gauges` are extra `(name, help, value)` lines.
     public func render(gauges: [(String, String, Double)] = []) -> String {
         let routes = routeTotals()
@@ -158,6 +168,11 @@ public final class Metrics: Sendable {
         out += "# TYPE abctl_webhook_events_total counter\n"
         for (key, n) in webhooks.withLock({ $0 }).sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
             out += "abctl_webhook_events_total{outcome=\"\(key.outcome)\",type=\"\(Self.escape(key.type))\"} \(n)\n"
+        }
+        out += "# HELP abctl_appstore_notifications_total Verified App Store notifications, by the event type they became or the type that was ignored.\n"
+        out += "# TYPE abctl_appstore_notifications_total counter\n"
+        for (key, n) in appStoreNotifications.withLock({ $0 }).sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
+            out += "abctl_appstore_notifications_total{outcome=\"\(key.outcome)\",type=\"\(Self.escape(key.type))\"} \(n)\n"
         }
         out += "# HELP abctl_reloads_total Experiment reloads (SIGHUP), by result.\n"
         out += "# TYPE abctl_reloads_total counter\n"

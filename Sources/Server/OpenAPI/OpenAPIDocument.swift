@@ -10,7 +10,7 @@ enum OpenAPIDocument {
     "title": "abctl",
     "version": "1.0.0",
     "summary": "A/B experiments for subscription-app paywalls: assignment, events, RevenueCat webhooks, reports.",
-    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything). With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
+    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
   },
   "servers": [{ "url": "/" }],
   "security": [{ "bearer": [] }],
@@ -160,6 +160,41 @@ enum OpenAPIDocument {
           "403": { "$ref": "#/components/responses/Forbidden" }
         }
       }
+    },
+    "/v1/webhooks/appstore": {
+      "post": {
+        "operationId": "appStoreWebhook",
+        "summary": "An App Store Server Notification V2, verified, mapped onto SPEC §4 and stored.",
+        "description": "On only with --appstore-root-ca and --appstore-bundle-id (else 404). The JWS and its nested signedTransactionInfo and signedRenewalInfo must be ES256 with an x5c chain (leaf, intermediate, root) that validates to a configured root at the payload's signedDate, the leaf carrying OID 1.2.840.113635.100.6.11.1 and the intermediate 1.2.840.113635.100.6.2.1; data.bundleId must be the configured one. SUBSCRIBED becomes trial_started (offerDiscountType FREE_TRIAL) or purchased; DID_RENEW converted (the user's trial not yet converted) or renewed; DID_CHANGE_RENEWAL_STATUS with AUTO_RENEW_DISABLED cancelled; REFUND refunded. The user is the transaction's appAccountToken, event_id the notificationUUID, ts the signedDate, revenue price / 1000. Other types are accepted, ignored and counted.",
+        "security": [],
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AppStoreNotification" } } } },
+        "responses": {
+          "200": { "description": "Stored, a duplicate, or ignored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "401": { "description": "The signature, the certificate chain, an OID or the bundle id does not check out; nothing stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "404": { "description": "The webhook is not configured on this server.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "413": { "$ref": "#/components/responses/TooLarge" },
+          "422": { "description": "Verified, but it cannot be mapped (no appAccountToken, no notificationUUID).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "503": { "$ref": "#/components/responses/Unavailable" }
+        }
+      }
+    },
+    "/api/features/{clientKey}": {
+      "get": {
+        "operationId": "growthBookFeatures",
+        "summary": "The running experiments as a GrowthBook SDK payload, for GrowthBook SDKs given apiHost and clientKey.",
+        "description": "The client key is a key with scope sdk (any key when the server has no keys). Cached per loaded snapshot; send If-None-Match with the ETag to get 304.",
+        "security": [],
+        "parameters": [
+          { "name": "clientKey", "in": "path", "required": true, "schema": { "type": "string" } },
+          { "name": "If-None-Match", "in": "header", "required": false, "schema": { "type": "string" } }
+        ],
+        "responses": {
+          "200": { "description": "The payload.", "headers": { "ETag": { "schema": { "type": "string" } } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/GrowthBookPayload" } } } },
+          "304": { "description": "Not modified: the ETag still matches.", "headers": { "ETag": { "schema": { "type": "string" } } } },
+          "401": { "description": "Not a client key.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
+        }
+      }
     }
   },
   "components": {
@@ -176,6 +211,20 @@ enum OpenAPIDocument {
       "Unavailable": { "description": "The event store cannot be reached; nothing was acknowledged.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
     },
     "schemas": {
+      "AppStoreNotification": {
+        "type": "object",
+        "required": ["signedPayload"],
+        "properties": { "signedPayload": { "type": "string", "description": "A JWS (compact form) signed by the App Store." } }
+      },
+      "GrowthBookPayload": {
+        "type": "object",
+        "required": ["status", "features", "dateUpdated"],
+        "properties": {
+          "status": { "type": "integer" },
+          "features": { "type": "object", "description": "One feature per running experiment inside its dates, keyed by experiment id: defaultValue null, force rules for forced users, then one experiment rule.", "additionalProperties": { "type": "object" } },
+          "dateUpdated": { "type": "string", "format": "date-time" }
+        }
+      },
       "Error": {
         "type": "object",
         "required": ["error"],
@@ -341,7 +390,7 @@ enum OpenAPIDocument {
         "required": ["status", "type"],
         "properties": {
           "status": { "type": "string", "enum": ["stored", "duplicate", "ignored"] },
-          "type": { "type": "string", "description": "The SPEC §4 event type it became, or the RevenueCat type that was ignored." },
+          "type": { "type": "string", "description": "The SPEC §4 event type it became, or the RevenueCat type (App Store notificationType.subtype) that was ignored." },
           "event_id": { "type": "string" }
         }
       },

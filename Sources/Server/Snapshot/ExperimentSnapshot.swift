@@ -20,6 +20,8 @@ public final class ExperimentSnapshot: Sendable {
     /// What `/v1/assign` writes for each experiment, in `assigner.experiments` order, rendered
     /// once here so a request copies bytes instead of resolving and writing them.
     let answers: [ExperimentAnswer]
+    /// The body of `GET /api/features/{clientKey}`, built when first asked for.
+    let features: FeaturesPayloadCache
 
     public init(catalog: ExperimentDefinitions.ExperimentCatalog, sticky: (any StickyLookup)?, loadedAt: Date = Date()) throws {
         self.catalog = catalog
@@ -30,6 +32,7 @@ public final class ExperimentSnapshot: Sendable {
         self.assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
         self.definitionsJSON = Self.renderDefinitions(catalog)
+        self.features = FeaturesPayloadCache(catalog: catalog)
         self.answers = assigner.experiments.map { assignable in
             ExperimentAnswer(assignable.id, variants: byID[assignable.id]?.variants ?? [], products: catalog.products)
         }

@@ -18,8 +18,11 @@ enum ServeCommand {
           With --llm-url and --llm-model, an assign request that says "on_device_model": false gets
           its ai_generated line written by that OpenAI-compatible endpoint (key: ABCTL_LLM_API_KEY),
           guarded, cached in the store, or the fallback when it takes longer than --llm-deadline-ms.
+          With --appstore-root-ca and --appstore-bundle-id, POST /v1/webhooks/appstore takes App Store
+          Server Notifications V2, verified against those roots. Keys with scope sdk are GrowthBook
+          client keys for GET /api/features/{clientKey}.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
@@ -36,6 +39,8 @@ enum ServeCommand {
                        type: .integer(1...60_000), default: "300"),
             OptionSpec(name: "--llm-retry-after-s", valueName: "seconds", help: "After a failed generation, its brief ships the fallback at once for this long (0 asks again on the next call).",
                        type: .integer(0...86_400), default: "30"),
+            OptionSpec(name: "--appstore-root-ca", valueName: "file", help: "A root certificate (PEM or DER) App Store notifications must chain to (repeatable; Apple Root CA - G3 in production).", repeatable: true),
+            OptionSpec(name: "--appstore-bundle-id", valueName: "id", help: "The app's bundle id; POST /v1/webhooks/appstore accepts only its notifications."),
         ],
         run: run
     )
@@ -51,6 +56,7 @@ enum ServeCommand {
         let keys = try loadKeys(file: args.value("--keys-file"), environment: environment)
         let copyGeneration = try copyGenerationOptions(args, environment: environment)
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
+        let appStore = try appStoreOptions(args)
 
         let store = try StoreOpener.open(database, .init(readers: threads + 2))
         defer { store.close() }
@@ -60,7 +66,7 @@ enum ServeCommand {
                                            requestTimeoutSeconds: Double(timeout), connectionLimit: connections),
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: experiments,
-                                   copyGeneration: copyGeneration),
+                                   copyGeneration: copyGeneration, appStore: appStore),
             store: store)
         do {
             let server = try Server(configuration: configuration)
@@ -94,6 +100,26 @@ enum ServeCommand {
         let apiKey = environment["ABCTL_LLM_API_KEY"]
         return CopyGenerationOptions(url: parsed, model: model, apiKey: apiKey, deadline: .milliseconds(milliseconds),
                                      retryAfter: .seconds(retrySeconds))
+    }
+
+    /// `--appstore-root-ca` (repeatable) and `--appstore-bundle-id` go together; without them the webhook is off.
+    static func appStoreOptions(_ args: ParsedArguments) throws -> AppStoreOptions? {
+        let files = args.all("--appstore-root-ca"), bundle = args.value("--appstore-bundle-id")
+        if files.isEmpty && bundle == nil { return nil }
+        guard !files.isEmpty else { throw CLIError.usage("'--appstore-bundle-id' needs '--appstore-root-ca'", command: "serve") }
+        guard let bundle, !bundle.isEmpty else { throw CLIError.usage("'--appstore-root-ca' needs '--appstore-bundle-id'", command: "serve") }
+        var roots: [[UInt8]] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CLIError.usage("cannot read --appstore-root-ca '\(file)'", command: "serve")
+            }
+            roots.append([UInt8](data))
+        }
+        do {
+            return AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: roots), bundleID: bundle)
+        } catch {
+            throw CLIError.usage("--appstore-root-ca: \(error.description)", command: "serve")
+        }
     }
 
     static func loadKeys(file: String?, environment: Environment) throws -> APIKeys {

@@ -1,0 +1,24 @@
+#ifndef ABCTL_COPENSSL_SHIM_H
+#define ABCTL_COPENSSL_SHIM_H
+
+// libcrypto from Debian's libssl-dev: X.509 chains and ECDSA signatures for App Store
+// notifications (JWS ES256). Only non-deprecated OpenSSL 3 interfaces are used.
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+// Macros Swift cannot import, as functions.
+static inline int abctl_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+static inline STACK_OF(X509) *abctl_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline void abctl_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+static inline int abctl_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+static inline X509 *abctl_sk_X509_value(const STACK_OF(X509) *stack, int i) { return sk_X509_value(stack, i); }
+
+#endif

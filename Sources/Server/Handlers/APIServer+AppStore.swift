@@ -1,0 +1,89 @@
+import Events
+import ExperimentDefinitions
+
+extension APIServer {
+    /// `POST /v1/webhooks/appstore`: one App Store Server Notification V2 (`{"signedPayload": JWS}`).
+    ///
+    /// The notification and its nested `signedTransactionInfo` and `signedRenewalInfo` are
+    /// verified (`AppStoreJWSVerifier`) and the bundle id checked before anything is mapped
+    /// (`AppStoreMapping`) or stored: a bad signature or chain, or another app's bundle id, is 401;
+    /// a body that is not a notification is 400. Answers 200 with `stored`, `duplicate` or
+    /// `ignored` once durable.
+    func appStore(_ request: HTTPRequest) throws -> HandlerOutcome {
+        guard let appStore = options.appStore else {
+            throw APIError(.notFound, code: "not_found", "the App Store webhook is not configured on this server (--appstore-root-ca, --appstore-bundle-id)")
+        }
+        let body = try JSONBody(request.body)
+        guard case .string(let signedPayload)? = body["signedPayload"] else {
+            throw APIError.badRequest("missing_field", "'signedPayload' (a JWS string) is required", field: "signedPayload")
+        }
+        let payload = try Self.verified(signedPayload, appStore, field: "signedPayload")
+        var data: [(String, JSONValue)] = []
+        if case .object(let members)? = AppStoreMapping.member(payload, "data") { data = members }
+        // Apple's library reads the bundle id from data, else summary, else appData.
+        var bundle: JSONValue?
+        for key in ["data", "summary", "appData"] {
+            if case .object(let members)? = AppStoreMapping.member(payload, key) { bundle = AppStoreMapping.member(members, "bundleId"); break }
+        }
+        guard case .string(appStore.bundleID)? = bundle else {
+            throw APIError(.unauthorized, code: "wrong_bundle_id", "the notification is not for bundle id '\(appStore.bundleID)'", field: "data.bundleId")
+        }
+        var transaction: [(String, JSONValue)]?
+        if let nested = AppStoreMapping.member(data, "signedTransactionInfo") {
+            guard case .string(let jws) = nested else { throw APIError.badRequest("invalid_field", "'data.signedTransactionInfo' must be a JWS string", field: "data.signedTransactionInfo") }
+            let decoded = try Self.verified(jws, appStore, field: "data.signedTransactionInfo")
+            guard case .string(appStore.bundleID)? = AppStoreMapping.member(decoded, "bundleId") else {
+                throw APIError(.unauthorized, code: "wrong_bundle_id", "the transaction is not for bundle id '\(appStore.bundleID)'", field: "data.signedTransactionInfo")
+            }
+            transaction = decoded
+        }
+        if let nested = AppStoreMapping.member(data, "signedRenewalInfo") {
+            guard case .string(let jws) = nested else { throw APIError.badRequest("invalid_field", "'data.signedRenewalInfo' must be a JWS string", field: "data.signedRenewalInfo") }
+            _ = try Self.verified(jws, appStore, field: "data.signedRenewalInfo")
+        }
+
+        let backend = self.backend
+        switch try AppStoreMapping.map(payload: payload, transaction: transaction, trialAwaitingConversion: { try backend.trialAwaitingConversion(userID: $0) }) {
+        case .ignored(let type):
+            metrics.appStore(type: type, outcome: .ignored)
+            return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
+        case .event(let mapped):
+            guard let type = EventType(name: mapped.type) else {
+                throw APIError(.unprocessable, code: "invalid_webhook_event", "cannot map to '\(mapped.type)'", field: "notificationType")
+            }
+            let event = Event(id: mapped.eventID, type: type, userID: mapped.userID,
+                              timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
+                              revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID)
+            if let rejection = snapshots.snapshot.eventParser.validate(event) {
+                throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: rejection.field)
+            }
+            let store = backend.store
+            let metrics = self.metrics
+            return .deferred { respond in
+                store.submit([event]) { result in
+                    switch result {
+                    case .success(let counts):
+                        metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
+                        metrics.appStore(type: mapped.type, outcome: counts.stored == 1 ? .mapped : .duplicate)
+                        respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
+                                               ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID))])))
+                    case .failure(let error):
+                        respond(Self.storeUnavailable(error, route: "/v1/webhooks/appstore"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A verified JWS payload, or the error: 400 when it is not a JWS of JSON, 401 when Apple did not sign it.
+    private static func verified(_ jws: String, _ appStore: AppStoreOptions, field: String) throws(APIError) -> [(String, JSONValue)] {
+        do {
+            return try appStore.verifier.verify(jws)
+        } catch {
+            switch error {
+            case .malformed(let message): throw APIError.badRequest("malformed_jws", "\(field): \(message)", field: field)
+            case .unverified(let message): throw APIError(.unauthorized, code: "invalid_signature", "\(field): \(message)", field: field)
+            }
+        }
+    }
+}

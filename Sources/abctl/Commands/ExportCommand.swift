@@ -1,0 +1,37 @@
+import CommandLineKit
+import ExperimentDefinitions
+import Foundation
+import GrowthBookPayload
+
+/// `abctl export --format growthbook`: the GrowthBook SDK payload of SPEC §7 on stdout, the
+/// same bytes `GET /api/features/{clientKey}` serves (one builder, `GrowthBookPayload`).
+enum ExportCommand {
+    static let spec = CommandSpec(
+        name: "export",
+        abstract: "Print the experiments as a GrowthBook SDK payload.",
+        discussion: """
+        Print the running experiments inside their dates as the JSON a GrowthBook SDK loads from
+          /api/features/{clientKey}: one feature per experiment, with forced users as force rules and
+          the targeting as a GrowthBook condition. ABCTL_NOW (RFC 3339) fixes the clock.
+        """,
+        usage: "--format growthbook [--experiments <dir>]",
+        options: [
+            OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"], required: true),
+            .experiments,
+        ],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "export") }
+        var now = Date()
+        if let fixed = Environment.process["ABCTL_NOW"] {
+            guard let d = RFC3339.parse(fixed) else { throw CLIError.usage("ABCTL_NOW is not an RFC 3339 time: '\(fixed)'", command: "export") }
+            now = d
+        }
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let payload = GrowthBookPayload.build(catalog: catalog, now: now)
+        FileHandle.standardOutput.write(Data(payload.body + [0x0A]))
+        return .success
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `POST /v1/webhooks/appstore` (SPEC §7): notifications signed by a throwaway CA chain with
+/// Apple's OIDs, each judged first by Apple's own app-store-server-library; abctl accepts
+/// exactly those it accepts, and stores nothing of the others.
+@Suite(.timeLimit(.minutes(3)))
+struct AppStoreWebhookTests {
+    static let bundle = "com.example.chorus"
+
+    struct Case: Decodable {
+        var name: String
+        var body: String
+        var apple_accepts: Bool
+        var status: String?
+        var type: String?
+        var user: String?
+        var revenue: Double?
+    }
+
+    static func makeCases(in folder: TemporaryFolder) throws -> [Case] {
+        let python = CLIRunner.packageRoot + "/.venv/bin/python"
+        let run = try AbctlBinary.run([CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/appstore/notifications.py", folder.path, bundle],
+                                      executable: python)
+        guard run.status == 0 else { throw ScriptFailed(description: "notifications.py: \(run.stderr.suffix(2000))") }
+        return try JSONDecoder().decode([Case].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
+    }
+
+    struct ScriptFailed: Error, CustomStringConvertible { var description: String }
+
+    static func storedCount(_ server: LiveServer) throws -> Int {
+        let metrics = try server.request("GET", "/metrics").text
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix(#"abctl_events_total{outcome="stored"}"#) }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+    }
+
+    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+    func acceptsExactlyWhatApplesVerifierAccepts() throws {
+        let folder = TemporaryFolder()
+        let cases = try Self.makeCases(in: folder)
+        #expect(cases.count >= 20)
+        #expect(cases.filter(\.apple_accepts).count == 9, "Apple's verifier accepts the nine good notifications: \(cases.map { ($0.name, $0.apple_accepts) })")
+        let server = try LiveServer(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", Self.bundle],
+                                    environment: ["ABCTL_API_KEYS": "k1:admin"])
+        var stored = try Self.storedCount(server)
+        #expect(stored == 0)
+        for c in cases {
+            let reply = try server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: c.body)
+            let now = try Self.storedCount(server)
+            if c.apple_accepts {
+                #expect(reply.status == 200, "\(c.name): \(reply.text)")
+                #expect(reply.json?["status"] as? String == c.status, "\(c.name): \(reply.text)")
+                if let type = c.type { #expect(reply.json?["type"] as? String == type, "\(c.name): \(reply.text)") }
+                #expect(now == stored + (c.status == "stored" ? 1 : 0), "\(c.name)")
+            } else {
+                #expect(reply.status == 401 || reply.status == 400, "\(c.name): \(reply.status) \(reply.text)")
+                #expect(now == stored, "\(c.name) stored something")
+            }
+            stored = now
+        }
+        #expect(stored == 6)
+        let metrics = try server.request("GET", "/metrics").text
+        #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="mapped",type="converted"} 1"#))
+        #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="ignored",type="TEST"} 1"#))
+
+        // What was stored: the user is appAccountToken, revenue price / 1000, negative for a refund.
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0)
+        let rows = try AbctlBinary.run([server.databasePath, "SELECT user_id, revenue FROM events ORDER BY ts, event_id"], executable: "/usr/bin/sqlite3")
+        let stored6 = rows.stdout.split(separator: "\n").map(String.init)
+        #expect(stored6.count == 6, "\(rows.stdout) \(rows.stderr)")
+        for c in cases where c.apple_accepts && c.status == "stored" {
+            let revenue = c.revenue.map { "\($0)" } ?? ""
+            #expect(stored6.contains("\(c.user ?? "")|\(revenue)"), "\(c.name): \(stored6)")
+        }
+    }
+
+    @Test func offWithoutItsFlags() throws {
+        let server = try LiveServer()
+        let reply = try server.request("POST", "/v1/webhooks/appstore", body: #"{"signedPayload":"a.b.c"}"#)
+        #expect(reply.status == 404)
+        let half = try CLIRunner.run(["serve", "--port", "0", "--appstore-bundle-id", Self.bundle])
+        #expect(half.status == 2)
+        #expect(half.stderr.contains("--appstore-root-ca"))
+        let folder = TemporaryFolder()
+        let notCertificate = folder.write("root.pem", "not a certificate\n")
+        let bad = try CLIRunner.run(["serve", "--port", "0", "--appstore-root-ca", notCertificate, "--appstore-bundle-id", Self.bundle])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("no certificate"))
+    }
+}
