@@ -16,23 +16,10 @@ import Events
 /// other, and each takes at most `2 × buckets` locks. Locks are taken buckets first, each kind in
 /// ascending key order, so no two transactions wait on each other in a cycle.
 enum EventWriteTransaction {
-    /// Per-connection temporary table the batch is copied into (emptied at every commit).
-    static let createStaging = """
-        CREATE TEMPORARY TABLE abctl_staging (
-            user_id text COLLATE "C" NOT NULL,
-            event_id text COLLATE "C" NOT NULL,
-            type smallint NOT NULL,
-            ts bigint NOT NULL,
-            experiment text COLLATE "C",
-            variant text COLLATE "C",
-            revenue double precision,
-            currency text,
-            product_id text,
-            copy_source text,
-            copy_text text,
-            copy_fallback_reason text
-        ) ON COMMIT DELETE ROWS
-        """
+    /// Per-connection temporary table the batch is copied into (emptied at every commit): the
+    /// events table's columns, types, collations and NOT NULLs, without its primary key, so a
+    /// batch may hold a duplicate until the insert drops it.
+    static let createStaging = "CREATE TEMPORARY TABLE abctl_staging (LIKE events) ON COMMIT DELETE ROWS"
 
     static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason"
 

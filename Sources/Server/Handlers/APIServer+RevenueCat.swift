@@ -21,29 +21,8 @@ extension APIServer {
             metrics.webhook(type: type, outcome: .ignored)
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
         case .event(let mapped):
-            guard let type = EventType(name: mapped.type) else {
-                throw APIError(.unprocessable, code: "invalid_webhook_event", "cannot map to '\(mapped.type)'", field: "event.type")
-            }
-            let event = Event(id: mapped.eventID, type: type, userID: mapped.userID,
-                              timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
-                              revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID)
-            if let rejection = snapshots.snapshot.eventParser.validate(event) {
-                throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: "event.\(rejection.field)")
-            }
-            let store = backend.store
-            let metrics = self.metrics
-            return .deferred { respond in
-                store.submit([event]) { result in
-                    switch result {
-                    case .success(let counts):
-                        metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
-                        metrics.webhook(type: mapped.type, outcome: counts.stored == 1 ? .mapped : .duplicate)
-                        respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
-                                               ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID))])))
-                    case .failure(let error):
-                        respond(Self.storeUnavailable(error, route: "/v1/webhooks/revenuecat"))
-                    }
-                }
+            return try storeWebhookEvent(mapped, typeField: "event.type", fieldPrefix: "event.", route: "/v1/webhooks/revenuecat") { [metrics] in
+                metrics.webhook(type: $0, outcome: $1)
             }
         }
     }

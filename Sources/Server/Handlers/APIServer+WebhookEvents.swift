@@ -1,0 +1,38 @@
+import Events
+import ExperimentDefinitions
+
+extension APIServer {
+    /// Stores one event a webhook mapped (RevenueCat, App Store) and answers `stored` or
+    /// `duplicate` once it is durable, or 503 when the store cannot take it.
+    ///
+    /// `typeField` is the body field blamed when the mapped type is not an event type, and
+    /// `fieldPrefix` is put before the event field an invalid event is blamed on; `count` records
+    /// the outcome in the webhook's own metric.
+    func storeWebhookEvent(_ mapped: RevenueCatMapping.MappedEvent, typeField: String, fieldPrefix: String, route: String,
+                           count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome {
+        guard let type = EventType(name: mapped.type) else {
+            throw APIError(.unprocessable, code: "invalid_webhook_event", "cannot map to '\(mapped.type)'", field: typeField)
+        }
+        let event = Event(id: mapped.eventID, type: type, userID: mapped.userID,
+                          timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
+                          revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID)
+        if let rejection = snapshots.snapshot.eventParser.validate(event) {
+            throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: fieldPrefix + rejection.field)
+        }
+        let store = backend.store
+        let metrics = self.metrics
+        return .deferred { respond in
+            store.submit([event]) { result in
+                switch result {
+                case .success(let counts):
+                    metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
+                    count(mapped.type, counts.stored == 1 ? .mapped : .duplicate)
+                    respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
+                                           ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID))])))
+                case .failure(let error):
+                    respond(Self.storeUnavailable(error, route: route))
+                }
+            }
+        }
+    }
+}
