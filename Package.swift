@@ -58,12 +58,12 @@ let package = Package(
         .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"]),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
-        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", "ExperimentDefinitions"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"], exclude: ["Fixtures"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "Reporting", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Assignment", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),

@@ -108,7 +108,7 @@ def main():
                         "NULL" if "revenue" not in e else repr(float(e["revenue"])),
                         sql_text(e.get("currency")), sql_text(e.get("product_id")), sql_text(e.get("copy_source")),
                         sql_text(e.get("copy_text")), sql_text(e.get("copy_fallback_reason"))]
-                s.write("INSERT INTO events(event_id,type,user_id,ts,experiment,variant,revenue,currency,product_id,copy_source,copy_text,copy_fallback_reason) VALUES(" + ",".join(vals) + ") ON CONFLICT(event_id) DO NOTHING;\n")
+                s.write("INSERT INTO events(event_id,type,user_id,ts,experiment,variant,revenue,currency,product_id,copy_source,copy_text,copy_fallback_reason) VALUES(" + ",".join(vals) + ") ON CONFLICT(user_id, event_id) DO NOTHING;\n")
         s.write("COMMIT;\n")
 
 main()

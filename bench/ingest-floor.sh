@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What SQLite itself can do with abctl's event rows on this machine, with no per-row statement
 # overhead: the sqlite3 CLI copies N rows from an in-memory table in one INSERT … SELECT (WAL,
-# synchronous=FULL, 64 MiB cache, one transaction), two ways:
+# synchronous=FULL, 64 MiB cache, one transaction), three ways:
 #   1. into a bare rowid table (appends only: the floor for rows of this size);
-#   2. into abctl's own `events` layout (clustered by (user_id, event_id), unique event_id index,
-#      duplicates skipped), in file order.
+#   2. into abctl's own `events` layout (clustered by its primary key (user_id, event_id), the
+#      idempotency key; duplicates skipped), in file order: the floor abctl ingest is measured against;
+#   3. for comparison, the layout before schema version 4, which also had a unique event_id index.
 # abctl's ingest also parses JSON, binds every row through a prepared statement and keeps facts
 # current in the same transaction; bench/ingest.sh measures that. This script shows the ceiling
 # for the store as it is laid out.
@@ -18,48 +19,15 @@ trap 'rm -rf "$work"' EXIT
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), sqlite3 $(sqlite3 --version | cut -d' ' -f1)"
 python3 bench/gen_events.py --events "$N" --out "$work/events.ndjson"
-python3 - "$work/events.ndjson" "$work/events.csv" <<'PY'
-import csv, json, sys
-with open(sys.argv[2], "w", newline="") as out:
-    w = csv.writer(out)
-    for line in open(sys.argv[1]):
-        e = json.loads(line)
-        w.writerow([e["user_id"], e["event_id"], 1, 0] + [e.get(k, "") for k in
-                   ("experiment", "variant", "revenue", "currency", "product_id", "copy_source", "copy_text", "copy_fallback_reason")])
-PY
+source bench/floor.sh
+floor_csv "$work/events.ndjson" "$work/events.csv"
+run() { floor_run "$1" "$2" "$3" "$work" "$N"; }
 
-run() {  # run LABEL DDL INSERT-TAIL
-    rm -f "$work/floor.sqlite"*
-    sqlite3 "$work/floor.sqlite" > "$work/out.txt" <<SQL
-PRAGMA journal_mode=WAL;
-PRAGMA synchronous=FULL;
-PRAGMA cache_size=-65536;
-$2
-CREATE TEMP TABLE staged (user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason);
-.mode csv
-.import $work/events.csv staged
-.timer on
-BEGIN;
-INSERT INTO events (user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text,
-                    copy_fallback_reason)
-  SELECT user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text,
-         copy_fallback_reason FROM staged WHERE true $3;
-COMMIT;
-SQL
-    python3 - "$1" "$N" "$work/out.txt" <<'PY'
-import re, sys
-label, n, text = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
-seconds = sum(float(x) for x in re.findall(r"Run Time: real ([0-9.]+)", text))
-print(f"{label:<44} {seconds:6.2f} s  {n / seconds:>10,.0f} rows/s")
-PY
-}
-
-COLUMNS="user_id TEXT NOT NULL, event_id TEXT NOT NULL, type INTEGER NOT NULL, ts INTEGER NOT NULL, experiment TEXT,
-  variant TEXT, revenue REAL, currency TEXT, product_id TEXT, copy_source TEXT, copy_text TEXT, copy_fallback_reason TEXT"
-run "bare rowid table, appends only" "CREATE TABLE events ($COLUMNS);" ""
-# abctl's layout, as in Sources/SQLiteStore/Store/Schema.swift (migration 1).
-run "abctl's events layout, duplicates skipped" \
-    "CREATE TABLE events ($COLUMNS, PRIMARY KEY (user_id, event_id)) WITHOUT ROWID;
+run "bare rowid table, appends only" "CREATE TABLE events ($FLOOR_COLUMNS);" ""
+# abctl's layout, as in Sources/SQLiteStore/Store/Schema.swift (migrations 1 and 4).
+run "abctl's events layout, duplicates skipped" "$FLOOR_LAYOUT" "$FLOOR_CONFLICT"
+run "before schema 4: + unique event_id index" \
+    "CREATE TABLE events ($FLOOR_COLUMNS, PRIMARY KEY (user_id, event_id)) WITHOUT ROWID;
      CREATE UNIQUE INDEX events_by_event_id ON events(event_id);" \
     "ON CONFLICT (event_id) DO NOTHING"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

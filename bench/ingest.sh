@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark: `abctl ingest` of N realistic events (default 1,000,000) against the sqlite3 CLI
-# inserting the same rows into an equivalent table (abctl's own `events` DDL and indexes, same
-# WAL + synchronous=FULL, same 64 MiB page cache) in one transaction, in the same run. Also reports abctl's peak RSS
-# at 250k and at N events, to show memory stays flat as the file grows.
+# Benchmark: `abctl ingest` of N realistic events (default 1,000,000), in the same run as two
+# references on the same rows: the sqlite3 CLI running one INSERT per row into abctl's own
+# `events` DDL (same WAL + synchronous=FULL, same 64 MiB page cache) in one transaction, and the
+# SQLite floor for that layout (bench/floor.sh: one INSERT … SELECT from memory, no parsing, no
+# facts). Also reports abctl's peak RSS at 250k and at N events, to show memory stays flat as the
+# file grows.
 #
 #   bench/ingest.sh [N]
 #
@@ -49,6 +51,12 @@ sqlite3 "$work/baseline.sqlite" < "$work/events-ddl.sql"
 read -r SQLITE_SECS SQLITE_USER SQLITE_SYS SQLITE_RSS < "$work/time.txt"
 SQLITE_CPU=$(python3 -c "import sys; print(f'{float(sys.argv[1]) + float(sys.argv[2]):.2f}')" "$SQLITE_USER" "$SQLITE_SYS")
 
+# The floor: the same rows copied by SQLite itself into the same layout.
+source bench/floor.sh
+floor_csv "$work/events.ndjson" "$work/events.csv"
+floor_run "SQLite floor (INSERT … SELECT, same layout)" "$FLOOR_LAYOUT" "$FLOOR_CONFLICT" "$work" "$N" > "$work/floor-line.txt"
+FLOOR_LINE=$(cat "$work/floor-line.txt")
+
 ABCTL_ROWS=$(sqlite3 "$work/abctl.sqlite" "SELECT COUNT(*) FROM events")
 SQLITE_ROWS=$(sqlite3 "$work/baseline.sqlite" "SELECT COUNT(*) FROM events")
 FACTS=$(sqlite3 "$work/abctl.sqlite" "SELECT COUNT(*) FROM facts")
@@ -58,6 +66,8 @@ echo
 echo "abctl ingest ($N events):   ${ABCTL_SECS}s  $(rate "$N" "$ABCTL_SECS") events/s  (CPU ${ABCTL_CPU}s)  [$ABCTL_OUT; $ABCTL_ROWS rows, $FACTS facts rows, integrity $INTEGRITY]"
 echo "sqlite3 CLI ($N INSERTs):   ${SQLITE_SECS}s  $(rate "$N" "$SQLITE_SECS") rows/s  (CPU ${SQLITE_CPU}s)  [$SQLITE_ROWS rows; one transaction, no facts]"
 python3 -c "import sys; print(f'ratio abctl / sqlite3:        {float(sys.argv[2]) / float(sys.argv[1]):.2f}x')" "$ABCTL_SECS" "$SQLITE_SECS"
+echo "$FLOOR_LINE"
+python3 -c "import sys; print(f'ratio abctl / floor:          {float(sys.argv[2]) / float(sys.argv[1]):.2f}x  (goal 0.75x, and 150,000 events/s)')" "$ABCTL_SECS" "$FLOOR_SECS"
 echo "abctl peak RSS:              $((SMALL_RSS / 1024)) MB at $SMALL events (${SMALL_SECS}s, $(rate "$SMALL" "$SMALL_SECS") events/s), $((ABCTL_RSS / 1024)) MB at $N events"
 echo "load average after:           $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$ABCTL_ROWS" = "$SQLITE_ROWS" ] || { echo "row counts differ: abctl $ABCTL_ROWS, sqlite3 $SQLITE_ROWS" >&2; exit 1; }

@@ -3,8 +3,8 @@ import ExperimentDefinitions
 /// The one way to read experiment files: `ExperimentLoader` with every check, GrowthBook's condition
 /// linter included (it lives here because conditions are compiled here).
 ///
-/// `abctl validate`, `serve` and its reload, `report`, `assign`, `simulate`, `demo`, `ingest` and
-/// `copy check` all read through it, so a folder `validate` rejects is rejected by all of them.
+/// `abctl validate`, `serve` and its reload, `report`, `assign`, `simulate`, `demo`, `ingest`,
+/// `copy check` and `export` all read through it, so a folder `validate` rejects is rejected by all of them.
 public enum ExperimentFiles {
     /// Checks files and folders, reporting every problem.
     public static func validate(paths: [String]) -> ExperimentLoader.Report {

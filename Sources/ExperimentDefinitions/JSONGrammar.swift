@@ -29,6 +29,16 @@ public enum JSONGrammar {
     /// The number starting at `start` and the index just past it.
     @inlinable
     public static func number(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) throws(Violation) -> (value: Double, end: Int) {
+        let end = try numberEnd(in: bytes, from: start)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw Violation("number \(text) is out of range", at: start) }
+        return (value, end)
+    }
+
+    /// The index just past the number starting at `start`, by the grammar alone (a reader that
+    /// converts later, such as the NDJSON scanner, refuses an out-of-range value then, naming its field).
+    @inlinable
+    public static func numberEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) throws(Violation) -> Int {
         var i = start
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
         i = try digits(in: bytes, at: i, "invalid number; expected a digit", leadingZeroAllowed: false)
@@ -40,9 +50,7 @@ public enum JSONGrammar {
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             i = try digits(in: bytes, at: i, "invalid number; expected a digit in the exponent", leadingZeroAllowed: true)
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw Violation("number \(text) is out of range", at: start) }
-        return (value, i)
+        return i
     }
 
     /// Past one or more digits at `i`; an integer part may not have a leading zero.

@@ -52,6 +52,12 @@ public final class Server: Sendable {
                 throw .configuration("refusing to listen on \(configuration.http.host) without API keys; configure ABCTL_API_KEYS or --keys-file, or listen on 127.0.0.1")
             }
         }
+        // Connections need open files: check an asked-for limit before anything opens.
+        let files = FileLimit.raiseToHard()
+        let capacity = FileLimit.capacity(fileLimit: files.soft, threads: configuration.http.threads)
+        if let asked = configuration.http.connectionLimit, asked > capacity {
+            throw .configuration("--max-connections \(asked) needs \(asked + FileLimit.reserve(threads: configuration.http.threads)) open files, but this process may open \(files.soft) (ulimit -n; hard limit \(files.hard)); ask for at most \(capacity)")
+        }
         self.configuration = configuration
         let backend: Backend
         do {
@@ -76,7 +82,7 @@ public final class Server: Sendable {
         let signals = SignalWatcher([SIGHUP, SIGTERM, SIGINT])
         let daemon: HTTPDaemon
         do {
-            daemon = try HTTPDaemon(configuration: configuration.http, handler: api)
+            daemon = try HTTPDaemon(configuration: configuration.http, handler: api, stats: api.connections)
         } catch {
             throw .runtime(error.description)
         }
@@ -84,7 +90,18 @@ public final class Server: Sendable {
             "host": .string(configuration.http.host), "port": .number(Double(daemon.port)),
             "threads": .number(Double(configuration.http.threads)),
             "auth": .string(configuration.api.keys.isEmpty ? "none (loopback only)" : "\(configuration.api.keys.count) keys"),
+            "max_connections": .number(Double(daemon.connectionLimit)),
+            "max_connections_per_ip": .number(Double(configuration.http.maxConnectionsPerIP)),
+            "open_files_limit": .number(Double(daemon.fileLimit.soft)),
+            "open_files_raised_from": daemon.fileLimit.raisedFrom.map { .number(Double($0)) } ?? .null,
+            "header_timeout_s": .number(configuration.http.headTimeoutSeconds),
         ])
+        if configuration.http.connectionLimit == nil, daemon.connectionLimit < FileLimit.defaultConnections {
+            Log.shared.write(level: .warning, "the open-file limit allows fewer connections than the default", [
+                "max_connections": .number(Double(daemon.connectionLimit)), "default": .number(Double(FileLimit.defaultConnections)),
+                "open_files_limit": .number(Double(daemon.fileLimit.soft)),
+            ])
+        }
         ready(daemon.port)
 
         while true {

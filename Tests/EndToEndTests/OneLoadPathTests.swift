@@ -54,6 +54,7 @@ import Glibc
             ("copy check", ["copy", "check", "--experiments", experiments, "--experiment", "chorus-paywall-copy", "--variant", "ai", "--text", "Chorus"], nil),
             ("ingest", ["ingest", "-", "--experiments", experiments, "--db", db], ""),
             ("serve", ["serve", "--port", "0", "--experiments", experiments, "--db", db], nil),
+            ("export", ["export", "--format", "growthbook", "--experiments", experiments], nil),
         ]
     }
 

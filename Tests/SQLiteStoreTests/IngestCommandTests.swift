@@ -35,6 +35,12 @@ import TestSupport
                                             environment: ["ABCTL_DB": db], currentDirectory: dir.url.path)
             #expect(again.status == 0)
             #expect(again.stdout == "stored 0, duplicate 2, rejected 0\n")
+
+            // SPEC §4: e1 and e2 again, under another user, are that user's events.
+            let otherUser = try AbctlBinary.run(["ingest", "-"], stdin: (lines[0] + "\n" + lines[1]).replacingOccurrences(of: "u1", with: "u2"),
+                                                environment: ["ABCTL_DB": db], currentDirectory: dir.url.path)
+            #expect(otherUser.stdout == "stored 2, duplicate 0, rejected 0\n")
+            #expect(try store.facts(experiment: "exp").map(\.userID) == ["u1", "u2"])
         }
     }
 

@@ -226,7 +226,7 @@ private func installFailingTrigger(_ path: String) throws {
     }
 }
 
-@Test func aFailedBulkBatchAbandonsTheOpenTransaction() async throws {
+@Test func aFailedBulkBatchFailsTheHeldLoad() async throws {
     try await withTemporaryStore { store, _ in
         try installFailingTrigger(store.path)
         let outcomes = AsyncStream<Bool>.makeStream()
@@ -236,6 +236,8 @@ private func installFailingTrigger(_ path: String) throws {
         store.submitBulk([F.event("boom", .renewed, user: "k", hours: 1)], commitEvery: 100, consumed: {}) {
             outcomes.continuation.yield((try? $0.get()) != nil)
         }
+        // Held below the threshold until a flush commits them; the flush's own (empty) request succeeds.
+        try store.flush()
         var results: [Bool] = []
         for await ok in outcomes.stream {
             results.append(ok)

@@ -70,6 +70,24 @@ import TestSupport
         }
     }
 
+    /// SPEC §4: the idempotency key is (user_id, event_id).
+    @Test(arguments: storeFactories)
+    func anEventIDReusedByAnotherUserIsAnotherEvent(_ factory: StoreFactory) async throws {
+        typealias F = EventFactory
+        try await factory.withStore { (store: any EventStore) async throws in
+            let shared = [F.exposure("e1", user: "u1", experiment: "A", variant: "ai", hours: 0),
+                          F.exposure("e1", user: "u2", experiment: "A", variant: "control", hours: 0),
+                          F.event("e2", .purchased, user: "u1", hours: 1, revenue: 9.99),
+                          F.event("e2", .purchased, user: "u2", hours: 1, revenue: 4.99)]
+            #expect(try store.appendAndWait(shared) == AppendResult(stored: 4, duplicates: 0))
+            // The retry of one user's event is stored once, whichever batch it rides in.
+            #expect(try store.appendAndWait([shared[2], F.event("e1", .renewed, user: "u3", hours: 2, revenue: 1)])
+                    == AppendResult(stored: 1, duplicates: 1))
+            #expect(try store.facts(experiment: "A").map(\.variant) == ["ai", "control"])
+            #expect(try store.facts(experiment: "A").map(\.netRevenue) == [9.99, 4.99])
+        }
+    }
+
     @Test(arguments: storeFactories)
     func anExposureIsTheStickyRecord(_ factory: StoreFactory) async throws {
         typealias F = EventFactory

@@ -1,4 +1,4 @@
-/// What an append did: events newly stored and events already present (same `event_id`).
+/// What an append did: events newly stored, and events already present (the same `user_id` and `event_id`).
 public struct AppendResult: Sendable, Equatable {
     public var stored: Int
     public var duplicates: Int

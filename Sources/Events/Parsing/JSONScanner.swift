@@ -1,8 +1,11 @@
+import ExperimentDefinitions
 #if canImport(Glibc)
 import Glibc
 #endif
 /// A strict JSON scanner over UTF-8 bytes, tuned for flat event objects: it validates the
-/// whole text but only materialises the values a caller asks for.
+/// whole text but only materialises the values a caller asks for. Numbers, escapes and the
+/// nesting limit follow `JSONGrammar`, as `JSONReader` and the server's `BodyParser` do; a
+/// number beyond a Double is refused by the field that reads it (`number(_:)`), not here.
 struct JSONScanner {
     struct SyntaxError: Error {
         var message: String
@@ -33,7 +36,7 @@ struct JSONScanner {
 
     let bytes: UnsafeBufferPointer<UInt8>
     var i: Int = 0
-    static let maxDepth = 64
+    static let maxDepth = JSONGrammar.maxDepth
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -89,11 +92,11 @@ struct JSONScanner {
         case 0x22:
             return try scanString()
         case 0x7B:
-            guard depth < JSONScanner.maxDepth else { throw error("nested too deeply") }
+            guard depth < JSONScanner.maxDepth else { throw error(JSONGrammar.depthMessage) }
             try scanObject(depth: depth) { (_, _) throws(SyntaxError) in }
             return .object
         case 0x5B:
-            guard depth < JSONScanner.maxDepth else { throw error("nested too deeply") }
+            guard depth < JSONScanner.maxDepth else { throw error(JSONGrammar.depthMessage) }
             i += 1
             skipWhitespace()
             if i < bytes.count, bytes[i] == 0x5D { i += 1; return .array }
@@ -123,26 +126,11 @@ struct JSONScanner {
 
     mutating func scanNumber() throws(SyntaxError) -> Value {
         let start = i
-        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
-        if bytes[i] == 0x2D { i += 1 }
-        guard i < bytes.count, isDigit(bytes[i]) else { throw error("invalid number") }
-        if bytes[i] == 0x30 {
-            i += 1
-        } else {
-            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
+        do {
+            i = try JSONGrammar.numberEnd(in: bytes, from: start)
+        } catch {
+            throw SyntaxError(message: error.message, offset: error.offset)
         }
-        if i < bytes.count, bytes[i] == 0x2E {
-            i += 1
-            guard i < bytes.count, isDigit(bytes[i]) else { throw error("invalid number") }
-            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
-        }
-        if i < bytes.count, bytes[i] == 0x65 || bytes[i] == 0x45 {
-            i += 1
-            if i < bytes.count, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
-            guard i < bytes.count, isDigit(bytes[i]) else { throw error("invalid number") }
-            while i < bytes.count, isDigit(bytes[i]) { i += 1 }
-        }
-        if i < bytes.count, isDigit(bytes[i]) { throw error("invalid number") }
         return .number(start: start, end: i)
     }
 
@@ -162,15 +150,10 @@ struct JSONScanner {
                 plain = false
                 i += 1
                 guard i < bytes.count else { break }
-                switch bytes[i] {
-                case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: i += 1
-                case 0x75:
-                    i += 1
-                    guard i + 4 <= bytes.count, (0..<4).allSatisfy({ JSONScanner.hexValue(bytes[i + $0]) != nil }) else {
-                        throw error("invalid \\u escape")
-                    }
-                    i += 4
-                default: throw error("invalid escape '\\\(describeCurrent())'")
+                do {
+                    i = try JSONGrammar.escape(in: bytes, at: i).end
+                } catch {
+                    throw SyntaxError(message: error.message, offset: error.offset)
                 }
                 continue
             }
@@ -207,15 +190,6 @@ struct JSONScanner {
         i += length
     }
 
-    static func hexValue(_ c: UInt8) -> UInt32? {
-        switch c {
-        case 0x30...0x39: UInt32(c - 0x30)
-        case 0x41...0x46: UInt32(c - 0x41 + 10)
-        case 0x61...0x66: UInt32(c - 0x61 + 10)
-        default: nil
-        }
-    }
-
     /// The position of a scanned string in `names` (UTF-8 bytes), compared without building a
     /// `String` unless the key has escapes; nil when it is none of them.
     func index(of value: Value, in names: [[UInt8]]) -> Int? {
@@ -228,7 +202,7 @@ struct JSONScanner {
         }
     }
 
-    /// The text of a scanned string (already validated by `scanString`).
+    /// The text of a scanned string (already validated by `scanString`, so every escape decodes).
     func decode(_ value: Value) -> String {
         guard case let .string(start, end, plain) = value else { return "" }
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
@@ -236,46 +210,21 @@ struct JSONScanner {
         var out: [UInt8] = []
         out.reserveCapacity(end - start)
         var k = start
-        func hex4(_ at: Int) -> UInt32 {
-            (0..<4).reduce(0) { $0 << 4 | JSONScanner.hexValue(bytes[at + $1])! }
-        }
-        func append(_ scalar: Unicode.Scalar) {
-            out.append(contentsOf: Array(String(Character(scalar)).utf8))
-        }
         while k < end {
             let c = bytes[k]
             guard c == 0x5C else { out.append(c); k += 1; continue }
-            let e = bytes[k + 1]
-            k += 2
-            switch e {
-            case 0x62: out.append(0x08)
-            case 0x66: out.append(0x0C)
-            case 0x6E: out.append(0x0A)
-            case 0x72: out.append(0x0D)
-            case 0x74: out.append(0x09)
-            case 0x75:
-                var code = hex4(k)
-                k += 4
-                if (0xD800...0xDBFF).contains(code), k + 6 <= end, bytes[k] == 0x5C, bytes[k + 1] == 0x75 {
-                    let low = hex4(k + 2)
-                    if (0xDC00...0xDFFF).contains(low) {
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                        k += 6
-                    }
-                }
-                // A lone surrogate cannot be represented; it becomes U+FFFD.
-                append(Unicode.Scalar(code) ?? "\u{FFFD}")
-            default: out.append(e)  // \" \\ \/
-            }
+            guard let (scalar, next) = try? JSONGrammar.escape(in: bytes, at: k + 1) else { break }
+            UTF8.encode(scalar) { out.append($0) }
+            k = next
         }
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The value of a scanned number; nil when it overflows a Double.
+    /// The value of a scanned number; nil when it overflows a Double (the caller names the field).
     func number(_ value: Value) -> Double? {
         guard case let .number(start, end) = value else { return nil }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        return Double(text)
+        return Double(text).flatMap { $0.isFinite ? $0 : nil }
     }
 
     /// A short excerpt of the scanned string for error messages.

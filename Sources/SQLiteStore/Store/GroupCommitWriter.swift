@@ -7,20 +7,27 @@ import Synchronization
 /// transaction ran is committed together in one transaction (group commit). Each caller hears
 /// back only after the transaction holding its batch has committed.
 ///
-/// Bulk requests (`abctl ingest`) may leave the transaction open across drains until
-/// `commitEvery` events have gathered, so a large load commits a few times instead of once per
-/// batch (each commit rewrites every index page it touched). Their completions, too, wait for
-/// the commit; `consumed` tells the producer early that the writer has taken the batch.
+/// A transaction writes its events sorted by user, and refreshes each user's
+/// facts right after that user's events, while their pages are still in the cache: once per
+/// user per commit, in user order. Sorted keys also touch each page of the (user_id, event_id)
+/// B-tree at most once per transaction instead of in random order.
 ///
-/// `@unchecked Sendable`: the connection, its statements and the transaction state are touched
-/// only on `queue`, a serial queue; the request list is behind a `Mutex`.
+/// Bulk requests (`abctl ingest`) are held in memory until `commitEvery` events have gathered
+/// (or a regular request, `flush` or `close` comes), then written in one such transaction, so a
+/// large load commits a few times instead of once per batch. Their completions, too, wait for
+/// the commit; `consumed` tells the producer early that the writer has taken the batch (at once
+/// while less than a commit's worth is queued, so reading overlaps writing), bounding its memory
+/// to about two commits' worth of events.
+///
+/// `@unchecked Sendable`: the connection, its statements and the held events are touched only
+/// on `queue`, a serial queue; the request list is behind a `Mutex`.
 final class GroupCommitWriter: @unchecked Sendable {
     typealias Completion = @Sendable (Result<AppendResult, any Error>) -> Void
 
     struct Request {
         var events: [Event]
-        /// nil: commit at the end of this drain. A number: the transaction may stay open until
-        /// this many events are uncommitted.
+        /// nil: commit at the end of this drain. A number: the events may wait in memory until
+        /// this many events are held.
         var commitEvery: Int?
         var consumed: (@Sendable () -> Void)?
         var completion: Completion
@@ -36,13 +43,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// Transactions committed, for tests and metrics.
     private let transactionCount = Atomic<Int>(0)
 
-    // Transaction state, on `queue` only.
-    private var transactionOpen = false
-    private var uncommittedEvents = 0
-    private var touchedSinceCommit = Set<String>()
-    /// Users with an exposure stored in the open transaction: their facts are always recomputed.
-    private var exposedSinceCommit = Set<String>()
-    private var awaitingCommit: [(Completion, AppendResult)] = []
+    /// Requests taken but not yet committed (bulk ones wait here), on `queue` only.
+    private var held: [Request] = []
+    private var heldEvents = 0
 
     // Which users can have facts, on `queue` only (see `ExposedUserFilter`).
     /// Every user with an exposure as of the last commit; nil until built and after another
@@ -82,32 +85,39 @@ final class GroupCommitWriter: @unchecked Sendable {
             completion(.failure(StoreError(kind: .closed, message: "closed", context: "append")))
             return
         }
-        pending.withLock { $0.append(Request(events: events, commitEvery: commitEvery, consumed: consumed, completion: completion)) }
+        // A bulk batch counts as taken at once while the queue holds less than one commit's worth,
+        // so the producer reads on while the writer writes the previous commit.
+        let takenNow: Bool = pending.withLock { queued in
+            let early = commitEvery.map { queued.reduce(events.count) { $0 + $1.events.count } <= $0 } ?? false
+            queued.append(Request(events: events, commitEvery: commitEvery, consumed: early ? nil : consumed, completion: completion))
+            return early
+        }
+        if takenNow { consumed?() }
         queue.async { self.drain() }
     }
 
     /// Runs `body` on the write connection in a transaction of its own and returns after the
-    /// commit; for the rare writes that are not events (the copy cache). An open bulk
-    /// transaction is committed first, so `body` never rides in a load that could be abandoned.
+    /// commit; for the rare writes that are not events (the copy cache). Held bulk events are
+    /// committed first, so `body` never rides in a load that could be abandoned.
     func perform<T>(context: String, _ body: (Connection) throws -> T) throws -> T {
         if isClosed.load(ordering: .acquiring) { throw StoreError(kind: .closed, message: "closed", context: context) }
         return try queue.sync {
-            if transactionOpen { commitOpenTransaction() }
+            if !held.isEmpty { commitHeld() }
             return try connection.transaction { try body(connection) }
         }
     }
 
-    /// Stops taking requests, waits for the queued ones and commits an open bulk transaction.
+    /// Stops taking requests, waits for the queued ones and commits held bulk events.
     func close() {
         isClosed.store(true, ordering: .releasing)
         // A completion handler may drop the last reference to the store, closing it from the
         // writer's own queue: finish inline there instead of waiting on ourselves.
         if DispatchQueue.getSpecific(key: Self.onWriterQueue) == true {
-            if transactionOpen { commitOpenTransaction() }
+            if !held.isEmpty { commitHeld() }
             return
         }
         queue.sync {
-            if transactionOpen { commitOpenTransaction() }
+            if !held.isEmpty { commitHeld() }
         }
     }
 
@@ -125,89 +135,98 @@ final class GroupCommitWriter: @unchecked Sendable {
             return group
         }
         guard !group.isEmpty else { return }
-        var commitNow = false
+        var commitNow = isClosed.load(ordering: .acquiring)
         for request in group {
-            defer { request.consumed?() }
-            do {
-                if !transactionOpen {
-                    try connection.execute("BEGIN IMMEDIATE")
-                    transactionOpen = true
-                }
-            } catch {
-                request.completion(.failure(error))
-                continue
-            }
-            if request.commitEvery == nil {
-                // Each regular request in its own savepoint, so a failing request is undone alone.
-                commitNow = true
-                do {
-                    try connection.execute("SAVEPOINT request")
-                    let inserted = try insert(request.events)
-                    try connection.execute("RELEASE request")
-                    track(request, inserted)
-                } catch {
-                    try? connection.execute("ROLLBACK TO request")
-                    try? connection.execute("RELEASE request")
-                    request.completion(.failure(error))
-                }
+            held.append(request)
+            heldEvents += request.events.count
+            if let threshold = request.commitEvery {
+                if heldEvents >= threshold { commitNow = true }
             } else {
-                // Bulk requests skip the savepoint: its rollback journal would hold a copy of every
-                // page the batch touches, in memory. A failure abandons the whole open transaction.
+                commitNow = true
+            }
+            request.consumed?()
+        }
+        if commitNow { commitHeld() }
+    }
+
+    /// Writes every held request in one transaction and answers them after the commit. When
+    /// that fails, each regular request is tried again in a transaction of its own, so a
+    /// failing one fails alone; held bulk requests fail together (a load re-run stores them).
+    private func commitHeld() {
+        let requests = held
+        held = []
+        heldEvents = 0
+        do {
+            let results = try write(requests)
+            for (request, result) in zip(requests, results) { request.completion(.success(result)) }
+        } catch {
+            if requests.count == 1 || requests.allSatisfy({ $0.commitEvery != nil }) {
+                for request in requests { request.completion(.failure(error)) }
+                return
+            }
+            for request in requests {
+                if request.commitEvery != nil {
+                    request.completion(.failure(error))
+                    continue
+                }
                 do {
-                    track(request, try insert(request.events))
-                    if let threshold = request.commitEvery, uncommittedEvents >= threshold { commitNow = true }
+                    request.completion(.success(try write([request])[0]))
                 } catch {
                     request.completion(.failure(error))
-                    rollbackOpenTransaction(error)
                 }
             }
         }
-        if transactionOpen && (commitNow || isClosed.load(ordering: .acquiring)) { commitOpenTransaction() }
     }
 
-    private func track(_ request: Request, _ inserted: (result: AppendResult, touched: [String], exposed: [String])) {
-        touchedSinceCommit.formUnion(inserted.touched)
-        exposedSinceCommit.formUnion(inserted.exposed)
-        uncommittedEvents += request.events.count
-        awaitingCommit.append((request.completion, inserted.result))
-    }
-
-    /// Abandons the open transaction; every request waiting for its commit fails.
-    private func rollbackOpenTransaction(_ error: any Error) {
-        try? connection.execute("ROLLBACK")
-        let waiting = awaitingCommit
-        awaitingCommit = []
-        touchedSinceCommit = []
-        exposedSinceCommit = []
-        uncommittedEvents = 0
-        transactionOpen = false
-        for (completion, _) in waiting { completion(.failure(error)) }
-    }
-
-    /// Brings facts up to date for every user touched since the last commit, commits, and
-    /// acknowledges the waiting requests. If facts or the commit fail, all of them fail.
-    private func commitOpenTransaction() {
-        let waiting = awaitingCommit
-        let touched = touchedSinceCommit
-        let exposed = exposedSinceCommit
-        awaitingCommit = []
-        touchedSinceCommit = []
-        exposedSinceCommit = []
-        uncommittedEvents = 0
-        transactionOpen = false
+    /// One transaction: every event of `requests` sorted by user id with arrival order breaking
+    /// ties (so the first copy of a key is the one stored), each user's facts
+    /// refreshed right after the user's events, then the commit. Returns each request's counts.
+    private func write(_ requests: [Request]) throws -> [AppendResult] {
+        var results = [AppendResult](repeating: AppendResult(), count: requests.count)
+        var events: [Event] = []
+        var owners: [Int32] = []
+        events.reserveCapacity(requests.reduce(0) { $0 + $1.events.count })
+        owners.reserveCapacity(events.capacity)
+        for (r, request) in requests.enumerated() {
+            events.append(contentsOf: request.events)
+            owners.append(contentsOf: repeatElement(Int32(r), count: request.events.count))
+        }
+        guard !events.isEmpty else { return results }
+        let keys = SortKeys(events)
+        let order = keys.sortedOrder()
+        try connection.execute("BEGIN IMMEDIATE")
         do {
-            // A user with no exposure has no facts to recompute (nil filter: ask nothing, recompute all).
+            // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
             let filter = try currentExposedUsers()
-            for user in touched.sorted() where exposed.contains(user) || filter?.mightContain(user) ?? true {
-                try refreshFacts(userID: user)
+            var newlyExposed: [String] = []
+            var start = 0
+            while start < order.count {
+                let first = Int(order[start])
+                var end = start
+                var storedAny = false, exposed = false
+                while end < order.count, end == start || keys.sameUser(first, Int(order[end])) {
+                    let i = Int(order[end])
+                    if try insert(events[i]) {
+                        results[Int(owners[i])].stored += 1
+                        storedAny = true
+                        if events[i].type == .exposure { exposed = true }
+                    } else {
+                        results[Int(owners[i])].duplicates += 1
+                    }
+                    end += 1
+                }
+                let user = events[first].userID
+                if storedAny && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
+                if exposed { newlyExposed.append(user) }
+                start = end
             }
             try connection.execute("COMMIT")
-            if exposedUsers != nil { for user in exposed { exposedUsers!.insert(user) } }
+            if exposedUsers != nil { for user in newlyExposed { exposedUsers!.insert(user) } }
             transactionCount.add(1, ordering: .relaxed)
-            for (completion, result) in waiting { completion(.success(result)) }
+            return results
         } catch {
             try? connection.execute("ROLLBACK")
-            for (completion, _) in waiting { completion(.failure(error)) }
+            throw error
         }
     }
 
@@ -232,47 +251,28 @@ final class GroupCommitWriter: @unchecked Sendable {
         return filter
     }
 
-    private func insert(_ events: [Event]) throws -> (result: AppendResult, touched: [String], exposed: [String]) {
-        var touched: [String] = []
-        var exposed: [String] = []
+    /// Inserts one event; false when its key (user_id, event_id) is already stored.
+    private func insert(_ event: Event) throws -> Bool {
         let statement = try prepared(&insertEvent, """
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (event_id) DO NOTHING
+            ON CONFLICT (user_id, event_id) DO NOTHING
             """)
-        var result = AppendResult()
-        // Insert in user order (stable, so the first of two same-id events still wins): neighbouring
-        // inserts then land on the same pages of the (user_id, event_id) key.
-        let order = events.indices.sorted { a, b in
-            let ua = events[a].userID, ub = events[b].userID
-            return ua != ub ? ua < ub : a < b
-        }
-        for index in order {
-            let event = events[index]
-            try statement.reset()
-            try statement.bind(1, event.id)
-            try statement.bind(2, Int64(event.type.rawValue))
-            try statement.bind(3, event.userID)
-            try statement.bind(4, event.timestamp.microseconds)
-            try statement.bind(5, event.experiment)
-            try statement.bind(6, event.variant)
-            try statement.bind(7, event.revenue)
-            try statement.bind(8, event.currency)
-            try statement.bind(9, event.productID)
-            try statement.bind(10, event.copySource?.rawValue)
-            try statement.bind(11, event.copyText)
-            try statement.bind(12, event.copyFallbackReason)
-            try statement.run()
-            if connection.changes == 1 {
-                result.stored += 1
-                touched.append(event.userID)
-                if event.type == .exposure { exposed.append(event.userID) }
-            } else {
-                result.duplicates += 1
-            }
-        }
-        return (result, touched, exposed)
+        try statement.bind(1, event.id)
+        try statement.bind(2, Int64(event.type.rawValue))
+        try statement.bind(3, event.userID)
+        try statement.bind(4, event.timestamp.microseconds)
+        try statement.bind(5, event.experiment)
+        try statement.bind(6, event.variant)
+        try statement.bind(7, event.revenue)
+        try statement.bind(8, event.currency)
+        try statement.bind(9, event.productID)
+        try statement.bind(10, event.copySource?.rawValue)
+        try statement.bind(11, event.copyText)
+        try statement.bind(12, event.copyFallbackReason)
+        try statement.run()
+        return connection.changes == 1
     }
 
     /// Recomputes one user's facts from all of the user's stored events.

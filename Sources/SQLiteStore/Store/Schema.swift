@@ -62,6 +62,10 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN revenue_entries BLOB;
             ALTER TABLE facts ADD COLUMN crossed_over INTEGER NOT NULL DEFAULT 0;
             """, refreshesFacts: true),
+        // SPEC §4: the idempotency key is (user_id, event_id), the events' primary key; the same
+        // event_id under another user is another event, and every key starts with the user.
+        Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
+                  sql: "DROP INDEX IF EXISTS events_by_event_id;"),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

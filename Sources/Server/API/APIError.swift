@@ -14,6 +14,8 @@ public struct APIError: Error, Sendable, Equatable {
         case methodNotAllowed(allowed: [String])
         case payloadTooLarge
         case headersTooLarge
+        /// The request's head or body did not arrive before its deadline.
+        case requestTimeout
         /// Valid JSON, but an event breaks the rules of SPEC §4.
         case unprocessable
         /// The event store cannot take writes; nothing was acknowledged.
@@ -58,6 +60,7 @@ public enum ErrorResponses {
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .headersTooLarge: 431
+        case .requestTimeout: 408
         case .unprocessable: 422
         case .unavailable: 503
         }

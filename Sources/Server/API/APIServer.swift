@@ -29,6 +29,8 @@ public final class APIServer: HTTPHandler {
 
     public let options: Options
     public let metrics = Metrics()
+    /// Connection counts, kept by the HTTP daemon and shown on /metrics.
+    public let connections = ConnectionStats()
     public let snapshots: SnapshotHolder
     let backend: Backend
     /// Writes ai_generated lines for devices with no on-device model; nil without `--llm-url`.
@@ -94,6 +96,12 @@ public final class APIServer: HTTPHandler {
     public func headersTooLarge(limit: Int) -> HTTPResponse {
         ErrorResponses.response(for: APIError(.headersTooLarge, code: "headers_too_large",
                                               "the request line and headers are over the limit of \(limit) bytes"), route: "")
+    }
+
+    public func requestTimeout() -> HTTPResponse {
+        ErrorResponses.response(for: APIError(.requestTimeout, code: "request_timeout",
+                                              "the request line, headers or body did not arrive in time (see --header-timeout, --body-timeout); the connection is closed"),
+                                route: "")
     }
 
     public func route(method: String, path: String) -> String {
@@ -181,7 +189,7 @@ public final class APIServer: HTTPHandler {
             ("abctl_experiments_loaded_timestamp_seconds", "When the current snapshot was loaded.", snapshot.loadedAt.timeIntervalSince1970.rounded()),
             ("abctl_uptime_seconds", "Seconds since the server started.", (Monotonic.seconds() - started).rounded()),
         ])
-        return .response(.text(text, contentType: "text/plain; version=0.0.4; charset=utf-8"))
+        return .response(.text(text + connections.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
     }
 
     /// Reads the folder again; on any error the current snapshot stays and the reason is logged.

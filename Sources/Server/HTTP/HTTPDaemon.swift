@@ -28,15 +28,24 @@ public final class HTTPDaemon: @unchecked Sendable {
         /// libmicrohttpd zeroes the whole pool after every request: at 16 KiB instead of 32 KiB the
         /// pools of 64 keep-alive connections stay in cache, and the server spends less per request.
         public var connectionMemoryBytes: Int
-        /// A connection idle this long is closed, so a silent client cannot hold a slot.
+        /// A kept-alive connection with nothing arriving for this long is closed.
         public var idleTimeoutSeconds: Int
-        /// A request whose body is still arriving after this long is cut off.
-        public var requestTimeoutSeconds: Double
-        public var connectionLimit: Int
+        /// The whole request line and headers must arrive within this long (408 otherwise).
+        public var headTimeoutSeconds: Double
+        /// The body must arrive within this long plus its size at `minBytesPerSecond` (408 otherwise).
+        public var bodyTimeoutSeconds: Double
+        /// The answer must be read within this long plus its size at `minBytesPerSecond`.
+        public var writeTimeoutSeconds: Double
+        public var minBytesPerSecond: Int
+        /// nil: `FileLimit.defaultConnections`, or fewer if the open-file limit allows fewer.
+        public var connectionLimit: Int?
+        /// 0: no per-address limit (behind a load balancer every connection has its address).
+        public var maxConnectionsPerIP: Int
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 4, maxBodyBytes: Int = 16 << 20,
-                    maxHeaderBytes: Int = 8 << 10, connectionMemoryBytes: Int = 16 << 10, idleTimeoutSeconds: Int = 30, requestTimeoutSeconds: Double = 30,
-                    connectionLimit: Int = 1000) {
+                    maxHeaderBytes: Int = 8 << 10, connectionMemoryBytes: Int = 16 << 10, idleTimeoutSeconds: Int = 30,
+                    headTimeoutSeconds: Double = 10, bodyTimeoutSeconds: Double = 10, writeTimeoutSeconds: Double = 10,
+                    minBytesPerSecond: Int = 16 << 10, connectionLimit: Int? = nil, maxConnectionsPerIP: Int = 0) {
             self.host = host
             self.port = port
             self.threads = threads
@@ -44,8 +53,17 @@ public final class HTTPDaemon: @unchecked Sendable {
             self.maxHeaderBytes = maxHeaderBytes
             self.connectionMemoryBytes = connectionMemoryBytes
             self.idleTimeoutSeconds = idleTimeoutSeconds
-            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.headTimeoutSeconds = headTimeoutSeconds
+            self.bodyTimeoutSeconds = bodyTimeoutSeconds
+            self.writeTimeoutSeconds = writeTimeoutSeconds
+            self.minBytesPerSecond = minBytesPerSecond
             self.connectionLimit = connectionLimit
+            self.maxConnectionsPerIP = maxConnectionsPerIP
+        }
+
+        /// The connection limit in force: the one asked for, else the default within the open-file limit.
+        public func resolvedConnectionLimit(fileLimit: Int) -> Int {
+            connectionLimit ?? min(FileLimit.defaultConnections, FileLimit.capacity(fileLimit: fileLimit, threads: threads))
         }
     }
 
@@ -59,6 +77,14 @@ public final class HTTPDaemon: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     /// Set while draining: responses carry `Connection: close`.
     private let draining = Atomic<Bool>(false)
+    public let stats: ConnectionStats
+    /// The open-file limit read (and raised) at start.
+    public let fileLimit: FileLimit.Reading
+    /// Connections held at most; past it new ones are closed on arrival.
+    public let connectionLimit: Int
+    private let watch: DeadlineWatch
+    private let linger: LingeringCloser
+    private let connectionsPerIP = Mutex<[PeerAddress: Int]>([:])
 
     private struct Lifecycle {
         var listener: Int32 = -1
@@ -66,10 +92,26 @@ public final class HTTPDaemon: @unchecked Sendable {
         var stopped = false
     }
 
-    public init(configuration: Configuration, handler: any HTTPHandler) throws(CCallError) {
+    public init(configuration: Configuration, handler: any HTTPHandler, stats: ConnectionStats = ConnectionStats()) throws(CCallError) {
         self.configuration = configuration
         self.handler = handler
-        let listener = try Listener.open(host: configuration.host, port: configuration.port)
+        self.stats = stats
+        fileLimit = FileLimit.raiseToHard()
+        connectionLimit = max(1, configuration.resolvedConnectionLimit(fileLimit: fileLimit.soft))
+        stats.setLimits(connections: connectionLimit, fileLimit: fileLimit.soft)
+        watch = DeadlineWatch(limits: DeadlineWatch.Limits(
+            headMS: Int64(configuration.headTimeoutSeconds * 1000), bodyMS: Int64(configuration.bodyTimeoutSeconds * 1000),
+            writeMS: Int64(configuration.writeTimeoutSeconds * 1000), idleMS: Int64(configuration.idleTimeoutSeconds) * 1000,
+            minBytesPerSecond: configuration.minBytesPerSecond), stats: stats, timeoutAnswer: handler.requestTimeout())
+        linger = LingeringCloser(limits: LingeringCloser.Limits(maxBytes: max(64 << 20, 8 * configuration.maxBodyBytes)), stats: stats)
+        let listener: Listener
+        do {
+            listener = try Listener.open(host: configuration.host, port: configuration.port)
+        } catch {
+            watch.stop()
+            linger.stop()
+            throw error
+        }
         self.port = listener.port
         lifecycle.withLock { $0.listener = listener.fd }
 
@@ -82,19 +124,26 @@ public final class HTTPDaemon: @unchecked Sendable {
             MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(logCallback, to: OpaquePointer.self), Int(0),
             MHD_OPTION.LISTEN_SOCKET.rawValue, listener.fd,
             MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threads)),
-            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.connectionLimit)),
-            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, configuration.idleTimeoutSeconds)),
+            // Above the server's own limit, which the accept policy enforces by closing new connections
+            // at once: libmicrohttpd at its limit stops accepting, and clients would wait in the queue.
+            MHD_OPTION.CONNECTION_LIMIT.rawValue,
+            UInt32(max(connectionLimit, FileLimit.capacity(fileLimit: fileLimit.soft, threads: configuration.threads)) + 64),
+            // A backstop only: the deadline watch closes idle connections a second earlier and counts them.
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, configuration.idleTimeoutSeconds + 1)),
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(configuration.connectionMemoryBytes),
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completedCallback, to: OpaquePointer.self), OpaquePointer(me),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionCallback, to: OpaquePointer.self), OpaquePointer(me),
             MHD_OPTION.END.rawValue,
         ]
         let context = "starting libmicrohttpd on \(configuration.host):\(listener.port)"
         do {
             daemon = try CCall.check("MHD_start_daemon_va", context) {
-                withVaList(arguments) { MHD_start_daemon_va(flags, 0, nil, nil, accessCallback, me, $0) }
+                withVaList(arguments) { MHD_start_daemon_va(flags, 0, acceptCallback, me, accessCallback, me, $0) }
             }
         } catch {
             close(listener.fd)
+            watch.stop()
+            linger.stop()
             throw error
         }
     }
@@ -135,6 +184,8 @@ public final class HTTPDaemon: @unchecked Sendable {
             return daemon
         }
         if let toStop { MHD_stop_daemon(toStop) }
+        watch.stop()
+        linger.stop()
     }
 
     // MARK: Callbacks (called on libmicrohttpd's threads)
@@ -147,14 +198,25 @@ public final class HTTPDaemon: @unchecked Sendable {
             // except to refuse a declared body over the limit before reading it.
             let context = RequestContext(method: String(cString: method), target: String(cString: url))
             context.route = handler.route(method: context.method, path: context.path)
+            context.connection = Self.state(of: connection)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             inFlight.add(1, ordering: .acquiringAndReleasing)
+            let declared = header(connection, "Content-Length").flatMap { Int($0) }
+            context.declaredBytes = declared
+            // The head is in: the body has its own deadline, growing with its announced size.
+            guard context.connection?.enter(.body, deadline: context.startedMS + watch.limits.body(bytes: max(0, min(declared ?? 0, configuration.maxBodyBytes)))) ?? true else {
+                return false
+            }
             if context.method.utf8.count + context.target.utf8.count + Self.headerBytes(connection) > configuration.maxHeaderBytes {
+                context.connection?.lingerOnClose.store(true, ordering: .relaxed)
                 return queue(handler.headersTooLarge(limit: configuration.maxHeaderBytes), on: connection, context, close: true)
             }
-            if let declared = header(connection, "Content-Length").flatMap({ Int($0) }) {
+            if let declared {
                 if declared > configuration.maxBodyBytes {
+                    // Answered before the body is read: the client may still be writing it, so the
+                    // connection lingers (LingeringCloser) and the client gets to read the 413.
                     context.bodyTooLarge = true
+                    context.connection?.lingerOnClose.store(true, ordering: .relaxed)
                     return queue(handler.payloadTooLarge(limit: configuration.maxBodyBytes), on: connection, context, close: true)
                 }
                 // Reserve for what is announced, but not more than 1 MiB before bytes arrive: a client
@@ -178,9 +240,9 @@ public final class HTTPDaemon: @unchecked Sendable {
                 // Read and drop a chunked body over the limit, but not forever.
                 if context.bytesIn > 4 * configuration.maxBodyBytes { return false }
             }
-            if Monotonic.seconds() - context.started > configuration.requestTimeoutSeconds {
-                context.termination = "request_timeout"
-                return false
+            if context.declaredBytes == nil {
+                // A chunked body announces no size: its deadline grows with what has come, a chunk ahead.
+                context.connection?.extend(.body, deadline: context.startedMS + watch.limits.body(bytes: context.bytesIn + 65_536))
             }
             return true
         }
@@ -195,6 +257,8 @@ public final class HTTPDaemon: @unchecked Sendable {
             return queue(handler.payloadTooLarge(limit: configuration.maxBodyBytes), on: connection, context, close: true)
         }
 
+        // The body is in; the handler (or the store, for a deferred answer) has no deadline.
+        guard context.connection?.enter(.handling, deadline: 0) ?? true else { return false }
         let request = HTTPRequest(method: context.method, path: context.path, query: context.query,
                                   authorization: header(connection, "Authorization"),
                                   body: context.body, ifNoneMatch: context.method == "GET" ? header(connection, "If-None-Match") : nil)
@@ -219,6 +283,14 @@ public final class HTTPDaemon: @unchecked Sendable {
     fileprivate func completed(_ context: RequestContext, code: MHD_RequestTerminationCode) {
         inFlight.subtract(1, ordering: .acquiringAndReleasing)
         var termination = context.termination
+        if let state = context.connection {
+            if let phase = state.cutIn {
+                termination = "\(phase.label)_timeout"
+            } else {
+                let now = Monotonic.milliseconds()
+                state.becameIdle(now: now, checkAt: watch.limits.idleCheck(idleSince: now, now: now))
+            }
+        }
         if termination == nil, code != MHD_RequestTerminationCode.REQUEST_TERMINATED_COMPLETED_OK {
             switch code {
             case MHD_RequestTerminationCode.REQUEST_TERMINATED_TIMEOUT_REACHED: termination = "idle_timeout"
@@ -245,6 +317,9 @@ public final class HTTPDaemon: @unchecked Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, _ context: RequestContext, close: Bool = false) -> Bool {
+        // The answer must be read in time, longer for a longer answer.
+        let deadline = Monotonic.milliseconds() + watch.limits.write(bytes: response.body.count)
+        guard context.connection?.enter(.write, deadline: deadline) ?? true else { return false }
         context.status = response.status
         context.bytesOut = response.body.count
         handler.answered(route: context.route, method: context.method, status: response.status, seconds: Monotonic.seconds() - context.started)
@@ -261,6 +336,59 @@ public final class HTTPDaemon: @unchecked Sendable {
         for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
         if close || draining.load(ordering: .relaxed) { _ = MHD_add_response_header(created, "Connection", "close") }
         return MHD_queue_response(connection, UInt32(response.status), created) == .YES
+    }
+
+    // MARK: Connections (libmicrohttpd's threads)
+
+    /// The accept policy: at the limit (or a client address's limit) a new connection is closed at
+    /// once, so clients learn it now instead of waiting in the listen queue.
+    fileprivate func admit(_ address: UnsafePointer<sockaddr>?) -> Bool {
+        if stats.openConnections >= connectionLimit {
+            stats.refused(.limit)
+            return false
+        }
+        if configuration.maxConnectionsPerIP > 0, let address, let peer = PeerAddress(address),
+           connectionsPerIP.withLock({ $0[peer, default: 0] }) >= configuration.maxConnectionsPerIP {
+            stats.refused(.perIP)
+            return false
+        }
+        return true
+    }
+
+    fileprivate func connectionStarted(_ connection: OpaquePointer, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        let fd = abctl_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD)?.pointee.connect_fd ?? -1
+        var peer: PeerAddress?
+        if configuration.maxConnectionsPerIP > 0,
+           let address = abctl_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS)?.pointee.client_addr {
+            peer = PeerAddress(address)
+        }
+        let state = ConnectionState(fd: fd, peer: peer, headDeadline: Monotonic.milliseconds() + watch.limits.headMS)
+        context.pointee = Unmanaged.passRetained(state).toOpaque()
+        stats.opened()
+        if let peer { connectionsPerIP.withLock { $0[peer, default: 0] += 1 } }
+        watch.add(state)
+    }
+
+    /// Called before libmicrohttpd closes the socket, so `fd` is still this connection's here.
+    fileprivate func connectionClosed(context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let raw = context.pointee else { return }
+        context.pointee = nil
+        let state = Unmanaged<ConnectionState>.fromOpaque(raw).takeRetainedValue()
+        if state.lingerOnClose.load(ordering: .relaxed), state.cutIn == nil { linger.adopt(duplicateOf: state.fd) }
+        state.isOpen.withLock { $0 = false }
+        watch.remove(state)
+        stats.closed()
+        if let peer = state.peer {
+            connectionsPerIP.withLock { counts in
+                let left = counts[peer, default: 1] - 1
+                counts[peer] = left > 0 ? left : nil
+            }
+        }
+    }
+
+    private static func state(of connection: OpaquePointer) -> ConnectionState? {
+        guard let raw = abctl_connection_info(connection, .CONNECTION_INFO_SOCKET_CONTEXT)?.pointee.socket_context else { return nil }
+        return Unmanaged<ConnectionState>.fromOpaque(raw).takeUnretainedValue()
     }
 
     static func split(_ target: String) -> (path: String, query: String?) {
@@ -282,6 +410,10 @@ final class RequestContext: @unchecked Sendable {
     let path: String
     let query: String?
     let started = Monotonic.seconds()
+    let startedMS = Monotonic.milliseconds()
+    /// The connection's deadlines; nil only if libmicrohttpd gave no socket context.
+    var connection: ConnectionState?
+    var declaredBytes: Int?
     var body: [UInt8] = []
     var bodyTooLarge = false
     var bytesIn = 0
@@ -327,18 +459,38 @@ private let completedCallback: MHD_RequestCompletedCallback = { cls, _, slot, co
     daemon.completed(context, code: code)
 }
 
+private let acceptCallback: MHD_AcceptPolicyCallback = { cls, address, _ in
+    guard let cls else { return .NO }
+    return Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().admit(address) ? .YES : .NO
+}
+
+private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, context, code in
+    guard let cls, let context else { return }
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+    // MHD_CONNECTION_NOTIFY_STARTED (0) and MHD_CONNECTION_NOTIFY_CLOSED (1).
+    switch code.rawValue {
+    case 0: if let connection { daemon.connectionStarted(connection, context: context) }
+    case 1: daemon.connectionClosed(context: context)
+    default: break
+    }
+}
+
 private let headerSizeCallback: MHD_KeyValueIteratorN = { total, _, _, keySize, _, valueSize in
     total?.assumingMemoryBound(to: Int.self).pointee += keySize + valueSize + 4
     return .YES
 }
 
+/// libmicrohttpd notes every connection a client drops or the server cuts: one line per message
+/// (by its format string) every 10 s, with the count.
+private let libraryLogThrottle = LogThrottle(everySeconds: 10)
+
 private let logCallback: MHD_LogCallback = { _, format, arguments in
-    guard let format else { return }
+    guard let format, let count = libraryLogThrottle.admit(String(cString: format)) else { return }
     var buffer = [CChar](repeating: 0, count: 512)
     guard let arguments else { return }
     _ = vsnprintf(&buffer, buffer.count, format, arguments)
     let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    Log.shared.write(level: .warning, "libmicrohttpd", ["detail": .string(text.trimmingCharacters(in: "\n"))])
+    Log.shared.write(level: .warning, "libmicrohttpd", ["detail": .string(text.trimmingCharacters(in: "\n")), "count": .number(Double(count))])
 }
 
 extension String {
@@ -355,5 +507,11 @@ enum Monotonic {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func milliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 }

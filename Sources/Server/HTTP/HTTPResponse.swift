@@ -55,6 +55,8 @@ public protocol HTTPHandler: Sendable {
     func payloadTooLarge(limit: Int) -> HTTPResponse
     /// The response for a request line and headers over the size limit.
     func headersTooLarge(limit: Int) -> HTTPResponse
+    /// The response for a request whose head or body did not arrive in time (sent, then the connection closes).
+    func requestTimeout() -> HTTPResponse
     /// The route pattern a request will be counted under (known before its body is read).
     func route(method: String, path: String) -> String
     /// Called when a response is queued: the request counts as answered from here (metrics).

@@ -66,7 +66,7 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "events",
         "summary": "Store events (SPEC §4): NDJSON or one JSON array. 200 only after they are durable.",
-        "description": "Scope: ingest. A batch is stored whole or not at all: one invalid event rejects the batch with 422 and every rejection listed. The same `event_id` twice is stored once and counted as a duplicate.",
+        "description": "Scope: ingest. A batch is stored whole or not at all: one invalid event rejects the batch with 422 and every rejection listed. The same event twice (the same `user_id` and `event_id`) is stored once and counted as a duplicate; the same `event_id` under another user is another event.",
         "requestBody": {
           "required": true,
           "content": {

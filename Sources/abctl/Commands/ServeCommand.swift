@@ -22,7 +22,7 @@ enum ServeCommand {
           Server Notifications V2, verified against those roots. Keys with scope sdk are GrowthBook
           client keys for GET /api/features/{clientKey}.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
@@ -31,8 +31,19 @@ enum ServeCommand {
             OptionSpec(name: "--keys-file", valueName: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS)."),
             OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted; larger gets 413.", type: .positiveInteger, default: "16777216"),
             OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4).", type: .integer(1...256)),
-            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most.", type: .positiveInteger, default: "1000"),
-            OptionSpec(name: "--timeout", valueName: "seconds", help: "Idle connections and slow request bodies are cut off after this long.", type: .positiveInteger, default: "30"),
+            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 16000, or fewer if the open-file limit allows fewer); past it new connections are closed at once.",
+                       type: .positiveInteger),
+            OptionSpec(name: "--max-connections-per-ip", valueName: "n", help: "Open connections at most from one client address (0: no limit; behind a load balancer every connection has its address).",
+                       type: .integer(0...Int.max), default: "0"),
+            OptionSpec(name: "--timeout", valueName: "seconds", help: "Kept-alive connections with nothing arriving are closed after this long.", type: .positiveInteger, default: "30"),
+            OptionSpec(name: "--header-timeout", valueName: "seconds", help: "The request line and headers must arrive within this long, or 408 and close.",
+                       type: .number(0.001...86_400), default: "10"),
+            OptionSpec(name: "--body-timeout", valueName: "seconds", help: "A body must arrive within this long plus its size at --min-rate, or 408 and close.",
+                       type: .number(0.001...86_400), default: "10"),
+            OptionSpec(name: "--write-timeout", valueName: "seconds", help: "An answer must be read within this long plus its size at --min-rate, or the connection closes.",
+                       type: .number(0.001...86_400), default: "10"),
+            OptionSpec(name: "--min-rate", valueName: "bytes", help: "Slowest transfer, in bytes per second, that body and answer deadlines allow for.",
+                       type: .positiveInteger, default: "16384"),
             OptionSpec(name: "--llm-url", valueName: "url", help: "An OpenAI-compatible server (e.g. http://127.0.0.1:8080) that writes AI copy for devices with no model."),
             OptionSpec(name: "--llm-model", valueName: "name", help: "The model --llm-url should use."),
             OptionSpec(name: "--llm-deadline-ms", valueName: "ms", help: "Longest an assign call waits for a generated line before the fallback ships.",
@@ -49,7 +60,10 @@ enum ServeCommand {
         let port = try args.required(int: "--port"), maxBody = try args.required(int: "--max-body")
         // The one default that depends on the machine.
         let threads = try args.int("--threads") ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
-        let connections = try args.required(int: "--max-connections"), timeout = try args.required(int: "--timeout")
+        let connections = try args.int("--max-connections"), perIP = try args.required(int: "--max-connections-per-ip")
+        let timeout = try args.required(int: "--timeout"), minRate = try args.required(int: "--min-rate")
+        let headTimeout = try args.required(double: "--header-timeout"), bodyTimeout = try args.required(double: "--body-timeout")
+        let writeTimeout = try args.required(double: "--write-timeout")
         let host = try args.required("--host"), experiments = try args.required("--experiments"), database = try args.required("--db")
 
         let environment = Environment.process
@@ -63,7 +77,9 @@ enum ServeCommand {
         let configuration = Server.Configuration(
             http: HTTPDaemon.Configuration(host: host, port: UInt16(port), threads: threads,
                                            maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
-                                           requestTimeoutSeconds: Double(timeout), connectionLimit: connections),
+                                           headTimeoutSeconds: headTimeout, bodyTimeoutSeconds: bodyTimeout,
+                                           writeTimeoutSeconds: writeTimeout, minBytesPerSecond: minRate,
+                                           connectionLimit: connections, maxConnectionsPerIP: perIP),
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: experiments,
                                    copyGeneration: copyGeneration, appStore: appStore),

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import Events
+@testable import SQLiteStore
+import TestSupport
+
+/// A database written by the release before the idempotency key became (user_id, event_id)
+/// (`Fixtures/release-v2`, made by its `make_fixture.sh`): opening it migrates it to the
+/// current schema, keeps every event and fact, and then follows SPEC §4's key.
+@Suite struct MigrationTests {
+    static let fixture: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        url.deleteLastPathComponent()
+        return url.path + "/Fixtures/release-v2/abctl-v2.sqlite"
+    }()
+
+    @Test func aVersion2DatabaseLosesTheEventIDIndexAndKeepsItsData() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir.path("old.sqlite")
+            try FileManager.default.copyItem(atPath: Self.fixture, toPath: path)
+            let (factsBefore, indexBefore) = try Self.inspect(path)
+            #expect(indexBefore == ["events_by_event_id"])
+            #expect(factsBefore.count == 3)
+
+            let store = try SQLiteEventStore(path: path)
+            defer { store.close() }
+            #expect(try store.counts() == StoreCounts(events: 10, facts: 3, experiments: 2))
+            let (factsAfter, indexAfter) = try Self.inspect(path)
+            #expect(indexAfter.isEmpty)
+            #expect(factsAfter == factsBefore)
+            let raw = try Connection(path: path, readOnly: false)
+            #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
+            #expect(try raw.scalarInt("SELECT COUNT(*) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
+
+            // ev-3 is u1's conversion: retried, it is a duplicate; under u2 it is u2's own event.
+            let converted = try #require(try store.events(userID: "u1").first { $0.id == "ev-3" })
+            var other = converted
+            other.userID = "u2"
+            #expect(try store.appendAndWait([converted, other]) == AppendResult(stored: 1, duplicates: 1))
+            #expect(try store.facts(experiment: "chorus-paywall-copy").map(\.netRevenue) == [59.99, 59.99])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    /// The facts rows as text, and the indexes on `events`, read with a plain connection.
+    static func inspect(_ path: String) throws -> ([String], [String]) {
+        let c = try Connection(path: path, readOnly: false)
+        let facts = try c.prepare("SELECT * FROM facts ORDER BY experiment, user_id")
+        defer { facts.finish() }
+        var rows: [String] = []
+        while try facts.step() { rows.append((0..<12).map { facts.optionalText(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
+        let indexes = try c.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
+        defer { indexes.finish() }
+        var names: [String] = []
+        while try indexes.step() { names.append(indexes.text(0)) }
+        return (rows, names)
+    }
+}
