@@ -105,7 +105,7 @@ public struct ReportAccumulator: Sendable {
 
         // Up to the as-of time (revenue: the row's net revenue, cut by the store read), then each horizon's window.
         let o = outcome(row, variant: v, before: asOf + 1, revenue: row.netRevenue)
-        for (slot, rule) in windows[0].slots { tallies[v].record(slot, rule, o) }
+        tallies[v].record(windows[0].slots, o)
         if !horizons.isEmpty { recordHorizons(row, variant: v) }
 
         let cap = VariantTally.curveDays
@@ -146,7 +146,7 @@ public struct ReportAccumulator: Sendable {
                 let horizon = horizons[w]
                 guard exposure + horizon <= asOf else { continue }
                 let o = outcome(row, variant: v, before: exposure + horizon, revenue: revenue[w])
-                for (slot, rule) in windows[w + 1].slots { tallies[v].record(slot, rule, o) }
+                tallies[v].record(windows[w + 1].slots, o)
             }
         }
     }

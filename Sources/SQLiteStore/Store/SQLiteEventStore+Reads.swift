@@ -186,7 +186,13 @@ extension SQLiteEventStore {
                          firstExposure: Timestamp(microseconds: s.int64(3)), trialStart: ts(4), firstPaid: ts(5),
                          firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: s.double(9),
                          revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,
-                         copySource: s.optionalText(10).flatMap(CopySource.init(rawValue:)),
-                         copyFallbackReason: s.optionalText(11))
+                         copySource: copySource(s, 10), copyFallbackReason: s.optionalText(11))
+    }
+
+    /// A `copy_source` column matched on its bytes: a report reads one per row, and a string made only to be
+    /// switched on costs more than the match.
+    static func copySource(_ s: Statement, _ column: Int32) -> CopySource? {
+        guard !s.isNull(column) else { return nil }
+        return s.withText(column) { bytes in CopySource.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) } }
     }
 }
