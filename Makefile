@@ -2,7 +2,7 @@
 # Each installs what is missing (Debian packages, a Python venv for test tools), then builds.
 
 SWIFT        ?= swift
-APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv libssl-dev
+APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv libssl-dev libpq-dev postgresql
 VENV         := .venv
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

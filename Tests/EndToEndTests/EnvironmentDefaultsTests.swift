@@ -49,6 +49,6 @@ import Testing
     @Test func helpShowsDefaultsAndVariables() throws {
         let r = try CLIRunner.run(["ingest", "--help"])
         #expect(r.status == 0)
-        #expect(r.stdout.contains("--db <path>             The event store: a SQLite file. (default: abctl.sqlite) (env: ABCTL_DB)"))
+        #expect(r.stdout.contains("--db <path>             The event store: a SQLite file, or a postgres:// URL. (default: abctl.sqlite) (env: ABCTL_DB)"))
     }
 }

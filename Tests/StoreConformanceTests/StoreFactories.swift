@@ -1,10 +1,13 @@
 import Events
+import PostgresStore
 import SQLiteStore
 import TestSupport
 
 /// Every store the conformance suite runs against. A new store is one more line here.
 let storeFactories: [StoreFactory] = [
     StoreFactory("SQLite") { dir in try SQLiteEventStore(path: dir.path("conformance.sqlite")) },
+    // A database of its own on the test process's throwaway cluster.
+    StoreFactory("PostgreSQL") { _ in try PostgresEventStore(url: PostgresCluster.shared().createDatabase()) },
 ]
 
 /// Opens a fresh, empty store of one kind inside a temporary directory of the test's own.

@@ -58,6 +58,7 @@ enum OpenAPIDocument {
           "400": { "$ref": "#/components/responses/BadRequest" },
           "401": { "$ref": "#/components/responses/Unauthorized" },
           "403": { "$ref": "#/components/responses/Forbidden" },
+          "408": { "$ref": "#/components/responses/Timeout" },
           "413": { "$ref": "#/components/responses/TooLarge" }
         }
       }
@@ -81,6 +82,7 @@ enum OpenAPIDocument {
           "400": { "$ref": "#/components/responses/BadRequest" },
           "401": { "$ref": "#/components/responses/Unauthorized" },
           "403": { "$ref": "#/components/responses/Forbidden" },
+          "408": { "$ref": "#/components/responses/Timeout" },
           "413": { "$ref": "#/components/responses/TooLarge" },
           "422": { "description": "Valid JSON, but some events break the rules; nothing was stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventRejections" } } } },
           "503": { "$ref": "#/components/responses/Unavailable" }
@@ -99,6 +101,7 @@ enum OpenAPIDocument {
           "200": { "description": "Stored, a duplicate, or ignored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
           "400": { "$ref": "#/components/responses/BadRequest" },
           "401": { "$ref": "#/components/responses/Unauthorized" },
+          "408": { "$ref": "#/components/responses/Timeout" },
           "413": { "$ref": "#/components/responses/TooLarge" },
           "422": { "description": "The event cannot be mapped (no id, no user, no time).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
           "503": { "$ref": "#/components/responses/Unavailable" }
@@ -118,6 +121,7 @@ enum OpenAPIDocument {
           "401": { "$ref": "#/components/responses/Unauthorized" },
           "403": { "$ref": "#/components/responses/Forbidden" },
           "404": { "$ref": "#/components/responses/NotFound" },
+          "408": { "$ref": "#/components/responses/Timeout" },
           "413": { "$ref": "#/components/responses/TooLarge" }
         }
       }
@@ -173,6 +177,7 @@ enum OpenAPIDocument {
           "400": { "$ref": "#/components/responses/BadRequest" },
           "401": { "description": "The signature, the certificate chain, an OID or the bundle id does not check out; nothing stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
           "404": { "description": "The webhook is not configured on this server.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "408": { "$ref": "#/components/responses/Timeout" },
           "413": { "$ref": "#/components/responses/TooLarge" },
           "422": { "description": "Verified, but it cannot be mapped (no appAccountToken, no notificationUUID).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
           "503": { "$ref": "#/components/responses/Unavailable" }
@@ -207,6 +212,7 @@ enum OpenAPIDocument {
       "Unauthorized": { "description": "Missing or unknown key.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
       "Forbidden": { "description": "The key lacks the scope.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
       "NotFound": { "description": "No such experiment or variant.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+      "Timeout": { "description": "The request head or body did not arrive within its deadline (--header-timeout, --body-timeout plus the body's size at --min-rate); the connection is closed after this answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
       "TooLarge": { "description": "The body is over the limit (16 MiB unless --max-body says otherwise).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
       "Unavailable": { "description": "The event store cannot be reached; nothing was acknowledged.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
     },

@@ -4,6 +4,6 @@ import CommandLineKit
 extension OptionSpec {
     static let experiments = OptionSpec(name: "--experiments", valueName: "dir", help: "The experiments folder.",
                                         environment: "ABCTL_EXPERIMENTS", default: "Experiments")
-    static let database = OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file.",
+    static let database = OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file, or a postgres:// URL.",
                                      environment: "ABCTL_DB", default: "abctl.sqlite")
 }

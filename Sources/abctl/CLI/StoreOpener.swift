@@ -1,10 +1,12 @@
 import CommandLineKit
 import Events
 import Foundation
+import PostgresStore
 import SQLiteStore
 
 /// Opens the store that `--db` (or `ABCTL_DB`) names: the one place abctl picks a store, used
-/// by every command that takes `--db`. A path is a SQLite file (the embedded default).
+/// by every command that takes `--db`. A path is a SQLite file (the embedded default); a
+/// `postgres://` or `postgresql://` URL is a PostgreSQL database (several nodes on one store).
 enum StoreOpener {
     /// What a command asks of the store.
     struct Needs {
@@ -19,9 +21,13 @@ enum StoreOpener {
     }
 
     static func open(_ location: String, _ needs: Needs = Needs()) throws -> any EventStore {
-        if let scheme = postgresScheme(location) {
-            // The URL is not echoed: it may carry a password.
-            throw CLIError.runtime("cannot open the event store: '\(scheme)://…' names a PostgreSQL database, and this abctl stores events only in SQLite files")
+        if postgresScheme(location) != nil {
+            do {
+                // The URL is never echoed (it may carry a password); the error names host and database.
+                return try PostgresEventStore(url: location, options: .init(maxIdleReaders: needs.readers))
+            } catch {
+                throw CLIError.runtime("cannot open the event store: \(error)")
+            }
         }
         if needs.mustExist, !FileManager.default.fileExists(atPath: location) {
             throw CLIError.runtime("no database at '\(location)'; store events with 'abctl ingest' first, or pass --db")

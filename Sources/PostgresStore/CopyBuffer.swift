@@ -1,0 +1,77 @@
+/// Rows in COPY's text format: tab-separated columns, `\N` for NULL, and backslash, tab,
+/// newline and carriage return escaped.
+struct CopyBuffer {
+    private(set) var bytes: [UInt8] = []
+
+    init(reserve: Int = 0) { bytes.reserveCapacity(reserve) }
+
+    var isEmpty: Bool { bytes.isEmpty }
+
+    mutating func add(_ text: String?) {
+        separate()
+        guard let text else {
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(UInt8(ascii: "N"))
+            return
+        }
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "\\"): bytes.append(b); bytes.append(b)
+            case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            default: bytes.append(b)
+            }
+        }
+    }
+
+    mutating func add(_ value: Int64?) { add(value.map { String($0) }) }
+
+    mutating func add(_ value: Int) { add(String(value)) }
+
+    /// Swift prints the shortest text that reads back to the same double, as PostgreSQL does.
+    mutating func add(_ value: Double?) { add(value.map { "\($0)" }) }
+
+    mutating func add(_ value: Bool) { add(value ? "t" : "f") }
+
+    /// A bytea value in hex (`\\x…` once COPY's own escaping is applied), or NULL.
+    mutating func add(bytes: [UInt8]?) {
+        guard let bytes else { return add(nil as String?) }
+        separate()
+        let digits = Array("0123456789abcdef".utf8)
+        self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")])
+        for b in bytes {
+            self.bytes.append(digits[Int(b >> 4)])
+            self.bytes.append(digits[Int(b & 15)])
+        }
+    }
+
+    mutating func endRow() {
+        bytes.append(UInt8(ascii: "\n"))
+        rowStarted = false
+    }
+
+    private var rowStarted = false
+
+    private mutating func separate() {
+        if rowStarted { bytes.append(UInt8(ascii: "\t")) }
+        rowStarted = true
+    }
+}
+
+/// A `text[]` literal for a parameter: `{"a","b"}` with quotes and backslashes escaped.
+func arrayLiteral<S: Sequence<String>>(_ values: S) -> String {
+    var out = "{"
+    var first = true
+    for value in values {
+        if !first { out += "," }
+        first = false
+        out += "\""
+        for c in value.unicodeScalars {
+            if c == "\"" || c == "\\" { out += "\\" }
+            out.unicodeScalars.append(c)
+        }
+        out += "\""
+    }
+    return out + "}"
+}

@@ -1,0 +1,147 @@
+import Events
+
+extension PostgresEventStore {
+    /// Facts are read through a cursor this many rows at a time, so memory stays flat.
+    static let fetchSize = 20_000
+
+    /// Calls `body` with each user's facts in `experiment`, in `user_id` byte order (as SQLite
+    /// sorts), one row per user. `since` (inclusive) and `until` (exclusive) bound the first
+    /// exposure. Reads one snapshot (a REPEATABLE READ transaction).
+    public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?,
+                            _ body: (UserFacts) throws -> Void) throws {
+        try readers.withConnection { c in
+            try c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", context: "read facts")
+            do {
+                try c.execute("""
+                    DECLARE abctl_facts NO SCROLL CURSOR FOR
+                    SELECT \(Self.factColumns) FROM facts
+                    WHERE experiment = $1 AND first_exposure_ts >= $2 AND first_exposure_ts < $3 ORDER BY user_id
+                    """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max)],
+                    context: "read facts")
+                while true {
+                    let rows = try c.execute("FETCH \(Self.fetchSize) FROM abctl_facts", context: "read facts")
+                    for row in 0..<rows.count { try body(Self.facts(rows, row)) }
+                    if rows.count < Self.fetchSize { break }
+                }
+                try c.execute("COMMIT", context: "read facts")
+            } catch {
+                if c.isHealthy { _ = try? c.execute("ROLLBACK", context: "read facts") }
+                throw error
+            }
+        }
+    }
+
+    /// One user's facts in every experiment the user was exposed to, by experiment.
+    public func facts(userID: String) throws -> [UserFacts] {
+        try readers.withConnection { c in
+            let rows = try c.executePrepared("facts_of_user", "SELECT \(Self.factColumns) FROM facts WHERE user_id = $1 ORDER BY experiment",
+                                             [userID], context: "read facts")
+            return (0..<rows.count).map { Self.facts(rows, $0) }
+        }
+    }
+
+    /// Each user's net revenue in `experiment` counting only events up to `asOf` (inclusive),
+    /// for users first exposed in `[since, until)`; users without revenue by then are left out.
+    /// Summed in Swift in (ts, type, event_id) order, as the SQLite store does, so both give
+    /// the same doubles.
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [String: Double] {
+        let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
+        return try readers.withConnection { c in
+            let rows = try c.execute("""
+                SELECT f.user_id, e.type, e.revenue FROM facts f JOIN events e ON e.user_id = f.user_id
+                WHERE f.experiment = $1 AND f.first_exposure_ts >= $2 AND f.first_exposure_ts < $3
+                  AND e.type IN (\(types)) AND e.revenue IS NOT NULL AND e.ts >= f.first_exposure_ts AND e.ts <= $4
+                ORDER BY f.user_id, e.ts, e.type, e.event_id
+                """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max),
+                      String(asOf.microseconds)], context: "read net revenue")
+            var revenue: [String: Double] = [:]
+            for row in 0..<rows.count {
+                guard let type = EventType(rawValue: Int(rows.int64(row, 1))) else { continue }
+                revenue[rows.text(row, 0), default: 0] += type.revenueContribution(rows.double(row, 2))
+            }
+            return revenue
+        }
+    }
+
+    /// Experiments with at least one exposure, by id.
+    public func experiments() throws -> [ExperimentSummary] {
+        try readers.withConnection { c in
+            let rows = try c.execute("""
+                SELECT experiment, COUNT(*), MIN(first_exposure_ts), MAX(first_exposure_ts)
+                FROM facts GROUP BY experiment ORDER BY experiment
+                """, context: "list experiments")
+            return (0..<rows.count).map {
+                ExperimentSummary(experiment: rows.text($0, 0), users: Int(rows.int64($0, 1)),
+                                  firstExposure: Timestamp(microseconds: rows.int64($0, 2)),
+                                  lastExposure: Timestamp(microseconds: rows.int64($0, 3)))
+            }
+        }
+    }
+
+    /// Row counts: events, facts rows, experiments with facts.
+    public func counts() throws -> (events: Int, facts: Int, experiments: Int) {
+        try readers.withConnection { c in
+            let rows = try c.execute("""
+                SELECT (SELECT COUNT(*) FROM events), (SELECT COUNT(*) FROM facts), (SELECT COUNT(DISTINCT experiment) FROM facts)
+                """, context: "count rows")
+            return (events: Int(rows.int64(0, 0)), facts: Int(rows.int64(0, 1)), experiments: Int(rows.int64(0, 2)))
+        }
+    }
+
+    /// One user's stored events, in (ts, type, event_id) order.
+    public func events(userID: String) throws -> [Event] {
+        try readers.withConnection { c in
+            let rows = try c.execute("SELECT \(Self.eventColumns) FROM events WHERE user_id = $1 ORDER BY ts, type, event_id",
+                                     [userID], context: "read events")
+            return (0..<rows.count).map { Self.event(rows, $0) }
+        }
+    }
+
+    /// Every stored event, by user and event id.
+    public func forEachEvent(_ body: (Event) throws -> Void) throws {
+        try readers.withConnection { c in
+            try c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", context: "read events")
+            do {
+                try c.execute("DECLARE abctl_events NO SCROLL CURSOR FOR SELECT \(Self.eventColumns) FROM events ORDER BY user_id, event_id",
+                              context: "read events")
+                while true {
+                    let rows = try c.execute("FETCH \(Self.fetchSize) FROM abctl_events", context: "read events")
+                    for row in 0..<rows.count { try body(Self.event(rows, row)) }
+                    if rows.count < Self.fetchSize { break }
+                }
+                try c.execute("COMMIT", context: "read events")
+            } catch {
+                if c.isHealthy { _ = try? c.execute("ROLLBACK", context: "read events") }
+                throw error
+            }
+        }
+    }
+
+    static let eventColumns = """
+        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason
+        """
+
+    static func event(_ r: ResultSet, _ i: Int) -> Event {
+        Event(id: r.text(i, 0), type: EventType(rawValue: Int(r.int64(i, 1))) ?? .exposure, userID: r.text(i, 2),
+              timestamp: Timestamp(microseconds: r.int64(i, 3)), experiment: r.optionalText(i, 4),
+              variant: r.optionalText(i, 5), revenue: r.optionalDouble(i, 6), currency: r.optionalText(i, 7),
+              productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
+              copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11))
+    }
+
+    static let factColumns = """
+        experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
+        first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over
+        """
+
+    static func facts(_ r: ResultSet, _ i: Int) -> UserFacts {
+        func ts(_ column: Int) -> Timestamp? { r.optionalInt64(i, column).map(Timestamp.init(microseconds:)) }
+        return UserFacts(experiment: r.text(i, 0), userID: r.text(i, 1), variant: r.text(i, 2),
+                         firstExposure: Timestamp(microseconds: r.int64(i, 3)), trialStart: ts(4), firstPaid: ts(5),
+                         firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: r.double(i, 9),
+                         revenueEntries: r.bytes(i, 12).map { bytes in bytes.withUnsafeBytes(RevenueEntry.decode) } ?? [],
+                         crossedOver: r.bool(i, 13),
+                         copySource: r.optionalText(i, 10).flatMap { .init(rawValue: $0) },
+                         copyFallbackReason: r.optionalText(i, 11))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// The PostgreSQL layout and its migrations.
+///
+/// Every key starts with `user_id` (SPEC §4, §9), so the same tables can be distributed by user
+/// on Citus (`copy_cache`, keyed by experiment, would be a reference table there). Text that
+/// reports sort by uses the "C" collation: byte order, as SQLite compares, so rows reach the
+/// report in the same order from both stores and sums come out bit for bit the same.
+enum PostgresSchema {
+    struct Migration {
+        var version: Int
+        var description: String
+        var sql: String
+    }
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, description: "events and per-(user, experiment) facts", sql: """
+            CREATE TABLE events (
+                user_id text COLLATE "C" NOT NULL,
+                event_id text COLLATE "C" NOT NULL,
+                type smallint NOT NULL,
+                ts bigint NOT NULL,
+                experiment text COLLATE "C",
+                variant text COLLATE "C",
+                revenue double precision,
+                currency text,
+                product_id text,
+                copy_source text,
+                copy_text text,
+                copy_fallback_reason text,
+                PRIMARY KEY (user_id, event_id)
+            );
+            CREATE TABLE facts (
+                user_id text COLLATE "C" NOT NULL,
+                experiment text COLLATE "C" NOT NULL,
+                variant text COLLATE "C" NOT NULL,
+                first_exposure_ts bigint NOT NULL,
+                trial_start_ts bigint,
+                first_paid_ts bigint,
+                first_converted_ts bigint,
+                first_cancel_ts bigint,
+                refunded_ts bigint,
+                net_revenue double precision NOT NULL,
+                copy_source text,
+                copy_fallback_reason text,
+                revenue_entries bytea,
+                crossed_over boolean NOT NULL,
+                PRIMARY KEY (user_id, experiment)
+            );
+            CREATE INDEX facts_by_experiment ON facts (experiment, user_id);
+            """),
+        Migration(version: 2, description: "server-generated paywall lines by (experiment, variant, brief)", sql: """
+            CREATE TABLE copy_cache (
+                experiment text COLLATE "C" NOT NULL,
+                variant text COLLATE "C" NOT NULL,
+                brief text COLLATE "C" NOT NULL,
+                line text NOT NULL,
+                created_ts bigint NOT NULL,
+                PRIMARY KEY (experiment, variant, brief)
+            );
+            """),
+    ]
+
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Any constant works; it only has to be the same for every abctl.
+    static let migrationLockKey = "7385417209384510221"
+
+    /// Brings the database to `latestVersion` under a session advisory lock, so two nodes that
+    /// start at once migrate it once: the second waits, then finds nothing to do. A database
+    /// already newer than this binary is refused (`schemaTooNew`).
+    static func migrate(_ connection: Connection) throws {
+        try connection.execute("SELECT pg_advisory_lock(\(migrationLockKey))", context: "migrate (lock)")
+        defer { _ = try? connection.execute("SELECT pg_advisory_unlock(\(migrationLockKey))", context: "migrate (unlock)") }
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version integer PRIMARY KEY,
+                description text NOT NULL,
+                applied_at text NOT NULL
+            )
+            """, context: "migrate")
+        let current = Int(try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", context: "migrate").int64(0, 0))
+        if current > latestVersion {
+            throw PostgresError(kind: .schemaTooNew(found: current, supported: latestVersion), context: "migrate",
+                                message: "schema too new", location: connection.target.location)
+        }
+        let pending = migrations.filter { $0.version > current }
+        guard !pending.isEmpty else { return }
+        try connection.execute("BEGIN", context: "migrate")
+        do {
+            for migration in pending {
+                try connection.execute(migration.sql, context: "migrate to version \(migration.version)")
+                try connection.execute("INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
+                                       [String(migration.version), migration.description, ISO8601DateFormatter().string(from: Date())],
+                                       context: "migrate")
+            }
+            try connection.execute("COMMIT", context: "migrate")
+        } catch {
+            _ = try? connection.execute("ROLLBACK", context: "migrate")
+            throw error
+        }
+    }
+}

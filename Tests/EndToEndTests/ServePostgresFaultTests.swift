@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two nodes on one PostgreSQL under event load, through faults: nothing acknowledged is lost.
+@Suite(.timeLimit(.minutes(3))) struct ServePostgresFaultTests {
+    /// Clients post batches of 50 events, alternating between `ports`, until `stop`; each
+    /// acknowledged body is kept, and every answer's status counted.
+    final class Load: @unchecked Sendable {
+        let acknowledged = Batches()
+        let statuses = Mutex<[Int: Int]>([:])
+        /// When each node last answered 200, in seconds since the load began.
+        let lastOK = Mutex<[UInt16: Double]>([:])
+        let stop = Flag()
+        let group = DispatchGroup()
+        let start = Date()
+
+        init(ports: [UInt16], clients: Int, prefix: String) {
+            for client in 0..<clients {
+                DispatchQueue.global().async(group: group) { [self] in
+                    var batch = 0
+                    var connections: [UInt16: HTTPConnection] = [:]
+                    while !stop.value.load(ordering: .acquiring) {
+                        let port = ports[(client + batch) % ports.count]
+                        let body = (0..<50).map {
+                            #"{"event_id":"\#(prefix)-\#(client)-\#(batch)-\#($0)","type":"trial_started","user_id":"\#(prefix)u-\#(client)-\#($0)","ts":"2026-12-01T10:00:00Z"}"#
+                        }.joined(separator: "\n")
+                        batch += 1
+                        guard let connection = try? connections[port] ?? HTTPConnection(port: port, timeoutSeconds: 10),
+                              let reply = try? connection.request("POST", "/v1/events", body: Array(body.utf8)) else {
+                            connections[port] = nil
+                            usleep(20_000)
+                            continue
+                        }
+                        connections[port] = connection
+                        statuses.withLock { $0[reply.status, default: 0] += 1 }
+                        if reply.status == 200, (reply.json?["stored"] as? Int ?? 0) + (reply.json?["duplicate"] as? Int ?? 0) == 50 {
+                            acknowledged.add(body)
+                            let now = Date().timeIntervalSince(start)
+                            lastOK.withLock { $0[port] = now }
+                        } else {
+                            usleep(20_000)
+                        }
+                    }
+                }
+            }
+        }
+
+        func finish() {
+            stop.value.store(true, ordering: .releasing)
+            group.wait()
+        }
+
+        var seconds: Double { Date().timeIntervalSince(start) }
+    }
+
+    /// Every acknowledged body sent again through `port` must come back all duplicates.
+    static func expectAllStored(_ bodies: [String], port: UInt16) throws {
+        let connection = try HTTPConnection(port: port)
+        var duplicates = 0, stored = 0
+        for body in bodies {
+            let reply = try connection.request("POST", "/v1/events", body: Array(body.utf8))
+            #expect(reply.status == 200)
+            duplicates += reply.json?["duplicate"] as? Int ?? 0
+            stored += reply.json?["stored"] as? Int ?? 0
+        }
+        #expect(duplicates == bodies.count * 50)
+        #expect(stored == 0, "acknowledged events missing from the store")
+    }
+
+    @Test func aPostgresRestartUnderLoadAnswers503AndLosesNothingAcknowledged() throws {
+        // A cluster of the test's own: restarting the shared one would disturb other tests.
+        let cluster = try PostgresCluster.startOwn()
+        defer { cluster.remove() }
+        let url = try cluster.createDatabase()
+        let nodes = try ServeTwoNodesTests.startNodes(url: url)
+        let ports = nodes.map(\.port)
+        let load = Load(ports: ports, clients: 8, prefix: "r")
+        #expect(nodes[0].eventually(timeout: 20) { load.acknowledged.count >= 100 })
+
+        try cluster.stop()
+        let down = load.seconds
+        usleep(2_000_000)
+        let okDuringOutage = load.lastOK.withLock { $0 }.values.filter { $0 > down + 0.5 }.count
+        try cluster.start()
+        let back = load.seconds
+        // Both nodes acknowledge again within 5 s of the server's return, by themselves.
+        let reconnected = nodes[0].eventually(timeout: 5) {
+            load.lastOK.withLock { ok in ports.allSatisfy { (ok[$0] ?? 0) > back } }
+        }
+        let reconnectSeconds = load.lastOK.withLock { ok in ports.map { (ok[$0] ?? .infinity) - back }.max() ?? .infinity }
+        usleep(500_000)
+        load.finish()
+        let statuses = load.statuses.withLock { $0 }
+        print("restart test: \(load.acknowledged.count * 50) events acknowledged, statuses \(statuses), reconnected \(String(format: "%.2f", reconnectSeconds)) s after the restart")
+        #expect(reconnected, "a node did not acknowledge within 5 s of PostgreSQL's return")
+        #expect(okDuringOutage == 0, "a node acknowledged while PostgreSQL was down")
+        #expect((statuses[503] ?? 0) > 0, "no 503 during the outage")
+        #expect(Set(statuses.keys).isSubset(of: [200, 503]))
+        try Self.expectAllStored(load.acknowledged.all, port: ports[1])
+    }
+
+    @Test func aNodeKilledUnderLoadLosesNothingItAcknowledged() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let nodes = try ServeTwoNodesTests.startNodes(url: url)
+        let load = Load(ports: [nodes[0].port], clients: 8, prefix: "k")
+        #expect(nodes[0].eventually(timeout: 20) { load.acknowledged.count >= 200 })
+        nodes[0].signal(SIGKILL)
+        #expect(nodes[0].waitForExit(timeout: 10) != nil)
+        load.finish()
+        print("kill test (PostgreSQL): \(load.acknowledged.count * 50) events acknowledged by the killed node")
+        try Self.expectAllStored(load.acknowledged.all, port: nodes[1].port)
+    }
+}
