@@ -30,13 +30,14 @@ extension RevenueEntry {
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> [RevenueEntry] {
         let count = bytes.count / 16
         guard count > 0 else { return [] }
-        var out: [RevenueEntry] = []
-        out.reserveCapacity(count)
-        for i in 0..<count {
-            let offset = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 16, as: Int64.self))
-            let bits = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
-            out.append(RevenueEntry(offset: offset, amount: Double(bitPattern: bits)))
+        // Filled in place: appending checks capacity and uniqueness on every entry of every paying user's row.
+        return [RevenueEntry](unsafeUninitializedCapacity: count) { out, initialized in
+            for i in 0..<count {
+                let offset = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 16, as: Int64.self))
+                let bits = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
+                (out.baseAddress! + i).initialize(to: RevenueEntry(offset: offset, amount: Double(bitPattern: bits)))
+            }
+            initialized = count
         }
-        return out
     }
 }

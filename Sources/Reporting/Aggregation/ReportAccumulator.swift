@@ -37,6 +37,8 @@ public struct ReportAccumulator: Sendable {
     /// Metric slots grouped by window: the first group has no horizon (everything up to the as-of time),
     /// then one group per distinct horizon, so each user's outcome is worked out once per window.
     private let windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])]
+    /// The horizons of `windows[1...]`, in the same order.
+    private let horizons: [Int64]
     /// Slots of rates without a horizon, whose daily counts sequential looks replay.
     private let lookSlots: [(slot: Int, rule: VariantTally.SlotRule)]
 
@@ -70,6 +72,7 @@ public struct ReportAccumulator: Sendable {
             }
         }
         self.windows = windows
+        horizons = windows.dropFirst().map { $0.horizon! }
         lookSlots = windows[0].slots.filter { $0.rule.numerator != nil }
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
@@ -100,21 +103,10 @@ public struct ReportAccumulator: Sendable {
             tallies[v].crossedOver += 1
         }
 
-        // Each window's outcome: up to the as-of time, or the first N days of users followed that long.
-        var base: UserOutcome?
-        for window in windows {
-            let limit: Int64
-            if let horizon = window.horizon {
-                guard exposure + horizon <= asOf else { continue }
-                limit = exposure + horizon
-            } else {
-                limit = asOf + 1
-            }
-            let o = outcome(row, variant: v, before: limit, horizon: window.horizon)
-            if window.horizon == nil { base = o }
-            for (slot, rule) in window.slots { tallies[v].record(slot, rule, o) }
-        }
-        let o = base!
+        // Up to the as-of time (revenue: the row's net revenue, cut by the store read), then each horizon's window.
+        let o = outcome(row, variant: v, before: asOf + 1, revenue: row.netRevenue)
+        tallies[v].record(windows[0].slots, o)
+        if !horizons.isEmpty { recordHorizons(row, variant: v) }
 
         let cap = VariantTally.curveDays
         let followed = Int(min(Int64(cap), (asOf - exposure) / Self.microsPerDay))
@@ -140,27 +132,38 @@ public struct ReportAccumulator: Sendable {
         tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
     }
 
-    /// What `row`'s user did before `limit` (exclusive). Revenue without a horizon is the row's net revenue
-    /// (cut at the as-of time by the store read); with one, the revenue entries inside it.
+    /// Counts `row`'s user in each horizon window it has been followed for: what it did in its first N days.
+    /// One pass over the revenue entries sums every horizon's revenue, each in entry order as the facts keep it.
+    private mutating func recordHorizons(_ row: UserFacts, variant v: Int) {
+        let exposure = row.firstExposure.microseconds
+        let count = horizons.count
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { revenue in
+            revenue.initialize(repeating: 0)
+            for e in row.revenueEntries {
+                for w in 0..<count where e.offset < horizons[w] { revenue[w] += e.amount }
+            }
+            for w in 0..<count {
+                let horizon = horizons[w]
+                guard exposure + horizon <= asOf else { continue }
+                let o = outcome(row, variant: v, before: exposure + horizon, revenue: revenue[w])
+                tallies[v].record(windows[w + 1].slots, o)
+            }
+        }
+    }
+
+    /// What `row`'s user did before `limit` (exclusive), with `revenue` its net revenue in that window.
     @inline(__always)
-    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, horizon: Int64?) -> UserOutcome {
+    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, revenue: Double) -> UserOutcome {
         func within(_ t: Timestamp?) -> Int64? {
             guard let t = t?.microseconds, t < limit else { return nil }
             return t
         }
         var o = UserOutcome(exposure: row.firstExposure.microseconds, trialStart: within(row.trialStart), paid: within(row.firstPaid),
-                            converted: within(row.firstConverted), refund: within(row.refundedAt))
+                            converted: within(row.firstConverted), refund: within(row.refundedAt), revenue: revenue)
         if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
             let elapsed = cancel - trialStart
             if elapsed <= day0Window { o.day0Cancel = cancel }
             if elapsed < trialLength[v] { o.trialCancel = cancel }
-        }
-        if let horizon {
-            var revenue = 0.0
-            for e in row.revenueEntries where e.offset < horizon { revenue += e.amount }
-            o.revenue = revenue
-        } else {
-            o.revenue = row.netRevenue
         }
         return o
     }

@@ -84,6 +84,13 @@ public struct VariantTally: Sendable, Equatable {
         }
     }
 
+    /// Counts one user in each of `slots`, from the user's outcome inside their window: one access to the
+    /// tally per window rather than per slot.
+    @inline(__always)
+    mutating func record(_ slots: [(slot: Int, rule: SlotRule)], _ outcome: UserOutcome) {
+        for (m, rule) in slots { record(m, rule, outcome) }
+    }
+
     /// Counts one user's entry into metric slot `m`'s denominator on `day`, and into its numerator on `numeratorDay`.
     mutating func recordLook(_ m: Int, day: Int, numeratorDay: Int?) {
         dailyDenominators[m][day] += 1
@@ -130,7 +137,9 @@ public struct VariantTally: Sendable, Equatable {
     /// of (day, amount) below. Users without revenue are in `followUp`, which gives the users at risk.
     public private(set) var ltvFollowed: [Int] = []
     public private(set) var ltvEntryStart: [Int] = []
-    public private(set) var ltvEntryDay: [Int] = []
+    /// A day fits a byte (at most `curveDays`): the list has an item per revenue event, and Int-wide items
+    /// cost a report on a million users tens of megabytes of fresh pages.
+    public private(set) var ltvEntryDay: [UInt8] = []
     public private(set) var ltvEntryAmount: [Double] = []
 
     /// Keeps a user's revenue entries seen by the as-of time (`observedFor` microseconds after exposure)
@@ -142,7 +151,7 @@ public struct VariantTally: Sendable, Equatable {
         for e in entries where e.offset <= observedFor {
             let day = Int(e.offset / 86_400_000_000)
             guard day <= followedDays else { continue }
-            ltvEntryDay.append(day)
+            ltvEntryDay.append(UInt8(day))
             ltvEntryAmount.append(e.amount)
         }
     }

@@ -220,7 +220,7 @@ public enum ReportAnalyzer {
                 let before = cap.map { min(total, $0) } ?? total
                 total += t.ltvEntryAmount[e]
                 let after = cap.map { min(total, $0) } ?? total
-                byDay[t.ltvEntryDay[e]] += after - before
+                byDay[Int(t.ltvEntryDay[e])] += after - before
             }
         }
         var running = 0.0

@@ -118,6 +118,13 @@ final class Statement {
 
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 
+    /// Calls `body` with a TEXT column's UTF-8 bytes, without making a string; the bytes live until the next step.
+    func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        let pointer = sqlite3_column_text(stmt, column)
+        let count = Int(sqlite3_column_bytes(stmt, column))
+        return body(UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
+
     /// Calls `body` with a BLOB column's bytes (empty for NULL); the bytes live until the next step.
     func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
         let count = Int(sqlite3_column_bytes(stmt, column))

@@ -31,7 +31,8 @@ extension SQLiteEventStore {
                 try s.bind(2, since?.microseconds ?? Int64.min)
                 try s.bind(3, until?.microseconds ?? Int64.max)
             }
-            while try s.step() { try body(Self.facts(from: s)) }
+            // Every row's experiment is the one bound: passing it on saves a string per row.
+            while try s.step() { try body(Self.facts(from: s, experiment: experiment)) }
         }
     }
 
@@ -178,13 +179,20 @@ extension SQLiteEventStore {
                first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over FROM facts
         """
 
-    static func facts(from s: Statement) -> UserFacts {
+    /// One facts row; `experiment`, when the caller knows it, stands in for column 0.
+    static func facts(from s: Statement, experiment: String? = nil) -> UserFacts {
         func ts(_ column: Int32) -> Timestamp? { s.optionalInt64(column).map(Timestamp.init(microseconds:)) }
-        return UserFacts(experiment: s.text(0), userID: s.text(1), variant: s.text(2),
+        return UserFacts(experiment: experiment ?? s.text(0), userID: s.text(1), variant: s.text(2),
                          firstExposure: Timestamp(microseconds: s.int64(3)), trialStart: ts(4), firstPaid: ts(5),
                          firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: s.double(9),
                          revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,
-                         copySource: s.optionalText(10).flatMap(CopySource.init(rawValue:)),
-                         copyFallbackReason: s.optionalText(11))
+                         copySource: copySource(s, 10), copyFallbackReason: s.optionalText(11))
+    }
+
+    /// A `copy_source` column matched on its bytes: a report reads one per row, and a string made only to be
+    /// switched on costs more than the match.
+    static func copySource(_ s: Statement, _ column: Int32) -> CopySource? {
+        guard !s.isNull(column) else { return nil }
+        return s.withText(column) { bytes in CopySource.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) } }
     }
 }
