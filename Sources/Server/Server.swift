@@ -42,16 +42,21 @@ public final class Server: Sendable {
     public let api: APIServer
     let backend: Backend
 
+    /// Refuses a host that is not an address, and any but loopback when no API keys are set.
+    /// `abctl serve` calls it before opening the store, so a usage error is not hidden behind one.
+    public static func checkListening(host: String, keys: APIKeys) throws(StartError) {
+        guard keys.isEmpty else { return }
+        guard let address = Listener.Address(host: host) else {
+            throw .configuration("--host '\(host)' is not a numeric IPv4 or IPv6 address (or localhost)")
+        }
+        guard address.isLoopback else {
+            throw .configuration("refusing to listen on \(host) without API keys; configure ABCTL_API_KEYS or --keys-file, or listen on 127.0.0.1")
+        }
+    }
+
     /// Loads the experiments and opens the sticky readers; nothing listens yet.
     public init(configuration: Configuration) throws(StartError) {
-        if configuration.api.keys.isEmpty {
-            guard let address = Listener.Address(host: configuration.http.host) else {
-                throw .configuration("--host '\(configuration.http.host)' is not a numeric IPv4 or IPv6 address (or localhost)")
-            }
-            guard address.isLoopback else {
-                throw .configuration("refusing to listen on \(configuration.http.host) without API keys; configure ABCTL_API_KEYS or --keys-file, or listen on 127.0.0.1")
-            }
-        }
+        try Self.checkListening(host: configuration.http.host, keys: configuration.api.keys)
         // Connections need open files: check an asked-for limit before anything opens.
         let files = FileLimit.raiseToHard()
         let capacity = FileLimit.capacity(fileLimit: files.soft, threads: configuration.http.threads)

@@ -50,6 +50,8 @@ struct ServeLifecycleTests {
                                   environment: ["ABCTL_API_KEYS": ""])
         #expect(r.status == 2)
         #expect(r.stderr.contains("refusing to listen on 0.0.0.0 without API keys"), "\(r.stderr)")
+        // Refused before the store is opened: no database file is made.
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/never.sqlite"))
         let badKeys = try CLIRunner.run(["serve", "--port", "0"], environment: ["ABCTL_API_KEYS": "k:superuser"])
         #expect(badKeys.status == 2)
         #expect(badKeys.stderr.contains("unknown scope 'superuser'"))

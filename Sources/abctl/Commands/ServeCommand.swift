@@ -71,6 +71,11 @@ enum ServeCommand {
         let copyGeneration = try copyGenerationOptions(args, environment: environment)
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
         let appStore = try appStoreOptions(args)
+        do {
+            try Server.checkListening(host: host, keys: keys)
+        } catch {
+            throw CLIError.usage(error.description, command: "serve")
+        }
 
         let store = try StoreOpener.open(database, .init(readers: threads + 2))
         defer { store.close() }
