@@ -26,31 +26,11 @@ IDLE="${IDLE:-10000}"
 NOREAD="${NOREAD:-50}"
 DURATION="${DURATION:-12}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-
-missing=""
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$missing nginx-light"
-command -v curl >/dev/null || missing="$missing curl"
-if [ -n "$missing" ]; then
-  echo "bench: installing$missing"
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
-fi
-NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+ABCTL_GIVEN="${ABCTL:-}"   # a binary to measure instead of this checkout's release build
+WORK_PREFIX="abctl-hostile" BENCH_TOOLS="nginx curl"
+. "$ROOT/bench/lib/http-setup.sh"
 ulimit -n "$(ulimit -Hn)"
-
-echo "bench: building abctl (release)"
-(cd "$ROOT" && swift build -c release --product abctl 2>&1 | tail -1)
-ABCTL="${ABCTL:-$ROOT/.build/release/abctl}"
-
-WORK="$(mktemp -d /tmp/abctl-hostile.XXXXXX)"
-SERVER_PID=""; NGINX_STARTED=""
-cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
-  [ -n "$NGINX_STARTED" ] && "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+if [ -n "$ABCTL_GIVEN" ]; then ABCTL="$ABCTL_GIVEN"; fi
 
 "$ABCTL" serve --port 0 --host 127.0.0.1 --db "$WORK/hostile.sqlite" --experiments "$ROOT/Experiments" >"$WORK/serve.out" 2>"$WORK/serve.err" &
 SERVER_PID=$!

@@ -25,32 +25,8 @@ CONNECTIONS="${CONNECTIONS:-64}"
 WRK_THREADS="${WRK_THREADS:-2}"
 SERVER_THREADS="${SERVER_THREADS:-}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-
-missing=""
-command -v wrk >/dev/null || missing="$missing wrk"
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$missing nginx-light"
-command -v curl >/dev/null || missing="$missing curl"
-if [ -n "$missing" ]; then
-  echo "bench: installing$missing"
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
-fi
-NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
-
-echo "bench: building abctl (release)"
-(cd "$ROOT" && swift build -c release --product abctl 2>&1 | tail -1)
-ABCTL="$ROOT/.build/release/abctl"
-
-WORK="$(mktemp -d /tmp/abctl-bench.XXXXXX)"
-SERVER_PID=""; NGINX_STARTED=""
-cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
-  [ -n "$NGINX_STARTED" ] && "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+WORK_PREFIX="abctl-bench" BENCH_TOOLS="wrk nginx curl"
+. "$ROOT/bench/lib/http-setup.sh"
 
 start_abctl() {   # $1: database file
   local args=(serve --port 0 --host 127.0.0.1 --db "$1" --experiments "$ROOT/Experiments")
