@@ -3,23 +3,39 @@ import Events
 /// One write transaction: several callers' batches stored together, their users' facts
 /// recomputed from all of those users' events before the commit.
 ///
-/// Facts stay exact with any number of nodes writing at once: before inserting, the transaction
-/// locks its users (transaction-scoped advisory locks), then reads each locked user's events.
-/// Another transaction holding one of those users has committed before the read starts, and
-/// under READ COMMITTED each statement sees everything committed before it, so the facts are
-/// computed from all of the user's events, whatever node stored them.
+/// Facts stay exact with any number of nodes writing at once. The transaction inserts its
+/// events first, then locks its users (transaction-scoped advisory locks), then reads each
+/// locked user's events and writes their facts. Locks are released only after the commit is
+/// visible, and under READ COMMITTED each statement sees everything committed before it, so the
+/// last transaction to lock a user reads every event of that user that any committed transaction
+/// stored, and its own; a transaction still holding uncommitted events of the user locks the user
+/// later and recomputes again. Inserting before locking keeps the insert, most of the work, out
+/// of the part that transactions with a user in common take in turn.
 ///
 /// PostgreSQL's lock table is small (64 locks per connection by default), so a user is one of
 /// `buckets` hash buckets. A transaction with few users takes its buckets shared, then one
 /// exclusive lock per user; a larger one (bulk ingest, grouped requests) takes its buckets
 /// exclusive and no user locks. Either way two transactions with a user in common exclude each
 /// other, and each takes at most `2 × buckets` locks. Locks are taken buckets first, each kind in
-/// ascending key order, so no two transactions wait on each other in a cycle.
+/// ascending key order, so no two transactions wait on each other in a cycle; the insert, the
+/// only step that can wait on another transaction's rows (a duplicate in flight), runs before
+/// any lock is held and in key order.
 enum EventWriteTransaction {
-    /// Per-connection temporary table the batch is copied into (emptied at every commit): the
-    /// events table's columns, types, collations and NOT NULLs, without its primary key, so a
-    /// batch may hold a duplicate until the insert drops it.
-    static let createStaging = "CREATE TEMPORARY TABLE abctl_staging (LIKE events) ON COMMIT DELETE ROWS"
+    /// Run once per writer connection. Temporary tables the batch and its facts are copied into
+    /// (emptied at every commit): the events and facts tables' columns, types, collations and
+    /// NOT NULLs, without their primary keys, so a batch may hold a duplicate until the insert
+    /// drops it. No sequential scans where an index serves: the statements look users up by
+    /// `= ANY($1)`, and with missing or stale statistics (a young database, before autovacuum
+    /// has analyzed it) the planner may pick a scan of the whole table, on every transaction.
+    /// The staging tables have no index, so they are still read sequentially. No JIT: the
+    /// statements are short, and the cost of a disabled scan would make every one of them look
+    /// expensive enough to compile.
+    static let prepareSession = """
+        CREATE TEMPORARY TABLE abctl_staging (LIKE events) ON COMMIT DELETE ROWS;
+        CREATE TEMPORARY TABLE abctl_facts_staging (LIKE facts) ON COMMIT DELETE ROWS;
+        SET enable_seqscan = off;
+        SET jit = off
+        """
 
     static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason"
 
@@ -27,34 +43,51 @@ enum EventWriteTransaction {
     /// At most this many users get locks of their own; more lock whole buckets.
     static let maxUserLocks = 256
 
+    /// Bucket keys of the users in `$1` (a `text[]`), each once, ascending.
     private static let bucketKeys = """
-        SELECT DISTINCT (hashtextextended(user_id, 0) & \(buckets - 1))::integer AS b FROM abctl_staging ORDER BY b OFFSET 0
+        SELECT DISTINCT (hashtextextended(u, 0) & \(buckets - 1))::integer AS b FROM unnest($1::text[]) u ORDER BY b OFFSET 0
         """
     static let lockBucketsShared = "SELECT count(*) FROM (SELECT pg_advisory_xact_lock_shared(1, b) FROM (\(bucketKeys)) ordered) locked"
     static let lockBucketsExclusive = "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(1, b) FROM (\(bucketKeys)) ordered) locked"
     static let lockUsers = """
         SELECT count(*) FROM (
             SELECT pg_advisory_xact_lock(k) FROM (
-                SELECT DISTINCT hashtextextended(user_id, 0) AS k FROM abctl_staging ORDER BY k OFFSET 0
+                SELECT DISTINCT hashtextextended(u, 0) AS k FROM unnest($1::text[]) u ORDER BY k OFFSET 0
             ) ordered
         ) locked
         """
 
-    static let insert = "INSERT INTO events (\(columns)) SELECT \(columns) FROM abctl_staging ON CONFLICT DO NOTHING"
+    /// In key order, so two transactions inserting the same events wait on each other in one direction only.
+    static let insert = """
+        INSERT INTO events (\(columns)) SELECT \(columns) FROM abctl_staging ORDER BY user_id, event_id ON CONFLICT DO NOTHING
+        """
 
-    /// Users with facts to recompute: those in the batch with an exposure now or before
-    /// (a user has a facts row exactly when an exposure of theirs is stored).
+    /// Every event of the users with facts to recompute: `$1` (the batch's users with an
+    /// exposure in it) and those of `$2` (the batch's other users) that have facts already (a user
+    /// has a facts row exactly when an exposure of theirs is stored). Index lookups per user,
+    /// whatever the tables' sizes.
     static let selectEvents = """
         SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id FROM events
-        WHERE user_id IN (
-            SELECT DISTINCT s.user_id FROM abctl_staging s
-            WHERE s.type = \(EventType.exposure.rawValue) OR EXISTS (SELECT 1 FROM facts f WHERE f.user_id = s.user_id))
+        WHERE user_id = ANY(ARRAY(
+            SELECT unnest($1::text[]) UNION ALL SELECT user_id FROM facts WHERE user_id = ANY($2::text[])))
         ORDER BY user_id
         """
 
     static let factColumns = """
         user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
         first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over
+        """
+
+    /// A user's facts rows never go away (events are only added), so writing is an upsert.
+    static let upsertFacts = """
+        INSERT INTO facts (\(factColumns)) SELECT \(factColumns) FROM abctl_facts_staging
+        ON CONFLICT (user_id, experiment) DO UPDATE SET
+            variant = EXCLUDED.variant, first_exposure_ts = EXCLUDED.first_exposure_ts,
+            trial_start_ts = EXCLUDED.trial_start_ts, first_paid_ts = EXCLUDED.first_paid_ts,
+            first_converted_ts = EXCLUDED.first_converted_ts, first_cancel_ts = EXCLUDED.first_cancel_ts,
+            refunded_ts = EXCLUDED.refunded_ts, net_revenue = EXCLUDED.net_revenue, copy_source = EXCLUDED.copy_source,
+            copy_fallback_reason = EXCLUDED.copy_fallback_reason, revenue_entries = EXCLUDED.revenue_entries,
+            crossed_over = EXCLUDED.crossed_over
         """
 
     private struct Key: Hashable {
@@ -81,16 +114,19 @@ enum EventWriteTransaction {
             }
         }
         if rows.isEmpty { return offered.map { AppendResult(stored: 0, duplicates: $0) } }
+        var users = Set<String>()
+        var exposed = Set<String>()
+        for events in batches {
+            for e in events {
+                users.insert(e.userID)
+                if e.type == .exposure { exposed.insert(e.userID) }
+            }
+        }
+        let allUsers = arrayLiteral(users.sorted())
 
         try c.execute("BEGIN", context: "append events")
         do {
             try c.copyIn("COPY abctl_staging (\(columns)) FROM STDIN", data: rows.bytes, context: "append events (copy)")
-            if Set(firstBatch.keys.lazy.map(\.user)).count <= maxUserLocks {
-                try c.executePrepared("lock_buckets_shared", lockBucketsShared, [], context: "append events (lock users)")
-                try c.executePrepared("lock_users", lockUsers, [], context: "append events (lock users)")
-            } else {
-                try c.executePrepared("lock_buckets", lockBucketsExclusive, [], context: "append events (lock users)")
-            }
             var stored = [Int](repeating: 0, count: batches.count)
             if batches.count == 1 {
                 stored[0] = try c.executePrepared("insert_events", insert, [], context: "append events (insert)").affectedRows
@@ -101,7 +137,13 @@ enum EventWriteTransaction {
                     if let index = firstBatch[Key(user: keys.text(row, 0), event: keys.text(row, 1))] { stored[index] += 1 }
                 }
             }
-            try refreshFacts(on: c)
+            if users.count <= maxUserLocks {
+                try c.executePrepared("lock_buckets_shared", lockBucketsShared, [allUsers], context: "append events (lock users)")
+                try c.executePrepared("lock_users", lockUsers, [allUsers], context: "append events (lock users)")
+            } else {
+                try c.executePrepared("lock_buckets", lockBucketsExclusive, [allUsers], context: "append events (lock users)")
+            }
+            try refreshFacts(exposed: exposed.sorted(), others: users.subtracting(exposed).sorted(), on: c)
             try c.execute("COMMIT", context: "append events (commit)")
             return zip(offered, stored).map { AppendResult(stored: $1, duplicates: $0 - $1) }
         } catch {
@@ -110,11 +152,12 @@ enum EventWriteTransaction {
         }
     }
 
-    /// Recomputes, with `FactsBuilder`, the facts of every user in the staged batch who has any.
-    private static func refreshFacts(on c: Connection) throws {
-        let events = try c.executePrepared("select_user_events", selectEvents, [], context: "append events (read users' events)")
+    /// Recomputes, with `FactsBuilder`, the facts of the batch's users who have any: those
+    /// `exposed` in the batch and those of `others` with stored facts.
+    private static func refreshFacts(exposed: [String], others: [String], on c: Connection) throws {
+        let events = try c.executePrepared("select_user_events", selectEvents, [arrayLiteral(exposed), arrayLiteral(others)],
+                                           context: "append events (read users' events)")
         guard events.count > 0 else { return }
-        var users: [String] = []
         var facts = CopyBuffer(reserve: events.count * 64)
         var sources: [FactsBuilder.Source] = []
         var row = 0
@@ -130,7 +173,6 @@ enum EventWriteTransaction {
                     copyFallbackReason: events.optionalText(row, 7), eventID: events.text(row, 8)))
                 row += 1
             }
-            users.append(user)
             for f in FactsBuilder.facts(userID: user, events: sources) {
                 facts.add(f.userID); facts.add(f.experiment); facts.add(f.variant); facts.add(f.firstExposure.microseconds)
                 facts.add(f.trialStart?.microseconds); facts.add(f.firstPaid?.microseconds); facts.add(f.firstConverted?.microseconds)
@@ -140,10 +182,8 @@ enum EventWriteTransaction {
                 facts.endRow()
             }
         }
-        try c.executePrepared("delete_facts", "DELETE FROM facts WHERE user_id = ANY($1::text[])", [arrayLiteral(users)],
-                              context: "append events (replace facts)")
-        if !facts.isEmpty {
-            try c.copyIn("COPY facts (\(factColumns)) FROM STDIN", data: facts.bytes, context: "append events (write facts)")
-        }
+        guard !facts.isEmpty else { return }
+        try c.copyIn("COPY abctl_facts_staging (\(factColumns)) FROM STDIN", data: facts.bytes, context: "append events (write facts)")
+        try c.executePrepared("upsert_facts", upsertFacts, [], context: "append events (write facts)")
     }
 }

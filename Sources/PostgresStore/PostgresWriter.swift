@@ -86,7 +86,7 @@ final class PostgresWriter: Sendable {
                 if connection == nil || connection?.isHealthy == false {
                     connection = nil
                     let fresh = try Connection(target: target)
-                    try fresh.execute(EventWriteTransaction.createStaging, context: "connect (staging table)")
+                    try fresh.execute(EventWriteTransaction.prepareSession, context: "connect (staging tables)")
                     connection = fresh
                 }
                 return try EventWriteTransaction.run(requests.map(\.events), on: connection!)
