@@ -62,14 +62,16 @@ enum EventWriteTransaction {
         INSERT INTO events (\(columns)) SELECT \(columns) FROM abctl_staging ORDER BY user_id, event_id ON CONFLICT DO NOTHING
         """
 
-    /// Every event of the users with facts to recompute: `$1` (the batch's users with an
-    /// exposure in it) and those of `$2` (the batch's other users) that have facts already (a user
-    /// has a facts row exactly when an exposure of theirs is stored). Index lookups per user,
-    /// whatever the tables' sizes.
+    /// The stored events of the users with facts to recompute, except those this transaction
+    /// inserted (the caller has them): the users are `$1` (the batch's users with an exposure in
+    /// it) and those of `$2` (the batch's other users) that have facts already (a user has a
+    /// facts row exactly when an exposure of theirs is stored). Index lookups per user, whatever
+    /// the tables' sizes.
     static let selectEvents = """
         SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id FROM events
         WHERE user_id = ANY(ARRAY(
             SELECT unnest($1::text[]) UNION ALL SELECT user_id FROM facts WHERE user_id = ANY($2::text[])))
+          AND xmin <> pg_current_xact_id()::xid
         ORDER BY user_id
         """
 
@@ -90,15 +92,17 @@ enum EventWriteTransaction {
             crossed_over = EXCLUDED.crossed_over
         """
 
-    private struct Key: Hashable {
-        var user: String
-        var event: String
-    }
+    private typealias Key = InsertOrder.Key
 
     /// Stores `batches` in one transaction on `c` and returns each batch's counts. A repeat of
     /// an event already stored, or already earlier in the same call, is a duplicate of the first.
-    static func run(_ batches: [[Event]], on c: Connection) throws -> [AppendResult] {
+    /// `insert` is given the events' keys and runs the insert statement when the caller's
+    /// insert order allows; it is not called when nothing is stored (an empty call).
+    static func run(_ batches: [[Event]], on c: Connection,
+                    insert runInsert: (Dictionary<InsertOrder.Key, Int>.Keys, () throws -> Void) throws -> Void = { try $1() })
+        throws -> [AppendResult] {
         var firstBatch: [Key: Int] = [:]
+        var batchEvents: [String: [Event]] = [:]
         var offered = [Int](repeating: 0, count: batches.count)
         var rows = CopyBuffer(reserve: batches.reduce(0) { $0 + $1.count } * 96)
         for (index, events) in batches.enumerated() {
@@ -107,6 +111,7 @@ enum EventWriteTransaction {
                 let key = Key(user: e.userID, event: e.id)
                 guard firstBatch[key] == nil else { continue }
                 firstBatch[key] = index
+                batchEvents[e.userID, default: []].append(e)
                 rows.add(e.userID); rows.add(e.id); rows.add(e.type.rawValue); rows.add(e.timestamp.microseconds)
                 rows.add(e.experiment); rows.add(e.variant); rows.add(e.revenue); rows.add(e.currency)
                 rows.add(e.productID); rows.add(e.copySource?.rawValue); rows.add(e.copyText); rows.add(e.copyFallbackReason)
@@ -114,27 +119,23 @@ enum EventWriteTransaction {
             }
         }
         if rows.isEmpty { return offered.map { AppendResult(stored: 0, duplicates: $0) } }
-        var users = Set<String>()
-        var exposed = Set<String>()
-        for events in batches {
-            for e in events {
-                users.insert(e.userID)
-                if e.type == .exposure { exposed.insert(e.userID) }
-            }
-        }
+        let users = Set(batchEvents.keys)
+        let exposed = Set(batchEvents.lazy.filter { $0.value.contains { $0.type == .exposure } }.map(\.key))
         let allUsers = arrayLiteral(users.sorted())
 
         try c.execute("BEGIN", context: "append events")
         do {
             try c.copyIn("COPY abctl_staging (\(columns)) FROM STDIN", data: rows.bytes, context: "append events (copy)")
             var stored = [Int](repeating: 0, count: batches.count)
-            if batches.count == 1 {
-                stored[0] = try c.executePrepared("insert_events", insert, [], context: "append events (insert)").affectedRows
-            } else {
-                let keys = try c.executePrepared("insert_events_returning", insert + " RETURNING user_id, event_id", [],
-                                                 context: "append events (insert)")
-                for row in 0..<keys.count {
-                    if let index = firstBatch[Key(user: keys.text(row, 0), event: keys.text(row, 1))] { stored[index] += 1 }
+            try runInsert(firstBatch.keys) {
+                if batches.count == 1 {
+                    stored[0] = try c.executePrepared("insert_events", insert, [], context: "append events (insert)").affectedRows
+                } else {
+                    let keys = try c.executePrepared("insert_events_returning", insert + " RETURNING user_id, event_id", [],
+                                                     context: "append events (insert)")
+                    for row in 0..<keys.count {
+                        if let index = firstBatch[Key(user: keys.text(row, 0), event: keys.text(row, 1))] { stored[index] += 1 }
+                    }
                 }
             }
             if users.count <= maxUserLocks {
@@ -143,7 +144,7 @@ enum EventWriteTransaction {
             } else {
                 try c.executePrepared("lock_buckets", lockBucketsExclusive, [allUsers], context: "append events (lock users)")
             }
-            try refreshFacts(exposed: exposed.sorted(), others: users.subtracting(exposed).sorted(), on: c)
+            try refreshFacts(exposed: exposed.sorted(), others: users.subtracting(exposed).sorted(), batchEvents: batchEvents, on: c)
             try c.execute("COMMIT", context: "append events (commit)")
             return zip(offered, stored).map { AppendResult(stored: $1, duplicates: $0 - $1) }
         } catch {
@@ -153,26 +154,27 @@ enum EventWriteTransaction {
     }
 
     /// Recomputes, with `FactsBuilder`, the facts of the batch's users who have any: those
-    /// `exposed` in the batch and those of `others` with stored facts.
-    private static func refreshFacts(exposed: [String], others: [String], on c: Connection) throws {
+    /// `exposed` in the batch and those of `others` with stored facts. A user's events are the
+    /// stored ones read back (not this transaction's) and the batch's events this transaction
+    /// inserted: those whose event_id is not among the stored ones (a repeat of a stored event,
+    /// or of one a concurrent transaction committed while this one waited, is read back instead).
+    private static func refreshFacts(exposed: [String], others: [String], batchEvents: [String: [Event]], on c: Connection) throws {
         let events = try c.executePrepared("select_user_events", selectEvents, [arrayLiteral(exposed), arrayLiteral(others)],
                                            context: "append events (read users' events)")
-        guard events.count > 0 else { return }
-        var facts = CopyBuffer(reserve: events.count * 64)
-        var sources: [FactsBuilder.Source] = []
-        var row = 0
-        while row < events.count {
-            let user = events.text(row, 0)
-            sources.removeAll(keepingCapacity: true)
-            while row < events.count, events.text(row, 0) == user {
-                let type = EventType(rawValue: Int(events.int64(row, 1))) ?? .exposure
-                sources.append(FactsBuilder.Source(
-                    type: type, ts: events.int64(row, 2), experiment: events.optionalText(row, 3),
-                    variant: events.optionalText(row, 4), revenueContribution: type.revenueContribution(events.optionalDouble(row, 5)),
-                    copySource: events.optionalText(row, 6).flatMap { .init(rawValue: $0) },
-                    copyFallbackReason: events.optionalText(row, 7), eventID: events.text(row, 8)))
-                row += 1
-            }
+        var stored: [String: [FactsBuilder.Source]] = [:]
+        for row in 0..<events.count {
+            let type = EventType(rawValue: Int(events.int64(row, 1))) ?? .exposure
+            stored[events.text(row, 0), default: []].append(FactsBuilder.Source(
+                type: type, ts: events.int64(row, 2), experiment: events.optionalText(row, 3),
+                variant: events.optionalText(row, 4), revenueContribution: type.revenueContribution(events.optionalDouble(row, 5)),
+                copySource: events.optionalText(row, 6).flatMap { .init(rawValue: $0) },
+                copyFallbackReason: events.optionalText(row, 7), eventID: events.text(row, 8)))
+        }
+        var facts = CopyBuffer(reserve: (events.count + exposed.count) * 96)
+        for user in Set(exposed).union(stored.keys).sorted() {
+            var sources = stored[user] ?? []
+            let storedIDs = Set(sources.lazy.map(\.eventID))
+            for e in batchEvents[user] ?? [] where !storedIDs.contains(e.id) { sources.append(FactsBuilder.Source(e)) }
             for f in FactsBuilder.facts(userID: user, events: sources) {
                 facts.add(f.userID); facts.add(f.experiment); facts.add(f.variant); facts.add(f.firstExposure.microseconds)
                 facts.add(f.trialStart?.microseconds); facts.add(f.firstPaid?.microseconds); facts.add(f.firstConverted?.microseconds)

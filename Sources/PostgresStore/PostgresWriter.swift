@@ -32,6 +32,7 @@ final class PostgresWriter: Sendable {
     private let wake = NSCondition()
     private let finished = DispatchGroup()
     private let transactionCount = Atomic<Int>(0)
+    private let insertOrder = InsertOrder()
 
     init(target: ConnectionTarget, workers: Int, maxEventsPerTransaction: Int) {
         self.target = target
@@ -81,7 +82,8 @@ final class PostgresWriter: Sendable {
 
     private func work() {
         var connection: Connection?
-        while let requests = take() {
+        while let (requests, ticket) = take() {
+            var registered = false
             let outcome: Result<[AppendResult], any Error> = Result {
                 if connection == nil || connection?.isHealthy == false {
                     connection = nil
@@ -89,8 +91,12 @@ final class PostgresWriter: Sendable {
                     try fresh.execute(EventWriteTransaction.prepareSession, context: "connect (staging tables)")
                     connection = fresh
                 }
-                return try EventWriteTransaction.run(requests.map(\.events), on: connection!)
+                return try EventWriteTransaction.run(requests.map(\.events), on: connection!) { keys, inserting in
+                    registered = true
+                    try insertOrder.insert(ticket, keys: keys, inserting)
+                }
             }
+            if !registered { insertOrder.abandon(ticket) }
             state.withLock { $0.running -= 1 }
             switch outcome {
             case .success(let results):
@@ -103,12 +109,13 @@ final class PostgresWriter: Sendable {
         }
     }
 
-    /// The next requests to store together; nil once closed and drained.
-    private func take() -> [Request]? {
+    /// The next requests to store together and their place in the insert order; nil once
+    /// closed and drained.
+    private func take() -> (requests: [Request], ticket: Int)? {
         wake.lock()
         defer { wake.unlock() }
         while true {
-            let taken = state.withLock { s -> [Request]?? in
+            let taken = state.withLock { s -> (requests: [Request], ticket: Int)?? in
                 if s.pending.isEmpty { return s.closed ? .some(nil) : nil }
                 var events = 0
                 var count = 0
@@ -120,10 +127,10 @@ final class PostgresWriter: Sendable {
                 let taken = Array(s.pending.prefix(count))
                 s.pending.removeFirst(count)
                 s.running += 1
-                return .some(taken)
+                return .some((taken, insertOrder.ticket()))
             }
             if let taken {
-                if let requests = taken { for r in requests { r.consumed?() } }
+                if let requests = taken?.requests { for r in requests { r.consumed?() } }
                 return taken
             }
             wake.wait()

@@ -2,6 +2,7 @@ import Events
 import SQLiteStore
 import Foundation
 import PostgresStore
+import Synchronization
 import Testing
 import TestSupport
 
@@ -27,6 +28,41 @@ import TestSupport
             }
             #expect(try store.counts().events == events.count)
             #expect(try store.counts().facts == expected.values.reduce(0) { $0 + $1.count })
+        }
+    }
+
+    /// A file with a retried line, or a client resending: of two copies of an event in flight
+    /// at once on one node, in different transactions, the one submitted first is stored.
+    @Test func ofTwoCopiesInFlightTheOneSubmittedFirstIsStored() async throws {
+        try await withPostgresStore(options: .init(writers: 4, maxEventsPerTransaction: 50)) { store, _ in
+            // Batch k holds 50 users' exposures and a later copy (another variant, an hour on)
+            // of one exposure of batch k - 1, so consecutive transactions race on one event.
+            var batches: [[Event]] = []
+            for k in 0..<60 {
+                var batch = (0..<49).map { i in
+                    EventFactory.exposure("e", user: "b\(k)-\(i)", experiment: "A", variant: "first", hours: 0)
+                }
+                if k > 0 { batch.insert(EventFactory.exposure("e", user: "b\(k - 1)-\(k % 49)", experiment: "A", variant: "second", hours: 1), at: 0) }
+                batches.append(batch)
+            }
+            let totals = Mutex(AppendResult())
+            let answered = DispatchGroup()
+            for batch in batches {
+                answered.enter()
+                store.submit(batch) { result in
+                    if case .success(let r) = result { totals.withLock { $0 = $0 + r } }
+                    answered.leave()
+                }
+            }
+            answered.wait()
+            #expect(totals.withLock { $0 } == AppendResult(stored: 60 * 49, duplicates: 59))
+            for k in 0..<59 {
+                let user = "b\(k)-\((k + 1) % 49)"
+                let stored = try store.events(userID: user).map(\.variant)
+                let facts = try store.facts(userID: user).map(\.variant)
+                #expect(stored == ["first"], "batch \(k)")
+                #expect(facts == ["first"], "batch \(k)")
+            }
         }
     }
 
