@@ -27,3 +27,19 @@ pg_psql() { "$PG_BIN/psql" -X -q -t -A -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_P
 pg_createdb() { pg_psql -d postgres -c "CREATE DATABASE $1"; }
 
 pg_stop() { [ -n "${PG_DIR:-}" ] && pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -w -m fast stop > /dev/null 2>&1 || true; }
+
+# CPU seconds (user + system) the cluster has used so far: the postmaster, its live children and
+# the children that have exited (a backend ends with its connection).
+pg_cpu() {
+    python3 - "$(head -1 "$PG_DIR/data/postmaster.pid")" <<'PY'
+import os, sys
+tick, pm = os.sysconf("SC_CLK_TCK"), sys.argv[1]
+def stat(pid):
+    try: return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError: return None
+total = sum(int(x) for x in stat(pm)[11:15])
+for p in os.listdir("/proc"):
+    if p.isdigit() and (c := stat(p)) and c[1] == pm: total += int(c[11]) + int(c[12])
+print(f"{total / tick:.2f}")
+PY
+}

@@ -6,10 +6,13 @@
 #   EVENTS=200000 REPORT_USERS=200000 REPORT_EVENTS=600000 DURATION=5 ROUNDS=3 bench/postgres.sh
 #
 # 1. `abctl ingest` of EVENTS events into PostgreSQL, next to `psql \copy` of the same rows into a
-#    table with the same columns and primary key (goal: at least 0.5x its rate).
+#    table with the same columns and primary key (goal: at least 0.5x its rate), and next to the
+#    floor: psql running abctl's own statements (staging COPY, insert, locks, read, facts upsert)
+#    with the rows and facts precomputed (bench/pg_floor.py), what PostgreSQL itself needs for
+#    that work on one connection. CPU seconds of PostgreSQL and abctl are printed beside each.
 # 2. POST /v1/events, 100 events per request, through two abctl serve nodes on one database
 #    (two wrk, one per node, at once), next to one SQLite node under one wrk (goal: 50,000
-#    durable events/s through the two nodes).
+#    durable events/s through the two nodes), with the CPU each part used per event.
 # 3. POST /v1/assign on a PostgreSQL node next to a SQLite node, ROUNDS alternating runs of
 #    DURATION s (goal: at least 0.5x its rate, p99 under 10 ms).
 # 4. `abctl report --format json` for REPORT_USERS exposed users from PostgreSQL next to SQLite
@@ -50,24 +53,40 @@ secs() { python3 -c 'import time; print(f"{time.time():.3f}")'; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):,.0f}')" "$1" "$2"; }
 
-# --- 1. ingest vs psql \copy ----------------------------------------------------------------------
+# --- 1. ingest vs psql \copy, and the floor ---------------------------------------------------------
 if [[ $SECTIONS == *1* ]]; then
 python3 bench/gen_events.py --events "$EVENTS" --out "$WORK/events.ndjson"
 python3 bench/pg_rows.py "$WORK/events.ndjson" > "$WORK/events.tsv"
 ROWS=$(wc -l < "$WORK/events.tsv")
-pg_createdb ingest_abctl; pg_createdb ingest_ref
+pg_createdb ingest_abctl; pg_createdb ingest_ref; pg_createdb ingest_floor
 pg_psql -d ingest_ref -c 'CREATE TABLE events (user_id text COLLATE "C" NOT NULL, event_id text COLLATE "C" NOT NULL,
     type smallint NOT NULL, ts bigint NOT NULL, experiment text COLLATE "C", variant text COLLATE "C", revenue double precision,
     currency text, product_id text, copy_source text, copy_text text, copy_fallback_reason text, PRIMARY KEY (user_id, event_id))'
-t0=$(secs); pg_psql -d ingest_ref -c "\\copy events FROM '$WORK/events.tsv'"; t1=$(secs)
-REF_SECS=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
-t0=$(secs); INGEST_OUT=$("$ABCTL" ingest "$WORK/events.ndjson" --db "$PG_URL_BASE/ingest_abctl" --experiments Experiments); t1=$(secs)
-ABCTL_SECS=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
+c0=$(pg_cpu); t0=$(secs); pg_psql -d ingest_ref -c "\\copy events FROM '$WORK/events.tsv'"; t1=$(secs); c1=$(pg_cpu)
+REF_SECS=$(python3 -c "print(f'{$t1 - $t0:.2f}')"); REF_CPU=$(python3 -c "print(f'{$c1 - $c0:.2f}')")
+c0=$(pg_cpu); t0=$(secs)
+INGEST_OUT=$(/usr/bin/time -f "%U %S" -o "$WORK/ingest.time" "$ABCTL" ingest "$WORK/events.ndjson" --db "$PG_URL_BASE/ingest_abctl" --experiments Experiments)
+t1=$(secs); c1=$(pg_cpu)
+ABCTL_SECS=$(python3 -c "print(f'{$t1 - $t0:.2f}')"); ABCTL_PG_CPU=$(python3 -c "print(f'{$c1 - $c0:.2f}')")
+ABCTL_CPU=$(awk '{printf "%.2f", $1 + $2}' "$WORK/ingest.time")
 STORED=$(pg_psql -d ingest_abctl -c 'SELECT count(*) FROM events')
-echo "1. ingest $EVENTS events ($ROWS distinct):"
-echo "   psql \\copy (same columns and primary key): $REF_SECS s, $(rate "$ROWS" "$REF_SECS") rows/s"
-echo "   abctl ingest (COPY + facts, PostgreSQL):    $ABCTL_SECS s, $(rate "$ROWS" "$ABCTL_SECS") rows/s ($INGEST_OUT; $STORED rows)"
-echo "   ratio abctl / psql: $(ratio "$REF_SECS" "$ABCTL_SECS")x (goal >= 0.5x)"
+# The floor: the writer's statements run by psql on one connection, rows and facts precomputed
+# (bench/pg_floor.py; the facts are the final ones of abctl's run).
+printf '' | "$ABCTL" ingest - --db "$PG_URL_BASE/ingest_floor" > /dev/null   # the same schema, empty
+pg_psql -d ingest_abctl -c "\\copy (SELECT user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
+    first_converted_ts, first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries,
+    crossed_over FROM facts) TO '$WORK/facts.tsv'"
+python3 bench/pg_floor.py "$WORK/events.tsv" "$WORK/facts.tsv" "$WORK/floor" 8192 > "$WORK/floor.sql"
+chmod -R a+rX "$WORK/floor"
+c0=$(pg_cpu); t0=$(secs); pg_psql -d ingest_floor -f "$WORK/floor.sql" > /dev/null; t1=$(secs); c1=$(pg_cpu)
+FLOOR_SECS=$(python3 -c "print(f'{$t1 - $t0:.2f}')"); FLOOR_CPU=$(python3 -c "print(f'{$c1 - $c0:.2f}')")
+FLOOR_FACTS=$(pg_psql -d ingest_floor -c 'SELECT count(*) FROM facts')
+echo "1. ingest $EVENTS events ($ROWS distinct; wall time, and CPU seconds of PostgreSQL and of abctl):"
+echo "   psql \\copy (same columns and primary key):  $REF_SECS s, $(rate "$ROWS" "$REF_SECS") rows/s; PostgreSQL CPU $REF_CPU s"
+echo "   floor: psql runs abctl's statements on one connection, rows and facts precomputed:"
+echo "                                              $FLOOR_SECS s, $(rate "$ROWS" "$FLOOR_SECS") rows/s; PostgreSQL CPU $FLOOR_CPU s ($FLOOR_FACTS facts)"
+echo "   abctl ingest (COPY + facts, PostgreSQL):    $ABCTL_SECS s, $(rate "$ROWS" "$ABCTL_SECS") rows/s; PostgreSQL CPU $ABCTL_PG_CPU s, abctl CPU $ABCTL_CPU s ($INGEST_OUT; $STORED rows)"
+echo "   ratio abctl / psql \\copy: $(ratio "$REF_SECS" "$ABCTL_SECS")x (goal >= 0.5x); floor / psql \\copy: $(ratio "$REF_SECS" "$FLOOR_SECS")x; abctl / floor: $(ratio "$FLOOR_SECS" "$ABCTL_SECS")x"
 fi
 
 # --- wrk scripts (as bench/http.sh) ----------------------------------------------------------------
@@ -128,19 +147,29 @@ if [[ $SECTIONS == *2* ]]; then
 pg_createdb events_two
 start_node "$PG_URL_BASE/events_two" a; PORT_A=$PORT
 start_node "$PG_URL_BASE/events_two" b; PORT_B=$PORT
+proc_cpu() {   # CPU seconds (user + system) of the processes $@
+    python3 - "$@" <<'PY'
+import os, sys
+stats = [open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split() for p in sys.argv[1:]]
+print("%.2f" % (sum(int(f[11]) + int(f[12]) for f in stats) / os.sysconf("SC_CLK_TCK")))
+PY
+}
+c0=$(pg_cpu); n0=$(proc_cpu "${PIDS[@]}")
 WRK_PREFIX=a wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/events.lua" "http://127.0.0.1:$PORT_A" > "$WORK/wrk-a.txt" &
 WRK_A=$!
 WRK_PREFIX=b wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/events.lua" "http://127.0.0.1:$PORT_B" > "$WORK/wrk-b.txt"
 wait "$WRK_A"
+c1=$(pg_cpu); n1=$(proc_cpu "${PIDS[@]}")
 stop_nodes
 PG_EVENTS=$(pg_psql -d events_two -c 'SELECT count(*) FROM events')
+PER_EVENT=$(python3 -c "print(f'PostgreSQL {($c1 - $c0) / $PG_EVENTS * 1e6:.1f} us, the two nodes {($n1 - $n0) / $PG_EVENTS * 1e6:.1f} us CPU per event')")
 start_node "$WORK/events.sqlite" s
 WRK_PREFIX=s wrk -t2 -c"$((CONNECTIONS * 2))" -d"${DURATION}s" -s "$WORK/events.lua" "http://127.0.0.1:$PORT" > "$WORK/wrk-s.txt"
 stop_nodes
 SQLITE_EVENTS=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from events').fetchone()[0])" "$WORK/events.sqlite")
 echo "2. POST /v1/events, 100 per request, ${DURATION} s, durable (stored rows counted in the database):"
 echo "   one SQLite node (wrk -t2 -c$((CONNECTIONS * 2))):            $(rate "$SQLITE_EVENTS" "$DURATION") events/s; $(grep RESULT "$WORK/wrk-s.txt")"
-echo "   two PostgreSQL nodes (wrk -t1 -c$CONNECTIONS each): $(rate "$PG_EVENTS" "$DURATION") events/s (goal 50,000)"
+echo "   two PostgreSQL nodes (wrk -t1 -c$CONNECTIONS each): $(rate "$PG_EVENTS" "$DURATION") events/s (goal 50,000); $PER_EVENT"
 echo "     node a: $(grep RESULT "$WORK/wrk-a.txt")"
 echo "     node b: $(grep RESULT "$WORK/wrk-b.txt")"
 fi
