@@ -1,3 +1,5 @@
+import Events
+
 /// Rows in COPY's text format: tab-separated columns, `\N` for NULL, and backslash, tab,
 /// newline and carriage return escaped.
 struct CopyBuffer {
@@ -44,6 +46,14 @@ struct CopyBuffer {
             self.bytes.append(digits[Int(b >> 4)])
             self.bytes.append(digits[Int(b & 15)])
         }
+    }
+
+    /// An event as a row of the events table (`EventWriteTransaction.columns`).
+    mutating func add(_ e: Event) {
+        add(e.userID); add(e.id); add(e.type.rawValue); add(e.timestamp.microseconds)
+        add(e.experiment); add(e.variant); add(e.revenue); add(e.currency)
+        add(e.productID); add(e.copySource?.rawValue); add(e.copyText); add(e.copyFallbackReason)
+        endRow()
     }
 
     mutating func endRow() {

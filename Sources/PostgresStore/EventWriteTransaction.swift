@@ -32,6 +32,7 @@ enum EventWriteTransaction {
     /// expensive enough to compile.
     static let prepareSession = """
         CREATE TEMPORARY TABLE abctl_staging (LIKE events) ON COMMIT DELETE ROWS;
+        CREATE TEMPORARY TABLE abctl_late_staging (LIKE events) ON COMMIT DELETE ROWS;
         CREATE TEMPORARY TABLE abctl_facts_staging (LIKE facts) ON COMMIT DELETE ROWS;
         SET enable_seqscan = off;
         SET jit = off
@@ -57,10 +58,11 @@ enum EventWriteTransaction {
         ) locked
         """
 
-    /// In key order, so two transactions inserting the same events wait on each other in one direction only.
-    static let insert = """
-        INSERT INTO events (\(columns)) SELECT \(columns) FROM abctl_staging ORDER BY user_id, event_id ON CONFLICT DO NOTHING
-        """
+    /// From a staging table, in key order, so two transactions inserting the same events wait on
+    /// each other in one direction only.
+    static func insert(from table: String) -> String {
+        "INSERT INTO events (\(columns)) SELECT \(columns) FROM \(table) ORDER BY user_id, event_id ON CONFLICT DO NOTHING"
+    }
 
     /// The stored events of the users with facts to recompute, except those this transaction
     /// inserted (the caller has them): the users are `$1` (the batch's users with an exposure in
@@ -92,51 +94,69 @@ enum EventWriteTransaction {
             crossed_over = EXCLUDED.crossed_over
         """
 
-    private typealias Key = InsertOrder.Key
+    typealias Key = InsertOrder.Key
+
+    /// How a transaction fits with the others of its node (see `InsertOrder`): `register` gets
+    /// the transaction's keys and answers those to insert late; `inserted` follows the first
+    /// insert; `waitForEarlier` runs before the late insert.
+    struct Turn {
+        var register: (Dictionary<Key, Int>.Keys) -> Set<Key>
+        var inserted: () -> Void
+        var waitForEarlier: () -> Void
+
+        /// For a transaction alone on its node.
+        static var alone: Turn { Turn(register: { _ in [] }, inserted: {}, waitForEarlier: {}) }
+    }
 
     /// Stores `batches` in one transaction on `c` and returns each batch's counts. A repeat of
     /// an event already stored, or already earlier in the same call, is a duplicate of the first.
-    /// `insert` is given the events' keys and runs the insert statement when the caller's
-    /// insert order allows; it is not called when nothing is stored (an empty call).
-    static func run(_ batches: [[Event]], on c: Connection,
-                    insert runInsert: (Dictionary<InsertOrder.Key, Int>.Keys, () throws -> Void) throws -> Void = { try $1() })
-        throws -> [AppendResult] {
+    static func run(_ batches: [[Event]], on c: Connection, turn: Turn = .alone) throws -> [AppendResult] {
         var firstBatch: [Key: Int] = [:]
-        var batchEvents: [String: [Event]] = [:]
+        var unique: [Event] = []
         var offered = [Int](repeating: 0, count: batches.count)
-        var rows = CopyBuffer(reserve: batches.reduce(0) { $0 + $1.count } * 96)
         for (index, events) in batches.enumerated() {
             offered[index] = events.count
             for e in events {
                 let key = Key(user: e.userID, event: e.id)
                 guard firstBatch[key] == nil else { continue }
                 firstBatch[key] = index
-                batchEvents[e.userID, default: []].append(e)
-                rows.add(e.userID); rows.add(e.id); rows.add(e.type.rawValue); rows.add(e.timestamp.microseconds)
-                rows.add(e.experiment); rows.add(e.variant); rows.add(e.revenue); rows.add(e.currency)
-                rows.add(e.productID); rows.add(e.copySource?.rawValue); rows.add(e.copyText); rows.add(e.copyFallbackReason)
-                rows.endRow()
+                unique.append(e)
             }
         }
-        if rows.isEmpty { return offered.map { AppendResult(stored: 0, duplicates: $0) } }
+        if unique.isEmpty { return offered.map { AppendResult(stored: 0, duplicates: $0) } }
+        let late = turn.register(firstBatch.keys)
+        var batchEvents: [String: [Event]] = [:]
+        var rows = CopyBuffer(reserve: unique.count * 96)
+        var lateRows = CopyBuffer()
+        for e in unique {
+            batchEvents[e.userID, default: []].append(e)
+            if late.isEmpty || !late.contains(Key(user: e.userID, event: e.id)) { rows.add(e) } else { lateRows.add(e) }
+        }
         let users = Set(batchEvents.keys)
         let exposed = Set(batchEvents.lazy.filter { $0.value.contains { $0.type == .exposure } }.map(\.key))
         let allUsers = arrayLiteral(users.sorted())
 
         try c.execute("BEGIN", context: "append events")
         do {
-            try c.copyIn("COPY abctl_staging (\(columns)) FROM STDIN", data: rows.bytes, context: "append events (copy)")
             var stored = [Int](repeating: 0, count: batches.count)
-            try runInsert(firstBatch.keys) {
+            func insertStaged(from table: String, _ data: CopyBuffer) throws {
+                try c.copyIn("COPY \(table) (\(columns)) FROM STDIN", data: data.bytes, context: "append events (copy)")
                 if batches.count == 1 {
-                    stored[0] = try c.executePrepared("insert_events", insert, [], context: "append events (insert)").affectedRows
+                    stored[0] += try c.executePrepared("insert_from_\(table)", insert(from: table), [],
+                                                       context: "append events (insert)").affectedRows
                 } else {
-                    let keys = try c.executePrepared("insert_events_returning", insert + " RETURNING user_id, event_id", [],
+                    let keys = try c.executePrepared("insert_returning_from_\(table)", insert(from: table) + " RETURNING user_id, event_id", [],
                                                      context: "append events (insert)")
                     for row in 0..<keys.count {
                         if let index = firstBatch[Key(user: keys.text(row, 0), event: keys.text(row, 1))] { stored[index] += 1 }
                     }
                 }
+            }
+            if !rows.isEmpty { try insertStaged(from: "abctl_staging", rows) }
+            turn.inserted()
+            if !lateRows.isEmpty {
+                turn.waitForEarlier()
+                try insertStaged(from: "abctl_late_staging", lateRows)
             }
             if users.count <= maxUserLocks {
                 try c.executePrepared("lock_buckets_shared", lockBucketsShared, [allUsers], context: "append events (lock users)")

@@ -5,23 +5,32 @@ import Synchronization
 /// (user_id, event_id) in flight at once (a retry, a repeated line in a file), the one whose
 /// batch left the queue first is stored, as SQLite's single writer stores it.
 ///
-/// Transactions register their events' keys in queue order (a short step, one at a time).
-/// A transaction holding a key an earlier one also holds starts its insert only after the
-/// earlier insert has run; the database then makes it wait for that transaction's end and
-/// skips the copy. Transactions with no key in common insert in parallel.
+/// Transactions register their events' keys in queue order (a short step, one at a time). A key
+/// an earlier transaction still in flight holds is *late*: the later transaction inserts its
+/// other rows at once, in parallel with the earlier one, and its late rows only after the
+/// earlier insert has run; the database then makes that second insert wait for the earlier
+/// transaction's end and skips the copies it stored.
 final class InsertOrder: Sendable {
     struct Key: Hashable, Sendable {
         var user: String
         var event: String
     }
 
+    /// What `register` found: the keys an earlier transaction holds, and those transactions.
+    struct Registration: Sendable {
+        var ticket: Int
+        var late: Set<Key>
+        var earlier: Set<Int>
+        fileprivate var mine: [Key]
+    }
+
     private struct State {
         var issued = 0
         var nextToRegister = 0
-        /// Each key's first holder among the transactions that have not inserted yet.
+        /// Each key's first holder among the transactions in flight.
         var holders: [Key: Int] = [:]
-        /// Registered transactions whose insert has not run yet.
-        var pending: Set<Int> = []
+        /// Registered transactions whose first insert has not run yet.
+        var inserting: Set<Int> = []
     }
 
     private let state = Mutex(State())
@@ -31,31 +40,46 @@ final class InsertOrder: Sendable {
     /// A place in line, taken when a transaction's batches leave the queue.
     func ticket() -> Int { state.withLock { s in defer { s.issued += 1 }; return s.issued } }
 
-    /// Registers `keys` when `ticket`'s turn comes, waits for the earlier holders of any of them
-    /// to insert, then runs `insert`.
-    func insert<Keys: Sequence<Key>>(_ ticket: Int, keys: Keys, _ insert: () throws -> Void) rethrows {
-        var mine: [Key] = []
-        var blockers: Set<Int> = []
+    /// Registers `keys` when `ticket`'s turn comes.
+    func register<Keys: Sequence<Key>>(_ ticket: Int, keys: Keys) -> Registration {
         wait { $0.nextToRegister == ticket }
+        var registration = Registration(ticket: ticket, late: [], earlier: [], mine: [])
         update { s in
             for key in keys {
-                if let holder = s.holders[key] { blockers.insert(holder) } else { s.holders[key] = ticket; mine.append(key) }
+                if let holder = s.holders[key] {
+                    registration.late.insert(key)
+                    registration.earlier.insert(holder)
+                } else {
+                    s.holders[key] = ticket
+                    registration.mine.append(key)
+                }
             }
-            s.pending.insert(ticket)
+            s.inserting.insert(ticket)
             s.nextToRegister += 1
         }
-        defer {
-            update { s in
-                for key in mine { s.holders[key] = nil }
-                s.pending.remove(ticket)
-            }
-        }
-        wait { s in blockers.allSatisfy { !s.pending.contains($0) } }
-        try insert()
+        return registration
     }
 
-    /// Gives up `ticket`'s turn when its transaction failed before inserting (its turn to
-    /// register must still pass, or every later transaction would wait for it).
+    /// Marks the first insert of `registration`'s transaction as run.
+    func inserted(_ registration: Registration) {
+        update { $0.inserting.remove(registration.ticket) }
+    }
+
+    /// Waits until the earlier holders of `registration`'s late keys have run their first insert.
+    func waitForEarlier(_ registration: Registration) {
+        wait { s in registration.earlier.allSatisfy { !s.inserting.contains($0) } }
+    }
+
+    /// Releases `registration`'s keys once its transaction has ended (committed or failed).
+    func end(_ registration: Registration) {
+        update { s in
+            for key in registration.mine where s.holders[key] == registration.ticket { s.holders[key] = nil }
+            s.inserting.remove(registration.ticket)
+        }
+    }
+
+    /// Gives up `ticket`'s turn when its transaction failed before registering (the turn must
+    /// still pass, or every later transaction would wait for it).
     func abandon(_ ticket: Int) {
         wait { $0.nextToRegister >= ticket }
         update { s in if s.nextToRegister == ticket { s.nextToRegister += 1 } }

@@ -83,7 +83,8 @@ final class PostgresWriter: Sendable {
     private func work() {
         var connection: Connection?
         while let (requests, ticket) = take() {
-            var registered = false
+            let order = insertOrder
+            var registration: InsertOrder.Registration?
             let outcome: Result<[AppendResult], any Error> = Result {
                 if connection == nil || connection?.isHealthy == false {
                     connection = nil
@@ -91,12 +92,17 @@ final class PostgresWriter: Sendable {
                     try fresh.execute(EventWriteTransaction.prepareSession, context: "connect (staging tables)")
                     connection = fresh
                 }
-                return try EventWriteTransaction.run(requests.map(\.events), on: connection!) { keys, inserting in
-                    registered = true
-                    try insertOrder.insert(ticket, keys: keys, inserting)
-                }
+                let turn = EventWriteTransaction.Turn(
+                    register: { keys in
+                        let r = order.register(ticket, keys: keys)
+                        registration = r
+                        return r.late
+                    },
+                    inserted: { if let r = registration { order.inserted(r) } },
+                    waitForEarlier: { if let r = registration { order.waitForEarlier(r) } })
+                return try EventWriteTransaction.run(requests.map(\.events), on: connection!, turn: turn)
             }
-            if !registered { insertOrder.abandon(ticket) }
+            if let registration { insertOrder.end(registration) } else { insertOrder.abandon(ticket) }
             state.withLock { $0.running -= 1 }
             switch outcome {
             case .success(let results):

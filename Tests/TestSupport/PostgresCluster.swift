@@ -101,6 +101,7 @@ public final class PostgresCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeInheritedDescriptors(&actions)
         _ = posix_spawn(&pid, "/usr/bin/setsid", &actions, nil, argv, environ)
         atexit {
             guard case .success(let cluster) = PostgresCluster.started else { return }
@@ -124,6 +125,10 @@ public final class PostgresCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process: `pg_ctl start` leaves a server running that would keep
+        // any pipe open at that moment (another test's abctl stdin) open, and that abctl would
+        // wait for the end of its input forever.
+        closeInheritedDescriptors(&actions)
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
@@ -161,4 +166,12 @@ public final class PostgresCluster: Sendable {
         public var description: String
         init(_ description: String) { self.description = description }
     }
+}
+
+/// Adds "close every descriptor from 3 up" to `actions` (glibc 2.34's
+/// `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not export).
+private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
 }
