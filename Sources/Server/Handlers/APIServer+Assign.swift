@@ -24,7 +24,7 @@ extension APIServer {
                 return i
             }
             answerIndex = indices
-            assignments = indices.map { snapshot.assigner.assign(userID: userID, attributes: attributes, experimentAt: $0) }
+            assignments = snapshot.assigner.assign(userID: userID, attributes: attributes, experimentsAt: indices)
         } else {
             assignments = snapshot.assigner.assign(userID: userID, attributes: attributes)
         }
