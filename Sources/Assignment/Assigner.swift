@@ -88,31 +88,41 @@ public struct Assigner: Sendable {
     /// records they need read in one `stickyVariants` call (one round trip to a remote store
     /// per request, not one per experiment).
     public func assign(userID: String, attributes: Attributes = [:], experimentsAt indices: [Int]) -> [Assignment] {
+        let pending = prepare(userID: userID, attributes: attributes, experimentsAt: indices)
+        guard let sticky, !pending.stickyExperimentIDs.isEmpty else { return finish(pending, stickyKeys: []) }
+        return finish(pending, stickyKeys: sticky.stickyVariants(experimentIDs: pending.stickyExperimentIDs, userID: userID))
+    }
+
+    /// The checks before the sticky record for `experiments[i]`, i in `indices`: what they
+    /// decided, and which experiments' sticky records the rest needs. `finish` completes it once
+    /// the records are read (the server reads them without holding a thread).
+    public func prepare(userID: String, attributes: Attributes = [:], experimentsAt indices: [Int]) -> PendingAssignments {
         let now = needsClock ? clock() : Date.distantPast
-        var decided: [AssignmentDecision?] = []
-        decided.reserveCapacity(indices.count)
-        var buckets: [Double] = []
-        buckets.reserveCapacity(indices.count)
-        var stickyIDs: [String] = [], stickyAt: [Int] = []
+        var pending = PendingAssignments(indices: indices)
+        pending.decided.reserveCapacity(indices.count)
+        pending.buckets.reserveCapacity(indices.count)
         for (n, i) in indices.enumerated() {
             let e = experiments[i]
             let bucket = e.bucket(userID: userID)
             let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket)
             if decision == nil, needsStickyRecord(e) {
-                stickyIDs.append(e.id)
-                stickyAt.append(n)
+                pending.stickyExperimentIDs.append(e.id)
+                pending.stickyAt.append(n)
             }
-            decided.append(decision)
-            buckets.append(bucket)
+            pending.decided.append(decision)
+            pending.buckets.append(bucket)
         }
-        var keys = [String?](repeating: nil, count: indices.count)
-        if let sticky, !stickyIDs.isEmpty {
-            let found = sticky.stickyVariants(experimentIDs: stickyIDs, userID: userID)
-            for (n, key) in zip(stickyAt, found) { keys[n] = key }
-        }
-        return indices.enumerated().map { n, i in
+        return pending
+    }
+
+    /// The answers of `pending`, given the sticky records of its `stickyExperimentIDs` in order
+    /// (nil: none; fewer keys than ids count as none for the rest).
+    public func finish(_ pending: PendingAssignments, stickyKeys: [String?]) -> [Assignment] {
+        var keys = [String?](repeating: nil, count: pending.indices.count)
+        for (n, key) in zip(pending.stickyAt, stickyKeys) { keys[n] = key }
+        return pending.indices.enumerated().map { n, i in
             let e = experiments[i]
-            return Assignment(experiment: e, decision: decided[n] ?? decideFromSticky(experiment: e, bucket: buckets[n], stickyKey: keys[n]))
+            return Assignment(experiment: e, decision: pending.decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n]))
         }
     }
 
@@ -205,4 +215,18 @@ public struct Assigner: Sendable {
             return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket)
         }
     }
+}
+
+/// One request's answers up to the sticky step (`Assigner.prepare`), waiting for the sticky
+/// records of `stickyExperimentIDs`.
+public struct PendingAssignments: Sendable {
+    let indices: [Int]
+    var decided: [AssignmentDecision?] = []
+    var buckets: [Double] = []
+    /// The experiments whose sticky record the answers need, in request order.
+    public internal(set) var stickyExperimentIDs: [String] = []
+    /// Where each of `stickyExperimentIDs` sits in `indices`.
+    var stickyAt: [Int] = []
+
+    init(indices: [Int]) { self.indices = indices }
 }

@@ -7,32 +7,44 @@ import Events
 /// (user_id, experiment)). A request's sticky experiments go in one lookup, and concurrent
 /// requests' lookups share queries (`StickyQueryCoalescer`): one round trip answers many.
 final class PostgresStickyReader: StickyReader {
-    private let pool: ConnectionPool
     private let coalescer: StickyQueryCoalescer
 
     /// `maxInFlight` queries run at once (each on its own pooled connection); lookups that
     /// arrive meanwhile join the next one, up to `maxBatch` lookups per query.
     init(pool: ConnectionPool, maxInFlight: Int = 1, maxBatch: Int = 64) {
-        self.pool = pool
         coalescer = StickyQueryCoalescer(maxInFlight: maxInFlight, maxBatch: maxBatch) { batch in
-            try Self.query(batch, pool: pool)
+            try Self.query(batch.map { ($0.userID, $0.experiments) }, pool: pool)
         }
     }
+
+    var waitsForRoundTrip: Bool { true }
 
     func exposedVariant(experiment: String, userID: String) throws -> String? {
         try exposedVariants(experiments: [experiment], userID: userID)[0]
     }
 
     func exposedVariants(experiments: [String], userID: String) throws -> [String?] {
-        if experiments.isEmpty { return [] }
-        // PostgreSQL text cannot hold NUL, so no stored record has one (events refuse it).
-        if userID.utf8.contains(0) { return experiments.map { _ in nil } }
+        if let known = Self.answerWithoutQuery(experiments: experiments, userID: userID) { return known }
         return try coalescer.lookup(userID: userID, experiments: experiments)
+    }
+
+    func exposedVariants(experiments: [String], userID: String,
+                         completion: @escaping @Sendable (Result<[String?], any Error>) -> Void) {
+        if let known = Self.answerWithoutQuery(experiments: experiments, userID: userID) { return completion(.success(known)) }
+        coalescer.submit(userID: userID, experiments: experiments, completion: completion)
+    }
+
+    /// No experiments, or a user id no record can have (PostgreSQL text cannot hold NUL, and
+    /// events refuse it): the answer needs no query.
+    private static func answerWithoutQuery(experiments: [String], userID: String) -> [String?]? {
+        if experiments.isEmpty { return [] }
+        if userID.utf8.contains(0) { return experiments.map { _ in nil } }
+        return nil
     }
 
     /// One query for every lookup of `batch`: the facts rows of its users and experiments, of
     /// which each lookup keeps the pairs it asked for.
-    private static func query(_ batch: [StickyQueryCoalescer.Lookup], pool: ConnectionPool) throws -> [[String?]] {
+    static func query(_ batch: [(userID: String, experiments: [String])], pool: ConnectionPool) throws -> [[String?]] {
         var users = Set<String>(), experiments = Set<String>()
         for lookup in batch {
             users.insert(lookup.userID)
@@ -54,6 +66,7 @@ final class PostgresStickyReader: StickyReader {
 extension PostgresEventStore {
     /// The variant `userID` was first exposed to in `experiment`, or nil when never exposed.
     public func exposedVariant(experiment: String, userID: String) throws -> String? {
-        try PostgresStickyReader(pool: readers).exposedVariant(experiment: experiment, userID: userID)
+        if userID.utf8.contains(0) || experiment.utf8.contains(0) { return nil }
+        return try PostgresStickyReader.query([(userID, [experiment])], pool: readers)[0][0]
     }
 }

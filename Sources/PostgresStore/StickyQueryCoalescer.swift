@@ -1,39 +1,37 @@
 import Dispatch
-import Synchronization
+import Foundation
 
 /// Joins the sticky lookups of concurrent assign requests into shared queries, so one round
 /// trip to PostgreSQL answers many requests (group commit, for reads).
 ///
-/// A lookup that finds fewer than `maxInFlight` queries running runs its own at once, so an idle
-/// server adds no wait. Otherwise it queues; when a running query ends, its caller hands the
-/// queue (up to `maxBatch` lookups) to the first queued caller, which runs it as one query.
+/// Lookups queue; up to `maxInFlight` worker threads, each running one query at a time on its
+/// own connection, take the whole queue (up to `maxBatch` lookups) as one query and hand each
+/// lookup its answers. A caller holds no thread while it waits (`submit`), so requests waiting
+/// together are as many as the server has in flight, not as many as it has threads. An idle
+/// worker starts the next query as soon as a lookup arrives: no batching delay, only the hop
+/// to the worker thread.
 ///
-/// Never a stale answer: a queued lookup only joins a query that starts after it was queued, and
-/// each query reads a fresh snapshot, so an exposure acknowledged before the lookup arrived
-/// (by any node) is seen, exactly as with a query of its own.
+/// Never a stale answer: a lookup only joins a query that starts after it was queued, and each
+/// query reads a fresh snapshot, so an exposure acknowledged before the lookup arrived (by any
+/// node) is seen, exactly as with a query of its own.
 final class StickyQueryCoalescer: Sendable {
-    /// One user's experiments, and the answers once a query filled them.
-    final class Lookup: @unchecked Sendable {
+    /// One user's experiments and where their answers go.
+    struct Lookup: Sendable {
         let userID: String
         let experiments: [String]
-        /// Written by the query's runner before `ready` is signalled, read by the owner after.
-        var result: Result<[String?], any Error> = .success([])
-        /// Set when the owner must run the queued lookups itself instead of reading `result`.
-        var leads = false
-        let ready = DispatchSemaphore(value: 0)
-
-        init(userID: String, experiments: [String]) {
-            self.userID = userID
-            self.experiments = experiments
-        }
+        let completion: @Sendable (Result<[String?], any Error>) -> Void
     }
 
-    private struct State {
-        var running = 0
-        var queue: [Lookup] = []
+    /// The queue and the workers' bookkeeping, all guarded by `condition`.
+    private final class Queue: @unchecked Sendable {
+        let condition = NSCondition()
+        var waiting: [Lookup] = []
+        var workers = 0
+        var idleWorkers = 0
+        var closed = false
     }
 
-    private let state = Mutex(State())
+    private let queue = Queue()
     private let maxInFlight: Int
     private let maxBatch: Int
     /// Answers a batch of lookups, one answer array per lookup, in order (one round trip).
@@ -45,59 +43,72 @@ final class StickyQueryCoalescer: Sendable {
         self.query = query
     }
 
-    /// The answers for `experiments` of `userID`, from a query of its own or one it shares.
+    /// Lets the workers finish what is queued, then end.
+    deinit {
+        queue.condition.lock()
+        queue.closed = true
+        queue.condition.broadcast()
+        queue.condition.unlock()
+    }
+
+    /// Queues a lookup; `completion` runs once, on a worker thread, with its answers.
+    func submit(userID: String, experiments: [String], completion: @escaping @Sendable (Result<[String?], any Error>) -> Void) {
+        let q = queue
+        q.condition.lock()
+        q.waiting.append(Lookup(userID: userID, experiments: experiments, completion: completion))
+        if q.idleWorkers > 0 {
+            q.condition.signal()
+        } else if q.workers < maxInFlight {
+            q.workers += 1
+            let (maxBatch, query) = (self.maxBatch, self.query)
+            let thread = Thread { Self.work(q, maxBatch: maxBatch, query: query) }
+            thread.name = "abctl-sticky"
+            thread.start()
+        }
+        q.condition.unlock()
+    }
+
+    /// The answers for `experiments` of `userID`, waiting on the caller's thread.
     func lookup(userID: String, experiments: [String]) throws -> [String?] {
-        let mine = Lookup(userID: userID, experiments: experiments)
-        let runsNow = state.withLock { s in
-            if s.running < maxInFlight {
-                s.running += 1
-                return true
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var answer: Result<[String?], any Error> = .success([])
+        submit(userID: userID, experiments: experiments) { result in
+            answer = result
+            done.signal()
+        }
+        done.wait()
+        return try answer.get()
+    }
+
+    /// A worker: takes the queue as one batch whenever it is not empty, until closed and drained.
+    private static func work(_ q: Queue, maxBatch: Int, query: @Sendable ([Lookup]) throws -> [[String?]]) {
+        q.condition.lock()
+        while true {
+            while q.waiting.isEmpty && !q.closed {
+                q.idleWorkers += 1
+                q.condition.wait()
+                q.idleWorkers -= 1
             }
-            s.queue.append(mine)
-            return false
-        }
-        var batch = [mine]
-        if !runsNow {
-            mine.ready.wait()
-            guard mine.leads else { return try mine.result.get() }
-            batch = takeQueued(leader: mine)
-        }
-        run(batch)
-        handOff()
-        return try mine.result.get()
-    }
-
-    /// The queued lookups this leader runs: itself first, then the oldest, up to `maxBatch`.
-    private func takeQueued(leader: Lookup) -> [Lookup] {
-        state.withLock { s in
-            let taken = s.queue.prefix(maxBatch - 1)
-            s.queue.removeFirst(taken.count)
-            return [leader] + taken
+            if q.waiting.isEmpty {
+                q.workers -= 1
+                q.condition.unlock()
+                return
+            }
+            let batch = Array(q.waiting.prefix(maxBatch))
+            q.waiting.removeFirst(batch.count)
+            q.condition.unlock()
+            run(batch, query: query)
+            q.condition.lock()
         }
     }
 
-    /// Runs one query for `batch` and wakes every other lookup in it.
-    private func run(_ batch: [Lookup]) {
+    /// Runs one query for `batch` and hands every lookup its answers (or the query's error).
+    private static func run(_ batch: [Lookup], query: @Sendable ([Lookup]) throws -> [[String?]]) {
         do {
             let answers = try query(batch)
-            for (lookup, answer) in zip(batch, answers) { lookup.result = .success(answer) }
+            for (lookup, answer) in zip(batch, answers) { lookup.completion(.success(answer)) }
         } catch {
-            for lookup in batch { lookup.result = .failure(error) }
+            for lookup in batch { lookup.completion(.failure(error)) }
         }
-        for lookup in batch.dropFirst() { lookup.ready.signal() }
-    }
-
-    /// Passes this query's slot to the first queued lookup, or frees it when none waits.
-    private func handOff() {
-        let next: Lookup? = state.withLock { s in
-            guard !s.queue.isEmpty else {
-                s.running -= 1
-                return nil
-            }
-            let first = s.queue.removeFirst()
-            first.leads = true
-            return first
-        }
-        next?.ready.signal()
     }
 }

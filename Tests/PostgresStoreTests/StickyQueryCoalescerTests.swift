@@ -79,6 +79,27 @@ import TestSupport
         #expect(Set(seen.dropFirst().joined()) == ["second", "third"])
     }
 
+    /// Submitted lookups hold no thread: one thread can queue many, and they share queries.
+    @Test func submittedLookupsWaitWithoutAThread() throws {
+        let recorder = Recorder(delay: 0.01)
+        let coalescer = StickyQueryCoalescer(maxInFlight: 1, maxBatch: 64) { recorder.query($0) }
+        let done = DispatchGroup()
+        let answers = Mutex<[String: [String?]]>([:])
+        for i in 0..<100 {
+            done.enter()
+            coalescer.submit(userID: "u\(i)", experiments: ["e"]) { result in
+                answers.withLock { $0["u\(i)"] = try? result.get() }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(answers.withLock { $0.count } == 100)
+        #expect(answers.withLock { $0.allSatisfy { $0.value == ["\($0.key)/e"] } })
+        let batches = recorder.batches.withLock { $0 }
+        #expect(batches.count < 10, "\(batches.map(\.count))")
+        #expect(batches.allSatisfy { $0.count <= 64 })
+    }
+
     @Test func aFailedQueryFailsEveryLookupInIt() throws {
         struct Broken: Error {}
         let coalescer = StickyQueryCoalescer(maxInFlight: 1, maxBatch: 8) { _ in throw Broken() }

@@ -31,7 +31,7 @@ enum ServeCommand {
             .experiments,
             OptionSpec(name: "--keys-file", valueName: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS)."),
             OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted; larger gets 413.", type: .positiveInteger, default: "16777216"),
-            OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4; on PostgreSQL 16 per core, at least 64).", type: .integer(1...256)),
+            OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4).", type: .integer(1...256)),
             OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 16000, or fewer if the open-file limit allows fewer); past it new connections are closed at once.",
                        type: .positiveInteger),
             OptionSpec(name: "--max-connections-per-ip", valueName: "n", help: "Open connections at most from one client address (0: no limit; behind a load balancer every connection has its address).",
@@ -59,7 +59,8 @@ enum ServeCommand {
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         let port = try args.required(int: "--port"), maxBody = try args.required(int: "--max-body")
-        let threads = try args.int("--threads") ?? defaultThreads(database: args.required("--db"))
+        // The one default that depends on the machine.
+        let threads = try args.int("--threads") ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
         let connections = try args.int("--max-connections"), perIP = try args.required(int: "--max-connections-per-ip")
         let timeout = try args.required(int: "--timeout"), minRate = try args.required(int: "--min-rate")
         let headTimeout = try args.required(double: "--header-timeout"), bodyTimeout = try args.required(double: "--body-timeout")
@@ -104,15 +105,6 @@ enum ServeCommand {
             throw CLIError.runtime(message)
         }
         return .success
-    }
-
-    /// The one default that depends on the machine and the store. On SQLite a sticky lookup is an
-    /// in-process read, so 2 threads per core keep the cores busy. On PostgreSQL an assign waits
-    /// a round trip, and lookups that wait together share one query (`StickyQueryCoalescer`):
-    /// more threads waiting means fewer queries per request (bench/postgres.sh, section 3).
-    static func defaultThreads(database: String) -> Int {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        return StoreOpener.postgresScheme(database) == nil ? max(4, 2 * cores) : max(64, 16 * cores)
     }
 
     /// `--llm-url` and `--llm-model` go together; without them there is no server-side generation.
