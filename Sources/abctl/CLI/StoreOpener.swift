@@ -41,6 +41,13 @@ enum StoreOpener {
         }
     }
 
+    /// How output names the store: the path of a SQLite file; host, port and database of a
+    /// PostgreSQL URL, never the URL itself (it may carry a password).
+    static func displayName(_ location: String) -> String {
+        guard postgresScheme(location) != nil else { return location }
+        return "PostgreSQL " + ((try? ConnectionTarget(url: location).location) ?? "(unparsable URL)")
+    }
+
     /// `postgres` or `postgresql` when `location` is a libpq connection URI.
     static func postgresScheme(_ location: String) -> String? {
         ["postgres", "postgresql"].first { location.lowercased().hasPrefix($0 + "://") }

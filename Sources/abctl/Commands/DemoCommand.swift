@@ -46,7 +46,7 @@ enum DemoCommand {
             throw CLIError.usage("no truth file at '\(truthPath)'; name one with --truth", command: "demo")
         }
         let truth = try SimulateCommand.loadTruth(truthPath, command: "demo")
-        print("2. simulate \(users) users (seed \(seed)) into \(db) with the truth of \(truthPath)")
+        print("2. simulate \(users) users (seed \(seed)) into \(StoreOpener.displayName(db)) with the truth of \(truthPath)")
         let result = try SimulateCommand.simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, db: db)
         print(SimulateCommand.describe(result).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
 
