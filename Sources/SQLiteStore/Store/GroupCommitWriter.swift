@@ -26,7 +26,7 @@ import Synchronization
 final class GroupCommitWriter: @unchecked Sendable {
     typealias Completion = @Sendable (Result<AppendResult, any Error>) -> Void
 
-    struct Request: Sendable {
+    struct Request {
         var events: [Event]
         /// nil: commit at the end of this drain. A number: the events may wait in memory until
         /// this many events are held.
@@ -167,7 +167,6 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             let results = try write(requests)
             for (request, result) in zip(requests, results) { request.completion(.success(result)) }
-            if factsBeside(requests) { Self.releaseElsewhere(requests) }
         } catch {
             if requests.count == 1 || requests.allSatisfy({ $0.commitEvery != nil }) {
                 for request in requests { request.completion(.failure(error)) }
@@ -195,8 +194,6 @@ final class GroupCommitWriter: @unchecked Sendable {
         var results = [AppendResult](repeating: AppendResult(), count: requests.count)
         var events: [Event] = []
         var owners: [Int32] = []
-        let beside = factsBeside(requests)
-        defer { if beside { Self.releaseElsewhere(events) } }
         events.reserveCapacity(requests.reduce(0) { $0 + $1.events.count })
         owners.reserveCapacity(events.capacity)
         for (r, request) in requests.enumerated() {
@@ -210,7 +207,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
             let filter = try currentExposedUsers()
-            if beside {
+            if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
                 try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             } else {
                 try writeWithFactsInline(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
@@ -225,11 +222,6 @@ final class GroupCommitWriter: @unchecked Sendable {
             try? connection.execute("ROLLBACK")
             throw error
         }
-    }
-
-    /// Whether the transaction of `requests` computes facts beside the writer: a bulk one, or a large one.
-    private func factsBeside(_ requests: [Request]) -> Bool {
-        requests.contains { $0.commitEvery != nil } || requests.reduce(0) { $0 + $1.events.count } >= factsBesideMinimum
     }
 
     /// Users with an exposure stored by the open transaction, for the filter after the commit.
@@ -288,16 +280,6 @@ final class GroupCommitWriter: @unchecked Sendable {
                 try refreshFacts(userID: events[Int(order[range.lowerBound])].userID)
             }
         }
-        Self.releaseElsewhere(beside)
-    }
-
-    private static let releaseQueue = DispatchQueue(label: "abctl.eventstore.release")
-
-    /// Drops the writer's reference to `value` and lets the last one go on another thread:
-    /// freeing a bulk transaction's events and computed facts (a few strings each) costs the
-    /// writer a noticeable share of a load otherwise.
-    private static func releaseElsewhere<T: Sendable>(_ value: T) {
-        releaseQueue.async { withExtendedLifetime(value) {} }
     }
 
     /// The end of the run of `order` positions from `start` that share one user id.
