@@ -188,7 +188,7 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     /// One transaction: every event of `requests` sorted by user id with arrival order breaking
     /// ties (so the first copy of a key is the one stored), each touched user's facts refreshed
-    /// (inline for small transactions, beside the writer for large ones), then the commit.
+    /// (inline for small transactions, beside the writer for large and bulk ones), then the commit.
     /// Returns each request's counts.
     private func write(_ requests: [Request]) throws -> [AppendResult] {
         var results = [AppendResult](repeating: AppendResult(), count: requests.count)
