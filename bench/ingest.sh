@@ -3,8 +3,9 @@
 # references on the same rows: the sqlite3 CLI running one INSERT per row into abctl's own
 # `events` DDL (same WAL + synchronous=FULL, same 64 MiB page cache) in one transaction, and the
 # SQLite floor for that layout (bench/floor.sh: one INSERT … SELECT from memory, no parsing, no
-# facts). Also reports abctl's peak RSS at 250k and at N events, to show memory stays flat as the
-# file grows.
+# facts). Also times abctl on the same rows with no exposures (so no facts work), which splits
+# abctl's time into facts and the rest, and reports abctl's peak RSS at 250k and at N events, to
+# show memory stays flat as the file grows.
 #
 #   bench/ingest.sh [N]
 #
@@ -42,6 +43,13 @@ SMALL_SECS=$SECS; SMALL_RSS=$RSS_KB; SMALL_OUT=$OUT
 run_abctl "$work/events.ndjson" "$work/abctl.sqlite"
 ABCTL_SECS=$SECS; ABCTL_RSS=$RSS_KB; ABCTL_OUT=$OUT; ABCTL_CPU=$CPU
 
+# The same rows with every exposure turned into a renewal: nobody is exposed, so no facts are
+# computed or written; what is left is parsing, sorting, inserting and committing.
+sed 's/"type":"exposure"/"type":"renewed"/' "$work/events.ndjson" > "$work/no-exposures.ndjson"
+run_abctl "$work/no-exposures.ndjson" "$work/no-facts.sqlite"
+NOFACTS_SECS=$SECS; NOFACTS_CPU=$CPU
+rm -f "$work/no-exposures.ndjson" "$work/no-facts.sqlite"*
+
 # The sqlite3 CLI: the same rows into abctl's events table (same DDL and indexes), one transaction.
 sqlite3 "$work/abctl.sqlite" ".schema events" > "$work/events-ddl.sql"
 sqlite3 "$work/baseline.sqlite" < "$work/events-ddl.sql"
@@ -64,6 +72,7 @@ INTEGRITY=$(sqlite3 "$work/abctl.sqlite" "PRAGMA integrity_check")
 
 echo
 echo "abctl ingest ($N events):   ${ABCTL_SECS}s  $(rate "$N" "$ABCTL_SECS") events/s  (CPU ${ABCTL_CPU}s)  [$ABCTL_OUT; $ABCTL_ROWS rows, $FACTS facts rows, integrity $INTEGRITY]"
+echo "abctl ingest, no exposures:  ${NOFACTS_SECS}s  $(rate "$N" "$NOFACTS_SECS") events/s  (CPU ${NOFACTS_CPU}s)  [same rows, exposures sent as renewals: no facts work]"
 echo "sqlite3 CLI ($N INSERTs):   ${SQLITE_SECS}s  $(rate "$N" "$SQLITE_SECS") rows/s  (CPU ${SQLITE_CPU}s)  [$SQLITE_ROWS rows; one transaction, no facts]"
 python3 -c "import sys; print(f'ratio abctl / sqlite3:        {float(sys.argv[2]) / float(sys.argv[1]):.2f}x')" "$ABCTL_SECS" "$SQLITE_SECS"
 echo "$FLOOR_LINE"

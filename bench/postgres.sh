@@ -14,7 +14,8 @@
 #    (two wrk, one per node, at once), next to one SQLite node under one wrk (goal: 50,000
 #    durable events/s through the two nodes), with the CPU each part used per event.
 # 3. POST /v1/assign on a PostgreSQL node next to a SQLite node, ROUNDS alternating runs of
-#    DURATION s (goal: at least 0.5x its rate, p99 under 10 ms).
+#    DURATION s (goal: at least 0.5x its rate, p99 under 10 ms); then pgbench sending the
+#    node's sticky query one user per round trip, the rate a node without coalescing could not pass.
 # 4. `abctl report --format json` for REPORT_USERS exposed users from PostgreSQL next to SQLite
 #    (goal: at most 2x its time); the two JSON outputs are compared byte for byte.
 #
@@ -197,6 +198,15 @@ print(f"   SQLite node:     median {statistics.median(r['rps'] for r in s):,.0f}
 print(f"   PostgreSQL node: median {statistics.median(r['rps'] for r in p):,.0f} req/s, p99 {statistics.median(r['p99_ms'] for r in p):.2f} ms")
 print(f"   ratio per round: {', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}x (goal >= 0.5x, p99 < 10 ms)")
 PY
+# The floor of one lookup per round trip on this machine: pgbench sending the node's sticky query
+# for one user at a time (no HTTP, no wrk), 4 clients on 2 threads.
+cat > "$WORK/sticky.sql" <<'SQL'
+\set n random(1, 1000000000)
+SELECT user_id, experiment, variant FROM facts WHERE user_id = ANY(ARRAY['bench-' || :n]) AND experiment = ANY('{chorus-paywall-copy}'::text[]);
+SQL
+FLOOR=$(PGPASSWORD=bench "$PG_BIN/pgbench" -n -M prepared -c 4 -j 2 -T "$DURATION" -f "$WORK/sticky.sql" \
+    -h 127.0.0.1 -p "$PG_PORT" -U postgres assign_pg 2>&1 | grep -o 'tps = [0-9.]*' | cut -d' ' -f3)
+echo "   pgbench, one sticky lookup per round trip (-c 4 -j 2, ${DURATION} s): $(rate "$FLOOR" 1) lookups/s"
 fi
 
 # --- 4. report: PostgreSQL vs SQLite --------------------------------------------------------------

@@ -46,6 +46,7 @@ public struct Assigner: Sendable {
 
     /// One answer per experiment, in snapshot order.
     public func assign(userID: String, attributes: Attributes = [:]) -> [Assignment] {
+        if sticky != nil { return assign(userID: userID, attributes: attributes, experimentsAt: Array(experiments.indices)) }
         var out: [Assignment] = []
         out.reserveCapacity(experiments.count)
         assign(userID: userID, attributes: attributes, into: &out)
@@ -55,6 +56,10 @@ public struct Assigner: Sendable {
     /// Replaces `results`' contents with one answer per experiment, reusing its storage
     /// (the allocation-free form for hot loops).
     public func assign(userID: String, attributes: Attributes = [:], into results: inout [Assignment]) {
+        if sticky != nil {
+            results = assign(userID: userID, attributes: attributes, experimentsAt: Array(experiments.indices))
+            return
+        }
         let now = needsClock ? clock() : Date.distantPast
         if results.count == experiments.count {
             // Overwrite in place: no shrinking and regrowing of the buffer per user.
@@ -77,6 +82,48 @@ public struct Assigner: Sendable {
     /// The answer for one experiment by id; nil when no experiment has that id.
     public func assign(userID: String, attributes: Attributes = [:], experimentID: String) -> Assignment? {
         indexByID[experimentID].map { assign(userID: userID, attributes: attributes, experimentAt: $0) }
+    }
+
+    /// The answers for `experiments[i]` for each i of `indices`, in that order, with the sticky
+    /// records they need read in one `stickyVariants` call (one round trip to a remote store
+    /// per request, not one per experiment).
+    public func assign(userID: String, attributes: Attributes = [:], experimentsAt indices: [Int]) -> [Assignment] {
+        let pending = prepare(userID: userID, attributes: attributes, experimentsAt: indices)
+        guard let sticky, !pending.stickyExperimentIDs.isEmpty else { return finish(pending, stickyKeys: []) }
+        return finish(pending, stickyKeys: sticky.stickyVariants(experimentIDs: pending.stickyExperimentIDs, userID: userID))
+    }
+
+    /// The checks before the sticky record for `experiments[i]`, i in `indices`: what they
+    /// decided, and which experiments' sticky records the rest needs. `finish` completes it once
+    /// the records are read (the server reads them without holding a thread).
+    public func prepare(userID: String, attributes: Attributes = [:], experimentsAt indices: [Int]) -> PendingAssignments {
+        let now = needsClock ? clock() : Date.distantPast
+        var pending = PendingAssignments(indices: indices)
+        pending.decided.reserveCapacity(indices.count)
+        pending.buckets.reserveCapacity(indices.count)
+        for (n, i) in indices.enumerated() {
+            let e = experiments[i]
+            let bucket = e.bucket(userID: userID)
+            let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket)
+            if decision == nil, needsStickyRecord(e) {
+                pending.stickyExperimentIDs.append(e.id)
+                pending.stickyAt.append(n)
+            }
+            pending.decided.append(decision)
+            pending.buckets.append(bucket)
+        }
+        return pending
+    }
+
+    /// The answers of `pending`, given the sticky records of its `stickyExperimentIDs` in order
+    /// (nil: none; fewer keys than ids count as none for the rest).
+    public func finish(_ pending: PendingAssignments, stickyKeys: [String?]) -> [Assignment] {
+        var keys = [String?](repeating: nil, count: pending.indices.count)
+        for (n, key) in zip(pending.stickyAt, stickyKeys) { keys[n] = key }
+        return pending.indices.enumerated().map { n, i in
+            let e = experiments[i]
+            return Assignment(experiment: e, decision: pending.decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n]))
+        }
     }
 
     /// The answer for `experiments[index]`.
@@ -115,14 +162,30 @@ public struct Assigner: Sendable {
     @inline(__always)
     public func decide(userID: String, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
         let bucket = e.bucket(userID: userID)
+        if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket) {
+            return decision
+        }
+        let key = needsStickyRecord(e) ? sticky?.stickyVariant(experimentID: e.id, userID: userID) : nil
+        return decideFromSticky(experiment: e, bucket: bucket, stickyKey: key)
+    }
+
+    /// Whether the sticky record is consulted for `e` once the checks before it passed.
+    @inline(__always)
+    func needsStickyRecord(_ e: AssignableExperiment) -> Bool {
+        sticky != nil && (e.sticky || e.status == .paused)
+    }
+
+    /// The checks before the sticky record (forced, status, dates, targeting, condition,
+    /// namespace); nil when all of them passed and the rest decides.
+    @inline(__always)
+    func decideBeforeSticky(userID: String, attributes: Attributes, experiment e: AssignableExperiment, now: Date,
+                            bucket: Double) -> AssignmentDecision? {
         @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
             AssignmentDecision(variant: -1, reason: reason, bucket: bucket)
         }
-        @inline(__always) func variant(_ i: Int, _ reason: Assignment.Reason) -> AssignmentDecision {
-            AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: reason, bucket: bucket)
+        if !e.forced.isEmpty, let i = e.forced[userID] {
+            return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .forced, bucket: bucket)
         }
-
-        if !e.forced.isEmpty, let i = e.forced[userID] { return variant(i, .forced) }
         switch e.status {
         case .draft, .stopped: return out(.notRunning)
         case .running, .paused: break
@@ -134,17 +197,36 @@ public struct Assigner: Sendable {
         if let ns = e.namespace, !Bucketing.inNamespace(userID: userID, namespaceID: ns.id, start: ns.start, end: ns.end) {
             return out(.namespace)
         }
-        if e.sticky || e.status == .paused, let sticky,
-           let key = sticky.stickyVariant(experimentID: e.id, userID: userID),
-           let i = e.variantKeys.firstIndex(of: key) {
-            return variant(i, .sticky)
+        return nil
+    }
+
+    /// The rest of the checks: the sticky record (`stickyKey`, nil when none or not consulted),
+    /// a paused experiment, coverage and bucket.
+    @inline(__always)
+    func decideFromSticky(experiment e: AssignableExperiment, bucket: Double, stickyKey: String?) -> AssignmentDecision {
+        if let stickyKey, let i = e.variantKeys.firstIndex(of: stickyKey) {
+            return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .sticky, bucket: bucket)
         }
-        if e.status == .paused { return out(.paused) }
+        if e.status == .paused { return AssignmentDecision(variant: -1, reason: .paused, bucket: bucket) }
         return e.ranges.withUnsafeBufferPointer { ranges in
             for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound {
-                return variant(i, .assigned)
+                return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .assigned, bucket: bucket)
             }
-            return out(.coverage)
+            return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket)
         }
     }
+}
+
+/// One request's answers up to the sticky step (`Assigner.prepare`), waiting for the sticky
+/// records of `stickyExperimentIDs`.
+public struct PendingAssignments: Sendable {
+    let indices: [Int]
+    var decided: [AssignmentDecision?] = []
+    var buckets: [Double] = []
+    /// The experiments whose sticky record the answers need, in request order.
+    public internal(set) var stickyExperimentIDs: [String] = []
+    /// Where each of `stickyExperimentIDs` sits in `indices`.
+    var stickyAt: [Int] = []
+
+    init(indices: [Int]) { self.indices = indices }
 }

@@ -95,6 +95,16 @@ public struct AssignmentDecision: Sendable, Equatable {
 public protocol StickyLookup: Sendable {
     /// The variant key this user was exposed to in this experiment, or nil.
     func stickyVariant(experimentID: String, userID: String) -> String?
+
+    /// The same for several experiments of one user at once (one request's): answer i belongs
+    /// to `experimentIDs[i]`. A store whose lookups cost a round trip answers them in one.
+    func stickyVariants(experimentIDs: [String], userID: String) -> [String?]
+}
+
+extension StickyLookup {
+    public func stickyVariants(experimentIDs: [String], userID: String) -> [String?] {
+        experimentIDs.map { stickyVariant(experimentID: $0, userID: userID) }
+    }
 }
 
 /// A `StickyLookup` from a closure.

@@ -3,25 +3,70 @@ import Events
 /// The sticky record on the assign path, read from the database on every call.
 ///
 /// An exposure another node acknowledged a moment ago must count, so a node-local cache or
-/// filter could give a wrong answer: each lookup is one indexed read on the facts key
-/// (user_id, experiment), a prepared statement on a pooled connection, one round trip.
+/// filter could give a wrong answer: every lookup reads the facts table (indexed by
+/// (user_id, experiment)). A request's sticky experiments go in one lookup, and concurrent
+/// requests' lookups share queries (`StickyQueryCoalescer`): one round trip answers many.
 final class PostgresStickyReader: StickyReader {
-    private let pool: ConnectionPool
+    private let coalescer: StickyQueryCoalescer
 
-    init(pool: ConnectionPool) { self.pool = pool }
+    /// `maxInFlight` queries run at once (each on its own pooled connection); lookups that
+    /// arrive meanwhile join the next one, up to `maxBatch` lookups per query.
+    init(pool: ConnectionPool, maxInFlight: Int = 1, maxBatch: Int = 64) {
+        coalescer = StickyQueryCoalescer(maxInFlight: maxInFlight, maxBatch: maxBatch) { batch in
+            try Self.query(batch.map { ($0.userID, $0.experiments) }, pool: pool)
+        }
+    }
+
+    var waitsForRoundTrip: Bool { true }
 
     func exposedVariant(experiment: String, userID: String) throws -> String? {
-        try pool.withConnection { c in
-            let rows = try c.executePrepared("sticky", "SELECT variant FROM facts WHERE user_id = $1 AND experiment = $2",
-                                             [userID, experiment], context: "sticky lookup")
-            return rows.count > 0 ? rows.text(0, 0) : nil
+        try exposedVariants(experiments: [experiment], userID: userID)[0]
+    }
+
+    func exposedVariants(experiments: [String], userID: String) throws -> [String?] {
+        if let known = Self.answerWithoutQuery(experiments: experiments, userID: userID) { return known }
+        return try coalescer.lookup(userID: userID, experiments: experiments)
+    }
+
+    func exposedVariants(experiments: [String], userID: String,
+                         completion: @escaping @Sendable (Result<[String?], any Error>) -> Void) {
+        if let known = Self.answerWithoutQuery(experiments: experiments, userID: userID) { return completion(.success(known)) }
+        coalescer.submit(userID: userID, experiments: experiments, completion: completion)
+    }
+
+    /// No experiments, or a user id no record can have (PostgreSQL text cannot hold NUL, and
+    /// events refuse it): the answer needs no query.
+    private static func answerWithoutQuery(experiments: [String], userID: String) -> [String?]? {
+        if experiments.isEmpty { return [] }
+        if userID.utf8.contains(0) { return experiments.map { _ in nil } }
+        return nil
+    }
+
+    /// One query for every lookup of `batch`: the facts rows of its users and experiments, of
+    /// which each lookup keeps the pairs it asked for.
+    static func query(_ batch: [(userID: String, experiments: [String])], pool: ConnectionPool) throws -> [[String?]] {
+        var users = Set<String>(), experiments = Set<String>()
+        for lookup in batch {
+            users.insert(lookup.userID)
+            for experiment in lookup.experiments where !experiment.utf8.contains(0) { experiments.insert(experiment) }
         }
+        var found: [String: [String: String]] = [:]
+        if !experiments.isEmpty {
+            try pool.withConnection { c in
+                let rows = try c.executePrepared(
+                    "sticky", "SELECT user_id, experiment, variant FROM facts WHERE user_id = ANY($1::text[]) AND experiment = ANY($2::text[])",
+                    [arrayLiteral(users), arrayLiteral(experiments)], context: "sticky lookup")
+                for row in 0..<rows.count { found[rows.text(row, 0), default: [:]][rows.text(row, 1)] = rows.text(row, 2) }
+            }
+        }
+        return batch.map { lookup in lookup.experiments.map { found[lookup.userID]?[$0] } }
     }
 }
 
 extension PostgresEventStore {
     /// The variant `userID` was first exposed to in `experiment`, or nil when never exposed.
     public func exposedVariant(experiment: String, userID: String) throws -> String? {
-        try PostgresStickyReader(pool: readers).exposedVariant(experiment: experiment, userID: userID)
+        if userID.utf8.contains(0) || experiment.utf8.contains(0) { return nil }
+        return try PostgresStickyReader.query([(userID, [experiment])], pool: readers)[0][0]
     }
 }

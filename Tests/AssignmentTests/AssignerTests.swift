@@ -184,6 +184,27 @@ import Testing
         #expect(buffer.count == 2)
     }
 
+    /// A request's sticky records are read in one call, for just the experiments whose checks
+    /// before the sticky step passed (a remote store pays one round trip per request).
+    @Test func stickyRecordsOfARequestAreReadInOneCall() throws {
+        let lookup = CountingStickyLookup { exp, _ in exp == "c" ? "ai" : nil }
+        let experiments = [
+            try Self.exp("a", sticky: true), try Self.exp("b", status: .paused), try Self.exp("c", sticky: true, weights: [1, 0.0001, 0.0001]),
+            try Self.exp("d", status: .draft, sticky: true), try Self.exp("f", targeting: Targeting(platform: ["ios"]), sticky: true),
+            try Self.exp("g"),
+        ]
+        let assigner = Assigner(experiments: experiments, sticky: lookup, clock: { Self.t0 })
+        let answers = assigner.assign(userID: "u1")
+        #expect(answers.map(\.reason) == [.assigned, .paused, .sticky, .notRunning, .targeting, .assigned])
+        #expect(answers[2].variantKey == "ai")
+        #expect(lookup.calls.withLock { $0 } == [["a", "b", "c"]])
+        // Listed ids: their order, one call, and the same answers as one experiment at a time.
+        let listed = assigner.assign(userID: "u1", attributes: ["platform": .string("ios")], experimentsAt: [4, 2, 0])
+        #expect(lookup.calls.withLock { $0.last } == ["f", "c", "a"])
+        #expect(listed == [4, 2, 0].map { assigner.assign(userID: "u1", attributes: ["platform": .string("ios")], experimentAt: $0) })
+        #expect(listed.map(\.reason) == [.assigned, .sticky, .assigned])
+    }
+
     /// The compact decisions equal the full answers, reason for reason.
     @Test func decisionsMatchAssignments() throws {
         let store = StickyLookupClosure { _, user in user.hasSuffix("7") ? "name" : nil }
@@ -250,5 +271,20 @@ import Testing
             #expect(answers.filter(\.inExperiment).count <= 1)
         }
         #expect(seen > 1000)
+    }
+}
+
+/// A sticky lookup that records each batched call's experiment ids.
+final class CountingStickyLookup: StickyLookup {
+    let calls = Mutex<[[String]]>([])
+    let answer: @Sendable (String, String) -> String?
+
+    init(_ answer: @escaping @Sendable (String, String) -> String?) { self.answer = answer }
+
+    func stickyVariant(experimentID: String, userID: String) -> String? { answer(experimentID, userID) }
+
+    func stickyVariants(experimentIDs: [String], userID: String) -> [String?] {
+        calls.withLock { $0.append(experimentIDs) }
+        return experimentIDs.map { answer($0, userID) }
     }
 }

@@ -57,6 +57,11 @@ struct ServeLifecycleTests {
         #expect(badKeys.stderr.contains("unknown scope 'superuser'"))
         let noPort = try CLIRunner.run(["serve"])
         #expect(noPort.status == 2)
+        // ABCTL_NOW fixes the reports' clock; a bad one is refused before the store opens, as `report` refuses it.
+        let badNow = try CLIRunner.run(["serve", "--port", "0", "--db", folder.path + "/never.sqlite"], environment: ["ABCTL_NOW": "yesterday"])
+        #expect(badNow.status == 2)
+        #expect(badNow.stderr.contains("ABCTL_NOW is not an RFC 3339 time: 'yesterday'"), "\(badNow.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/never.sqlite"))
     }
 
     @Test func brokenExperimentsAtStartExitOneAsValidateDoes() throws {

@@ -160,3 +160,30 @@ func acceptsJSONNumbers(text: String, value: Double) throws {
     let event = try #require(try parse(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":\#(text)}"#)?.get())
     #expect(event.revenue == value)
 }
+
+/// PostgreSQL text cannot hold U+0000: a `\u0000` escape in any string field is refused for
+/// every store, naming the field; a raw NUL byte is already a JSON syntax error.
+@Test(arguments: ["event_id", "type", "user_id", "ts", "experiment", "variant", "currency", "product_id",
+                  "copy_source", "copy_text", "copy_fallback_reason"])
+func aNulEscapeInAStringFieldIsRefused(field: String) throws {
+    var fields = ["event_id": "e1", "type": "exposure", "user_id": "u1", "ts": "2026-12-01T10:00:00Z", "experiment": "exp",
+                  "variant": "a", "currency": "USD", "product_id": "p", "copy_source": "on_device", "copy_text": "Hi",
+                  "copy_fallback_reason": "r"]
+    fields[field]! += #"\u0000"#
+    let line = "{" + fields.sorted { $0.key < $1.key }.map { #""\#($0.key)":"\#($0.value)""# }.joined(separator: ",") + "}"
+    let r = rejection(line)
+    #expect(r?.field == field, "\(String(describing: r))")
+    if !["type", "ts", "copy_source"].contains(field) {
+        #expect(r?.reason == #"must not contain the NUL character (\u0000)"#)
+    }
+    // Other escapes still decode.
+    let escaped = try parse(#"{"event_id":"e\u0001\n","type":"trial_started","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#)?.get()
+    #expect(escaped?.id == "e\u{1}\n")
+    #expect(rejection("{\"event_id\":\"e\u{0}\",\"type\":\"trial_started\",\"user_id\":\"u\",\"ts\":\"2026-12-01T10:00:00Z\"}")?.field == "json")
+}
+
+@Test func validateRefusesANulInAMappedEvent() {
+    let event = Event(id: "e1", type: .purchased, userID: "u1", timestamp: Timestamp(microseconds: 0), productID: "p\u{0}")
+    #expect(parser.validate(event) == EventRejection(field: "product_id", reason: #"must not contain the NUL character (\u0000)"#))
+    #expect(parser.validate(Event(id: "e1", type: .purchased, userID: "u1", timestamp: Timestamp(microseconds: 0))) == nil)
+}

@@ -103,6 +103,10 @@ import TestSupport
             #expect(try sticky.exposedVariant(experiment: "A", userID: "u") == "control")
             #expect(try sticky.exposedVariant(experiment: "B", userID: "u") == nil)
             #expect(try sticky.exposedVariant(experiment: "A", userID: "v") == nil)
+            // Several experiments at once: one answer per id, in the order asked.
+            _ = try store.appendAndWait([F.exposure("x4", user: "u", experiment: "B\"{,}", variant: "ai", hours: 1)])
+            #expect(try sticky.exposedVariants(experiments: ["B\"{,}", "C", "A"], userID: "u") == ["ai", nil, "control"])
+            #expect(try sticky.exposedVariants(experiments: [], userID: "u") == [])
         }
     }
 

@@ -6,6 +6,14 @@ import TestSupport
 /// Every store the conformance suite runs against. A new store is one more line here.
 let storeFactories: [StoreFactory] = [
     StoreFactory("SQLite") { dir in try SQLiteEventStore(path: dir.path("conformance.sqlite")) },
+    // Every transaction computes facts on the second thread (`SnapshotFacts`), however small.
+    StoreFactory("SQLite, facts beside the writer") { dir in
+        try SQLiteEventStore(path: dir.path("conformance.sqlite"), options: .init(factsBesideMinimumEvents: 1))
+    },
+    // Only bulk transactions do; appends of any size refresh facts inline.
+    StoreFactory("SQLite, facts inline") { dir in
+        try SQLiteEventStore(path: dir.path("conformance.sqlite"), options: .init(factsBesideMinimumEvents: .max))
+    },
     // A database of its own on the test process's throwaway cluster.
     StoreFactory("PostgreSQL") { _ in try PostgresEventStore(url: PostgresCluster.shared().createDatabase()) },
 ]

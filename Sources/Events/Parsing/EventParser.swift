@@ -85,6 +85,12 @@ public struct EventParser: Sendable {
     public func validate(_ event: Event) -> EventRejection? {
         if event.id.isEmpty { return EventRejection(field: "event_id", reason: "must be a non-empty string") }
         if event.userID.isEmpty { return EventRejection(field: "user_id", reason: "must be a non-empty string") }
+        let texts: [(Field, String?)] = [(.eventID, event.id), (.userID, event.userID), (.experiment, event.experiment),
+                                         (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
+                                         (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason)]
+        for (field, text) in texts where text?.utf8.contains(0) == true {
+            return EventRejection(field: field.rawValue, reason: Self.nulReason)
+        }
         if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
         return checkExposure(type: event.type, experiment: event.experiment, variant: event.variant)
     }
@@ -116,6 +122,10 @@ public struct EventParser: Sendable {
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
     private static let fieldKeys = fields.map { Array($0.rawValue.utf8) }
+
+    /// PostgreSQL text cannot hold U+0000, and no id, variant or copy needs it: refused in every
+    /// string field, for every store alike.
+    static let nulReason = "must not contain the NUL character (\\u0000)"
 
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
     private static let typeNames = EventType.allCases.map(\.name).joined(separator: ", ")
@@ -151,7 +161,11 @@ public struct EventParser: Sendable {
                 }
             }
             func string(required: Bool) -> String? {
-                checkedString(required: required).map(bytesScanner.decode)
+                guard let checked = checkedString(required: required) else { return nil }
+                let text = bytesScanner.decode(checked)
+                // Only an escape can make a NUL (a raw one is a syntax error), so plain strings skip the check.
+                if case .string(_, _, false) = checked, text.utf8.contains(0) { reject(Self.nulReason); return nil }
+                return text
             }
             let bit: UInt16 = 1 << index
             if seen & bit != 0 { reject("appears twice"); return }

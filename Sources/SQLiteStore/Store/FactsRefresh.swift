@@ -22,6 +22,12 @@ enum FactsRefresh {
 
     /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with `upsert`.
     static func refresh(userID: String, select: Statement, upsert: Statement) throws {
+        let sources = try storedSources(userID: userID, select: select)
+        try write(FactsBuilder.facts(userID: userID, events: sources), upsert: upsert)
+    }
+
+    /// `userID`'s stored events as `FactsBuilder` takes them, read with `select` (from `selectEventsSQL`).
+    static func storedSources(userID: String, select: Statement) throws -> [FactsBuilder.Source] {
         try select.bind(1, userID)
         defer { select.finish() }
         var sources: [FactsBuilder.Source] = []
@@ -36,7 +42,12 @@ enum FactsRefresh {
                 copyFallbackReason: type == .exposure ? select.optionalText(6) : nil,
                 eventID: select.text(7)))
         }
-        for f in FactsBuilder.facts(userID: userID, events: sources) {
+        return sources
+    }
+
+    /// Writes one user's facts rows with `upsert` (prepared from `upsertSQL`).
+    static func write(_ facts: [UserFacts], upsert: Statement) throws {
+        for f in facts {
             try upsert.reset()
             try upsert.bind(1, f.experiment)
             try upsert.bind(2, f.userID)

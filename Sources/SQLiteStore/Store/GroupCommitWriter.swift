@@ -7,10 +7,12 @@ import Synchronization
 /// transaction ran is committed together in one transaction (group commit). Each caller hears
 /// back only after the transaction holding its batch has committed.
 ///
-/// A transaction writes its events sorted by user, and refreshes each user's
-/// facts right after that user's events, while their pages are still in the cache: once per
-/// user per commit, in user order. Sorted keys also touch each page of the (user_id, event_id)
-/// B-tree at most once per transaction instead of in random order.
+/// A transaction writes its events sorted by user and refreshes each touched user's facts once
+/// per commit, in user order. A small one (a few requests of `POST /v1/events`) does it right
+/// after that user's events, while their pages are still in the cache; a large or bulk one
+/// (`abctl ingest`) has `SnapshotFacts` compute them on another thread while it inserts, then
+/// upserts them. Sorted keys also touch each page of the (user_id, event_id) B-tree at most once per
+/// transaction instead of in random order.
 ///
 /// Bulk requests (`abctl ingest`) are held in memory until `commitEvery` events have gathered
 /// (or a regular request, `flush` or `close` comes), then written in one such transaction, so a
@@ -40,6 +42,10 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// A drain takes at least one request, then more while they fit under this many events.
     let maxEventsPerTransaction: Int
+    /// Transactions of at least this many events, and every bulk one, compute facts beside the
+    /// writer (`SnapshotFacts`).
+    let factsBesideMinimum: Int
+    private let readers: ReaderPool
     /// Transactions committed, for tests and metrics.
     private let transactionCount = Atomic<Int>(0)
 
@@ -70,9 +76,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         return statement
     }
 
-    init(connection: Connection, maxEventsPerTransaction: Int) {
+    init(connection: Connection, readers: ReaderPool, maxEventsPerTransaction: Int, factsBesideMinimum: Int) {
         self.connection = connection
+        self.readers = readers
         self.maxEventsPerTransaction = maxEventsPerTransaction
+        self.factsBesideMinimum = factsBesideMinimum
         queue.setSpecific(key: Self.onWriterQueue, value: true)
     }
 
@@ -179,8 +187,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// One transaction: every event of `requests` sorted by user id with arrival order breaking
-    /// ties (so the first copy of a key is the one stored), each user's facts
-    /// refreshed right after the user's events, then the commit. Returns each request's counts.
+    /// ties (so the first copy of a key is the one stored), each touched user's facts refreshed
+    /// (inline for small transactions, beside the writer for large and bulk ones), then the commit.
+    /// Returns each request's counts.
     private func write(_ requests: [Request]) throws -> [AppendResult] {
         var results = [AppendResult](repeating: AppendResult(), count: requests.count)
         var events: [Event] = []
@@ -198,36 +207,105 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
             let filter = try currentExposedUsers()
-            var newlyExposed: [String] = []
-            var start = 0
-            while start < order.count {
-                let first = Int(order[start])
-                var end = start
-                var storedAny = false, exposed = false
-                while end < order.count, end == start || keys.sameUser(first, Int(order[end])) {
-                    let i = Int(order[end])
-                    if try insert(events[i]) {
-                        results[Int(owners[i])].stored += 1
-                        storedAny = true
-                        if events[i].type == .exposure { exposed = true }
-                    } else {
-                        results[Int(owners[i])].duplicates += 1
-                    }
-                    end += 1
-                }
-                let user = events[first].userID
-                if storedAny && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
-                if exposed { newlyExposed.append(user) }
-                start = end
+            if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
+                try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
+            } else {
+                try writeWithFactsInline(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             }
             try connection.execute("COMMIT")
             if exposedUsers != nil { for user in newlyExposed { exposedUsers!.insert(user) } }
+            newlyExposed = []
             transactionCount.add(1, ordering: .relaxed)
             return results
         } catch {
+            newlyExposed = []
             try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Users with an exposure stored by the open transaction, for the filter after the commit.
+    private var newlyExposed: [String] = []
+
+    /// Inserts each user's events and refreshes the user's facts right after them.
+    private func writeWithFactsInline(_ events: [Event], owners: [Int32], keys: SortKeys, order: [Int32],
+                                      filter: ExposedUserFilter?, results: inout [AppendResult]) throws {
+        var start = 0
+        while start < order.count {
+            let end = userEnd(from: start, keys: keys, order: order)
+            let (stored, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
+            let user = events[Int(order[start])].userID
+            if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
+            if exposed { newlyExposed.append(user) }
+            start = end
+        }
+    }
+
+    /// Inserts every event while `SnapshotFacts` computes the touched users' facts on another
+    /// thread, then upserts them (recomputing inline any user the worker saw differently).
+    private func writeWithFactsBeside(_ events: [Event], owners: [Int32], keys: SortKeys, order: [Int32],
+                                      filter: ExposedUserFilter?, results: inout [AppendResult]) throws {
+        var users: [Range<Int>] = []
+        var start = 0
+        while start < order.count {
+            let end = userEnd(from: start, keys: keys, order: order)
+            let user = events[Int(order[start])].userID
+            if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
+                users.append(start..<end)
+            }
+            start = end
+        }
+        let beside = SnapshotFacts(events: events, order: order, users: users, readers: readers)
+        // Also on failure: the worker's read transaction ends before this one is rolled back.
+        defer { beside.wait() }
+        var stored = [Int32](repeating: 0, count: users.count)
+        var next = 0
+        start = 0
+        while start < order.count {
+            let end = userEnd(from: start, keys: keys, order: order)
+            let (count, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
+            if next < users.count && users[next].lowerBound == start {
+                stored[next] = Int32(count)
+                next += 1
+            }
+            if exposed { newlyExposed.append(events[Int(order[start])].userID) }
+            start = end
+        }
+        beside.wait()
+        let upsert = try prepared(&upsertFacts, FactsRefresh.upsertSQL)
+        for (u, range) in users.enumerated() where stored[u] > 0 {
+            if let facts = beside.result(u, stored: Int(stored[u])) {
+                try FactsRefresh.write(facts, upsert: upsert)
+            } else {
+                try refreshFacts(userID: events[Int(order[range.lowerBound])].userID)
+            }
+        }
+    }
+
+    /// The end of the run of `order` positions from `start` that share one user id.
+    private func userEnd(from start: Int, keys: SortKeys, order: [Int32]) -> Int {
+        let first = Int(order[start])
+        var end = start + 1
+        while end < order.count, keys.sameUser(first, Int(order[end])) { end += 1 }
+        return end
+    }
+
+    /// Inserts one user's events (`order` positions `range`); returns how many were stored and
+    /// whether an exposure was among them.
+    private func insertUser(_ events: [Event], owners: [Int32], order: [Int32], _ range: Range<Int>,
+                            results: inout [AppendResult]) throws -> (stored: Int, exposed: Bool) {
+        var stored = 0, exposed = false
+        for position in range {
+            let i = Int(order[position])
+            if try insert(events[i]) {
+                results[Int(owners[i])].stored += 1
+                stored += 1
+                if events[i].type == .exposure { exposed = true }
+            } else {
+                results[Int(owners[i])].duplicates += 1
+            }
+        }
+        return (stored, exposed)
     }
 
     /// The filter of exposed users when it can be trusted in the open transaction, else nil.
@@ -281,3 +359,4 @@ final class GroupCommitWriter: @unchecked Sendable {
                                  upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
     }
 }
+

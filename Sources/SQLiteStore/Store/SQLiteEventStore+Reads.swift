@@ -151,6 +151,24 @@ extension SQLiteEventStore {
         }
     }
 
+    /// One user's stored events (as `events(userID:)`) and facts (as `facts(userID:)`), read in
+    /// one snapshot, for consistency checks while the store is being written.
+    public func eventsAndFacts(userID: String) throws -> (events: [Event], facts: [UserFacts]) {
+        try readers.read { c in
+            let e = try c.cached("SELECT \(Self.eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
+            defer { e.finish() }
+            try e.bind(1, userID)
+            var events: [Event] = []
+            while try e.step() { events.append(Self.event(from: e)) }
+            let f = try c.cached("\(Self.factColumns) WHERE user_id = ?1 ORDER BY experiment")
+            defer { f.finish() }
+            try f.bind(1, userID)
+            var facts: [UserFacts] = []
+            while try f.step() { facts.append(Self.facts(from: f)) }
+            return (events, facts)
+        }
+    }
+
     /// `PRAGMA integrity_check`: "ok" when the file is sound.
     public func integrityCheck() throws -> String {
         try readers.read { c in

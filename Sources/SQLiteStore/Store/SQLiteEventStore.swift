@@ -26,13 +26,18 @@ public final class SQLiteEventStore: EventStore {
         /// The writer's page cache. A fixed bound, so memory stays flat however large the
         /// database grows; larger values speed up bulk loads into large databases.
         public var pageCacheMiB: Int
+        /// A transaction of at least this many events (and every bulk one) has its facts
+        /// computed on another thread while the writer inserts (`SnapshotFacts`); smaller ones
+        /// refresh facts inline, which costs no thread hand-off.
+        public var factsBesideMinimumEvents: Int
 
         public init(durability: Durability = .full, maxIdleReaders: Int = 4, maxEventsPerTransaction: Int = 50_000,
-                    pageCacheMiB: Int = 64) {
+                    pageCacheMiB: Int = 64, factsBesideMinimumEvents: Int = 20_000) {
             self.durability = durability
             self.maxIdleReaders = maxIdleReaders
             self.maxEventsPerTransaction = maxEventsPerTransaction
             self.pageCacheMiB = pageCacheMiB
+            self.factsBesideMinimumEvents = factsBesideMinimumEvents
         }
     }
 
@@ -55,8 +60,9 @@ public final class SQLiteEventStore: EventStore {
         try connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheMiB) * 1024)")
         try connection.execute("PRAGMA temp_store = MEMORY")
         try Schema.migrate(connection)
-        writer = GroupCommitWriter(connection: connection, maxEventsPerTransaction: options.maxEventsPerTransaction)
         readers = ReaderPool(path: path, maxIdle: options.maxIdleReaders)
+        writer = GroupCommitWriter(connection: connection, readers: readers, maxEventsPerTransaction: options.maxEventsPerTransaction,
+                                   factsBesideMinimum: options.factsBesideMinimumEvents)
     }
 
     deinit { writer.close() }

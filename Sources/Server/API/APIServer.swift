@@ -1,3 +1,4 @@
+import Foundation
 import ExperimentDefinitions
 import CopyGeneration
 import PaywallCopy
@@ -16,9 +17,12 @@ public final class APIServer: HTTPHandler {
         public var copyGeneration: CopyGenerationOptions?
         /// nil: `POST /v1/webhooks/appstore` answers 404.
         public var appStore: AppStoreOptions?
+        /// The time reports are generated at (`ABCTL_NOW`); nil: the time of the request.
+        public var reportClock: Date?
 
         public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,
-                    copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil) {
+                    copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil, reportClock: Date? = nil) {
+            self.reportClock = reportClock
             self.appStore = appStore
             self.keys = keys
             self.revenueCatAuthorization = revenueCatAuthorization

@@ -57,4 +57,13 @@ struct StoreStickyLookup: StickyLookup {
             return nil
         }
     }
+
+    func stickyVariants(experimentIDs: [String], userID: String) -> [String?] {
+        do {
+            return try exposures.exposedVariants(experiments: experimentIDs, userID: userID)
+        } catch {
+            Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(experimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
+            return experimentIDs.map { _ in nil }
+        }
+    }
 }

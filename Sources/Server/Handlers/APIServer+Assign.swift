@@ -1,4 +1,5 @@
 import Assignment
+import Dispatch
 import ExperimentDefinitions
 import PaywallCopy
 
@@ -10,30 +11,57 @@ extension APIServer {
     /// With `"on_device_model": false` and `--llm-url`, the server writes the AI line itself.
     func assign(_ request: HTTPRequest) throws -> HandlerOutcome {
         let body = try AssignBody(request.body)
-        let userID = body.userID, attributes = body.attributes
-
         let snapshot = snapshots.snapshot
-        let assignments: [Assignment]
         // Index into `snapshot.answers` of answer n (snapshot order unless ids were listed).
-        var answerIndex: [Int]? = nil
-        if let only = body.experiments {
-            let indices = try only.map { id throws(APIError) in
+        let answerIndex: [Int]? = try body.experiments.map { only in
+            try only.map { id throws(APIError) in
                 guard let i = snapshot.assigner.index(of: id) else {
                     throw APIError.badRequest("unknown_experiment", "no experiment '\(id)'", field: "experiments")
                 }
                 return i
             }
-            answerIndex = indices
-            assignments = indices.map { snapshot.assigner.assign(userID: userID, attributes: attributes, experimentAt: $0) }
-        } else {
-            assignments = snapshot.assigner.assign(userID: userID, attributes: attributes)
         }
+        let indices = answerIndex ?? Array(snapshot.assigner.experiments.indices)
+        let exposures = backend.exposures
+        guard exposures.waitsForRoundTrip else {
+            // An in-process store answers sticky lookups on this thread.
+            let assignments = snapshot.assigner.assign(userID: body.userID, attributes: body.attributes, experimentsAt: indices)
+            return .response(assignResponse(assignments, answerIndex: answerIndex, snapshot: snapshot, body: body))
+        }
+        // A remote store: the request waits for its sticky records without holding a thread,
+        // so many requests can wait together and share one query.
+        let pending = snapshot.assigner.prepare(userID: body.userID, attributes: body.attributes, experimentsAt: indices)
+        if pending.stickyExperimentIDs.isEmpty {
+            let assignments = snapshot.assigner.finish(pending, stickyKeys: [])
+            return .response(assignResponse(assignments, answerIndex: answerIndex, snapshot: snapshot, body: body))
+        }
+        return .deferred { [self] respond in
+            exposures.exposedVariants(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
+                let keys: [String?]
+                switch result {
+                case .success(let found): keys = found
+                case .failure(let error):
+                    // Without the record the user is bucketed by hash, which agrees unless weights changed.
+                    Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
+                    keys = []
+                }
+                let finish = { @Sendable in
+                    let assignments = snapshot.assigner.finish(pending, stickyKeys: keys)
+                    respond(self.assignResponse(assignments, answerIndex: answerIndex, snapshot: snapshot, body: body))
+                }
+                // Writing copy may wait on a model: never on the lookup's thread.
+                if self.copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
+            }
+        }
+    }
 
+    /// The answer of `POST /v1/assign` for `assignments` (answer n is `snapshot.answers[answerIndex?[n] ?? n]`).
+    func assignResponse(_ assignments: [Assignment], answerIndex: [Int]?, snapshot: ExperimentSnapshot, body: AssignBody) -> HTTPResponse {
         // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
         var paywallRequest: PaywallRequest?
         var out = ByteWriter(capacity: 512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
         out.append(literal: #"{"user_id":"#)
-        JSONWriter.writeString(userID, to: &out)
+        JSONWriter.writeString(body.userID, to: &out)
         out.append(literal: #","assignments":["#)
         for (n, a) in assignments.enumerated() {
             if n > 0 { out.append(0x2C) }
@@ -66,7 +94,7 @@ extension APIServer {
             out.append(0x7D)
         }
         out.append(literal: "]}")
-        return .response(HTTPResponse(status: 200, body: out.bytes))
+        return HTTPResponse(status: 200, body: out.bytes)
     }
 }
 

@@ -24,11 +24,7 @@ enum ExportCommand {
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "export") }
-        var now = Date()
-        if let fixed = Environment.process["ABCTL_NOW"] {
-            guard let d = RFC3339.parse(fixed) else { throw CLIError.usage("ABCTL_NOW is not an RFC 3339 time: '\(fixed)'", command: "export") }
-            now = d
-        }
+        let now = try FixedClock.now(command: "export") ?? Date()
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let payload = GrowthBookPayload.build(catalog: catalog, now: now)
         FileHandle.standardOutput.write(Data(payload.body + [0x0A]))

@@ -46,11 +46,7 @@ enum ReportCommand {
         let since = try date(args.value("--since"), "--since")
         let until = try date(args.value("--until"), "--until")
         if let since, let until, since >= until { throw CLIError.usage("'--since' must be before '--until'", command: "report") }
-        var now = Date()
-        if let fixed = Environment.process["ABCTL_NOW"] {
-            guard let d = RFC3339.parse(fixed) else { throw CLIError.usage("ABCTL_NOW is not an RFC 3339 time: '\(fixed)'", command: "report") }
-            now = d
-        }
+        let now = try FixedClock.now(command: "report") ?? Date()
         let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until)
 
         let catalog = try ExperimentFolder.load(args.required("--experiments"))

@@ -20,7 +20,8 @@ enum ServeCommand {
           guarded, cached in the store, or the fallback when it takes longer than --llm-deadline-ms.
           With --appstore-root-ca and --appstore-bundle-id, POST /v1/webhooks/appstore takes App Store
           Server Notifications V2, verified against those roots. Keys with scope sdk are GrowthBook
-          client keys for GET /api/features/{clientKey}.
+          client keys for GET /api/features/{clientKey}. ABCTL_NOW (RFC 3339) fixes the clock of
+          GET /v1/experiments/{id}/report, as it does for abctl report.
         """,
         usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>]",
         options: [
@@ -71,6 +72,7 @@ enum ServeCommand {
         let copyGeneration = try copyGenerationOptions(args, environment: environment)
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
         let appStore = try appStoreOptions(args)
+        let reportClock = try FixedClock.now(environment, command: "serve")
         do {
             try Server.checkListening(host: host, keys: keys)
         } catch {
@@ -87,7 +89,7 @@ enum ServeCommand {
                                            connectionLimit: connections, maxConnectionsPerIP: perIP),
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: experiments,
-                                   copyGeneration: copyGeneration, appStore: appStore),
+                                   copyGeneration: copyGeneration, appStore: appStore, reportClock: reportClock),
             store: store)
         do {
             let server = try Server(configuration: configuration)
