@@ -1,32 +1,18 @@
 import Events
 
 extension PostgresEventStore {
-    /// Facts are read through a cursor this many rows at a time, so memory stays flat.
-    static let fetchSize = 20_000
-
     /// Calls `body` with each user's facts in `experiment`, in `user_id` byte order (as SQLite
     /// sorts), one row per user. `since` (inclusive) and `until` (exclusive) bound the first
-    /// exposure. Reads one snapshot (a REPEATABLE READ transaction).
+    /// exposure. Reads one snapshot, through a cursor (`CursorReader`).
     public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?,
                             _ body: (UserFacts) throws -> Void) throws {
         try readers.withConnection { c in
-            try c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", context: "read facts")
-            do {
-                try c.execute("""
-                    DECLARE abctl_facts NO SCROLL CURSOR FOR
-                    SELECT \(Self.factColumns) FROM facts
-                    WHERE experiment = $1 AND first_exposure_ts >= $2 AND first_exposure_ts < $3 ORDER BY user_id
-                    """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max)],
-                    context: "read facts")
-                while true {
-                    let rows = try c.execute("FETCH \(Self.fetchSize) FROM abctl_facts", context: "read facts")
-                    for row in 0..<rows.count { try body(Self.facts(rows, row)) }
-                    if rows.count < Self.fetchSize { break }
-                }
-                try c.execute("COMMIT", context: "read facts")
-            } catch {
-                if c.isHealthy { _ = try? c.execute("ROLLBACK", context: "read facts") }
-                throw error
+            try CursorReader.forEachBatch(on: c, """
+                SELECT \(Self.factColumns) FROM facts
+                WHERE experiment = $1 AND first_exposure_ts >= $2 AND first_exposure_ts < $3 ORDER BY user_id
+                """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max)],
+                context: "read facts") { rows in
+                for row in 0..<rows.count { try body(Self.facts(rows, row)) }
             }
         }
     }
@@ -97,22 +83,12 @@ extension PostgresEventStore {
         }
     }
 
-    /// Every stored event, by user and event id.
+    /// Every stored event, by user and event id, from one snapshot.
     public func forEachEvent(_ body: (Event) throws -> Void) throws {
         try readers.withConnection { c in
-            try c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", context: "read events")
-            do {
-                try c.execute("DECLARE abctl_events NO SCROLL CURSOR FOR SELECT \(Self.eventColumns) FROM events ORDER BY user_id, event_id",
-                              context: "read events")
-                while true {
-                    let rows = try c.execute("FETCH \(Self.fetchSize) FROM abctl_events", context: "read events")
-                    for row in 0..<rows.count { try body(Self.event(rows, row)) }
-                    if rows.count < Self.fetchSize { break }
-                }
-                try c.execute("COMMIT", context: "read events")
-            } catch {
-                if c.isHealthy { _ = try? c.execute("ROLLBACK", context: "read events") }
-                throw error
+            try CursorReader.forEachBatch(on: c, "SELECT \(Self.eventColumns) FROM events ORDER BY user_id, event_id",
+                                          context: "read events") { rows in
+                for row in 0..<rows.count { try body(Self.event(rows, row)) }
             }
         }
     }

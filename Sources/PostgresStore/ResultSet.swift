@@ -3,7 +3,8 @@ import Glibc
 
 /// The rows of one statement, in text format, freed when the value goes.
 ///
-/// `@unchecked Sendable` is not claimed: a result set stays on the thread that ran the query.
+/// Not `Sendable`: a result set is used by one thread at a time (`CursorReader` hands a whole
+/// batch from the thread that fetched it to the one that reads it).
 final class ResultSet {
     private let result: OpaquePointer
 

@@ -174,4 +174,34 @@ import TestSupport
                     == CachedCopyLine(line: "Second.", createdAt: EventFactory.at(1)))
         }
     }
+
+    /// Reads longer than one batch come in order and whole, from one snapshot; a reader that
+    /// stops part way (its body throws) leaves the connection ready for the next read.
+    @Test func readsOverSeveralBatchesAreWholeAndStopCleanly() async throws {
+        try await withPostgresStore { store, _ in
+            let users = 45_000
+            let exposures = (0..<users).map {
+                EventFactory.exposure("x", user: String(format: "u%06d", $0), experiment: "A", variant: $0 % 2 == 0 ? "a" : "b", hours: 1)
+            }
+            for chunk in stride(from: 0, to: users, by: 15_000) {
+                _ = try await store.append(Array(exposures[chunk..<min(chunk + 15_000, users)]))
+            }
+            var seen: [String] = []
+            try store.forEachFact(experiment: "A") { seen.append($0.userID) }
+            #expect(seen == exposures.map(\.userID), "every user once, in user order, across three batches")
+
+            struct Stop: Error {}
+            var read = 0
+            #expect(throws: Stop.self) {
+                try store.forEachFact(experiment: "A") { _ in
+                    read += 1
+                    if read == 25_000 { throw Stop() }
+                }
+            }
+            var events = 0
+            try store.forEachEvent { _ in events += 1 }
+            #expect(events == users, "the next read on the pool runs normally")
+            #expect(try store.facts(experiment: "A").count == users)
+        }
+    }
 }
