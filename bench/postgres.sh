@@ -9,7 +9,10 @@
 #    table with the same columns and primary key (goal: at least 0.5x its rate), and next to the
 #    floor: psql running abctl's own statements (staging COPY, insert, locks, read, facts upsert)
 #    with the rows and facts precomputed (bench/pg_floor.py), what PostgreSQL itself needs for
-#    that work on one connection. CPU seconds of PostgreSQL and abctl are printed beside each.
+#    that work on one connection; and the storage floor: the same batches only copied into a
+#    staging table and inserted with ON CONFLICT DO NOTHING (storing events idempotently, no
+#    facts), the most any ingest that deduplicates against stored events could reach.
+#    CPU seconds of PostgreSQL and abctl are printed beside each.
 # 2. POST /v1/events, 100 events per request, through two abctl serve nodes on one database
 #    (two wrk, one per node, at once), next to one SQLite node under one wrk (goal: 50,000
 #    durable events/s through the two nodes), with the CPU each part used per event.
@@ -59,7 +62,7 @@ if [[ $SECTIONS == *1* ]]; then
 python3 bench/gen_events.py --events "$EVENTS" --out "$WORK/events.ndjson"
 python3 bench/pg_rows.py "$WORK/events.ndjson" > "$WORK/events.tsv"
 ROWS=$(wc -l < "$WORK/events.tsv")
-pg_createdb ingest_abctl; pg_createdb ingest_ref; pg_createdb ingest_floor
+pg_createdb ingest_abctl; pg_createdb ingest_ref; pg_createdb ingest_floor; pg_createdb ingest_store
 pg_psql -d ingest_ref -c 'CREATE TABLE events (user_id text COLLATE "C" NOT NULL, event_id text COLLATE "C" NOT NULL,
     type smallint NOT NULL, ts bigint NOT NULL, experiment text COLLATE "C", variant text COLLATE "C", revenue double precision,
     currency text, product_id text, copy_source text, copy_text text, copy_fallback_reason text, PRIMARY KEY (user_id, event_id))'
@@ -82,10 +85,25 @@ chmod -R a+rX "$WORK/floor"
 c0=$(pg_cpu); t0=$(secs); pg_psql -d ingest_floor -f "$WORK/floor.sql" > /dev/null; t1=$(secs); c1=$(pg_cpu)
 FLOOR_SECS=$(python3 -c "print(f'{$t1 - $t0:.2f}')"); FLOOR_CPU=$(python3 -c "print(f'{$c1 - $c0:.2f}')")
 FLOOR_FACTS=$(pg_psql -d ingest_floor -c 'SELECT count(*) FROM facts')
+# The storage floor: pg_floor.py's 8,192-row batches into a table with the same key, each one
+# transaction of COPY into a staging table and INSERT … ON CONFLICT DO NOTHING in key order.
+printf '' | "$ABCTL" ingest - --db "$PG_URL_BASE/ingest_store" > /dev/null
+COLUMNS="user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason"
+{ echo "CREATE TEMPORARY TABLE staging (LIKE events) ON COMMIT DELETE ROWS;"
+  for n in $(seq 0 $(( $(ls "$WORK"/floor/events-*.tsv | wc -l) - 1 ))); do   # pg_floor.py's batches, in order
+      echo "BEGIN;"; echo "\\copy staging ($COLUMNS) FROM '$WORK/floor/events-$n.tsv'"
+      echo "INSERT INTO events ($COLUMNS) SELECT $COLUMNS FROM staging ORDER BY user_id, event_id ON CONFLICT DO NOTHING;"
+      echo "COMMIT;"
+  done; } > "$WORK/store-floor.sql"
+c0=$(pg_cpu); t0=$(secs); pg_psql -d ingest_store -f "$WORK/store-floor.sql" > /dev/null; t1=$(secs); c1=$(pg_cpu)
+STORE_SECS=$(python3 -c "print(f'{$t1 - $t0:.2f}')"); STORE_CPU=$(python3 -c "print(f'{$c1 - $c0:.2f}')")
+STORE_ROWS=$(pg_psql -d ingest_store -c 'SELECT count(*) FROM events')
 echo "1. ingest $EVENTS events ($ROWS distinct; wall time, and CPU seconds of PostgreSQL and of abctl):"
 echo "   psql \\copy (same columns and primary key):  $REF_SECS s, $(rate "$ROWS" "$REF_SECS") rows/s; PostgreSQL CPU $REF_CPU s"
 echo "   floor: psql runs abctl's statements on one connection, rows and facts precomputed:"
 echo "                                              $FLOOR_SECS s, $(rate "$ROWS" "$FLOOR_SECS") rows/s; PostgreSQL CPU $FLOOR_CPU s ($FLOOR_FACTS facts)"
+echo "   storage floor: the same batches, COPY into staging + INSERT … ON CONFLICT DO NOTHING, no facts:"
+echo "                                              $STORE_SECS s, $(rate "$ROWS" "$STORE_SECS") rows/s; PostgreSQL CPU $STORE_CPU s ($STORE_ROWS rows); / psql \\copy: $(ratio "$REF_SECS" "$STORE_SECS")x"
 echo "   abctl ingest (COPY + facts, PostgreSQL):    $ABCTL_SECS s, $(rate "$ROWS" "$ABCTL_SECS") rows/s; PostgreSQL CPU $ABCTL_PG_CPU s, abctl CPU $ABCTL_CPU s ($INGEST_OUT; $STORED rows)"
 echo "   ratio abctl / psql \\copy: $(ratio "$REF_SECS" "$ABCTL_SECS")x (goal >= 0.5x); floor / psql \\copy: $(ratio "$REF_SECS" "$FLOOR_SECS")x; abctl / floor: $(ratio "$FLOOR_SECS" "$ABCTL_SECS")x"
 fi
