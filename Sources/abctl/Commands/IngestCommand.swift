@@ -36,7 +36,7 @@ enum IngestCommand {
     /// Events per transaction: few large commits, since each commit rewrites every index page
     /// it touched; a crash loses at most the uncommitted part, which a re-run stores.
     /// `ABCTL_INGEST_COMMIT_EVERY` overrides it (tests use small values to crash between commits).
-    static let defaultCommitEvery = 200_000
+    static let defaultCommitEvery = 500_000
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.count == 1 else {
