@@ -62,14 +62,16 @@ extension SQLiteEventStore {
 
     /// One user's facts in every experiment the user was exposed to, by experiment.
     public func facts(userID: String) throws -> [UserFacts] {
-        try readers.read { c in
-            let s = try c.cached("\(Self.factColumns) WHERE user_id = ?1 ORDER BY experiment")
-            defer { s.finish() }
-            try s.bind(1, userID)
-            var rows: [UserFacts] = []
-            while try s.step() { rows.append(Self.facts(from: s)) }
-            return rows
-        }
+        try readers.read { try Self.facts(userID: userID, on: $0) }
+    }
+
+    private static func facts(userID: String, on c: Connection) throws -> [UserFacts] {
+        let s = try c.cached("\(factColumns) WHERE user_id = ?1 ORDER BY experiment")
+        defer { s.finish() }
+        try s.bind(1, userID)
+        var rows: [UserFacts] = []
+        while try s.step() { rows.append(facts(from: s)) }
+        return rows
     }
 
     /// Experiments with at least one exposure, by id.
@@ -141,32 +143,22 @@ extension SQLiteEventStore {
 
     /// One user's stored events, in (ts, type, event_id) order.
     public func events(userID: String) throws -> [Event] {
-        try readers.read { c in
-            let s = try c.cached("SELECT \(Self.eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
-            defer { s.finish() }
-            try s.bind(1, userID)
-            var rows: [Event] = []
-            while try s.step() { rows.append(Self.event(from: s)) }
-            return rows
-        }
+        try readers.read { try Self.events(userID: userID, on: $0) }
+    }
+
+    private static func events(userID: String, on c: Connection) throws -> [Event] {
+        let s = try c.cached("SELECT \(eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
+        defer { s.finish() }
+        try s.bind(1, userID)
+        var rows: [Event] = []
+        while try s.step() { rows.append(event(from: s)) }
+        return rows
     }
 
     /// One user's stored events (as `events(userID:)`) and facts (as `facts(userID:)`), read in
     /// one snapshot, for consistency checks while the store is being written.
     public func eventsAndFacts(userID: String) throws -> (events: [Event], facts: [UserFacts]) {
-        try readers.read { c in
-            let e = try c.cached("SELECT \(Self.eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
-            defer { e.finish() }
-            try e.bind(1, userID)
-            var events: [Event] = []
-            while try e.step() { events.append(Self.event(from: e)) }
-            let f = try c.cached("\(Self.factColumns) WHERE user_id = ?1 ORDER BY experiment")
-            defer { f.finish() }
-            try f.bind(1, userID)
-            var facts: [UserFacts] = []
-            while try f.step() { facts.append(Self.facts(from: f)) }
-            return (events, facts)
-        }
+        try readers.read { (try Self.events(userID: userID, on: $0), try Self.facts(userID: userID, on: $0)) }
     }
 
     /// `PRAGMA integrity_check`: "ok" when the file is sound.
