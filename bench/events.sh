@@ -20,32 +20,13 @@ WORK="$(mktemp -d /tmp/abctl-events.XXXXXX)"
 SERVER_PID=""
 trap '[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 
-cat >"$WORK/events.lua" <<'LUA'
+cat - "$ROOT/bench/lib/events-request.lua" >"$WORK/events.lua" <<'LUA'
 local counter = 0
 local thread_id = 0
 local threads = {}
 function setup(thread)
   thread:set("thread_id", #threads)
   table.insert(threads, thread)
-end
-function init(args)
-  wrk.method = "POST"
-  wrk.headers["Content-Type"] = "application/x-ndjson"
-end
-function request()
-  counter = counter + 1
-  local lines = {}
-  for i = 1, 100 do
-    local id = thread_id .. "-" .. counter .. "-" .. i
-    if i % 4 == 1 then
-      lines[i] = '{"event_id":"ev-' .. id .. '","type":"exposure","user_id":"u-' .. id ..
-        '","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}'
-    else
-      lines[i] = '{"event_id":"ev-' .. id .. '","type":"trial_started","user_id":"u-' .. id ..
-        '","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}'
-    end
-  end
-  return wrk.format(nil, "/v1/events", nil, table.concat(lines, "\n"))
 end
 function done(summary, latency, requests)
   io.write(string.format("RESULT seconds=%.3f p99_ms=%.3f errors=%d\n", summary.duration / 1e6, latency:percentile(99) / 1000,

@@ -79,27 +79,7 @@ function request()
 end
 LUA
 
-cat "$WORK/common.lua" - >"$WORK/events.lua" <<'LUA'
-function init(args)
-  wrk.method = "POST"
-  wrk.headers["Content-Type"] = "application/x-ndjson"
-end
-function request()
-  counter = counter + 1
-  local lines = {}
-  for i = 1, 100 do
-    local id = thread_id .. "-" .. counter .. "-" .. i
-    if i % 4 == 1 then
-      lines[i] = '{"event_id":"ev-' .. id .. '","type":"exposure","user_id":"u-' .. id ..
-        '","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}'
-    else
-      lines[i] = '{"event_id":"ev-' .. id .. '","type":"trial_started","user_id":"u-' .. id ..
-        '","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}'
-    end
-  end
-  return wrk.format(nil, "/v1/events", nil, table.concat(lines, "\n"))
-end
-LUA
+cat "$WORK/common.lua" "$ROOT/bench/lib/events-request.lua" >"$WORK/events.lua"
 
 echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -133,24 +133,7 @@ function request()
   return wrk.format(nil, "/v1/assign", nil, body)
 end
 LUA
-cat "$WORK/common.lua" - > "$WORK/events.lua" <<'LUA'
-function init(args) wrk.method = "POST"; wrk.headers["Content-Type"] = "application/x-ndjson" end
-function request()
-  counter = counter + 1
-  local lines = {}
-  for i = 1, 100 do
-    local id = prefix .. thread_id .. "-" .. counter .. "-" .. i
-    if i % 4 == 1 then
-      lines[i] = '{"event_id":"ev-' .. id .. '","type":"exposure","user_id":"u-' .. id ..
-        '","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}'
-    else
-      lines[i] = '{"event_id":"ev-' .. id .. '","type":"trial_started","user_id":"u-' .. id ..
-        '","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}'
-    end
-  end
-  return wrk.format(nil, "/v1/events", nil, table.concat(lines, "\n"))
-end
-LUA
+cat "$WORK/common.lua" "$ROOT/bench/lib/events-request.lua" > "$WORK/events.lua"
 
 start_node() {   # $1: --db value, $2: name; sets PORT
     "$ABCTL" serve --port 0 --host 127.0.0.1 --db "$1" --experiments "$ROOT/Experiments" > "$WORK/$2.out" 2>/dev/null &

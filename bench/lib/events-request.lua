@@ -1,0 +1,23 @@
+-- POST /v1/events with 100 NDJSON events per request (one exposure, three trial starts per four
+-- users), every id unique per wrk thread and request. Expects `counter` and `thread_id` from the
+-- script it is appended to; WRK_PREFIX (empty by default) keeps ids of several wrk runs apart.
+local id_prefix = os.getenv("WRK_PREFIX") or ""
+function init(args)
+  wrk.method = "POST"
+  wrk.headers["Content-Type"] = "application/x-ndjson"
+end
+function request()
+  counter = counter + 1
+  local lines = {}
+  for i = 1, 100 do
+    local id = id_prefix .. thread_id .. "-" .. counter .. "-" .. i
+    if i % 4 == 1 then
+      lines[i] = '{"event_id":"ev-' .. id .. '","type":"exposure","user_id":"u-' .. id ..
+        '","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}'
+    else
+      lines[i] = '{"event_id":"ev-' .. id .. '","type":"trial_started","user_id":"u-' .. id ..
+        '","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}'
+    end
+  end
+  return wrk.format(nil, "/v1/events", nil, table.concat(lines, "\n"))
+end
