@@ -68,20 +68,38 @@ enum RawClients {
         }
     }
 
+    /// What one wait on a non-blocking socket gave.
+    enum Arrival {
+        case bytes(ArraySlice<UInt8>)
+        case closed   // end of file or a reset
+        case timedOut
+    }
+
+    /// The next bytes on non-blocking `fd`, read into `chunk`, waiting until `deadline` at most.
+    static func nextArrival(_ fd: Int32, until deadline: Date, into chunk: inout [UInt8]) -> Arrival {
+        while Date() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            if n > 0 { return .bytes(chunk[..<n]) }
+            if n < 0, errno == EAGAIN { continue }
+            return .closed
+        }
+        return .timedOut
+    }
+
     /// What arrives on `fd` until the peer closes it or `timeout` passes; `closed` says which.
     static func readUntilClosed(_ fd: Int32, timeout: Double) -> (bytes: [UInt8], closed: Bool) {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-            if n > 0 { bytes += chunk[..<n]; continue }
-            if n < 0, errno == EAGAIN { continue }
-            return (bytes, true)   // end of file or a reset
+        while true {
+            switch nextArrival(fd, until: deadline, into: &chunk) {
+            case .bytes(let more): bytes += more
+            case .closed: return (bytes, true)
+            case .timedOut: return (bytes, false)
+            }
         }
-        return (bytes, false)
     }
 
     /// An assign request with a fresh user id.

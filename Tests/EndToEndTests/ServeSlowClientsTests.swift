@@ -272,16 +272,10 @@ struct ServeSlowClientsTests {
     /// The first reply's bytes on a non-blocking socket (one reply of a small body fits one read).
     static func readOneReply(_ fd: Int32, timeout: Double) -> String? {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-            if n > 0 { return String(decoding: chunk[..<n], as: UTF8.self) }
-            if n < 0, errno == EAGAIN { continue }
+        guard case .bytes(let reply) = RawClients.nextArrival(fd, until: Date().addingTimeInterval(timeout), into: &chunk) else {
             return nil
         }
-        return nil
+        return String(decoding: reply, as: UTF8.self)
     }
 }
 
