@@ -125,16 +125,17 @@ enum EventWriteTransaction {
         }
         if unique.isEmpty { return offered.map { AppendResult(stored: 0, duplicates: $0) } }
         let late = turn.register(firstBatch.keys)
-        var batchEvents: [String: [Event]] = [:]
+        // By bytes, as the database tells users apart.
+        var batchEvents: [BytewiseString: [Event]] = [:]
         var rows = CopyBuffer(reserve: unique.count * 96)
         var lateRows = CopyBuffer()
         for e in unique {
-            batchEvents[e.userID, default: []].append(e)
+            batchEvents[BytewiseString(e.userID), default: []].append(e)
             if late.isEmpty || !late.contains(Key(user: e.userID, event: e.id)) { rows.add(e) } else { lateRows.add(e) }
         }
         let users = Set(batchEvents.keys)
         let exposed = Set(batchEvents.lazy.filter { $0.value.contains { $0.type == .exposure } }.map(\.key))
-        let allUsers = arrayLiteral(users.sorted())
+        let allUsers = arrayLiteral(users.map(\.value).sorted())
 
         try c.execute("BEGIN", context: "append events")
         do {
@@ -164,7 +165,7 @@ enum EventWriteTransaction {
             } else {
                 try c.executePrepared("lock_buckets", lockBucketsExclusive, [allUsers], context: "append events (lock users)")
             }
-            try refreshFacts(exposed: exposed.sorted(), others: users.subtracting(exposed).sorted(), batchEvents: batchEvents, on: c)
+            try refreshFacts(exposed: exposed, others: users.subtracting(exposed), batchEvents: batchEvents, on: c)
             try c.execute("COMMIT", context: "append events (commit)")
             return zip(offered, stored).map { AppendResult(stored: $1, duplicates: $0 - $1) }
         } catch {
@@ -178,24 +179,26 @@ enum EventWriteTransaction {
     /// stored ones read back (not this transaction's) and the batch's events this transaction
     /// inserted: those whose event_id is not among the stored ones (a repeat of a stored event,
     /// or of one a concurrent transaction committed while this one waited, is read back instead).
-    private static func refreshFacts(exposed: [String], others: [String], batchEvents: [String: [Event]], on c: Connection) throws {
-        let events = try c.executePrepared("select_user_events", selectEvents, [arrayLiteral(exposed), arrayLiteral(others)],
+    private static func refreshFacts(exposed: Set<BytewiseString>, others: Set<BytewiseString>, batchEvents: [BytewiseString: [Event]],
+                                     on c: Connection) throws {
+        let events = try c.executePrepared("select_user_events", selectEvents,
+                                           [arrayLiteral(exposed.map(\.value).sorted()), arrayLiteral(others.map(\.value).sorted())],
                                            context: "append events (read users' events)")
-        var stored: [String: [FactsBuilder.Source]] = [:]
+        var stored: [BytewiseString: [FactsBuilder.Source]] = [:]
         for row in 0..<events.count {
             let type = EventType(rawValue: Int(events.int64(row, 1))) ?? .exposure
-            stored[events.text(row, 0), default: []].append(FactsBuilder.Source(
+            stored[BytewiseString(events.text(row, 0)), default: []].append(FactsBuilder.Source(
                 type: type, ts: events.int64(row, 2), experiment: events.optionalText(row, 3),
                 variant: events.optionalText(row, 4), revenueContribution: type.revenueContribution(events.optionalDouble(row, 5)),
                 copySource: events.optionalText(row, 6).flatMap { .init(rawValue: $0) },
                 copyFallbackReason: events.optionalText(row, 7), eventID: events.text(row, 8)))
         }
         var facts = CopyBuffer(reserve: (events.count + exposed.count) * 96)
-        for user in Set(exposed).union(stored.keys).sorted() {
+        for user in exposed.union(stored.keys).sorted(by: { $0.value < $1.value }) {
             var sources = stored[user] ?? []
-            let storedIDs = Set(sources.lazy.map(\.eventID))
-            for e in batchEvents[user] ?? [] where !storedIDs.contains(e.id) { sources.append(FactsBuilder.Source(e)) }
-            for f in FactsBuilder.facts(userID: user, events: sources) {
+            let storedIDs = Set(sources.lazy.map { BytewiseString($0.eventID) })
+            for e in batchEvents[user] ?? [] where !storedIDs.contains(BytewiseString(e.id)) { sources.append(FactsBuilder.Source(e)) }
+            for f in FactsBuilder.facts(userID: user.value, events: sources) {
                 facts.add(f.userID); facts.add(f.experiment); facts.add(f.variant); facts.add(f.firstExposure.microseconds)
                 facts.add(f.trialStart?.microseconds); facts.add(f.firstPaid?.microseconds); facts.add(f.firstConverted?.microseconds)
                 facts.add(f.firstCancel?.microseconds); facts.add(f.refundedAt?.microseconds); facts.add(f.netRevenue)

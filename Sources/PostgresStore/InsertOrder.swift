@@ -1,3 +1,4 @@
+import Events
 import Foundation
 import Synchronization
 
@@ -11,9 +12,19 @@ import Synchronization
 /// earlier insert has run; the database then makes that second insert wait for the earlier
 /// transaction's end and skips the copies it stored.
 final class InsertOrder: Sendable {
+    /// An event's idempotency key, compared by bytes as the database's "C" collation compares it.
     struct Key: Hashable, Sendable {
         var user: String
         var event: String
+
+        static func == (a: Key, b: Key) -> Bool {
+            BytewiseString(a.user) == BytewiseString(b.user) && BytewiseString(a.event) == BytewiseString(b.event)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(BytewiseString(user))
+            hasher.combine(BytewiseString(event))
+        }
     }
 
     /// What `register` found: the keys an earlier transaction holds, and those transactions.

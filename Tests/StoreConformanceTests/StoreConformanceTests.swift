@@ -88,6 +88,27 @@ import TestSupport
         }
     }
 
+    /// Ids are compared by their bytes, as the stores' keys compare them: "é" written as one
+    /// code point and as "e" with a combining accent are two ids (Swift's `==` takes them for one).
+    @Test(arguments: storeFactories)
+    func idsThatDifferOnlyInTheirBytesAreTwoEvents(_ factory: StoreFactory) async throws {
+        typealias F = EventFactory
+        try await factory.withStore { (store: any EventStore) async throws in
+            let composed = "r\u{E9}", decomposed = "re\u{301}"
+            let batch = [F.exposure("x", user: "u", experiment: "A", variant: "ai", hours: 0),
+                         F.event(composed, .purchased, user: "u", hours: 1, revenue: 9.99),
+                         F.event(decomposed, .purchased, user: "u", hours: 2, revenue: 4.99)]
+            #expect(try store.appendAndWait(batch) == AppendResult(stored: 3, duplicates: 0))
+            #expect(try store.appendAndWait([batch[2]]) == AppendResult(stored: 0, duplicates: 1))
+            #expect(try store.facts(experiment: "A").map(\.netRevenue) == [9.99 + 4.99])
+            // The same for user ids: two users, two facts rows.
+            let users = [F.exposure("x", user: composed, experiment: "B", variant: "ai", hours: 0),
+                         F.exposure("x", user: decomposed, experiment: "B", variant: "control", hours: 0)]
+            #expect(try store.appendAndWait(users) == AppendResult(stored: 2, duplicates: 0))
+            #expect(Set(try store.facts(experiment: "B").map { Array($0.userID.utf8) }) == Set([Array(composed.utf8), Array(decomposed.utf8)]))
+        }
+    }
+
     @Test(arguments: storeFactories)
     func anExposureIsTheStickyRecord(_ factory: StoreFactory) async throws {
         typealias F = EventFactory

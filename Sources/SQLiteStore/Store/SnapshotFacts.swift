@@ -72,7 +72,7 @@ final class SnapshotFacts: @unchecked Sendable {
 /// most users have a few events; hashed beyond that.
 private struct EventIDs {
     private var list: [String] = []
-    private var hashed: Set<UTF8Key>?
+    private var hashed: Set<BytewiseString>?
 
     init(_ sources: [FactsBuilder.Source]) {
         for source in sources { _ = insert(source.eventID) }
@@ -80,19 +80,10 @@ private struct EventIDs {
 
     /// Adds `id`; false when it was already there.
     mutating func insert(_ id: String) -> Bool {
-        if hashed != nil { return hashed!.insert(UTF8Key(id)).inserted }
+        if hashed != nil { return hashed!.insert(BytewiseString(id)).inserted }
         for other in list where other.utf8.elementsEqual(id.utf8) { return false }
         list.append(id)
-        if list.count > 32 { hashed = Set(list.map(UTF8Key.init)) }
+        if list.count > 32 { hashed = Set(list.map(BytewiseString.init)) }
         return true
-    }
-}
-
-private struct UTF8Key: Hashable {
-    let value: String
-    init(_ value: String) { self.value = value }
-    static func == (a: UTF8Key, b: UTF8Key) -> Bool { a.value.utf8.elementsEqual(b.value.utf8) }
-    func hash(into hasher: inout Hasher) {
-        for byte in value.utf8 { hasher.combine(byte) }
     }
 }
