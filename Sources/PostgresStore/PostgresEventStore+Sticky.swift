@@ -45,21 +45,25 @@ final class PostgresStickyReader: StickyReader {
     /// One query for every lookup of `batch`: the facts rows of its users and experiments, of
     /// which each lookup keeps the pairs it asked for.
     static func query(_ batch: [(userID: String, experiments: [String])], pool: ConnectionPool) throws -> [[String?]] {
-        var users = Set<String>(), experiments = Set<String>()
+        // By bytes, as the database tells ids apart: two users whose ids are canonically
+        // equivalent but not the same bytes each get their own records.
+        var users = Set<BytewiseString>(), experiments = Set<BytewiseString>()
         for lookup in batch {
-            users.insert(lookup.userID)
-            for experiment in lookup.experiments where !experiment.utf8.contains(0) { experiments.insert(experiment) }
+            users.insert(BytewiseString(lookup.userID))
+            for experiment in lookup.experiments where !experiment.utf8.contains(0) { experiments.insert(BytewiseString(experiment)) }
         }
-        var found: [String: [String: String]] = [:]
+        var found: [BytewiseString: [BytewiseString: String]] = [:]
         if !experiments.isEmpty {
             try pool.withConnection { c in
                 let rows = try c.executePrepared(
                     "sticky", "SELECT user_id, experiment, variant FROM facts WHERE user_id = ANY($1::text[]) AND experiment = ANY($2::text[])",
-                    [arrayLiteral(users), arrayLiteral(experiments)], context: "sticky lookup")
-                for row in 0..<rows.count { found[rows.text(row, 0), default: [:]][rows.text(row, 1)] = rows.text(row, 2) }
+                    [arrayLiteral(users.map(\.value)), arrayLiteral(experiments.map(\.value))], context: "sticky lookup")
+                for row in 0..<rows.count {
+                    found[BytewiseString(rows.text(row, 0)), default: [:]][BytewiseString(rows.text(row, 1))] = rows.text(row, 2)
+                }
             }
         }
-        return batch.map { lookup in lookup.experiments.map { found[lookup.userID]?[$0] } }
+        return batch.map { lookup in lookup.experiments.map { found[BytewiseString(lookup.userID)]?[BytewiseString($0)] } }
     }
 }
 

@@ -131,6 +131,18 @@ import TestSupport
             #expect(try reader.exposedVariants(experiments: ["A"], userID: "u0\u{0}x") == [nil])
         }
     }
+
+    /// One shared query for two users whose ids differ only in their bytes ("é" composed and
+    /// decomposed): each gets its own record, as the database tells them apart.
+    @Test func aSharedQueryTellsUsersApartByTheirBytes() async throws {
+        try await withPostgresStore { store, url in
+            let composed = "r\u{E9}", decomposed = "re\u{301}"
+            _ = try await store.append([EventFactory.exposure("x", user: composed, experiment: "A", variant: "one", hours: 1)])
+            let pool = ConnectionPool(target: try ConnectionTarget(url: url), maxIdle: 1)
+            let answers = try PostgresStickyReader.query([(composed, ["A"]), (decomposed, ["A"])], pool: pool)
+            #expect(answers == [["one"], [nil]])
+        }
+    }
 }
 
 /// Runs `body(0..<threads * each)` on `threads` threads of their own (more than the cores, so
