@@ -30,7 +30,7 @@ extension PostgresEventStore {
     /// for users first exposed in `[since, until)`; users without revenue by then are left out.
     /// Summed in Swift in (ts, type, event_id) order, as the SQLite store does, so both give
     /// the same doubles.
-    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [String: Double] {
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double] {
         let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
         return try readers.withConnection { c in
             let rows = try c.execute("""
@@ -40,10 +40,10 @@ extension PostgresEventStore {
                 ORDER BY f.user_id, e.ts, e.type, e.event_id
                 """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max),
                       String(asOf.microseconds)], context: "read net revenue")
-            var revenue: [String: Double] = [:]
+            var revenue: [BytewiseString: Double] = [:]
             for row in 0..<rows.count {
                 guard let type = EventType(rawValue: Int(rows.int64(row, 1))) else { continue }
-                revenue[rows.text(row, 0), default: 0] += type.revenueContribution(rows.double(row, 2))
+                revenue[BytewiseString(rows.text(row, 0)), default: 0] += type.revenueContribution(rows.double(row, 2))
             }
             return revenue
         }

@@ -31,14 +31,14 @@ struct ReferenceFacts: FactsReader {
 
     /// Facts of the events up to `asOf`: the same first exposure for every user exposed by then,
     /// and revenue summed in FactsBuilder's order up to that instant.
-    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [String: Double] {
-        var revenue: [String: Double] = [:]
+    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double] {
+        var revenue: [BytewiseString: Double] = [:]
         for (user, events) in eventsByUser {
             let upToAsOf = events.filter { $0.timestamp <= asOf }
             for f in FactsBuilder.facts(userID: user, events: upToAsOf) where f.experiment == experiment
                 && f.firstExposure >= (since ?? Timestamp(microseconds: .min)) && f.firstExposure < (until ?? Timestamp(microseconds: .max))
                 && upToAsOf.contains(where: { $0.type.carriesRevenue && $0.revenue != nil && $0.timestamp >= f.firstExposure }) {
-                revenue[user] = f.netRevenue
+                revenue[BytewiseString(user)] = f.netRevenue
             }
         }
         return revenue

@@ -106,6 +106,10 @@ import TestSupport
                          F.exposure("x", user: decomposed, experiment: "B", variant: "control", hours: 0)]
             #expect(try store.appendAndWait(users) == AppendResult(stored: 2, duplicates: 0))
             #expect(Set(try store.facts(experiment: "B").map { Array($0.userID.utf8) }) == Set([Array(composed.utf8), Array(decomposed.utf8)]))
+            _ = try store.appendAndWait([F.event("p", .purchased, user: composed, hours: 1, revenue: 1),
+                                         F.event("p", .purchased, user: decomposed, hours: 1, revenue: 2)])
+            #expect(try store.netRevenue(experiment: "B", asOf: F.at(10), since: nil, until: nil)
+                    == [BytewiseString(composed): 1, BytewiseString(decomposed): 2])
         }
     }
 

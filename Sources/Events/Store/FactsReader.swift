@@ -9,11 +9,12 @@ public protocol FactsReader: Sendable {
 
     /// Each user's net revenue in `experiment` counting only events up to `asOf` (inclusive),
     /// for users first exposed in `[since, until)`; users without revenue by then are left out.
+    /// Keyed by the ids' bytes, as the stores tell users apart.
     ///
     /// Facts keep the total to date; a report "as of" an earlier time needs this cut. Sum the
     /// contributions in `FactsBuilder`'s order, (ts, type, event_id), so that with nothing cut
     /// the figure equals the stored total to the last bit.
-    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [String: Double]
+    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double]
 
     /// Experiments with at least one exposure, by id.
     func experiments() throws -> [ExperimentSummary]

@@ -37,7 +37,7 @@ extension SQLiteEventStore {
     }
 
     /// `FactsReader.netRevenue`: a join of the facts on the events' `(user_id, event_id)` key.
-    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [String: Double] {
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double] {
         try readers.read { c in
             let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
             let s = try c.cached("""
@@ -51,10 +51,10 @@ extension SQLiteEventStore {
             try s.bind(2, since?.microseconds ?? Int64.min)
             try s.bind(3, until?.microseconds ?? Int64.max)
             try s.bind(4, asOf.microseconds)
-            var revenue: [String: Double] = [:]
+            var revenue: [BytewiseString: Double] = [:]
             while try s.step() {
                 guard let type = EventType(rawValue: Int(s.int64(1))) else { continue }
-                revenue[s.text(0), default: 0] += type.revenueContribution(s.double(2))
+                revenue[BytewiseString(s.text(0)), default: 0] += type.revenueContribution(s.double(2))
             }
             return revenue
         }
