@@ -7,13 +7,13 @@ public enum EventFactory {
 
     public static func at(_ hours: Double) -> Timestamp { origin.adding(hours: hours) }
 
-    public static func exposure(_ id: String, user: String, experiment: String, variant: String, hours: Double,
+    public static func exposure(_ id: EventID, user: UserID, experiment: String, variant: String, hours: Double,
                                 copySource: CopySource? = nil, fallbackReason: String? = nil) -> Event {
         Event(id: id, type: .exposure, userID: user, timestamp: at(hours), experiment: experiment, variant: variant,
               copySource: copySource, copyText: copySource == nil ? nil : "A line.", copyFallbackReason: fallbackReason)
     }
 
-    public static func event(_ id: String, _ type: EventType, user: String, hours: Double, revenue: Double? = nil) -> Event {
+    public static func event(_ id: EventID, _ type: EventType, user: UserID, hours: Double, revenue: Double? = nil) -> Event {
         Event(id: id, type: type, userID: user, timestamp: at(hours), revenue: revenue, currency: revenue == nil ? nil : "USD")
     }
 }

@@ -6,7 +6,7 @@ import ExperimentDefinitions
 /// they came from. The same events give the same facts whatever order they arrived in.
 public struct UserFacts: Sendable, Hashable {
     public var experiment: String
-    public var userID: String
+    public var userID: UserID
     /// The variant of the first exposure (ties at one instant broken by the smaller `event_id`).
     public var variant: String
     public var firstExposure: Timestamp
@@ -33,7 +33,7 @@ public struct UserFacts: Sendable, Hashable {
     /// `copy_fallback_reason` of the first exposure.
     public var copyFallbackReason: String?
 
-    public init(experiment: String, userID: String, variant: String, firstExposure: Timestamp,
+    public init(experiment: String, userID: UserID, variant: String, firstExposure: Timestamp,
                 trialStart: Timestamp? = nil, firstPaid: Timestamp? = nil, firstConverted: Timestamp? = nil,
                 firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,
                 revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,

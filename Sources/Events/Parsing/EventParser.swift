@@ -85,7 +85,7 @@ public struct EventParser: Sendable {
     public func validate(_ event: Event) -> EventRejection? {
         if event.id.isEmpty { return EventRejection(field: "event_id", reason: "must be a non-empty string") }
         if event.userID.isEmpty { return EventRejection(field: "user_id", reason: "must be a non-empty string") }
-        let texts: [(Field, String?)] = [(.eventID, event.id), (.userID, event.userID), (.experiment, event.experiment),
+        let texts: [(Field, String?)] = [(.eventID, event.id.text), (.userID, event.userID.text), (.experiment, event.experiment),
                                          (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
                                          (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason)]
         for (field, text) in texts where text?.utf8.contains(0) == true {
@@ -219,7 +219,7 @@ public struct EventParser: Sendable {
             copySource = source
         }
         if let rejection = checkExposure(type: type, experiment: f.experiment, variant: f.variant) { return .failure(rejection) }
-        return .success(Event(id: eventID, type: type, userID: userID, timestamp: timestamp,
+        return .success(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
                               experiment: f.experiment, variant: f.variant, revenue: f.revenue,
                               currency: f.currency, productID: f.productID, copySource: copySource,
                               copyText: f.copyText, copyFallbackReason: f.copyFallbackReason))

@@ -28,7 +28,7 @@ extension APIServer {
                     metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
                     count(mapped.type, counts.stored == 1 ? .mapped : .duplicate)
                     respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
-                                           ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID))])))
+                                           ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID.text))])))
                 case .failure(let error):
                     respond(Self.storeUnavailable(error, route: route))
                 }

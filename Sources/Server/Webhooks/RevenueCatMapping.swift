@@ -18,10 +18,10 @@ import ExperimentDefinitions
 /// RevenueCat reports in USD. A pure function: no I/O, no clock.
 public enum RevenueCatMapping {
     public struct MappedEvent: Sendable, Equatable {
-        public var eventID: String
+        public var eventID: EventID
         /// The SPEC §4 type name, e.g. `trial_started`.
         public var type: String
-        public var userID: String
+        public var userID: UserID
         /// Milliseconds since 1970.
         public var timestampMilliseconds: Int64
         public var revenue: Double?
@@ -103,7 +103,7 @@ public enum RevenueCatMapping {
         let carriesRevenue = mappedType == "purchased" || mappedType == "converted" || mappedType == "renewed" || mappedType == "refunded"
         let revenue = carriesRevenue ? price : nil
         let product = try string("product_id")
-        return .event(MappedEvent(eventID: id, type: mappedType, userID: user, timestampMilliseconds: Int64(milliseconds),
+        return .event(MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
                                   revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product))
     }
 }
