@@ -67,6 +67,12 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
+        // SPEC §4: an exposure's placement and attributes (`ExposureAttributes.encoded`), on the
+        // event and, from the first exposure, in the facts. Older events carry neither.
+        Migration(version: 4, description: "exposure placement and attributes on events and facts", sql: """
+            ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
