@@ -67,6 +67,17 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        // Keyed by the vendor's id, not the user (a reference table on Citus).
+        Migration(version: 4, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key text COLLATE "C" PRIMARY KEY,
+                user_id text COLLATE "C" NOT NULL,
+                currency text NOT NULL,
+                amount_minor bigint NOT NULL,
+                refunded_minor bigint NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
