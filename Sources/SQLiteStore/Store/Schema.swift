@@ -66,10 +66,20 @@ enum Schema {
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        Migration(version: 5, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount_minor INTEGER NOT NULL,
+                refunded_minor INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
         // SPEC §4: an exposure's placement and attributes, kept on the event and, from the first
         // exposure, in the facts (segments and post-stratification read them there). Events stored
         // before carry neither, so there is nothing to recompute.
-        Migration(version: 5, description: "exposure placement and attributes on events and facts", sql: """
+        Migration(version: 6, description: "exposure placement and attributes on events and facts", sql: """
             ALTER TABLE events ADD COLUMN placement TEXT;
             ALTER TABLE events ADD COLUMN attributes BLOB;
             ALTER TABLE facts ADD COLUMN placement TEXT;
