@@ -10,8 +10,17 @@ extension RandomVariates {
         }
     }
 
-    /// A Gamma(shape, 1) draw for shape >= 1 (Marsaglia and Tsang 2000).
-    static func gamma(shape: Double, using generator: inout some RandomNumberGenerator) -> Double {
+    /// A Beta(a, b) draw (a, b > 0), as the ratio of two gamma draws.
+    public static func beta(_ a: Double, _ b: Double, using generator: inout some RandomNumberGenerator) -> Double {
+        let x = gamma(shape: a, using: &generator), y = gamma(shape: b, using: &generator)
+        return x + y > 0 ? x / (x + y) : (a >= b ? 1 : 0)
+    }
+
+    /// A Gamma(shape, 1) draw (Marsaglia and Tsang 2000; below shape 1, Gamma(shape + 1) · U^(1/shape)).
+    public static func gamma(shape: Double, using generator: inout some RandomNumberGenerator) -> Double {
+        if shape < 1 {
+            return gamma(shape: shape + 1, using: &generator) * pow(unitInterval(using: &generator), 1 / shape)
+        }
         let d = shape - 1.0 / 3, c = 1 / (9 * d).squareRoot()
         while true {
             let x = standardNormal(using: &generator)
