@@ -30,6 +30,7 @@ struct AssignBody: Sendable, Equatable {
     init(general body: JSONBody) throws(APIError) {
         try body.only(Self.fields.strings)
         userID = UserID(try body.string("user_id"))
+        if let refusal = userID.refusal { throw APIError.badRequest("invalid_field", "'user_id' \(refusal)", field: "user_id") }
         attributes = Attributes(try body.members("attributes"))
         let variables = try body.members("variables")
         for (name, value) in variables {
@@ -101,7 +102,7 @@ extension BodyParser {
             case 0:   // user_id: a non-empty string
                 guard !isNull, bytes[i] == UInt8(ascii: "\"") else { return nil }
                 body.userID = UserID(try string())
-                if body.userID.isEmpty { return nil }
+                if body.userID.isEmpty || body.userID.refusal != nil { return nil }
             case 1:   // attributes: an object
                 if isNull { break }
                 guard bytes[i] == UInt8(ascii: "{") else { return nil }
