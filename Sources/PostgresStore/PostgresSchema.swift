@@ -78,6 +78,12 @@ enum PostgresSchema {
                 refunded_minor bigint NOT NULL
             );
             """),
+        // SPEC §4: an exposure's placement and attributes (`ExposureAttributes.encoded`), on the
+        // event and, from the first exposure, in the facts. Older events carry neither.
+        Migration(version: 5, description: "exposure placement and attributes on events and facts", sql: """
+            ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
