@@ -92,7 +92,7 @@ public enum GooglePlayMapping {
     }
 
     public typealias Lookups = (trialAwaitingConversion: @Sendable (UserID) throws -> Bool, payment: @Sendable (String) throws -> LedgerPayment?,
-                                userForStoreAccount: @Sendable (String) throws -> UserID?)
+                                userForStoreAccount: @Sendable (String) throws -> String?)
 
     /// The event; `purchase` is the `SubscriptionPurchaseV2` for a subscription notification.
     public static func map(_ notification: Notification, purchase: [(String, JSONValue)]?, lookups: Lookups) throws -> WebhookOutcome {
@@ -107,7 +107,7 @@ public enum GooglePlayMapping {
         case .subscription(let type, let token):
             guard let purchase else { throw GooglePlayAPI.unavailable("no purchase was read") }
             guard let account = accountID(purchase) else { return .ignored(type: "subscriptionNotification.\(type)", reason: .noUser) }
-            let user = try lookups.userForStoreAccount(account) ?? UserID(account)
+            let user = UserID(try lookups.userForStoreAccount(account) ?? account)
             let item = firstLineItem(purchase)
             var product: String?
             if let item, case .string(let p)? = GooglePushVerifier.member(item, "productId") { product = p }
