@@ -9,6 +9,7 @@ public enum CSVReportRenderer {
         "experiment", "variant", "is_control", "metric", "users", "count", "denominator", "rate", "ci_lower", "ci_upper",
         "absolute_diff", "absolute_ci_lower", "absolute_ci_upper", "relative_lift", "relative_ci_lower", "relative_ci_upper",
         "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value", "cap",
+        "dimension", "value", "variance_reduction", "unadjusted_absolute_diff", "unadjusted_p_value",
     ]
 
     public static func render(_ r: Report) -> String {
@@ -22,9 +23,27 @@ public enum CSVReportRenderer {
                     num(c?.absoluteDiff), num(c?.absoluteCI?.lower), num(c?.absoluteCI?.upper),
                     num(c?.relativeLift), num(c?.relativeCI?.lower), num(c?.relativeCI?.upper),
                     num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
-                    num(m.cap),
+                    num(m.cap), "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
+                    num(c?.adjustment?.unadjusted.pValue),
                 ]
                 out += fields.joined(separator: ",") + "\r\n"
+            }
+        }
+        // Segments (`--by`): one row per (dimension, value, metric, variant), the cell's comparison; the
+        // per-variant columns other than users are empty, `p_value_adjusted` is Holm across the cells.
+        for d in r.segments {
+            for cell in d.cells {
+                for c in cell.comparisons {
+                    let users = r.variants.firstIndex { $0.key == c.variant }.map { cell.usersByVariant[$0] }
+                    let fields: [String] = [
+                        text(r.experimentID), text(c.variant), "false", c.metric.name, users.map(String.init) ?? "", "", "", "", "", "",
+                        num(c.absoluteDiff), num(c.absoluteCI?.lower), num(c.absoluteCI?.upper),
+                        num(c.relativeLift), num(c.relativeCI?.lower), num(c.relativeCI?.upper),
+                        num(c.pValue), num(c.pValueAdjusted), num(c.chanceToWin), num(c.expectedLoss), "", num(c.cap),
+                        text(d.dimension), text(cell.value), "", "", "",
+                    ]
+                    out += fields.joined(separator: ",") + "\r\n"
+                }
             }
         }
         return out
