@@ -29,6 +29,10 @@ public struct Experiment: Sendable {
     public var forced: [String: String]
     /// The first variant is the control.
     public var variants: [Variant]
+    /// Coverage ramped up stage by stage from `start`; nil: all of `coverage` from the start.
+    public var rollout: Rollout?
+    /// Harmful arms stop themselves; nil: no safeguards.
+    public var safeguards: SafeguardsConfig?
     /// The file it came from, for messages.
     public var sourcePath: String
 
@@ -37,7 +41,7 @@ public struct Experiment: Sendable {
         start: Date? = nil, end: Date? = nil, seed: String? = nil, hashVersion: Int = 2, coverage: Double = 1,
         namespace: Namespace? = nil, targeting: Targeting = Targeting(), condition: JSONValue? = nil,
         metrics: MetricsConfig = MetricsConfig(), sticky: Bool = true, forced: [String: String] = [:],
-        variants: [Variant], sourcePath: String = ""
+        variants: [Variant], rollout: Rollout? = nil, safeguards: SafeguardsConfig? = nil, sourcePath: String = ""
     ) {
         self.id = id
         self.name = name
@@ -56,6 +60,8 @@ public struct Experiment: Sendable {
         self.sticky = sticky
         self.forced = forced
         self.variants = variants
+        self.rollout = rollout
+        self.safeguards = safeguards
         self.sourcePath = sourcePath
     }
 

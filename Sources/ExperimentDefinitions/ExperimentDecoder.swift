@@ -11,7 +11,7 @@ struct ExperimentDecoder {
 
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
-        "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants",
+        "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants", "rollout", "safeguards",
     ]
     static let variantKeys = ["key", "weight", "description", "paywall"]
     static let paywallKeys = ["offering", "trial_days", "discount_framing", "highlighted_plan", "copy"]
@@ -111,12 +111,14 @@ struct ExperimentDecoder {
             }
         }
         let forced = decodeForced(r, variants: variants)
+        let rollout = r.node("rollout").flatMap { decodeRollout($0, start: start, hasStart: r.has("start")) }
+        let safeguards = r.node("safeguards").flatMap { decodeSafeguards($0, guardrails: metrics.guardrails) }
 
         let experiment = Experiment(
             id: id, name: name, hypothesis: r.string("hypothesis"), owner: r.string("owner"), status: status ?? .draft,
             start: start, end: end, seed: seed.flatMap { $0.isEmpty ? nil : $0 }, hashVersion: hashVersion, coverage: coverage,
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
-            variants: variants, sourcePath: sink.file)
+            variants: variants, rollout: rollout, safeguards: safeguards, sourcePath: sink.file)
         return (experiment, outline)
     }
 
