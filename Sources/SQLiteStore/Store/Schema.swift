@@ -66,6 +66,23 @@ enum Schema {
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
+        // SPEC §5: one row per stop, written whole in one statement; at most one in force per
+        // (experiment, arm). notified_ts is the --notify-url outbox's mark.
+        Migration(version: 5, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+            CREATE TABLE safeguard_stops (
+                id TEXT PRIMARY KEY,
+                experiment TEXT NOT NULL,
+                arm TEXT NOT NULL,
+                metric TEXT NOT NULL,
+                action TEXT NOT NULL,
+                stopped_ts INTEGER NOT NULL,
+                figures TEXT NOT NULL,
+                reset_ts INTEGER,
+                reset_by TEXT,
+                notified_ts INTEGER
+            );
+            CREATE UNIQUE INDEX safeguard_stops_in_force ON safeguard_stops(experiment, arm) WHERE reset_ts IS NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
