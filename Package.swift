@@ -50,10 +50,12 @@ let package = Package(
 
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
         .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions", "PaywallCopy"]),
+        // One safeguard evaluation: facts -> mature outcomes -> mSPRT -> stops written through the store protocol.
+        .target(name: "Safeguards", dependencies: ["Statistics", "Events", "ExperimentDefinitions"]),
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload"]),
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Safeguards"]),
 
-        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload", "Safeguards"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"], path: "Benchmarks/AssignBenchmark"),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
@@ -81,6 +83,7 @@ let package = Package(
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", "ExperimentDefinitions"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Events", "ExperimentDefinitions", "Statistics", "SQLiteStore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

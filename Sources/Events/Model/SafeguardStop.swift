@@ -37,6 +37,13 @@ public struct SafeguardStop: Sendable, Equatable {
 
     /// Not reset.
     public var inForce: Bool { resetAt == nil }
+
+    /// As JSON: what `GET /v1/experiments`, `abctl safeguards check` and notifications carry.
+    public var json: JSONValue {
+        .object([("id", .string(id)), ("experiment", .string(experiment)), ("arm", .string(arm)), ("metric", .string(metric)),
+                 ("action", .string(action.rawValue)), ("at", .string(stoppedAt.rfc3339)), ("figures", figures.json),
+                 ("reset_at", resetAt.map { .string($0.rfc3339) } ?? .null), ("reset_by", resetBy.map(JSONValue.string) ?? .null)])
+    }
 }
 
 /// What the evaluation saw when it stopped an arm.
