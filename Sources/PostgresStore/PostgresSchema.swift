@@ -67,10 +67,21 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        // Keyed by the vendor's id, not the user (a reference table on Citus).
+        Migration(version: 4, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key text COLLATE "C" PRIMARY KEY,
+                user_id text COLLATE "C" NOT NULL,
+                currency text NOT NULL,
+                amount_minor bigint NOT NULL,
+                refunded_minor bigint NOT NULL
+            );
+            """),
         // SPEC §5: one row per stop, written whole in one statement; at most one in force per
         // (experiment, arm). notified_ts is the --notify-url outbox's mark. Keyed by experiment,
         // like copy_cache: a reference table on Citus.
-        Migration(version: 4, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+        Migration(version: 5, description: "safeguard stops, with who reset them and the notification outbox", sql: """
             CREATE TABLE safeguard_stops (
                 id text COLLATE "C" PRIMARY KEY,
                 experiment text COLLATE "C" NOT NULL,

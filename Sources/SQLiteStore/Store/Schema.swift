@@ -66,9 +66,19 @@ enum Schema {
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        Migration(version: 5, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount_minor INTEGER NOT NULL,
+                refunded_minor INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
         // SPEC §5: one row per stop, written whole in one statement; at most one in force per
         // (experiment, arm). notified_ts is the --notify-url outbox's mark.
-        Migration(version: 5, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+        Migration(version: 6, description: "safeguard stops, with who reset them and the notification outbox", sql: """
             CREATE TABLE safeguard_stops (
                 id TEXT PRIMARY KEY,
                 experiment TEXT NOT NULL,
