@@ -78,10 +78,16 @@ enum PostgresSchema {
                 refunded_minor bigint NOT NULL
             );
             """),
+        // SPEC §4: an exposure's placement and attributes (`ExposureAttributes.encoded`), on the
+        // event and, from the first exposure, in the facts. Older events carry neither.
+        Migration(version: 5, description: "exposure placement and attributes on events and facts", sql: """
+            ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            """),
         // SPEC §5: one row per stop, written whole in one statement; at most one in force per
         // (experiment, arm). notified_ts is the --notify-url outbox's mark. Keyed by experiment,
         // like copy_cache: a reference table on Citus.
-        Migration(version: 5, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+        Migration(version: 6, description: "safeguard stops, with who reset them and the notification outbox", sql: """
             CREATE TABLE safeguard_stops (
                 id text COLLATE "C" PRIMARY KEY,
                 experiment text COLLATE "C" NOT NULL,
