@@ -73,7 +73,7 @@ public struct GrowthBookPayload: Sendable {
         var rules: [JSONValue] = []
         for (user, key) in e.forced.sorted(by: { $0.key < $1.key }) {
             guard let i = e.variants.firstIndex(where: { $0.key == key }) else { continue }
-            rules.append(.object([("condition", .object([("id", .string(user))])), ("force", paywalls[i])]))
+            rules.append(.object([("condition", .object([("id", .string(user.text))])), ("force", paywalls[i])]))
         }
         // Forced users keep their arm; everyone else in a stopped arm sees the control's paywall, as /v1/assign answers them.
         for (i, v) in e.variants.enumerated() where stopped.contains(v.key) { paywalls[i] = paywalls[0] }

@@ -13,6 +13,7 @@ enum CommandRegistry {
         PowerCommand.spec,
         ServeCommand.spec,
         ExportCommand.spec,
+        ForecastCommand.spec,
         SafeguardsCommand.spec,
     ]
 }

@@ -59,7 +59,7 @@ struct MemoryFacts: FactsReader {
         }
     }
 
-    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double] { [:] }
+    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double] { [:] }
 
     func experiments() throws -> [ExperimentSummary] { [] }
 }
