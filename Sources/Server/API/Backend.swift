@@ -38,6 +38,12 @@ public final class Backend: Sendable {
         return try history.trialAwaitingConversion(userID: userID)
     }
 
+    /// The user whose exposures carry this store account id (`appAccountToken`, Play's
+    /// obfuscated account id), or nil: the webhook then takes the id itself as the user.
+    func userForStoreAccount(_ account: String) throws -> String? {
+        nil
+    }
+
     /// Waits for queued writes, then closes the store.
     func close() {
         store.close()
