@@ -23,7 +23,7 @@ public struct Assigner: Sendable {
         self.indexByID = index
         self.sticky = sticky
         self.clock = clock
-        self.needsClock = experiments.contains { $0.start != nil || $0.end != nil }
+        self.needsClock = experiments.contains { $0.needsClock }
     }
 
     /// An assigner over a loaded catalog's experiments, in catalog order (answer i belongs to
@@ -98,7 +98,7 @@ public struct Assigner: Sendable {
     /// the records are read (the server reads them without holding a thread).
     public func prepare(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int]) -> PendingAssignments {
         let now = needsClock ? clock() : Date.distantPast
-        var pending = PendingAssignments(indices: indices)
+        var pending = PendingAssignments(indices: indices, now: now)
         pending.decided.reserveCapacity(indices.count)
         pending.buckets.reserveCapacity(indices.count)
         for (n, i) in indices.enumerated() {
@@ -122,14 +122,14 @@ public struct Assigner: Sendable {
         for (n, key) in zip(pending.stickyAt, stickyKeys) { keys[n] = key }
         return pending.indices.enumerated().map { n, i in
             let e = experiments[i]
-            return Assignment(experiment: e, decision: pending.decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n]))
+            return Assignment(experiment: e, decision: pending.decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n], now: pending.now))
         }
     }
 
     /// The answer for `experiments[index]`.
     public func assign(userID: UserID, attributes: Attributes = [:], experimentAt index: Int) -> Assignment {
         let e = experiments[index]
-        let now = (e.start != nil || e.end != nil) ? clock() : Date.distantPast
+        let now = e.needsClock ? clock() : Date.distantPast
         return assign(userID: userID, attributes: attributes, experiment: e, now: now)
     }
 
@@ -166,7 +166,7 @@ public struct Assigner: Sendable {
             return decision
         }
         let key = needsStickyRecord(e) ? sticky?.stickyVariant(experimentID: e.id, userID: userID) : nil
-        return decideFromSticky(experiment: e, bucket: bucket, stickyKey: key)
+        return decideFromSticky(experiment: e, bucket: bucket, stickyKey: key, now: now)
     }
 
     /// Whether the sticky record is consulted for `e` once the checks before it passed.
@@ -201,19 +201,25 @@ public struct Assigner: Sendable {
     }
 
     /// The rest of the checks: the sticky record (`stickyKey`, nil when none or not consulted),
-    /// a paused experiment, coverage and bucket.
+    /// a paused experiment, coverage (times the rollout stage's share at `now`) and bucket, then
+    /// a safeguard stop on the chosen arm.
     @inline(__always)
-    func decideFromSticky(experiment e: AssignableExperiment, bucket: Double, stickyKey: String?) -> AssignmentDecision {
+    func decideFromSticky(experiment e: AssignableExperiment, bucket: Double, stickyKey: String?, now: Date) -> AssignmentDecision {
         if let stickyKey, let i = e.variantKeys.firstIndex(of: stickyKey) {
+            if e.stops.isStopped(i) { return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket) }
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .sticky, bucket: bucket)
         }
         if e.status == .paused { return AssignmentDecision(variant: -1, reason: .paused, bucket: bucket) }
-        return e.ranges.withUnsafeBufferPointer { ranges in
+        let decision = e.ranges(at: now).withUnsafeBufferPointer { ranges in
             for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound {
                 return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .assigned, bucket: bucket)
             }
             return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket)
         }
+        if decision.variant >= 0, e.stops.isStopped(Int(decision.variant)) {
+            return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket)
+        }
+        return decision
     }
 }
 
@@ -227,6 +233,11 @@ public struct PendingAssignments: Sendable {
     public internal(set) var stickyExperimentIDs: [String] = []
     /// Where each of `stickyExperimentIDs` sits in `indices`.
     var stickyAt: [Int] = []
+    /// The time the checks were made at (dates, rollout stage).
+    let now: Date
 
-    init(indices: [Int]) { self.indices = indices }
+    init(indices: [Int], now: Date) {
+        self.indices = indices
+        self.now = now
+    }
 }

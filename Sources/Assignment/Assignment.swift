@@ -17,6 +17,7 @@ import ExperimentDefinitions
 /// | `paused` | nil | false | status is `paused` and the user has no sticky record |
 /// | `coverage` | nil | false | the bucket falls in no variant's range (coverage < 1) |
 /// | `assigned` | set | true | the bucket falls in that variant's range |
+/// | `safeguard` | nil | false | the chosen arm is stopped by a safeguard: the control's paywall |
 ///
 /// `bucket` is the user's hash for the experiment (hash version 1 or 2, in [0, 1)); it is
 /// computed for every answer, so a reader can see where a user fell even when out.
@@ -34,6 +35,8 @@ public struct Assignment: Sendable, Equatable {
     public var variantKey: String? { variantIndex.map { experiment.variantKeys[$0] } }
     /// The variant of the loaded model (its paywall), when the experiment came from one.
     public var variant: Variant? { variantIndex.flatMap { experiment.model?.variants[$0] } }
+    /// The variant whose paywall the user sees: the control's for a safeguard stop, else `variantIndex`.
+    public var paywallVariantIndex: Int? { reason == .safeguard ? 0 : variantIndex }
 
     public init(experiment: AssignableExperiment, variantIndex: Int?, inExperiment: Bool, bucket: Double, reason: Reason) {
         self.experiment = experiment
@@ -65,6 +68,7 @@ public struct Assignment: Sendable, Equatable {
         case paused
         case coverage
         case assigned
+        case safeguard
     }
 }
 

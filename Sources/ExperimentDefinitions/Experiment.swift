@@ -29,6 +29,10 @@ public struct Experiment: Sendable {
     public var forced: [UserID: String]
     /// The first variant is the control.
     public var variants: [Variant]
+    /// Coverage ramped up stage by stage from `start`; nil: all of `coverage` from the start.
+    public var rollout: Rollout?
+    /// Harmful arms stop themselves; nil: no safeguards.
+    public var safeguards: SafeguardsConfig?
     /// Exposure attributes beyond `Segments.standardDimensions` that `report --by` may split by (SPEC §1, §5).
     public var segments: [String]
     /// The file it came from, for messages.
@@ -41,7 +45,7 @@ public struct Experiment: Sendable {
         start: Date? = nil, end: Date? = nil, seed: String? = nil, hashVersion: Int = 2, coverage: Double = 1,
         namespace: Namespace? = nil, targeting: Targeting = Targeting(), condition: JSONValue? = nil,
         metrics: MetricsConfig = MetricsConfig(), sticky: Bool = true, forced: [UserID: String] = [:],
-        variants: [Variant], segments: [String] = [], sourcePath: String = ""
+        variants: [Variant], rollout: Rollout? = nil, safeguards: SafeguardsConfig? = nil, segments: [String] = [], sourcePath: String = ""
     ) {
         self.id = id
         self.name = name
@@ -60,6 +64,8 @@ public struct Experiment: Sendable {
         self.sticky = sticky
         self.forced = forced
         self.variants = variants
+        self.rollout = rollout
+        self.safeguards = safeguards
         self.segments = segments
         self.sourcePath = sourcePath
     }

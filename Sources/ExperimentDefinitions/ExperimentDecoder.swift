@@ -11,7 +11,7 @@ struct ExperimentDecoder {
 
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
-        "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants",
+        "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants", "rollout", "safeguards",
         "forecast", "segments",
     ]
     static let variantKeys = ["key", "weight", "description", "paywall"]
@@ -112,6 +112,8 @@ struct ExperimentDecoder {
             }
         }
         let forced = decodeForced(r, variants: variants)
+        let rollout = r.node("rollout").flatMap { decodeRollout($0, start: start, hasStart: r.has("start")) }
+        let safeguards = r.node("safeguards").flatMap { decodeSafeguards($0, guardrails: metrics.guardrails) }
         let segments = decodeAttributeNames(r, "segments", what: "'segments'")
         for (name, position) in segments where Segments.standardDimensions.contains(name) {
             sink.warning("segment_always_kept", at: position, "segment '\(name)' is always kept",
@@ -122,7 +124,7 @@ struct ExperimentDecoder {
             id: id, name: name, hypothesis: r.string("hypothesis"), owner: r.string("owner"), status: status ?? .draft,
             start: start, end: end, seed: seed.flatMap { $0.isEmpty ? nil : $0 }, hashVersion: hashVersion, coverage: coverage,
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
-            variants: variants, segments: segments.map(\.name), sourcePath: sink.file)
+            variants: variants, rollout: rollout, safeguards: safeguards, segments: segments.map(\.name), sourcePath: sink.file)
         if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
         return (experiment, outline)
     }

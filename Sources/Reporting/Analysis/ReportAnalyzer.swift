@@ -172,8 +172,7 @@ public enum ReportAnalyzer {
     /// τ² of the mSPRT mixture: the squared absolute effect the experiment hopes to see
     /// (minimum effect × the control's rate), or the Statistics default when that is 0.
     static func mixingVariance(control: Double, minimumEffect: Double) -> Double {
-        let effect = abs(minimumEffect * control)
-        return effect > 0 ? effect * effect : SequentialTest.defaultMixingVariance
+        SequentialTest.mixingVariance(controlRate: control, minimumEffect: minimumEffect)
     }
 
     /// Welch's test and interval, and the normal-approximation chance to win and expected loss, on capped values.

@@ -85,6 +85,23 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN placement TEXT;
             ALTER TABLE facts ADD COLUMN attributes BLOB;
             """),
+        // SPEC §5: one row per stop, written whole in one statement; at most one in force per
+        // (experiment, arm). notified_ts is the --notify-url outbox's mark.
+        Migration(version: 7, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+            CREATE TABLE safeguard_stops (
+                id TEXT PRIMARY KEY,
+                experiment TEXT NOT NULL,
+                arm TEXT NOT NULL,
+                metric TEXT NOT NULL,
+                action TEXT NOT NULL,
+                stopped_ts INTEGER NOT NULL,
+                figures TEXT NOT NULL,
+                reset_ts INTEGER,
+                reset_by TEXT,
+                notified_ts INTEGER
+            );
+            CREATE UNIQUE INDEX safeguard_stops_in_force ON safeguard_stops(experiment, arm) WHERE reset_ts IS NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

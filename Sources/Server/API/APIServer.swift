@@ -67,7 +67,7 @@ public final class APIServer: HTTPHandler {
         .init("POST", "/v1/events", scope: .ingest) { api, request, _ in try api.events(request) },
         .init("POST", "/v1/webhooks/revenuecat", scope: nil) { api, request, _ in try api.revenueCat(request) },
         .init("POST", "/v1/copy/check", scope: .assign) { api, request, _ in try api.copyCheck(request) },
-        .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON)) },
+        .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON())) },
         .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, request, captures in try api.report(id: captures["id"] ?? "", query: request.query) },
         .init("GET", "/v1/diagnostics/copy", scope: .admin) { api, _, _ in api.copyDiagnostics() },
         .init("POST", "/v1/webhooks/appstore", scope: nil) { api, request, _ in try api.appStore(request) },

@@ -69,10 +69,12 @@ extension APIServer {
             out.append(bytes: answer.head)
             let variant = a.variantIndex.flatMap { $0 < answer.variants.count ? answer.variants[$0] : nil }
             if let variant { out.append(bytes: variant.key) } else { out.append(literal: "null") }
+            // A safeguard stop answers with the control's paywall and no variant.
+            let shown = a.reason == .safeguard ? answer.variants.first : variant
             out.append(literal: a.inExperiment ? #","in_experiment":true,"bucket":"# : #","in_experiment":false,"bucket":"#)
             JSONWriter.writeNumber(a.bucket, to: &out)
             out.append(literal: a.reason.answerMembers)
-            if let variant {
+            if let variant = shown {
                 if let fixed = variant.fixedPaywall {
                     out.append(bytes: fixed)
                 } else {
@@ -112,6 +114,7 @@ extension Assignment.Reason {
         case .paused: #","reason":"paused","paywall":"#
         case .coverage: #","reason":"coverage","paywall":"#
         case .assigned: #","reason":"assigned","paywall":"#
+        case .safeguard: #","reason":"safeguard","paywall":"#
         }
     }
 }

@@ -14,8 +14,10 @@ public final class ExperimentSnapshot: Sendable {
     public let assigner: Assigner
     /// Checks events against this snapshot (exposures must name a known experiment and variant).
     public let eventParser: EventParser
-    /// The body of `GET /v1/experiments`, rendered at load time.
-    public let definitionsJSON: String
+    /// Each experiment as written in its file (less `$schema`), and the products: the static
+    /// parts of `GET /v1/experiments` (`definitionsJSON(at:)` adds what changes with time).
+    let definitions: [JSONValue]
+    let productsJSON: JSONValue
     public let loadedAt: Date
     /// What `/v1/assign` writes for each experiment, in `assigner.experiments` order, rendered
     /// once here so a request copies bytes instead of resolving and writing them.
@@ -31,16 +33,39 @@ public final class ExperimentSnapshot: Sendable {
         self.experimentsByID = byID
         self.assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
-        self.definitionsJSON = Self.renderDefinitions(catalog)
+        (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog)
         self.features = FeaturesPayloadCache(catalog: catalog)
         self.answers = assigner.experiments.map { assignable in
             ExperimentAnswer(assignable.id, variants: byID[assignable.id]?.variants ?? [], products: catalog.products)
         }
     }
 
-    /// `{"experiments": [file contents…], "products": {…}}`: each definition as written in its
-    /// file (less `$schema`), so clients see exactly what is deployed.
-    static func renderDefinitions(_ catalog: ExperimentDefinitions.ExperimentCatalog) -> String {
+    /// The body of `GET /v1/experiments` at `now`: `{"experiments": [file contents…], "products":
+    /// {…}}`, each definition as written in its file (less `$schema`), so clients see exactly what
+    /// is deployed, plus `rollout_stage` for an experiment with a rollout.
+    public func definitionsJSON(at now: Date = Date()) -> String {
+        var experiments: [JSONValue] = []
+        for (definition, assignable) in zip(definitions, assigner.experiments) {
+            guard case .object(var members) = definition, let model = assignable.model,
+                  let rollout = model.rollout, let start = model.start else {
+                experiments.append(definition)
+                continue
+            }
+            let index = assignable.stageIndex(at: now)
+            let stage = rollout.stages[index]
+            let end = rollout.stageEnds(start: start)[index]
+            members.append(("rollout_stage", .object([
+                ("index", .number(Double(index))), ("share", .number(stage.share)),
+                ("coverage", .number(model.coverage * stage.share)),
+                ("until", end.map { .string(RFC3339.format($0)) } ?? .null),
+                ("held", .bool(assignable.stops.holdStageAt != nil)),
+            ])))
+            experiments.append(.object(members))
+        }
+        return JSONValue.object([("experiments", .array(experiments)), ("products", productsJSON)]).serialized()
+    }
+
+    static func renderDefinitions(_ catalog: ExperimentDefinitions.ExperimentCatalog) -> ([JSONValue], JSONValue) {
         var experiments: [JSONValue] = []
         for e in catalog.experiments {
             if let data = FileManager.default.contents(atPath: e.sourcePath), let node = try? JSONReader.parse([UInt8](data)),
@@ -58,7 +83,7 @@ public final class ExperimentSnapshot: Sendable {
             offerings.append((name, .object([("plans", .object(rendered))])))
         }
         let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings))])
-        return JSONValue.object([("experiments", .array(experiments)), ("products", products)]).serialized()
+        return (experiments, products)
     }
 }
 
