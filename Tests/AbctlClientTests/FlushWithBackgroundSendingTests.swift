@@ -26,7 +26,7 @@ import Testing
     }
 
     static func events(_ user: String, _ range: Range<Int>) -> [ClientEvent] {
-        range.map { ClientEvent(id: "\(user)-\($0)", kind: .purchased, userID: user) }
+        range.map { ClientEvent(id: EventID("\(user)-\($0)"), kind: .purchased, userID: UserID(user)) }
     }
 
     /// Each of `count` events of `user` is in the server's store exactly once.
