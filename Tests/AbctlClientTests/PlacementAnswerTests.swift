@@ -75,11 +75,11 @@ import Testing
         defer { storage.remove() }
         let slow = try FakeChatServer([], otherwise: .delayed(milliseconds: 20_000, .status(500)))
         let client = try AbctlClient(configuration: Self.configuration(URL(string: slow.url)!, storage: storage, assignDeadline: .milliseconds(300)))
-        let started = ContinuousClock.now
+        // The deadline fires long before the server's 20 s answer. How soon is timed for the
+        // experiment path in ClientProbe's own process (AlwaysAnswerTests): this process's threads
+        // are shared with the whole suite, which under load held one here for over a minute.
         let answer = await client.paywall(for: PlacementQuery(userID: "u", placement: "feature_gate"))
         #expect(answer.source == .default && answer.reason.code == .timeout && answer.copy?.text == "Bundled gate.")
-        // Generous: this process's threads are shared with the whole suite; the deadline itself is 300 ms.
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func anAppKeyQueuesExposuresOnly() async throws {
