@@ -243,7 +243,7 @@ public actor AbctlClient {
     /// With an `app` key (`isAppKey`) it throws `AppKeyRefusal` at once and queues nothing:
     /// revenue comes from the store webhooks, never from a device.
     @discardableResult
-    public func logPurchase(_ kind: ClientEvent.Kind, userID: String, productID: String? = nil, revenue: Double? = nil,
+    public func logPurchase(_ kind: ClientEvent.Kind, userID: UserID, productID: String? = nil, revenue: Double? = nil,
                             currency: String? = nil, at timestamp: Date = Date()) async throws -> Bool {
         let event = ClientEvent(kind: kind, userID: userID, timestamp: timestamp, revenue: revenue, currency: currency, productID: productID)
         try refuseThroughAppKey([event])
