@@ -99,7 +99,7 @@ public actor AbctlClient {
             do { json = try JSONValue.parse(reply) } catch { throw ServerError.badAnswer("not JSON: \(error)") }
             var answer = try Self.placementAnswer(json, query: query, source: .server)
             lastAssignFailure = nil
-            do { try placementCache.save(json, user: query.userID, placement: query.placement) } catch {
+            do { try placementCache.save(json, user: query.userID.text, placement: query.placement) } catch {
                 note("saving the placement cache failed: \(error)")
             }
             answer.copy = await shownCopy(answer.paywall, query.variables)
@@ -119,7 +119,7 @@ public actor AbctlClient {
     private func fallbackAnswer(_ query: PlacementQuery, _ reason: AnswerReason) async -> PlacementAnswer {
         tally.paywallFallbacks[reason.code, default: 0] += 1
         var answer: PlacementAnswer
-        if let cached = placementCache.answer(user: query.userID, placement: query.placement),
+        if let cached = placementCache.answer(user: query.userID.text, placement: query.placement),
            var fromCache = try? Self.placementAnswer(cached, query: query, source: .cache) {
             fromCache.reason = reason
             answer = fromCache

@@ -4,7 +4,7 @@
 /// experiment, fixed paywall or none this user sees there (SPEC §1), so experiments start, stop
 /// and ship without an app release.
 public struct PlacementQuery: Sendable {
-    public var userID: String
+    public var userID: UserID
     /// A placement of `placements.json`, e.g. `onboarding_end`.
     public var placement: String
     /// Targeting attributes: `platform`, `country`, `language`, `app_version`, `new_user`, and
@@ -15,7 +15,7 @@ public struct PlacementQuery: Sendable {
     /// Fixed onboarding answers that AI briefs read; never free text.
     public var signals: [String: JSONValue]
 
-    public init(userID: String, placement: String, attributes: [String: JSONValue] = [:], variables: [String: String] = [:],
+    public init(userID: UserID, placement: String, attributes: [String: JSONValue] = [:], variables: [String: String] = [:],
                 signals: [String: JSONValue] = [:]) {
         self.userID = userID
         self.placement = placement
@@ -26,7 +26,7 @@ public struct PlacementQuery: Sendable {
 
     func body(hasModel: Bool) -> JSONValue {
         .object([
-            ("user_id", .string(userID)),
+            ("user_id", .string(userID.text)),
             ("attributes", .object(attributes.sorted { $0.key < $1.key })),
             ("variables", .object(variables.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
             ("signals", .object(signals.sorted { $0.key < $1.key })),
@@ -39,7 +39,7 @@ public struct PlacementQuery: Sendable {
 /// What `paywall(for: PlacementQuery)` answers: always an answer (show a paywall, or none), where
 /// it came from, and why.
 public struct PlacementAnswer: Sendable {
-    public var userID: String
+    public var userID: UserID
     public var placement: String
     /// False: show no paywall here (an audience or arm with no paywall, or a default of none).
     public var showPaywall: Bool

@@ -116,7 +116,7 @@ public struct PlacementAssignment: Sendable {
 extension Assigner {
     /// The answer for one placement: the first matching audience decides; its experiment is
     /// assigned as usual (with the sticky record); nil when no placement has this id.
-    public func assign(userID: String, attributes: Attributes = [:], placement id: String) -> PlacementAssignment? {
+    public func assign(userID: UserID, attributes: Attributes = [:], placement id: String) -> PlacementAssignment? {
         guard let p = placement(id) else { return nil }
         let audience = p.audienceIndex(attributes: attributes)
         let assignment = audience.flatMap { p.audiences[$0].experimentIndex }.map {

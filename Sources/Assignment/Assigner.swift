@@ -58,14 +58,14 @@ public struct Assigner: Sendable {
     /// Whether a global holdout holds this user out of the other experiments at `now`: some
     /// holdout takes the user into its `holdout` arm (by hash or `forced`; no sticky record).
     @inline(__always)
-    public func isHeldOut(userID: String, attributes: Attributes, now: Date) -> Bool {
+    public func isHeldOut(userID: UserID, attributes: Attributes, now: Date) -> Bool {
         if holdouts.isEmpty { return false }
         for h in holdouts where holdoutDecision(userID: userID, attributes: attributes, holdout: h, now: now).variant == 0 { return true }
         return false
     }
 
     /// The user's arm in each holdout that takes them (`holdouts` of an assign answer), in snapshot order.
-    public func holdoutAssignments(userID: String, attributes: Attributes = [:]) -> [Assignment] {
+    public func holdoutAssignments(userID: UserID, attributes: Attributes = [:]) -> [Assignment] {
         if holdouts.isEmpty { return [] }
         let now = needsClock ? clock() : Date.distantPast
         return holdouts.compactMap { h in
@@ -74,8 +74,8 @@ public struct Assigner: Sendable {
         }
     }
 
-    func holdoutDecision(userID: String, attributes: Attributes, holdout h: AssignableExperiment, now: Date) -> AssignmentDecision {
-        let bucket = h.bucket(userID: userID)
+    func holdoutDecision(userID: UserID, attributes: Attributes, holdout h: AssignableExperiment, now: Date) -> AssignmentDecision {
+        let bucket = h.bucket(userID: userID.text)
         return decideBeforeSticky(userID: userID, attributes: attributes, experiment: h, now: now, bucket: bucket, heldOut: false)
             ?? decideFromSticky(experiment: h, bucket: bucket, stickyKey: nil)
     }

@@ -85,9 +85,9 @@ struct FeatureBuilder {
     }
 
     func forcedRules(_ e: Experiment, values: [JSONValue], audience: JSONValue?) -> [JSONValue] {
-        e.forced.sorted(by: { $0.key < $1.key }).compactMap { user, key in
+        e.forced.sorted(by: { $0.key < $1.key }).compactMap { (user, key) -> JSONValue? in
             guard let i = e.variants.firstIndex(where: { $0.key == key }) else { return nil }
-            return force(values[i], condition: Self.all([audience, .object([("id", .string(user))])]))
+            return force(values[i], condition: Self.all([audience, .object([("id", .string(user.text))])]))
         }
     }
 

@@ -91,7 +91,7 @@ import Testing
         let app = try AbctlClient(configuration: Self.configuration(server.url, storage: storage, apiKey: "app-key", isAppKey: true))
         var answer: PlacementAnswer?
         for n in 0..<50 {
-            let a = await app.paywall(for: PlacementQuery(userID: "app-user-\(n)", placement: "onboarding_end", attributes: Self.ios))
+            let a = await app.paywall(for: PlacementQuery(userID: UserID("app-user-\(n)"), placement: "onboarding_end", attributes: Self.ios))
             #expect(a.source == .server)
             if a.inExperiment { answer = a; break }
         }
@@ -104,7 +104,7 @@ import Testing
         #expect(await app.flush())
         var d = await app.diagnostics()
         #expect(d.eventsStored == 1 && d.purchasesRefused == 1 && d.queueDepth == 0)
-        #expect(try server.query("SELECT experiment, variant FROM events WHERE user_id = '\(shown.userID)'") == [["chorus-paywall-copy", shown.variant ?? "?"]])
+        #expect(try server.query("SELECT experiment, variant FROM events WHERE user_id = '\(shown.userID.text)'") == [["chorus-paywall-copy", shown.variant ?? "?"]])
 
         // A client that does not know its key is an app key: the server's 403 is reported and the
         // refused batch leaves the queue instead of being retried forever.

@@ -46,7 +46,7 @@ import TestSupport
 
     @Test func theFirstMatchingAudienceDecides() throws {
         let assigner = try Assigner(catalog: Self.catalog(holdout: false))
-        func answer(_ user: String, _ attributes: Attributes) throws -> PlacementAssignment {
+        func answer(_ user: UserID, _ attributes: Attributes) throws -> PlacementAssignment {
             try #require(assigner.assign(userID: user, attributes: attributes, placement: "p"))
         }
         // A fixed null paywall wins over everything below it.
@@ -60,8 +60,8 @@ import TestSupport
         // An experiment: its variant's paywall when it takes the user, else the default with its reason.
         var seen: Set<String> = []
         for n in 0..<400 {
-            let a = try answer("user-\(n)", ["sessions": .number(3)])
-            let direct = assigner.assign(userID: "user-\(n)", attributes: ["sessions": .number(3)], experimentID: "copy")!
+            let a = try answer(UserID("user-\(n)"), ["sessions": .number(3)])
+            let direct = assigner.assign(userID: UserID("user-\(n)"), attributes: ["sessions": .number(3)], experimentID: "copy")!
             #expect(a.audience?.name == "rest" && a.assignment == direct && a.reason == direct.reason.rawValue)
             if direct.inExperiment {
                 #expect(a.paywall?.trialDays == (direct.variantKey == "a" ? 1 : 2))
@@ -76,7 +76,7 @@ import TestSupport
         // A null arm: no paywall, and the user is in the experiment.
         var arms: [String: Int] = [:]
         for n in 0..<200 {
-            let a = try answer("user-\(n)", ["arm": .bool(true)])
+            let a = try answer(UserID("user-\(n)"), ["arm": .bool(true)])
             let key = try #require(a.assignment?.variantKey)
             arms[key, default: 0] += 1
             #expect((a.paywall == nil) == (key == "none") && a.assignment?.inExperiment == true)
@@ -88,10 +88,10 @@ import TestSupport
         let assigner = try Assigner(catalog: Self.catalog(holdout: false))
         for n in 0..<300 {
             // Dates, namespace and coverage no longer matter; targeting still does.
-            let a = try #require(assigner.assign(userID: "user-\(n)", attributes: ["platform": .string("ios")], placement: "p"))
+            let a = try #require(assigner.assign(userID: UserID("user-\(n)"), attributes: ["platform": .string("ios")], placement: "p"))
             #expect(a.reason == "shipped" && a.assignment?.variantIndex == nil && a.assignment?.inExperiment == false)
             #expect(a.paywall?.trialDays == 2)
-            let direct = try #require(assigner.assign(userID: "user-\(n)", attributes: ["platform": .string("android")], experimentID: "shipped"))
+            let direct = try #require(assigner.assign(userID: UserID("user-\(n)"), attributes: ["platform": .string("android")], experimentID: "shipped"))
             #expect(direct.reason == .targeting && direct.paywallVariantIndex == nil)
         }
         // The experiments form: the winner's paywall with no variant.
@@ -106,7 +106,7 @@ import TestSupport
         let users = 20_000
         var held = 0
         for n in 0..<users {
-            let user = "user-\(n)"
+            let user = UserID("user-\(n)")
             let attributes: Attributes = ["sessions": .number(2), "country": .string("GB"), "platform": .string("ios")]
             let holdouts = assigner.holdoutAssignments(userID: user, attributes: attributes)
             let arm = try #require(holdouts.first?.variantKey)

@@ -106,7 +106,7 @@ extension APIServer {
         var paywallRequest: PaywallRequest?
         var out = ByteWriter(capacity: 1536)
         out.append(literal: #"{"user_id":"#)
-        JSONWriter.writeString(body.userID, to: &out)
+        JSONWriter.writeString(body.userID.text, to: &out)
         out.append(bytes: answer.placement)
         let audience = p.audienceIndex.map { answer.audiences[$0] }
         if let audience { out.append(bytes: audience.audience) } else { out.append(literal: #","audience":null"#) }

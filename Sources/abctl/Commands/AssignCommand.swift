@@ -61,7 +61,7 @@ enum AssignCommand {
                 throw CLIError.usage("no placement '\(placement)'" + (known.isEmpty ? " (the folder has no placements.json)" : "; placements: \(known.joined(separator: ", "))"), command: "assign")
             }
             var out = OutputBuffer()
-            func emit(_ userID: String) throws {
+            func emit(_ userID: UserID) throws {
                 guard let answer = assigner.assign(userID: userID, attributes: attributes, placement: placement) else { return }
                 let holdouts = assigner.holdoutAssignments(userID: userID, attributes: attributes)
                 out.append(Array(placementLine(userID, answer, holdouts: holdouts, format: format).utf8))
@@ -90,7 +90,7 @@ enum AssignCommand {
         return .success
     }
 
-    static func forEachUser(user: String?, usersFile: String?, _ emit: (String) throws -> Void) throws {
+    static func forEachUser(user: String?, usersFile: String?, _ emit: (UserID) throws -> Void) throws {
         if let user {
             try emit(UserID(user))
         } else if let usersFile {
@@ -104,15 +104,15 @@ enum AssignCommand {
     }
 
     /// One `--placement` line: the fields of `/v1/assign`'s placement answer, the paywall's offering for its body.
-    static func placementLine(_ userID: String, _ a: PlacementAssignment, holdouts: [Assignment], format: AssignmentPrinter.Format) -> String {
+    static func placementLine(_ userID: UserID, _ a: PlacementAssignment, holdouts: [Assignment], format: AssignmentPrinter.Format) -> String {
         let paywall = a.paywall
         let variant = a.assignment?.variantKey
         if format == .text {
-            return [userID, a.placement.id, a.audience?.name ?? "-", a.audience?.experimentIndex.flatMap { _ in a.assignment?.experimentID } ?? "-",
+            return [userID.text, a.placement.id, a.audience?.name ?? "-", a.audience?.experimentIndex.flatMap { _ in a.assignment?.experimentID } ?? "-",
                     variant ?? "-", a.reason, paywall?.offering ?? "-"].joined(separator: " ") + "\n"
         }
         let line: JSONValue = .object([
-            ("user_id", .string(userID)),
+            ("user_id", .string(userID.text)),
             ("placement", .string(a.placement.id)),
             ("audience", a.audience.map { .string($0.name) } ?? .null),
             ("show_paywall", .bool(paywall != nil)),
