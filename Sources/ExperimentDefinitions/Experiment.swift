@@ -44,6 +44,8 @@ public struct Experiment: Sendable {
     public var forced: [UserID: String]
     /// The first variant is the control.
     public var variants: [Variant]
+    /// Exposure attributes beyond `Segments.standardDimensions` that `report --by` may split by (SPEC §1, §5).
+    public var segments: [String]
     /// The file it came from, for messages.
     public var sourcePath: String
     /// `forecast`: the revenue forecast's horizon.
@@ -54,7 +56,7 @@ public struct Experiment: Sendable {
         start: Date? = nil, end: Date? = nil, seed: String? = nil, hashVersion: Int = 2, coverage: Double = 1,
         namespace: Namespace? = nil, targeting: Targeting = Targeting(), condition: JSONValue? = nil,
         metrics: MetricsConfig = MetricsConfig(), sticky: Bool = true, forced: [UserID: String] = [:],
-        variants: [Variant], sourcePath: String = "", kind: Kind = .experiment, fraction: Double? = nil, winner: String? = nil
+        variants: [Variant], segments: [String] = [], sourcePath: String = "", kind: Kind = .experiment, fraction: Double? = nil, winner: String? = nil
     ) {
         self.kind = kind
         self.fraction = fraction
@@ -76,6 +78,7 @@ public struct Experiment: Sendable {
         self.sticky = sticky
         self.forced = forced
         self.variants = variants
+        self.segments = segments
         self.sourcePath = sourcePath
     }
 
@@ -92,6 +95,14 @@ public struct Experiment: Sendable {
     /// A holdout's two implicit arms, with no paywall: `holdout` (weight `fraction`) and `general`.
     public static func holdoutVariants(fraction: Double) -> [Variant] {
         [Variant(key: holdoutArm, weight: fraction, paywall: nil), Variant(key: generalArm, weight: 1 - fraction, paywall: nil)]
+    }
+
+    /// The dimensions `report --by` accepts for this experiment: the standard ones, the file's
+    /// `segments` and `metrics.adjust_for`.
+    public var segmentDimensions: [String] {
+        var out = Segments.standardDimensions
+        for name in segments + metrics.adjustFor where !out.contains(name) { out.append(name) }
+        return out
     }
 
     public func variant(_ key: String) -> Variant? { variants.first { $0.key == key } }
@@ -135,10 +146,14 @@ public struct MetricsConfig: Sendable, Equatable {
     public var sequential: Bool
     /// Caps each user's net revenue before every revenue figure; nil leaves revenue as it is.
     public var revenueCap: RevenueCap?
+    /// Categorical exposure attributes the primary and guardrail comparisons are post-stratified on
+    /// (SPEC §5); empty for plain comparisons.
+    public var adjustFor: [String]
 
     public init(
         primary: Metric = .paidConversion, guardrails: [Metric] = [.day0CancelRate], secondary: [Metric] = [],
-        day0WindowHours: Double = 24, minimumEffect: Double = 0.1, sequential: Bool = false, revenueCap: RevenueCap? = nil
+        day0WindowHours: Double = 24, minimumEffect: Double = 0.1, sequential: Bool = false, revenueCap: RevenueCap? = nil,
+        adjustFor: [String] = []
     ) {
         self.primary = primary
         self.guardrails = guardrails
@@ -147,6 +162,7 @@ public struct MetricsConfig: Sendable, Equatable {
         self.minimumEffect = minimumEffect
         self.sequential = sequential
         self.revenueCap = revenueCap
+        self.adjustFor = adjustFor
     }
 
     /// What a report shows: every metric of the table, then each metric the file names that is
@@ -164,4 +180,17 @@ public enum RevenueCap: Sendable, Equatable {
     case percentile(Double)
     /// A fixed amount in the currency of `products.json`.
     case absolute(Double)
+}
+
+/// The names segments go by (SPEC §4, §5).
+public enum Segments {
+    /// Kept for every experiment, whatever its file says: `report --by` always accepts them.
+    public static let standardDimensions = ["placement", "platform", "country", "language", "app_version", "new_user"]
+    /// The segment of users whose first exposure did not carry the dimension.
+    public static let noneValue = "(none)"
+    /// The cell that pools values with too few users or events.
+    public static let otherValue = "other"
+    /// Segment and adjustment names: at most this many per list, each at most 256 bytes (an attribute key's limit).
+    public static let maxNames = 32
+    public static let maxNameBytes = 256
 }

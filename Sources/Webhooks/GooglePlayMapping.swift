@@ -91,7 +91,7 @@ public enum GooglePlayMapping {
         return Notification(messageID: id, eventTimeMilliseconds: millis, kind: kind)
     }
 
-    public typealias Lookups = (trialAwaitingConversion: @Sendable (String) throws -> Bool, payment: @Sendable (String) throws -> LedgerPayment?,
+    public typealias Lookups = (trialAwaitingConversion: @Sendable (UserID) throws -> Bool, payment: @Sendable (String) throws -> LedgerPayment?,
                                 userForStoreAccount: @Sendable (String) throws -> String?)
 
     /// The event; `purchase` is the `SubscriptionPurchaseV2` for a subscription notification.
@@ -101,17 +101,17 @@ public enum GooglePlayMapping {
             return .ignored(type: name, reason: .type)
         case .voided(let token):
             guard let payment = try lookups.payment("googleplay:" + token) else { return .ignored(type: "voidedPurchaseNotification", reason: .noUser) }
-            return .event(MappedEvent(eventID: notification.messageID, type: "refunded", userID: payment.userID,
+            return .event(MappedEvent(eventID: EventID(notification.messageID), type: "refunded", userID: payment.userID,
                                       timestampMilliseconds: notification.eventTimeMilliseconds,
                                       revenue: -Double(payment.amountMinor) / 1_000_000, currency: payment.currency))
         case .subscription(let type, let token):
             guard let purchase else { throw GooglePlayAPI.unavailable("no purchase was read") }
             guard let account = accountID(purchase) else { return .ignored(type: "subscriptionNotification.\(type)", reason: .noUser) }
-            let user = try lookups.userForStoreAccount(account) ?? account
+            let user = UserID(try lookups.userForStoreAccount(account) ?? account)
             let item = firstLineItem(purchase)
             var product: String?
             if let item, case .string(let p)? = GooglePushVerifier.member(item, "productId") { product = p }
-            let base = MappedEvent(eventID: notification.messageID, type: "", userID: user,
+            let base = MappedEvent(eventID: EventID(notification.messageID), type: "", userID: user,
                                    timestampMilliseconds: notification.eventTimeMilliseconds, productID: product)
             if type == canceled {
                 var event = base
