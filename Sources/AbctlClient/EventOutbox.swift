@@ -24,6 +24,7 @@ actor EventOutbox {
         /// Events the server rejected as invalid (422), taken off the queue so they cannot block it.
         var rejected = 0
         var failedSends = 0
+        var refused = 0
     }
 
     private let log: EventLog
@@ -170,6 +171,12 @@ actor EventOutbox {
             }
             // The valid records before the first rejected one go alone; the rejected one then leads the next batch.
             return await sendBatch(limit: first - 1)
+        case 403:
+            // The key may not post these events (an app key and a purchase, a key without ingest):
+            // retrying cannot help, so the batch leaves the queue and the refusal is reported.
+            counts.refused += batch.count
+            note("the server refused events for this key's scope (\(batch.count) dropped): \(ServerConnection.statusError(status, answer))")
+            return acknowledge(batch.count)
         default:
             counts.failedSends += 1
             note("sending events failed: \(ServerConnection.statusError(status, answer))")

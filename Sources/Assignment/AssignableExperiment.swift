@@ -11,6 +11,10 @@ public final class AssignableExperiment: Sendable {
 
     public let id: String
     public let status: Status
+    /// A global holdout (its arm 0 is `holdout`), or an experiment.
+    public let isHoldout: Bool
+    /// With status `shipped`: the winner's variant index.
+    public let winnerIndex: Int?
     public let start: Date?
     public let end: Date?
     public let seed: String
@@ -47,7 +51,7 @@ public final class AssignableExperiment: Sendable {
                 hashVersion: Int = 2, coverage: Double = 1, namespace: Namespace? = nil,
                 targeting: Targeting = Targeting(), condition: Condition? = nil, sticky: Bool = false,
                 forced: [UserID: String] = [:], variants: [(key: String, weight: Double)], rollout: Rollout? = nil,
-                stops: ArmStops = .none, model: Experiment? = nil) throws {
+                stops: ArmStops = .none, model: Experiment? = nil, isHoldout: Bool = false, winner: String? = nil) throws {
         guard hashVersion == 1 || hashVersion == 2 else { throw AssignableExperimentError.unknownHashVersion(id: id, hashVersion) }
         guard !variants.isEmpty else { throw AssignableExperimentError.noVariants(id: id) }
         guard variants.allSatisfy({ $0.weight.isFinite && $0.weight > 0 }) else { throw AssignableExperimentError.badWeights(id: id) }
@@ -64,6 +68,8 @@ public final class AssignableExperiment: Sendable {
         self.condition = condition
         self.sticky = sticky
         self.variantKeys = variants.map(\.key)
+        self.isHoldout = isHoldout
+        self.winnerIndex = status == .shipped ? winner.flatMap { variants.map(\.key).firstIndex(of: $0) } : nil
         self.weights = variants.map(\.weight)
         var forcedIndex: [UserID: Int] = [:]
         for (user, key) in forced {
@@ -91,7 +97,8 @@ public final class AssignableExperiment: Sendable {
         try self.init(id: e.id, status: e.status, start: e.start, end: e.end, seed: e.seed, hashVersion: e.hashVersion,
                       coverage: e.coverage, namespace: e.namespace, targeting: e.targeting,
                       condition: try e.condition.map { try Condition($0, savedGroups: savedGroups) }, sticky: e.sticky,
-                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) }, rollout: e.rollout, model: e)
+                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) }, rollout: e.rollout, model: e,
+                      isHoldout: e.isHoldout, winner: e.winner)
     }
 
     /// The same experiment with other safeguard stops in force (the server swaps these in as
@@ -105,6 +112,7 @@ public final class AssignableExperiment: Sendable {
         coverage = e.coverage; namespace = e.namespace; targeting = e.targeting; hasTargeting = e.hasTargeting
         condition = e.condition; sticky = e.sticky; forced = e.forced; variantKeys = e.variantKeys; weights = e.weights
         ranges = e.ranges; stages = e.stages; model = e.model; seedState = e.seedState
+        isHoldout = e.isHoldout; winnerIndex = e.winnerIndex
         self.stops = stops
     }
 

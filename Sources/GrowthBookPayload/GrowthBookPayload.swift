@@ -26,6 +26,8 @@ public struct GrowthBookPayload: Sendable {
     public static func build(catalog: ExperimentCatalog, now: Date, stops: [String: Safeguarded] = [:]) -> GrowthBookPayload {
         var features: [(String, JSONValue)] = []
         var validFrom: Date?, validUntil: Date?
+        var live: Set<String> = []
+        var shares: [String: Double] = [:]
         for e in catalog.experiments where e.status == .running {
             let held = stops[e.id]?.holdStageAt
             // Rollout stage boundaries change the coverage; a held rollout has none ahead.
@@ -35,9 +37,22 @@ public struct GrowthBookPayload: Sendable {
             }
             if let start = e.start, now < start { continue }
             if let end = e.end, now >= end { continue }
-            var share = 1.0
-            if let rollout = e.rollout, let start = e.start { share = rollout.position(at: held.map { min($0, now) } ?? now, start: start).share }
-            features.append((e.id, feature(e, products: catalog.products, share: share, stopped: stops[e.id]?.stoppedArms ?? [])))
+            live.insert(e.id)
+            if let rollout = e.rollout, let start = e.start {
+                shares[e.id] = rollout.position(at: held.map { min($0, now) } ?? now, start: start).share
+            }
+        }
+        let holdouts = catalog.experiments.filter(\.isHoldout)
+        var builder = FeatureBuilder(products: catalog.products, holdoutIDs: holdouts.map(\.id), live: live)
+        builder.rolloutShares = shares
+        builder.stoppedArms = stops.mapValues(\.stoppedArms)
+        // Every holdout is a feature, so that rules may name it in parentConditions whatever its status.
+        for h in holdouts { features.append((h.id, builder.holdoutFeature(h))) }
+        for e in catalog.experiments where !e.isHoldout && (live.contains(e.id) || e.status == .shipped) {
+            features.append((e.id, builder.experimentFeature(e)))
+        }
+        for p in catalog.placements {
+            features.append(("placement:" + p.id, builder.placementFeature(p, experiments: catalog)))
         }
         let featuresJSON = JSONValue.object(features).serialized()
         var body = #"{"status":200,"features":"#
@@ -66,33 +81,6 @@ public struct GrowthBookPayload: Sendable {
             self.stoppedArms = stoppedArms
             self.holdStageAt = holdStageAt
         }
-    }
-
-    static func feature(_ e: Experiment, products: Products, share: Double = 1, stopped: Set<String> = []) -> JSONValue {
-        var paywalls = e.variants.map { PaywallResolver.resolve($0.paywall, products: products, request: PaywallRequest()).json }
-        var rules: [JSONValue] = []
-        for (user, key) in e.forced.sorted(by: { $0.key < $1.key }) {
-            guard let i = e.variants.firstIndex(where: { $0.key == key }) else { continue }
-            rules.append(.object([("condition", .object([("id", .string(user.text))])), ("force", paywalls[i])]))
-        }
-        // Forced users keep their arm; everyone else in a stopped arm sees the control's paywall, as /v1/assign answers them.
-        for (i, v) in e.variants.enumerated() where stopped.contains(v.key) { paywalls[i] = paywalls[0] }
-        var rule: [(String, JSONValue)] = [
-            ("key", .string(e.id)),
-            ("seed", .string(e.seed)),
-            ("hashVersion", .number(Double(e.hashVersion))),
-            ("hashAttribute", .string("id")),
-            ("coverage", .number(e.coverage * share)),
-            ("weights", .array(e.normalizedWeights.map { .number($0) })),
-            ("variations", .array(paywalls)),
-            ("meta", .array(e.variants.map { .object([("key", .string($0.key))]) })),
-            ("name", .string(e.name)),
-            ("phase", .string("0")),
-        ]
-        if let ns = e.namespace { rule.append(("namespace", .array([.string(ns.id), .number(ns.start), .number(ns.end)]))) }
-        if let condition = TargetingCondition.condition(targeting: e.targeting, own: e.condition) { rule.append(("condition", condition)) }
-        rules.append(.object(rule))
-        return .object([("defaultValue", .null), ("rules", .array(rules))])
     }
 
     /// `"` + FNV-1a 64 of the bytes + length + `"`: equal features give equal tags on every node.

@@ -31,10 +31,10 @@ struct MatureOutcome: Sendable {
     init(metric: Metric, experiment: Experiment) {
         guard case .proportion(let numerator) = metric.definition.statistic else { preconditionFailure("safeguards watch rates only") }
         fact = numerator
-        let longest = experiment.variants.map(\.paywall.trialDays).max() ?? 0
+        let longest = experiment.variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0
         horizon = Int64(longest + Self.graceDays) * Self.microsPerDay
         day0Window = Int64(experiment.metrics.day0WindowHours * 3_600_000_000)
-        trialLengths = experiment.variants.map { Int64($0.paywall.trialDays) * Self.microsPerDay }
+        trialLengths = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
     }
 
     /// nil while the user is not (yet) in the metric's denominator at `now`; else whether the

@@ -84,7 +84,7 @@ public struct ReportAccumulator: Sendable {
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
         day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
-        trialLength = experiment.variants.map { Int64($0.paywall.trialDays) * Self.microsPerDay }
+        trialLength = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
         let variantKeys = experiment.variants.map(\.key), metricCount = metrics.count
         var splits = options.segments.map { SplitTally(name: $0, attributes: [$0], variantKeys: variantKeys, metrics: metricCount) }
         let adjust = experiment.metrics.adjustFor

@@ -312,7 +312,7 @@ public enum ReportAnalyzer {
 
     static func copySplits(_ tallies: [VariantTally], experiment: Experiment) -> [CopySourceSplit] {
         zip(experiment.variants, tallies).compactMap { variant, t in
-            let isAI = if case .aiGenerated = variant.paywall.copy { true } else { false }
+            let isAI = if case .aiGenerated? = variant.paywall?.copy { true } else { false }
             guard isAI || t.copySourceUsers.keys.contains(where: aiSources.contains) else { return nil }
             let sources = t.copySourceUsers.map { CopySourceSplit.Source(source: $0.key, users: $0.value, paid: t.copySourcePaid[$0.key] ?? 0) }
                 .sorted { ($0.users, $1.source) > ($1.users, $0.source) }
