@@ -23,10 +23,14 @@ public actor AbctlClient {
     public init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
         try FileManager.default.createDirectory(at: configuration.storageDirectory, withIntermediateDirectories: true)
-        connection = ServerConnection(baseURL: configuration.serverURL, apiKey: configuration.apiKey)
+        let connection = ServerConnection(baseURL: configuration.serverURL, apiKey: configuration.apiKey)
+        self.connection = connection
         copyWriter = OnDeviceCopyWriter(model: configuration.model, deadline: configuration.copyDeadline)
         cache = AssignmentCache(file: configuration.storageDirectory.appendingPathComponent("assignments.json"))
-        outbox = try EventOutbox(directory: configuration.storageDirectory, connection: connection, configuration: configuration)
+        let sendTimeout = configuration.sendTimeout
+        outbox = try EventOutbox(directory: configuration.storageDirectory, configuration: configuration) { body in
+            try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: sendTimeout)
+        }
         if let problem = cache.loadProblem {
             tally.lastError = problem
             tally.lastErrorAt = Date()
