@@ -67,6 +67,13 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
+        // One row at most: where simulated data ends (ObservationWindowStore).
+        Migration(version: 4, description: "where a simulation's data ends (observed until)", sql: """
+            CREATE TABLE observation (
+                id integer PRIMARY KEY CHECK (id = 1),
+                observed_until_ts bigint NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -30,15 +30,15 @@ import Testing
     }
 
     /// Each of `count` events of `user` is in the server's store exactly once.
-    static func expectStoredOnce(_ server: ServeProcess, _ user: String, _ count: Int) throws {
-        let rows = try server.query("SELECT event_id, count(*) FROM events WHERE user_id = '\(user)' GROUP BY event_id")
+    static func expectStoredOnce(_ server: ServeProcess, _ user: String, _ count: Int) async throws {
+        let rows = try await server.query("SELECT event_id, count(*) FROM events WHERE user_id = '\(user)' GROUP BY event_id")
         #expect(rows.count == count)
         #expect(rows.allSatisfy { $0[1] == "1" })
     }
 
     /// The app's own calls, no hooks: events queued with background sending on, then `flush()`.
     @Test func anAppThatFlushesWithBackgroundSendingOnDeliversEveryBatch() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         var configuration = F.configuration(server.url, storage: storage, sendsAutomatically: true)
@@ -49,12 +49,12 @@ import Testing
         let d = await client.diagnostics()
         #expect(d.queueDepth == 0)
         #expect(d.eventsStored + d.eventsDuplicate == 50)
-        try Self.expectStoredOnce(server, "app", 50)
+        try await Self.expectStoredOnce(server, "app", 50)
         await client.close()
     }
 
     @Test func flushStartsTheSendAndTheBackgroundLoopJoinsIt() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         // Queued by an earlier run that did not send; this run's loop starts only at resume().
@@ -72,12 +72,12 @@ import Testing
         #expect(await outbox.depth == 0)
         #expect(await gate.mostOpenAtOnce == 1)
         #expect(await gate.started == 5)
-        try Self.expectStoredOnce(server, "flush-first", 50)
+        try await Self.expectStoredOnce(server, "flush-first", 50)
         await outbox.close()
     }
 
     @Test func theBackgroundLoopStartsTheSendAndFlushJoinsIt() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let gate = SendGate(server: server.url)
@@ -93,14 +93,14 @@ import Testing
         #expect(await outbox.depth == 0)
         #expect(await gate.mostOpenAtOnce == 1)
         #expect(await gate.started == 5)
-        try Self.expectStoredOnce(server, "loop-first", 50)
+        try await Self.expectStoredOnce(server, "loop-first", 50)
         await outbox.close()
     }
 
     /// Sends are let through one at a time, and a flush arrives while each in turn is open: the
     /// flush and the loop take turns starting and joining sends.
     @Test func aFlushArrivingAtEverySendOfTheLoop() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let gate = SendGate(server: server.url)
@@ -117,13 +117,13 @@ import Testing
         #expect(await outbox.depth == 0)
         #expect(await gate.mostOpenAtOnce == 1)
         #expect(await gate.started == 5)
-        try Self.expectStoredOnce(server, "each", 50)
+        try await Self.expectStoredOnce(server, "each", 50)
         await outbox.close()
     }
 
     /// The loop's send fails and it backs off for an hour; a flush then delivers everything.
     @Test func flushDeliversWhileTheLoopBacksOff() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let gate = SendGate(server: server.url)
@@ -137,13 +137,13 @@ import Testing
         #expect(await outbox.flush())
         #expect(await outbox.depth == 0)
         #expect(await gate.started == 6)
-        try Self.expectStoredOnce(server, "backoff", 50)
+        try await Self.expectStoredOnce(server, "backoff", 50)
         await outbox.close()
     }
 
     /// Events queued while a flush's send is open go out in the same flush.
     @Test func eventsQueuedDuringAFlushAreSentByIt() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let gate = SendGate(server: server.url)
@@ -158,14 +158,14 @@ import Testing
         #expect(await flush.value)
         #expect(await outbox.depth == 0)
         #expect(await gate.mostOpenAtOnce == 1)
-        try Self.expectStoredOnce(server, "during", 50)
+        try await Self.expectStoredOnce(server, "during", 50)
         await outbox.close()
     }
 
     /// A send that fails in the middle of a flush the loop joined: the flush says so and the events
     /// stay queued; the loop retries and delivers them, each once.
     @Test func aSendFailingUnderAFlushLeavesTheRestToTheLoop() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let gate = SendGate(server: server.url)
@@ -181,13 +181,13 @@ import Testing
         #expect(await eventually { await outbox.depth == 0 })
         #expect(await outbox.counts.failedSends == 1)
         #expect(await gate.mostOpenAtOnce == 1)
-        try Self.expectStoredOnce(server, "fails", 50)
+        try await Self.expectStoredOnce(server, "fails", 50)
         await outbox.close()
     }
 
     /// Closing stops the loop but not a flush under way; what is delivered is off the disk.
     @Test func closingDuringAFlushLetsTheFlushFinish() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let gate = SendGate(server: server.url)
@@ -200,7 +200,7 @@ import Testing
         await gate.openGate()
 
         #expect(await flush.value)
-        try Self.expectStoredOnce(server, "close", 50)
+        try await Self.expectStoredOnce(server, "close", 50)
         let reopened = try Self.outbox(storage, server, gate, automatic: false)
         #expect(await reopened.depth == 0)
     }

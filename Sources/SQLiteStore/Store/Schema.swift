@@ -66,6 +66,13 @@ enum Schema {
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
+        // One row at most: where simulated data ends (ObservationWindowStore).
+        Migration(version: 5, description: "where a simulation's data ends (observed until)", sql: """
+            CREATE TABLE observation (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                observed_until_ts INTEGER NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
