@@ -67,8 +67,25 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        // Keyed by the vendor's id, not the user (a reference table on Citus).
+        Migration(version: 4, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key text COLLATE "C" PRIMARY KEY,
+                user_id text COLLATE "C" NOT NULL,
+                currency text NOT NULL,
+                amount_minor bigint NOT NULL,
+                refunded_minor bigint NOT NULL
+            );
+            """),
+        // SPEC §4: an exposure's placement and attributes (`ExposureAttributes.encoded`), on the
+        // event and, from the first exposure, in the facts. Older events carry neither.
+        Migration(version: 5, description: "exposure placement and attributes on events and facts", sql: """
+            ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            """),
         // One row at most: where simulated data ends (ObservationWindowStore).
-        Migration(version: 4, description: "where a simulation's data ends (observed until)", sql: """
+        Migration(version: 6, description: "where a simulation's data ends (observed until)", sql: """
             CREATE TABLE observation (
                 id integer PRIMARY KEY CHECK (id = 1),
                 observed_until_ts bigint NOT NULL

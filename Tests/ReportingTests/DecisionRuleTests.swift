@@ -8,8 +8,8 @@ import Testing
 @Suite struct DecisionRuleTests {
     /// Control and "ai"; paid conversion up with adjusted p `primaryP`, Day-0 cancels changed by `day0Diff` with p `day0P`.
     func report(primaryDiff: Double = 0.006, primaryP: Double = 0.01, day0Diff: Double = -0.002, day0P: Double = 0.6,
-                sequential: Bool = false, srmFlagged: Bool = false) -> Report {
-        var r = Fixtures.report()
+                sequential: Bool = false, srmFlagged: Bool = false) -> ReportFigures {
+        var r = Fixtures.report().figures
         r.sequential = sequential
         r.srm.flagged = srmFlagged
         r.srm.pValue = srmFlagged ? 0.00001 : 0.4
@@ -25,11 +25,18 @@ import Testing
         return r
     }
 
+    /// The verdict as the analysis makes it: each comparison read first (the tests change figures after building them).
+    func decide(_ r: ReportFigures, required: SampleRequirement) -> Decision {
+        var r = r
+        r.readComparisons()
+        return DecisionRule.decide(r, required: required)
+    }
+
     let enough = SampleRequirement(perVariant: 5_000, smallestArm: 10_000)
     let tooFew = SampleRequirement(perVariant: 31_000, smallestArm: 10_000)
 
     @Test func shipsAClearWinnerWithHealthyGuardrails() {
-        let d = DecisionRule.decide(report(), required: enough)
+        let d = decide(report(), required: enough)
         #expect(d.verdict == .ship)
         #expect(d.winner == "ai")
         #expect(d.reasons[0].contains("turns more users into paying subscribers"))
@@ -37,42 +44,42 @@ import Testing
     }
 
     @Test func anEarlyWinOnAFixedSizeTestKeepsRunning() {
-        let d = DecisionRule.decide(report(), required: tooFew)
+        let d = decide(report(), required: tooFew)
         #expect(d.verdict == .keepRunning)
         #expect(d.reasons[0].contains("21,000 more per variant"))
     }
 
     @Test func sequentialTestsMayShipEarly() {
-        let d = DecisionRule.decide(report(sequential: true), required: tooFew)
+        let d = decide(report(sequential: true), required: tooFew)
         #expect(d.verdict == .ship)
     }
 
     @Test func aWorseDay0CancelRateBlocksTheWinnerAndStops() {
-        let d = DecisionRule.decide(report(day0Diff: 0.03, day0P: 0.001), required: enough)
+        let d = decide(report(day0Diff: 0.03, day0P: 0.001), required: enough)
         #expect(d.verdict == .stop)
         #expect(d.reasons[0].contains("day-0 cancels got worse"))
     }
 
     @Test func aClearlyWorsePrimaryStops() {
-        let d = DecisionRule.decide(report(primaryDiff: -0.006, primaryP: 0.001), required: enough)
+        let d = decide(report(primaryDiff: -0.006, primaryP: 0.001), required: enough)
         #expect(d.verdict == .stop)
         #expect(d.reasons.last == "Keep “control” and stop the experiment.")
     }
 
     @Test func sampleRatioMismatchIsInconclusive() {
-        let d = DecisionRule.decide(report(srmFlagged: true), required: enough)
+        let d = decide(report(srmFlagged: true), required: enough)
         #expect(d.verdict == .inconclusive)
         #expect(d.reasons[0].contains("sample ratio mismatch"))
     }
 
     @Test func noDifferenceAtFullSizeIsInconclusive() {
-        let d = DecisionRule.decide(report(primaryDiff: 0.0005, primaryP: 0.7), required: enough)
+        let d = decide(report(primaryDiff: 0.0005, primaryP: 0.7), required: enough)
         #expect(d.verdict == .inconclusive)
         #expect(d.reasons[0].hasPrefix("Each variant has the 5,000 users needed"))
     }
 
     @Test func noDifferenceYetKeepsRunning() {
-        let d = DecisionRule.decide(report(primaryDiff: 0.0005, primaryP: 0.7), required: tooFew)
+        let d = decide(report(primaryDiff: 0.0005, primaryP: 0.7), required: tooFew)
         #expect(d.verdict == .keepRunning)
         #expect(d.reasons.last!.contains("about 21,000 more per variant"))
     }
@@ -80,15 +87,16 @@ import Testing
     @Test func noUsersKeepsRunning() {
         var r = report()
         r.variants[1].users = 0
-        #expect(DecisionRule.decide(r, required: enough).verdict == .keepRunning)
+        #expect(decide(r, required: enough).verdict == .keepRunning)
     }
 
     @Test func aSequentialIntervalThatContradictsTodayDoesNotCount() {
         // Early looks saw the variant far behind (a longer trial converts later); today it is ahead.
         var r = report(sequential: true)
         r.comparisons[0].sequentialCI = Bounds(-0.03, -0.019)
-        let d = DecisionRule.decide(r, required: tooFew)
+        let d = decide(r, required: tooFew)
         #expect(d.verdict == .keepRunning)
+        r.readComparisons()
         let h = HealthChecks.make(r, accumulator: ReportAccumulator(experiment: Fixtures.experiment(), options: ReportOptions()), required: tooFew)
         #expect(h.contains { $0.code == "sequential" && $0.message.contains("no longer contains today's difference") })
     }
@@ -106,7 +114,9 @@ import Testing
     func checks(_ r: Report, _ required: SampleRequirement, forced: [String: String] = [:], rows: [UserFacts] = []) -> [HealthCheck] {
         var acc = ReportAccumulator(experiment: Fixtures.experiment(forced: forced), options: ReportOptions(generatedAt: Fixtures.date(Fixtures.start + 30 * Fixtures.day)))
         for row in rows { acc.add(row) }
-        return HealthChecks.make(r, accumulator: acc, required: required)
+        var figures = r.figures
+        figures.readComparisons()
+        return HealthChecks.make(figures, accumulator: acc, required: required)
     }
 
     @Test func srmComesFirstInPlainWords() {

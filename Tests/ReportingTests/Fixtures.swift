@@ -33,7 +33,7 @@ enum Fixtures {
              MetricValue(metric: .revenuePerUser, count: paid, denominator: users, rate: 1.25, ci: Bounds(1.0, 1.5), sum: 1.25 * Double(users)),
              rate(.named("refund_rate"), paid / 20, paid)]
         }
-        return Report(
+        var figures = ReportFigures(
             experimentID: id, experimentName: name, hypothesis: "Their own words convert better.", status: "running",
             generatedAt: date(start + 20 * day), asOf: date(start + 20 * day), alpha: 0.05, primaryMetric: .paidConversion,
             guardrails: [.day0CancelRate], minimumEffect: 0.1, sequential: true, users: 20000,
@@ -59,10 +59,12 @@ enum Fixtures {
             },
             copySources: [CopySourceSplit(variant: "ai", sources: [.init(source: "on_device", users: 8000, paid: 330), .init(source: "fallback", users: 2000, paid: 80)],
                                           fallbackReasons: [("empty_brief", 1500), ("guard_rejected", 500)])],
-            health: [HealthCheck(level: .ok, code: "srm", message: "Users split as planned (p = 0.41)."),
-                     HealthCheck(level: .info, code: "forced_users", message: "2 forced QA users were left out.")],
-            requiredUsersPerVariant: 31000,
-            decision: Decision(verdict: verdict, winner: verdict == .ship ? "ai" : nil, reasons: ["“ai” converts 17% more users to paid."]))
+            requiredUsersPerVariant: 31000)
+        figures.readComparisons()
+        return Report(figures: figures,
+                      health: [HealthCheck(level: .ok, code: "srm", message: "Users split as planned (p = 0.41)."),
+                               HealthCheck(level: .info, code: "forced_users", message: "2 forced QA users were left out.")],
+                      decision: Decision(verdict: verdict, winner: verdict == .ship ? "ai" : nil, reasons: ["“ai” converts 17% more users to paid."]))
     }
 }
 

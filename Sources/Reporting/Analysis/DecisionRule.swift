@@ -25,7 +25,7 @@ import Foundation
 ///    as the one the test was sized for; keep the control or decide on other grounds.
 /// 6. Otherwise: `keep_running`, with how many more users are needed.
 public enum DecisionRule {
-    public static func decide(_ r: Report, required: SampleRequirement) -> Decision {
+    public static func decide(_ r: ReportFigures, required: SampleRequirement) -> Decision {
         let q = { (s: String) in "“\(s)”" }
         let primary = r.primaryMetric
         let treatments = r.variants.dropFirst().map(\.key)
@@ -41,22 +41,21 @@ public enum DecisionRule {
             ])
         }
 
-        func clearly(_ c: ComparisonResult) -> Bool { ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential) }
         let guards = guardrails(r)
         var winners: [ComparisonResult] = []
         var hurts: [String: [String]] = [:]
         for key in treatments {
             var problems: [String] = []
-            if let c = r.comparison(key, primary), clearly(c), ReportFormat.direction(c) < 0 {
+            if let c = r.comparison(key, primary), c.reading.clearlyWorse {
                 problems.append("\(ReportFormat.title(primary).lowercased()) fell \(change(c, r))")
             }
             for g in guards {
-                if let c = r.comparison(key, g), clearly(c), ReportFormat.direction(c) < 0 {
+                if let c = r.comparison(key, g), c.reading.clearlyWorse {
                     problems.append("\(ReportFormat.title(g).lowercased()) got worse \(change(c, r))")
                 }
             }
             if !problems.isEmpty { hurts[key] = problems }
-            if let c = r.comparison(key, primary), clearly(c), ReportFormat.direction(c) > 0, problems.isEmpty { winners.append(c) }
+            if let c = r.comparison(key, primary), c.reading.clearlyBetter, problems.isEmpty { winners.append(c) }
         }
 
         let best = winners.max { ($0.relativeLift ?? $0.absoluteDiff ?? 0) < ($1.relativeLift ?? $1.absoluteDiff ?? 0) }
@@ -105,41 +104,36 @@ public enum DecisionRule {
     }
 
     /// Guardrail metrics: Day-0 cancels always, first; then the experiment's own, without the primary metric.
-    public static func guardrails(_ r: Report) -> [Metric] {
+    public static func guardrails(_ r: ReportFigures) -> [Metric] {
         var out: [Metric] = []
         for m in [Metric.day0CancelRate] + r.guardrails where m != r.primaryMetric && !out.contains(m) { out.append(m) }
         return out
     }
 
-    /// The p-value the verdict reads: always-valid for rates of sequential experiments, else Holm-adjusted.
-    static func pValue(_ c: ComparisonResult, _ r: Report) -> Double? {
-        ReportFormat.readsSequential(c.metric, sequential: r.sequential) ? c.sequentialPValue : c.pValueAdjusted
-    }
-
     /// "p = 0.0123", or "always-valid p = …" for sequential experiments.
-    static func pWords(_ c: ComparisonResult, _ r: Report) -> String {
-        let seq = ReportFormat.readsSequential(c.metric, sequential: r.sequential)
+    static func pWords(_ c: ComparisonResult, _ r: ReportFigures) -> String {
+        let seq = c.reading.readsSequential
         let label = seq ? "always-valid p" : (r.variants.count > 2 ? "Holm-adjusted p" : "p")
-        let p = ReportFormat.pValue(pValue(c, r))
+        let p = ReportFormat.pValue(c.reading.pValue)
         var words = p.hasPrefix("<") ? "\(label) \(p.prefix(1)) \(p.dropFirst())" : "\(label) = \(p)"
-        if seq && ReportFormat.sequentialConflict(c) {
+        if seq && c.reading.sequentialConflict {
             words += ", set aside: its interval contradicts today's difference"
         }
         return words
     }
 
-    static func unit(_ r: Report) -> String { r.primaryMetric.unit.words }
+    static func unit(_ r: ReportFigures) -> String { r.primaryMetric.unit.words }
 
-    static func sizeWords(_ req: SampleRequirement, _ r: Report) -> String {
+    static func sizeWords(_ req: SampleRequirement, _ r: ReportFigures) -> String {
         "each variant needs about \(ReportFormat.count(req.perVariant ?? 0)) \(unit(r)) to spot a \(ReportFormat.percent(r.minimumEffect, digits: 0)) change, the smallest has \(ReportFormat.count(req.smallestArm)), about \(ReportFormat.count(req.missingPerVariant)) more per variant"
     }
 
-    static func rates(_ c: ComparisonResult, _ r: Report) -> (String, String) {
+    static func rates(_ c: ComparisonResult, _ r: ReportFigures) -> (String, String) {
         let v = r.variants.first { $0.key == c.variant }?.metric(c.metric)?.rate
         return (ReportFormat.value(c.metric, r.control.metric(c.metric)?.rate), ReportFormat.value(c.metric, v))
     }
 
-    static func change(_ c: ComparisonResult, _ r: Report) -> String {
+    static func change(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let (from, to) = rates(c, r)
         return "(\(from) → \(to), \(pWords(c, r)))"
     }
@@ -153,13 +147,13 @@ public enum DecisionRule {
         return ReportFormat.difference(c.metric, c.absoluteDiff)
     }
 
-    static func winReason(_ c: ComparisonResult, _ r: Report) -> String {
+    static func winReason(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let (from, to) = rates(c, r)
         let within = c.metric.horizonDays.map { " in users' first \($0) day\($0 == 1 ? "" : "s")" } ?? ""
         return "“\(c.variant)” \(c.metric.definition.winWords)\(within): \(to) against \(from) for “\(r.control.key)” (\(liftWords(c)))\(capWords(c))."
     }
 
-    static func noWinnerYet(_ c: ComparisonResult, _ r: Report) -> String {
+    static func noWinnerYet(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let (from, to) = rates(c, r)
         var words = "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c)); \(pWords(c, r)))\(capWords(c))."
         if c.metric.isRevenue, let chance = c.chanceToWin {
@@ -178,7 +172,7 @@ public enum DecisionRule {
         return ", with each user's revenue capped at \(ReportFormat.money(cap))"
     }
 
-    static func guardSummary(_ key: String, _ r: Report) -> String {
+    static func guardSummary(_ key: String, _ r: ReportFigures) -> String {
         let parts = guardrails(r).compactMap { g -> String? in
             guard let c = r.comparison(key, g) else { return nil }
             let (from, to) = rates(c, r)

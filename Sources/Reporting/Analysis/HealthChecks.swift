@@ -7,7 +7,7 @@ import Foundation
 /// guardrails that got worse, Day-0 cancels first; users first exposed outside the experiment's
 /// dates; forced QA users and unknown variants left out.
 public enum HealthChecks {
-    public static func make(_ r: Report, accumulator acc: ReportAccumulator, required: SampleRequirement) -> [HealthCheck] {
+    public static func make(_ r: ReportFigures, accumulator acc: ReportAccumulator, required: SampleRequirement) -> [HealthCheck] {
         var out: [HealthCheck] = []
         let q = { (s: String) in "“\(s)”" }
 
@@ -45,10 +45,10 @@ public enum HealthChecks {
         var guardrailNews: [HealthCheck] = []
         for metric in DecisionRule.guardrails(r) {
             for c in r.comparisons where c.metric == metric {
-                guard ReportFormat.direction(c) < 0, let control = r.control.metric(metric)?.rate,
+                guard c.reading.outcome == .worse, let control = r.control.metric(metric)?.rate,
                       let variant = r.variants.first(where: { $0.key == c.variant })?.metric(metric)?.rate else { continue }
                 let change = "from \(ReportFormat.value(metric, control)) to \(ReportFormat.value(metric, variant)) (\(ReportFormat.difference(metric, c.absoluteDiff)))"
-                if ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential) {
+                if c.reading.decisive {
                     guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(ReportFormat.title(metric).lowercased()) worse: \(change), \(DecisionRule.pWords(c, r)). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
                 } else {
                     guardrailNews.append(HealthCheck(level: .info, code: "guardrail", message: "\(q(c.variant)) has slightly worse \(ReportFormat.title(metric).lowercased()), \(change), but not clearly beyond chance (\(DecisionRule.pWords(c, r)))."))
@@ -63,7 +63,7 @@ public enum HealthChecks {
 
         // Sequential results that contradict today's numbers.
         if r.sequential {
-            let conflicts = r.comparisons.filter { ReportFormat.sequentialConflict($0) && ($0.metric == r.primaryMetric || DecisionRule.guardrails(r).contains($0.metric)) }
+            let conflicts = r.comparisons.filter { $0.reading.sequentialConflict && ($0.metric == r.primaryMetric || DecisionRule.guardrails(r).contains($0.metric)) }
             for c in conflicts {
                 out.append(HealthCheck(level: .warning, code: "sequential", message: "The always-valid interval for \(q(c.variant)) on \(ReportFormat.title(c.metric).lowercased()) (\(ReportFormat.differenceInterval(c.metric, c.sequentialCI))) no longer contains today's difference (\(ReportFormat.difference(c.metric, c.absoluteDiff))). The effect changed over time (a longer trial delays conversions, or a novelty effect faded), which sequential testing assumes it does not, so that result does not count toward the verdict."))
             }

@@ -42,7 +42,7 @@ public enum ReportAnalyzer {
         let copy = copySplits(tallies, experiment: exp)
         let required = requiredUsers(tallies, context, experiment: exp, options: options)
 
-        var report = Report(
+        var figures = ReportFigures(
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
             generatedAt: options.generatedAt, asOf: options.asOf, since: options.since, until: options.until, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
@@ -51,10 +51,10 @@ public enum ReportAnalyzer {
             firstExposure: acc.firstExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             lastExposure: acc.lastExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
-            health: [], requiredUsersPerVariant: required.perVariant, decision: Decision(verdict: .keepRunning, reasons: []))
-        report.health = HealthChecks.make(report, accumulator: acc, required: required)
-        report.decision = DecisionRule.decide(report, required: required)
-        return report
+            requiredUsersPerVariant: required.perVariant)
+        figures.readComparisons()
+        return Report(figures: figures, health: HealthChecks.make(figures, accumulator: acc, required: required),
+                      decision: DecisionRule.decide(figures, required: required))
     }
 
     /// What the per-metric steps share: the report's metrics, each revenue metric's cap, and per variant

@@ -1,11 +1,38 @@
 import ExperimentDefinitions
 import Foundation
 
-/// The results of one experiment, fully computed: what every renderer draws from.
+/// The results of one experiment, fully computed: what every renderer reads, and only reads.
+/// Built whole by the analysis: the figures, then the health checks and the verdict made from them.
+@dynamicMemberLookup
+public struct Report: Sendable {
+    public var figures: ReportFigures
+    /// Plain-words checks, most serious first.
+    public var health: [HealthCheck]
+    public var decision: Decision
+
+    public init(figures: ReportFigures, health: [HealthCheck], decision: Decision) {
+        self.figures = figures
+        self.health = health
+        self.decision = decision
+    }
+
+    /// Every figure reads as a member of the report (`report.variants`, `report.alpha`, …).
+    public subscript<T>(dynamicMember path: WritableKeyPath<ReportFigures, T>) -> T {
+        get { figures[keyPath: path] }
+        set { figures[keyPath: path] = newValue }
+    }
+
+    public subscript<T>(dynamicMember path: KeyPath<ReportFigures, T>) -> T { figures[keyPath: path] }
+
+    public func comparison(_ variant: String, _ metric: Metric) -> ComparisonResult? { figures.comparison(variant, metric) }
+}
+
+/// The figures of one experiment's report: everything the analysis computes before it judges them
+/// (health checks and the verdict read these, then `Report` holds all three).
 ///
 /// Numbers that cannot be computed (a rate with no users, a lift over a zero control)
 /// are nil, and `nullReasons` says why in plain words; nothing here is NaN or infinite.
-public struct Report: Sendable {
+public struct ReportFigures: Sendable {
     public var experimentID: String
     public var experimentName: String
     public var hypothesis: String?
@@ -43,18 +70,15 @@ public struct Report: Sendable {
     public var revenueByDay: [RevenueCurve]
     /// Variants with an `ai_generated` copy strategy, split by copy source.
     public var copySources: [CopySourceSplit]
-    /// Plain-words checks, most serious first.
-    public var health: [HealthCheck]
     /// Users needed per variant for `minimumEffect` on the primary metric, when it can be computed.
     public var requiredUsersPerVariant: Int?
-    public var decision: Decision
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
                 metrics: [Metric] = Metric.baseMetrics, revenueCap: RevenueCap? = nil, minimumEffect: Double,
                 sequential: Bool, users: Int, crossoverUsers: Int = 0, firstExposure: Date? = nil, lastExposure: Date? = nil, srm: SRMResult,
                 variants: [VariantResult], comparisons: [ComparisonResult], survival: SurvivalResult, conversionByDay: [ConversionCurve],
-                revenueByDay: [RevenueCurve] = [], copySources: [CopySourceSplit], health: [HealthCheck], requiredUsersPerVariant: Int? = nil, decision: Decision) {
+                revenueByDay: [RevenueCurve] = [], copySources: [CopySourceSplit], requiredUsersPerVariant: Int? = nil) {
         self.experimentID = experimentID
         self.experimentName = experimentName
         self.hypothesis = hypothesis
@@ -82,9 +106,7 @@ public struct Report: Sendable {
         self.conversionByDay = conversionByDay
         self.revenueByDay = revenueByDay
         self.copySources = copySources
-        self.health = health
         self.requiredUsersPerVariant = requiredUsersPerVariant
-        self.decision = decision
     }
 
     public var control: VariantResult { variants[0] }
@@ -198,6 +220,8 @@ public struct ComparisonResult: Sendable, Equatable {
     public var cap: Double?
     /// Field name (as in JSON) to why it is null.
     public var nullReasons: [String: String]
+    /// How the verdict reads this comparison (decisive, better or worse, which p-value), set by the analysis.
+    public var reading = VerdictReading()
 
     public init(variant: String, metric: Metric, absoluteDiff: Double? = nil, absoluteCI: Bounds? = nil, relativeLift: Double? = nil,
                 relativeCI: Bounds? = nil, pValue: Double? = nil, pValueAdjusted: Double? = nil, chanceToWin: Double? = nil,

@@ -58,9 +58,7 @@ public enum HTMLReportRenderer {
             if r.sequential { b += "<th>p (always valid)</th><th>interval (always valid)</th>" }
             b += "</tr></thead><tbody>"
             for c in r.comparisons {
-                let decisive = ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential)
-                let dir = ReportFormat.direction(c)
-                let cls = decisive ? (dir > 0 ? "good" : dir < 0 ? "bad" : "") : ""
+                let cls = c.reading.clearlyBetter ? "good" : c.reading.clearlyWorse ? "bad" : ""
                 b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(ReportFormat.title(c.metric))</td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"

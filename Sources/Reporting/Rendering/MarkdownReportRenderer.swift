@@ -44,9 +44,7 @@ public enum MarkdownReportRenderer {
             out += "| variant | metric | difference | lift | p | p (Holm) | chance better | expected loss |\n"
             out += "|---|---|---:|---:|---:|---:|---:|---:|\n"
             for c in r.comparisons {
-                let decisive = ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential)
-                let dir = ReportFormat.direction(c)
-                let mark = decisive ? (dir > 0 ? " ✅" : dir < 0 ? " 🔻" : "") : ""
+                let mark = c.reading.clearlyBetter ? " ✅" : c.reading.clearlyWorse ? " 🔻" : ""
                 let metricName = ReportFormat.title(c.metric) + (c.metric == r.primaryMetric ? " (primary)" : "")
                 out += "| \(esc(c.variant)) | \(metricName) | \(ReportFormat.difference(c.metric, c.absoluteDiff)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI))\(mark) "
                 out += "| \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI)) | \(ReportFormat.pValue(c.pValue)) "

@@ -92,9 +92,6 @@ enum ReportFormat {
         return m.isRevenue ? String(format: "%.3f", x) : String(format: "%.3f pp", x * 100)
     }
 
-    /// Whether the verdict reads a comparison's always-valid p-value: rates without a horizon of sequential experiments.
-    static func readsSequential(_ m: Metric, sequential: Bool) -> Bool { sequential && !m.isRevenue && m.horizonDays == nil }
-
     static func count(_ n: Int) -> String {
         let digits = String(abs(n))
         var out = ""
@@ -106,27 +103,4 @@ enum ReportFormat {
     }
 
     static func date(_ d: Date) -> String { RFC3339.format(d) }
-
-    /// Whether a comparison is significant at alpha: the Holm-adjusted p-value, or for rates of sequential
-    /// experiments the always-valid one, counted only when its interval contains today's difference
-    /// (see `sequentialConflict`) and not zero.
-    static func decisive(_ c: ComparisonResult, alpha: Double, sequential: Bool) -> Bool {
-        guard readsSequential(c.metric, sequential: sequential) else { return (c.pValueAdjusted ?? 1) < alpha }
-        guard let p = c.sequentialPValue, p < alpha, let ci = c.sequentialCI, let d = c.absoluteDiff else { return false }
-        return ci.contains(d) && !ci.contains(0)
-    }
-
-    /// The always-valid interval excludes today's difference: the effect was not constant over time (a
-    /// longer trial delays conversions, a novelty effect fades), which the mSPRT assumes, so its verdict is not used.
-    static func sequentialConflict(_ c: ComparisonResult) -> Bool {
-        guard let ci = c.sequentialCI, let d = c.absoluteDiff else { return false }
-        return !ci.contains(d)
-    }
-
-    /// +1 when the variant is better than the control on this metric, −1 when worse, 0 when equal or unknown.
-    static func direction(_ c: ComparisonResult) -> Int {
-        guard let d = c.absoluteDiff, d != 0 else { return 0 }
-        let better = c.metric.lowerIsBetter ? d < 0 : d > 0
-        return better ? 1 : -1
-    }
 }

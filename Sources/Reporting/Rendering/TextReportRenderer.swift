@@ -52,10 +52,8 @@ public enum TextReportRenderer {
             var comp = TextTable(["variant", "metric", "difference", "interval", "lift", "lift interval", "p", "p (Holm)", "chance better", "exp. loss"],
                                  aligns: [.left, .left, .right, .right, .right, .right, .right, .right, .right, .right])
             for c in r.comparisons {
-                let decisive = ReportFormat.decisive(c, alpha: r.alpha, sequential: r.sequential)
-                let dir = ReportFormat.direction(c)
-                let tone: String? = decisive ? (dir > 0 ? green : dir < 0 ? red : nil) : nil
-                let mark = decisive ? (dir > 0 ? " ▲" : dir < 0 ? " ▼" : "") : ""
+                let tone: String? = c.reading.clearlyBetter ? green : c.reading.clearlyWorse ? red : nil
+                let mark = c.reading.clearlyBetter ? " ▲" : c.reading.clearlyWorse ? " ▼" : ""
                 comp.add([
                     TextTable.Cell(text: clean(c.variant)),
                     TextTable.Cell(text: ReportFormat.title(c.metric) + (c.metric == r.primaryMetric ? " *" : "")),

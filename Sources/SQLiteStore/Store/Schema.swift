@@ -66,8 +66,27 @@ enum Schema {
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        Migration(version: 5, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount_minor INTEGER NOT NULL,
+                refunded_minor INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
+        // SPEC §4: an exposure's placement and attributes, kept on the event and, from the first
+        // exposure, in the facts (segments and post-stratification read them there). Events stored
+        // before carry neither, so there is nothing to recompute.
+        Migration(version: 6, description: "exposure placement and attributes on events and facts", sql: """
+            ALTER TABLE events ADD COLUMN placement TEXT;
+            ALTER TABLE events ADD COLUMN attributes BLOB;
+            ALTER TABLE facts ADD COLUMN placement TEXT;
+            ALTER TABLE facts ADD COLUMN attributes BLOB;
+            """),
         // One row at most: where simulated data ends (ObservationWindowStore).
-        Migration(version: 5, description: "where a simulation's data ends (observed until)", sql: """
+        Migration(version: 7, description: "where a simulation's data ends (observed until)", sql: """
             CREATE TABLE observation (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 observed_until_ts INTEGER NOT NULL
@@ -92,15 +111,18 @@ enum Schema {
                 throw StoreError(kind: .schemaTooNew(found: current, supported: latestVersion),
                                  message: "schema too new", context: "migrate", path: connection.path)
             }
-            for migration in migrations where migration.version > current {
+            // Facts are recomputed once, after the last step: the refresh reads and writes the
+            // columns of the latest schema, which a later step may add.
+            let pending = migrations.filter { $0.version > current }
+            for migration in pending {
                 try connection.execute(migration.sql)
-                if migration.refreshesFacts { try FactsRefresh.refreshAll(connection) }
                 let record = try connection.cached("INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)")
                 try record.bind(1, Int64(migration.version))
                 try record.bind(2, migration.description)
                 try record.bind(3, Timestamp(Date()).rfc3339)
                 try record.run()
             }
+            if pending.contains(where: \.refreshesFacts) { try FactsRefresh.refreshAll(connection) }
         }
     }
 }
