@@ -20,6 +20,7 @@ public final class ChildProcess: @unchecked Sendable {
     public var stdoutPath: String { folder.path + "/stdout" }
     public var stderrPath: String { folder.path + "/stderr" }
     public let pid: Int32
+    private static let spawning = Mutex<Void>(())
 
     public struct Output: Sendable {
         public var status: Int32
@@ -48,7 +49,10 @@ public final class ChildProcess: @unchecked Sendable {
         }
         let ending = self.ending
         process.terminationHandler = { ending.end($0.terminationStatus, bySignal: $0.terminationReason == .uncaughtSignal) }
-        try process.run()
+        // One spawn at a time: corelibs Foundation's Process.run crashed in a memcpy when many
+        // tests started processes at once (seen under load); a spawn takes milliseconds.
+        let process = self.process
+        try ChildProcess.spawning.withLock { _ in try process.run() }
         pid = process.processIdentifier
     }
 
