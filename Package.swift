@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks"]),
 
         .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload", "Webhooks"]),
-        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"], path: "Benchmarks/AssignBenchmark"),
+        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", "ExperimentDefinitions"], path: "Benchmarks/AssignBenchmark"),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
         .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", "ExperimentDefinitions", "TestSupport"], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting", "Statistics"]),
         .testTarget(name: "AbctlClientTests", dependencies: ["AbctlClient", "TestSupport"], resources: [.copy("Fixtures")]),
         // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
         .executableTarget(name: "ClientProbe", dependencies: ["AbctlClient"], path: "Tests/ClientProbe"),
