@@ -35,11 +35,11 @@ import Testing
             return try EventOutbox(directory: storage.url, configuration: configuration, post: gate.poster)
         }
 
-        /// An outbox whose loop holds its first send of `user`'s 50 events open at the gate, with a
+        /// An outbox whose loop holds its first send of `user`'s events open at the gate, with a
         /// flush waiting on that same send.
-        func flushJoiningTheLoop(_ user: String) async throws -> (EventOutbox, Task<Bool, Never>) {
+        func flushJoiningTheLoop(_ user: String, queued: Int = 50) async throws -> (EventOutbox, Task<Bool, Never>) {
             let outbox = try outbox()
-            _ = try await outbox.enqueue(events(user, 0..<50))
+            _ = try await outbox.enqueue(events(user, 0..<queued))
             #expect(await eventually { await gate.heldCount == 1 })
             let flush = Task { await outbox.flush() }
             #expect(await eventually { await outbox.waitingOnSend == 2 })
@@ -58,7 +58,7 @@ import Testing
     }
 
     static func events(_ user: String, _ range: Range<Int>) -> [ClientEvent] {
-        range.map { ClientEvent(id: "\(user)-\($0)", kind: .purchased, userID: user) }
+        range.map { ClientEvent(id: "\(user)-\($0)", kind: .purchased, userID: UserID(user)) }
     }
 
     /// Each of `count` events of `user` is in the server's store exactly once.
@@ -156,11 +156,7 @@ import Testing
     @Test func eventsQueuedDuringAFlushAreSentByIt() async throws {
         let rig = try await Rig.start()
         defer { rig.remove() }
-        let outbox = try rig.outbox()
-        _ = try await outbox.enqueue(Self.events("during", 0..<25))
-        #expect(await eventually { await rig.gate.heldCount == 1 })
-        let flush = Task { await outbox.flush() }
-        #expect(await eventually { await outbox.waitingOnSend == 2 })
+        let (outbox, flush) = try await rig.flushJoiningTheLoop("during", queued: 25)
         _ = try await outbox.enqueue(Self.events("during", 25..<50))
         await rig.gate.openGate()
 

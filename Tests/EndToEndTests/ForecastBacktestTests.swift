@@ -51,7 +51,7 @@ import Testing
         return result
     }
 
-    func backtest(_ folder: TemporaryFolder, now: String, at: [Int]) throws -> [[String: Any]] {
+    func backtest(_ folder: TemporaryFolder, now: String, at: [Int]) async throws -> [[String: Any]] {
         let r = try await Abctl.run(["forecast", "backtest", "fc"] + at.flatMap { ["--at", String($0)] } +
                                   ["--format", "json", "--experiments", folder.path + "/exp", "--db", folder.path + "/fc.sqlite"],
                                   environment: ["ABCTL_NOW": now])
@@ -73,7 +73,7 @@ import Testing
 
         // A year and more on, every cut's users have had their 365 days: errors are final.
         let now = Self.start + 440 * Self.day
-        let rows = try backtest(folder, now: "2027-03-17T00:00:00Z", at: [30, 90])
+        let rows = try await backtest(folder, now: "2027-03-17T00:00:00Z", at: [30, 90])
         #expect(rows.map { $0["at_days"] as? Int } == [30, 90])
         for row in rows {
             let atDays = try #require(row["at_days"] as? Int)
@@ -104,7 +104,7 @@ import Testing
 
         // Read 200 days after the start, the cut's users are part-way through their year: the share still
         // to come matches the hand count, and no error is given until it is complete.
-        let early = try backtest(folder, now: "2026-07-20T00:00:00Z", at: [90])
+        let early = try await backtest(folder, now: "2026-07-20T00:00:00Z", at: [90])
         let hand = try byHand(db: db, cut: Self.start + 90 * Self.day, now: Self.start + 200 * Self.day)
         let arms = try #require(early.first?["arms"] as? [String: [String: Any]])
         for (variant, arm) in arms {
@@ -117,7 +117,7 @@ import Testing
         }
 
         // A cut in the future says so; the text form prints a line per arm.
-        let future = try backtest(folder, now: "2026-02-01T00:00:00Z", at: [90])
+        let future = try await backtest(folder, now: "2026-02-01T00:00:00Z", at: [90])
         #expect((future.first?["null_reason"] as? String)?.contains("still to come") == true)
         let text = try await Abctl.run(["forecast", "backtest", "--at", "90", "--experiments", folder.path + "/exp", "--db", db],
                                      environment: ["ABCTL_NOW": "2027-03-17T00:00:00Z"])
