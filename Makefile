@@ -30,9 +30,14 @@ release: deps
 demo: release
 	.build/release/abctl demo
 
+# The in-process suites first; then, in a `swift test` of their own, the suites that run the built
+# binaries and a live server (each test waits on them without holding one of the test pool's threads).
+END_TO_END := EndToEndTests|AbctlClientTests
+
 test: deps venv build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
-	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test
+	$(SWIFT) test --skip '$(END_TO_END)'
+	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --filter '$(END_TO_END)'
 
 # Every benchmark script prints its figures next to its reference (C, sqlite3, nginx) from the same run.
 bench: deps

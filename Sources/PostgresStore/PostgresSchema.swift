@@ -102,6 +102,13 @@ enum PostgresSchema {
             );
             CREATE UNIQUE INDEX safeguard_stops_in_force ON safeguard_stops (experiment, arm) WHERE reset_ts IS NULL;
             """),
+        // One row at most: where simulated data ends (ObservationWindowStore).
+        Migration(version: 7, description: "where a simulation's data ends (observed until)", sql: """
+            CREATE TABLE observation (
+                id integer PRIMARY KEY CHECK (id = 1),
+                observed_until_ts bigint NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -20,7 +20,7 @@ import Testing
         #expect(first.variant == nil)
         #expect(first.copy.text == "Bundled: hear every bird.")
 
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let client = try AbctlClient(configuration: F.configuration(server.url, storage: storage))
         let served = await client.paywall(for: query)
         #expect(served.source == .server)
@@ -36,7 +36,7 @@ import Testing
         #expect(untargeted.reason.code == .notInExperiment)
         #expect(untargeted.reason.detail == "targeting")
 
-        server.stop()
+        await server.stop()
         let cached = await client.paywall(for: query)
         #expect(cached.source == .cache)
         #expect(cached.reason.code == .unreachable)
@@ -58,19 +58,19 @@ import Testing
 
     /// Timed in ClientProbe's own process: this test process's thread pool is shared with every
     /// other test, some of which block their threads for seconds.
-    @Test func slowServerPastTheDeadlineAnswersFromTheCacheThenBacksOff() throws {
+    @Test func slowServerPastTheDeadlineAnswersFromTheCacheThenBacksOff() async throws {
         try #require(ClientProbe.isBuilt, "build ClientProbe first (swift build)")
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
-        func answers(_ url: URL, _ dir: TemporaryDirectory, calls: Int, retryAfterMs: Int = 0) throws -> [JSONValue] {
-            let run = try ClientProbe.run(["paywall", "--dir", dir.url.path, "--url", url.absoluteString, "--user", F.templateUser.text,
+        func answers(_ url: URL, _ dir: TemporaryDirectory, calls: Int, retryAfterMs: Int = 0) async throws -> [JSONValue] {
+            let run = try await ClientProbe.run(["paywall", "--dir", dir.url.path, "--url", url.absoluteString, "--user", F.templateUser.text,
                                            "--calls", String(calls), "--deadline-ms", "300", "--retry-after-ms", String(retryAfterMs)])
             #expect(run.status == 0)
             return try run.stdout.split(separator: "\n").map { try JSONValue.parse(Array($0.utf8)) }
         }
         do {
-            let server = try ServeProcess()
-            #expect(try answers(server.url, storage, calls: 1).first?["source"] == .string("server"))
+            let server = try await ServeProcess.start()
+            #expect(try await answers(server.url, storage, calls: 1).first?["source"] == .string("server"))
         }
 
         // Answers every request, on any path, after 20 s.
@@ -79,12 +79,12 @@ import Testing
 
         let fresh = try TemporaryDirectory()
         defer { fresh.remove() }
-        let first = try #require(try answers(url, fresh, calls: 1).first)
+        let first = try #require(try await answers(url, fresh, calls: 1).first)
         #expect(first["source"] == .string("default"))
         #expect(first["reason"] == .string("timeout"))
         #expect((first["elapsed_ms"]?.number ?? .infinity) < 1500, "the deadline is 300 ms")
 
-        let cached = try answers(url, storage, calls: 2, retryAfterMs: 60_000)
+        let cached = try await answers(url, storage, calls: 2, retryAfterMs: 60_000)
         try #require(cached.count == 2)
         #expect(cached[0]["source"] == .string("cache"))
         #expect(cached[0]["variant"] == .string("name"))
@@ -95,7 +95,7 @@ import Testing
         #expect(cached[1]["reason"] == .string("backing_off"))
         #expect((cached[1]["elapsed_ms"]?.number ?? .infinity) < 250)
         #expect(slow.waitForRequests(2))
-        usleep(200_000)
+        try await Task.sleep(for: .milliseconds(200))
         #expect(slow.requests.count == 2)
     }
 }

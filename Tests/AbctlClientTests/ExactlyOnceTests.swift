@@ -11,28 +11,18 @@ import Glibc
 @Suite struct ExactlyOnceTests {
     typealias F = ClientFixtures
 
-    @Test func killedWithEventsQueuedThenRestartedStoresEachOnce() throws {
+    @Test func killedWithEventsQueuedThenRestartedStoresEachOnce() async throws {
         try #require(ClientProbe.isBuilt, "build ClientProbe first (swift build)")
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let user = "probe-\(UUID().uuidString.prefix(8))"
 
         // An app with the network down logs events one by one; it is killed while still logging.
-        let app = Process()
-        app.executableURL = URL(fileURLWithPath: ClientProbe.path)
-        app.arguments = ["enqueue", "--dir", storage.url.path, "--url", try unreachableURL().absoluteString, "--user", user, "--count", "1000000"]
-        let out = Pipe()
-        app.standardOutput = out
-        try app.run()
-        var text = ""
-        while text.components(separatedBy: "queued ").count <= 300 {
-            let data = out.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        kill(app.processIdentifier, SIGKILL)
-        app.waitUntilExit()
-        text += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let app = try ChildProcess(ClientProbe.path, ["enqueue", "--dir", storage.url.path, "--url", try unreachableURL().absoluteString,
+                                                     "--user", user, "--count", "1000000"])
+        #expect(await eventually(within: .seconds(60)) { app.stdout.components(separatedBy: "queued ").count > 300 })
+        await app.stop()
+        let text = app.stdout
         // Only whole lines: an id was printed once its event was on disk.
         let acknowledged = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             .filter { $0.hasPrefix("queued ") }.map { String($0.dropFirst(7)) }
@@ -47,8 +37,8 @@ import Glibc
         }
 
         // The app starts again and the server is back.
-        let server = try ServeProcess()
-        let first = try ClientProbe.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
+        let server = try await ServeProcess.start()
+        let first = try await ClientProbe.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
         #expect(first.status == 0, "\(first.stdout)")
         let diagnostics = try JSONValue.parse(Array(first.stdout.utf8))
         let stored = Int(diagnostics["events_stored"]?.number ?? -1)
@@ -57,14 +47,14 @@ import Glibc
         // Every event the app was told is on disk is there; at most the one being written when killed is not.
         #expect(stored >= acknowledged.count && stored <= acknowledged.count + 1)
 
-        func rows() throws -> [String: Int] {
+        func rows() async throws -> [String: Int] {
             var counts: [String: Int] = [:]
-            for row in try server.query("SELECT event_id, count(*) FROM events WHERE user_id = '\(user)' GROUP BY event_id") {
+            for row in try await server.query("SELECT event_id, count(*) FROM events WHERE user_id = '\(user)' GROUP BY event_id") {
                 counts[row[0]] = Int(row[1])
             }
             return counts
         }
-        let inStore = try rows()
+        let inStore = try await rows()
         #expect(inStore.count == stored)
         #expect(inStore.values.allSatisfy { $0 == 1 })
         #expect(acknowledged.allSatisfy { inStore[$0] == 1 })
@@ -76,12 +66,12 @@ import Glibc
             try? FileManager.default.removeItem(at: target)
             try FileManager.default.copyItem(at: backup.url.appendingPathComponent(name), to: target)
         }
-        let again = try ClientProbe.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
+        let again = try await ClientProbe.run(["flush", "--dir", storage.url.path, "--url", server.url.absoluteString])
         #expect(again.status == 0)
         let replay = try JSONValue.parse(Array(again.stdout.utf8))
         #expect(replay["events_stored"]?.number == 0)
         #expect(replay["events_duplicate"]?.number == Double(stored))
-        #expect(try rows() == inStore)
+        #expect(try await rows() == inStore)
     }
 
     @Test func queuedEventsAreSentInTheBackgroundOnceTheServerIsBack() async throws {
@@ -106,7 +96,7 @@ import Glibc
         #expect(d.lastError?.contains("sending events failed") == true)
 
         // The server comes back where the client expects it.
-        let server = try ServeProcess(port: UInt16(url.port!))
+        let server = try await ServeProcess.start(port: UInt16(url.port!))
         limit = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < limit {
             d = await client.diagnostics()
@@ -115,12 +105,12 @@ import Glibc
         }
         #expect(d.queueDepth == 0)
         #expect(d.eventsStored == 250)
-        #expect(try server.query("SELECT count(*) FROM events WHERE user_id = '\(user)'") == [["250"]])
+        #expect(try await server.query("SELECT count(*) FROM events WHERE user_id = '\(user)'") == [["250"]])
         await client.close()
     }
 
     @Test func anEventTheServerRejectsLeavesTheQueueAndTheOthersArrive() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let client = try AbctlClient(configuration: F.configuration(server.url, storage: storage))
@@ -135,7 +125,7 @@ import Glibc
         #expect(d.eventsRejected == 1)
         #expect(d.eventsStored == 6)
         #expect(d.lastError?.contains("rejected") == true)
-        #expect(try server.query("SELECT event_id FROM events WHERE user_id = '\(user)' ORDER BY event_id").map { $0[0] }
+        #expect(try await server.query("SELECT event_id FROM events WHERE user_id = '\(user)' ORDER BY event_id").map { $0[0] }
                 == (0..<6).map { "ok-\($0)" })
     }
 }

@@ -22,7 +22,7 @@ import Testing
     @Test func clientAndServerAgreeOnEveryLine() async throws {
         let lines = try Self.corpus()
         #expect(lines.count >= 40)
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let connection = ServerConnection(baseURL: server.url, apiKey: nil)
         var accepted = 0
         for line in lines {

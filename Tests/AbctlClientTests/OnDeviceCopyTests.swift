@@ -68,7 +68,7 @@ actor ScriptedModel: CopyModel {
     ]
 
     @Test func eachFailureShipsTheFallbackWithItsReason() async throws {
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let query = F.query(F.aiUser, signals: ["companion": .string("dog")], userName: "Robin")
@@ -107,7 +107,7 @@ actor ScriptedModel: CopyModel {
 
     @Test func withoutAModelTheServerWritesTheLineWhenItCan() async throws {
         let chat = try FakeChatServer([], otherwise: .line(Self.good))
-        let server = try ServeProcess(arguments: ["--llm-url", chat.url, "--llm-model", "fake", "--llm-deadline-ms", "5000"])
+        let server = try await ServeProcess.start(arguments: ["--llm-url", chat.url, "--llm-model", "fake", "--llm-deadline-ms", "5000"])
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let query = F.query(F.aiUser, signals: ["companion": .string("dog")])
@@ -130,7 +130,7 @@ actor ScriptedModel: CopyModel {
         defer { storage.remove() }
         let query = F.query(F.aiUser, signals: ["companion": .string("dog")])
         do {
-            let server = try ServeProcess()
+            let server = try await ServeProcess.start()
             let online = try AbctlClient(configuration: F.configuration(server.url, storage: storage))
             #expect(await online.paywall(for: query).copy.fallbackReason == .noModel)
         }

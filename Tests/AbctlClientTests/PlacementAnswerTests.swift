@@ -40,7 +40,7 @@ import Testing
         #expect(other.source == .default && other.copy?.text == "Bundled: hear every bird.")
 
         // Up: the server's answers, with plans to build the screen from.
-        let server = try ServeProcess()
+        let server = try await ServeProcess.start()
         let client = try AbctlClient(configuration: Self.configuration(server.url, storage: storage))
         let served = await client.paywall(for: onboarding)
         #expect(served.source == .server && served.audience == "new-ios" && served.experiment == "chorus-paywall-copy")
@@ -51,7 +51,7 @@ import Testing
         #expect(servedGate.source == .server && servedGate.audience == "web" && !servedGate.showPaywall && servedGate.reason.detail == "audience")
 
         // Killed: each placement answers from its own cached answer.
-        server.stop()
+        await server.stop()
         let cached = await client.paywall(for: onboarding)
         #expect(cached.source == .cache && cached.reason.code == .unreachable)
         #expect(cached.variant == served.variant && cached.copy == served.copy && cached.audience == "new-ios")
@@ -85,7 +85,7 @@ import Testing
     @Test func anAppKeyQueuesExposuresOnly() async throws {
         let keys = TemporaryFolder()
         let keysFile = keys.write("keys", "app-key app\nserver-key assign,ingest\n")
-        let server = try ServeProcess(arguments: ["--keys-file", keysFile])
+        let server = try await ServeProcess.start(arguments: ["--keys-file", keysFile])
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let app = try AbctlClient(configuration: Self.configuration(server.url, storage: storage, apiKey: "app-key", isAppKey: true))
@@ -104,7 +104,7 @@ import Testing
         #expect(await app.flush())
         var d = await app.diagnostics()
         #expect(d.eventsStored == 1 && d.purchasesRefused == 1 && d.queueDepth == 0)
-        #expect(try server.query("SELECT experiment, variant FROM events WHERE user_id = '\(shown.userID.text)'") == [["chorus-paywall-copy", shown.variant ?? "?"]])
+        #expect(try await server.query("SELECT experiment, variant FROM events WHERE user_id = '\(shown.userID.text)'") == [["chorus-paywall-copy", shown.variant ?? "?"]])
 
         // A client that does not know its key is an app key: the server's 403 is reported and the
         // refused batch leaves the queue instead of being retried forever.

@@ -57,13 +57,3 @@ actor SendGate {
         return try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: .seconds(30))
     }
 }
-
-/// Polls `condition` until it holds or `seconds` pass (generous: other suites share the pool).
-func eventually(within seconds: Int = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let limit = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < limit {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return try await condition()
-}

@@ -22,35 +22,34 @@ struct AppStoreWebhookTests {
         var revenue: Double?
     }
 
-    static func makeCases(in folder: TemporaryFolder) throws -> [Case] {
-        let python = CLIRunner.packageRoot + "/.venv/bin/python"
-        let run = try AbctlBinary.run([CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/appstore/notifications.py", folder.path, bundle],
-                                      executable: python)
+    static func makeCases(in folder: TemporaryFolder) async throws -> [Case] {
+        let python = Abctl.packageRoot + "/.venv/bin/python"
+        let run = try await ChildProcess.run(python, [Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/appstore/notifications.py", folder.path, bundle])
         guard run.status == 0 else { throw ScriptFailed(description: "notifications.py: \(run.stderr.suffix(2000))") }
         return try JSONDecoder().decode([Case].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
     }
 
     struct ScriptFailed: Error, CustomStringConvertible { var description: String }
 
-    static func storedCount(_ server: LiveServer) throws -> Int {
-        let metrics = try server.request("GET", "/metrics").text
+    static func storedCount(_ server: ServeProcess) async throws -> Int {
+        let metrics = try await server.request("GET", "/metrics").text
         let line = metrics.split(separator: "\n").first { $0.hasPrefix(#"abctl_events_total{outcome="stored"}"#) }
         return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func acceptsExactlyWhatApplesVerifierAccepts() throws {
+    @Test
+    func acceptsExactlyWhatApplesVerifierAccepts() async throws {
         let folder = TemporaryFolder()
-        let cases = try Self.makeCases(in: folder)
+        let cases = try await Self.makeCases(in: folder)
         #expect(cases.count >= 20)
         #expect(cases.filter(\.apple_accepts).count == 9, "Apple's verifier accepts the nine good notifications: \(cases.map { ($0.name, $0.apple_accepts) })")
-        let server = try LiveServer(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", Self.bundle],
+        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", Self.bundle],
                                     environment: ["ABCTL_API_KEYS": "k1:admin"])
-        var stored = try Self.storedCount(server)
+        var stored = try await Self.storedCount(server)
         #expect(stored == 0)
         for c in cases {
-            let reply = try server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: c.body)
-            let now = try Self.storedCount(server)
+            let reply = try await server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: c.body)
+            let now = try await Self.storedCount(server)
             if c.apple_accepts {
                 #expect(reply.status == 200, "\(c.name): \(reply.text)")
                 #expect(reply.json?["status"] as? String == c.status, "\(c.name): \(reply.text)")
@@ -63,14 +62,14 @@ struct AppStoreWebhookTests {
             stored = now
         }
         #expect(stored == 6)
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="mapped",type="converted"} 1"#))
         #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="ignored",type="TEST"} 1"#))
 
         // What was stored: the user is appAccountToken, revenue price / 1000, negative for a refund.
         server.signal(SIGTERM)
-        #expect(server.waitForExit(timeout: 20) == 0)
-        let rows = try AbctlBinary.run([server.databasePath, "SELECT user_id, revenue FROM events ORDER BY ts, event_id"], executable: "/usr/bin/sqlite3")
+        #expect(await server.exit(within: .seconds(20)) == 0)
+        let rows = try await ChildProcess.run("/usr/bin/sqlite3", [server.databasePath, "SELECT user_id, revenue FROM events ORDER BY ts, event_id"])
         let stored6 = rows.stdout.split(separator: "\n").map(String.init)
         #expect(stored6.count == 6, "\(rows.stdout) \(rows.stderr)")
         for c in cases where c.apple_accepts && c.status == "stored" {
@@ -79,16 +78,16 @@ struct AppStoreWebhookTests {
         }
     }
 
-    @Test func offWithoutItsFlags() throws {
-        let server = try LiveServer()
-        let reply = try server.request("POST", "/v1/webhooks/appstore", body: #"{"signedPayload":"a.b.c"}"#)
+    @Test func offWithoutItsFlags() async throws {
+        let server = try await ServeProcess.start()
+        let reply = try await server.request("POST", "/v1/webhooks/appstore", body: #"{"signedPayload":"a.b.c"}"#)
         #expect(reply.status == 404)
-        let half = try CLIRunner.run(["serve", "--port", "0", "--appstore-bundle-id", Self.bundle])
+        let half = try await Abctl.run(["serve", "--port", "0", "--appstore-bundle-id", Self.bundle])
         #expect(half.status == 2)
         #expect(half.stderr.contains("--appstore-root-ca"))
         let folder = TemporaryFolder()
         let notCertificate = folder.write("root.pem", "not a certificate\n")
-        let bad = try CLIRunner.run(["serve", "--port", "0", "--appstore-root-ca", notCertificate, "--appstore-bundle-id", Self.bundle])
+        let bad = try await Abctl.run(["serve", "--port", "0", "--appstore-root-ca", notCertificate, "--appstore-bundle-id", Self.bundle])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("no certificate"))
     }

@@ -11,8 +11,8 @@ import Testing
         "chorus-discount-framing": { "percent-off": {}, "months-free": {}, "per-week": { "exposure_loss": 0.12 } } } }
     """
 
-    func report(_ experiment: String, db: String) throws -> [String: Any] {
-        let r = try CLIRunner.run(["report", experiment, "--db", db, "--format", "json"], environment: ["ABCTL_NOW": "2026-11-26T00:00:00Z"])
+    func report(_ experiment: String, db: String) async throws -> [String: Any] {
+        let r = try await Abctl.run(["report", experiment, "--db", db, "--format", "json"], environment: ["ABCTL_NOW": "2026-11-26T00:00:00Z"])
         #expect(r.status == 0, "\(r.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     }
@@ -22,15 +22,15 @@ import Testing
         return try #require(all.first { $0["variant"] as? String == variant && $0["metric"] as? String == metric })
     }
 
-    @Test func theReportRecoversTheTruth() throws {
+    @Test func theReportRecoversTheTruth() async throws {
         let folder = TemporaryFolder()
         let truth = folder.write("truth.json", Self.truth)
         let db = folder.path + "/truth.sqlite"
-        let sim = try CLIRunner.run(["simulate", "--users", "30000", "--seed", "2026", "--db", db, "--truth", truth])
+        let sim = try await Abctl.run(["simulate", "--users", "30000", "--seed", "2026", "--db", db, "--truth", truth])
         #expect(sim.status == 0, "\(sim.stderr)")
 
         // A known lift: trial starts 0.35 → 0.45, +0.10 absolute, +28.6% relative; both intervals cover it.
-        let copy = try report("chorus-paywall-copy", db: db)
+        let copy = try await report("chorus-paywall-copy", db: db)
         let ai = try comparison(copy, "ai", "trial_start_rate")
         let absolute = try #require(ai["absolute_ci"] as? [Double]), relative = try #require(ai["relative_ci"] as? [Double])
         #expect(absolute[0] < 0.10 && 0.10 < absolute[1], "\(absolute)")
@@ -43,22 +43,22 @@ import Testing
         #expect(nameCI[0] < 0 && 0 < nameCI[1], "\(nameCI)")
 
         // A worse Day-0 cancel rate trips the guardrail: stop.
-        let trial = try report("chorus-trial-length", db: db)
+        let trial = try await report("chorus-trial-length", db: db)
         #expect((trial["decision"] as? [String: Any])?["verdict"] as? String == "stop", "\(trial["decision"] ?? "")")
 
         // Lost exposures in one arm: a sample ratio mismatch, flagged, and no verdict on bad data.
-        let framing = try report("chorus-discount-framing", db: db)
+        let framing = try await report("chorus-discount-framing", db: db)
         #expect((framing["srm"] as? [String: Any])?["flagged"] as? Bool == true)
         #expect((framing["decision"] as? [String: Any])?["verdict"] as? String == "inconclusive")
     }
 
-    @Test func theDemoWritesReportsForEveryExperiment() throws {
+    @Test func theDemoWritesReportsForEveryExperiment() async throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: CLIRunner.packageRoot + "/Experiments") {
-            try FileManager.default.copyItem(atPath: CLIRunner.packageRoot + "/Experiments/" + name, toPath: folder.path + "/Experiments/" + name)
+        for name in try FileManager.default.contentsOfDirectory(atPath: Abctl.packageRoot + "/Experiments") {
+            try FileManager.default.copyItem(atPath: Abctl.packageRoot + "/Experiments/" + name, toPath: folder.path + "/Experiments/" + name)
         }
-        let r = try CLIRunner.run(["demo", "--users", "5000"], in: folder.path)
+        let r = try await Abctl.run(["demo", "--users", "5000"], in: folder.path)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         for id in ["chorus-paywall-copy", "chorus-trial-length", "chorus-discount-framing"] {
             for ext in ["html", "md"] {

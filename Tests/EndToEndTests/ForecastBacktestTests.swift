@@ -51,29 +51,29 @@ import Testing
         return result
     }
 
-    func backtest(_ folder: TemporaryFolder, now: String, at: [Int]) throws -> [[String: Any]] {
-        let r = try CLIRunner.run(["forecast", "backtest", "fc"] + at.flatMap { ["--at", String($0)] } +
+    func backtest(_ folder: TemporaryFolder, now: String, at: [Int]) async throws -> [[String: Any]] {
+        let r = try await Abctl.run(["forecast", "backtest", "fc"] + at.flatMap { ["--at", String($0)] } +
                                   ["--format", "json", "--experiments", folder.path + "/exp", "--db", folder.path + "/fc.sqlite"],
                                   environment: ["ABCTL_NOW": now])
         #expect(r.status == 0, "\(r.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
     }
 
-    @Test func errorsMatchTheSimulationByHand() throws {
+    @Test func errorsMatchTheSimulationByHand() async throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path + "/exp", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: CLIRunner.packageRoot + "/Experiments/products.json", toPath: folder.path + "/exp/products.json")
+        try FileManager.default.copyItem(atPath: Abctl.packageRoot + "/Experiments/products.json", toPath: folder.path + "/exp/products.json")
         folder.write("exp/fc.json", Self.experiment)
         let truth = folder.write("truth.json", Self.truth)
         // Users arrive over 40 days; events are observed for 400 days more (2027-02-15).
-        let sim = try CLIRunner.run(["simulate", "--users", "6000", "--days", "40", "--tail-days", "400", "--seed", "3", "--truth", truth,
+        let sim = try await Abctl.run(["simulate", "--users", "6000", "--days", "40", "--tail-days", "400", "--seed", "3", "--truth", truth,
                                      "--experiments", folder.path + "/exp", "--db", folder.path + "/fc.sqlite"])
         #expect(sim.status == 0, "\(sim.stderr)")
         let db = folder.path + "/fc.sqlite"
 
         // A year and more on, every cut's users have had their 365 days: errors are final.
         let now = Self.start + 440 * Self.day
-        let rows = try backtest(folder, now: "2027-03-17T00:00:00Z", at: [30, 90])
+        let rows = try await backtest(folder, now: "2027-03-17T00:00:00Z", at: [30, 90])
         #expect(rows.map { $0["at_days"] as? Int } == [30, 90])
         for row in rows {
             let atDays = try #require(row["at_days"] as? Int)
@@ -104,7 +104,7 @@ import Testing
 
         // Read 200 days after the start, the cut's users are part-way through their year: the share still
         // to come matches the hand count, and no error is given until it is complete.
-        let early = try backtest(folder, now: "2026-07-20T00:00:00Z", at: [90])
+        let early = try await backtest(folder, now: "2026-07-20T00:00:00Z", at: [90])
         let hand = try byHand(db: db, cut: Self.start + 90 * Self.day, now: Self.start + 200 * Self.day)
         let arms = try #require(early.first?["arms"] as? [String: [String: Any]])
         for (variant, arm) in arms {
@@ -117,12 +117,12 @@ import Testing
         }
 
         // A cut in the future says so; the text form prints a line per arm.
-        let future = try backtest(folder, now: "2026-02-01T00:00:00Z", at: [90])
+        let future = try await backtest(folder, now: "2026-02-01T00:00:00Z", at: [90])
         #expect((future.first?["null_reason"] as? String)?.contains("still to come") == true)
-        let text = try CLIRunner.run(["forecast", "backtest", "--at", "90", "--experiments", folder.path + "/exp", "--db", db],
+        let text = try await Abctl.run(["forecast", "backtest", "--at", "90", "--experiments", folder.path + "/exp", "--db", db],
                                      environment: ["ABCTL_NOW": "2027-03-17T00:00:00Z"])
         #expect(text.status == 0 && text.stdout.contains("trial-3d") && text.stdout.contains("trial-7d") && text.stdout.contains("fc: forecast at day 90"), "\(text.stdout)\(text.stderr)")
-        let bad = try CLIRunner.run(["forecast", "backtest", "--at", "soon", "--experiments", folder.path + "/exp", "--db", db])
+        let bad = try await Abctl.run(["forecast", "backtest", "--at", "soon", "--experiments", folder.path + "/exp", "--db", db])
         #expect(bad.status == 2 && bad.stderr.contains("--at"))
     }
 }

@@ -82,13 +82,13 @@ struct GrowthBookPayloadTests {
         }
     }
 
-    static var python: String { CLIRunner.packageRoot + "/.venv/bin/python" }
+    static var python: String { Abctl.packageRoot + "/.venv/bin/python" }
 
     @Test func pythonSDKAgreesWithAssignForEveryUser() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): `make test` creates the venv with growthbook")
-        let server = try LiveServer(environment: ["ABCTL_API_KEYS": Self.keys], experiments: Self.writeExperiments)
+        let server = try await ServeProcess.start(environment: ["ABCTL_API_KEYS": Self.keys], experiments: Self.writeExperiments)
         let started = Date()
-        let run = try await Self.runWithoutBlocking(Self.python, [CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/growthbook/agreement.py",
+        let run = try await Self.runWithoutBlocking(Self.python, [Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/growthbook/agreement.py",
                                                                   String(server.port), "client-key-1", "assign-key-1", "100000", "18"])
         let seconds = Date().timeIntervalSince(started)
         #expect(run.status == 0, "agreement.py: \(run.stdout.suffix(3000)) \(run.stderr.suffix(3000))")
@@ -139,9 +139,9 @@ struct GrowthBookPayloadTests {
         return (process.terminationStatus, read(outPath), read(errPath))
     }
 
-    @Test func etagKeysAndReload() throws {
-        let server = try LiveServer(environment: ["ABCTL_API_KEYS": Self.keys], experiments: Self.writeExperiments)
-        let first = try server.request("GET", "/api/features/client-key-1")
+    @Test func etagKeysAndReload() async throws {
+        let server = try await ServeProcess.start(environment: ["ABCTL_API_KEYS": Self.keys], experiments: Self.writeExperiments)
+        let first = try await server.request("GET", "/api/features/client-key-1")
         #expect(first.status == 200)
         let etag = try #require(first.headers["etag"])
         let payload = try #require(first.json)
@@ -150,23 +150,23 @@ struct GrowthBookPayloadTests {
         let features = try #require(payload["features"] as? [String: Any])
         #expect(features.keys.sorted() == ["chorus-paywall-copy", "gb-everyone", "gb-hash-v1", "gb-holdout", "gb-shipped", "gb-targeted", "placement:gate", "placement:home"])
 
-        let again = try server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": etag])
+        let again = try await server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": etag])
         #expect(again.status == 304)
         #expect(again.body.isEmpty)
         #expect(again.headers["etag"] == etag)
-        #expect(try server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": "\"other\", W/\(etag)"]).status == 304)
-        #expect(try server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": "\"other\""]).status == 200)
+        #expect(try await server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": "\"other\", W/\(etag)"]).status == 304)
+        #expect(try await server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": "\"other\""]).status == 200)
 
         // Only sdk keys are client keys, and they open nothing else.
-        #expect(try server.request("GET", "/api/features/assign-key-1").status == 401)
-        #expect(try server.request("GET", "/api/features/admin-key-1").status == 401)
-        #expect(try server.request("GET", "/api/features/nope").status == 401)
-        let assign = try server.request("POST", "/v1/assign", headers: ["Authorization": "Bearer client-key-1"], body: #"{"user_id":"u1"}"#)
+        #expect(try await server.request("GET", "/api/features/assign-key-1").status == 401)
+        #expect(try await server.request("GET", "/api/features/admin-key-1").status == 401)
+        #expect(try await server.request("GET", "/api/features/nope").status == 401)
+        let assign = try await server.request("POST", "/v1/assign", headers: ["Authorization": "Bearer client-key-1"], body: #"{"user_id":"u1"}"#)
         #expect(assign.status == 403)
-        #expect(try server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer client-key-1"]).status == 403)
+        #expect(try await server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer client-key-1"]).status == 403)
 
         // The CLI prints the same features.
-        let export = try CLIRunner.run(["export", "--format", "growthbook", "--experiments", server.experimentsPath])
+        let export = try await Abctl.run(["export", "--format", "growthbook", "--experiments", server.experimentsPath])
         #expect(export.status == 0, "\(export.stderr)")
         let exported = try #require(try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [String: Any])
         #expect(NSDictionary(dictionary: exported["features"] as? [String: Any] ?? [:]).isEqual(to: features))
@@ -177,20 +177,20 @@ struct GrowthBookPayloadTests {
         let text = try String(contentsOfFile: placements, encoding: .utf8).replacingOccurrences(of: #",\#n    {"name": "rest", "experiment": "gb-everyone"}"#, with: "")
         try Data(text.utf8).write(to: URL(fileURLWithPath: placements))
         server.signal(SIGHUP)
-        #expect(try server.eventually { try server.request("GET", "/api/features/client-key-1").headers["etag"] != etag })
-        let reloaded = try server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": etag])
+        #expect(try await eventually { try await server.request("GET", "/api/features/client-key-1").headers["etag"] != etag })
+        let reloaded = try await server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": etag])
         #expect(reloaded.status == 200)
         #expect((reloaded.json?["features"] as? [String: Any])?.keys.sorted() == ["chorus-paywall-copy", "gb-hash-v1", "gb-holdout", "gb-shipped", "gb-targeted", "placement:gate", "placement:home"])
 
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_http_requests_total{route="/api/features/{clientKey}",method="GET",status="304"}"#))
     }
 
-    @Test func exportNeedsTheFormat() throws {
-        let missing = try CLIRunner.run(["export"])
+    @Test func exportNeedsTheFormat() async throws {
+        let missing = try await Abctl.run(["export"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("--format"))
-        let help = try CLIRunner.run(["export", "--help"])
+        let help = try await Abctl.run(["export", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("growthbook"))
     }

@@ -25,17 +25,17 @@ import Testing
         return try #require(all.first { $0["variant"] as? String == "trial-7d" && $0["metric"] as? String == metric })
     }
 
-    @Test func theFourteenDayMetricShowsWhatRevenueToDateHides() throws {
+    @Test func theFourteenDayMetricShowsWhatRevenueToDateHides() async throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path + "/exp", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: CLIRunner.packageRoot + "/Experiments/products.json", toPath: folder.path + "/exp/products.json")
+        try FileManager.default.copyItem(atPath: Abctl.packageRoot + "/Experiments/products.json", toPath: folder.path + "/exp/products.json")
         folder.write("exp/trial-length.json", Self.experiment)
         let truth = folder.write("truth.json", Self.truth)
         // 60,000 users arrive over 20 days; the report is read as of day 20, while the last week's users are mid-trial.
-        let sim = try CLIRunner.run(["simulate", "--users", "60000", "--days", "20", "--seed", "7", "--truth", truth,
+        let sim = try await Abctl.run(["simulate", "--users", "60000", "--days", "20", "--seed", "7", "--truth", truth,
                                      "--experiments", folder.path + "/exp", "--db", folder.path + "/t.sqlite"])
         #expect(sim.status == 0, "\(sim.stderr)")
-        let r = try CLIRunner.run(["report", "trial-length", "--experiments", folder.path + "/exp", "--db", folder.path + "/t.sqlite",
+        let r = try await Abctl.run(["report", "trial-length", "--experiments", folder.path + "/exp", "--db", folder.path + "/t.sqlite",
                                    "--until", "2026-11-21T00:00:00Z", "--format", "json"], environment: ["ABCTL_NOW": "2026-12-15T00:00:00Z"])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])

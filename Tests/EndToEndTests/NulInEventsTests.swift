@@ -7,10 +7,10 @@ import TestSupport
 @Suite(.timeLimit(.minutes(2))) struct NulInEventsTests {
     enum Store: String, CaseIterable, Sendable { case sqlite, postgres }
 
-    static func database(_ store: Store, folder: TemporaryFolder) throws -> String {
+    static func database(_ store: Store, folder: TemporaryFolder) async throws -> String {
         switch store {
         case .sqlite: folder.path + "/events.sqlite"
-        case .postgres: try PostgresCluster.shared().createDatabase()
+        case .postgres: try await onOwnThread { try PostgresCluster.shared().createDatabase() }
         }
     }
 
@@ -20,10 +20,10 @@ import TestSupport
     static let nulProduct = #"{"event_id":"n3","type":"purchased","user_id":"u3","revenue":4.99,"product_id":"\u0000","ts":"2026-12-01T10:00:00Z"}"#
 
     @Test(arguments: Store.allCases)
-    func theHTTPRouteAnswers422NamingTheField(_ store: Store) throws {
+    func theHTTPRouteAnswers422NamingTheField(_ store: Store) async throws {
         let folder = TemporaryFolder()
-        let server = try LiveServer(database: try Self.database(store, folder: folder))
-        let reply = try server.request("POST", "/v1/events", body: [Self.good, Self.nulUser, Self.nulVariant, Self.nulProduct].joined(separator: "\n"))
+        let server = try await ServeProcess.start(database: try await Self.database(store, folder: folder))
+        let reply = try await server.request("POST", "/v1/events", body: [Self.good, Self.nulUser, Self.nulVariant, Self.nulProduct].joined(separator: "\n"))
         #expect(reply.status == 422, "\(reply.text)")
         #expect(reply.errorCode == "invalid_event")
         #expect(reply.error?["field"] as? String == "user_id")
@@ -32,17 +32,17 @@ import TestSupport
         #expect(rejections.map { $0["field"] as? String } == ["user_id", "variant", "product_id"])
         #expect(rejections.allSatisfy { ($0["message"] as? String)?.contains("NUL") == true }, "\(rejections)")
         // The store is fine: the good line alone is stored.
-        let alone = try server.request("POST", "/v1/events", body: Self.good)
+        let alone = try await server.request("POST", "/v1/events", body: Self.good)
         #expect(alone.status == 200, "\(alone.text)")
         #expect(alone.json?["stored"] as? Int == 1)
     }
 
     @Test(arguments: Store.allCases)
-    func ingestRejectsTheLineAndStoresTheRest(_ store: Store) throws {
+    func ingestRejectsTheLineAndStoresTheRest(_ store: Store) async throws {
         let folder = TemporaryFolder()
         _ = folder.write("events.ndjson", [Self.good, Self.nulUser, Self.nulVariant, Self.nulProduct].joined(separator: "\n") + "\n")
-        let r = try CLIRunner.run(["ingest", folder.path + "/events.ndjson", "--db", try Self.database(store, folder: folder),
-                                   "--experiments", CLIRunner.packageRoot + "/Experiments"])
+        let r = try await Abctl.run(["ingest", folder.path + "/events.ndjson", "--db", try await Self.database(store, folder: folder),
+                                   "--experiments", Abctl.packageRoot + "/Experiments"])
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stdout.contains("stored 1, duplicate 0, rejected 3"), "\(r.stdout)")
         #expect(r.stderr.contains("2: user_id: must not contain the NUL character (\\u0000)"), "\(r.stderr)")

@@ -59,19 +59,18 @@ import Glibc
     }
 
     @Test(arguments: breakages)
-    func everyCommandRefusesWhatValidateRejects(_ breakage: Breakage) throws {
+    func everyCommandRefusesWhatValidateRejects(_ breakage: Breakage) async throws {
         let folder = TemporaryFolder(), scratch = TemporaryFolder()
-        try folder.copyShippedExperiments()
+        try Abctl.copyShippedExperiments(to: folder.path)
         try breakage.apply(folder.path)
 
-        let validate = try CLIRunner.run(["validate", folder.path])
+        let validate = try await Abctl.run(["validate", folder.path])
         #expect(validate.status == 1)
         let diagnostic = try #require(validate.stdout.split(separator: "\n").first { $0.contains(": error: ") }.map(String.init))
 
         for (name, arguments, stdin) in Self.commands(experiments: folder.path, scratch: scratch.path) {
-            // Under timeout(1): a command that accepted the folder (serve would listen) must fail, not hang.
-            let r = try AbctlBinary.run(["30", CLIRunner.binary] + arguments, stdin: stdin, environment: ["NO_COLOR": "1"],
-                                        currentDirectory: CLIRunner.packageRoot, executable: "/usr/bin/timeout")
+            // Within 30 s: a command that accepted the folder (serve would listen) is killed, and fails the test.
+            let r = try await Abctl.run(arguments, stdin: stdin, limit: .seconds(30))
             #expect(r.status == 1, "\(name) exited \(r.status): \(r.stderr)")
             #expect((r.stdout + r.stderr).contains(diagnostic), "\(name) did not say '\(diagnostic)': \(r.stdout)\(r.stderr)")
         }
@@ -79,25 +78,25 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/reports"))
     }
 
-    @Test func sighupReloadRefusesABadRegexAndKeepsTheOldSnapshot() throws {
-        let server = try LiveServer()
+    @Test func sighupReloadRefusesABadRegexAndKeepsTheOldSnapshot() async throws {
+        let server = try await ServeProcess.start()
         let assign = #"{"user_id": "u1", "attributes": {"country": "GB"}, "experiments": ["chorus-trial-length"]}"#
-        let before = try server.request("POST", "/v1/assign", body: assign)
+        let before = try await server.request("POST", "/v1/assign", body: assign)
         #expect(before.status == 200)
 
         try Self.breakages[0].apply(server.experimentsPath)
         server.signal(SIGHUP)
-        #expect(try server.eventually { try server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="failed"} 1"#) })
-        #expect(server.eventually {
+        #expect(try await eventually { try await server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="failed"} 1"#) })
+        #expect(await eventually {
             server.logLines.contains { line in
                 (line["msg"] as? String)?.hasPrefix("reload failed") == true
                     && ((line["problems"] as? [String]) ?? []).contains { $0.contains("the regular expression '([' does not compile") }
             }
         })
         // The old snapshot still assigns GB users as before.
-        let after = try server.request("POST", "/v1/assign", body: assign)
+        let after = try await server.request("POST", "/v1/assign", body: assign)
         #expect(after.status == 200)
         #expect(after.text == before.text)
-        #expect(server.process.isRunning)
+        #expect(server.isRunning)
     }
 }

@@ -9,12 +9,12 @@ import TestSupport
 
     /// `abctl demo` (validate, simulate, report) writes the same Markdown and HTML reports from
     /// either store, and a second run with the same seed stores nothing new in PostgreSQL.
-    @Test func demoWritesTheSameReportsFromPostgresAsFromSQLite() throws {
-        let url = try PostgresCluster.shared().createDatabase(prefix: "demo")
+    @Test func demoWritesTheSameReportsFromPostgresAsFromSQLite() async throws {
+        let url = try await onOwnThread { try PostgresCluster.shared().createDatabase(prefix: "demo") }
         let folder = TemporaryFolder()
         let common = ["demo", "--users", "3000", "--seed", "7", "--days", "5"]
-        let pg = try CLIRunner.run(common + ["--db", url, "--out", folder.path + "/pg"])
-        let sqlite = try CLIRunner.run(common + ["--db", folder.path + "/demo.sqlite", "--out", folder.path + "/sqlite"])
+        let pg = try await Abctl.run(common + ["--db", url, "--out", folder.path + "/pg"])
+        let sqlite = try await Abctl.run(common + ["--db", folder.path + "/demo.sqlite", "--out", folder.path + "/sqlite"])
         #expect(pg.status == 0, "\(pg.stderr)")
         #expect(sqlite.status == 0, "\(sqlite.stderr)")
         #expect(!pg.stdout.contains("abctl-test-secret"), "the password never appears in output")
@@ -28,38 +28,38 @@ import TestSupport
             #expect(fromPG == fromSQLite, "\(name) differs between the stores")
         }
 
-        let again = try CLIRunner.run(common + ["--db", url, "--out", folder.path + "/pg-again"])
+        let again = try await Abctl.run(common + ["--db", url, "--out", folder.path + "/pg-again"])
         #expect(again.status == 0, "\(again.stderr)")
-        let stored = try PostgresCluster.shared().psql("SELECT count(*) FROM events", database: Self.database(of: url))
-        let storedSQLite = try Self.sqliteCount(folder.path + "/demo.sqlite")
+        let stored = try await onOwnThread { try PostgresCluster.shared().psql("SELECT count(*) FROM events", database: Self.database(of: url)) }
+        let storedSQLite = try await Self.sqliteCount(folder.path + "/demo.sqlite")
         #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == storedSQLite, "the rerun stored no event twice")
     }
 
     /// `abctl ingest` then `abctl report --format json`: the same lines give the same rejections,
     /// the same counts and byte-identical JSON, and ingesting the file again stores nothing.
-    @Test func ingestThenReportGiveTheSameJSONFromPostgresAsFromSQLite() throws {
-        let url = try PostgresCluster.shared().createDatabase(prefix: "ingest")
+    @Test func ingestThenReportGiveTheSameJSONFromPostgresAsFromSQLite() async throws {
+        let url = try await onOwnThread { try PostgresCluster.shared().createDatabase(prefix: "ingest") }
         let folder = TemporaryFolder()
         let lines = Self.events(users: 600)
         let input = folder.path + "/events.ndjson"
         try lines.joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
         let sqlitePath = folder.path + "/ingest.sqlite"
 
-        let pg = try CLIRunner.run(["ingest", input, "--db", url])
-        let sqlite = try CLIRunner.run(["ingest", input, "--db", sqlitePath])
+        let pg = try await Abctl.run(["ingest", input, "--db", url])
+        let sqlite = try await Abctl.run(["ingest", input, "--db", sqlitePath])
         #expect(pg.status == 1 && sqlite.status == 1, "one line is rejected: exit 1 (\(pg.stderr), \(sqlite.stderr))")
         #expect(pg.stdout == sqlite.stdout, "the same counts")
         #expect(pg.stderr == sqlite.stderr, "the same rejection")
         #expect(pg.stderr.contains("variant"), "the rejection names the field: \(pg.stderr)")
 
-        let again = try CLIRunner.run(["ingest", input, "--db", url])
+        let again = try await Abctl.run(["ingest", input, "--db", url])
         #expect(again.status == 1)
-        let stored = try PostgresCluster.shared().psql("SELECT count(*) FROM events", database: Self.database(of: url))
-        #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == (try Self.sqliteCount(sqlitePath)))
+        let stored = try await onOwnThread { try PostgresCluster.shared().psql("SELECT count(*) FROM events", database: Self.database(of: url)) }
+        #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == (try await Self.sqliteCount(sqlitePath)))
 
         for experiment in ["chorus-trial-length", "chorus-discount-framing"] {
-            let fromPG = try CLIRunner.run(["report", experiment, "--format", "json", "--db", url], environment: Self.now)
-            let fromSQLite = try CLIRunner.run(["report", experiment, "--format", "json", "--db", sqlitePath], environment: Self.now)
+            let fromPG = try await Abctl.run(["report", experiment, "--format", "json", "--db", url], environment: Self.now)
+            let fromSQLite = try await Abctl.run(["report", experiment, "--format", "json", "--db", sqlitePath], environment: Self.now)
             #expect(fromPG.status == 0, "\(fromPG.stderr)")
             #expect(fromPG.stdout.contains("\"users\""), "a report with users")
             #expect(fromPG.stdout == fromSQLite.stdout, "\(experiment): report JSON differs between the stores")
@@ -103,15 +103,7 @@ import TestSupport
 
     static func database(of url: String) -> String { String(url.split(separator: "/").last ?? "") }
 
-    static func sqliteCount(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, "SELECT count(*) FROM events"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    static func sqliteCount(_ path: String) async throws -> String {
+        try await ChildProcess.run("/usr/bin/sqlite3", [path, "SELECT count(*) FROM events"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

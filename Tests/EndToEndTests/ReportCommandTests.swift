@@ -4,11 +4,11 @@ import Testing
 
 /// `abctl report` end to end: the oracle events ingested into a fresh store, then reported in every format.
 @Suite struct ReportCommandTests {
-    static let oracle = CLIRunner.packageRoot + "/Tests/ReportingTests/Fixtures/oracle"
+    static let oracle = Abctl.packageRoot + "/Tests/ReportingTests/Fixtures/oracle"
     static let now = ["ABCTL_NOW": "2026-12-31T00:00:00Z"]
 
     /// A folder with the oracle experiment (renamed when asked), its products and a store holding the oracle events.
-    func storeFolder(name: String? = nil) throws -> TemporaryFolder {
+    func storeFolder(name: String? = nil) async throws -> TemporaryFolder {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
         var experiment = try String(contentsOfFile: Self.oracle + "/experiments/oracle-report.json", encoding: .utf8)
@@ -18,14 +18,14 @@ import Testing
         }
         folder.write("Experiments/oracle-report.json", experiment)
         try FileManager.default.copyItem(atPath: Self.oracle + "/experiments/products.json", toPath: folder.path + "/Experiments/products.json")
-        let r = try CLIRunner.run(["ingest", Self.oracle + "/events.ndjson", "--db", "abctl.sqlite"], in: folder.path)
+        let r = try await Abctl.run(["ingest", Self.oracle + "/events.ndjson", "--db", "abctl.sqlite"], in: folder.path)
         #expect(r.status == 0, "\(r.stderr)")
         return folder
     }
 
-    @Test func jsonToStdout() throws {
-        let folder = try storeFolder()
-        let r = try CLIRunner.run(["report", "oracle-report", "--format", "json"], in: folder.path, environment: Self.now)
+    @Test func jsonToStdout() async throws {
+        let folder = try await storeFolder()
+        let r = try await Abctl.run(["report", "oracle-report", "--format", "json"], in: folder.path, environment: Self.now)
         #expect(r.status == 0, "\(r.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(obj["experiment"] as? String == "oracle-report")
@@ -35,18 +35,18 @@ import Testing
         #expect((obj["comparisons"] as? [Any])?.count == 2 * 10)
     }
 
-    @Test func everyExperimentWithDataByDefault() throws {
-        let folder = try storeFolder()
-        let r = try CLIRunner.run(["report"], in: folder.path, environment: Self.now)
+    @Test func everyExperimentWithDataByDefault() async throws {
+        let folder = try await storeFolder()
+        let r = try await Abctl.run(["report"], in: folder.path, environment: Self.now)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("(oracle-report)"))
         #expect(r.stdout.contains("VERDICT:"))
         #expect(!r.stdout.contains("\u{1B}["), "NO_COLOR is set: no colour")
     }
 
-    @Test func htmlGoesToReportsFolder() throws {
-        let folder = try storeFolder()
-        let r = try CLIRunner.run(["report", "--format", "html"], in: folder.path, environment: Self.now)
+    @Test func htmlGoesToReportsFolder() async throws {
+        let folder = try await storeFolder()
+        let r = try await Abctl.run(["report", "--format", "html"], in: folder.path, environment: Self.now)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "Reports/oracle-report.html\n")
         let html = try String(contentsOfFile: folder.path + "/Reports/oracle-report.html", encoding: .utf8)
@@ -54,10 +54,10 @@ import Testing
         #expect(html.contains("Oracle: &lt;b&gt;three&lt;/b&gt; paywalls &amp; a &quot;guard&quot;"))
     }
 
-    @Test func outFolderForMarkdownAndCSV() throws {
-        let folder = try storeFolder()
+    @Test func outFolderForMarkdownAndCSV() async throws {
+        let folder = try await storeFolder()
         for (format, ext) in [("markdown", "md"), ("csv", "csv"), ("json", "json")] {
-            let r = try CLIRunner.run(["report", "oracle-report", "--format", format, "--out", "out"], in: folder.path, environment: Self.now)
+            let r = try await Abctl.run(["report", "oracle-report", "--format", format, "--out", "out"], in: folder.path, environment: Self.now)
             #expect(r.status == 0, "\(r.stderr)")
             #expect(FileManager.default.fileExists(atPath: folder.path + "/out/oracle-report.\(ext)"))
         }
@@ -65,18 +65,18 @@ import Testing
         #expect(csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 1 + 3 * 10)
     }
 
-    @Test func scriptInTheNameShowsAsText() throws {
-        let folder = try storeFolder(name: "<script>alert(1)</script>")
-        let r = try CLIRunner.run(["report", "oracle-report", "--format", "html"], in: folder.path, environment: Self.now)
+    @Test func scriptInTheNameShowsAsText() async throws {
+        let folder = try await storeFolder(name: "<script>alert(1)</script>")
+        let r = try await Abctl.run(["report", "oracle-report", "--format", "html"], in: folder.path, environment: Self.now)
         #expect(r.status == 0, "\(r.stderr)")
         let html = try String(contentsOfFile: folder.path + "/Reports/oracle-report.html", encoding: .utf8)
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(!html.contains("<script"))
     }
 
-    @Test func untilReadsTheDataAsOfThen() throws {
-        let folder = try storeFolder()
-        let r = try CLIRunner.run(["report", "oracle-report", "--format", "json", "--since", "2026-12-01", "--until", "2026-12-15T00:00:00Z"], in: folder.path, environment: Self.now)
+    @Test func untilReadsTheDataAsOfThen() async throws {
+        let folder = try await storeFolder()
+        let r = try await Abctl.run(["report", "oracle-report", "--format", "json", "--since", "2026-12-01", "--until", "2026-12-15T00:00:00Z"], in: folder.path, environment: Self.now)
         #expect(r.status == 0, "\(r.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let users = try #require(obj["users"] as? Int)
@@ -84,19 +84,19 @@ import Testing
         #expect((obj["health"] as? [[String: Any]])?.contains { ($0["code"] as? String) == "window" } == true)
     }
 
-    @Test func errorsAndExitCodes() throws {
-        let folder = try storeFolder()
-        let unknown = try CLIRunner.run(["report", "oracle-reprt"], in: folder.path)
+    @Test func errorsAndExitCodes() async throws {
+        let folder = try await storeFolder()
+        let unknown = try await Abctl.run(["report", "oracle-reprt"], in: folder.path)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("Did you mean 'oracle-report'?"))
-        let badDate = try CLIRunner.run(["report", "--since", "yesterday"], in: folder.path)
+        let badDate = try await Abctl.run(["report", "--since", "yesterday"], in: folder.path)
         #expect(badDate.status == 2)
-        let badAlpha = try CLIRunner.run(["report", "--alpha", "2"], in: folder.path)
+        let badAlpha = try await Abctl.run(["report", "--alpha", "2"], in: folder.path)
         #expect(badAlpha.status == 2)
-        let noDB = try CLIRunner.run(["report", "--db", "missing.sqlite"], in: folder.path)
+        let noDB = try await Abctl.run(["report", "--db", "missing.sqlite"], in: folder.path)
         #expect(noDB.status == 3)
         #expect(noDB.stderr.hasPrefix("abctl: error: no database"))
-        let help = try CLIRunner.run(["report", "--help"], in: folder.path)
+        let help = try await Abctl.run(["report", "--help"], in: folder.path)
         #expect(help.status == 0 && help.stdout.contains("USAGE: abctl report"))
     }
 }

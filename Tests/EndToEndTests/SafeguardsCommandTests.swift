@@ -6,7 +6,7 @@ import Testing
 @Suite struct SafeguardsCommandTests {
     /// An experiment guarded on Day-0 cancels, and events in which the treatment's trial starters
     /// cancel on day 0 twice as often (40% against 20%).
-    static func setUp() throws -> (TemporaryFolder, String) {
+    static func setUp() async throws -> (TemporaryFolder, String) {
         let folder = AssignCommandTests.folder()
         folder.write("e2e.json", """
         { "$schema": "schema.json", "id": "e2e", "name": "Guarded", "status": "running", "start": "2026-12-01T00:00:00Z",
@@ -28,20 +28,20 @@ import Testing
             }
         }
         let db = folder.path + "/abctl.sqlite"
-        let ingest = try CLIRunner.run(["ingest", "-", "--db", db, "--experiments", folder.path], stdin: lines.joined(separator: "\n") + "\n")
+        let ingest = try await Abctl.run(["ingest", "-", "--db", db, "--experiments", folder.path], stdin: lines.joined(separator: "\n") + "\n")
         #expect(ingest.status == 0, "\(ingest.stderr)")
         return (folder, db)
     }
 
-    @Test func checkStopsTheHarmfulArmAndExitsOneUntilReset() throws {
-        let (folder, db) = try Self.setUp()
+    @Test func checkStopsTheHarmfulArmAndExitsOneUntilReset() async throws {
+        let (folder, db) = try await Self.setUp()
         let base = ["--db", db, "--experiments", folder.path]
         // Before any trial starter's Day-0 window has passed nobody is mature: nothing to stop.
-        let early = try CLIRunner.run(["safeguards", "check"] + base, environment: ["ABCTL_NOW": "2026-12-01T12:00:00Z"])
+        let early = try await Abctl.run(["safeguards", "check"] + base, environment: ["ABCTL_NOW": "2026-12-01T12:00:00Z"])
         #expect(early.status == 0, "\(early.stdout)\(early.stderr)")
         #expect(early.stdout.contains("not tested (no mature trial starters yet"))
 
-        let check = try CLIRunner.run(["safeguards", "check", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T00:00:00Z"])
+        let check = try await Abctl.run(["safeguards", "check", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T00:00:00Z"])
         #expect(check.status == 1, "\(check.stdout)\(check.stderr)")
         let body = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any])
         let stops = try #require(body["new_stops"] as? [[String: Any]])
@@ -50,17 +50,17 @@ import Testing
         let interval = try #require((stops.first?["figures"] as? [String: Any])?["interval"] as? [Double])
         #expect(interval[0] > 0)
         // A second evaluation writes no second stop; the stop stays in force.
-        let again = try CLIRunner.run(["safeguards", "check", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T01:00:00Z"])
+        let again = try await Abctl.run(["safeguards", "check", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T01:00:00Z"])
         #expect(again.status == 1)
         let againBody = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect((againBody["new_stops"] as? [Any])?.isEmpty == true && (againBody["in_force"] as? [Any])?.count == 1)
 
-        let reset = try CLIRunner.run(["safeguards", "reset", "e2e", "treatment", "--by", "ana"] + ["--db", db], environment: ["ABCTL_NOW": "2026-12-03T02:00:00Z"])
+        let reset = try await Abctl.run(["safeguards", "reset", "e2e", "treatment", "--by", "ana"] + ["--db", db], environment: ["ABCTL_NOW": "2026-12-03T02:00:00Z"])
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(reset.stdout.contains("by ana at 2026-12-03T02:00:00"))
-        let twice = try CLIRunner.run(["safeguards", "reset", "e2e", "treatment"] + ["--db", db])
+        let twice = try await Abctl.run(["safeguards", "reset", "e2e", "treatment"] + ["--db", db])
         #expect(twice.status == 1 && twice.stderr.contains("no safeguard stop in force for e2e treatment"))
-        let bad = try CLIRunner.run(["safeguards", "frobnicate"] + base)
+        let bad = try await Abctl.run(["safeguards", "frobnicate"] + base)
         #expect(bad.status == 2)
     }
 }

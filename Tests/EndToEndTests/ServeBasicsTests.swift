@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -7,8 +8,8 @@ import Glibc
 /// `abctl serve` on 127.0.0.1: endpoints that need no store, errors, keep-alive, limits.
 @Suite(.timeLimit(.minutes(2)))
 struct ServeBasicsTests {
-    @Test func healthzAndKeepAlive() throws {
-        let server = try LiveServer()
+    @Test func healthzAndKeepAlive() async throws {
+        let server = try await ServeProcess.start()
         let connection = try server.connect()
         for _ in 0..<5 {
             let reply = try connection.request("GET", "/healthz")
@@ -28,9 +29,9 @@ struct ServeBasicsTests {
         for _ in 0..<10 { #expect(try connection.readReply().status == 200) }
     }
 
-    @Test func openAPIDocumentDescribesEveryEndpoint() throws {
-        let server = try LiveServer()
-        let reply = try server.request("GET", "/openapi.json")
+    @Test func openAPIDocumentDescribesEveryEndpoint() async throws {
+        let server = try await ServeProcess.start()
+        let reply = try await server.request("GET", "/openapi.json")
         #expect(reply.status == 200)
         #expect(reply.headers["content-type"] == "application/json")
         let doc = try #require(reply.json)
@@ -47,75 +48,75 @@ struct ServeBasicsTests {
         #expect(schemas["Error"] != nil)
     }
 
-    @Test func unknownPathsAndMethodsGetJSONErrors() throws {
-        let server = try LiveServer()
-        let notFound = try server.request("GET", "/v2/nothing")
+    @Test func unknownPathsAndMethodsGetJSONErrors() async throws {
+        let server = try await ServeProcess.start()
+        let notFound = try await server.request("GET", "/v2/nothing")
         #expect(notFound.status == 404)
         #expect(notFound.errorCode == "not_found")
         #expect(notFound.headers["content-type"] == "application/json")
-        let wrongMethod = try server.request("PUT", "/v1/assign", body: "{}")
+        let wrongMethod = try await server.request("PUT", "/v1/assign", body: "{}")
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.errorCode == "method_not_allowed")
         #expect(wrongMethod.headers["allow"] == "POST")
-        let unknownReport = try server.request("GET", "/v1/experiments/no-such-thing/report")
+        let unknownReport = try await server.request("GET", "/v1/experiments/no-such-thing/report")
         #expect(unknownReport.status == 404)
         #expect(unknownReport.errorCode == "experiment_not_found")
-        let report = try server.request("GET", "/v1/experiments/chorus-paywall-copy/report")
+        let report = try await server.request("GET", "/v1/experiments/chorus-paywall-copy/report")
         #expect(report.status == 200)
         #expect(report.json?["experiment"] as? String == "chorus-paywall-copy")
     }
 
-    @Test func badJSONAndBadFieldsAre400NamingTheField() throws {
-        let server = try LiveServer()
-        let syntax = try server.request("POST", "/v1/copy/check", body: #"{"experiment": "#)
+    @Test func badJSONAndBadFieldsAre400NamingTheField() async throws {
+        let server = try await ServeProcess.start()
+        let syntax = try await server.request("POST", "/v1/copy/check", body: #"{"experiment": "#)
         #expect(syntax.status == 400)
         #expect(syntax.errorCode == "invalid_json")
         #expect((syntax.error?["message"] as? String)?.contains("byte") == true)
-        let empty = try server.request("POST", "/v1/copy/check", body: "")
+        let empty = try await server.request("POST", "/v1/copy/check", body: "")
         #expect(empty.status == 400)
         #expect(empty.errorCode == "empty_body")
-        let missing = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai"}"#)
+        let missing = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai"}"#)
         #expect(missing.status == 400)
         #expect(missing.errorCode == "missing_field")
         #expect(missing.error?["field"] as? String == "text")
-        let wrongType = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":5,"text":"x"}"#)
+        let wrongType = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":5,"text":"x"}"#)
         #expect(wrongType.status == 400)
         #expect(wrongType.error?["field"] as? String == "variant")
-        let unknownField = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"x","usr_name":"A"}"#)
+        let unknownField = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"x","usr_name":"A"}"#)
         #expect(unknownField.status == 400)
         #expect(unknownField.error?["field"] as? String == "usr_name")
     }
 
-    @Test func copyCheckRunsTheGuard() throws {
-        let server = try LiveServer()
-        let good = try server.request("POST", "/v1/copy/check",
+    @Test func copyCheckRunsTheGuard() async throws {
+        let server = try await ServeProcess.start()
+        let good = try await server.request("POST", "/v1/copy/check",
             body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"  \"Picture your next walk with every song named. Chorus can help.\" "}"#)
         #expect(good.status == 200)
         #expect(good.json?["accepted"] as? Bool == true)
         #expect(good.json?["text"] as? String == "Picture your next walk with every song named. Chorus can help.")
         #expect((good.json?["violations"] as? [Any])?.isEmpty == true)
 
-        let bad = try server.request("POST", "/v1/copy/check",
+        let bad = try await server.request("POST", "/v1/copy/check",
             body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Sam, why not hear birds?","user_name":"Sam"}"#)
         #expect(bad.status == 200)
         #expect(bad.json?["accepted"] as? Bool == false)
         let rules = Set(((bad.json?["violations"] as? [[String: Any]]) ?? []).compactMap { $0["rule"] as? String })
         #expect(rules == ["forbid", "mention_once", "forbid_user_name"])
 
-        let unknownExperiment = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"nope","variant":"ai","text":"x"}"#)
+        let unknownExperiment = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"nope","variant":"ai","text":"x"}"#)
         #expect(unknownExperiment.status == 404)
         #expect(unknownExperiment.error?["field"] as? String == "experiment")
-        let unknownVariant = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"zz","text":"x"}"#)
+        let unknownVariant = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"zz","text":"x"}"#)
         #expect(unknownVariant.status == 404)
         #expect(unknownVariant.error?["field"] as? String == "variant")
-        let noGuard = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"control","text":"x"}"#)
+        let noGuard = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"control","text":"x"}"#)
         #expect(noGuard.status == 400)
         #expect(noGuard.errorCode == "no_guard")
     }
 
-    @Test func experimentsListsTheDefinitions() throws {
-        let server = try LiveServer()
-        let reply = try server.request("GET", "/v1/experiments")
+    @Test func experimentsListsTheDefinitions() async throws {
+        let server = try await ServeProcess.start()
+        let reply = try await server.request("GET", "/v1/experiments")
         #expect(reply.status == 200)
         let experiments = try #require(reply.json?["experiments"] as? [[String: Any]])
         #expect(Set(experiments.compactMap { $0["id"] as? String }) == ["chorus-paywall-copy", "chorus-trial-length", "chorus-discount-framing"])
@@ -124,11 +125,11 @@ struct ServeBasicsTests {
         #expect(products["currency"] as? String == "USD")
     }
 
-    @Test func bodiesOverTheLimitGet413() throws {
-        let server = try LiveServer(arguments: ["--max-body", "1000"])
+    @Test func bodiesOverTheLimitGet413() async throws {
+        let server = try await ServeProcess.start(arguments: ["--max-body", "1000"])
         let big = String(repeating: "x", count: 2500)
         // Declared length over the limit: refused before the body is read.
-        let declared = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"\#(big)"}"#)
+        let declared = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"\#(big)"}"#)
         #expect(declared.status == 413)
         #expect(declared.errorCode == "body_too_large")
         // Chunked, so the length is only known while reading.
@@ -145,28 +146,28 @@ struct ServeBasicsTests {
         #expect(reply.status == 413)
         #expect(reply.errorCode == "body_too_large")
         // Under the limit still works.
-        let small = try server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#)
+        let small = try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#)
         #expect(small.status == 200)
     }
 
-    @Test func oversizedHeadersAreRefused() throws {
-        let server = try LiveServer()
+    @Test func oversizedHeadersAreRefused() async throws {
+        let server = try await ServeProcess.start()
         // Just under the limit: answered.
-        #expect(try server.request("GET", "/healthz", headers: ["X-Big": String(repeating: "a", count: 7_500)]).status == 200)
+        #expect(try await server.request("GET", "/healthz", headers: ["X-Big": String(repeating: "a", count: 7_500)]).status == 200)
         // Over the server's 8 KiB limit: its own JSON 431.
-        let over = try server.request("GET", "/healthz", headers: ["X-Big": String(repeating: "a", count: 10_000)])
+        let over = try await server.request("GET", "/healthz", headers: ["X-Big": String(repeating: "a", count: 10_000)])
         #expect(over.status == 431)
         #expect(over.errorCode == "headers_too_large")
         #expect(over.headers["content-type"] == "application/json")
         // Far past it, libmicrohttpd refuses before the handler runs (see docs/Server.md).
-        let reply = try server.request("GET", "/healthz", headers: ["X-Big": String(repeating: "a", count: 200_000)])
+        let reply = try await server.request("GET", "/healthz", headers: ["X-Big": String(repeating: "a", count: 200_000)])
         #expect(reply.status == 431 || reply.status == 413)
         // The server is still fine afterwards.
-        #expect(try server.request("GET", "/healthz").status == 200)
+        #expect(try await server.request("GET", "/healthz").status == 200)
     }
 
-    @Test func silentAndSlowClientsAreCutOff() throws {
-        let server = try LiveServer(arguments: ["--timeout", "1", "--header-timeout", "1", "--body-timeout", "1"])
+    @Test func silentAndSlowClientsAreCutOff() async throws {
+        let server = try await ServeProcess.start(arguments: ["--timeout", "1", "--header-timeout", "1", "--body-timeout", "1"])
         // Half a request line, then silence.
         let silent = try server.connect()
         try silent.send("GET /heal")
@@ -177,15 +178,15 @@ struct ServeBasicsTests {
         var closed = false
         for _ in 0..<40 where !closed {
             try? slow.send("x")
-            usleep(100_000)
+            try await Task.sleep(for: .milliseconds(100))
             closed = slow.waitForClose(timeout: 0.05)
         }
         #expect(closed)
-        #expect(try server.request("GET", "/healthz").status == 200)
+        #expect(try await server.request("GET", "/healthz").status == 200)
     }
 
-    @Test func connectionLimitRefusesExtraClientsAtOnce() throws {
-        let server = try LiveServer(arguments: ["--max-connections", "2"])
+    @Test func connectionLimitRefusesExtraClientsAtOnce() async throws {
+        let server = try await ServeProcess.start(arguments: ["--max-connections", "2"])
         var held = [try server.connect(), try server.connect()]
         #expect(try held[0].request("GET", "/healthz").status == 200)
         #expect(try held[1].request("GET", "/healthz").status == 200)
@@ -197,35 +198,38 @@ struct ServeBasicsTests {
         #expect(Date().timeIntervalSince(started) < 1)
         // Freeing a slot lets the next one in.
         held.removeFirst()
-        #expect(server.eventually(timeout: 5) { (try? server.request("GET", "/healthz"))?.status == 200 })
+        #expect(await eventually(within: .seconds(5)) { (try? await server.request("GET", "/healthz"))?.status == 200 })
     }
 
-    @Test func concurrentClients() throws {
-        let server = try LiveServer()
+    @Test func concurrentClients() async throws {
+        let server = try await ServeProcess.start()
         let port = server.port
         let failures = Failures()
-        DispatchQueue.concurrentPerform(iterations: 16) { client in
-            do {
-                let connection = try HTTPConnection(port: port)
-                for i in 0..<50 {
-                    let reply = try connection.request("POST", "/v1/copy/check",
-                        body: Array(#"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus \#(client) \#(i)"}"#.utf8))
-                    if reply.status != 200 || reply.json?["accepted"] as? Bool != true { failures.add("client \(client) request \(i): \(reply.status) \(reply.text)") }
+        // On a thread of its own: concurrentPerform holds the calling thread until every client is done.
+        try await onOwnThread {
+            DispatchQueue.concurrentPerform(iterations: 16) { client in
+                do {
+                    let connection = try HTTPConnection(port: port)
+                    for i in 0..<50 {
+                        let reply = try connection.request("POST", "/v1/copy/check",
+                            body: Array(#"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus \#(client) \#(i)"}"#.utf8))
+                        if reply.status != 200 || reply.json?["accepted"] as? Bool != true { failures.add("client \(client) request \(i): \(reply.status) \(reply.text)") }
+                    }
+                } catch {
+                    failures.add("client \(client): \(error)")
                 }
-            } catch {
-                failures.add("client \(client): \(error)")
             }
         }
         #expect(failures.all.isEmpty, "\(failures.all.prefix(5))")
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_http_requests_total{route="/v1/copy/check",method="POST",status="200"} 800"#), "\(metrics)")
     }
 
-    @Test func metricsAndRequestLogs() throws {
-        let server = try LiveServer()
-        _ = try server.request("GET", "/healthz")
-        _ = try server.request("GET", "/nothing")
-        let reply = try server.request("GET", "/metrics")
+    @Test func metricsAndRequestLogs() async throws {
+        let server = try await ServeProcess.start()
+        _ = try await server.request("GET", "/healthz")
+        _ = try await server.request("GET", "/nothing")
+        let reply = try await server.request("GET", "/metrics")
         #expect(reply.status == 200)
         #expect(reply.headers["content-type"]?.hasPrefix("text/plain") == true)
         let text = reply.text
@@ -237,7 +241,7 @@ struct ServeBasicsTests {
         #expect(text.contains(#"abctl_reloads_total{result="ok"} 0"#))
         #expect(text.contains("abctl_experiments_loaded 3"))
         // One JSON line per request on stderr (flushed within 100 ms).
-        #expect(server.eventually { server.logLines.contains { $0["msg"] as? String == "request" && $0["path"] as? String == "/nothing" && $0["status"] as? Int == 404 } })
+        #expect(await eventually { server.logLines.contains { $0["msg"] as? String == "request" && $0["path"] as? String == "/nothing" && $0["status"] as? Int == 404 } })
         let requestLines = server.logLines.filter { $0["msg"] as? String == "request" }
         #expect(requestLines.contains { $0["path"] as? String == "/healthz" && $0["route"] as? String == "/healthz" && $0["status"] as? Int == 200 })
         #expect(requestLines.contains { $0["path"] as? String == "/nothing" && $0["route"] as? String == "unmatched" })

@@ -25,16 +25,16 @@ struct ServeCopyGenerationTests {
     }
 
     /// The `copy` object of the one assignment.
-    func copy(_ server: LiveServer, onDeviceModel: Bool? = false, headers: [String: String] = [:]) throws -> [String: Any] {
-        let reply = try server.request("POST", "/v1/assign", headers: headers, body: Self.assignBody(onDeviceModel: onDeviceModel))
+    func copy(_ server: ServeProcess, onDeviceModel: Bool? = false, headers: [String: String] = [:]) async throws -> [String: Any] {
+        let reply = try await server.request("POST", "/v1/assign", headers: headers, body: Self.assignBody(onDeviceModel: onDeviceModel))
         try #require(reply.status == 200, "\(reply.text)")
         let assignment = try #require((reply.json?["assignments"] as? [[String: Any]])?.first)
         #expect(assignment["variant"] as? String == "ai")
         return try #require((assignment["paywall"] as? [String: Any])?["copy"] as? [String: Any])
     }
 
-    func diagnostics(_ server: LiveServer, headers: [String: String] = [:]) throws -> [String: Any] {
-        let reply = try server.request("GET", "/v1/diagnostics/copy", headers: headers)
+    func diagnostics(_ server: ServeProcess, headers: [String: String] = [:]) async throws -> [String: Any] {
+        let reply = try await server.request("GET", "/v1/diagnostics/copy", headers: headers)
         try #require(reply.status == 200, "\(reply.text)")
         return try #require(reply.json)
     }
@@ -44,11 +44,11 @@ struct ServeCopyGenerationTests {
         return (counts?["generated"] as? Int, counts?["cache_hits"] as? Int, counts?["fallbacks"] as? [String: Int] ?? [:])
     }
 
-    @Test func aDeviceWithoutAModelGetsALineWrittenOnTheServer() throws {
+    @Test func aDeviceWithoutAModelGetsALineWrittenOnTheServer() async throws {
         let fake = try FakeChatServer([.line(Self.good)])
-        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))
+        let server = try await ServeProcess.start(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))
 
-        let served = try copy(server)
+        let served = try await copy(server)
         #expect(served["source"] as? String == "server")
         #expect(served["text"] as? String == Self.goodTrimmed)
         #expect(served["recipe"] == nil)
@@ -59,15 +59,15 @@ struct ServeCopyGenerationTests {
 
         // A device with a model (saying so, or saying nothing) still gets the recipe.
         for onDevice in [true, nil] as [Bool?] {
-            let handed = try copy(server, onDeviceModel: onDevice)
+            let handed = try await copy(server, onDeviceModel: onDevice)
             #expect(handed["source"] as? String == "on_device")
             #expect(handed["recipe"] is [String: Any])
         }
         // The next device without a model gets the same line without asking the model again.
-        #expect(try copy(server)["text"] as? String == Self.goodTrimmed)
+        #expect(try await copy(server)["text"] as? String == Self.goodTrimmed)
         #expect(fake.requests.count == 1)
 
-        let report = try diagnostics(server)
+        let report = try await diagnostics(server)
         #expect(report["enabled"] as? Bool == true)
         #expect(report["model"] as? String == "fake")
         #expect(report["deadline_ms"] as? Int == 5000)
@@ -77,13 +77,13 @@ struct ServeCopyGenerationTests {
         #expect((report["recent_failures"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func aSlowModelShipsTheFallbackWithinTheDeadlineAndItsLineLater() throws {
+    @Test func aSlowModelShipsTheFallbackWithinTheDeadlineAndItsLineLater() async throws {
         let fake = try FakeChatServer([.delayed(milliseconds: 2000, .line(Self.good))])
-        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 300))
+        let server = try await ServeProcess.start(arguments: Self.llmArguments(fake, deadlineMilliseconds: 300))
 
         let clock = ContinuousClock()
         let began = clock.now
-        let first = try copy(server)
+        let first = try await copy(server)
         let waited = clock.now - began
         #expect(waited < .milliseconds(1000), "the assign call took \(waited) with a 300 ms deadline")
         #expect(first["source"] as? String == "fallback")
@@ -91,27 +91,28 @@ struct ServeCopyGenerationTests {
         #expect(first["text"] as? String == "Picture your next walk with every song named. Chorus can help you get there.")
 
         // Generation finished in the background: a later call gets the line.
-        #expect(try server.eventually(timeout: 15) { try copy(server)["source"] as? String == "server" })
+        #expect(try await eventually(within: .seconds(15)) { try await copy(server)["source"] as? String == "server" })
         #expect(fake.requests.count == 1, "calls during the generation wait for it instead of asking again")
-        let c = counts(try diagnostics(server))
+        let c = counts(try await diagnostics(server))
         #expect(c.generated == 1)
         #expect((c.fallbacks["timeout"] ?? 0) >= 1)
     }
 
-    @Test func failuresShowInDiagnosticsForAdminsOnly() throws {
+    @Test func failuresShowInDiagnosticsForAdminsOnly() async throws {
         let fake = try FakeChatServer([.status(500), .garbage, .line(Self.bad), .line(Self.bad)])
         // Retry at once, so each call below meets the next scripted answer.
-        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000, retryAfterSeconds: 0),
+        let server = try await ServeProcess.start(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000, retryAfterSeconds: 0),
                                     environment: ["ABCTL_API_KEYS": "app-key:assign;admin-key:admin"])
         let app = ["Authorization": "Bearer app-key"], admin = ["Authorization": "Bearer admin-key"]
 
-        let reasons = try (0..<3).map { _ in try copy(server, headers: app)["fallback_reason"] as? String }
+        var reasons: [String?] = []
+        for _ in 0..<3 { reasons.append(try await copy(server, headers: app)["fallback_reason"] as? String) }
         #expect(reasons == ["error", "error", "guard_rejected"])
         #expect(fake.requests.count == 4, "a guard rejection is retried once; errors are not")
 
-        #expect(try server.request("GET", "/v1/diagnostics/copy", headers: app).status == 403)
-        #expect(try server.request("GET", "/v1/diagnostics/copy").status == 401)
-        let report = try diagnostics(server, headers: admin)
+        #expect(try await server.request("GET", "/v1/diagnostics/copy", headers: app).status == 403)
+        #expect(try await server.request("GET", "/v1/diagnostics/copy").status == 401)
+        let report = try await diagnostics(server, headers: admin)
         let failures = try #require(report["recent_failures"] as? [[String: Any]])
         #expect(failures.map { $0["reason"] as? String } == ["guard_rejected", "guard_rejected", "error", "error"])
         #expect(failures.allSatisfy { $0["experiment"] as? String == "chorus-paywall-copy" && $0["variant"] as? String == "ai" })
@@ -124,43 +125,44 @@ struct ServeCopyGenerationTests {
         #expect(c.fallbacks == ["guard_rejected": 1, "timeout": 0, "empty_answer": 0, "error": 2])
     }
 
-    @Test func whileAModelFailsItIsNotAskedAgainBeforeTheRetryIsDue() throws {
+    @Test func whileAModelFailsItIsNotAskedAgainBeforeTheRetryIsDue() async throws {
         let fake = try FakeChatServer([.status(503)], otherwise: .line(Self.good))
-        let server = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))  // default: 30 s
-        let reasons = try (0..<5).map { _ in try copy(server)["fallback_reason"] as? String }
+        let server = try await ServeProcess.start(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))  // default: 30 s
+        var reasons: [String?] = []
+        for _ in 0..<5 { reasons.append(try await copy(server)["fallback_reason"] as? String) }
         #expect(reasons == Array(repeating: "error", count: 5))
         #expect(fake.requests.count == 1, "one failed call; the next four shipped the fallback without asking")
-        #expect(counts(try diagnostics(server)).fallbacks["error"] == 5)
+        #expect(counts(try await diagnostics(server)).fallbacks["error"] == 5)
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func acceptedLinesSurviveARestart() throws {
+    @Test
+    func acceptedLinesSurviveARestart() async throws {
         let fake = try FakeChatServer([.line(Self.good)])
-        let first = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))
-        #expect(try copy(first)["source"] as? String == "server")
+        let first = try await ServeProcess.start(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000))
+        #expect(try await copy(first)["source"] as? String == "server")
         first.signal(SIGTERM)
-        #expect(first.waitForExit(timeout: 10) == 0)
+        #expect(await first.exit(within: .seconds(10)) == 0)
 
-        let second = try LiveServer(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000), database: first.databasePath)
-        let served = try copy(second)
+        let second = try await ServeProcess.start(arguments: Self.llmArguments(fake, deadlineMilliseconds: 5000), database: first.databasePath)
+        let served = try await copy(second)
         #expect(served["source"] as? String == "server")
         #expect(served["text"] as? String == Self.goodTrimmed)
         #expect(fake.requests.count == 1, "the restarted server read the line from the store")
-        let c = counts(try diagnostics(second))
+        let c = counts(try await diagnostics(second))
         #expect(c.generated == 0 && c.cacheHits == 1)
     }
 
-    @Test func withoutAnLLMTheRecipeIsHandedOverAsBefore() throws {
-        let server = try LiveServer()
-        let handed = try copy(server)
+    @Test func withoutAnLLMTheRecipeIsHandedOverAsBefore() async throws {
+        let server = try await ServeProcess.start()
+        let handed = try await copy(server)
         #expect(handed["source"] as? String == "on_device")
         #expect((handed["recipe"] as? [String: Any])?["brief"] as? String == "They walk with their dog.")
-        let report = try diagnostics(server)
+        let report = try await diagnostics(server)
         #expect(report["enabled"] as? Bool == false)
         #expect(report["model"] is NSNull && report["deadline_ms"] is NSNull)
         #expect(counts(report).generated == 0)
 
-        let wrongType = try server.request("POST", "/v1/assign", body: #"{"user_id":"u","on_device_model":"no"}"#)
+        let wrongType = try await server.request("POST", "/v1/assign", body: #"{"user_id":"u","on_device_model":"no"}"#)
         #expect(wrongType.status == 400)
         #expect(wrongType.error?["field"] as? String == "on_device_model")
     }
@@ -173,8 +175,8 @@ struct ServeCopyGenerationTests {
         (["--llm-retry-after-s", "5"], "'--llm-retry-after-s' needs '--llm-url'"),
         (["--llm-url", "http://127.0.0.1:1", "--llm-model", "m", "--llm-retry-after-s", "-1"], "between 0 and 86400"),
     ])
-    func badLLMOptionsAreUsageErrors(arguments: [String], message: String) throws {
-        let result = try CLIRunner.run(["serve", "--port", "0"] + arguments)
+    func badLLMOptionsAreUsageErrors(arguments: [String], message: String) async throws {
+        let result = try await Abctl.run(["serve", "--port", "0"] + arguments)
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -9,16 +10,16 @@ import Glibc
 struct ServeDataTests {
     static let ios = #""attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true}"#
 
-    func assign(_ server: LiveServer, _ user: String, extra: String = "") throws -> [[String: Any]] {
-        let reply = try server.request("POST", "/v1/assign", body: #"{"user_id":"\#(user)",\#(Self.ios)\#(extra)}"#)
+    func assign(_ server: ServeProcess, _ user: String, extra: String = "") async throws -> [[String: Any]] {
+        let reply = try await server.request("POST", "/v1/assign", body: #"{"user_id":"\#(user)",\#(Self.ios)\#(extra)}"#)
         #expect(reply.status == 200, "\(reply.text)")
         #expect(reply.json?["user_id"] as? String == user)
         return reply.json?["assignments"] as? [[String: Any]] ?? []
     }
 
-    @Test func assignAnswersEveryExperimentWithItsPaywall() throws {
-        let server = try LiveServer()
-        let answers = try assign(server, "user-42")
+    @Test func assignAnswersEveryExperimentWithItsPaywall() async throws {
+        let server = try await ServeProcess.start()
+        let answers = try await assign(server, "user-42")
         #expect(answers.map { $0["experiment"] as? String } == ["chorus-discount-framing", "chorus-paywall-copy", "chorus-trial-length"])
         for a in answers {
             let bucket = try #require(a["bucket"] as? Double)
@@ -39,17 +40,17 @@ struct ServeDataTests {
         #expect(answers.filter { $0["in_experiment"] as? Bool == true }.count <= 1)
     }
 
-    @Test func assignAgreesWithTheCLI() throws {
-        let server = try LiveServer()
+    @Test func assignAgreesWithTheCLI() async throws {
+        let server = try await ServeProcess.start()
         let users = (0..<40).map { "cross-\($0)" }
-        let cli = try CLIRunner.run(["assign", "--experiments", server.experimentsPath, "--users", "-",
+        let cli = try await Abctl.run(["assign", "--experiments", server.experimentsPath, "--users", "-",
                                      "--attr", "platform=ios", "--attr", "country=US", "--attr", "app_version=2.3.0", "--attr", "new_user=true"],
                                     stdin: users.joined(separator: "\n") + "\n")
         #expect(cli.status == 0, "\(cli.stderr)")
         let lines = cli.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(lines.count == users.count * 3)
         for user in users {
-            for a in try assign(server, user) {
+            for a in try await assign(server, user) {
                 let match = lines.first { $0["user_id"] as? String == user && $0["experiment"] as? String == a["experiment"] as? String }
                 #expect(match?["variant"] as? String == a["variant"] as? String, "\(user) \(a)")
                 #expect(match?["bucket"] as? Double == a["bucket"] as? Double)
@@ -57,10 +58,10 @@ struct ServeDataTests {
         }
     }
 
-    @Test func assignResolvesCopyFromVariablesAndSignals() throws {
-        let server = try LiveServer()
+    @Test func assignResolvesCopyFromVariablesAndSignals() async throws {
+        let server = try await ServeProcess.start()
         // qa-device-2 is forced into the 'name' arm: a template filled from variables.
-        let named = try assign(server, "qa-device-2", extra: #","variables":{"userName":"Ana"},"experiments":["chorus-paywall-copy"]"#)
+        let named = try await assign(server, "qa-device-2", extra: #","variables":{"userName":"Ana"},"experiments":["chorus-paywall-copy"]"#)
         #expect(named.count == 1)
         #expect(named[0]["variant"] as? String == "name")
         #expect(named[0]["reason"] as? String == "forced")
@@ -69,44 +70,44 @@ struct ServeDataTests {
         #expect(copy["source"] as? String == "template")
         #expect((copy["text"] as? String)?.hasPrefix("Ana") == true, "\(copy)")
         // qa-device-1 is forced into the 'ai' arm: with no signals the fallback ships, with one the recipe.
-        let fallback = try assign(server, "qa-device-1", extra: #","experiments":["chorus-paywall-copy"]"#)
+        let fallback = try await assign(server, "qa-device-1", extra: #","experiments":["chorus-paywall-copy"]"#)
         let fallbackCopy = try #require((fallback[0]["paywall"] as? [String: Any])?["copy"] as? [String: Any])
         #expect(fallbackCopy["source"] as? String == "fallback")
         #expect(fallbackCopy["fallback_reason"] as? String == "empty_brief")
     }
 
-    @Test func assignFieldErrors() throws {
-        let server = try LiveServer()
-        let unknown = try server.request("POST", "/v1/assign", body: #"{"user_id":"u","experiments":["nope"]}"#)
+    @Test func assignFieldErrors() async throws {
+        let server = try await ServeProcess.start()
+        let unknown = try await server.request("POST", "/v1/assign", body: #"{"user_id":"u","experiments":["nope"]}"#)
         #expect(unknown.status == 400)
         #expect(unknown.errorCode == "unknown_experiment")
         #expect(unknown.error?["field"] as? String == "experiments")
-        let noUser = try server.request("POST", "/v1/assign", body: #"{"attributes":{}}"#)
+        let noUser = try await server.request("POST", "/v1/assign", body: #"{"attributes":{}}"#)
         #expect(noUser.status == 400)
         #expect(noUser.error?["field"] as? String == "user_id")
-        let badVariable = try server.request("POST", "/v1/assign", body: #"{"user_id":"u","variables":{"userName":3}}"#)
+        let badVariable = try await server.request("POST", "/v1/assign", body: #"{"user_id":"u","variables":{"userName":3}}"#)
         #expect(badVariable.status == 400)
         #expect(badVariable.error?["field"] as? String == "variables.userName")
-        let attributesNotObject = try server.request("POST", "/v1/assign", body: #"{"user_id":"u","attributes":[1]}"#)
+        let attributesNotObject = try await server.request("POST", "/v1/assign", body: #"{"user_id":"u","attributes":[1]}"#)
         #expect(attributesNotObject.status == 400)
         #expect(attributesNotObject.error?["field"] as? String == "attributes")
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func stickyAssignmentFollowsTheStoredExposure() throws {
-        let server = try LiveServer()
+    @Test
+    func stickyAssignmentFollowsTheStoredExposure() async throws {
+        let server = try await ServeProcess.start()
         // Find a user in the copy experiment, then record an exposure to a different arm.
         var user = ""
         var first = ""
         for i in 0..<200 {
-            let a = try assign(server, "sticky-\(i)", extra: #","experiments":["chorus-paywall-copy"]"#)[0]
+            let a = try await assign(server, "sticky-\(i)", extra: #","experiments":["chorus-paywall-copy"]"#)[0]
             if a["reason"] as? String == "assigned", let v = a["variant"] as? String { user = "sticky-\(i)"; first = v; break }
         }
         #expect(!user.isEmpty)
         let other = ["control", "name", "ai"].first { $0 != first }!
         let exposure = #"{"event_id":"x-\#(user)","type":"exposure","user_id":"\#(user)","experiment":"chorus-paywall-copy","variant":"\#(other)","ts":"2026-12-01T10:00:00Z"}"#
-        #expect(try server.request("POST", "/v1/events", body: exposure).status == 200)
-        let again = try assign(server, user, extra: #","experiments":["chorus-paywall-copy"]"#)[0]
+        #expect(try await server.request("POST", "/v1/events", body: exposure).status == 200)
+        let again = try await assign(server, user, extra: #","experiments":["chorus-paywall-copy"]"#)[0]
         #expect(again["variant"] as? String == other)
         #expect(again["reason"] as? String == "sticky")
     }
@@ -115,33 +116,33 @@ struct ServeDataTests {
         #"{"event_id":"\#(id)","type":"\#(type)","user_id":"\#(user)","ts":"2026-12-01T10:01:00Z"}"#
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func eventsAreStoredOnceAndCounted() throws {
-        let server = try LiveServer()
+    @Test
+    func eventsAreStoredOnceAndCounted() async throws {
+        let server = try await ServeProcess.start()
         let ndjson = [Self.event("a1"), Self.event("a2"), "", Self.event("a3")].joined(separator: "\n") + "\n"
-        let first = try server.request("POST", "/v1/events", headers: ["Content-Type": "application/x-ndjson"], body: ndjson)
+        let first = try await server.request("POST", "/v1/events", headers: ["Content-Type": "application/x-ndjson"], body: ndjson)
         #expect(first.status == 200)
         #expect(first.json?["stored"] as? Int == 3)
         #expect(first.json?["duplicate"] as? Int == 0)
         #expect(first.json?["rejected"] as? Int == 0)
         let array = "[" + [Self.event("a3"), Self.event("a4"), Self.event("a4")].joined(separator: ",") + "]"
-        let second = try server.request("POST", "/v1/events", headers: ["Content-Type": "application/json"], body: array)
+        let second = try await server.request("POST", "/v1/events", headers: ["Content-Type": "application/json"], body: array)
         #expect(second.status == 200)
         #expect(second.json?["stored"] as? Int == 1)
         #expect(second.json?["duplicate"] as? Int == 2)
-        let empty = try server.request("POST", "/v1/events", body: "[]")
+        let empty = try await server.request("POST", "/v1/events", body: "[]")
         #expect(empty.status == 200)
         #expect(empty.json?["stored"] as? Int == 0)
-        #expect(try server.request("GET", "/metrics").text.contains(#"abctl_events_total{outcome="stored"} 4"#))
+        #expect(try await server.request("GET", "/metrics").text.contains(#"abctl_events_total{outcome="stored"} 4"#))
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func aBatchWithAnInvalidEventIsRejectedWhole() throws {
-        let server = try LiveServer()
+    @Test
+    func aBatchWithAnInvalidEventIsRejectedWhole() async throws {
+        let server = try await ServeProcess.start()
         let body = [Self.event("b1"),
                     #"{"event_id":"b2","type":"exposure","user_id":"u","experiment":"chorus-paywall-copy","variant":"zz","ts":"2026-12-01T10:00:00Z"}"#,
                     #"{"event_id":"b3","type":"trial_started","user_id":"u","ts":"yesterday"}"#].joined(separator: "\n")
-        let reply = try server.request("POST", "/v1/events", body: body)
+        let reply = try await server.request("POST", "/v1/events", body: body)
         #expect(reply.status == 422)
         #expect(reply.errorCode == "invalid_event")
         #expect(reply.error?["field"] as? String == "variant")
@@ -151,83 +152,76 @@ struct ServeDataTests {
         #expect(rejections.map { $0["line"] as? Int } == [2, 3])
         #expect(rejections.map { $0["field"] as? String } == ["variant", "ts"])
         // b1 was not stored: sending it alone stores it now.
-        let alone = try server.request("POST", "/v1/events", body: Self.event("b1"))
+        let alone = try await server.request("POST", "/v1/events", body: Self.event("b1"))
         #expect(alone.json?["stored"] as? Int == 1)
 
-        let syntax = try server.request("POST", "/v1/events", body: Self.event("c1") + "\n{\"event_id\": ")
+        let syntax = try await server.request("POST", "/v1/events", body: Self.event("c1") + "\n{\"event_id\": ")
         #expect(syntax.status == 400)
         #expect(syntax.errorCode == "invalid_json")
         #expect((syntax.json?["rejections"] as? [[String: Any]])?.first?["line"] as? Int == 2)
-        let brokenArray = try server.request("POST", "/v1/events", body: "[" + Self.event("c2"))
+        let brokenArray = try await server.request("POST", "/v1/events", body: "[" + Self.event("c2"))
         #expect(brokenArray.status == 400)
-        let empty = try server.request("POST", "/v1/events", body: "\n\n")
+        let empty = try await server.request("POST", "/v1/events", body: "\n\n")
         #expect(empty.status == 400)
         #expect(empty.errorCode == "empty_body")
-        #expect(try server.request("POST", "/v1/events", body: Self.event("c1")).json?["stored"] as? Int == 1)
+        #expect(try await server.request("POST", "/v1/events", body: Self.event("c1")).json?["stored"] as? Int == 1)
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func revenueCatWebhook() throws {
-        let server = try LiveServer(environment: ["ABCTL_API_KEYS": "k1:ingest", "ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"])
+    @Test
+    func revenueCatWebhook() async throws {
+        let server = try await ServeProcess.start(environment: ["ABCTL_API_KEYS": "k1:ingest", "ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"])
         let trial = #"{"api_version":"1.0","event":{"type":"INITIAL_PURCHASE","period_type":"TRIAL","id":"rc-1","app_user_id":"u9","product_id":"chorus.plus.annual","price":0,"purchased_at_ms":1764583200000,"event_timestamp_ms":1764583201000}}"#
-        let unauthorized = try server.request("POST", "/v1/webhooks/revenuecat", body: trial)
+        let unauthorized = try await server.request("POST", "/v1/webhooks/revenuecat", body: trial)
         #expect(unauthorized.status == 401)
         #expect(unauthorized.errorCode == "unauthorized")
         // An API key is not the webhook's secret.
-        #expect(try server.request("POST", "/v1/webhooks/revenuecat", headers: ["Authorization": "Bearer k1"], body: trial).status == 401)
+        #expect(try await server.request("POST", "/v1/webhooks/revenuecat", headers: ["Authorization": "Bearer k1"], body: trial).status == 401)
         let auth = ["Authorization": "Bearer rc-secret"]
-        let stored = try server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: trial)
+        let stored = try await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: trial)
         #expect(stored.status == 200, "\(stored.text)")
         #expect(stored.json?["status"] as? String == "stored")
         #expect(stored.json?["type"] as? String == "trial_started")
-        let retry = try server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: trial)
+        let retry = try await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: trial)
         #expect(retry.json?["status"] as? String == "duplicate")
-        let ignored = try server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: #"{"event":{"type":"BILLING_ISSUE","id":"rc-2","app_user_id":"u9"}}"#)
+        let ignored = try await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: #"{"event":{"type":"BILLING_ISSUE","id":"rc-2","app_user_id":"u9"}}"#)
         #expect(ignored.status == 200)
         #expect(ignored.json?["status"] as? String == "ignored")
-        let noUser = try server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: #"{"event":{"type":"RENEWAL","id":"rc-3","purchased_at_ms":1}}"#)
+        let noUser = try await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: #"{"event":{"type":"RENEWAL","id":"rc-3","purchased_at_ms":1}}"#)
         #expect(noUser.status == 422)
         #expect(noUser.error?["field"] as? String == "event.app_user_id")
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_webhook_events_total{outcome="mapped",type="trial_started"} 1"#))
         #expect(metrics.contains(#"abctl_webhook_events_total{outcome="duplicate",type="trial_started"} 1"#))
         #expect(metrics.contains(#"abctl_webhook_events_total{outcome="ignored",type="BILLING_ISSUE"} 1"#))
         // The mapped event is a real event: the same id through /v1/events is a duplicate.
-        let same = try server.request("POST", "/v1/events", headers: ["Authorization": "Bearer k1"],
+        let same = try await server.request("POST", "/v1/events", headers: ["Authorization": "Bearer k1"],
                                       body: #"{"event_id":"rc-1","type":"trial_started","user_id":"u9","ts":"2026-12-01T10:00:00Z"}"#)
         #expect(same.json?["duplicate"] as? Int == 1)
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func storeUnavailableIs503AndNothingIsAcknowledged() throws {
-        let server = try LiveServer()
-        #expect(try server.request("POST", "/v1/events", body: Self.event("d0")).status == 200)
+    @Test
+    func storeUnavailableIs503AndNothingIsAcknowledged() async throws {
+        let server = try await ServeProcess.start()
+        #expect(try await server.request("POST", "/v1/events", body: Self.event("d0")).status == 200)
         // Another process holds the write lock longer than the store's busy timeout.
-        let locker = Process()
-        locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        locker.arguments = ["python3", "-c", """
-            import sqlite3, sys
+        // It holds the lock until the file `release` appears beside the database, 25 s at most.
+        let release = server.folder.path + "/release"
+        let locker = try ChildProcess("/usr/bin/python3", ["-c", """
+            import os, sqlite3, sys, time
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute('BEGIN EXCLUSIVE')
             print('locked', flush=True)
-            sys.stdin.read()
-            """, server.databasePath]
-        let out = Pipe(), input = Pipe()
-        locker.standardOutput = out
-        locker.standardInput = input
-        try locker.run()
-        // Closing its stdin releases the lock; the watchdog bounds the wait whatever happens.
-        let pid = locker.processIdentifier
-        let watchdog = Thread { usleep(25_000_000); kill(pid, SIGKILL) }
-        watchdog.start()
-        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("locked"))
-        let reply = try server.request("POST", "/v1/events", body: Self.event("d1"))
+            deadline = time.time() + 25
+            while not os.path.exists(sys.argv[2]) and time.time() < deadline: time.sleep(0.02)
+            """, server.databasePath, release])
+        #expect(await locker.firstLine(within: .seconds(20)) { $0 == "locked" ? true : nil } == true)
+        let reply = try await server.request("POST", "/v1/events", body: Self.event("d1"))
         #expect(reply.status == 503)
         #expect(reply.errorCode == "store_unavailable")
-        try input.fileHandleForWriting.close()
-        locker.waitUntilExit()
+        server.folder.write("release", "")
+        #expect(await locker.exit() == 0)
         // Not stored: it is new when the store is back.
-        let retry = try server.request("POST", "/v1/events", body: Self.event("d1"))
+        let retry = try await server.request("POST", "/v1/events", body: Self.event("d1"))
         #expect(retry.status == 200)
         #expect(retry.json?["stored"] as? Int == 1)
     }

@@ -1,17 +1,18 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// SIGKILL under event load loses no acknowledged event.
-@Suite(.timeLimit(.minutes(2)), .enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
+@Suite(.timeLimit(.minutes(2)))
 struct ServeKillTests {
     /// Clients send batches of 100 events; the server is killed mid-load. A second server on the same
     /// store then receives every acknowledged batch again: each of those events must come back as a
     /// duplicate (it is in the store), and none as newly stored.
-    @Test func sigkillUnderLoadLosesNoAcknowledgedEvent() throws {
-        let first = try LiveServer()
+    @Test func sigkillUnderLoadLosesNoAcknowledgedEvent() async throws {
+        let first = try await ServeProcess.start()
         let port = first.port
         let acknowledged = Batches()
         let stop = Flag()
@@ -31,15 +32,15 @@ struct ServeKillTests {
             }
         }
         // Let load build up, then kill without warning while requests are in flight.
-        #expect(first.eventually(timeout: 20) { acknowledged.count >= 300 })
+        #expect(await eventually(within: .seconds(20)) { acknowledged.count >= 300 })
         first.signal(SIGKILL)
-        #expect(first.waitForExit(timeout: 10) != nil)
+        #expect(await first.exit(within: .seconds(10)) != nil)
         stop.value.store(true, ordering: .releasing)
-        group.wait()
+        await group.finished()
         let batches = acknowledged.all
         #expect(batches.count >= 300)
 
-        let second = try LiveServer(database: first.databasePath)
+        let second = try await ServeProcess.start(database: first.databasePath)
         let connection = try second.connect()
         var duplicates = 0
         var newlyStored = 0

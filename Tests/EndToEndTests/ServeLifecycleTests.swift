@@ -10,96 +10,96 @@ import Glibc
 struct ServeLifecycleTests {
     static let keys = "assign-key-123:assign;ingest-key-456:ingest;admin-key-789:admin"
 
-    @Test func apiKeysAndScopes() throws {
-        let server = try LiveServer(environment: ["ABCTL_API_KEYS": Self.keys])
+    @Test func apiKeysAndScopes() async throws {
+        let server = try await ServeProcess.start(environment: ["ABCTL_API_KEYS": Self.keys])
         let copy = #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#
-        let none = try server.request("POST", "/v1/copy/check", body: copy)
+        let none = try await server.request("POST", "/v1/copy/check", body: copy)
         #expect(none.status == 401)
         #expect(none.errorCode == "unauthorized")
         #expect(none.headers["www-authenticate"] == "Bearer")
-        let wrong = try server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer assign-key-124"], body: copy)
+        let wrong = try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer assign-key-124"], body: copy)
         #expect(wrong.status == 401)
-        let basic = try server.request("POST", "/v1/copy/check", headers: ["Authorization": "Basic assign-key-123"], body: copy)
+        let basic = try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Basic assign-key-123"], body: copy)
         #expect(basic.status == 401)
-        #expect(try server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer assign-key-123"], body: copy).status == 200)
-        #expect(try server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer admin-key-789"], body: copy).status == 200)
-        let scope = try server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer ingest-key-456"], body: copy)
+        #expect(try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer assign-key-123"], body: copy).status == 200)
+        #expect(try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer admin-key-789"], body: copy).status == 200)
+        let scope = try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer ingest-key-456"], body: copy)
         #expect(scope.status == 403)
         #expect(scope.errorCode == "insufficient_scope")
         // Definitions need admin.
-        #expect(try server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer assign-key-123"]).status == 403)
-        #expect(try server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer admin-key-789"]).status == 200)
+        #expect(try await server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer assign-key-123"]).status == 403)
+        #expect(try await server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer admin-key-789"]).status == 200)
         // Health, metrics and the document stay open.
-        #expect(try server.request("GET", "/healthz").status == 200)
-        #expect(try server.request("GET", "/metrics").status == 200)
-        #expect(try server.request("GET", "/openapi.json").status == 200)
+        #expect(try await server.request("GET", "/healthz").status == 200)
+        #expect(try await server.request("GET", "/metrics").status == 200)
+        #expect(try await server.request("GET", "/openapi.json").status == 200)
     }
 
-    @Test func keysFile() throws {
+    @Test func keysFile() async throws {
         let folder = TemporaryFolder()
         let file = folder.write("keys.txt", "# keys\nfile-key-1 assign\n")
-        let server = try LiveServer(arguments: ["--keys-file", file])
+        let server = try await ServeProcess.start(arguments: ["--keys-file", file])
         let copy = #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#
-        #expect(try server.request("POST", "/v1/copy/check", body: copy).status == 401)
-        #expect(try server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer file-key-1"], body: copy).status == 200)
+        #expect(try await server.request("POST", "/v1/copy/check", body: copy).status == 401)
+        #expect(try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer file-key-1"], body: copy).status == 200)
     }
 
-    @Test func withoutKeysOnlyLoopback() throws {
+    @Test func withoutKeysOnlyLoopback() async throws {
         let folder = TemporaryFolder()
-        let r = try CLIRunner.run(["serve", "--port", "0", "--host", "0.0.0.0", "--db", folder.path + "/never.sqlite"],
+        let r = try await Abctl.run(["serve", "--port", "0", "--host", "0.0.0.0", "--db", folder.path + "/never.sqlite"],
                                   environment: ["ABCTL_API_KEYS": ""])
         #expect(r.status == 2)
         #expect(r.stderr.contains("refusing to listen on 0.0.0.0 without API keys"), "\(r.stderr)")
         // Refused before the store is opened: no database file is made.
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/never.sqlite"))
-        let badKeys = try CLIRunner.run(["serve", "--port", "0"], environment: ["ABCTL_API_KEYS": "k:superuser"])
+        let badKeys = try await Abctl.run(["serve", "--port", "0"], environment: ["ABCTL_API_KEYS": "k:superuser"])
         #expect(badKeys.status == 2)
         #expect(badKeys.stderr.contains("unknown scope 'superuser'"))
-        let noPort = try CLIRunner.run(["serve"])
+        let noPort = try await Abctl.run(["serve"])
         #expect(noPort.status == 2)
         // ABCTL_NOW fixes the reports' clock; a bad one is refused before the store opens, as `report` refuses it.
-        let badNow = try CLIRunner.run(["serve", "--port", "0", "--db", folder.path + "/never.sqlite"], environment: ["ABCTL_NOW": "yesterday"])
+        let badNow = try await Abctl.run(["serve", "--port", "0", "--db", folder.path + "/never.sqlite"], environment: ["ABCTL_NOW": "yesterday"])
         #expect(badNow.status == 2)
         #expect(badNow.stderr.contains("ABCTL_NOW is not an RFC 3339 time: 'yesterday'"), "\(badNow.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/never.sqlite"))
     }
 
-    @Test func brokenExperimentsAtStartExitOneAsValidateDoes() throws {
+    @Test func brokenExperimentsAtStartExitOneAsValidateDoes() async throws {
         let folder = TemporaryFolder()
-        try folder.copyShippedExperiments()
+        try Abctl.copyShippedExperiments(to: folder.path)
         folder.write("chorus-trial-length.json", "{ not json")
-        let r = try CLIRunner.run(["serve", "--port", "0", "--experiments", folder.path, "--db", folder.path + "/db.sqlite"])
+        let r = try await Abctl.run(["serve", "--port", "0", "--experiments", folder.path, "--db", folder.path + "/db.sqlite"])
         #expect(r.status == 1)
         #expect(r.stderr.contains("abctl: error:"))
     }
 
-    @Test func sighupReloadsAndABrokenFolderKeepsTheOldSnapshot() throws {
-        let server = try LiveServer()
-        let ids = { () throws -> Set<String> in
-            Set(((try server.request("GET", "/v1/experiments").json?["experiments"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
+    @Test func sighupReloadsAndABrokenFolderKeepsTheOldSnapshot() async throws {
+        let server = try await ServeProcess.start()
+        let ids = { () async throws -> Set<String> in
+            Set(((try await server.request("GET", "/v1/experiments").json?["experiments"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
         }
-        #expect(try ids().count == 3)
+        #expect(try await ids().count == 3)
 
         // Good change: one experiment removed.
         try FileManager.default.removeItem(atPath: server.experimentsPath + "/chorus-discount-framing.json")
         server.signal(SIGHUP)
-        #expect(try server.eventually { try ids() == ["chorus-paywall-copy", "chorus-trial-length"] })
-        #expect(try server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="ok"} 1"#))
+        #expect(try await eventually { try await ids() == ["chorus-paywall-copy", "chorus-trial-length"] })
+        #expect(try await server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="ok"} 1"#))
 
         // Broken change: the old snapshot stays, and the log says why.
         try "{ \"id\": ".write(toFile: server.experimentsPath + "/chorus-trial-length.json", atomically: true, encoding: .utf8)
         server.signal(SIGHUP)
-        #expect(try server.eventually { try server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="failed"} 1"#) })
-        #expect(try ids() == ["chorus-paywall-copy", "chorus-trial-length"])
-        #expect(try server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#).status == 200)
-        #expect(server.eventually {
+        #expect(try await eventually { try await server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="failed"} 1"#) })
+        #expect(try await ids() == ["chorus-paywall-copy", "chorus-trial-length"])
+        #expect(try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#).status == 200)
+        #expect(await eventually {
             server.logLines.contains { ($0["msg"] as? String)?.hasPrefix("reload failed") == true && ($0["problems"] as? [String])?.first?.contains("chorus-trial-length.json") == true }
         })
-        #expect(server.process.isRunning)
+        #expect(server.isRunning)
     }
 
-    @Test func sighupDuringTrafficDropsNoRequest() throws {
-        let server = try LiveServer()
+    @Test func sighupDuringTrafficDropsNoRequest() async throws {
+        let server = try await ServeProcess.start()
         let port = server.port
         let failures = Failures()
         let done = Flag()
@@ -120,39 +120,39 @@ struct ServeLifecycleTests {
             }
         }
         for _ in 0..<5 {
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
             server.signal(SIGHUP)
         }
-        #expect(server.eventually { ((try? server.request("GET", "/healthz").json?["reloads"] as? Int) ?? 0) == 5 })
+        #expect(await eventually { ((try? await server.request("GET", "/healthz").json?["reloads"] as? Int) ?? 0) == 5 })
         done.value.store(true, ordering: .releasing)
-        group.wait()
+        await group.finished()
         #expect(failures.all.isEmpty, "\(failures.all.prefix(5))")
     }
 
-    @Test func sigtermDrainsRequestsInFlightAndExitsZero() throws {
-        let server = try LiveServer()
+    @Test func sigtermDrainsRequestsInFlightAndExitsZero() async throws {
+        let server = try await ServeProcess.start()
         // A request whose body is half sent when SIGTERM arrives.
         let inFlight = try server.connect()
         let body = Array(#"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus sings"}"#.utf8)
         try inFlight.send(Array(HTTPConnection.head("POST", "/v1/copy/check", headers: [:], bodyLength: body.count).utf8) + body[..<10])
-        usleep(200_000)
+        try await Task.sleep(for: .milliseconds(200))
         server.signal(SIGTERM)
         // Draining: new connections are refused while the process waits for that request.
-        #expect(server.eventually { (try? server.request("GET", "/healthz")) == nil })
-        #expect(server.process.isRunning)
+        #expect(await eventually { (try? await server.request("GET", "/healthz")) == nil })
+        #expect(server.isRunning)
         try inFlight.send(Array(body[10...]))
         let reply = try inFlight.readReply()
         #expect(reply.status == 200)
         #expect(reply.json?["accepted"] as? Bool == true)
         #expect(reply.headers["connection"]?.lowercased() == "close")
-        #expect(server.waitForExit(timeout: 10) == 0)
+        #expect(await server.exit(within: .seconds(10)) == 0)
         #expect(server.logLines.contains { $0["msg"] as? String == "stopped" })
     }
 
-    @Test func sigtermWhenIdleExitsZero() throws {
-        let server = try LiveServer()
-        #expect(try server.request("GET", "/healthz").status == 200)
+    @Test func sigtermWhenIdleExitsZero() async throws {
+        let server = try await ServeProcess.start()
+        #expect(try await server.request("GET", "/healthz").status == 200)
         server.signal(SIGTERM)
-        #expect(server.waitForExit(timeout: 10) == 0)
+        #expect(await server.exit(within: .seconds(10)) == 0)
     }
 }

@@ -50,9 +50,9 @@ import Glibc
             }
         }
 
-        func finish() {
+        func finish() async {
             stop.value.store(true, ordering: .releasing)
-            group.wait()
+            await group.finished()
         }
 
         var seconds: Double { Date().timeIntervalSince(start) }
@@ -72,29 +72,29 @@ import Glibc
         #expect(stored == 0, "acknowledged events missing from the store")
     }
 
-    @Test func aPostgresRestartUnderLoadAnswers503AndLosesNothingAcknowledged() throws {
+    @Test func aPostgresRestartUnderLoadAnswers503AndLosesNothingAcknowledged() async throws {
         // A cluster of the test's own: restarting the shared one would disturb other tests.
-        let cluster = try PostgresCluster.startOwn()
+        let cluster = try await onOwnThread { try PostgresCluster.startOwn() }
         defer { cluster.remove() }
-        let url = try cluster.createDatabase()
-        let nodes = try ServeTwoNodesTests.startNodes(url: url)
+        let url = try await onOwnThread { try cluster.createDatabase() }
+        let nodes = try await ServeTwoNodesTests.startNodes(url: url)
         let ports = nodes.map(\.port)
         let load = Load(ports: ports, clients: 8, prefix: "r")
-        #expect(nodes[0].eventually(timeout: 20) { load.acknowledged.count >= 100 })
+        #expect(await eventually(within: .seconds(20)) { load.acknowledged.count >= 100 })
 
-        try cluster.stop()
+        try await onOwnThread { try cluster.stop() }
         let down = load.seconds
-        usleep(2_000_000)
+        try await Task.sleep(for: .seconds(2))
         let okDuringOutage = load.lastOK.withLock { $0 }.values.filter { $0 > down + 0.5 }.count
-        try cluster.start()
+        try await onOwnThread { try cluster.start() }
         let back = load.seconds
         // Both nodes acknowledge again within 5 s of the server's return, by themselves.
-        let reconnected = nodes[0].eventually(timeout: 5) {
+        let reconnected = await eventually(within: .seconds(5)) {
             load.lastOK.withLock { ok in ports.allSatisfy { (ok[$0] ?? 0) > back } }
         }
         let reconnectSeconds = load.lastOK.withLock { ok in ports.map { (ok[$0] ?? .infinity) - back }.max() ?? .infinity }
-        usleep(500_000)
-        load.finish()
+        try await Task.sleep(for: .milliseconds(500))
+        await load.finish()
         let statuses = load.statuses.withLock { $0 }
         print("restart test: \(load.acknowledged.count * 50) events acknowledged, statuses \(statuses), reconnected \(String(format: "%.2f", reconnectSeconds)) s after the restart")
         #expect(reconnected, "a node did not acknowledge within 5 s of PostgreSQL's return")
@@ -104,14 +104,14 @@ import Glibc
         try Self.expectAllStored(load.acknowledged.all, port: ports[1])
     }
 
-    @Test func aNodeKilledUnderLoadLosesNothingItAcknowledged() throws {
-        let url = try PostgresCluster.shared().createDatabase()
-        let nodes = try ServeTwoNodesTests.startNodes(url: url)
+    @Test func aNodeKilledUnderLoadLosesNothingItAcknowledged() async throws {
+        let url = try await onOwnThread { try PostgresCluster.shared().createDatabase() }
+        let nodes = try await ServeTwoNodesTests.startNodes(url: url)
         let load = Load(ports: [nodes[0].port], clients: 8, prefix: "k")
-        #expect(nodes[0].eventually(timeout: 20) { load.acknowledged.count >= 200 })
+        #expect(await eventually(within: .seconds(20)) { load.acknowledged.count >= 200 })
         nodes[0].signal(SIGKILL)
-        #expect(nodes[0].waitForExit(timeout: 10) != nil)
-        load.finish()
+        #expect(await nodes[0].exit(within: .seconds(10)) != nil)
+        await load.finish()
         print("kill test (PostgreSQL): \(load.acknowledged.count * 50) events acknowledged by the killed node")
         try Self.expectAllStored(load.acknowledged.all, port: nodes[1].port)
     }

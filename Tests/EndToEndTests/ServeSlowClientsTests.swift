@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 #if canImport(Glibc)
@@ -25,10 +26,10 @@ struct ServeSlowClientsTests {
         init(_ outcomes: [Int32: Outcome]) { self.outcomes = Mutex(outcomes) }
     }
 
-    @Test func tricklingHeadsAreCutAtTheDeadlineWhileOthersAreServed() throws {
+    @Test func tricklingHeadsAreCutAtTheDeadlineWhileOthersAreServed() async throws {
         let count = 2_000, deadline = 2.0
         #expect(RawClients.raiseFileLimit(atLeast: count + 512))
-        let server = try LiveServer(arguments: ["--header-timeout", String(deadline)])
+        let server = try await ServeProcess.start(arguments: ["--header-timeout", String(deadline)])
         let clock: @Sendable () -> Double = { Monotonic.now() }
         var outcomes: [Int32: Outcome] = [:]
         for _ in 0..<count {
@@ -75,9 +76,9 @@ struct ServeSlowClientsTests {
         while clock() < normalUntil {
             i += 1
             if let seconds = RawClients.timedAssign(port: server.port, id: i) { latencies.append(seconds) } else { failures += 1 }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
-        while !trickle.done.load(ordering: .acquiring) { usleep(50_000) }
+        while !trickle.done.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(50)) }
         outcomes = trickle.outcomes.withLock { $0 }
         for fd in outcomes.keys { close(fd) }
 
@@ -94,13 +95,13 @@ struct ServeSlowClientsTests {
         // watch looks every 100 ms; the machine may be busy).
         #expect((lifetimes.min() ?? 0) >= deadline - 0.05, "earliest cut after \(lifetimes.min() ?? 0) s")
         #expect((lifetimes.max() ?? .infinity) <= deadline + 1.5, "latest cut after \(lifetimes.max() ?? 0) s")
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(RawClients.metric(metrics, #"abctl_http_connections_timed_out_total{phase="head"}"#) == Double(count))
         print("trickle: \(count) connections cut after \(lifetimes.min() ?? 0)-\(lifetimes.max() ?? 0) s; normal assign p50 \(RawClients.percentile(latencies, 0.5) * 1000) ms, p99 \(p99 * 1000) ms over \(latencies.count) calls")
     }
 
-    @Test func slowBodiesAndKeptAliveTricklesAreCutToo() throws {
-        let server = try LiveServer(arguments: ["--header-timeout", "1", "--body-timeout", "1", "--min-rate", "1000"])
+    @Test func slowBodiesAndKeptAliveTricklesAreCutToo() async throws {
+        let server = try await ServeProcess.start(arguments: ["--header-timeout", "1", "--body-timeout", "1", "--min-rate", "1000"])
         // A body of 500 bytes may take 1 s + 500 B at 1000 B/s: a byte every 200 ms is too slow.
         let slowBody = try #require(RawClients.connect(port: server.port))
         defer { close(slowBody) }
@@ -130,17 +131,17 @@ struct ServeSlowClientsTests {
         // Between requests the watch looks every head timeout; a head begun in between gets one more.
         #expect(String(decoding: trickleReply, as: UTF8.self).hasPrefix("HTTP/1.1 408"))
         #expect(trickleClosed.map { $0 >= 0.9 && $0 < 3.5 } == true, "kept-alive trickle cut after \(trickleClosed ?? -1) s")
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(RawClients.metric(metrics, #"abctl_http_connections_timed_out_total{phase="body"}"#) == 1)
         #expect(RawClients.metric(metrics, #"abctl_http_connections_timed_out_total{phase="head"}"#) == 1)
     }
 
-    @Test func tenThousandIdleKeepAliveConnectionsCostNoThread() throws {
+    @Test func tenThousandIdleKeepAliveConnectionsCostNoThread() async throws {
         let count = 10_000
         #expect(RawClients.raiseFileLimit(atLeast: count + 512))
-        let server = try LiveServer()
-        let pid = server.process.processIdentifier
-        #expect(try server.request("GET", "/healthz").status == 200)
+        let server = try await ServeProcess.start()
+        let pid = server.pid
+        #expect(try await server.request("GET", "/healthz").status == 200)
         let threadsBefore = try #require(RawClients.processStatus(pid, "Threads"))
         let rssBefore = try #require(RawClients.processStatus(pid, "VmRSS"))
 
@@ -163,7 +164,7 @@ struct ServeSlowClientsTests {
         #expect(idle.count == count)
         #expect(answered == count)
 
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect((RawClients.metric(metrics, "abctl_http_connections_open") ?? 0) >= Double(count))
         let threadsAfter = try #require(RawClients.processStatus(pid, "Threads"))
         let rssAfter = try #require(RawClients.processStatus(pid, "VmRSS"))
@@ -185,9 +186,9 @@ struct ServeSlowClientsTests {
         }
     }
 
-    @Test func clientsThatNeverReadAreCutWithoutHoldingAThread() throws {
+    @Test func clientsThatNeverReadAreCutWithoutHoldingAThread() async throws {
         let stuck = 20, threads = 2
-        let server = try LiveServer(arguments: ["--threads", String(threads), "--write-timeout", "1"])
+        let server = try await ServeProcess.start(arguments: ["--threads", String(threads), "--write-timeout", "1"])
         // Each asks for the OpenAPI document (23 KiB) 200 times, pipelined, through a tiny receive
         // window and never reads: 4.6 MB of answers outgrow the kernel's buffers (4 MiB at most), so
         // the connection waits to write.
@@ -210,15 +211,15 @@ struct ServeSlowClientsTests {
         #expect(RawClients.percentile(latencies, 0.99) < 1)
         // And the stuck ones are cut once their answer has waited past the write deadline (1 s plus
         // 23 KiB at 16 KiB/s), then closed: only the /metrics call's own connection stays open.
-        #expect(try server.eventually(timeout: 15) {
-            let metrics = try server.request("GET", "/metrics").text
+        #expect(try await eventually(within: .seconds(15)) {
+            let metrics = try await server.request("GET", "/metrics").text
             return RawClients.metric(metrics, #"abctl_http_connections_timed_out_total{phase="write"}"#) == Double(stuck)
                 && RawClients.metric(metrics, "abctl_http_connections_open") == 1
         })
     }
 
-    @Test func bodyOverTheLimitGetsA413ThatAWriteFirstClientReads() throws {
-        let server = try LiveServer()
+    @Test func bodyOverTheLimitGetsA413ThatAWriteFirstClientReads() async throws {
+        let server = try await ServeProcess.start()
         let fd = try #require(RawClients.connect(port: server.port))
         defer { close(fd) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -239,12 +240,12 @@ struct ServeSlowClientsTests {
         #expect(text.hasPrefix("HTTP/1.1 413"))
         #expect(text.contains(#""code":"body_too_large""#))
         #expect(closed)
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(RawClients.metric(metrics, "abctl_http_lingering_closes_total") == 1)
     }
 
-    @Test func connectionsOverTheLimitAreRefusedAtOnce() throws {
-        let server = try LiveServer(arguments: ["--max-connections", "3", "--max-connections-per-ip", "2"])
+    @Test func connectionsOverTheLimitAreRefusedAtOnce() async throws {
+        let server = try await ServeProcess.start(arguments: ["--max-connections", "3", "--max-connections-per-ip", "2"])
         // Two from 127.0.0.1 fill its address's share.
         let first = try server.connect(), second = try server.connect()
         #expect(try first.request("GET", "/healthz").status == 200)

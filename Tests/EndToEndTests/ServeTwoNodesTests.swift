@@ -23,12 +23,14 @@ import Glibc
         }
         """
 
-    static func startNodes(url: String, count: Int = 2) throws -> [LiveServer] {
-        try (0..<count).map { _ in
-            try LiveServer(environment: ["ABCTL_NOW": "2026-12-20T00:00:00Z"], database: url) { folder in
+    static func startNodes(url: String, count: Int = 2) async throws -> [ServeProcess] {
+        var nodes: [ServeProcess] = []
+        for _ in 0..<count {
+            nodes.append(try await ServeProcess.start(environment: ["ABCTL_NOW": "2026-12-20T00:00:00Z"], database: url) { folder in
                 try experiment.write(toFile: folder + "/two-nodes.json", atomically: true, encoding: .utf8)
-            }
+            })
         }
+        return nodes
     }
 
     static func assign(_ connection: HTTPConnection, user: String) throws -> (variant: String?, reason: String?) {
@@ -42,10 +44,10 @@ import Glibc
         #"{"event_id":"\#(id)","type":"exposure","user_id":"\#(user)","experiment":"two-nodes","variant":"\#(variant)","ts":"2026-12-01T10:00:00Z"}"#
     }
 
-    @Test func sixteenClientsAlternatingBetweenTwoNodesSeeOneStore() throws {
-        let cluster = try PostgresCluster.shared()
-        let url = try cluster.createDatabase()
-        let nodes = try Self.startNodes(url: url)
+    @Test func sixteenClientsAlternatingBetweenTwoNodesSeeOneStore() async throws {
+        let cluster = try await onOwnThread { try PostgresCluster.shared() }
+        let url = try await onOwnThread { try cluster.createDatabase() }
+        let nodes = try await Self.startNodes(url: url)
         let ports = nodes.map(\.port)
         let failures = Mutex<[String]>([])
         let counts = Mutex((sent: 0, stored: 0, duplicate: 0))
@@ -85,17 +87,22 @@ import Glibc
                 }
             }
         }
-        group.wait()
+        await group.finished()
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
         let totals = counts.withLock { $0 }
         #expect(totals.sent == 16 * 25 * 3)
         #expect(totals.stored == 16 * 25 * 2)
         #expect(totals.duplicate == 16 * 25)
         let database = String(url.split(separator: "/").last!)
-        #expect(try cluster.psql("SELECT count(*) FROM events", database: database) == String(16 * 25 * 2))
-        #expect(try cluster.psql("SELECT count(*) FROM facts WHERE trial_start_ts IS NOT NULL", database: database) == String(16 * 25))
+        let (events, trials) = try await onOwnThread {
+            (try cluster.psql("SELECT count(*) FROM events", database: database),
+             try cluster.psql("SELECT count(*) FROM facts WHERE trial_start_ts IS NOT NULL", database: database))
+        }
+        #expect(events == String(16 * 25 * 2))
+        #expect(trials == String(16 * 25))
 
-        let reports = try nodes.map { try $0.request("GET", "/v1/experiments/two-nodes/report") }
+        var reports: [HTTPReply] = []
+        for node in nodes { reports.append(try await node.request("GET", "/v1/experiments/two-nodes/report")) }
         #expect(reports.map(\.status) == [200, 200])
         // Byte for byte: both nodes stamp their reports with ABCTL_NOW, as `abctl report` does.
         #expect(reports[0].text == reports[1].text)
@@ -104,9 +111,9 @@ import Glibc
         #expect(reports[0].json?["users"] as? Int == 16 * 25)
     }
 
-    @Test func anExposureThroughOneNodeIsStickyOnTheOther() throws {
-        let url = try PostgresCluster.shared().createDatabase()
-        let nodes = try Self.startNodes(url: url)
+    @Test func anExposureThroughOneNodeIsStickyOnTheOther() async throws {
+        let url = try await onOwnThread { try PostgresCluster.shared().createDatabase() }
+        let nodes = try await Self.startNodes(url: url)
         let (a, b) = (try nodes[0].connect(), try nodes[1].connect())
         for n in 0..<20 {
             let user = "sticky-\(n)"

@@ -29,36 +29,36 @@ struct StripeWebhookTests {
 
     struct ScriptFailed: Error, CustomStringConvertible { var description: String }
 
-    static func python(_ arguments: [String]) throws {
-        let run = try AbctlBinary.run(arguments, executable: CLIRunner.packageRoot + "/.venv/bin/python")
+    static func python(_ arguments: [String]) async throws {
+        let run = try await ChildProcess.run(Abctl.packageRoot + "/.venv/bin/python", arguments)
         guard run.status == 0 else { throw ScriptFailed(description: "\(arguments.first ?? ""): \(run.stderr.suffix(2000))") }
     }
 
-    static func storedCount(_ server: LiveServer) throws -> Int {
-        let metrics = try server.request("GET", "/metrics").text
+    static func storedCount(_ server: ServeProcess) async throws -> Int {
+        let metrics = try await server.request("GET", "/metrics").text
         let line = metrics.split(separator: "\n").first { $0.hasPrefix(#"abctl_events_total{outcome="stored"}"#) }
         return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
     }
 
-    static func post(_ server: LiveServer, body: String, header: String?) throws -> HTTPReply {
+    static func post(_ server: ServeProcess, body: String, header: String?) async throws -> HTTPReply {
         var headers = ["Content-Type": "application/json"]
         if let header { headers["Stripe-Signature"] = header }
-        return try server.request("POST", "/v1/webhooks/stripe", headers: headers, body: body)
+        return try await server.request("POST", "/v1/webhooks/stripe", headers: headers, body: body)
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func acceptsExactlyWhatStripesLibraryAccepts() throws {
+    @Test
+    func acceptsExactlyWhatStripesLibraryAccepts() async throws {
         let folder = TemporaryFolder()
-        try Self.python([CLIRunner.packageRoot + "/Tests/WebhooksTests/Fixtures/stripe/signatures.py", folder.path + "/cases.json"])
+        try await Self.python([Abctl.packageRoot + "/Tests/WebhooksTests/Fixtures/stripe/signatures.py", folder.path + "/cases.json"])
         let cases = try JSONDecoder().decode([SignatureCase].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
         #expect(cases.count >= 25)
-        let server = try LiveServer(arguments: ["--stripe-secret", Self.secrets[0], "--stripe-secret", Self.secrets[1]])
-        var stored = try Self.storedCount(server)
+        let server = try await ServeProcess.start(arguments: ["--stripe-secret", Self.secrets[0], "--stripe-secret", Self.secrets[1]])
+        var stored = try await Self.storedCount(server)
         // The case exactly 300 s old was judged at the script's second; the server reads its clock a
         // little later, so that one is checked with the fixed clock of the unit test only.
         for c in cases where c.name != "at_tolerance_edge" {
-            let reply = try Self.post(server, body: c.body, header: c.header)
-            let now = try Self.storedCount(server)
+            let reply = try await Self.post(server, body: c.body, header: c.header)
+            let now = try await Self.storedCount(server)
             if c.accepted {
                 #expect(reply.status == 200 && reply.json?["status"] as? String == "stored", "\(c.name): \(reply.status) \(reply.text)")
                 #expect(now == stored + 1, "\(c.name)")
@@ -71,35 +71,35 @@ struct StripeWebhookTests {
         #expect(stored == cases.filter(\.accepted).count - 1)
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func mapsEventsAndTheReportMatchesTheHandCount() throws {
+    @Test
+    func mapsEventsAndTheReportMatchesTheHandCount() async throws {
         let folder = TemporaryFolder()
         let now = Int(Date().timeIntervalSince1970)
-        try Self.python([CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/stripe/events.py", folder.path + "/events.json", Self.secrets[1], String(now)])
+        try await Self.python([Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/stripe/events.py", folder.path + "/events.json", Self.secrets[1], String(now)])
         let cases = try JSONDecoder().decode([EventCase].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/events.json")))
-        let server = try LiveServer(arguments: ["--stripe-secret", Self.secrets[0], "--stripe-secret", Self.secrets[1]],
+        let server = try await ServeProcess.start(arguments: ["--stripe-secret", Self.secrets[0], "--stripe-secret", Self.secrets[1]],
                                     experiments: { try Self.experiment.write(toFile: $0 + "/webhook-revenue.json", atomically: true, encoding: .utf8) })
         // Exposures ten days back: a1, a2 in trial-7d; b1, b2 in trial-3d.
         let exposed = RFC3339Text.format(now - 10 * 86_400)
         let exposures = [("a1", "trial-7d"), ("a2", "trial-7d"), ("b1", "trial-3d"), ("b2", "trial-3d")].map { user, arm in
             #"{"event_id":"x-\#(user)","type":"exposure","user_id":"\#(user)","experiment":"webhook-revenue","variant":"\#(arm)","ts":"\#(exposed)"}"#
         }.joined(separator: "\n")
-        let ingest = try server.request("POST", "/v1/events", headers: ["Content-Type": "application/x-ndjson"], body: exposures)
+        let ingest = try await server.request("POST", "/v1/events", headers: ["Content-Type": "application/x-ndjson"], body: exposures)
         #expect(ingest.status == 200, "\(ingest.text)")
 
         for c in cases {
-            let reply = try Self.post(server, body: c.body, header: c.header)
+            let reply = try await Self.post(server, body: c.body, header: c.header)
             #expect(reply.status == 200, "\(c.name): \(reply.status) \(reply.text)")
             #expect(reply.json?["status"] as? String == c.status, "\(c.name): \(reply.text)")
             if let type = c.type { #expect(reply.json?["type"] as? String == type, "\(c.name): \(reply.text)") }
         }
-        let metrics = try server.request("GET", "/metrics").text
+        let metrics = try await server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_stripe_events_total{outcome="no_user",type="invoice.paid"} 1"#), "\(metrics)")
         #expect(metrics.contains(#"abctl_stripe_events_total{outcome="no_user",type="charge.refunded"} 1"#))
         #expect(metrics.contains(#"abctl_stripe_events_total{outcome="already_counted",type="charge.refunded"} 2"#))
         #expect(metrics.contains(#"abctl_stripe_events_total{outcome="duplicate",type="renewed"} 1"#))
 
-        let report = try server.request("GET", "/v1/experiments/webhook-revenue/report")
+        let report = try await server.request("GET", "/v1/experiments/webhook-revenue/report")
         #expect(report.status == 200, "\(report.text)")
         let variants = try #require(report.json?["variants"] as? [[String: Any]])
         func metric(_ arm: String, _ name: String) -> [String: Any]? {
@@ -118,11 +118,11 @@ struct StripeWebhookTests {
         #expect(abs((metric("trial-3d", "revenue_per_user")?["sum"] as? Double ?? -1)) < 1e-9, "\(String(describing: metric("trial-3d", "revenue_per_user")))")
     }
 
-    @Test func offWithoutASecret() throws {
-        let server = try LiveServer()
-        let reply = try server.request("POST", "/v1/webhooks/stripe", body: "{}")
+    @Test func offWithoutASecret() async throws {
+        let server = try await ServeProcess.start()
+        let reply = try await server.request("POST", "/v1/webhooks/stripe", body: "{}")
         #expect(reply.status == 404)
-        let orphan = try CLIRunner.run(["serve", "--port", "0", "--stripe-tolerance-s", "60"])
+        let orphan = try await Abctl.run(["serve", "--port", "0", "--stripe-tolerance-s", "60"])
         #expect(orphan.status == 2)
         #expect(orphan.stderr.contains("--stripe-secret"))
     }

@@ -3,21 +3,21 @@ import TestSupport
 import Testing
 
 @Suite struct ValidateCommandTests {
-    @Test func theShippedExperimentsPass() throws {
-        let r = try CLIRunner.run(["validate", "Experiments/"])
+    @Test func theShippedExperimentsPass() async throws {
+        let r = try await Abctl.run(["validate", "Experiments/"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("0 errors"))
     }
 
-    @Test func defaultsToExperimentsFolder() throws {
-        let r = try CLIRunner.run(["validate"])
+    @Test func defaultsToExperimentsFolder() async throws {
+        let r = try await Abctl.run(["validate"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("3 experiments"))
     }
 
     func brokenFolder() throws -> TemporaryFolder {
         let folder = TemporaryFolder()
-        try folder.copyShippedExperiments()
+        try Abctl.copyShippedExperiments(to: folder.path)
         let good = try String(contentsOfFile: folder.path + "/chorus-trial-length.json", encoding: .utf8)
         folder.write("chorus-trial-length.json", good.replacingOccurrences(of: "\"trial_days\": 7", with: "\"trial_days\": 45")
             .replacingOccurrences(of: "\"status\": \"running\"", with: "\"status\": \"Running\""))
@@ -25,9 +25,9 @@ import Testing
         return folder
     }
 
-    @Test func textFormatGivesFileLineColumnAndExitsOne() throws {
+    @Test func textFormatGivesFileLineColumnAndExitsOne() async throws {
         let folder = try brokenFolder()
-        let r = try CLIRunner.run(["validate", "."], in: folder.path)
+        let r = try await Abctl.run(["validate", "."], in: folder.path)
         #expect(r.status == 1)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("chorus-trial-length.json:7:13: error: unknown status 'Running'"), "\(r.stdout)")
@@ -37,9 +37,9 @@ import Testing
         #expect(lines.last?.contains("3 errors") == true, "\(lines.last ?? "")")
     }
 
-    @Test func jsonFormatIsMachineReadable() throws {
+    @Test func jsonFormatIsMachineReadable() async throws {
         let folder = try brokenFolder()
-        let r = try CLIRunner.run(["validate", folder.path, "--format", "json"])
+        let r = try await Abctl.run(["validate", folder.path, "--format", "json"])
         #expect(r.status == 1)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(root["valid"] as? Bool == false)
@@ -49,50 +49,50 @@ import Testing
         #expect(diagnostics.allSatisfy { ($0["line"] as? Int ?? 0) > 0 && ($0["column"] as? Int ?? 0) > 0 && $0["file"] is String })
     }
 
-    @Test func githubFormatPrintsAnnotations() throws {
+    @Test func githubFormatPrintsAnnotations() async throws {
         let folder = try brokenFolder()
-        let r = try CLIRunner.run(["validate", "--format=github", "."], in: folder.path)
+        let r = try await Abctl.run(["validate", "--format=github", "."], in: folder.path)
         #expect(r.status == 1)
         #expect(r.stdout.contains("::error file=chorus-trial-length.json,line=7,col=13,title=abctl validate%3A unknown_status::unknown status 'Running'. Hint: did you mean 'running'?"), "\(r.stdout)")
         #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("::error ") }.count == 3)
     }
 
-    @Test func usageErrorsExitTwoWithADidYouMean() throws {
-        let r = try CLIRunner.run(["validate", "--fromat", "json"])
+    @Test func usageErrorsExitTwoWithADidYouMean() async throws {
+        let r = try await Abctl.run(["validate", "--fromat", "json"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("abctl: error: Unknown option '--fromat'. Did you mean '--format'?"))
-        let bad = try CLIRunner.run(["validate", "--format", "xml"])
+        let bad = try await Abctl.run(["validate", "--format", "xml"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("expected one of: text, json, github"))
-        let sub = try CLIRunner.run(["valdate"])
+        let sub = try await Abctl.run(["valdate"])
         #expect(sub.status == 2 && sub.stderr.contains("Did you mean 'validate'?"))
     }
 
-    @Test func missingPathIsAnError() throws {
-        let r = try CLIRunner.run(["validate", "/nonexistent/abctl"])
+    @Test func missingPathIsAnError() async throws {
+        let r = try await Abctl.run(["validate", "/nonexistent/abctl"])
         #expect(r.status == 1)
         #expect(r.stdout.contains("/nonexistent/abctl:1:1: error: no such file or folder"))
     }
 
-    @Test func helpIsTheSameThreeWays() throws {
-        let a = try CLIRunner.run(["help", "validate"]), b = try CLIRunner.run(["validate", "--help"]), c = try CLIRunner.run(["validate", "-h"])
+    @Test func helpIsTheSameThreeWays() async throws {
+        let a = try await Abctl.run(["help", "validate"]), b = try await Abctl.run(["validate", "--help"]), c = try await Abctl.run(["validate", "-h"])
         #expect(a.status == 0 && a.stdout == b.stdout && b.stdout == c.stdout)
         for section in ["OVERVIEW:", "USAGE: abctl validate", "ARGUMENTS:", "OPTIONS:", "--format <format>"] {
             #expect(a.stdout.contains(section), "\(section)")
         }
-        let top = try CLIRunner.run(["--help"])
+        let top = try await Abctl.run(["--help"])
         #expect(top.status == 0 && top.stdout.contains("SUBCOMMANDS:") && top.stdout.contains("validate"))
     }
 }
 
 @Suite struct ValidateConditionTests {
-    @Test func conditionsAreCheckedDeeply() throws {
+    @Test func conditionsAreCheckedDeeply() async throws {
         let folder = TemporaryFolder()
-        try folder.copyShippedExperiments()
+        try Abctl.copyShippedExperiments(to: folder.path)
         let good = try String(contentsOfFile: folder.path + "/chorus-trial-length.json", encoding: .utf8)
         folder.write("chorus-trial-length.json", good.replacingOccurrences(
             of: "\"coverage\": 1.0,", with: "\"coverage\": 1.0,\n  \"condition\": { \"country\": { \"$regex\": \"([\" }, \"age\": { \"$gte\": 18, \"$gtee\": 3 } },"))
-        let r = try CLIRunner.run(["validate", "."], in: folder.path)
+        let r = try await Abctl.run(["validate", "."], in: folder.path)
         #expect(r.status == 1)
         #expect(r.stdout.contains("error: condition.country.$regex: the regular expression '([' does not compile"), "\(r.stdout)")
         #expect(r.stdout.contains("error: unknown condition operator '$gtee'"))
@@ -104,10 +104,10 @@ import Testing
 /// A corpus of broken files, one problem each (Fixtures/broken), against the exact expected
 /// output: every line, column, message and hint (Fixtures/broken-expected.txt, reviewed by hand).
 @Suite struct BrokenCorpusTests {
-    @Test func everyProblemHasItsExactPositionAndMessage() throws {
-        let corpus = CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/broken"
-        let expected = try String(contentsOfFile: CLIRunner.packageRoot + "/Tests/EndToEndTests/Fixtures/broken-expected.txt", encoding: .utf8)
-        let r = try CLIRunner.run(["validate", "."], in: corpus)
+    @Test func everyProblemHasItsExactPositionAndMessage() async throws {
+        let corpus = Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/broken"
+        let expected = try String(contentsOfFile: Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/broken-expected.txt", encoding: .utf8)
+        let r = try await Abctl.run(["validate", "."], in: corpus)
         #expect(r.status == 1)
         let got = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         let want = expected.split(separator: "\n", omittingEmptySubsequences: false)

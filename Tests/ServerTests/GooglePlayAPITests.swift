@@ -18,9 +18,9 @@ struct GooglePlayAPITests {
         return GooglePlayAPI(baseURL: URL(string: fake.apiURL)!, packageName: Self.package, key: key, transport: URLSessionTransport(), timeout: timeout)
     }
 
-    @Test func readsAPurchaseWithACachedServiceAccountToken() throws {
+    @Test func readsAPurchaseWithACachedServiceAccountToken() async throws {
         let fake = try FakeGooglePlay(package: Self.package, tokenLifetime: 3599)
-        let pem = try FakeGooglePlay.makePrivateKeyPEM()
+        let pem = try await FakeGooglePlay.makePrivateKeyPEM()
         fake.setPurchase("tok-1", json: Self.purchase)
         fake.setPurchase("tok/2", json: Self.purchase)
         let api = try Self.api(fake, pem: pem)
@@ -44,7 +44,7 @@ struct GooglePlayAPITests {
         #expect(claims["aud"] as? String == fake.tokenURI)
         #expect(claims["scope"] as? String == GooglePlayAPI.scope)
         #expect(claims["exp"] as? Double == (claims["iat"] as? Double).map { $0 + 3600 })
-        let publicPEM = try AbctlBinary.run(["pkey", "-pubout"], stdin: pem, executable: "/usr/bin/openssl").stdout
+        let publicPEM = try await ChildProcess.run("/usr/bin/openssl", ["pkey", "-pubout"], stdin: pem).stdout
         let publicKey = try #require(OpenSSL.PublicKey.pem(publicPEM))
         let signature = try #require(Base64URL.decode(parts[2]))
         #expect(OpenSSL.verifyRS256(signature: signature, of: Array("\(parts[0]).\(parts[1])".utf8), key: publicKey))
@@ -52,9 +52,9 @@ struct GooglePlayAPITests {
         #expect(fake.requests.contains { $0.path.hasSuffix("/tokens/tok%2F2") && $0.headers["authorization"] == "Bearer ya29.fake-1" })
     }
 
-    @Test func everyFailureIsUnavailable() throws {
+    @Test func everyFailureIsUnavailable() async throws {
         let fake = try FakeGooglePlay(package: Self.package)
-        let pem = try FakeGooglePlay.makePrivateKeyPEM()
+        let pem = try await FakeGooglePlay.makePrivateKeyPEM()
         fake.setPurchase("server-error", .status(500))
         fake.setPurchase("garbage", .garbage)
         fake.setPurchase("slow", .delayed(milliseconds: 3000, .json(200, Self.purchase)))

@@ -84,8 +84,8 @@ public final class FakeGooglePlay: Sendable {
     }
 
     /// A fresh RSA private key, PEM (PKCS #8), made by the openssl command.
-    public static func makePrivateKeyPEM() throws -> String {
-        let run = try AbctlBinary.run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"], executable: "/usr/bin/openssl")
+    public static func makePrivateKeyPEM() async throws -> String {
+        let run = try await ChildProcess.run("/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
         guard run.status == 0, run.stdout.contains("BEGIN PRIVATE KEY") else { throw FakeChatServer.Failure(description: "openssl genpkey: \(run.stderr)") }
         return run.stdout
     }

@@ -22,7 +22,7 @@ public func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) async throws 
 }
 
 /// A `TemporaryDirectory` removed when the last reference goes, for tests that hand it around.
-public final class TemporaryFolder {
+public final class TemporaryFolder: Sendable {
     private let directory: TemporaryDirectory
     public var path: String { directory.url.path }
 

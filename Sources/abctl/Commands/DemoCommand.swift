@@ -15,8 +15,9 @@ enum DemoCommand {
         Validate the experiments folder, simulate users with the truth of <experiments>/simulation/chorus-plus-truth.json
           (the shipped Chorus+ story; --truth names another) into the
           database (the same seed stores the same events, so a rerun adds nothing), then write an HTML and
-          a Markdown report per experiment into Reports/ and print each verdict. Reports are dated at the
-          end of the simulated window, so the same seed gives the same reports.
+          a Markdown report per experiment into Reports/ and print each verdict. Reports read the data as of
+          the end of the simulated window ("observed until"), so the same seed gives the same reports; the
+          database records that moment, and 'abctl report' on it reads the data as of it too.
         """,
         usage: "[--users <n>] [--seed <s>] [--days <d>] [--db <path>] [--experiments <dir>] [--truth <file>] [--out <dir>]",
         options: [
@@ -56,6 +57,9 @@ enum DemoCommand {
         }
         let store = try StoreOpener.open(db)
         defer { store.close() }
+        // Reports read the data as of the end of the simulated window, and so does a later
+        // `abctl report` on this store: it finds the moment recorded here.
+        try ReportCommand.runtime { try store.recordObservedUntil(Timestamp(result.0.observedUntil)) }
         let options = ReportOptions(generatedAt: result.0.observedUntil)
         for experiment in catalog.experiments {
             let report = try ReportCommand.runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }

@@ -8,7 +8,8 @@ import Reporting
 ///
 /// Without `--out`, `text` and `json` go to standard output and `markdown`, `html` and `csv` are
 /// written to `Reports/<experiment>.<ext>`; with `--out DIR` every format is written into DIR.
-/// `ABCTL_NOW` (RFC 3339) fixes the report's clock, for reproducible reports and tests.
+/// The data is read as of `--until`, else `ABCTL_NOW` (RFC 3339: a fixed clock, for reproducible
+/// reports and tests), else the end of observation a demo recorded in the store, else now.
 enum ReportCommand {
     static let formats = ["text", "markdown", "html", "json", "csv"]
 
@@ -20,7 +21,8 @@ enum ReportCommand {
           inconclusive) with its reasons, health checks, every metric per variant with intervals, each variant
           against the control, subscription survival and the AI arm's copy sources. With no EXPERIMENT, one report
           per experiment with data. text and json print to standard output; markdown, html and csv are written to
-          Reports/ (or every format to --out DIR).
+          Reports/ (or every format to --out DIR). The data is read as of --until, else ABCTL_NOW, else the end of the
+          simulated window when 'abctl demo' filled the database, else now.
         """,
         usage: "[<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] [--out <dir>] [--since <date>] [--until <date>] [--alpha <a>] [--by <dimension>]… [--min-segment-users <n>]",
         arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
@@ -48,17 +50,21 @@ enum ReportCommand {
         let since = try date(args.value("--since"), "--since")
         let until = try date(args.value("--until"), "--until")
         if let since, let until, since >= until { throw CLIError.usage("'--since' must be before '--until'", command: "report") }
-        let now = try FixedClock.now(command: "report") ?? Date()
+        let fixedNow = try FixedClock.now(command: "report")
         let minSegmentUsers = try args.required(double: "--min-segment-users")
         guard minSegmentUsers >= 1, minSegmentUsers == minSegmentUsers.rounded() else {
             throw CLIError.usage("'--min-segment-users' must be a whole number of at least 1, got \(minSegmentUsers)", command: "report")
         }
         let dimensions = args.all("--by")
-        let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until, segments: dimensions, minSegmentUsers: Int(minSegmentUsers))
 
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
+        // Data that ends at a recorded moment (a demo's simulation) is read as of it, unless
+        // --until or ABCTL_NOW names a time.
+        let observedUntil = until == nil && fixedNow == nil ? try runtime { try store.observedUntil() }?.date : nil
+        let options = ReportOptions(alpha: alpha, generatedAt: observedUntil ?? fixedNow ?? Date(), since: since, until: until,
+                                    segments: dimensions, minSegmentUsers: Int(minSegmentUsers))
 
         var experiments: [Experiment] = []
         if let id = args.positionals.first {

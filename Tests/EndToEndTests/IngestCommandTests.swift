@@ -4,7 +4,7 @@ import Events
 import SQLiteStore
 import TestSupport
 
-/// These tests run the built `abctl` (see `AbctlBinary`): `swift build` first, or set ABCTL_BIN.
+/// These tests run the built `abctl` (see `Abctl`): `swift build` first, or set ABCTL_BIN.
 @Suite(.serialized) struct IngestCommandTests {
     @Test func reportsCountsAndEachRejectedLine() async throws {
         try await withTemporaryDirectory { dir in
@@ -20,7 +20,7 @@ import TestSupport
             let file = dir.path("events.ndjson")
             try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
             let db = dir.path("abctl.sqlite")
-            let out = try AbctlBinary.run(["ingest", file, "--db", db], currentDirectory: dir.url.path)
+            let out = try await Abctl.run(["ingest", file, "--db", db], in: dir.url.path)
             #expect(out.status == 1)
             #expect(out.stdout == "stored 3, duplicate 1, rejected 2\n")
             #expect(out.stderr.contains("3: type: unknown event type 'upgraded'"))
@@ -31,14 +31,14 @@ import TestSupport
             #expect(facts.isDay0Cancel())
 
             // Standard input, and ABCTL_DB instead of --db; all duplicates now, all good: exit 0.
-            let again = try AbctlBinary.run(["ingest", "-"], stdin: lines[0] + "\n" + lines[1] + "\n",
-                                            environment: ["ABCTL_DB": db], currentDirectory: dir.url.path)
+            let again = try await Abctl.run(["ingest", "-"], in: dir.url.path, stdin: lines[0] + "\n" + lines[1] + "\n",
+                                            environment: ["ABCTL_DB": db])
             #expect(again.status == 0)
             #expect(again.stdout == "stored 0, duplicate 2, rejected 0\n")
 
             // SPEC §4: e1 and e2 again, under another user, are that user's events.
-            let otherUser = try AbctlBinary.run(["ingest", "-"], stdin: (lines[0] + "\n" + lines[1]).replacingOccurrences(of: "u1", with: "u2"),
-                                                environment: ["ABCTL_DB": db], currentDirectory: dir.url.path)
+            let otherUser = try await Abctl.run(["ingest", "-"], in: dir.url.path, stdin: (lines[0] + "\n" + lines[1]).replacingOccurrences(of: "u1", with: "u2"),
+                                                environment: ["ABCTL_DB": db])
             #expect(otherUser.stdout == "stored 2, duplicate 0, rejected 0\n")
             #expect(try store.facts(experiment: "exp").map(\.userID) == ["u1", "u2"])
         }
@@ -58,7 +58,7 @@ import TestSupport
                 #"{"event_id":"e1","type":"exposure","user_id":"u1","experiment":"exp","variant":"a","ts":"2026-12-01T10:00:00Z"}"#,
                 #"{"event_id":"e2","type":"exposure","user_id":"u2","experiment":"exp","variant":"zzz","ts":"2026-12-01T10:00:00Z"}"#,
             ].joined(separator: "\n")
-            let out = try AbctlBinary.run(["ingest", "-", "--db", dir.path("db.sqlite"), "--experiments", folder], stdin: input)
+            let out = try await Abctl.run(["ingest", "-", "--db", dir.path("db.sqlite"), "--experiments", folder], stdin: input)
             #expect(out.status == 1)
             #expect(out.stdout == "stored 1, duplicate 0, rejected 1\n")
             #expect(out.stderr.contains("2: variant: experiment 'exp' has no variant 'zzz'"))
@@ -67,10 +67,10 @@ import TestSupport
 
     @Test func storeFailuresExitWithThree() async throws {
         try await withTemporaryDirectory { dir in
-            let out = try AbctlBinary.run(["ingest", "-", "--db", dir.url.path], stdin: "")
+            let out = try await Abctl.run(["ingest", "-", "--db", dir.url.path], stdin: "")
             #expect(out.status == 3)
             #expect(out.stderr.contains("abctl: error: cannot open the event store"))
-            let usage = try AbctlBinary.run(["ingest"])
+            let usage = try await Abctl.run(["ingest"])
             #expect(usage.status == 2)
         }
     }
@@ -91,7 +91,7 @@ import TestSupport
             let clock = ContinuousClock()
             let started = clock.now
             // Run where no Experiments/ folder is, so the synthetic experiments are not checked against the shipped ones.
-            let timing = try AbctlBinary.run(["ingest", file, "--db", dir.path("timing.sqlite")], environment: environment, currentDirectory: dir.url.path)
+            let timing = try await Abctl.run(["ingest", file, "--db", dir.path("timing.sqlite")], in: dir.url.path, environment: environment)
             #expect(timing.status == 1)
             let runMilliseconds = Int((clock.now - started) / .milliseconds(1))
 
@@ -102,18 +102,11 @@ import TestSupport
             for attempt in 0..<8 {
                 if attempt >= 5 && committed { break }
                 let wait = attempt < 5 ? Int.random(in: runMilliseconds / 20...runMilliseconds / 2, using: &rng) : runMilliseconds * (attempt - 2) / 5
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: AbctlBinary.path())
-                process.arguments = ["ingest", file, "--db", db]
-                process.currentDirectoryURL = dir.url
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let child = try ChildProcess(Abctl.path, ["ingest", file, "--db", db],
+                                             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, in: dir.url.path)
                 try await Task.sleep(for: .milliseconds(wait))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
+                await child.stop()
+                if child.endedBySignal { killedMidRun += 1 }
                 let store = try SQLiteEventStore(path: db)
                 #expect(try store.integrityCheck() == "ok")
                 let storedSoFar = try store.counts().events
@@ -132,7 +125,7 @@ import TestSupport
             }
             #expect(killedMidRun >= 2, "the file was ingested before most kills; make it larger")
 
-            let final = try AbctlBinary.run(["ingest", file, "--db", db], environment: environment, currentDirectory: dir.url.path)
+            let final = try await Abctl.run(["ingest", file, "--db", db], in: dir.url.path, environment: environment)
             #expect(final.status == 1)
             let counts = final.stdout.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
             #expect(counts.count == 3)

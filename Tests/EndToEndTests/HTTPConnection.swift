@@ -1,132 +1,23 @@
 import Foundation
-import TestSupport
 import Synchronization
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A running `abctl serve` on 127.0.0.1 with a port picked by the server (port 0), its own
-/// temporary experiments folder and database. Killed when released, if still running.
-final class LiveServer {
-    let folder = TemporaryFolder()
-    let process = Process()
-    private(set) var port: UInt16 = 0
-    let stderrPath: String
-    var experimentsPath: String { folder.path + "/Experiments" }
-    let databasePath: String
-
-    /// Whether this abctl was built with the event store (it then has `abctl ingest`); tests of
-    /// the event routes need it.
-    static let hasEventStore: Bool = (try? CLIRunner.run(["ingest", "--help"]).status) == 0
-
-    /// Starts the server with the shipped experiments; `arguments` are added after the defaults.
-    /// `database` reuses a store (e.g. one a killed server left); by default the server gets a fresh one.
-    init(arguments: [String] = [], environment: [String: String] = [:], database: String? = nil,
-         experiments: ((String) throws -> Void)? = nil) throws {
-        databasePath = database ?? folder.path + "/events.sqlite"
-        stderrPath = folder.path + "/stderr.log"
-        try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: CLIRunner.packageRoot + "/Experiments") {
-            try FileManager.default.copyItem(atPath: CLIRunner.packageRoot + "/Experiments/" + name, toPath: experimentsPath + "/" + name)
-        }
-        try experiments?(experimentsPath)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-
-        process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments = ["serve", "--port", "0", "--db", databasePath, "--experiments", experimentsPath] + arguments
-        var env = ProcessInfo.processInfo.environment
-        env["ABCTL_API_KEYS"] = nil
-        env["ABCTL_REVENUECAT_AUTH"] = nil
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-
-        // Read stdout until the "listening on" line; a watchdog kills a server that has not
-        // printed it within 20 seconds, which ends the read.
-        let started = Flag()
-        let pid = process.processIdentifier
-        let watchdog = Thread {
-            usleep(20_000_000)
-            if !started.value.load(ordering: .acquiring) { kill(pid, SIGKILL) }
-        }
-        watchdog.start()
-        defer { started.value.store(true, ordering: .releasing) }
-        let reader = out.fileHandleForReading
-        var seen = ""
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, process.isRunning || !seen.isEmpty {
-            let data = reader.availableData
-            if data.isEmpty { break }
-            seen += String(decoding: data, as: UTF8.self)
-            if let line = seen.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
-               let p = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) {
-                port = p
-                break
-            }
-        }
-        guard port != 0 else {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            throw ServerFailedToStart(stdout: seen, stderr: stderr)
-        }
-    }
-
-    struct ServerFailedToStart: Error, CustomStringConvertible {
-        var stdout: String
-        var stderr: String
-        var description: String { "abctl serve did not start.\nstdout: \(stdout)\nstderr: \(stderr)" }
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    /// The structured log lines written so far, parsed.
-    var logLines: [[String: Any]] {
-        stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
-    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
-
-    /// Waits for the process to exit; nil if it is still running after `timeout` seconds.
-    func waitForExit(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline { return nil }
-            usleep(10_000)
-        }
-        return process.terminationStatus
-    }
-
-    /// Polls `condition` until it holds or `timeout` seconds pass.
-    func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-
+extension ServeProcess {
     func connect() throws -> HTTPConnection { try HTTPConnection(port: port) }
 
-    /// One request on a fresh connection.
-    func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) throws -> HTTPReply {
-        try connect().request(method, path, headers: headers, body: body.map { Array($0.utf8) })
+    /// One request on a fresh connection, on a thread of its own: a reply that is slow to come
+    /// holds that thread, not one of the test pool's.
+    func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) async throws -> HTTPReply {
+        let port = self.port
+        return try await onOwnThread { try HTTPConnection(port: port).request(method, path, headers: headers, body: body.map { Array($0.utf8) }) }
     }
 }
 
 /// An HTTP/1.1 reply as read off the socket.
-struct HTTPReply {
+struct HTTPReply: Sendable {
     var status: Int
     /// Header names lowercased.
     var headers: [String: String]
@@ -153,8 +44,7 @@ final class HTTPConnection {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let r = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        // No close here: deinit closes fd (the object is whole once fd is set), and a second close
-        // would close whatever socket another test opened with that number since.
+        // No close here: deinit closes fd, and a second close would close whatever socket reused the number.
         guard r == 0 else { throw Failure(description: "connect: errno \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -260,7 +150,7 @@ final class HTTPConnection {
     }
 }
 
-/// A flag shared with a watchdog thread.
+/// A flag shared with threads a test starts.
 final class Flag: Sendable {
     let value = Atomic<Bool>(false)
 }

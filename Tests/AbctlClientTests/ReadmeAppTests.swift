@@ -1,0 +1,46 @@
+import AbctlClient
+import Foundation
+import TestSupport
+import Testing
+
+/// The README's "app in ten lines", run against a live server: the lines between the markers
+/// below are the README's Swift block, line for line (the second test holds them together).
+@Suite struct ReadmeAppTests {
+    @Test func theReadmeAppRunsAgainstALiveServer() async throws {
+        let server = try await ServeProcess.start()
+        let storage = try TemporaryDirectory()
+        defer { storage.remove() }
+        let serverURL = server.url, storageDirectory = storage.url
+        // README begins
+        let abctl = try AbctlClient(configuration: ClientConfiguration(
+            serverURL: serverURL, storageDirectory: storageDirectory,
+            defaultPaywall: ResolvedPaywall(offering: "chorus_plus", trialDays: 3,
+                                            copy: .text("Hear every bird on every walk.", source: .static, fallbackReason: nil))))
+        let shown = await abctl.paywall(for: PaywallQuery(userID: "u1", experiment: "chorus-paywall-copy",
+                                                          attributes: ["platform": .string("ios")]))
+        try await abctl.logExposure(shown)
+        try await abctl.logPurchase(.trialStarted, userID: "u1", productID: "chorus.plus.annual")
+        _ = await abctl.flush()
+        // README ends
+        #expect(shown.source == .server)
+        #expect(!shown.copy.text.isEmpty)
+        // The purchase, and the exposure when the paywall was a variant's (the default logs none).
+        let expected = [[shown.variant == nil ? "1" : "2"]]
+        let stored = try await server.query("SELECT count(*) FROM events WHERE user_id = 'u1'")
+        let diagnostics = await abctl.diagnostics().json.serialized()
+        #expect(stored == expected, "variant \(String(describing: shown.variant)), \(diagnostics)")
+        await abctl.close()
+    }
+
+    @Test func theReadmeShowsTheseLines() throws {
+        func lines(_ text: String) -> [String] {
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let readme = try String(contentsOfFile: Abctl.packageRoot + "/README.md", encoding: .utf8)
+        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "```").first)
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let run = try #require(source.components(separatedBy: "// README begins\n").dropFirst().first?.components(separatedBy: "        // README ends").first)
+        #expect(lines(block) == lines(run))
+        #expect(lines(block).count <= 10)
+    }
+}

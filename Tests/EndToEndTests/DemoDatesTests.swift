@@ -1,0 +1,37 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `abctl report` after `abctl demo` reads the data as of the demo's end of observation, so it
+/// prints the figures of the reports the demo wrote; `--until` and `ABCTL_NOW` still choose.
+@Suite struct DemoDatesTests {
+    @Test func reportAfterDemoMatchesTheDemosReports() async throws {
+        let folder = TemporaryFolder(prefix: "abctl-demo-dates")
+        try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
+        try Abctl.copyShippedExperiments(to: folder.path + "/Experiments")
+        // ABCTL_NOW is the shell's business; these runs must not inherit one.
+        let noClock = ["ABCTL_NOW": ""]
+        let demo = try await Abctl.run(["demo", "--users", "3000"], in: folder.path, environment: noClock)
+        try #require(demo.status == 0, "\(demo.stderr)")
+
+        for experiment in ["chorus-trial-length", "chorus-paywall-copy"] {
+            let later = try await Abctl.run(["report", experiment, "--format", "markdown", "--out", "later"], in: folder.path, environment: noClock)
+            #expect(later.status == 0, "\(later.stderr)")
+            let written = try String(contentsOfFile: "\(folder.path)/Reports/\(experiment).md", encoding: .utf8)
+            let reported = try String(contentsOfFile: "\(folder.path)/later/\(experiment).md", encoding: .utf8)
+            #expect(reported == written, "\(experiment): abctl report after abctl demo differs from Reports/")
+        }
+
+        // The as-of time is the recorded end of observation, not the clock; --until and ABCTL_NOW override it.
+        func asOf(_ arguments: [String], _ environment: [String: String]) async throws -> String? {
+            let r = try await Abctl.run(["report", "chorus-trial-length", "--format", "json"] + arguments, in: folder.path, environment: environment)
+            return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["as_of"] as? String
+        }
+        let recorded = try #require(try await asOf([], noClock))
+        #expect(recorded < "2026-12-01")
+        let now = "2027-03-01T00:00:00Z"
+        #expect(try await asOf([], ["ABCTL_NOW": now]) == now)
+        let until = try #require(try await asOf(["--until", "2026-11-20"], noClock))
+        #expect(until.hasPrefix("2026-11-20"))
+    }
+}
