@@ -100,8 +100,8 @@ enum EventWriteTransaction {
     typealias Key = InsertOrder.Key
 
     /// How a transaction fits with the others of its node (see `InsertOrder`): `register` gets
-    /// the transaction's keys and answers those to insert late; `inserted` follows the first
-    /// insert; `waitForEarlier` runs before the late insert.
+    /// the transaction's keys and answers those to insert late; `waitForEarlier` runs before the
+    /// transaction's first insert when it has late keys; `inserted` follows the first insert.
     struct Turn {
         var register: (Dictionary<Key, Int>.Keys) -> Set<Key>
         var inserted: () -> Void
@@ -155,12 +155,13 @@ enum EventWriteTransaction {
                     }
                 }
             }
+            // Wait for the earlier holders before inserting anything: a transaction that held
+            // rows while it waited here could close a cycle the database cannot see (another
+            // node's transaction waiting on its rows, while holding rows the earlier one waits on).
+            if !lateRows.isEmpty { turn.waitForEarlier() }
             if !rows.isEmpty { try insertStaged(from: "abctl_staging", rows) }
             turn.inserted()
-            if !lateRows.isEmpty {
-                turn.waitForEarlier()
-                try insertStaged(from: "abctl_late_staging", lateRows)
-            }
+            if !lateRows.isEmpty { try insertStaged(from: "abctl_late_staging", lateRows) }
             if users.count <= maxUserLocks {
                 try c.executePrepared("lock_buckets_shared", lockBucketsShared, [allUsers], context: "append events (lock users)")
                 try c.executePrepared("lock_users", lockUsers, [allUsers], context: "append events (lock users)")

@@ -8,10 +8,13 @@ import Synchronization
 /// batch left the queue first is stored, as SQLite's single writer stores it.
 ///
 /// Transactions register their events' keys in queue order (a short step, one at a time). A key
-/// an earlier transaction still in flight holds is *late*: the later transaction inserts its
-/// other rows at once, in parallel with the earlier one, and its late rows only after the
-/// earlier insert has run; the database then makes that second insert wait for the earlier
-/// transaction's end and skips the copies it stored.
+/// an earlier transaction still in flight holds is *late*: the later transaction waits, before
+/// it inserts any row, until the earlier one's first insert has run; then it inserts its other
+/// rows, and its late rows in a second insert that the database makes wait for the earlier
+/// transaction's end (skipping the copies it stored). Transactions without late keys insert in
+/// parallel. Waiting before holding any row matters with several nodes: a transaction waiting
+/// here while holding rows could be the hidden link of a cycle (another node's transaction
+/// blocked on those rows, holding a row the earlier transaction is blocked on).
 final class InsertOrder: Sendable {
     /// An event's idempotency key.
     struct Key: Hashable, Sendable {
