@@ -32,12 +32,15 @@ demo: release
 
 # The in-process suites first; then, in a `swift test` of their own, the suites that run the built
 # binaries and a live server (each test waits on them without holding one of the test pool's threads).
+# At most four of those at once: each starts servers and programs of its own, and all 145 at once on
+# two cores starved the ones that measure deadlines.
 END_TO_END := EndToEndTests|AbctlClientTests
+END_TO_END_WIDTH := 4
 
 test: deps venv build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
 	$(SWIFT) test --skip '$(END_TO_END)'
-	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --filter '$(END_TO_END)'
+	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --filter '$(END_TO_END)' --experimental-maximum-parallelization-width $(END_TO_END_WIDTH)
 
 # Every benchmark script prints its figures next to its reference (C, sqlite3, nginx) from the same run.
 bench: deps
