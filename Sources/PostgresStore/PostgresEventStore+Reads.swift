@@ -94,7 +94,8 @@ extension PostgresEventStore {
     }
 
     static let eventColumns = """
-        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason
+        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
+        original_revenue, original_currency
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
@@ -102,7 +103,8 @@ extension PostgresEventStore {
               timestamp: Timestamp(microseconds: r.int64(i, 3)), experiment: r.optionalText(i, 4),
               variant: r.optionalText(i, 5), revenue: r.optionalDouble(i, 6), currency: r.optionalText(i, 7),
               productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
-              copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11))
+              copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11),
+              originalRevenue: r.optionalDouble(i, 12), originalCurrency: r.optionalText(i, 13))
     }
 
     static let factColumns = """

@@ -67,6 +67,10 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
+        // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
+        Migration(version: 4, description: "events keep the original amount and currency of converted revenue", sql: """
+            ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -11,9 +11,13 @@ public struct Event: Sendable, Hashable {
     public var experiment: String?
     /// Exposures only.
     public var variant: String?
-    /// In the currency of `products.json`; a refund's amount is subtracted whatever its sign.
+    /// In the currency of `products.json` (converted at parsing when the event named another);
+    /// a refund's amount is subtracted whatever its sign.
     public var revenue: Double?
     public var currency: String?
+    /// The amount and currency as sent, when the revenue was converted into the report currency.
+    public var originalRevenue: Double?
+    public var originalCurrency: String?
     public var productID: String?
     public var copySource: CopySource?
     public var copyText: String?
@@ -22,7 +26,8 @@ public struct Event: Sendable, Hashable {
     public init(id: String, type: EventType, userID: String, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
                 revenue: Double? = nil, currency: String? = nil, productID: String? = nil,
-                copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil) {
+                copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
+                originalRevenue: Double? = nil, originalCurrency: String? = nil) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -35,5 +40,7 @@ public struct Event: Sendable, Hashable {
         self.copySource = copySource
         self.copyText = copyText
         self.copyFallbackReason = copyFallbackReason
+        self.originalRevenue = originalRevenue
+        self.originalCurrency = originalCurrency
     }
 }

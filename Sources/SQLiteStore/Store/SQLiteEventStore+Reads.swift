@@ -173,7 +173,8 @@ extension SQLiteEventStore {
     }
 
     static let eventColumns = """
-        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason
+        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
+        original_revenue, original_currency
         """
 
     static func event(from s: Statement) -> Event {
@@ -181,7 +182,8 @@ extension SQLiteEventStore {
               timestamp: Timestamp(microseconds: s.int64(3)), experiment: s.optionalText(4),
               variant: s.optionalText(5), revenue: s.optionalDouble(6), currency: s.optionalText(7),
               productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
-              copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11))
+              copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11),
+              originalRevenue: s.optionalDouble(12), originalCurrency: s.optionalText(13))
     }
 
     static let factColumns = """

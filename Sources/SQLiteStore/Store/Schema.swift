@@ -66,6 +66,11 @@ enum Schema {
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
+        // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
+        Migration(version: 5, description: "events keep the original amount and currency of converted revenue", sql: """
+            ALTER TABLE events ADD COLUMN original_revenue REAL;
+            ALTER TABLE events ADD COLUMN original_currency TEXT;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

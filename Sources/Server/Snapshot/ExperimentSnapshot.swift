@@ -30,7 +30,7 @@ public final class ExperimentSnapshot: Sendable {
         for e in catalog.experiments { byID[e.id] = e }
         self.experimentsByID = byID
         self.assigner = try Assigner(catalog: catalog, sticky: sticky)
-        self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
+        self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter)
         self.definitionsJSON = Self.renderDefinitions(catalog)
         self.features = FeaturesPayloadCache(catalog: catalog)
         self.answers = assigner.experiments.map { assignable in
@@ -57,7 +57,9 @@ public final class ExperimentSnapshot: Sendable {
             }
             offerings.append((name, .object([("plans", .object(rendered))])))
         }
-        let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings))])
+        let rates: [(String, JSONValue)] = catalog.products.exchangeRates.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) }
+        let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings)),
+                                           ("exchange_rates", .object(rates))])
         return JSONValue.object([("experiments", .array(experiments)), ("products", products)]).serialized()
     }
 }
