@@ -67,8 +67,19 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        // Keyed by the vendor's id, not the user (a reference table on Citus).
+        Migration(version: 4, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key text COLLATE "C" PRIMARY KEY,
+                user_id text COLLATE "C" NOT NULL,
+                currency text NOT NULL,
+                amount_minor bigint NOT NULL,
+                refunded_minor bigint NOT NULL
+            );
+            """),
         // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
-        Migration(version: 4, description: "events keep the original amount and currency of converted revenue", sql: """
+        Migration(version: 5, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
             """),
     ]

@@ -66,8 +66,18 @@ enum Schema {
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
+        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        Migration(version: 5, description: "payments store webhooks reported, by the vendor's key", sql: """
+            CREATE TABLE webhook_payments (
+                key TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount_minor INTEGER NOT NULL,
+                refunded_minor INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
         // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
-        Migration(version: 5, description: "events keep the original amount and currency of converted revenue", sql: """
+        Migration(version: 6, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue REAL;
             ALTER TABLE events ADD COLUMN original_currency TEXT;
             """),

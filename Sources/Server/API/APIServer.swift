@@ -19,9 +19,13 @@ public final class APIServer: HTTPHandler {
         public var appStore: AppStoreOptions?
         /// The time reports are generated at (`ABCTL_NOW`); nil: the time of the request.
         public var reportClock: Date?
+        /// nil: `POST /v1/webhooks/stripe` answers 404.
+        public var stripe: StripeOptions?
 
         public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,
-                    copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil, reportClock: Date? = nil) {
+                    copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil, reportClock: Date? = nil,
+                    stripe: StripeOptions? = nil) {
+            self.stripe = stripe
             self.reportClock = reportClock
             self.appStore = appStore
             self.keys = keys
@@ -63,6 +67,7 @@ public final class APIServer: HTTPHandler {
         .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, _, captures in try api.report(id: captures["id"] ?? "") },
         .init("GET", "/v1/diagnostics/copy", scope: .admin) { api, _, _ in api.copyDiagnostics() },
         .init("POST", "/v1/webhooks/appstore", scope: nil) { api, request, _ in try api.appStore(request) },
+        .init("POST", "/v1/webhooks/stripe", scope: nil) { api, request, _ in try api.stripe(request) },
         .init("GET", "/api/features/{clientKey}", scope: nil) { api, request, captures in try api.features(request, clientKey: captures["clientKey"] ?? "") },
     ]
 

@@ -261,7 +261,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         guard context.connection?.enter(.handling, deadline: 0) ?? true else { return false }
         let request = HTTPRequest(method: context.method, path: context.path, query: context.query,
                                   authorization: header(connection, "Authorization"),
-                                  body: context.body, ifNoneMatch: context.method == "GET" ? header(connection, "If-None-Match") : nil)
+                                  body: context.body, ifNoneMatch: context.method == "GET" ? header(connection, "If-None-Match") : nil,
+                                  stripeSignature: context.path == "/v1/webhooks/stripe" ? header(connection, "Stripe-Signature") : nil)
         context.body = []
         let result = handler.handle(request)
         context.route = result.route

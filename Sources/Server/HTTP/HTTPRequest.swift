@@ -8,11 +8,14 @@ public struct HTTPRequest: Sendable {
     public var authorization: String?
     /// The `If-None-Match` header, if any (`GET /api/features` answers 304 when it matches).
     public var ifNoneMatch: String?
+    /// `Stripe-Signature`, read only for the Stripe webhook.
+    public var stripeSignature: String?
     public var body: [UInt8]
 
     public init(method: String, path: String, query: String? = nil, authorization: String? = nil, body: [UInt8] = [],
-                ifNoneMatch: String? = nil) {
+                ifNoneMatch: String? = nil, stripeSignature: String? = nil) {
         self.ifNoneMatch = ifNoneMatch
+        self.stripeSignature = stripeSignature
         self.method = method
         self.path = path
         self.query = query

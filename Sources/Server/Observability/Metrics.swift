@@ -65,6 +65,8 @@ public final class Metrics: Sendable {
     private let shards = (0..<8).map { _ in Shard() }
     private let webhooks = Mutex<[WebhookKey: Int]>([:])
     private let appStoreNotifications = Mutex<[WebhookKey: Int]>([:])
+    private let stripeEvents = Mutex<[WebhookKey: Int]>([:])
+    private let googlePlayNotifications = Mutex<[WebhookKey: Int]>([:])
     private let eventsStored = Atomic<Int>(0)
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
@@ -116,6 +118,11 @@ public final class Metrics: Sendable {
         case duplicate
         /// A RevenueCat type the project does not use; `type` is RevenueCat's.
         case ignored
+        /// Verified, but naming no user (Stripe without `metadata.abctl_user_id`, a refund of a
+        /// payment abctl never saw): answered `ignored`.
+        case noUser = "no_user"
+        /// A refund whose amount was already counted: answered `ignored`.
+        case alreadyCounted = "already_counted"
     }
 
     /// One RevenueCat webhook event.
@@ -134,6 +141,33 @@ public final class Metrics: Sendable {
             let key = WebhookKey(outcome: outcome.rawValue, type: counts.count < 64 || counts[WebhookKey(outcome: outcome.rawValue, type: type)] != nil ? type : "other")
             counts[key, default: 0] += 1
         }
+    }
+
+    /// One verified Stripe event (`type` the SPEC §4 type, or Stripe's when not mapped).
+    public func stripe(type: String, outcome: WebhookOutcome) {
+        Self.count(stripeEvents, type: type, outcome: outcome)
+    }
+
+    /// One verified Google Play notification (`type` the SPEC §4 type, or Play's when not mapped).
+    public func googlePlay(type: String, outcome: WebhookOutcome) {
+        Self.count(googlePlayNotifications, type: type, outcome: outcome)
+    }
+
+    /// Adds one to (outcome, type), with at most 64 label pairs: a client could send any type.
+    private static func count(_ counts: borrowing Mutex<[WebhookKey: Int]>, type: String, outcome: WebhookOutcome) {
+        counts.withLock { counts in
+            let key = WebhookKey(outcome: outcome.rawValue, type: counts.count < 64 || counts[WebhookKey(outcome: outcome.rawValue, type: type)] != nil ? type : "other")
+            counts[key, default: 0] += 1
+        }
+    }
+
+    /// One webhook counter's exposition lines, sorted by outcome and type.
+    private static func counter(_ name: String, _ help: String, _ counts: [WebhookKey: Int]) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+        for (key, n) in counts.sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
+            out += "\(name){outcome=\"\(key.outcome)\",type=\"\(escape(key.type))\"} \(n)\n"
+        }
+        return out
     }
 
     /// The exposition text. `gauges` are extra `(name, help, value)` lines.
@@ -174,6 +208,10 @@ public final class Metrics: Sendable {
         for (key, n) in appStoreNotifications.withLock({ $0 }).sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {
             out += "abctl_appstore_notifications_total{outcome=\"\(key.outcome)\",type=\"\(Self.escape(key.type))\"} \(n)\n"
         }
+        out += Self.counter("abctl_stripe_events_total", "Verified Stripe events, by the event type they became or the Stripe type that was ignored.",
+                            stripeEvents.withLock { $0 })
+        out += Self.counter("abctl_googleplay_notifications_total", "Verified Google Play notifications, by the event type they became or the type that was ignored.",
+                            googlePlayNotifications.withLock { $0 })
         out += "# HELP abctl_reloads_total Experiment reloads (SIGHUP), by result.\n"
         out += "# TYPE abctl_reloads_total counter\n"
         out += "abctl_reloads_total{result=\"ok\"} \(reloadsOK.load(ordering: .relaxed))\n"

@@ -184,6 +184,26 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/webhooks/stripe": {
+      "post": {
+        "operationId": "stripeWebhook",
+        "summary": "A Stripe event (web checkout), verified, mapped onto SPEC §4 and stored.",
+        "description": "On only with --stripe-secret or ABCTL_STRIPE_SECRETS (else 404). The Stripe-Signature header must carry t and a v1 equal to HMAC-SHA256 of t.body under one configured secret, t no older than --stripe-tolerance-s (300). customer.subscription.created trialing becomes trial_started (trial_days from trial_end); invoice.paid with amount_paid > 0 purchased (billing_reason subscription_create), converted (the user's trial not yet converted) or renewed; customer.subscription.updated whose cancel_at_period_end turned true, and customer.subscription.deleted, cancelled; charge.refunded refunded (the rise in amount_refunded, found through the charge or payment intent of a paid invoice). The user is metadata.abctl_user_id of the subscription; event_id the Stripe event id. Other types and events with no user are accepted, ignored and counted.",
+        "security": [],
+        "parameters": [ { "name": "Stripe-Signature", "in": "header", "required": true, "schema": { "type": "string" } } ],
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object" } } } },
+        "responses": {
+          "200": { "description": "Stored, a duplicate, or ignored (reason no_user or already_counted when it names no user or repeats a counted refund).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "401": { "description": "The signature does not verify or is too old; nothing stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "404": { "description": "The webhook is not configured on this server.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "408": { "$ref": "#/components/responses/Timeout" },
+          "413": { "$ref": "#/components/responses/TooLarge" },
+          "422": { "description": "Verified, but it cannot become an event (a bad currency, a time out of range).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "503": { "$ref": "#/components/responses/Unavailable" }
+        }
+      }
+    },
     "/api/features/{clientKey}": {
       "get": {
         "operationId": "growthBookFeatures",
@@ -397,7 +417,8 @@ enum OpenAPIDocument {
         "properties": {
           "status": { "type": "string", "enum": ["stored", "duplicate", "ignored"] },
           "type": { "type": "string", "description": "The SPEC §4 event type it became, or the RevenueCat type (App Store notificationType.subtype) that was ignored." },
-          "event_id": { "type": "string" }
+          "event_id": { "type": "string" },
+          "reason": { "type": "string", "enum": ["no_user", "already_counted"], "description": "Why a verified Stripe or Google Play event was ignored, when not for its type." }
         }
       },
       "CopyCheckRequest": {

@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import Webhooks
 
 /// Maps one verified App Store Server Notification V2 onto a SPEC §4 event.
 ///

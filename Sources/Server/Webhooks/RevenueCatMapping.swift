@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import Webhooks
 
 /// Maps one RevenueCat webhook body (`{"api_version", "event": {…}}`) onto a SPEC §4 event.
 ///
@@ -17,17 +18,7 @@ import ExperimentDefinitions
 /// refunds by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
 /// RevenueCat reports in USD. A pure function: no I/O, no clock.
 public enum RevenueCatMapping {
-    public struct MappedEvent: Sendable, Equatable {
-        public var eventID: String
-        /// The SPEC §4 type name, e.g. `trial_started`.
-        public var type: String
-        public var userID: String
-        /// Milliseconds since 1970.
-        public var timestampMilliseconds: Int64
-        public var revenue: Double?
-        public var currency: String?
-        public var productID: String?
-    }
+    public typealias MappedEvent = Webhooks.MappedEvent
 
     public enum Outcome: Sendable, Equatable {
         case event(MappedEvent)

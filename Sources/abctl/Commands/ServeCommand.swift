@@ -2,6 +2,7 @@ import CommandLineKit
 import ExperimentDefinitions
 import Foundation
 import Server
+import Webhooks
 
 /// `abctl serve`: the HTTP API of SPEC §7.
 enum ServeCommand {
@@ -19,11 +20,12 @@ enum ServeCommand {
           its ai_generated line written by that OpenAI-compatible endpoint (key: ABCTL_LLM_API_KEY),
           guarded, cached in the store, or the fallback when it takes longer than --llm-deadline-ms.
           With --appstore-root-ca and --appstore-bundle-id, POST /v1/webhooks/appstore takes App Store
-          Server Notifications V2, verified against those roots. Keys with scope sdk are GrowthBook
+          Server Notifications V2, verified against those roots. With --stripe-secret (or
+          ABCTL_STRIPE_SECRETS), POST /v1/webhooks/stripe takes Stripe events signed with one of them. Keys with scope sdk are GrowthBook
           client keys for GET /api/features/{clientKey}. ABCTL_NOW (RFC 3339) fixes the clock of
           GET /v1/experiments/{id}/report, as it does for abctl report.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
@@ -53,6 +55,10 @@ enum ServeCommand {
                        type: .integer(0...86_400), default: "30"),
             OptionSpec(name: "--appstore-root-ca", valueName: "file", help: "A root certificate (PEM or DER) App Store notifications must chain to (repeatable; Apple Root CA - G3 in production).", repeatable: true),
             OptionSpec(name: "--appstore-bundle-id", valueName: "id", help: "The app's bundle id; POST /v1/webhooks/appstore accepts only its notifications."),
+            OptionSpec(name: "--stripe-secret", valueName: "whsec", help: "A Stripe endpoint signing secret for POST /v1/webhooks/stripe (repeatable while rolling one; or ABCTL_STRIPE_SECRETS, comma-separated).",
+                       repeatable: true, environment: "ABCTL_STRIPE_SECRETS"),
+            OptionSpec(name: "--stripe-tolerance-s", valueName: "seconds", help: "Oldest Stripe signature timestamp accepted, in seconds (0: no limit, as in Stripe's libraries).",
+                       type: .integer(0...86_400), default: "300"),
         ],
         run: run
     )
@@ -72,6 +78,7 @@ enum ServeCommand {
         let copyGeneration = try copyGenerationOptions(args, environment: environment)
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
         let appStore = try appStoreOptions(args)
+        let stripe = try stripeOptions(args)
         let reportClock = try FixedClock.now(environment, command: "serve")
         do {
             try Server.checkListening(host: host, keys: keys)
@@ -89,7 +96,8 @@ enum ServeCommand {
                                            connectionLimit: connections, maxConnectionsPerIP: perIP),
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: experiments,
-                                   copyGeneration: copyGeneration, appStore: appStore, reportClock: reportClock),
+                                   copyGeneration: copyGeneration, appStore: appStore, reportClock: reportClock,
+                                   stripe: stripe),
             store: store)
         do {
             let server = try Server(configuration: configuration)
@@ -143,6 +151,20 @@ enum ServeCommand {
         } catch {
             throw CLIError.usage("--appstore-root-ca: \(error.description)", command: "serve")
         }
+    }
+
+    /// `--stripe-secret` (repeatable) or `ABCTL_STRIPE_SECRETS` (comma-separated); none: the webhook is off.
+    static func stripeOptions(_ args: ParsedArguments) throws -> StripeOptions? {
+        var secrets = args.all("--stripe-secret")
+        if case .environment? = args.source("--stripe-secret") {
+            secrets = secrets.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        }
+        secrets = secrets.filter { !$0.isEmpty }
+        guard !secrets.isEmpty else {
+            if args.source("--stripe-tolerance-s") == .commandLine { throw CLIError.usage("'--stripe-tolerance-s' needs '--stripe-secret'", command: "serve") }
+            return nil
+        }
+        return StripeOptions(signature: StripeSignature(secrets: secrets, toleranceSeconds: try args.required(int: "--stripe-tolerance-s")))
     }
 
     static func loadKeys(file: String?, environment: Environment) throws -> APIKeys {

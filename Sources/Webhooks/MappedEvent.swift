@@ -1,0 +1,58 @@
+import Events
+
+/// One SPEC §4 event a store's webhook became, before the server checks and stores it.
+public struct MappedEvent: Sendable, Equatable {
+    public var eventID: String
+    /// The SPEC §4 type name, e.g. `trial_started`.
+    public var type: String
+    public var userID: String
+    /// Milliseconds since 1970.
+    public var timestampMilliseconds: Int64
+    public var revenue: Double?
+    public var currency: String?
+    public var productID: String?
+    /// On `trial_started`: the trial the store granted, in days.
+    public var trialDays: Int?
+
+    public init(eventID: String, type: String, userID: String, timestampMilliseconds: Int64, revenue: Double? = nil,
+                currency: String? = nil, productID: String? = nil, trialDays: Int? = nil) {
+        self.eventID = eventID
+        self.type = type
+        self.userID = userID
+        self.timestampMilliseconds = timestampMilliseconds
+        self.revenue = revenue
+        self.currency = currency
+        self.productID = productID
+        self.trialDays = trialDays
+    }
+}
+
+/// What a webhook body became.
+public enum WebhookOutcome: Sendable, Equatable {
+    /// One event to store; then `remember` (if any) to keep in the payment ledger, even when the
+    /// event turns out to be a duplicate (a retry after a failed ledger write).
+    case event(MappedEvent, remember: LedgerEntry? = nil)
+    /// Accepted and counted, nothing stored: a type abctl does not use (`type` names it), or
+    /// one that names no user (`noUser`), or a refund already counted.
+    case ignored(type: String, reason: IgnoredReason)
+}
+
+public enum IgnoredReason: String, Sendable, Equatable {
+    /// A type (or a status of it) that is not an event of SPEC §4.
+    case type
+    /// No user: no `abctl_user_id`, or a refund of a payment abctl never saw.
+    case noUser = "no_user"
+    /// A refund whose amount was already counted.
+    case alreadyCounted = "already_counted"
+}
+
+/// One payment kept under each of its keys, so a later refund finds the user and the amount.
+public struct LedgerEntry: Sendable, Equatable {
+    public var keys: [String]
+    public var payment: LedgerPayment
+
+    public init(keys: [String], payment: LedgerPayment) {
+        self.keys = keys
+        self.payment = payment
+    }
+}
