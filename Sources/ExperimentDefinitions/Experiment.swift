@@ -88,6 +88,13 @@ public struct Namespace: Sendable, Equatable {
     }
 }
 
+extension Experiment {
+    /// Days until a user's figures settle: the longest trial of any arm plus `metrics.maturity_grace_days`.
+    public var maturityDays: Int {
+        (variants.map(\.paywall.trialDays).max() ?? 0) + metrics.maturityGraceDays
+    }
+}
+
 /// Which metrics decide the experiment, and its metric settings.
 public struct MetricsConfig: Sendable, Equatable {
     public var primary: Metric
@@ -102,6 +109,8 @@ public struct MetricsConfig: Sendable, Equatable {
     public var sequential: Bool
     /// Caps each user's net revenue before every revenue figure; nil leaves revenue as it is.
     public var revenueCap: RevenueCap?
+    /// Days after the longest trial before a user's conversion and revenue are settled (SPEC §5 maturity).
+    public var maturityGraceDays: Int = 3
 
     public init(
         primary: Metric = .paidConversion, guardrails: [Metric] = [.day0CancelRate], secondary: [Metric] = [],
@@ -117,10 +126,14 @@ public struct MetricsConfig: Sendable, Equatable {
     }
 
     /// What a report shows: every metric of the table, then each metric the file names that is
-    /// not among them (horizon forms), in the order primary, guardrails, secondary.
-    public var reported: [Metric] {
+    /// not among them (horizon forms), in the order primary, guardrails, secondary; then the mature
+    /// forms the verdict reads (`matureForm`) when `maturityDays` is given.
+    public func reported(maturityDays: Int? = nil) -> [Metric] {
         var out = Metric.baseMetrics
         for m in [primary] + guardrails + secondary where !out.contains(m) { out.append(m) }
+        if let days = maturityDays {
+            for m in [primary] + guardrails where !out.contains(m.matureForm(days: days)) { out.append(m.matureForm(days: days)) }
+        }
         return out
     }
 }

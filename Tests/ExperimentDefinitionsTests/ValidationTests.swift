@@ -95,7 +95,7 @@ import TestSupport
         #expect(m.secondary.map(\.name) == ["revenue_per_user_d14", "paid_conversion_d365", "revenue_per_user_d1"])
         #expect(m.revenueCap == .percentile(0.99))
         // Every table metric, then each named horizon metric once, in the order named.
-        #expect(m.reported.map(\.name) == MetricTable.all.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
+        #expect(m.reported().map(\.name) == MetricTable.all.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
     }
 
     @Test func badMetricNamesSayWhatIsWrong() {

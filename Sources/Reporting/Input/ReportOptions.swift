@@ -13,8 +13,11 @@ public struct ReportOptions: Sendable {
     public var until: Date?
     /// The power the "too few users" check asks for.
     public var power: Double
+    /// The report currency (products.json's `currency`): every revenue figure is in it.
+    public var currency: String
 
-    public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8) {
+    public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8, currency: String = "USD") {
+        self.currency = currency
         self.alpha = alpha
         self.generatedAt = generatedAt
         self.since = since

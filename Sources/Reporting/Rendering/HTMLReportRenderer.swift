@@ -42,7 +42,7 @@ public enum HTMLReportRenderer {
             b += "<tr><td>\(ReportFormat.title(metric))\(metric == r.primaryMetric ? " <span class=\"tag\">primary</span>" : "")</td>"
             for v in r.variants {
                 guard let m = v.metric(metric), m.rate != nil else { b += "<td class=\"num\">n/a</td>"; continue }
-                b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci)))</span>"
+                b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci, in: r.currency)))</span>"
                 b += "<br><span class=\"ci\">\(ReportFormat.count(m.count)) of \(ReportFormat.count(m.denominator))\(metric.isRevenue ? " paid" : "")</span></td>"
             }
             b += "</tr>"
@@ -59,18 +59,20 @@ public enum HTMLReportRenderer {
             b += "</tr></thead><tbody>"
             for c in r.comparisons {
                 let cls = c.reading.clearlyBetter ? "good" : c.reading.clearlyWorse ? "bad" : ""
-                b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(ReportFormat.title(c.metric))</td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI)))</span></td>"
+                let mark = c.reading.clearlyBetter ? " ▲" : c.reading.clearlyWorse ? " ▼" : ""
+                b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(escape(ReportFormat.directedTitle(c.metric)))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency) + mark))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.pValue)))</td><td class=\"num\">\(escape(ReportFormat.pValue(c.pValueAdjusted)))</td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.probability(c.chanceToBeBetter)))</td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped)))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)))</td>"
                 if r.sequential {
-                    b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI)))</td>"
+                    b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)))</td>"
                 }
                 b += "</tr>"
             }
-            b += "</tbody></table></div></section>\n"
+            b += "</tbody></table></div>"
+            b += ReportFormat.legend(r).map { "<p class=\"muted\">\(escape($0))</p>" }.joined() + "</section>\n"
         }
 
         b += "<section><h2>Cumulative paid conversion</h2><figure><div class=\"chartbox\">\(SVGCharts.conversionChart(r))</div>"
@@ -109,7 +111,7 @@ public enum HTMLReportRenderer {
     /// ", each user's revenue capped at …", when the report caps revenue.
     static func capCaption(_ r: Report) -> String {
         guard let cap = r.variants.first?.metric(.revenuePerUser)?.cap else { return "" }
-        return "; each user's revenue capped at \(escape(ReportFormat.money(cap)))"
+        return "; each user's revenue capped at \(escape(ReportFormat.money(cap, in: r.currency)))"
     }
 
     /// Escapes text for HTML element content and quoted attribute values.

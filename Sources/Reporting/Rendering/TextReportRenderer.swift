@@ -41,7 +41,7 @@ public enum TextReportRenderer {
             table.add([ReportFormat.title(metric)] + r.variants.map { v in
                 guard let m = v.metric(metric) else { return "" }
                 guard m.rate != nil else { return "n/a" }
-                return "\(ReportFormat.value(metric, m.rate)) \(ReportFormat.interval(metric, m.ci))"
+                return "\(ReportFormat.value(metric, m.rate, in: r.currency)) \(ReportFormat.interval(metric, m.ci, in: r.currency))"
             })
         }
         out += table.render(color: color)
@@ -56,24 +56,24 @@ public enum TextReportRenderer {
                 let mark = c.reading.clearlyBetter ? " ▲" : c.reading.clearlyWorse ? " ▼" : ""
                 comp.add([
                     TextTable.Cell(text: clean(c.variant)),
-                    TextTable.Cell(text: ReportFormat.title(c.metric) + (c.metric == r.primaryMetric ? " *" : "")),
-                    TextTable.Cell(text: ReportFormat.difference(c.metric, c.absoluteDiff) + mark, color: tone),
-                    TextTable.Cell(text: ReportFormat.differenceInterval(c.metric, c.absoluteCI)),
+                    TextTable.Cell(text: ReportFormat.directedTitle(c.metric) + (c.metric == r.primaryMetric ? " *" : "")),
+                    TextTable.Cell(text: ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency) + mark, color: tone),
+                    TextTable.Cell(text: ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)),
                     TextTable.Cell(text: ReportFormat.signedPercent(c.relativeLift), color: tone),
                     TextTable.Cell(text: ReportFormat.liftInterval(c.relativeCI)),
                     TextTable.Cell(text: ReportFormat.pValue(c.pValue)),
                     TextTable.Cell(text: ReportFormat.pValue(c.pValueAdjusted)),
                     TextTable.Cell(text: ReportFormat.probability(c.chanceToBeBetter)),
-                    TextTable.Cell(text: ReportFormat.loss(c.metric, c.expectedLossIfShipped)),
+                    TextTable.Cell(text: ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)),
                 ])
             }
             out += comp.render(color: color)
-            out += "  * primary metric. \"chance better\" reads cancel rates the other way round (lower is better).\n"
+            out += "  * primary metric.\n" + ReportFormat.legend(r).map { "  \($0)\n" }.joined()
             if r.sequential {
                 out += "\n  Always-valid (sequential) results, safe to check every day:\n"
                 var seq = TextTable(["variant", "metric", "p (always valid)", "interval (always valid)"], aligns: [.left, .left, .right, .right])
                 for c in r.comparisons where c.sequentialPValue != nil {
-                    seq.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.pValue(c.sequentialPValue), ReportFormat.differenceInterval(c.metric, c.sequentialCI)])
+                    seq.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.pValue(c.sequentialPValue), ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)])
                 }
                 out += seq.render(color: color)
             }

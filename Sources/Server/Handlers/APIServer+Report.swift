@@ -10,7 +10,7 @@ extension APIServer {
         }
         let report: Report
         do {
-            report = try ReportBuilder.report(store: backend.store, experiment: experiment, options: ReportOptions(generatedAt: options.reportClock ?? Date()))
+            report = try ReportBuilder.report(store: backend.store, experiment: experiment, options: ReportOptions(generatedAt: options.reportClock ?? Date(), currency: snapshots.snapshot.catalog.products.currency))
         } catch {
             Log.shared.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
             throw APIError(.unavailable, code: "store_unavailable", "the report could not be read from the event store; retry later")
