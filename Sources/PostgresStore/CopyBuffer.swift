@@ -53,9 +53,13 @@ struct CopyBuffer {
         add(e.userID); add(e.id); add(e.type.rawValue); add(e.timestamp.microseconds)
         add(e.experiment); add(e.variant); add(e.revenue); add(e.currency)
         add(e.productID); add(e.copySource?.rawValue); add(e.copyText); add(e.copyFallbackReason)
+        add(e.placement); add(e.attributes)
         add(e.originalRevenue); add(e.originalCurrency)
         endRow()
     }
+
+    /// An `attributes` column: NULL when the exposure carried none.
+    mutating func add(_ attributes: ExposureAttributes) { add(bytes: attributes.isEmpty ? nil : attributes.encoded) }
 
     mutating func endRow() {
         bytes.append(UInt8(ascii: "\n"))

@@ -94,8 +94,8 @@ extension PostgresEventStore {
     }
 
     static let eventColumns = """
-        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
-        original_revenue, original_currency
+        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, \
+        placement, attributes, original_revenue, original_currency
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
@@ -104,12 +104,14 @@ extension PostgresEventStore {
               variant: r.optionalText(i, 5), revenue: r.optionalDouble(i, 6), currency: r.optionalText(i, 7),
               productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
               copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11),
-              originalRevenue: r.optionalDouble(i, 12), originalCurrency: r.optionalText(i, 13))
+              placement: r.optionalText(i, 12), attributes: r.attributes(i, 13),
+              originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15))
     }
 
     static let factColumns = """
         experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
-        first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over
+        first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
+        placement, attributes
         """
 
     static func facts(_ r: ResultSet, _ i: Int) -> UserFacts {
@@ -120,6 +122,7 @@ extension PostgresEventStore {
                          revenueEntries: r.bytes(i, 12).map { bytes in bytes.withUnsafeBytes(RevenueEntry.decode) } ?? [],
                          crossedOver: r.bool(i, 13),
                          copySource: r.optionalText(i, 10).flatMap { .init(rawValue: $0) },
-                         copyFallbackReason: r.optionalText(i, 11))
+                         copyFallbackReason: r.optionalText(i, 11),
+                         placement: r.optionalText(i, 14), attributes: r.attributes(i, 15))
     }
 }

@@ -78,8 +78,14 @@ enum PostgresSchema {
                 refunded_minor bigint NOT NULL
             );
             """),
+        // SPEC §4: an exposure's placement and attributes (`ExposureAttributes.encoded`), on the
+        // event and, from the first exposure, in the facts. Older events carry neither.
+        Migration(version: 5, description: "exposure placement and attributes on events and facts", sql: """
+            ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
+            """),
         // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
-        Migration(version: 5, description: "events keep the original amount and currency of converted revenue", sql: """
+        Migration(version: 6, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
             """),
     ]

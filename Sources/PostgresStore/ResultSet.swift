@@ -1,4 +1,5 @@
 import CLibPQ
+import Events
 import Glibc
 
 /// The rows of one statement, in text format, freed when the value goes.
@@ -48,6 +49,11 @@ final class ResultSet {
             i += 2
         }
         return out
+    }
+
+    /// An `attributes` column (NULL when the exposure carried none).
+    func attributes(_ row: Int, _ column: Int) -> ExposureAttributes {
+        bytes(row, column).map(ExposureAttributes.init(encoded:)) ?? .empty
     }
 
     /// PostgreSQL (12 and later) prints the shortest text that reads back to the same double.

@@ -26,7 +26,9 @@ enum RandomEvents {
                 events.append(Event(id: id(), type: .exposure, userID: user, timestamp: at(24 * 10),
                                     experiment: experiments.randomElement(using: &rng)!, variant: variants.randomElement(using: &rng)!,
                                     copySource: source, copyText: source == nil ? nil : "A line.",
-                                    copyFallbackReason: source == .fallback ? "empty_brief" : nil))
+                                    copyFallbackReason: source == .fallback ? "empty_brief" : nil,
+                                    placement: [nil, "onboarding_end", "feature_gate"].randomElement(using: &rng)!,
+                                    attributes: attributes(&rng)))
             }
             for _ in 0..<Int.random(in: 0...6, using: &rng) {
                 let type = [EventType.trialStarted, .purchased, .converted, .renewed, .cancelled, .refunded].randomElement(using: &rng)!
@@ -38,5 +40,16 @@ enum RandomEvents {
             }
         }
         return events
+    }
+
+    /// A random subset of exposure attributes of every value type, some with bytes COPY and
+    /// SQLite must carry as they are (a tab, a backslash, non-ASCII).
+    static func attributes(_ rng: inout SeededGenerator) -> ExposureAttributes {
+        var pairs: [(key: String, value: ExposureAttributes.Value)] = []
+        if Bool.random(using: &rng) { pairs.append(("platform", .string(["ios", "android"].randomElement(using: &rng)!))) }
+        if Bool.random(using: &rng) { pairs.append(("country", .string(["GB", "US", "Ελλάδα", "a\tb\\c"].randomElement(using: &rng)!))) }
+        if Bool.random(using: &rng) { pairs.append(("new_user", .bool(Bool.random(using: &rng)))) }
+        if Bool.random(using: &rng) { pairs.append(("sessions", .number(Double(Int.random(in: 0...9, using: &rng)) / 2))) }
+        return ExposureAttributes(pairs)
     }
 }

@@ -137,6 +137,39 @@ import TestSupport
         }
     }
 
+    /// SPEC §4: placement and attributes are kept per (experiment, user) from the first exposure,
+    /// and survive the facts being recomputed from the stored events.
+    @Test(arguments: storeFactories)
+    func theFirstExposuresPlacementAndAttributesAreKept(_ factory: StoreFactory) async throws {
+        typealias F = EventFactory
+        try await factory.withStore { store in
+            let first: [(key: String, value: ExposureAttributes.Value)] =
+                [("platform", .string("ios")), ("country", .string("GB\t\\é")), ("new_user", .bool(true)), ("sessions", .number(2.5))]
+            _ = try store.appendAndWait([F.exposure("x1", user: "u", experiment: "A", variant: "ai", hours: 5,
+                                                    placement: "onboarding_end", attributes: [("platform", .string("android"))])])
+            _ = try store.appendAndWait([F.exposure("x2", user: "u", experiment: "A", variant: "ai", hours: 6,
+                                                    placement: "feature_gate", attributes: [("country", .string("US"))])])
+            var facts = try #require(try store.facts(experiment: "A").first)
+            #expect(facts.placement == "onboarding_end" && facts.segmentValue("platform") == "android")
+            #expect(facts.segmentValue("country") == nil)
+            // An earlier exposure arriving late becomes the first; a later purchase (a recomputation
+            // from the stored events) keeps it.
+            _ = try store.appendAndWait([F.exposure("x0", user: "u", experiment: "A", variant: "ai", hours: 4, attributes: first)])
+            _ = try store.appendAndWait([F.event("p1", .purchased, user: "u", hours: 7, revenue: 9.99)])
+            facts = try #require(try store.facts(experiment: "A").first)
+            #expect(facts.placement == nil && facts.segmentValue("placement") == nil)
+            #expect(facts.attributes == ExposureAttributes(first))
+            #expect(facts.segmentValue("country") == "GB\t\\é" && facts.segmentValue("new_user") == "true")
+            #expect(facts.segmentValue("sessions") == "2.5" && facts.segmentValue("platform") == "ios")
+            #expect(facts.netRevenue == 9.99)
+            // Another experiment of the same user keeps its own first exposure's.
+            _ = try store.appendAndWait([F.exposure("y1", user: "u", experiment: "B", variant: "control", hours: 8,
+                                                    placement: "settings", attributes: [("platform", .string("web"))])])
+            let other = try #require(try store.facts(experiment: "B").first)
+            #expect(other.placement == "settings" && other.segmentValue("platform") == "web")
+        }
+    }
+
     @Test(arguments: storeFactories)
     func anExposureIsTheStickyRecord(_ factory: StoreFactory) async throws {
         typealias F = EventFactory

@@ -8,9 +8,11 @@ public enum EventFactory {
     public static func at(_ hours: Double) -> Timestamp { origin.adding(hours: hours) }
 
     public static func exposure(_ id: String, user: String, experiment: String, variant: String, hours: Double,
-                                copySource: CopySource? = nil, fallbackReason: String? = nil) -> Event {
+                                copySource: CopySource? = nil, fallbackReason: String? = nil,
+                                placement: String? = nil, attributes: [(key: String, value: ExposureAttributes.Value)] = []) -> Event {
         Event(id: id, type: .exposure, userID: user, timestamp: at(hours), experiment: experiment, variant: variant,
-              copySource: copySource, copyText: copySource == nil ? nil : "A line.", copyFallbackReason: fallbackReason)
+              copySource: copySource, copyText: copySource == nil ? nil : "A line.", copyFallbackReason: fallbackReason,
+              placement: placement, attributes: ExposureAttributes(attributes))
     }
 
     public static func event(_ id: String, _ type: EventType, user: String, hours: Double, revenue: Double? = nil) -> Event {

@@ -15,9 +15,12 @@ public enum FactsBuilder {
         public var copySource: CopySource?
         public var copyFallbackReason: String?
         public var eventID: String
+        public var placement: String?
+        public var attributes: ExposureAttributes
 
         public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
-                    copySource: CopySource?, copyFallbackReason: String?, eventID: String) {
+                    copySource: CopySource?, copyFallbackReason: String?, eventID: String,
+                    placement: String? = nil, attributes: ExposureAttributes = .empty) {
             self.type = type
             self.ts = ts
             self.experiment = experiment
@@ -26,6 +29,8 @@ public enum FactsBuilder {
             self.copySource = copySource
             self.copyFallbackReason = copyFallbackReason
             self.eventID = eventID
+            self.placement = placement
+            self.attributes = attributes
         }
 
         public init(_ event: Event) {
@@ -33,7 +38,8 @@ public enum FactsBuilder {
             self.init(type: event.type, ts: event.timestamp.microseconds, experiment: exposure ? event.experiment : nil,
                       variant: exposure ? event.variant : nil, revenueContribution: event.type.revenueContribution(event.revenue),
                       copySource: exposure ? event.copySource : nil, copyFallbackReason: exposure ? event.copyFallbackReason : nil,
-                      eventID: event.id)
+                      eventID: event.id, placement: exposure ? event.placement : nil,
+                      attributes: exposure ? event.attributes : .empty)
         }
     }
 
@@ -62,7 +68,8 @@ public enum FactsBuilder {
             }
             result.append(UserFacts(experiment: experiment, userID: userID, variant: variant,
                                     firstExposure: Timestamp(microseconds: e.ts),
-                                    copySource: e.copySource, copyFallbackReason: e.copyFallbackReason))
+                                    copySource: e.copySource, copyFallbackReason: e.copyFallbackReason,
+                                    placement: e.placement, attributes: e.attributes))
         }
         for index in result.indices {
             var f = result[index]

@@ -22,11 +22,16 @@ public struct Event: Sendable, Hashable {
     public var copySource: CopySource?
     public var copyText: String?
     public var copyFallbackReason: String?
+    /// The placement the paywall was shown in (exposures; SPEC §4).
+    public var placement: String?
+    /// The attributes the app sent to assign (exposures; SPEC §4); empty when none were sent.
+    public var attributes: ExposureAttributes
 
     public init(id: String, type: EventType, userID: String, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
                 revenue: Double? = nil, currency: String? = nil, productID: String? = nil,
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
+                placement: String? = nil, attributes: ExposureAttributes = .empty,
                 originalRevenue: Double? = nil, originalCurrency: String? = nil) {
         self.id = id
         self.type = type
@@ -40,6 +45,8 @@ public struct Event: Sendable, Hashable {
         self.copySource = copySource
         self.copyText = copyText
         self.copyFallbackReason = copyFallbackReason
+        self.placement = placement
+        self.attributes = attributes
         self.originalRevenue = originalRevenue
         self.originalCurrency = originalCurrency
     }

@@ -32,12 +32,17 @@ public struct UserFacts: Sendable, Hashable {
     public var copySource: CopySource?
     /// `copy_fallback_reason` of the first exposure.
     public var copyFallbackReason: String?
+    /// `placement` of the first exposure (SPEC §4).
+    public var placement: String?
+    /// `attributes` of the first exposure (SPEC §4): what segments and post-stratification read.
+    public var attributes: ExposureAttributes
 
     public init(experiment: String, userID: String, variant: String, firstExposure: Timestamp,
                 trialStart: Timestamp? = nil, firstPaid: Timestamp? = nil, firstConverted: Timestamp? = nil,
                 firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,
                 revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
-                copySource: CopySource? = nil, copyFallbackReason: String? = nil) {
+                copySource: CopySource? = nil, copyFallbackReason: String? = nil,
+                placement: String? = nil, attributes: ExposureAttributes = .empty) {
         self.experiment = experiment
         self.userID = userID
         self.variant = variant
@@ -52,6 +57,14 @@ public struct UserFacts: Sendable, Hashable {
         self.crossedOver = crossedOver
         self.copySource = copySource
         self.copyFallbackReason = copyFallbackReason
+        self.placement = placement
+        self.attributes = attributes
+    }
+
+    /// The user's value of a segment dimension at first exposure: `placement`, or an attribute's label;
+    /// nil when the exposure did not carry it (reported as the segment `(none)`).
+    public func segmentValue(_ dimension: String) -> String? {
+        dimension == "placement" ? placement : attributes[dimension]?.label
     }
 
     public var startedTrial: Bool { trialStart != nil }

@@ -92,7 +92,8 @@ public struct EventParser: Sendable {
         if event.userID.isEmpty { return EventRejection(field: "user_id", reason: "must be a non-empty string") }
         let texts: [(Field, String?)] = [(.eventID, event.id), (.userID, event.userID), (.experiment, event.experiment),
                                          (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
-                                         (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason)]
+                                         (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason),
+                                         (.placement, event.placement)]
         for (field, text) in texts where text?.utf8.contains(0) == true {
             return EventRejection(field: field.rawValue, reason: Self.nulReason)
         }
@@ -139,13 +140,16 @@ public struct EventParser: Sendable {
         var copySource: String?
         var copyText: String?
         var copyFallbackReason: String?
+        var placement: String?
+        var attributes: ExposureAttributes = .empty
         var rejection: EventRejection?
     }
 
     /// The keys an event object may have; a key's position in `allCases` is its bit in `seen`.
     private enum Field: String, CaseIterable {
         case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
-             copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason"
+             copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason",
+             placement, attributes
     }
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
@@ -160,7 +164,7 @@ public struct EventParser: Sendable {
 
     private func parseObject(_ scanner: inout JSONScanner) throws(JSONScanner.SyntaxError) -> Result<Event, EventRejection> {
         var f = Fields()
-        var seen: UInt16 = 0
+        var seen: UInt32 = 0
         guard !scanner.atEnd, scanner.bytes[scanner.i] == 0x7B else {
             let kind = try scanner.scanValue(depth: 0).kindName
             return .failure(EventRejection(field: "json", reason: "expected an event object, found \(kind)"))
@@ -195,7 +199,7 @@ public struct EventParser: Sendable {
                 if case .string(_, _, false) = checked, text.utf8.contains(0) { reject(Self.nulReason); return nil }
                 return text
             }
-            let bit: UInt16 = 1 << index
+            let bit: UInt32 = 1 << index
             if seen & bit != 0 { reject("appears twice"); return }
             seen |= bit
             switch field {
@@ -218,6 +222,17 @@ public struct EventParser: Sendable {
             case .copySource: f.copySource = string(required: false)
             case .copyText: f.copyText = string(required: false)
             case .copyFallbackReason: f.copyFallbackReason = string(required: false)
+            case .placement: f.placement = string(required: false)
+            case .attributes:
+                switch value {
+                case .null: break
+                case .object(let start):
+                    switch try Self.attributes(in: bytesScanner, at: start) {
+                    case .success(let attributes): f.attributes = attributes
+                    case .failure(let rejection): if f.rejection == nil { f.rejection = rejection }
+                    }
+                default: reject("must be an object, found \(value.kindName)")
+                }
             }
         }
         // Rejections in the order a reader checks a line: a bad field first, then what is missing.
@@ -250,7 +265,52 @@ public struct EventParser: Sendable {
         return converted(Event(id: eventID, type: type, userID: userID, timestamp: timestamp,
                                experiment: f.experiment, variant: f.variant, revenue: f.revenue,
                                currency: f.currency, productID: f.productID, copySource: copySource,
-                               copyText: f.copyText, copyFallbackReason: f.copyFallbackReason))
+                               copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
+                               placement: f.placement, attributes: f.attributes))
+    }
+
+    /// The members of an `attributes` object (already validated as JSON) starting at `start`:
+    /// at most 32 keys, each a string, number or boolean of at most 256 bytes (a number: its text),
+    /// keys at most 256 bytes, none twice, no NUL. A bad member is named `attributes.KEY`.
+    private static func attributes(in text: JSONScanner, at start: Int) throws(JSONScanner.SyntaxError)
+        -> Result<ExposureAttributes, EventRejection> {
+        var scanner = text
+        scanner.i = start
+        var pairs: [(key: String, value: ExposureAttributes.Value)] = []
+        var rejection: EventRejection?
+        var keys: Set<BytewiseString> = []
+        let limit = ExposureAttributes.maxBytes
+        try scanner.scanObject { (keyValue, value) throws(JSONScanner.SyntaxError) in
+            guard rejection == nil else { return }
+            let key = text.decode(keyValue)
+            let field = "attributes." + (key.utf8.count > 40 ? String(key.prefix(40)) + "…" : key)
+            func reject(_ reason: String) { rejection = EventRejection(field: field, reason: reason) }
+            guard pairs.count < ExposureAttributes.maxKeys else {
+                rejection = EventRejection(field: "attributes", reason: "at most \(ExposureAttributes.maxKeys) keys")
+                return
+            }
+            if key.isEmpty { return reject("the key must be a non-empty string") }
+            if key.utf8.count > limit { return reject("the key is longer than \(limit) bytes") }
+            if key.utf8.contains(0) { return reject(nulReason) }
+            guard keys.insert(BytewiseString(key)).inserted else { return reject("appears twice") }
+            switch value {
+            case .string:
+                let string = text.decode(value)
+                if string.utf8.count > limit { return reject("is longer than \(limit) bytes (\(string.utf8.count))") }
+                if string.utf8.contains(0) { return reject(nulReason) }
+                pairs.append((key, .string(string)))
+            case .number(let from, let to):
+                if to - from > limit { return reject("is longer than \(limit) bytes") }
+                guard let number = text.number(value) else { return reject("must be a finite number") }
+                pairs.append((key, .number(number)))
+            case .bool(let flag):
+                pairs.append((key, .bool(flag)))
+            default:
+                reject("must be a string, number or boolean, found \(value.kindName)")
+            }
+        }
+        if let rejection { return .failure(rejection) }
+        return .success(ExposureAttributes(pairs))
     }
 
     private func missing(_ field: String) -> EventRejection {

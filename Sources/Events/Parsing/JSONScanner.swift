@@ -19,7 +19,8 @@ struct JSONScanner {
         case number(start: Int, end: Int)
         case bool(Bool)
         case null
-        case object
+        /// `start` is the offset of the opening brace, so a caller may scan the members.
+        case object(start: Int)
         case array
 
         var kindName: String {
@@ -93,8 +94,9 @@ struct JSONScanner {
             return try scanString()
         case 0x7B:
             guard depth < JSONScanner.maxDepth else { throw error(JSONGrammar.depthMessage) }
+            let start = i
             try scanObject(depth: depth) { (_, _) throws(SyntaxError) in }
-            return .object
+            return .object(start: start)
         case 0x5B:
             guard depth < JSONScanner.maxDepth else { throw error(JSONGrammar.depthMessage) }
             i += 1

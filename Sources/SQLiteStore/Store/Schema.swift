@@ -76,8 +76,17 @@ enum Schema {
                 refunded_minor INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
+        // SPEC §4: an exposure's placement and attributes, kept on the event and, from the first
+        // exposure, in the facts (segments and post-stratification read them there). Events stored
+        // before carry neither, so there is nothing to recompute.
+        Migration(version: 6, description: "exposure placement and attributes on events and facts", sql: """
+            ALTER TABLE events ADD COLUMN placement TEXT;
+            ALTER TABLE events ADD COLUMN attributes BLOB;
+            ALTER TABLE facts ADD COLUMN placement TEXT;
+            ALTER TABLE facts ADD COLUMN attributes BLOB;
+            """),
         // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
-        Migration(version: 6, description: "events keep the original amount and currency of converted revenue", sql: """
+        Migration(version: 7, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue REAL;
             ALTER TABLE events ADD COLUMN original_currency TEXT;
             """),
@@ -100,15 +109,18 @@ enum Schema {
                 throw StoreError(kind: .schemaTooNew(found: current, supported: latestVersion),
                                  message: "schema too new", context: "migrate", path: connection.path)
             }
-            for migration in migrations where migration.version > current {
+            // Facts are recomputed once, after the last step: the refresh reads and writes the
+            // columns of the latest schema, which a later step may add.
+            let pending = migrations.filter { $0.version > current }
+            for migration in pending {
                 try connection.execute(migration.sql)
-                if migration.refreshesFacts { try FactsRefresh.refreshAll(connection) }
                 let record = try connection.cached("INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)")
                 try record.bind(1, Int64(migration.version))
                 try record.bind(2, migration.description)
                 try record.bind(3, Timestamp(Date()).rfc3339)
                 try record.run()
             }
+            if pending.contains(where: \.refreshesFacts) { try FactsRefresh.refreshAll(connection) }
         }
     }
 }

@@ -358,7 +358,13 @@ enum OpenAPIDocument {
           "product_id": { "type": ["string", "null"] },
           "copy_source": { "type": ["string", "null"], "enum": ["static", "template", "on_device", "server", "fallback", null] },
           "copy_text": { "type": ["string", "null"] },
-          "copy_fallback_reason": { "type": ["string", "null"] }
+          "copy_fallback_reason": { "type": ["string", "null"] },
+          "placement": { "type": ["string", "null"], "description": "The placement the paywall was shown in (exposures)." },
+          "attributes": {
+            "type": ["object", "null"], "maxProperties": 32,
+            "description": "The attributes the app sent to assign (exposures); kept per user from the first exposure for segments. Keys and values at most 256 bytes.",
+            "additionalProperties": { "type": ["string", "number", "boolean"] }
+          }
         }
       },
       "EventCounts": {
