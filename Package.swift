@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", "ExperimentDefinitions", "TestSupport"], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting", "Statistics"]),
         .testTarget(name: "AbctlClientTests", dependencies: ["AbctlClient", "TestSupport"], resources: [.copy("Fixtures")]),
         // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
         .executableTarget(name: "ClientProbe", dependencies: ["AbctlClient"], path: "Tests/ClientProbe"),

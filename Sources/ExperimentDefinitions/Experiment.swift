@@ -31,6 +31,8 @@ public struct Experiment: Sendable {
     public var variants: [Variant]
     /// The file it came from, for messages.
     public var sourcePath: String
+    /// `forecast`: the revenue forecast's horizon.
+    public var forecast = ForecastConfig()
 
     public init(
         id: String, name: String, hypothesis: String? = nil, owner: String? = nil, status: Status,

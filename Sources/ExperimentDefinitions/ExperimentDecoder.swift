@@ -12,6 +12,7 @@ struct ExperimentDecoder {
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
         "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants",
+        "forecast",
     ]
     static let variantKeys = ["key", "weight", "description", "paywall"]
     static let paywallKeys = ["offering", "trial_days", "discount_framing", "highlighted_plan", "copy"]
@@ -112,15 +113,28 @@ struct ExperimentDecoder {
         }
         let forced = decodeForced(r, variants: variants)
 
-        let experiment = Experiment(
+        var experiment = Experiment(
             id: id, name: name, hypothesis: r.string("hypothesis"), owner: r.string("owner"), status: status ?? .draft,
             start: start, end: end, seed: seed.flatMap { $0.isEmpty ? nil : $0 }, hashVersion: hashVersion, coverage: coverage,
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
             variants: variants, sourcePath: sink.file)
+        if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
         return (experiment, outline)
     }
 
     // MARK: Top-level fields
+
+    private func decodeForecast(_ node: JSONNode) -> ForecastConfig {
+        var config = ForecastConfig()
+        guard let r = ObjectReader(node, what: "'forecast'", allowed: ["horizon_days"], required: [], sink: sink) else { return config }
+        if let days = r.integer("horizon_days") {
+            if ForecastConfig.horizonRange.contains(days) { config.horizonDays = days } else {
+                sink.error("bad_horizon", at: r.position("horizon_days"), "forecast horizon_days \(days) is outside 1 to \(ForecastConfig.horizonRange.upperBound)",
+                           hint: "use 365 for a year's revenue per user")
+            }
+        }
+        return config
+    }
 
     private func decodeStatus(_ r: ObjectReader) -> Experiment.Status? {
         guard let text = r.string("status") else { return nil }

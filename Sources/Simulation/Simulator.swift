@@ -140,6 +140,17 @@ public struct Simulator: Sendable {
             add(type, at: time, revenue: plan.price, productID: plan.productID)
             if rng.chance(rates.refund) {
                 add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: plan.price, productID: plan.productID)
+            } else if let churn = rates.renewalChurn, let days = Simulator.periodDays[plan.period] {
+                // θ ~ Beta(α, β) per payer; each renewal comes unless the payer churns first.
+                let theta = rng.beta(churn.alpha, churn.beta)
+                var renewal = time.addingTimeInterval(days * 86400)
+                var t = 1
+                while renewal < observedUntil && !rng.chance(churn.churn(theta: theta, renewal: t)) {
+                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
+                    renewal = renewal.addingTimeInterval(days * 86400)
+                    t += 1
+                }
+                if renewal < observedUntil { add(.cancelled, at: renewal.addingTimeInterval(-rng.uniform(1, 72) * 3600)) }
             } else if plan.period == "P1M" {
                 var renewal = time.addingTimeInterval(30 * 86400)
                 while renewal < observedUntil && rng.chance(rates.renewal) {
@@ -166,6 +177,9 @@ public struct Simulator: Sendable {
         }
         return exposed
     }
+
+    /// Days between renewals of a plan period, as the simulation bills them.
+    public static let periodDays: [String: Double] = ["P1W": 7, "P1M": 30, "P1Y": 365]
 
     /// The line the user saw and where it came from, as an app would report it on the exposure.
     func shownCopy(_ paywall: Paywall, request: PaywallRequest, rng: inout SplitMix64) -> (source: String, text: String, reason: String?) {

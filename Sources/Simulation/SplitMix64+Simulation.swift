@@ -27,4 +27,7 @@ extension SplitMix64 {
         }
         return weighted.last?.0
     }
+
+    /// A Beta(a, b) draw.
+    mutating func beta(_ a: Double, _ b: Double) -> Double { RandomVariates.beta(a, b, using: &self) }
 }

@@ -49,8 +49,31 @@ extension Truth {
 
     private static func rates(_ value: JSONValue, over base: Rates, at place: String) throws(LoadError) -> Rates {
         var r = base
-        for (key, x) in try numbers(value, allowed: Array(Rates.keys.keys), at: place) { r[keyPath: Rates.keys[key]!] = x }
+        guard case .object(var members) = value else { throw LoadError(message: "\(place) must be an object") }
+        if let i = members.firstIndex(where: { $0.0 == "renewal_churn" }) {
+            r.renewalChurn = try renewalChurn(members[i].1, at: "\(place).renewal_churn")
+            members.remove(at: i)
+        }
+        let allowed = Array(Rates.keys.keys) + ["renewal_churn"]
+        for (key, x) in try numbers(.object(members), allowed: allowed, at: place) { r[keyPath: Rates.keys[key]!] = x }
         return r
+    }
+
+    /// `{"alpha": A, "beta": B, "tenure_factor": F}`: A and B positive, F positive (default 1).
+    private static func renewalChurn(_ value: JSONValue, at place: String) throws(LoadError) -> RenewalChurn {
+        guard case .object(let members) = value else { throw LoadError(message: "\(place) must be an object with alpha and beta") }
+        var found: [String: Double] = [:]
+        let allowed = ["alpha", "beta", "tenure_factor"]
+        for (key, v) in members {
+            guard allowed.contains(key) else {
+                let hint = Spelling.closest(to: key, in: allowed).map { "; did you mean '\($0)'?" } ?? ""
+                throw LoadError(message: "\(place): unknown key '\(key)'\(hint)")
+            }
+            guard case .number(let x) = v, x > 0, x.isFinite else { throw LoadError(message: "\(place).\(key) must be a positive number") }
+            found[key] = x
+        }
+        guard let alpha = found["alpha"], let beta = found["beta"] else { throw LoadError(message: "\(place) needs alpha and beta") }
+        return RenewalChurn(alpha: alpha, beta: beta, tenureFactor: found["tenure_factor"] ?? 1)
     }
 
     /// An object of probabilities in [0, 1].

@@ -34,6 +34,8 @@ public struct Truth: Sendable {
         public var refund = 0.03
         /// An exposure that never reaches the store (a client bug); non-zero values cause a sample ratio mismatch.
         public var exposureLoss = 0.0
+        /// When set, renewals follow it instead of `renewal` (monthly and annual plans alike).
+        public var renewalChurn: RenewalChurn? = nil
 
         public init() {}
 
@@ -69,6 +71,28 @@ public struct Truth: Sendable {
             let unit = probability(of: metric.unit.fact, trialDays: trialDays, day0WindowHours: day0WindowHours)
             guard unit > 0 else { return nil }
             return probability(of: numerator, trialDays: trialDays, day0WindowHours: day0WindowHours) / unit
+        }
+    }
+
+    /// Heterogeneous renewal: each payer draws a churn probability θ ~ Beta(alpha, beta) and, at its
+    /// t-th renewal, churns with probability min(1, θ · tenureFactor^(t − 1)). A tenure factor of 1 is the
+    /// shifted-beta-geometric model the forecast assumes; any other value is a shape it does not assume
+    /// (churn that rises or falls with tenure), to measure the forecast's error when it is wrong.
+    /// Truth file: `"renewal_churn": {"alpha": 1.2, "beta": 6, "tenure_factor": 1}`.
+    public struct RenewalChurn: Sendable, Equatable {
+        public var alpha: Double
+        public var beta: Double
+        public var tenureFactor: Double
+
+        public init(alpha: Double, beta: Double, tenureFactor: Double = 1) {
+            self.alpha = alpha
+            self.beta = beta
+            self.tenureFactor = tenureFactor
+        }
+
+        /// The churn probability at renewal `t` (1-based) of a payer whose base probability is `theta`.
+        public func churn(theta: Double, renewal t: Int) -> Double {
+            min(1, theta * pow(tenureFactor, Double(t - 1)))
         }
     }
 

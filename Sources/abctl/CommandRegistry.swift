@@ -13,5 +13,6 @@ enum CommandRegistry {
         PowerCommand.spec,
         ServeCommand.spec,
         ExportCommand.spec,
+        ForecastCommand.spec,
     ]
 }

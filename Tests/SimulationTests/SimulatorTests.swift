@@ -3,6 +3,7 @@ import Events
 import SQLiteStore
 import ExperimentDefinitions
 import Foundation
+import Statistics
 import Testing
 @testable import Simulation
 
@@ -121,6 +122,63 @@ import Testing
         #expect(throws: Truth.LoadError.self) { try Truth.load(path: folder) }
         try #"{"default": {"convert": 1.5}}"#.write(toFile: folder, atomically: true, encoding: .utf8)
         #expect(throws: Truth.LoadError.self) { try Truth.load(path: folder) }
+    }
+
+    /// Renewals through the real store follow the truth's renewal heterogeneity: monthly payers over a
+    /// 400-day window, each with θ ~ Beta(1.5, 6); the share still paying after 6 renewals and the
+    /// shifted-beta-geometric fit to the stored payments both recover the true S(6) = B(α, β + 6)/B(α, β)
+    /// within 4 standard errors. A tenure factor (a shape the model does not assume) moves it away.
+    @Test func renewalsFollowTheTruthsHeterogeneity() throws {
+        func stored(_ churn: Truth.RenewalChurn) throws -> (surviving: Double, payers: Int, fit: ShiftedBetaGeometric) {
+            let folder = NSTemporaryDirectory() + "abctl-renew-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let store = try SQLiteEventStore(path: folder + "/sim.sqlite", options: .init(durability: .normal))
+            defer { store.close() }
+            var truth = Truth()
+            truth.defaultRates.trialStart = 0
+            truth.defaultRates.directPurchase = 1
+            truth.defaultRates.annualShare = 0
+            truth.defaultRates.refund = 0
+            truth.defaultRates.renewalChurn = churn
+            let s = Simulator(catalog: Self.catalog, assigner: try Assigner(catalog: Self.catalog), truth: truth,
+                              options: .init(users: 4000, seed: 5, days: 20, tailDays: 380))
+            _ = try s.run { try store.appendAndWait($0) }
+            let experiment = try #require(Self.catalog.experiments.first { $0.status == .running }).id
+            var history = RenewalHistory()
+            var payers = 0, surviving = 0
+            for f in try store.facts(experiment: experiment) where f.paid {
+                let payments = f.revenueEntries.filter { $0.amount > 0 }
+                let last = f.firstExposure.microseconds + payments.last!.offset
+                history.add(payments: payments.count, churned: (f.firstCancel?.microseconds ?? 0) > last)
+                payers += 1
+                if payments.count >= 7 { surviving += 1 }
+            }
+            return (Double(surviving) / Double(payers), payers, try ShiftedBetaGeometric.fit(history))
+        }
+        let truth = ShiftedBetaGeometric(alpha: 1.5, beta: 6)
+        let model = try stored(.init(alpha: 1.5, beta: 6))
+        let se = (truth.survival(6) * (1 - truth.survival(6)) / Double(model.payers)).squareRoot()
+        #expect(model.payers > 800)
+        #expect(abs(model.surviving - truth.survival(6)) < 4 * se, "share paying after 6 renewals \(model.surviving) vs \(truth.survival(6))")
+        #expect(abs(model.fit.survival(6) - truth.survival(6)) < 4 * se, "fitted S(6) \(model.fit.survival(6)) vs \(truth.survival(6))")
+        let rising = try stored(.init(alpha: 1.5, beta: 6, tenureFactor: 1.3))
+        #expect(rising.surviving < truth.survival(6) - 4 * se, "churn rising with tenure leaves fewer payers")
+    }
+
+    @Test func truthFilesReadRenewalChurn() throws {
+        let path = NSTemporaryDirectory() + "abctl-truth-" + UUID().uuidString + ".json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"default": {"renewal_churn": {"alpha": 1.2, "beta": 6}}, "experiments": {"x": {"a": {"renewal_churn": {"alpha": 2, "beta": 3, "tenure_factor": 0.9}}}}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let t = try Truth.load(path: path)
+        #expect(t.defaultRates.renewalChurn == .init(alpha: 1.2, beta: 6))
+        #expect(t.rates(experiment: "x", variant: "a").renewalChurn == .init(alpha: 2, beta: 3, tenureFactor: 0.9))
+        for bad in [#"{"default": {"renewal_churn": {"alpha": 1.2}}}"#, #"{"default": {"renewal_churn": {"alpha": 0, "beta": 1}}}"#,
+                    #"{"default": {"renewal_churn": {"alpha": 1, "beta": 1, "tenure": 1}}}"#] {
+            try bad.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: Truth.LoadError.self) { try Truth.load(path: path) }
+        }
     }
 
     /// A file that names no experiment is an A/A test: every variant of every experiment gets its default rates,

@@ -22,7 +22,7 @@ enum DemoCommand {
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "Simulated users.", type: .positiveInteger, default: "100000"),
             OptionSpec(name: "--seed", valueName: "s", help: "Random seed.", type: .integer(0...Int.max), default: "42"),
-            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...365), default: "14"),
+            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...1000), default: "14"),
             .database,
             .experiments,
             OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: <experiments>/simulation/chorus-plus-truth.json)."),

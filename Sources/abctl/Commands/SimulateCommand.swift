@@ -17,18 +17,21 @@ enum SimulateCommand {
           real store. The same seed gives the same events; running it twice stores nothing new.
           The truth file is JSON: {"default": {rates}, "experiments": {EXPERIMENT: {VARIANT: {rates}}},
           "ai_copy": {...}, "population": {...}} with rates trial_start, day0_cancel, later_cancel, convert,
-          direct_purchase, annual_share, renewal, refund, exposure_loss (see README). Variants the file does not
+          direct_purchase, annual_share, renewal, refund, exposure_loss, and renewal_churn {"alpha", "beta",
+          "tenure_factor"}: each payer's churn probability per period drawn from Beta(alpha, beta) (docs/Forecast.md). Variants the file does not
           name behave by its default rates; without a file every variant behaves the same (an A/A test). The
           shipped Chorus+ story is Experiments/simulation/chorus-plus-truth.json.
         """,
-        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>]",
+        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
             .experiments,
             .database,
             OptionSpec(name: "--seed", valueName: "s", help: "Random seed.", type: .integer(0...Int.max), default: "1"),
             OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: every variant the same)."),
-            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...365), default: "14"),
+            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...1000), default: "14"),
+            OptionSpec(name: "--tail-days", valueName: "t", help: "Days after the last arrival that events are still observed (renewals, a year's revenue).",
+                       type: .integer(0...1000), default: "10"),
         ],
         run: run
     )
@@ -39,7 +42,8 @@ enum SimulateCommand {
         let seed = UInt64(try args.required(int: "--seed"))
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let truth = try loadTruth(args.value("--truth"))
-        let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, db: args.required("--db"))
+        let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days,
+                                   tailDays: try args.required(int: "--tail-days"), db: args.required("--db"))
         print(describe(summary), terminator: "")
         return .success
     }
@@ -50,14 +54,14 @@ enum SimulateCommand {
     }
 
     /// Runs the simulation into the database at `db`, with a progress bar on a terminal.
-    static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, db: String) throws -> (Simulator.Summary, TimeInterval) {
+    static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, tailDays: Int = 10, db: String) throws -> (Simulator.Summary, TimeInterval) {
         // Simulated events acknowledge nobody, so a commit need not wait for the disk (a crash loses only a rerun).
         let store = try StoreOpener.open(db, .init(durable: false))
         defer { store.close() }
         let assigner: Assigner
         do { assigner = try Assigner(catalog: catalog) } catch { throw CLIError.runtime("cannot build the assigner: \(error)") }
         let simulator = Simulator(catalog: catalog, assigner: assigner, truth: truth,
-                                  options: Simulator.Options(users: users, seed: seed, days: days))
+                                  options: Simulator.Options(users: users, seed: seed, days: days, tailDays: tailDays))
         let progress = ProgressBar(total: users, label: "simulating")
         let began = Date()
         let summary: Simulator.Summary

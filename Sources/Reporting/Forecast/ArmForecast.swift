@@ -1,0 +1,63 @@
+import Foundation
+
+/// One arm's revenue-per-user forecast at the horizon (SPEC §5 "Forecast"): the report's `forecast` entry.
+public struct ArmForecast: Sendable, Equatable {
+    /// One plan period's fitted renewal model.
+    public struct PeriodModel: Sendable, Equatable {
+        public var alpha: Double
+        public var beta: Double
+        /// Payers on plans of this period among the arm's mature users.
+        public var payers: Int
+        /// α + β hit the cap: no heterogeneity seen, a plain geometric model.
+        public var capped: Bool
+
+        public init(alpha: Double, beta: Double, payers: Int, capped: Bool) {
+            self.alpha = alpha
+            self.beta = beta
+            self.payers = payers
+            self.capped = capped
+        }
+    }
+
+    public var variant: String
+    public var horizonDays: Int
+    /// Revenue per mature exposed user by the horizon: revenue to date plus expected further payments.
+    public var revenuePerUser: Double?
+    /// The 90% bootstrap interval.
+    public var ci: Bounds?
+    /// Mature users the forecast is over.
+    public var users: Int
+    /// Plan period (P1W, P1M, …) → model; only periods that renew within the horizon.
+    public var model: [String: PeriodModel]
+    /// Why the figures are null, in words.
+    public var nullReason: String?
+    /// The bootstrap draws in draw order (for differences between arms; not rendered).
+    public var draws: [Double]
+
+    public init(variant: String, horizonDays: Int, revenuePerUser: Double? = nil, ci: Bounds? = nil, users: Int,
+                model: [String: PeriodModel] = [:], nullReason: String? = nil, draws: [Double] = []) {
+        self.variant = variant
+        self.horizonDays = horizonDays
+        self.revenuePerUser = revenuePerUser
+        self.ci = ci
+        self.users = users
+        self.model = model
+        self.nullReason = nullReason
+        self.draws = draws
+    }
+
+    /// The metric name that reads this forecast: `revenue_per_user_forecast_d365`.
+    public static func metricName(horizonDays: Int) -> String { "revenue_per_user_forecast_d\(horizonDays)" }
+
+    /// A period's name in words for text: P1M → "monthly".
+    public static func periodWords(_ period: String) -> String {
+        switch period {
+        case "P1W": "weekly"
+        case "P1M": "monthly"
+        case "P3M": "quarterly"
+        case "P6M": "six-monthly"
+        case "P1Y": "annual"
+        default: period
+        }
+    }
+}

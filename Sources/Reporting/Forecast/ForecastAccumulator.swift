@@ -1,0 +1,126 @@
+import Events
+import ExperimentDefinitions
+import Foundation
+import Statistics
+
+/// Reads each user's facts into the cells of a revenue forecast (SPEC §5 "Forecast"), per arm.
+///
+/// Only mature users count (exposed at least the longest trial plus the maturity grace before the
+/// as-of time), so an arm with a longer trial is not penalised. Everything later than the as-of time is
+/// cut from the facts, so a forecast can be made as the data stood on any earlier day (the backtest).
+public struct ForecastAccumulator: Sendable {
+    public let experiment: Experiment
+    public let horizonDays: Int
+    let asOf: Int64
+    let horizon: Int64
+    let matureAge: Int64
+    let keys: [String]
+    /// Per arm, the plans its payers can be on (price → period), for matching a first payment to a plan.
+    let plans: [[Products.Plan]]
+    public private(set) var cells: [[RevenueForecast.Cell: Int]]
+    /// Per arm: users exposed by the as-of time, and those of them mature.
+    public private(set) var exposed: [Int]
+    public private(set) var payers: [Int]
+    /// Per arm, payers whose first payment matched no plan of the arm's offering (counted, never renewed).
+    public private(set) var unmatchedPayers: [Int]
+    /// For a backtest: the later moment at which the mature users' realized revenue is read.
+    let realizedAsOf: Int64?
+    /// Per arm: the mature users' revenue within the horizon as of `realizedAsOf`, and how much of their
+    /// horizon (in user-horizons) was still to come then.
+    public private(set) var realized: [Double]
+    public private(set) var stillToCome: [Double]
+
+    static let microsPerDay: Int64 = 86_400_000_000
+    /// The store's billing grace: a renewal is overdue (the payer has churned) one period plus this after the last payment.
+    public static let overdueGraceDays: Int64 = 16
+    public static let maturityGraceDays = 3
+
+    /// Days of one plan period (ISO 8601: PnD, PnW, PnM as 30 days, PnY as 365), nil if unreadable.
+    public static func periodDays(_ period: String) -> Int? {
+        guard period.hasPrefix("P"), let unit = period.last, let n = Int(period.dropFirst().dropLast()), n > 0 else { return nil }
+        switch unit {
+        case "D": return n
+        case "W": return 7 * n
+        case "M": return 30 * n
+        case "Y": return 365 * n
+        default: return nil
+        }
+    }
+
+    /// `realizedAsOf`: also sum, per arm, what the mature users had earned within the horizon by then.
+    public init(experiment: Experiment, products: Products, asOf: Date, realizedAsOf: Date? = nil, graceDays: Int = ForecastAccumulator.maturityGraceDays) {
+        self.experiment = experiment
+        self.realizedAsOf = realizedAsOf.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) }
+        horizonDays = experiment.forecast.horizonDays
+        self.asOf = Int64((asOf.timeIntervalSince1970 * 1_000_000).rounded())
+        horizon = Int64(horizonDays) * Self.microsPerDay
+        matureAge = Int64((experiment.variants.map(\.paywall.trialDays).max() ?? 0) + graceDays) * Self.microsPerDay
+        keys = experiment.variants.map(\.key)
+        let everyPlan = products.offerings.keys.sorted().flatMap { products.offerings[$0]!.values.sorted { $0.price < $1.price } }
+        plans = experiment.variants.map { v in
+            let own = products.offerings[v.paywall.offering].map { Array($0.values) } ?? []
+            return own.isEmpty ? everyPlan : own.sorted { $0.price < $1.price }
+        }
+        cells = Array(repeating: [:], count: keys.count)
+        exposed = Array(repeating: 0, count: keys.count)
+        payers = Array(repeating: 0, count: keys.count)
+        unmatchedPayers = Array(repeating: 0, count: keys.count)
+        realized = Array(repeating: 0, count: keys.count)
+        stillToCome = Array(repeating: 0, count: keys.count)
+    }
+
+    /// Mature users per arm.
+    public var users: [Int] { cells.map { $0.values.reduce(0, +) } }
+
+    /// Counts one user (forced users and unknown variants are left out).
+    public mutating func add(_ row: UserFacts) {
+        if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil { return }
+        guard let v = keys.firstIndex(of: row.variant) else { return }
+        let exposure = row.firstExposure.microseconds
+        guard exposure <= asOf else { return }
+        exposed[v] += 1
+        guard asOf - exposure >= matureAge else { return }
+        let seen = asOf - exposure
+        if let later = realizedAsOf {
+            let followed = later - exposure
+            for e in row.revenueEntries where e.offset < horizon && e.offset <= followed { realized[v] += e.amount }
+            stillToCome[v] += Double(min(max(horizon - followed, 0), horizon)) / Double(horizon)
+        }
+        var revenue = 0.0, payments = 0
+        var firstPayment: RevenueEntry?, lastPayment: Int64 = 0
+        for e in row.revenueEntries where e.offset <= seen {
+            if e.offset < horizon { revenue += e.amount }
+            if e.amount > 0 {
+                payments += 1
+                if firstPayment == nil { firstPayment = e }
+                lastPayment = e.offset
+            }
+        }
+        guard let first = firstPayment else {
+            cells[v][RevenueForecast.Cell(period: nil, price: 0, payments: 0, churned: false, due: 0, revenue: revenue), default: 0] += 1
+            return
+        }
+        payers[v] += 1
+        guard let plan = plan(paying: first.amount, arm: v), let days = Self.periodDays(plan.period) else {
+            unmatchedPayers[v] += 1
+            cells[v][RevenueForecast.Cell(period: nil, price: 0, payments: payments, churned: true, due: payments, revenue: revenue), default: 0] += 1
+            return
+        }
+        let period = Int64(days) * Self.microsPerDay
+        let last = exposure + lastPayment
+        func after(_ t: Timestamp?) -> Bool { t.map { $0.microseconds >= last && $0.microseconds <= asOf } ?? false }
+        let churned = after(row.firstCancel) || after(row.refundedAt) || asOf > last + period + Self.overdueGraceDays * Self.microsPerDay
+        // Payment j falls at first + (j − 1)·period; those before the horizon are due.
+        let due = first.offset < horizon ? Int((horizon - 1 - first.offset) / period) + 1 : 0
+        let renews = days < horizonDays
+        let cell = RevenueForecast.Cell(period: renews ? plan.period : nil, price: renews ? plan.price : 0, payments: payments,
+                                        churned: renews ? churned : true, due: renews ? due : payments, revenue: revenue)
+        cells[v][cell, default: 0] += 1
+    }
+
+    /// The arm's plan whose price is nearest `amount`, within 1%; nil when none is.
+    func plan(paying amount: Double, arm v: Int) -> Products.Plan? {
+        guard let best = plans[v].min(by: { abs($0.price - amount) < abs($1.price - amount) }) else { return nil }
+        return abs(best.price - amount) <= 0.01 * best.price ? best : nil
+    }
+}

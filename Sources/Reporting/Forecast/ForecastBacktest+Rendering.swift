@@ -1,0 +1,63 @@
+import ExperimentDefinitions
+import Foundation
+
+extension ForecastBacktest {
+    /// `[{"experiment", "at_days", "arms": {VARIANT: {"forecast", "realized", "complete", "error"}}}]` (SPEC §5),
+    /// each arm also with `ci`, `users`, `still_to_come` and, beside a null figure, `null_reason`.
+    public static func json(_ rows: [Row]) -> JSONValue {
+        func num(_ x: Double?) -> JSONValue { x.map { .number($0) } ?? .null }
+        return .array(rows.map { row in
+            var members: [(String, JSONValue)] = [
+                ("experiment", .string(row.experiment)),
+                ("at_days", .number(Double(row.atDays))),
+                ("at", .string(RFC3339.format(row.at))),
+                ("horizon_days", .number(Double(row.horizonDays))),
+                ("arms", .object(row.arms.map { arm in
+                    var fields: [(String, JSONValue)] = [
+                        ("forecast", num(arm.forecast)),
+                        ("realized", num(arm.realized)),
+                        ("complete", .bool(arm.complete)),
+                        ("error", num(arm.error)),
+                        ("ci", arm.ci.map { .array([.number($0.lower), .number($0.upper)]) } ?? .null),
+                        ("users", .number(Double(arm.users))),
+                        ("still_to_come", .number(arm.stillToCome)),
+                    ]
+                    if let reason = arm.nullReason { fields.append(("null_reason", .string(reason))) }
+                    return (arm.variant, .object(fields))
+                })),
+            ]
+            if let reason = row.nullReason { members.append(("null_reason", .string(reason))) }
+            return .object(members)
+        })
+    }
+
+    /// One block per (experiment, cut): per arm the forecast and its interval, what was realized, the error.
+    public static func text(_ rows: [Row]) -> String {
+        var out = ""
+        for row in rows {
+            out += "\(row.experiment): forecast at day \(row.atDays) (\(RFC3339.format(row.at))) of revenue per user by day \(row.horizonDays)\n"
+            if let reason = row.nullReason {
+                out += "  no forecast: \(reason)\n\n"
+                continue
+            }
+            let header = ["arm", "users", "forecast", "90% interval", "realized", "error"]
+            var lines = [header]
+            for arm in row.arms {
+                let realized = arm.realized.map { ReportFormat.money($0) + (arm.complete ? "" : " so far, \(percent(arm.stillToCome)) to come") } ?? "—"
+                lines.append([arm.variant, ReportFormat.count(arm.users), ReportFormat.money(arm.forecast),
+                              arm.ci.map { "\(ReportFormat.money($0.lower)) to \(ReportFormat.money($0.upper))" } ?? "—",
+                              realized, arm.error.map { ReportFormat.signedPercent($0) } ?? "—"])
+            }
+            let widths = header.indices.map { i in lines.map { $0[i].count }.max() ?? 0 }
+            for line in lines {
+                out += "  " + line.enumerated().map { i, cell in cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+                    .joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+            }
+            for arm in row.arms {
+                if let reason = arm.nullReason { out += "  \(arm.variant): \(reason)\n" }
+            }
+            out += "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Revenue per user at a horizon: revenue to date plus the expected further payments of payers who
+/// are still subscribed, with renewals following a shifted-beta-geometric model per plan period.
+///
+/// Users are grouped into cells of equal figures (a million users make a few dozen cells), so a
+/// bootstrap that resamples users is a multinomial draw over the cells followed by a refit.
+public struct RevenueForecast: Sendable {
+    /// Users alike in everything the forecast reads.
+    public struct Cell: Sendable, Hashable {
+        /// The plan's period (a model is fitted per period); nil for users who never paid, or whose
+        /// plan renews no more within the horizon.
+        public var period: String?
+        /// The plan's price in the report currency: what each further payment earns.
+        public var price: Double
+        /// Payments made so far (0 for non-payers).
+        public var payments: Int
+        /// Churned (no further payment will come) rather than censored.
+        public var churned: Bool
+        /// Payments due within the horizon, counting the first (J).
+        public var due: Int
+        /// Revenue already earned within the horizon (refunds subtracted).
+        public var revenue: Double
+
+        public init(period: String?, price: Double, payments: Int, churned: Bool, due: Int, revenue: Double) {
+            self.period = period
+            self.price = price
+            self.payments = payments
+            self.churned = churned
+            self.due = due
+            self.revenue = revenue
+        }
+    }
+
+    public var cells: [Cell]
+    public var counts: [Int]
+    public var cap: Double
+
+    /// `users`: cell → number of users; cells are kept in a stable order (largest first).
+    public init(users: [Cell: Int], cap: Double = ShiftedBetaGeometric.defaultCap) {
+        let ordered = users.filter { $0.value > 0 }.sorted { a, b in
+            if a.value != b.value { return a.value > b.value }
+            return Self.order(a.key, b.key)
+        }
+        cells = ordered.map(\.key)
+        counts = ordered.map(\.value)
+        self.cap = cap
+    }
+
+    static func order(_ a: Cell, _ b: Cell) -> Bool {
+        if a.period != b.period { return (a.period ?? "") < (b.period ?? "") }
+        if a.price != b.price { return a.price < b.price }
+        if a.payments != b.payments { return a.payments < b.payments }
+        if a.churned != b.churned { return !a.churned }
+        if a.due != b.due { return a.due < b.due }
+        return a.revenue < b.revenue
+    }
+
+    public var users: Int { counts.reduce(0, +) }
+
+    /// Each period's payers, as the likelihood reads them.
+    public func histories(counts: [Int]? = nil) -> [String: RenewalHistory] {
+        let counts = counts ?? self.counts
+        var result: [String: RenewalHistory] = [:]
+        for (cell, n) in zip(cells, counts) where n > 0 && cell.payments > 0 {
+            guard let period = cell.period else { continue }
+            result[period, default: RenewalHistory()].add(payments: cell.payments, churned: cell.churned, count: n)
+        }
+        return result
+    }
+
+    public struct Estimate: Sendable {
+        public var revenuePerUser: Double
+        /// Period → the fitted model.
+        public var models: [String: ShiftedBetaGeometric]
+    }
+
+    /// The forecast from the observed users, or from a resample's `counts` (same cells).
+    public func estimate(counts: [Int]? = nil) throws -> Estimate {
+        let counts = counts ?? self.counts
+        var models: [String: ShiftedBetaGeometric] = [:]
+        for (period, history) in histories(counts: counts) { models[period] = try ShiftedBetaGeometric.fit(history, cap: cap) }
+        var total = 0.0
+        var users = 0
+        for (cell, n) in zip(cells, counts) where n > 0 {
+            users += n
+            var value = cell.revenue
+            if !cell.churned, cell.payments > 0, let period = cell.period, let model = models[period] {
+                value += cell.price * model.expectedFurtherPayments(after: cell.payments, due: cell.due)
+            }
+            total += Double(n) * value
+        }
+        guard users > 0 else { throw StatisticsError.insufficientData("no users to forecast") }
+        return Estimate(revenuePerUser: total / Double(users), models: models)
+    }
+
+    /// `draws` bootstrap forecasts (users resampled with replacement, every model refitted), in draw
+    /// order; the same `seed` gives the same draws.
+    public func bootstrap(draws: Int = 1000, seed: UInt64) throws -> [Double] {
+        var rng = SplitMix64(seed: seed)
+        let n = users
+        let weights = counts.map(Double.init)
+        var result: [Double] = []
+        result.reserveCapacity(draws)
+        for _ in 0..<draws {
+            let resample = try RandomVariates.multinomial(trials: n, weights: weights, using: &rng)
+            result.append(try estimate(counts: resample).revenuePerUser)
+        }
+        return result
+    }
+
+    /// The central `level` interval of `draws` (numpy's linear quantiles).
+    public static func interval(_ draws: [Double], level: Double = 0.9) throws -> (Double, Double) {
+        let sorted = draws.sorted()
+        let tail = (1 - level) / 2
+        return (try Quantile.linear(sorted: sorted, tail), try Quantile.linear(sorted: sorted, 1 - tail))
+    }
+}

@@ -1,0 +1,68 @@
+import CommandLineKit
+import Events
+import ExperimentDefinitions
+import Foundation
+import Reporting
+
+/// `abctl forecast backtest`: forecasts refit on past data against what was realized (SPEC §5, §6).
+enum ForecastCommand {
+    static let spec = CommandSpec(
+        name: "forecast",
+        abstract: "Check revenue forecasts against what was realized (forecast backtest).",
+        discussion: """
+        'abctl forecast backtest' refits each experiment's revenue-per-user forecast on its data as it stood
+          --at DAYS after the start (repeatable; default 30, 60 and 90) and prints, per arm, the forecast at the
+          horizon (forecast.horizon_days, 365) against what those users went on to earn by the horizon, or by now
+          with the share still to come, and the error (forecast / realized - 1) once complete. See docs/Forecast.md.
+        """,
+        usage: "backtest [<experiment>] [--at <days>]... [--db <path>] [--experiments <dir>] [--format <format>]",
+        arguments: [ArgumentSpec(name: "action", help: "Only 'backtest'."),
+                    ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
+        options: [
+            OptionSpec(name: "--at", valueName: "days", help: "Days after the start at which to refit (repeatable).", repeatable: true),
+            .database,
+            .experiments,
+            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+        ],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.first == "backtest" else { throw CLIError.usage("expected 'abctl forecast backtest …'", command: "forecast") }
+        guard args.positionals.count <= 2 else { throw CLIError.usage("expected at most one <experiment>", command: "forecast") }
+        var atDays: [Int] = []
+        for text in args.all("--at") {
+            guard let n = Int(text), n >= 1, n <= 3650 else { throw CLIError.usage("'--at' expects whole days from 1 to 3650, got '\(text)'", command: "forecast") }
+            atDays.append(n)
+        }
+        if atDays.isEmpty { atDays = [30, 60, 90] }
+        let format = try args.required("--format")
+        let now = try FixedClock.now(command: "forecast") ?? Date()
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        defer { store.close() }
+        let summaries = try ReportCommand.runtime { try store.experiments() }
+        var experiments: [Experiment] = []
+        if args.positionals.count == 2 {
+            let id = args.positionals[1]
+            guard let e = catalog.experiment(id) else {
+                var message = "no experiment '\(id)' in the experiment folder"
+                if let guess = Spelling.closest(to: id, in: catalog.experiments.map(\.id)) { message += ". Did you mean '\(guess)'?" }
+                throw CLIError.usage(message, command: "forecast")
+            }
+            experiments = [e]
+        } else {
+            experiments = summaries.compactMap { catalog.experiment($0.experiment) }
+        }
+        var rows: [ForecastBacktest.Row] = []
+        for experiment in experiments {
+            let first = summaries.first { $0.experiment == experiment.id }?.firstExposure.date
+            rows += try ReportCommand.runtime {
+                try ForecastBacktest.run(store: store, experiment: experiment, products: catalog.products, atDays: atDays, now: now, firstExposure: first)
+            }
+        }
+        let body = format == "json" ? ForecastBacktest.json(rows).serialized() + "\n" : ForecastBacktest.text(rows)
+        FileHandle.standardOutput.write(Data(body.utf8))
+        return .success
+    }
+}
