@@ -12,6 +12,7 @@ let package = Package(
         // What an app adds: always a paywall, AI copy on the device, events that are never lost.
         .library(name: "AbctlClient", targets: ["AbctlClient"]),
         .executable(name: "client-bench", targets: ["ClientBenchmark"]),
+        .executable(name: "webhook-bench", targets: ["WebhookBenchmark"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -56,8 +57,9 @@ let package = Package(
         .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks"]),
 
         .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload", "Webhooks"]),
-        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"], path: "Benchmarks/AssignBenchmark"),
+        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", "ExperimentDefinitions"], path: "Benchmarks/AssignBenchmark"),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
+        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "Benchmarks/WebhookBenchmark"),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
         .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
         .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"], path: "Benchmarks/ClientBenchmark"),
@@ -73,7 +75,7 @@ let package = Package(
         // One suite over the store protocols, run against every store in StoreFactories.swift.
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Assignment", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions", "TestSupport"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions", "TestSupport", "Webhooks"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", "ExperimentDefinitions", "TestSupport"], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),

@@ -27,5 +27,8 @@ static inline void abctl_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stac
 static inline int abctl_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
 static inline X509 *abctl_sk_X509_value(const STACK_OF(X509) *stack, int i) { return sk_X509_value(stack, i); }
 static inline int abctl_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+// OSSL_PARAM_BLD keeps the name pointers it is given: these live as long as the program.
+static inline const char *abctl_OSSL_PKEY_PARAM_RSA_N(void) { return OSSL_PKEY_PARAM_RSA_N; }
+static inline const char *abctl_OSSL_PKEY_PARAM_RSA_E(void) { return OSSL_PKEY_PARAM_RSA_E; }
 
 #endif

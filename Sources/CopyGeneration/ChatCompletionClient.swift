@@ -88,24 +88,48 @@ public struct OpenAICompatibleClient: ChatCompleting {
         return content
     }
 
-    /// URLSession's completion-handler form, waited for on this (Dispatch) thread.
+    /// `BlockingHTTP.send`, its failures as chat-completion errors.
     private func send(_ request: URLRequest) throws -> (Data, URLResponse?) {
+        switch BlockingHTTP.send(request) {
+        case .success(let answer): return answer
+        case .failure(.timedOut): throw ChatCompletionError(reason: .timeout, detail: "no answer within \(timeout) s")
+        case .failure(.failed(let detail)): throw ChatCompletionError(reason: .error, detail: detail)
+        }
+    }
+}
+
+/// The project's one HTTP client: a request through URLSession, waited for on the calling
+/// thread (callers run it on threads of their own, never on a shared pool). Used for chat
+/// completions and by the server for the Google Play lookups.
+public enum BlockingHTTP {
+    public enum Failure: Error, Sendable, Equatable {
+        /// No answer within the request's `timeoutInterval`.
+        case timedOut
+        case failed(String)
+    }
+
+    /// Gives up after the request's `timeoutInterval` whatever URLSession does with it
+    /// (swift-corelibs-foundation does not end a request whose server sends nothing).
+    public static func send(_ request: URLRequest) -> Result<(Data, URLResponse?), Failure> {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<(Data, URLResponse?), ChatCompletionError>?>(nil)
-        let timeout = self.timeout
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            let result: Result<(Data, URLResponse?), ChatCompletionError>
+        let outcome = Mutex<Result<(Data, URLResponse?), Failure>?>(nil)
+        let task = URLSession.shared.dataTask(with: request) { data, response, error in
+            let result: Result<(Data, URLResponse?), Failure>
             if let error = error as? URLError, error.code == .timedOut {
-                result = .failure(ChatCompletionError(reason: .timeout, detail: "no answer within \(timeout) s"))
+                result = .failure(.timedOut)
             } else if let error {
-                result = .failure(ChatCompletionError(reason: .error, detail: "request failed: \(error.localizedDescription)"))
+                result = .failure(.failed("request failed: \(error.localizedDescription)"))
             } else {
                 result = .success((data ?? Data(), response))
             }
-            outcome.withLock { $0 = result }
+            outcome.withLock { if $0 == nil { $0 = result } }
             done.signal()
-        }.resume()
-        done.wait()
-        return try outcome.withLock { $0! }.get()
+        }
+        task.resume()
+        if done.wait(timeout: .now() + request.timeoutInterval) == .timedOut {
+            outcome.withLock { if $0 == nil { $0 = .failure(.timedOut) } }
+            task.cancel()
+        }
+        return outcome.withLock { $0! }
     }
 }

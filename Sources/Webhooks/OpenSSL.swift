@@ -96,8 +96,8 @@ enum OpenSSL {
             defer { OSSL_PARAM_BLD_free(builder) }
             let n = BN_bin2bn(modulus, Int32(modulus.count), nil), e = BN_bin2bn(exponent, Int32(exponent.count), nil)
             defer { BN_free(n); BN_free(e) }
-            guard let n, let e, OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, n) == 1,
-                  OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, e) == 1,
+            guard let n, let e, OSSL_PARAM_BLD_push_BN(builder, abctl_OSSL_PKEY_PARAM_RSA_N(), n) == 1,
+                  OSSL_PARAM_BLD_push_BN(builder, abctl_OSSL_PKEY_PARAM_RSA_E(), e) == 1,
                   let params = OSSL_PARAM_BLD_to_param(builder) else { return nil }
             defer { OSSL_PARAM_free(params) }
             guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { return nil }
@@ -111,7 +111,7 @@ enum OpenSSL {
         /// Keeps `key` only if it is RSA (frees it otherwise).
         private static func rsa(_ key: OpaquePointer?) -> PublicKey? {
             guard let key else { return nil }
-            guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else { EVP_PKEY_free(key); return nil }
+            guard EVP_PKEY_is_a(key, "RSA") == 1 else { EVP_PKEY_free(key); return nil }
             return PublicKey(key)
         }
     }
@@ -131,7 +131,7 @@ enum OpenSSL {
                 guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
                 defer { BIO_free(bio); ERR_clear_error() }
                 guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { return nil }
-                guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else { EVP_PKEY_free(key); return nil }
+                guard EVP_PKEY_is_a(key, "RSA") == 1 else { EVP_PKEY_free(key); return nil }
                 return PrivateKey(key)
             }
         }
@@ -140,21 +140,32 @@ enum OpenSSL {
 
 /// base64url (RFC 4648 §5), as JWTs use it.
 enum Base64URL {
-    /// Decodes without padding; padding is refused, as JWTs never carry it.
+    /// Decodes without padding; padding and any other character are refused, as JWTs never carry them.
     static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
-        var s = ""
-        s.reserveCapacity(text.utf8.count + 3)
-        for c in text.unicodeScalars {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for c in text.utf8 {
+            let value: UInt8
             switch c {
-            case "-": s.append("+")
-            case "_": s.append("/")
-            case "A"..."Z", "a"..."z", "0"..."9": s.unicodeScalars.append(c)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = c - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = c - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = c - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "_"): value = 63
             default: return nil
             }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
         }
-        if s.utf8.count % 4 == 1 { return nil }
-        while s.utf8.count % 4 != 0 { s.append("=") }
-        return Data(base64Encoded: s).map { [UInt8]($0) }
+        // A lone sixth of a byte cannot end a base64 text.
+        if bits >= 6 { return nil }
+        return out
     }
 
     static func encode(_ bytes: [UInt8]) -> String {

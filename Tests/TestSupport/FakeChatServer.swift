@@ -19,6 +19,8 @@ public final class FakeChatServer: Sendable {
         case garbage
         /// The answer, sent after this many milliseconds.
         case delayed(milliseconds: Int, Answer)
+        /// That status with this JSON body (other vendors' endpoints: Google's token and Play APIs).
+        case json(Int, String)
     }
 
     /// A request as it arrived.
@@ -39,7 +41,12 @@ public final class FakeChatServer: Sendable {
     public let port: UInt16
     private let core: Core
 
-    public init(_ script: [Answer] = [], otherwise: Answer = .status(500)) throws {
+    /// Answers each request with what `respond` makes of it (instead of a script).
+    public convenience init(respond: @escaping @Sendable (Request) -> Answer) throws {
+        try self.init([], otherwise: .status(500), respond: respond)
+    }
+
+    public init(_ script: [Answer] = [], otherwise: Answer = .status(500), respond: (@Sendable (Request) -> Answer)? = nil) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var one: Int32 = 1
@@ -61,7 +68,7 @@ public final class FakeChatServer: Sendable {
             throw Failure(description: "getsockname: errno \(errno)")
         }
         port = UInt16(bigEndian: address.sin_port)
-        core = Core(listener: fd, script: script, otherwise: otherwise)
+        core = Core(listener: fd, script: script, otherwise: otherwise, respond: respond)
         let core = self.core
         Thread { core.acceptLoop() }.start()
     }
@@ -92,11 +99,13 @@ public final class FakeChatServer: Sendable {
         let listener: Int32
         let script: Mutex<[Answer]>
         let otherwise: Answer
+        let respond: (@Sendable (Request) -> Answer)?
         let received = Mutex<[Request]>([])
         let stopped = Atomic<Bool>(false)
 
-        init(listener: Int32, script: [Answer], otherwise: Answer) {
+        init(listener: Int32, script: [Answer], otherwise: Answer, respond: (@Sendable (Request) -> Answer)?) {
             self.listener = listener
+            self.respond = respond
             self.script = Mutex(script)
             self.otherwise = otherwise
         }
@@ -124,7 +133,7 @@ public final class FakeChatServer: Sendable {
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             guard let request = readRequest(fd) else { return }
             received.withLock { $0.append(request) }
-            var answer = script.withLock { $0.isEmpty ? otherwise : $0.removeFirst() }
+            var answer = respond?(request) ?? script.withLock { $0.isEmpty ? otherwise : $0.removeFirst() }
             while case .delayed(let milliseconds, let then) = answer {
                 usleep(UInt32(milliseconds) * 1000)
                 answer = then
@@ -199,6 +208,9 @@ public final class FakeChatServer: Sendable {
                 body = Array("<html>not a chat completion{".utf8)
             case .delayed(_, let then):
                 return response(then)
+            case .json(let code, let text):
+                status = code
+                body = Array(text.utf8)
             }
             let head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
             return Array(head.utf8) + body

@@ -2,6 +2,7 @@ import Foundation
 import ExperimentDefinitions
 import CopyGeneration
 import PaywallCopy
+import Webhooks
 import Synchronization
 
 /// The HTTP API of SPEC §7: routes, authorization, error mapping, request logs and metrics.
@@ -21,11 +22,14 @@ public final class APIServer: HTTPHandler {
         public var reportClock: Date?
         /// nil: `POST /v1/webhooks/stripe` answers 404.
         public var stripe: StripeOptions?
+        /// nil: `POST /v1/webhooks/googleplay` answers 404.
+        public var googlePlay: GooglePlayOptions?
 
         public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,
                     copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil, reportClock: Date? = nil,
-                    stripe: StripeOptions? = nil) {
+                    stripe: StripeOptions? = nil, googlePlay: GooglePlayOptions? = nil) {
             self.stripe = stripe
+            self.googlePlay = googlePlay
             self.reportClock = reportClock
             self.appStore = appStore
             self.keys = keys
@@ -68,6 +72,7 @@ public final class APIServer: HTTPHandler {
         .init("GET", "/v1/diagnostics/copy", scope: .admin) { api, _, _ in api.copyDiagnostics() },
         .init("POST", "/v1/webhooks/appstore", scope: nil) { api, request, _ in try api.appStore(request) },
         .init("POST", "/v1/webhooks/stripe", scope: nil) { api, request, _ in try api.stripe(request) },
+        .init("POST", "/v1/webhooks/googleplay", scope: nil) { api, request, _ in try api.googlePlay(request) },
         .init("GET", "/api/features/{clientKey}", scope: nil) { api, request, captures in try api.features(request, clientKey: captures["clientKey"] ?? "") },
     ]
 
@@ -201,9 +206,24 @@ public final class APIServer: HTTPHandler {
         return .response(.text(text + connections.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
     }
 
+    /// Rereads `--google-certs` (Google rotates its keys); on an error the old keys stay.
+    private func reloadGoogleCertificates(_ play: GooglePlayOptions) {
+        do {
+            guard let data = FileManager.default.contents(atPath: play.certificatesPath) else {
+                throw GooglePushVerifier.ConfigurationError(description: "cannot read \(play.certificatesPath)")
+            }
+            try play.verifier.reload(certificates: [UInt8](data))
+            Log.shared.write(level: .info, "Google certificates reloaded", ["keys": .array(play.verifier.keyIDs.map { .string($0) })])
+        } catch {
+            Log.shared.write(level: .error, "Google certificates reload failed; keeping the keys already loaded",
+                             ["file": .string(play.certificatesPath), "error": .string(String(describing: error))])
+        }
+    }
+
     /// Reads the folder again; on any error the current snapshot stays and the reason is logged.
     @discardableResult
     public func reload() -> Bool {
+        if let play = options.googlePlay { reloadGoogleCertificates(play) }
         do {
             let snapshot = try backend.makeSnapshot(directory: options.experimentsDirectory)
             snapshots.replace(snapshot)

@@ -33,9 +33,15 @@ public final class Backend: Sendable {
 
     /// Whether an App Store renewal for this user is the trial's conversion (see `TrialHistory`);
     /// false when the store cannot say.
-    func trialAwaitingConversion(userID: String) throws -> Bool {
+    func trialAwaitingConversion(userID: UserID) throws -> Bool {
         guard let history = store as? any TrialHistory else { return false }
         return try history.trialAwaitingConversion(userID: userID)
+    }
+
+    /// The user whose exposures carry this store account id (`appAccountToken`, Play's
+    /// obfuscated account id), or nil: the webhook then takes the id itself as the user.
+    func userForStoreAccount(_ account: String) throws -> String? {
+        nil
     }
 
     /// Waits for queued writes, then closes the store.
@@ -48,7 +54,7 @@ public final class Backend: Sendable {
 struct StoreStickyLookup: StickyLookup {
     let exposures: any StickyReader
 
-    func stickyVariant(experimentID: String, userID: String) -> String? {
+    func stickyVariant(experimentID: String, userID: UserID) -> String? {
         do {
             return try exposures.exposedVariant(experiment: experimentID, userID: userID)
         } catch {
@@ -58,7 +64,7 @@ struct StoreStickyLookup: StickyLookup {
         }
     }
 
-    func stickyVariants(experimentIDs: [String], userID: String) -> [String?] {
+    func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?] {
         do {
             return try exposures.exposedVariants(experiments: experimentIDs, userID: userID)
         } catch {

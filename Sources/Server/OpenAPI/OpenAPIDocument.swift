@@ -204,6 +204,25 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/webhooks/googleplay": {
+      "post": {
+        "operationId": "googlePlayWebhook",
+        "summary": "A Google Play real-time developer notification pushed by Cloud Pub/Sub, verified, mapped onto SPEC §4 and stored.",
+        "description": "On only with --google-certs, --googleplay-audience, --googleplay-push-account, --googleplay-package and --googleplay-service-account (else 404). The Authorization: Bearer token must be a Google-signed OIDC JWT (RS256, a known kid, iat <= now <= exp with no leeway, aud the configured audience, iss accounts.google.com, email the push account with email_verified). The notification's packageName must be the configured one. A subscription notification's purchase is read with purchases.subscriptionsv2.get: SUBSCRIPTION_PURCHASED (4) becomes trial_started (free-trial offer phase, with trial_days) or purchased; SUBSCRIPTION_RENEWED (2) converted or renewed; SUBSCRIPTION_CANCELED (3) cancelled; a voidedPurchaseNotification refunded (the last payment kept for the token). The user is externalAccountIdentifiers.obfuscatedExternalAccountId, event_id the Pub/Sub messageId, ts eventTimeMillis, revenue the recurring price.",
+        "security": [ { "googlePush": [] } ],
+        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object" } } } },
+        "responses": {
+          "200": { "description": "Stored, a duplicate, or ignored (reason no_user when it names no user).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "401": { "description": "The token or the package does not check out; nothing stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "404": { "description": "The webhook is not configured on this server.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "408": { "$ref": "#/components/responses/Timeout" },
+          "413": { "$ref": "#/components/responses/TooLarge" },
+          "422": { "description": "Verified, but it cannot become an event.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+          "503": { "description": "The purchase lookup or the store failed; nothing stored (Pub/Sub retries).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
+        }
+      }
+    },
     "/api/features/{clientKey}": {
       "get": {
         "operationId": "growthBookFeatures",
@@ -225,7 +244,8 @@ enum OpenAPIDocument {
   "components": {
     "securitySchemes": {
       "bearer": { "type": "http", "scheme": "bearer", "description": "An API key from ABCTL_API_KEYS or --keys-file." },
-      "revenuecat": { "type": "apiKey", "in": "header", "name": "Authorization", "description": "The exact header value configured in RevenueCat and in ABCTL_REVENUECAT_AUTH." }
+      "revenuecat": { "type": "apiKey", "in": "header", "name": "Authorization", "description": "The exact header value configured in RevenueCat and in ABCTL_REVENUECAT_AUTH." },
+      "googlePush": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "The OIDC token Cloud Pub/Sub sends with an authenticated push, signed by Google." }
     },
     "responses": {
       "BadRequest": { "description": "Not JSON, or a field is missing or wrong; `field` names it.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },

@@ -21,11 +21,13 @@ enum ServeCommand {
           guarded, cached in the store, or the fallback when it takes longer than --llm-deadline-ms.
           With --appstore-root-ca and --appstore-bundle-id, POST /v1/webhooks/appstore takes App Store
           Server Notifications V2, verified against those roots. With --stripe-secret (or
-          ABCTL_STRIPE_SECRETS), POST /v1/webhooks/stripe takes Stripe events signed with one of them. Keys with scope sdk are GrowthBook
+          ABCTL_STRIPE_SECRETS), POST /v1/webhooks/stripe takes Stripe events signed with one of them.
+          With the five --google-certs/--googleplay-* flags, POST /v1/webhooks/googleplay takes Google
+          Play real-time developer notifications pushed by Pub/Sub (see docs/Webhooks.md). Keys with scope sdk are GrowthBook
           client keys for GET /api/features/{clientKey}. ABCTL_NOW (RFC 3339) fixes the clock of
           GET /v1/experiments/{id}/report, as it does for abctl report.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]] [--google-certs <file> --googleplay-audience <aud> --googleplay-push-account <email> --googleplay-package <name> --googleplay-service-account <file> [--googleplay-api-url <url>]]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
@@ -59,6 +61,12 @@ enum ServeCommand {
                        repeatable: true, environment: "ABCTL_STRIPE_SECRETS"),
             OptionSpec(name: "--stripe-tolerance-s", valueName: "seconds", help: "Oldest Stripe signature timestamp accepted, in seconds (0: no limit, as in Stripe's libraries).",
                        type: .integer(0...86_400), default: "300"),
+            OptionSpec(name: "--google-certs", valueName: "file", help: "Google's public keys for Pub/Sub push tokens (the JWKS of googleapis.com/oauth2/v3/certs or the key id -> PEM map of /oauth2/v1/certs); reread on SIGHUP."),
+            OptionSpec(name: "--googleplay-audience", valueName: "aud", help: "The audience set on the Pub/Sub push subscription; tokens must carry it."),
+            OptionSpec(name: "--googleplay-push-account", valueName: "email", help: "The service account the push subscription authenticates as; tokens must carry its verified email."),
+            OptionSpec(name: "--googleplay-package", valueName: "name", help: "The app's package name; notifications for others are refused."),
+            OptionSpec(name: "--googleplay-service-account", valueName: "file", help: "A service-account key (JSON) allowed to read the app's purchases (purchases.subscriptionsv2.get)."),
+            OptionSpec(name: "--googleplay-api-url", valueName: "url", help: "The Google Play Developer API root.", default: "https://androidpublisher.googleapis.com"),
         ],
         run: run
     )
@@ -79,6 +87,7 @@ enum ServeCommand {
         let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
         let appStore = try appStoreOptions(args)
         let stripe = try stripeOptions(args)
+        let googlePlay = try googlePlayOptions(args)
         let reportClock = try FixedClock.now(environment, command: "serve")
         do {
             try Server.checkListening(host: host, keys: keys)
@@ -97,7 +106,7 @@ enum ServeCommand {
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: experiments,
                                    copyGeneration: copyGeneration, appStore: appStore, reportClock: reportClock,
-                                   stripe: stripe),
+                                   stripe: stripe, googlePlay: googlePlay),
             store: store)
         do {
             let server = try Server(configuration: configuration)
@@ -165,6 +174,40 @@ enum ServeCommand {
             return nil
         }
         return StripeOptions(signature: StripeSignature(secrets: secrets, toleranceSeconds: try args.required(int: "--stripe-tolerance-s")))
+    }
+
+    /// The Google Play flags go together: all five, or none (the webhook is then off).
+    static func googlePlayOptions(_ args: ParsedArguments) throws -> GooglePlayOptions? {
+        let names = ["--google-certs", "--googleplay-audience", "--googleplay-push-account", "--googleplay-package", "--googleplay-service-account"]
+        let given = names.filter { args.value($0) != nil }
+        if given.isEmpty {
+            if args.source("--googleplay-api-url") == .commandLine { throw CLIError.usage("'--googleplay-api-url' needs the other --googleplay flags", command: "serve") }
+            return nil
+        }
+        if let missing = names.first(where: { args.value($0) == nil }) {
+            throw CLIError.usage("'\(given[0])' needs '\(missing)' (the Google Play webhook takes \(names.joined(separator: ", ")))", command: "serve")
+        }
+        func read(_ flag: String) throws -> [UInt8] {
+            let path = args.value(flag)!
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.usage("cannot read \(flag) '\(path)'", command: "serve") }
+            return [UInt8](data)
+        }
+        let certsPath = args.value("--google-certs")!
+        let apiText = try args.required("--googleplay-api-url")
+        guard let apiURL = URL(string: apiText), ["http", "https"].contains(apiURL.scheme?.lowercased() ?? ""), apiURL.host != nil else {
+            throw CLIError.usage("'--googleplay-api-url' must be an http or https URL, got '\(apiText)'", command: "serve")
+        }
+        do {
+            let verifier = try GooglePushVerifier(certificates: try read("--google-certs"), audience: args.value("--googleplay-audience")!,
+                                                  account: args.value("--googleplay-push-account")!)
+            let key = try ServiceAccountKey(file: try read("--googleplay-service-account"))
+            let api = GooglePlayAPI(baseURL: apiURL, packageName: args.value("--googleplay-package")!, key: key, transport: URLSessionTransport())
+            return GooglePlayOptions(verifier: verifier, certificatesPath: certsPath, api: api)
+        } catch let error as GooglePushVerifier.ConfigurationError {
+            throw CLIError.usage("--google-certs: \(error.description)", command: "serve")
+        } catch let error as ServiceAccountKey.ConfigurationError {
+            throw CLIError.usage("--googleplay-service-account: \(error.description)", command: "serve")
+        }
     }
 
     static func loadKeys(file: String?, environment: Environment) throws -> APIKeys {

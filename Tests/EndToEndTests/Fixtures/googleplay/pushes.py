@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Pub/Sub pushes of Google Play real-time developer notifications in Google's documented
+shapes, each with an OIDC token signed by the key tokens.py wrote (k1), and the
+SubscriptionPurchaseV2 each purchase token reads as.
+
+Usage: pushes.py DIR AUDIENCE ACCOUNT PACKAGE NOW
+
+Reads DIR/k1.key.pem; writes DIR/pushes.json ({name, body, token, status, type} in delivery
+order: what abctl must answer) and DIR/purchases.json ({purchaseToken: purchase}).
+"""
+import base64
+import datetime
+import json
+import os
+import sys
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding
+
+DAY = 86400
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def oidc(key, audience, account, now):
+    header = {"alg": "RS256", "kid": "k1", "typ": "JWT"}
+    claims = {"aud": audience, "azp": "1", "email": account, "email_verified": True, "exp": now + 3600, "iat": now,
+              "iss": "https://accounts.google.com", "sub": "1"}
+    signing_input = b64url(json.dumps(header).encode()) + "." + b64url(json.dumps(claims).encode())
+    return signing_input + "." + b64url(key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256()))
+
+
+def rfc3339(seconds):
+    return datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def purchase(account, start, expiry, phase, units, nanos, currency="USD"):
+    item = {"productId": "chorus.plus.annual", "expiryTime": rfc3339(expiry),
+            "autoRenewingPlan": {"autoRenewEnabled": True, "recurringPrice": {"currencyCode": currency, "units": str(units), "nanos": nanos}},
+            "offerDetails": {"basePlanId": "annual", "offerTags": []}, "offerPhase": {phase: {}}, "latestSuccessfulOrderId": "GPA.3300-0000-0000-00000"}
+    return {"kind": "androidpublisher#subscriptionPurchaseV2", "regionCode": "US", "startTime": rfc3339(start),
+            "subscriptionState": "SUBSCRIPTION_STATE_ACTIVE", "latestOrderId": "GPA.3300-0000-0000-00000",
+            "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+            "externalAccountIdentifiers": {"obfuscatedExternalAccountId": account} if account else {}, "lineItems": [item]}
+
+
+def main():
+    folder, audience, account, package, now = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+    key = serialization.load_pem_private_key(open(os.path.join(folder, "k1.key.pem"), "rb").read(), password=None)
+    t = lambda days: now - int(days * DAY)
+    purchases = {
+        # p1 (arm trial-7d): a 7-day free trial, then paid.
+        "tok-p1-trial": purchase("p1", t(9), t(2), "freeTrial", 59, 990000000),
+        "tok-p1": purchase("p1", t(9), t(2) + 365 * DAY, "basePrice", 59, 990000000),
+        # p2 (arm trial-3d): paid at once, then refunded (voided).
+        "tok-p2": purchase("p2", t(6), t(6) + 365 * DAY, "basePrice", 29, 990000000),
+        # p3 (arm trial-3d): a 3-day trial, cancelled.
+        "tok-p3": purchase("p3", t(3), t(0), "freeTrial", 59, 990000000),
+        "tok-nouser": purchase(None, t(2), t(2) + 365 * DAY, "basePrice", 9, 990000000),
+    }
+    pushes = []
+    counter = [0]
+
+    def push(name, notification, status, etype=None, package_name=package, message_id=None):
+        counter[0] += 1
+        data = {"version": "1.0", "packageName": package_name, "eventTimeMillis": str(notification.pop("at") * 1000), **notification}
+        body = {"message": {"data": base64.b64encode(json.dumps(data).encode()).decode(), "messageId": message_id or f"msg-{counter[0]}",
+                            "message_id": message_id or f"msg-{counter[0]}", "publishTime": rfc3339(now), "attributes": {}},
+                "subscription": "projects/chorus-app/subscriptions/play-rtdn"}
+        pushes.append({"name": name, "body": json.dumps(body), "token": oidc(key, audience, account, now), "status": status, "type": etype})
+
+    sub = lambda kind, token, at: {"at": at, "subscriptionNotification": {"version": "1.0", "notificationType": kind, "purchaseToken": token,
+                                                                         "subscriptionId": "chorus.plus.annual"}}
+    push("p1 trial", sub(4, "tok-p1-trial", t(9)), "stored", "trial_started")
+    push("p1 converted", sub(2, "tok-p1", t(2)), "stored", "converted")
+    push("p1 converted retried", sub(2, "tok-p1", t(2)), "duplicate", message_id="msg-2")
+    push("p1 renewed", sub(2, "tok-p1", t(1)), "stored", "renewed")
+    push("p2 purchased", sub(4, "tok-p2", t(6)), "stored", "purchased")
+    push("p2 voided", {"at": t(5), "voidedPurchaseNotification": {"purchaseToken": "tok-p2", "orderId": "GPA.1", "productType": 1, "refundType": 1}},
+         "stored", "refunded")
+    push("p3 trial", sub(4, "tok-p3", t(3)), "stored", "trial_started")
+    push("p3 cancelled", sub(3, "tok-p3", t(2.5)), "stored", "cancelled")
+    push("no obfuscated account id", sub(4, "tok-nouser", t(2)), "ignored")
+    push("voided unknown token", {"at": t(1), "voidedPurchaseNotification": {"purchaseToken": "tok-zzz", "orderId": "GPA.2", "productType": 1, "refundType": 1}},
+         "ignored")
+    push("test notification", {"at": t(1), "testNotification": {"version": "1.0"}}, "ignored")
+    push("paused (type 10)", sub(10, "tok-p1", t(1)), "ignored")
+    with open(os.path.join(folder, "pushes.json"), "w") as f:
+        json.dump(pushes, f, indent=1)
+    with open(os.path.join(folder, "purchases.json"), "w") as f:
+        json.dump(purchases, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
