@@ -29,6 +29,8 @@ public struct Experiment: Sendable {
     public var forced: [UserID: String]
     /// The first variant is the control.
     public var variants: [Variant]
+    /// Exposure attributes beyond `Segments.standardDimensions` that `report --by` may split by (SPEC §1, §5).
+    public var segments: [String]
     /// The file it came from, for messages.
     public var sourcePath: String
     /// `forecast`: the revenue forecast's horizon.
@@ -39,7 +41,7 @@ public struct Experiment: Sendable {
         start: Date? = nil, end: Date? = nil, seed: String? = nil, hashVersion: Int = 2, coverage: Double = 1,
         namespace: Namespace? = nil, targeting: Targeting = Targeting(), condition: JSONValue? = nil,
         metrics: MetricsConfig = MetricsConfig(), sticky: Bool = true, forced: [UserID: String] = [:],
-        variants: [Variant], sourcePath: String = ""
+        variants: [Variant], segments: [String] = [], sourcePath: String = ""
     ) {
         self.id = id
         self.name = name
@@ -58,10 +60,19 @@ public struct Experiment: Sendable {
         self.sticky = sticky
         self.forced = forced
         self.variants = variants
+        self.segments = segments
         self.sourcePath = sourcePath
     }
 
     public var control: Variant { variants[0] }
+
+    /// The dimensions `report --by` accepts for this experiment: the standard ones, the file's
+    /// `segments` and `metrics.adjust_for`.
+    public var segmentDimensions: [String] {
+        var out = Segments.standardDimensions
+        for name in segments + metrics.adjustFor where !out.contains(name) { out.append(name) }
+        return out
+    }
 
     public func variant(_ key: String) -> Variant? { variants.first { $0.key == key } }
 
@@ -113,10 +124,14 @@ public struct MetricsConfig: Sendable, Equatable {
     public var revenueCap: RevenueCap?
     /// Days after the longest trial before a user's conversion and revenue are settled (SPEC §5 maturity).
     public var maturityGraceDays: Int = 3
+    /// Categorical exposure attributes the primary and guardrail comparisons are post-stratified on
+    /// (SPEC §5); empty for plain comparisons.
+    public var adjustFor: [String]
 
     public init(
         primary: Metric = .paidConversion, guardrails: [Metric] = [.day0CancelRate], secondary: [Metric] = [],
-        day0WindowHours: Double = 24, minimumEffect: Double = 0.1, sequential: Bool = false, revenueCap: RevenueCap? = nil
+        day0WindowHours: Double = 24, minimumEffect: Double = 0.1, sequential: Bool = false, revenueCap: RevenueCap? = nil,
+        adjustFor: [String] = []
     ) {
         self.primary = primary
         self.guardrails = guardrails
@@ -125,6 +140,7 @@ public struct MetricsConfig: Sendable, Equatable {
         self.minimumEffect = minimumEffect
         self.sequential = sequential
         self.revenueCap = revenueCap
+        self.adjustFor = adjustFor
     }
 
     /// What a report shows: every metric of the table, then each metric the file names that is
@@ -146,4 +162,17 @@ public enum RevenueCap: Sendable, Equatable {
     case percentile(Double)
     /// A fixed amount in the currency of `products.json`.
     case absolute(Double)
+}
+
+/// The names segments go by (SPEC §4, §5).
+public enum Segments {
+    /// Kept for every experiment, whatever its file says: `report --by` always accepts them.
+    public static let standardDimensions = ["placement", "platform", "country", "language", "app_version", "new_user"]
+    /// The segment of users whose first exposure did not carry the dimension.
+    public static let noneValue = "(none)"
+    /// The cell that pools values with too few users or events.
+    public static let otherValue = "other"
+    /// Segment and adjustment names: at most this many per list, each at most 256 bytes (an attribute key's limit).
+    public static let maxNames = 32
+    public static let maxNameBytes = 256
 }

@@ -12,7 +12,7 @@ struct ExperimentDecoder {
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
         "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants",
-        "forecast",
+        "forecast", "segments",
     ]
     static let variantKeys = ["key", "weight", "description", "paywall"]
     static let paywallKeys = ["offering", "trial_days", "discount_framing", "highlighted_plan", "copy"]
@@ -21,7 +21,7 @@ struct ExperimentDecoder {
         "custom_variable": ["strategy", "template", "defaults"],
         "ai_generated": ["strategy", "instructions", "brief", "prompt", "generation", "guard", "fallback"],
     ]
-    static let metricsKeys = ["primary", "guardrails", "secondary", "day0_window_hours", "minimum_effect", "sequential", "revenue_cap", "maturity_grace_days"]
+    static let metricsKeys = ["primary", "guardrails", "secondary", "day0_window_hours", "minimum_effect", "sequential", "revenue_cap", "adjust_for", "maturity_grace_days"]
     static let guardKeys = ["max_words", "mention_once", "forbid", "forbid_words", "forbid_user_name"]
     static let conditionOperators: Set<String> = [
         "$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$regex", "$in", "$nin", "$all", "$size", "$elemMatch", "$exists",
@@ -112,12 +112,17 @@ struct ExperimentDecoder {
             }
         }
         let forced = decodeForced(r, variants: variants)
+        let segments = decodeAttributeNames(r, "segments", what: "'segments'")
+        for (name, position) in segments where Segments.standardDimensions.contains(name) {
+            sink.warning("segment_always_kept", at: position, "segment '\(name)' is always kept",
+                         hint: "\(Segments.standardDimensions.joined(separator: ", ")) need not be listed")
+        }
 
         var experiment = Experiment(
             id: id, name: name, hypothesis: r.string("hypothesis"), owner: r.string("owner"), status: status ?? .draft,
             start: start, end: end, seed: seed.flatMap { $0.isEmpty ? nil : $0 }, hashVersion: hashVersion, coverage: coverage,
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
-            variants: variants, sourcePath: sink.file)
+            variants: variants, segments: segments.map(\.name), sourcePath: sink.file)
         if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
         return (experiment, outline)
     }
@@ -212,6 +217,34 @@ struct ExperimentDecoder {
         return t
     }
 
+    /// A list of exposure attribute names (`segments`, `metrics.adjust_for`): non-empty strings of
+    /// at most 256 bytes, none twice, at most 32.
+    private func decodeAttributeNames(_ r: ObjectReader, _ key: String, what: String) -> [(name: String, position: SourcePosition)] {
+        guard let items = r.array(key) else { return [] }
+        if items.count > Segments.maxNames {
+            sink.error("too_many_values", at: r.position(key), "\(what) lists \(items.count) attributes; at most \(Segments.maxNames)",
+                       hint: "an exposure carries at most \(Segments.maxNames) attributes")
+        }
+        var out: [(name: String, position: SourcePosition)] = []
+        for item in items {
+            guard case .string(let name) = item.kind else {
+                sink.error("wrong_type", at: item.position, "items of \(what) must be attribute names, not \(item.typeName)")
+                continue
+            }
+            if name.isEmpty || name.utf8.count > Segments.maxNameBytes {
+                sink.error("bad_attribute_name", at: item.position, "attribute name in \(what) must be 1 to \(Segments.maxNameBytes) bytes",
+                           hint: "use the key the app sends in the exposure's attributes, e.g. \"country\"")
+                continue
+            }
+            if out.contains(where: { $0.name == name }) {
+                sink.error("duplicate_value", at: item.position, "'\(name)' appears twice in \(what)", hint: "list each attribute once")
+                continue
+            }
+            out.append((name, item.position))
+        }
+        return out
+    }
+
     private func checkCondition(_ node: JSONNode) {
         switch node.kind {
         case .object(let members):
@@ -277,6 +310,7 @@ struct ExperimentDecoder {
                            hint: "the days after the longest trial before a user's conversion counts as settled; 3 by default")
             }
         }
+        m.adjustFor = decodeAttributeNames(r, "adjust_for", what: "'metrics.adjust_for'").map(\.name)
         return m
     }
 

@@ -91,7 +91,7 @@ public enum GooglePlayMapping {
         return Notification(messageID: id, eventTimeMilliseconds: millis, kind: kind)
     }
 
-    public typealias Lookups = (trialAwaitingConversion: @Sendable (String) throws -> Bool, payment: @Sendable (String) throws -> LedgerPayment?,
+    public typealias Lookups = (trialAwaitingConversion: @Sendable (UserID) throws -> Bool, payment: @Sendable (String) throws -> LedgerPayment?,
                                 userForStoreAccount: @Sendable (String) throws -> String?)
 
     /// The event; `purchase` is the `SubscriptionPurchaseV2` for a subscription notification.
@@ -107,11 +107,11 @@ public enum GooglePlayMapping {
         case .subscription(let type, let token):
             guard let purchase else { throw GooglePlayAPI.unavailable("no purchase was read") }
             guard let account = accountID(purchase) else { return .ignored(type: "subscriptionNotification.\(type)", reason: .noUser) }
-            let user = try lookups.userForStoreAccount(account) ?? account
+            let user = UserID(try lookups.userForStoreAccount(account) ?? account)
             let item = firstLineItem(purchase)
             var product: String?
             if let item, case .string(let p)? = GooglePushVerifier.member(item, "productId") { product = p }
-            let base = MappedEvent(eventID: EventID(notification.messageID), type: "", userID: UserID(user),
+            let base = MappedEvent(eventID: EventID(notification.messageID), type: "", userID: user,
                                    timestampMilliseconds: notification.eventTimeMilliseconds, productID: product)
             if type == canceled {
                 var event = base
@@ -132,7 +132,7 @@ public enum GooglePlayMapping {
             event.revenue = Double(price.micros) / 1_000_000
             event.currency = price.currency
             return .event(event, remember: LedgerEntry(keys: ["googleplay:" + token],
-                                                       payment: LedgerPayment(userID: UserID(user), currency: price.currency, amountMinor: price.micros)))
+                                                       payment: LedgerPayment(userID: user, currency: price.currency, amountMinor: price.micros)))
         }
     }
 

@@ -28,7 +28,7 @@ extension APIServer {
         let count: @Sendable (String, Metrics.WebhookOutcome) -> Void = { [metrics] in metrics.googlePlay(type: $0, outcome: $1) }
         let backend = self.backend
         let store = backend.store
-        let lookups: GooglePlayMapping.Lookups = (trialAwaitingConversion: { try backend.trialAwaitingConversion(userID: UserID($0)) },
+        let lookups: GooglePlayMapping.Lookups = (trialAwaitingConversion: { try backend.trialAwaitingConversion(userID: $0) },
                                                   payment: { try store.payment(key: $0) },
                                                   userForStoreAccount: { try backend.userForStoreAccount($0) })
         guard notification.needsPurchase else {
