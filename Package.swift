@@ -53,10 +53,12 @@ let package = Package(
         .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions", "PaywallCopy"]),
         // Stores' webhooks (Stripe, Google Play): verified with OpenSSL, mapped onto events; no transport.
         .target(name: "Webhooks", dependencies: ["COpenSSL", "Events", "ExperimentDefinitions"]),
+        // One safeguard evaluation: facts -> mature outcomes -> mSPRT -> stops written through the store protocol.
+        .target(name: "Safeguards", dependencies: ["Statistics", "Events", "ExperimentDefinitions"]),
         // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks"]),
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards"]),
 
-        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload", "Webhooks"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload", "Webhooks", "Safeguards"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", "ExperimentDefinitions"], path: "Benchmarks/AssignBenchmark"),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
         .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "Benchmarks/WebhookBenchmark"),
@@ -67,7 +69,7 @@ let package = Package(
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", "ExperimentDefinitions"], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: ["ExperimentDefinitions", "Assignment", "TestSupport"]),
-        .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions"], exclude: ["Fixtures"]),
+        .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Events", "SQLiteStore", "TestSupport"]),
@@ -86,6 +88,7 @@ let package = Package(
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", "ExperimentDefinitions"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Events", "ExperimentDefinitions", "Statistics", "SQLiteStore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

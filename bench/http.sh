@@ -11,6 +11,9 @@
 #    many short pairs follow the machine's drifting load more closely than a few long ones.
 #    Goals: >= 60% of nginx's requests per second, p99 < 10 ms. Then bench/mhd_fixed.c, a bare
 #    libmicrohttpd server set up as abctl's (fixed body, no work), shows the HTTP layer's own ceiling.
+#    In the same rounds, the same abctl server answers POST /v1/assign with one experiment
+#    ("experiments": ["chorus-paywall-copy"]) and with a placement ("placement": "onboarding_end",
+#    whose audience for these attributes shows that experiment): goal placement >= 0.9x one experiment.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
 #
@@ -79,6 +82,13 @@ function request()
 end
 LUA
 
+# The same request naming one experiment, and naming a placement whose audience shows that experiment.
+for form in one placement; do
+  if [ "$form" = one ]; then member='"experiments":["chorus-paywall-copy"]'; else member='"placement":"onboarding_end"'; fi
+  sed -e "s/\"signals\":{\"companion\":\"dog\"}}'/\"signals\":{\"companion\":\"dog\"},$member}'/" "$WORK/assign.lua" >"$WORK/assign-$form.lua"
+  grep -q "$member" "$WORK/assign-$form.lua" || { echo "bench: could not write assign-$form.lua" >&2; exit 1; }
+done
+
 cat "$WORK/common.lua" "$ROOT/bench/lib/events-request.lua" >"$WORK/events.lua"
 
 echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -114,13 +124,17 @@ CONF
 "$NGINX" -p "$WORK/nginx" -c nginx.conf
 NGINX_STARTED=1
 
-NGINX_RESULTS=""; ABCTL_RESULTS=""
+NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""
 for round in $(seq "$ROUNDS"); do
   echo "bench: round $round/$ROUNDS: wrk -t$WRK_THREADS -c$CONNECTIONS -d${ROUND_SECONDS}s POST /v1/assign, nginx (fixed body) then abctl serve"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
   echo "  nginx $line"; NGINX_RESULTS="$NGINX_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl $line"; ABCTL_RESULTS="$ABCTL_RESULTS$line;"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-one.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+  echo "  abctl one experiment $line"; ONE_RESULTS="$ONE_RESULTS$line;"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-placement.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+  echo "  abctl placement      $line"; PLACEMENT_RESULTS="$PLACEMENT_RESULTS$line;"
 done
 "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop; NGINX_STARTED=""
 stop_abctl
@@ -148,7 +162,7 @@ STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]
 
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" <<'PY'
+python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" <<'PY'
 import statistics, sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
@@ -172,6 +186,13 @@ p99s = ", ".join(f"{a['p99_ms']:.2f}" for a in abctl_runs)
 print(f"  assign / nginx, by round: {by_round}   (abctl p99: {p99s} ms)")
 print(f"  libmicrohttpd, fixed : {mhd['rps']:>10.0f} req/s   p99 {mhd['p99_ms']:.2f} ms   ({mhd['rps'] / nginx['rps']:.1%} of nginx: the HTTP layer alone)")
 print(f"  assign / nginx median: {ratio:>10.1%}   (goal >= 60%: {'met' if ratio >= 0.6 else 'NOT met'}; p99 goal < 10 ms: {'met' if abctl['p99_ms'] < 10 else 'NOT met'})")
+one_runs = [parse(l) for l in sys.argv[8].split(";") if l]
+placement_runs = [parse(l) for l in sys.argv[9].split(";") if l]
+placement_ratios = [p["rps"] / o["rps"] for o, p in zip(one_runs, placement_runs)]
+placement_ratio = statistics.median(placement_ratios)
+print(f"  assign, 1 experiment : {statistics.median(o['rps'] for o in one_runs):>10.0f} req/s   p99 {statistics.median(o['p99_ms'] for o in one_runs):.2f} ms")
+print(f"  assign, placement    : {statistics.median(p['rps'] for p in placement_runs):>10.0f} req/s   p99 {statistics.median(p['p99_ms'] for p in placement_runs):.2f} ms   errors {int(sum(p['errors'] for p in placement_runs))}")
+print(f"  placement / 1 experiment, by round: {', '.join(f'{r:.2f}x' for r in placement_ratios)}; median {placement_ratio:.2f}x (goal >= 0.9x: {'met' if placement_ratio >= 0.9 else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
       f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")

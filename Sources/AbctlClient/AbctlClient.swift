@@ -13,6 +13,7 @@ public actor AbctlClient {
     private let connection: ServerConnection
     private let copyWriter: OnDeviceCopyWriter
     private var cache: AssignmentCache
+    private var placementCache: PlacementCache
     private let outbox: EventOutbox
     /// The last assign call that failed for want of a server, while `retryAfter` has not passed.
     private var lastAssignFailure: (error: ServerError, at: ContinuousClock.Instant)?
@@ -23,11 +24,17 @@ public actor AbctlClient {
     public init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
         try FileManager.default.createDirectory(at: configuration.storageDirectory, withIntermediateDirectories: true)
-        connection = ServerConnection(baseURL: configuration.serverURL, apiKey: configuration.apiKey)
+        let connection = ServerConnection(baseURL: configuration.serverURL, apiKey: configuration.apiKey)
+        self.connection = connection
         copyWriter = OnDeviceCopyWriter(model: configuration.model, deadline: configuration.copyDeadline)
         cache = AssignmentCache(file: configuration.storageDirectory.appendingPathComponent("assignments.json"))
-        outbox = try EventOutbox(directory: configuration.storageDirectory, connection: connection, configuration: configuration)
-        if let problem = cache.loadProblem {
+        let placementCache = PlacementCache(file: configuration.storageDirectory.appendingPathComponent("placements.json"))
+        self.placementCache = placementCache
+        let sendTimeout = configuration.sendTimeout
+        outbox = try EventOutbox(directory: configuration.storageDirectory, configuration: configuration) { body in
+            try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: sendTimeout)
+        }
+        if let problem = cache.loadProblem ?? placementCache.loadProblem {
             tally.lastError = problem
             tally.lastErrorAt = Date()
         }
@@ -74,6 +81,93 @@ public actor AbctlClient {
         } catch {
             note("assign failed: \(error)")
             return await fallbackAnswer(query, AnswerReason(.badAnswer, String(describing: error)))
+        }
+    }
+
+    /// What to show at a placement for this user: the server's answer, else the cached answer
+    /// for this user and placement, else the placement's bundled default. Never throws and never
+    /// waits much longer than the assign deadline (plus the copy deadline for an AI line).
+    public func paywall(for query: PlacementQuery) async -> PlacementAnswer {
+        if let failure = lastAssignFailure {
+            let elapsed = ContinuousClock.now - failure.at
+            if elapsed < configuration.retryAfter {
+                return await fallbackAnswer(query, AnswerReason(.backingOff, "last assign call \(Self.seconds(elapsed)) ago: \(failure.error)"))
+            }
+        }
+        let body = Array(query.body(hasModel: configuration.model != nil).serialized().utf8)
+        do {
+            let (status, reply) = try await connection.post("v1/assign", body: body, contentType: "application/json",
+                                                             deadline: configuration.assignDeadline)
+            guard status == 200 else { throw ServerConnection.statusError(status, reply) }
+            let json: JSONValue
+            do { json = try JSONValue.parse(reply) } catch { throw ServerError.badAnswer("not JSON: \(error)") }
+            var answer = try Self.placementAnswer(json, query: query, source: .server)
+            lastAssignFailure = nil
+            do { try placementCache.save(json, user: query.userID.text, placement: query.placement) } catch {
+                note("saving the placement cache failed: \(error)")
+            }
+            answer.copy = await shownCopy(answer.paywall, query.variables)
+            tally.answersBySource[.server, default: 0] += 1
+            return answer
+        } catch let error as ServerError {
+            if case .status(let status, _, _) = error, status < 500 {} else { lastAssignFailure = (error, ContinuousClock.now) }
+            note("assign failed: \(error)")
+            return await fallbackAnswer(query, AnswerReason(error.answerCode, error.description))
+        } catch {
+            note("assign failed: \(error)")
+            return await fallbackAnswer(query, AnswerReason(.badAnswer, String(describing: error)))
+        }
+    }
+
+    /// The cached answer for this user and placement, else the placement's bundled default.
+    private func fallbackAnswer(_ query: PlacementQuery, _ reason: AnswerReason) async -> PlacementAnswer {
+        tally.paywallFallbacks[reason.code, default: 0] += 1
+        var answer: PlacementAnswer
+        if let cached = placementCache.answer(user: query.userID.text, placement: query.placement),
+           var fromCache = try? Self.placementAnswer(cached, query: query, source: .cache) {
+            fromCache.reason = reason
+            answer = fromCache
+        } else {
+            let paywall: ResolvedPaywall? = configuration.placementDefaults[query.placement] ?? configuration.defaultPaywall
+            answer = PlacementAnswer(userID: query.userID, placement: query.placement, showPaywall: paywall != nil, paywall: paywall,
+                                     copy: nil, audience: nil, experiment: nil, variant: nil, inExperiment: false, holdouts: [],
+                                     attributes: query.attributes, source: .default, reason: reason)
+        }
+        answer.copy = await shownCopy(answer.paywall, query.variables)
+        tally.answersBySource[answer.source, default: 0] += 1
+        return answer
+    }
+
+    /// A `/v1/assign` placement answer (from the server or the cache), its copy not yet written.
+    private static func placementAnswer(_ json: JSONValue, query: PlacementQuery, source: PaywallSource) throws -> PlacementAnswer {
+        guard let show = json["show_paywall"]?.bool else { throw ServerError.badAnswer("no show_paywall in the placement answer") }
+        var paywall: ResolvedPaywall?
+        if show, let p = json["paywall"], !p.isNull {
+            do { paywall = try ResolvedPaywall(reading: p) } catch { throw ServerError.badAnswer(error.description) }
+        }
+        let holdouts: [(experiment: String, variant: String)] = (json["holdouts"]?.array ?? []).compactMap { h in
+            guard let e = h["experiment"]?.string, let v = h["variant"]?.string else { return nil }
+            return (e, v)
+        }
+        let reason = json["reason"]?.string ?? ""
+        let inExperiment = json["in_experiment"]?.bool ?? false
+        return PlacementAnswer(userID: query.userID, placement: query.placement, showPaywall: paywall != nil, paywall: paywall, copy: nil,
+                               audience: json["audience"]?.string, experiment: json["experiment"]?.string, variant: json["variant"]?.string,
+                               inExperiment: inExperiment, holdouts: holdouts, attributes: query.attributes, source: source,
+                               reason: AnswerReason(inExperiment ? .assigned : .notInExperiment, reason))
+    }
+
+    /// The line of a paywall: as given, or written on the device from the recipe.
+    private func shownCopy(_ paywall: ResolvedPaywall?, _ variables: [String: String]) async -> ShownCopy? {
+        guard let paywall else { return nil }
+        switch paywall.copy {
+        case .text(let text, let source, let fallbackReason):
+            return ShownCopy(text: text, source: source, fallbackReason: fallbackReason)
+        case .recipe(let recipe):
+            let copy = await copyWriter.write(recipe, userName: variables["userName"])
+            if copy.source == .onDevice { tally.copyGenerated += 1 }
+            if let reason = copy.fallbackReason { tally.copyFallbacks[reason, default: 0] += 1 }
+            return copy
         }
     }
 
@@ -150,17 +244,37 @@ public actor AbctlClient {
     }
 
     /// Queues a purchase-side event (`trial_started`, `purchased`, …); false when the queue was full.
+    /// With an `app` key (`isAppKey`) it throws `AppKeyRefusal` at once and queues nothing:
+    /// revenue comes from the store webhooks, never from a device.
     @discardableResult
     public func logPurchase(_ kind: ClientEvent.Kind, userID: UserID, productID: String? = nil, revenue: Double? = nil,
                             currency: String? = nil, at timestamp: Date = Date()) async throws -> Bool {
         let event = ClientEvent(kind: kind, userID: userID, timestamp: timestamp, revenue: revenue, currency: currency, productID: productID)
+        try refuseThroughAppKey([event])
         return try await outbox.enqueue([event]) == 1
     }
 
-    /// Queues events with one fsync for all; returns how many fit in the queue.
+    /// Queues the exposures of a placement's answer (the experiment's when the user is in it, and
+    /// each holdout arm), with the placement and attributes; returns how many were queued.
+    @discardableResult
+    public func logExposure(_ answer: PlacementAnswer, at timestamp: Date = Date()) async throws -> Int {
+        let events = ClientEvent.exposures(of: answer, at: timestamp)
+        return events.isEmpty ? 0 : try await outbox.enqueue(events)
+    }
+
+    /// Queues events with one fsync for all; returns how many fit in the queue. With an `app` key,
+    /// a batch holding anything but exposures throws `AppKeyRefusal` and queues nothing.
     @discardableResult
     public func log(_ events: [ClientEvent]) async throws -> Int {
-        try await outbox.enqueue(events)
+        try refuseThroughAppKey(events)
+        return try await outbox.enqueue(events)
+    }
+
+    private func refuseThroughAppKey(_ events: [ClientEvent]) throws {
+        guard configuration.isAppKey, let event = events.first(where: { $0.kind != .exposure }) else { return }
+        tally.purchasesRefused += events.filter { $0.kind != .exposure }.count
+        note("refused '\(event.kind.rawValue)': an app key posts exposures only; purchases come from the store webhooks")
+        throw AppKeyRefusal(kind: event.kind)
     }
 
     /// Sends every queued event now; false when a send failed (they stay queued and are retried).
@@ -185,6 +299,7 @@ public actor AbctlClient {
         d.eventsDroppedQueueFull = counts.droppedQueueFull
         d.eventsRejected = counts.rejected
         d.sendFailures = counts.failedSends
+        d.eventsRefused = counts.refused
         let recovery = await outbox.recovery
         d.queueTornBytes = recovery.tornBytes
         d.queueCorruptRecords = recovery.corruptRecords

@@ -4,8 +4,12 @@ import Foundation
 public struct ClientConfiguration: Sendable {
     /// The root of `abctl serve`, e.g. `https://abctl.example.com`.
     public var serverURL: URL
-    /// Sent as `Authorization: Bearer KEY`; needs the `assign` and `ingest` scopes.
+    /// Sent as `Authorization: Bearer KEY`; needs the `assign` and `ingest` scopes, or `app`.
     public var apiKey: String?
+    /// The key is an `app` key (SPEC §7, the one an app build carries): the client queues exposures
+    /// only and refuses a purchase at once, so nothing it queued can be lost to the server's 403.
+    /// Purchases then come from the store webhooks.
+    public var isAppKey: Bool
     /// Where the assignment cache and the event queue live (created when missing). An app uses a
     /// folder of its Application Support directory, which survives restarts and updates.
     public var storageDirectory: URL
@@ -13,6 +17,9 @@ public struct ClientConfiguration: Sendable {
     public var defaultPaywall: ResolvedPaywall
     /// Per-experiment defaults bundled with the app, by experiment id.
     public var defaultPaywalls: [String: ResolvedPaywall]
+    /// Each placement's default bundled with the app (the `default` of placements.json), by
+    /// placement id; a nil value shows no paywall. A placement not listed gets `defaultPaywall`.
+    public var placementDefaults: [String: ResolvedPaywall?]
     /// The longest `paywall(for:)` waits for `POST /v1/assign` before answering from the cache.
     public var assignDeadline: Duration
     /// After a failed assign call, how long `paywall(for:)` answers from the cache at once without
@@ -35,7 +42,8 @@ public struct ClientConfiguration: Sendable {
     public var sendsAutomatically: Bool
 
     public init(serverURL: URL, apiKey: String? = nil, storageDirectory: URL, defaultPaywall: ResolvedPaywall,
-                defaultPaywalls: [String: ResolvedPaywall] = [:], assignDeadline: Duration = .milliseconds(800),
+                defaultPaywalls: [String: ResolvedPaywall] = [:], placementDefaults: [String: ResolvedPaywall?] = [:],
+                isAppKey: Bool = false, assignDeadline: Duration = .milliseconds(800),
                 retryAfter: Duration = .seconds(10), model: (any CopyModel)? = nil, copyDeadline: Duration = .milliseconds(1500),
                 queueCapacity: Int = 10_000, batchSize: Int = 100, initialBackoff: Duration = .milliseconds(500),
                 maxBackoff: Duration = .seconds(60), sendTimeout: Duration = .seconds(10), sendsAutomatically: Bool = true) {
@@ -44,6 +52,8 @@ public struct ClientConfiguration: Sendable {
         self.storageDirectory = storageDirectory
         self.defaultPaywall = defaultPaywall
         self.defaultPaywalls = defaultPaywalls
+        self.placementDefaults = placementDefaults
+        self.isAppKey = isAppKey
         self.assignDeadline = assignDeadline
         self.retryAfter = retryAfter
         self.model = model

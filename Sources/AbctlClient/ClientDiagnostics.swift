@@ -21,6 +21,11 @@ public struct ClientDiagnostics: Sendable, Equatable {
     public var eventsRejected = 0
     /// Sends to `POST /v1/events` that failed (and are retried with backoff).
     public var sendFailures = 0
+    /// Events the server refused for the key's scope (403: an `app` key posting more than exposures,
+    /// or a key without `ingest`), taken off the queue instead of retried forever.
+    public var eventsRefused = 0
+    /// Purchases refused at once because the key is an `app` key (they come from store webhooks).
+    public var purchasesRefused = 0
     /// A torn last record cut off when the queue was opened (bytes), and whole records with a bad checksum.
     public var queueTornBytes = 0
     public var queueCorruptRecords = 0
@@ -44,6 +49,8 @@ public struct ClientDiagnostics: Sendable, Equatable {
             ("events_dropped_queue_full", .number(Double(eventsDroppedQueueFull))),
             ("events_rejected", .number(Double(eventsRejected))),
             ("send_failures", .number(Double(sendFailures))),
+            ("events_refused", .number(Double(eventsRefused))),
+            ("purchases_refused", .number(Double(purchasesRefused))),
             ("queue_torn_bytes", .number(Double(queueTornBytes))),
             ("queue_corrupt_records", .number(Double(queueCorruptRecords))),
             ("last_error", lastError.map(JSONValue.string) ?? .null),

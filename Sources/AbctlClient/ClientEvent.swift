@@ -21,6 +21,9 @@ public struct ClientEvent: Sendable, Equatable {
     public var copySource: CopySource?
     public var copyText: String?
     public var copyFallbackReason: FallbackReason?
+    /// The placement the paywall was shown at, and the attributes the app sent to assign (SPEC §4).
+    public var placement: String?
+    public var attributes: [String: JSONValue]?
 
     public init(id: EventID = EventID(UUID().uuidString.lowercased()), kind: Kind, userID: UserID, timestamp: Date = Date(),
                 experiment: String? = nil, variant: String? = nil, revenue: Double? = nil, currency: String? = nil,
@@ -37,6 +40,27 @@ public struct ClientEvent: Sendable, Equatable {
         self.copySource = copySource
         self.copyText = copyText
         self.copyFallbackReason = copyFallbackReason
+    }
+
+    /// The exposures of a placement's answer: the experiment's when the user is in it, and the
+    /// user's arm of each global holdout; each carries the placement and the attributes sent.
+    /// Empty when there is nothing to log (the default, an audience's fixed paywall).
+    public static func exposures(of answer: PlacementAnswer, at timestamp: Date = Date()) -> [ClientEvent] {
+        var events: [ClientEvent] = []
+        if answer.inExperiment, let experiment = answer.experiment, let variant = answer.variant {
+            var e = ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: experiment, variant: variant,
+                                copySource: answer.copy?.source, copyText: answer.copy?.text, copyFallbackReason: answer.copy?.fallbackReason)
+            e.placement = answer.placement
+            e.attributes = answer.attributes
+            events.append(e)
+        }
+        for h in answer.holdouts {
+            var e = ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: h.experiment, variant: h.variant)
+            e.placement = answer.placement
+            e.attributes = answer.attributes
+            events.append(e)
+        }
+        return events
     }
 
     /// The exposure of a paywall that was shown: its variant and the copy it showed, with where
@@ -61,6 +85,8 @@ public struct ClientEvent: Sendable, Equatable {
         if let copySource { members.append(("copy_source", .string(copySource.rawValue))) }
         if let copyText { members.append(("copy_text", .string(copyText))) }
         if let copyFallbackReason { members.append(("copy_fallback_reason", .string(copyFallbackReason.rawValue))) }
+        if let placement { members.append(("placement", .string(placement))) }
+        if let attributes { members.append(("attributes", .object(attributes.sorted { $0.key < $1.key }))) }
         return .object(members)
     }
 }

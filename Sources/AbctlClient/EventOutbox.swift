@@ -3,7 +3,15 @@ import Foundation
 /// The durable event queue and its delivery to `POST /v1/events`: events are on disk before
 /// `enqueue` returns, sent in batches, and taken off the queue only once the server has stored
 /// them (200). Failed sends are retried with exponential backoff.
+///
+/// One send at a time: the background loop and `flush()` both go through `sendOnce()`, which joins
+/// the send in flight or starts one. That send clears its own mark as its last step on the actor,
+/// so whoever waited for it resumes to find either a newer send or none, never a finished one.
 actor EventOutbox {
+    /// Delivers one NDJSON batch and gives back the status and body: `POST /v1/events` in the app;
+    /// tests wrap it to hold a send open and so force an interleaving.
+    typealias Poster = @Sendable (_ body: [UInt8]) async throws -> (status: Int, body: [UInt8])
+
     /// What the outbox has done since the client started.
     struct Counts: Sendable, Equatable {
         var queued = 0
@@ -16,31 +24,33 @@ actor EventOutbox {
         /// Events the server rejected as invalid (422), taken off the queue so they cannot block it.
         var rejected = 0
         var failedSends = 0
+        var refused = 0
     }
 
     private let log: EventLog
-    private let connection: ServerConnection
+    private let post: Poster
     private let capacity: Int
     private let batchSize: Int
     private let initialBackoff: Duration
     private let maxBackoff: Duration
-    private let sendTimeout: Duration
     private let sendsAutomatically: Bool
     private(set) var counts = Counts()
     private(set) var lastError: (message: String, at: Date)?
     /// The send in flight: a flush and the background loop share it, so no batch goes out twice at once.
+    /// Set by the caller that starts it, cleared by the send itself as it ends.
     private var inFlight: Task<Bool, Never>?
+    /// Callers waiting for the send in flight (tests wait for a join before letting a send end).
+    private(set) var waitingOnSend = 0
     private var loop: Task<Void, Never>?
     private var closed = false
 
-    init(directory: URL, connection: ServerConnection, configuration: ClientConfiguration) throws {
+    init(directory: URL, configuration: ClientConfiguration, post: @escaping Poster) throws {
         log = try EventLog(directory: directory)
-        self.connection = connection
+        self.post = post
         capacity = max(1, configuration.queueCapacity)
         batchSize = max(1, configuration.batchSize)
         initialBackoff = configuration.initialBackoff
         maxBackoff = configuration.maxBackoff
-        sendTimeout = configuration.sendTimeout
         sendsAutomatically = configuration.sendsAutomatically
     }
 
@@ -106,13 +116,21 @@ actor EventOutbox {
     }
 
     /// One batch: joins the send in flight, or starts one.
+    ///
+    /// The send task, not its caller, clears `inFlight`: when a send ends, its waiters resume in an
+    /// order nobody chooses, and one that found the finished task still marked in flight would
+    /// "join" it again at once, never suspend, and hold the actor in a loop (a flush did that).
     private func sendOnce() async -> Bool {
+        waitingOnSend += 1
+        defer { waitingOnSend -= 1 }
         if let inFlight { return await inFlight.value }
-        let task = Task { await self.sendBatch() }
+        let task = Task {
+            let ok = await self.sendBatch()
+            self.inFlight = nil
+            return ok
+        }
         inFlight = task
-        let ok = await task.value
-        inFlight = nil
-        return ok
+        return await task.value
     }
 
     private func sendBatch(limit: Int? = nil) async -> Bool {
@@ -125,7 +143,7 @@ actor EventOutbox {
         }
         let status: Int, answer: [UInt8]
         do {
-            (status, answer) = try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: sendTimeout)
+            (status, answer) = try await post(body)
         } catch {
             counts.failedSends += 1
             note("sending events failed: \(error)")
@@ -153,6 +171,12 @@ actor EventOutbox {
             }
             // The valid records before the first rejected one go alone; the rejected one then leads the next batch.
             return await sendBatch(limit: first - 1)
+        case 403:
+            // The key may not post these events (an app key and a purchase, a key without ingest):
+            // retrying cannot help, so the batch leaves the queue and the refusal is reported.
+            counts.refused += batch.count
+            note("the server refused events for this key's scope (\(batch.count) dropped): \(ServerConnection.statusError(status, answer))")
+            return acknowledge(batch.count)
         default:
             counts.failedSends += 1
             note("sending events failed: \(ServerConnection.statusError(status, answer))")

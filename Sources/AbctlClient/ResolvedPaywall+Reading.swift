@@ -15,8 +15,18 @@ extension ResolvedPaywall {
             throw PaywallReadingError(description: "paywall.discount_framing '\(framingName)' is unknown")
         }
         guard let copy = json["copy"] else { throw PaywallReadingError(description: "paywall.copy is missing") }
+        // Plans (SPEC §8): what the app needs to build the screen without its own price table.
+        var plans: [ResolvedPlan] = []
+        for plan in json["plans"]?.array ?? [] {
+            guard let key = plan["key"]?.string, let productID = plan["product_id"]?.string, let price = plan["price"]?.number,
+                  let period = plan["period"]?.string, let currency = plan["currency"]?.string else {
+                throw PaywallReadingError(description: "paywall.plans items need key, product_id, price, period and currency")
+            }
+            plans.append(ResolvedPlan(key: key, productID: productID, price: price, period: period, currency: currency,
+                                      highlighted: plan["highlighted"]?.bool ?? false))
+        }
         self.init(offering: offering, trialDays: Int(days), discountFraming: framing, discountText: json["discount_text"]?.string,
-                  highlightedPlan: json["highlighted_plan"]?.string, copy: try ResolvedCopy(reading: copy))
+                  highlightedPlan: json["highlighted_plan"]?.string, plans: plans, copy: try ResolvedCopy(reading: copy))
     }
 }
 

@@ -11,6 +11,10 @@ public final class AssignableExperiment: Sendable {
 
     public let id: String
     public let status: Status
+    /// A global holdout (its arm 0 is `holdout`), or an experiment.
+    public let isHoldout: Bool
+    /// With status `shipped`: the winner's variant index.
+    public let winnerIndex: Int?
     public let start: Date?
     public let end: Date?
     public let seed: String
@@ -28,6 +32,11 @@ public final class AssignableExperiment: Sendable {
     public let weights: [Double]
     /// `[start, start + coverage × w)` per variant, from normalised weights.
     public let ranges: [Range<Double>]
+    /// With a rollout: each stage's end (nil for the last) and its ranges (coverage × share);
+    /// empty without one.
+    let stages: [(endsAt: Date?, ranges: [Range<Double>])]
+    /// The safeguard stops in force (SPEC §5); `ArmStops.none` when nothing is stopped.
+    public let stops: ArmStops
 
     /// The loaded experiment this was prepared from (paywalls, metrics, names), when built
     /// with `init(_: Experiment)`; nil for experiments built field by field.
@@ -41,7 +50,8 @@ public final class AssignableExperiment: Sendable {
     public init(id: String, status: Status, start: Date? = nil, end: Date? = nil, seed: String? = nil,
                 hashVersion: Int = 2, coverage: Double = 1, namespace: Namespace? = nil,
                 targeting: Targeting = Targeting(), condition: Condition? = nil, sticky: Bool = false,
-                forced: [UserID: String] = [:], variants: [(key: String, weight: Double)], model: Experiment? = nil) throws {
+                forced: [UserID: String] = [:], variants: [(key: String, weight: Double)], rollout: Rollout? = nil,
+                stops: ArmStops = .none, model: Experiment? = nil, isHoldout: Bool = false, winner: String? = nil) throws {
         guard hashVersion == 1 || hashVersion == 2 else { throw AssignableExperimentError.unknownHashVersion(id: id, hashVersion) }
         guard !variants.isEmpty else { throw AssignableExperimentError.noVariants(id: id) }
         guard variants.allSatisfy({ $0.weight.isFinite && $0.weight > 0 }) else { throw AssignableExperimentError.badWeights(id: id) }
@@ -58,6 +68,8 @@ public final class AssignableExperiment: Sendable {
         self.condition = condition
         self.sticky = sticky
         self.variantKeys = variants.map(\.key)
+        self.isHoldout = isHoldout
+        self.winnerIndex = status == .shipped ? winner.flatMap { variants.map(\.key).firstIndex(of: $0) } : nil
         self.weights = variants.map(\.weight)
         var forcedIndex: [UserID: Int] = [:]
         for (user, key) in forced {
@@ -65,7 +77,16 @@ public final class AssignableExperiment: Sendable {
         }
         self.forced = forcedIndex
         let total = weights.reduce(0, +)
-        self.ranges = Self.ranges(normalisedWeights: weights.map { $0 / total }, coverage: coverage)
+        let normalised = weights.map { $0 / total }
+        self.ranges = Self.ranges(normalisedWeights: normalised, coverage: coverage)
+        if let rollout, let start, !rollout.stages.isEmpty {
+            self.stages = zip(rollout.stageEnds(start: start), rollout.stages).map { end, stage in
+                (endsAt: end, ranges: Self.ranges(normalisedWeights: normalised, coverage: coverage * stage.share))
+            }
+        } else {
+            self.stages = []
+        }
+        self.stops = stops
         self.seedState = FNV1a.update(FNV1a.offsetBasis, with: self.seed)
         self.model = model
     }
@@ -76,7 +97,43 @@ public final class AssignableExperiment: Sendable {
         try self.init(id: e.id, status: e.status, start: e.start, end: e.end, seed: e.seed, hashVersion: e.hashVersion,
                       coverage: e.coverage, namespace: e.namespace, targeting: e.targeting,
                       condition: try e.condition.map { try Condition($0, savedGroups: savedGroups) }, sticky: e.sticky,
-                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) }, model: e)
+                      forced: e.forced, variants: e.variants.map { (key: $0.key, weight: $0.weight) }, rollout: e.rollout, model: e,
+                      isHoldout: e.isHoldout, winner: e.winner)
+    }
+
+    /// The same experiment with other safeguard stops in force (the server swaps these in as
+    /// stops are read from the store).
+    public func withStops(_ stops: ArmStops) -> AssignableExperiment {
+        AssignableExperiment(copying: self, stops: stops)
+    }
+
+    private init(copying e: AssignableExperiment, stops: ArmStops) {
+        id = e.id; status = e.status; start = e.start; end = e.end; seed = e.seed; hashVersion = e.hashVersion
+        coverage = e.coverage; namespace = e.namespace; targeting = e.targeting; hasTargeting = e.hasTargeting
+        condition = e.condition; sticky = e.sticky; forced = e.forced; variantKeys = e.variantKeys; weights = e.weights
+        ranges = e.ranges; stages = e.stages; model = e.model; seedState = e.seedState
+        isHoldout = e.isHoldout; winnerIndex = e.winnerIndex
+        self.stops = stops
+    }
+
+    /// Whether the assigner reads the clock for this experiment.
+    var needsClock: Bool { start != nil || end != nil || !stages.isEmpty }
+
+    /// The bucket ranges in force at `now`: the rollout stage's (held at the stop while a
+    /// safeguard stop is in force), else `ranges`.
+    @inline(__always)
+    func ranges(at now: Date) -> [Range<Double>] {
+        guard !stages.isEmpty else { return ranges }
+        return stages[stageIndex(at: now)].ranges
+    }
+
+    /// The rollout stage in force at `now` (0 without a rollout).
+    public func stageIndex(at now: Date) -> Int {
+        let time = stops.holdStageAt.map { min($0, now) } ?? now
+        for (i, stage) in stages.enumerated() {
+            guard let end = stage.endsAt, time >= end else { return i }
+        }
+        return max(0, stages.count - 1)
     }
 
     /// Ranges laid end to end as GrowthBook does, without its "sum near 1" fallback: the

@@ -14,28 +14,70 @@ public struct Assigner: Sendable {
     let clock: @Sendable () -> Date
     /// Whether any experiment has dates (the clock is read only then).
     let needsClock: Bool
+    /// The global holdouts among `experiments` (SPEC §1): their `holdout` users are left out of every other experiment.
+    public let holdouts: [AssignableExperiment]
+    /// The placements (`placements.json`), in file order.
+    public let placements: [AssignablePlacement]
+    let placementIndexByID: [String: Int]
 
-    public init(experiments: [AssignableExperiment], sticky: (any StickyLookup)? = nil,
+    public init(experiments: [AssignableExperiment], placements: [AssignablePlacement] = [], sticky: (any StickyLookup)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.experiments = experiments
+        self.holdouts = experiments.filter(\.isHoldout)
+        self.placements = placements
+        var placementIndex: [String: Int] = [:]
+        for (i, p) in placements.enumerated() where placementIndex[p.id] == nil { placementIndex[p.id] = i }
+        self.placementIndexByID = placementIndex
         var index: [String: Int] = [:]
         for (i, e) in experiments.enumerated() where index[e.id] == nil { index[e.id] = i }
         self.indexByID = index
         self.sticky = sticky
         self.clock = clock
-        self.needsClock = experiments.contains { $0.start != nil || $0.end != nil }
+        self.needsClock = experiments.contains { $0.needsClock }
     }
 
     /// An assigner over a loaded catalog's experiments, in catalog order (answer i belongs to
     /// `catalog.experiments[i]`; `Assignment.variant` gives the variant with its paywall).
     public init(catalog: ExperimentCatalog, sticky: (any StickyLookup)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
-        self.init(experiments: try catalog.experiments.map { try AssignableExperiment($0) }, sticky: sticky, clock: clock)
+        let experiments = try catalog.experiments.map { try AssignableExperiment($0) }
+        var index: [String: Int] = [:]
+        for (i, e) in experiments.enumerated() where index[e.id] == nil { index[e.id] = i }
+        let placements = try catalog.placements.map { try AssignablePlacement($0, experimentIndex: index) }
+        self.init(experiments: experiments, placements: placements, sticky: sticky, clock: clock)
     }
 
     /// The same snapshot with another sticky lookup (e.g. once a store is open).
     public func withSticky(_ lookup: (any StickyLookup)?) -> Assigner {
-        Assigner(experiments: experiments, sticky: lookup, clock: clock)
+        Assigner(experiments: experiments, placements: placements, sticky: lookup, clock: clock)
+    }
+
+    /// The placement with this id, if any.
+    public func placement(_ id: String) -> AssignablePlacement? { placementIndexByID[id].map { placements[$0] } }
+
+    /// Whether a global holdout holds this user out of the other experiments at `now`: some
+    /// holdout takes the user into its `holdout` arm (by hash or `forced`; no sticky record).
+    @inline(__always)
+    public func isHeldOut(userID: UserID, attributes: Attributes, now: Date) -> Bool {
+        if holdouts.isEmpty { return false }
+        for h in holdouts where holdoutDecision(userID: userID, attributes: attributes, holdout: h, now: now).variant == 0 { return true }
+        return false
+    }
+
+    /// The user's arm in each holdout that takes them (`holdouts` of an assign answer), in snapshot order.
+    public func holdoutAssignments(userID: UserID, attributes: Attributes = [:]) -> [Assignment] {
+        if holdouts.isEmpty { return [] }
+        let now = needsClock ? clock() : Date.distantPast
+        return holdouts.compactMap { h in
+            let d = holdoutDecision(userID: userID, attributes: attributes, holdout: h, now: now)
+            return d.variant < 0 ? nil : Assignment(experiment: h, decision: d)
+        }
+    }
+
+    func holdoutDecision(userID: UserID, attributes: Attributes, holdout h: AssignableExperiment, now: Date) -> AssignmentDecision {
+        let bucket = h.bucket(userID: userID.text)
+        return decideBeforeSticky(userID: userID, attributes: attributes, experiment: h, now: now, bucket: bucket, heldOut: false)
+            ?? decideFromSticky(experiment: h, bucket: bucket, stickyKey: nil, now: now)
     }
 
     /// The position of the experiment with this id in `experiments`, if any.
@@ -61,13 +103,14 @@ public struct Assigner: Sendable {
             return
         }
         let now = needsClock ? clock() : Date.distantPast
+        let heldOut = isHeldOut(userID: userID, attributes: attributes, now: now)
         if results.count == experiments.count {
             // Overwrite in place: no shrinking and regrowing of the buffer per user.
             experiments.withUnsafeBufferPointer { exps in
                 results.withUnsafeMutableBufferPointer { out in
                     for i in 0..<exps.count {
                         let e = exps[i]
-                        out[i] = Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
+                        out[i] = Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now, heldOut: heldOut))
                     }
                 }
             }
@@ -75,7 +118,7 @@ public struct Assigner: Sendable {
         }
         results.removeAll(keepingCapacity: true)
         for e in experiments {
-            results.append(assign(userID: userID, attributes: attributes, experiment: e, now: now))
+            results.append(Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now, heldOut: heldOut)))
         }
     }
 
@@ -98,13 +141,14 @@ public struct Assigner: Sendable {
     /// the records are read (the server reads them without holding a thread).
     public func prepare(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int]) -> PendingAssignments {
         let now = needsClock ? clock() : Date.distantPast
-        var pending = PendingAssignments(indices: indices)
+        let heldOut = isHeldOut(userID: userID, attributes: attributes, now: now)
+        var pending = PendingAssignments(indices: indices, now: now)
         pending.decided.reserveCapacity(indices.count)
         pending.buckets.reserveCapacity(indices.count)
         for (n, i) in indices.enumerated() {
             let e = experiments[i]
             let bucket = e.bucket(userID: userID.text)
-            let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket)
+            let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket, heldOut: heldOut)
             if decision == nil, needsStickyRecord(e) {
                 pending.stickyExperimentIDs.append(e.id)
                 pending.stickyAt.append(n)
@@ -122,14 +166,14 @@ public struct Assigner: Sendable {
         for (n, key) in zip(pending.stickyAt, stickyKeys) { keys[n] = key }
         return pending.indices.enumerated().map { n, i in
             let e = experiments[i]
-            return Assignment(experiment: e, decision: pending.decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n]))
+            return Assignment(experiment: e, decision: pending.decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n], now: pending.now))
         }
     }
 
     /// The answer for `experiments[index]`.
     public func assign(userID: UserID, attributes: Attributes = [:], experimentAt index: Int) -> Assignment {
         let e = experiments[index]
-        let now = (e.start != nil || e.end != nil) ? clock() : Date.distantPast
+        let now = e.needsClock ? clock() : Date.distantPast
         return assign(userID: userID, attributes: attributes, experiment: e, now: now)
     }
 
@@ -145,6 +189,7 @@ public struct Assigner: Sendable {
     /// i belongs to `experiments[i]`.
     public func decide(userID: UserID, attributes: Attributes = [:], into decisions: inout [AssignmentDecision]) {
         let now = needsClock ? clock() : Date.distantPast
+        let heldOut = isHeldOut(userID: userID, attributes: attributes, now: now)
         let n = experiments.count
         if decisions.count != n {
             decisions = [AssignmentDecision](repeating: AssignmentDecision(variant: -1, reason: .coverage, bucket: 0), count: n)
@@ -152,7 +197,7 @@ public struct Assigner: Sendable {
         experiments.withUnsafeBufferPointer { exps in
             decisions.withUnsafeMutableBufferPointer { out in
                 for i in 0..<n {
-                    out[i] = decide(userID: userID, attributes: attributes, experiment: exps[i], now: now)
+                    out[i] = decide(userID: userID, attributes: attributes, experiment: exps[i], now: now, heldOut: heldOut)
                 }
             }
         }
@@ -161,12 +206,18 @@ public struct Assigner: Sendable {
     /// The checks of SPEC §2, in order, for one experiment at time `now`.
     @inline(__always)
     public func decide(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
+        decide(userID: userID, attributes: attributes, experiment: e, now: now, heldOut: isHeldOut(userID: userID, attributes: attributes, now: now))
+    }
+
+    /// The same, with whether a holdout holds the user out already known (once per user, not per experiment).
+    @inline(__always)
+    func decide(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date, heldOut: Bool) -> AssignmentDecision {
         let bucket = e.bucket(userID: userID.text)
-        if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket) {
+        if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket, heldOut: heldOut) {
             return decision
         }
         let key = needsStickyRecord(e) ? sticky?.stickyVariant(experimentID: e.id, userID: userID) : nil
-        return decideFromSticky(experiment: e, bucket: bucket, stickyKey: key)
+        return decideFromSticky(experiment: e, bucket: bucket, stickyKey: key, now: now)
     }
 
     /// Whether the sticky record is consulted for `e` once the checks before it passed.
@@ -175,20 +226,26 @@ public struct Assigner: Sendable {
         sticky != nil && (e.sticky || e.status == .paused)
     }
 
-    /// The checks before the sticky record (forced, status, dates, targeting, condition,
+    /// The checks before the sticky record (forced, holdout, status, dates, targeting, condition,
     /// namespace); nil when all of them passed and the rest decides.
     @inline(__always)
     func decideBeforeSticky(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date,
-                            bucket: Double) -> AssignmentDecision? {
+                            bucket: Double, heldOut: Bool) -> AssignmentDecision? {
         @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
             AssignmentDecision(variant: -1, reason: reason, bucket: bucket)
         }
         if !e.forced.isEmpty, let i = e.forced[userID] {
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .forced, bucket: bucket)
         }
+        if heldOut && !e.isHoldout { return out(.holdout) }
         switch e.status {
         case .draft, .stopped: return out(.notRunning)
         case .running, .paused: break
+        case .shipped:
+            // Enrollment is closed: dates, namespace and coverage no longer matter, only who the targeting takes.
+            if e.hasTargeting, !e.targeting.matches(attributes) { return out(.targeting) }
+            if let condition = e.condition, !condition.matches(attributes) { return out(.condition) }
+            return out(.shipped)
         }
         if let start = e.start, now < start { return out(.outsideDates) }
         if let end = e.end, now >= end { return out(.outsideDates) }
@@ -201,19 +258,25 @@ public struct Assigner: Sendable {
     }
 
     /// The rest of the checks: the sticky record (`stickyKey`, nil when none or not consulted),
-    /// a paused experiment, coverage and bucket.
+    /// a paused experiment, coverage (times the rollout stage's share at `now`) and bucket, then
+    /// a safeguard stop on the chosen arm.
     @inline(__always)
-    func decideFromSticky(experiment e: AssignableExperiment, bucket: Double, stickyKey: String?) -> AssignmentDecision {
+    func decideFromSticky(experiment e: AssignableExperiment, bucket: Double, stickyKey: String?, now: Date) -> AssignmentDecision {
         if let stickyKey, let i = e.variantKeys.firstIndex(of: stickyKey) {
+            if e.stops.isStopped(i) { return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket) }
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .sticky, bucket: bucket)
         }
         if e.status == .paused { return AssignmentDecision(variant: -1, reason: .paused, bucket: bucket) }
-        return e.ranges.withUnsafeBufferPointer { ranges in
+        let decision = e.ranges(at: now).withUnsafeBufferPointer { ranges in
             for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound {
                 return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .assigned, bucket: bucket)
             }
             return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket)
         }
+        if decision.variant >= 0, e.stops.isStopped(Int(decision.variant)) {
+            return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket)
+        }
+        return decision
     }
 }
 
@@ -227,6 +290,11 @@ public struct PendingAssignments: Sendable {
     public internal(set) var stickyExperimentIDs: [String] = []
     /// Where each of `stickyExperimentIDs` sits in `indices`.
     var stickyAt: [Int] = []
+    /// The time the checks were made at (dates, rollout stage).
+    let now: Date
 
-    init(indices: [Int]) { self.indices = indices }
+    init(indices: [Int], now: Date) {
+        self.indices = indices
+        self.now = now
+    }
 }

@@ -8,6 +8,8 @@ import ExperimentDefinitions
 /// | reason | variant | in_experiment | meaning |
 /// | --- | --- | --- | --- |
 /// | `forced` | set | false | the experiment's `forced` map names this user (QA; never counted) |
+/// | `holdout` | nil | false | a global holdout holds this user out (the control's paywall, or the placement's default) |
+/// | `shipped` | nil | false | status `shipped`: the targeting takes the user, who gets the winner's paywall |
 /// | `not_running` | nil | false | status is `draft` or `stopped` |
 /// | `outside_dates` | nil | false | now is before `start` or at/after `end` |
 /// | `targeting` | nil | false | a `targeting` key failed or its attribute is missing |
@@ -17,6 +19,7 @@ import ExperimentDefinitions
 /// | `paused` | nil | false | status is `paused` and the user has no sticky record |
 /// | `coverage` | nil | false | the bucket falls in no variant's range (coverage < 1) |
 /// | `assigned` | set | true | the bucket falls in that variant's range |
+/// | `safeguard` | nil | false | the chosen arm is stopped by a safeguard: the control's paywall |
 ///
 /// `bucket` is the user's hash for the experiment (hash version 1 or 2, in [0, 1)); it is
 /// computed for every answer, so a reader can see where a user fell even when out.
@@ -34,6 +37,17 @@ public struct Assignment: Sendable, Equatable {
     public var variantKey: String? { variantIndex.map { experiment.variantKeys[$0] } }
     /// The variant of the loaded model (its paywall), when the experiment came from one.
     public var variant: Variant? { variantIndex.flatMap { experiment.model?.variants[$0] } }
+    /// The variant whose paywall this answer shows: the assigned or forced one, the winner when
+    /// shipped, the control for a held-out user (the `experiments` form of assign) or a user of
+    /// an arm a safeguard stopped; nil: none.
+    public var paywallVariantIndex: Int? {
+        if let variantIndex { return variantIndex }
+        switch reason {
+        case .shipped: return experiment.winnerIndex
+        case .holdout, .safeguard: return 0
+        default: return nil
+        }
+    }
 
     public init(experiment: AssignableExperiment, variantIndex: Int?, inExperiment: Bool, bucket: Double, reason: Reason) {
         self.experiment = experiment
@@ -56,6 +70,8 @@ public struct Assignment: Sendable, Equatable {
     /// See the table on `Assignment`.
     public enum Reason: String, Sendable, CaseIterable {
         case forced
+        case holdout
+        case shipped
         case notRunning = "not_running"
         case outsideDates = "outside_dates"
         case targeting
@@ -65,6 +81,7 @@ public struct Assignment: Sendable, Equatable {
         case paused
         case coverage
         case assigned
+        case safeguard
     }
 }
 

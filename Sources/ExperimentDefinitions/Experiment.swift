@@ -3,14 +3,29 @@ import Foundation
 /// One experiment file of `Experiments/` (SPEC §1), with every default applied.
 public struct Experiment: Sendable {
     public enum Status: String, Sendable, CaseIterable {
-        case draft, running, paused, stopped
+        /// `shipped`: enrollment closed at `end`; everyone the targeting takes gets the `winner`'s paywall.
+        case draft, running, paused, stopped, shipped
     }
+
+    /// An ordinary experiment, or a global holdout (SPEC §1): two implicit arms, `holdout` (weight
+    /// `fraction`) and `general`, whose `holdout` users are left out of every other experiment.
+    public enum Kind: String, Sendable, CaseIterable {
+        case experiment, holdout
+    }
+
+    /// The arm keys of a holdout experiment.
+    public static let holdoutArm = "holdout", generalArm = "general"
 
     public var id: String
     public var name: String
     public var hypothesis: String?
     public var owner: String?
     public var status: Status
+    public var kind: Kind
+    /// A holdout's share of the users it targets (0 < F <= 0.2); nil for experiments.
+    public var fraction: Double?
+    /// The shipped variant's key (status `shipped` only).
+    public var winner: String?
     public var start: Date?
     public var end: Date?
     /// Hash seed; defaults to `id`.
@@ -29,6 +44,10 @@ public struct Experiment: Sendable {
     public var forced: [UserID: String]
     /// The first variant is the control.
     public var variants: [Variant]
+    /// Coverage ramped up stage by stage from `start`; nil: all of `coverage` from the start.
+    public var rollout: Rollout?
+    /// Harmful arms stop themselves; nil: no safeguards.
+    public var safeguards: SafeguardsConfig?
     /// Exposure attributes beyond `Segments.standardDimensions` that `report --by` may split by (SPEC §1, §5).
     public var segments: [String]
     /// The file it came from, for messages.
@@ -41,8 +60,12 @@ public struct Experiment: Sendable {
         start: Date? = nil, end: Date? = nil, seed: String? = nil, hashVersion: Int = 2, coverage: Double = 1,
         namespace: Namespace? = nil, targeting: Targeting = Targeting(), condition: JSONValue? = nil,
         metrics: MetricsConfig = MetricsConfig(), sticky: Bool = true, forced: [UserID: String] = [:],
-        variants: [Variant], segments: [String] = [], sourcePath: String = ""
+        variants: [Variant], rollout: Rollout? = nil, safeguards: SafeguardsConfig? = nil, segments: [String] = [], sourcePath: String = "",
+        kind: Kind = .experiment, fraction: Double? = nil, winner: String? = nil
     ) {
+        self.kind = kind
+        self.fraction = fraction
+        self.winner = winner
         self.id = id
         self.name = name
         self.hypothesis = hypothesis
@@ -60,11 +83,26 @@ public struct Experiment: Sendable {
         self.sticky = sticky
         self.forced = forced
         self.variants = variants
+        self.rollout = rollout
+        self.safeguards = safeguards
         self.segments = segments
         self.sourcePath = sourcePath
     }
 
     public var control: Variant { variants[0] }
+
+    public var isHoldout: Bool { kind == .holdout }
+
+    /// The shipped winner's variant, when the status is `shipped`.
+    public var winnerVariant: Variant? {
+        guard status == .shipped, let winner else { return nil }
+        return variant(winner)
+    }
+
+    /// A holdout's two implicit arms, with no paywall: `holdout` (weight `fraction`) and `general`.
+    public static func holdoutVariants(fraction: Double) -> [Variant] {
+        [Variant(key: holdoutArm, weight: fraction, paywall: nil), Variant(key: generalArm, weight: 1 - fraction, paywall: nil)]
+    }
 
     /// The dimensions `report --by` accepts for this experiment: the standard ones, the file's
     /// `segments` and `metrics.adjust_for`.
@@ -102,9 +140,9 @@ public struct Namespace: Sendable, Equatable {
 }
 
 extension Experiment {
-    /// Days until a user's figures settle: the longest trial of any arm plus `metrics.maturity_grace_days`.
+    /// Days until a user's figures settle: the longest trial of any arm (none for a `paywall: null` arm) plus `metrics.maturity_grace_days`.
     public var maturityDays: Int {
-        (variants.map(\.paywall.trialDays).max() ?? 0) + metrics.maturityGraceDays
+        (variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0) + metrics.maturityGraceDays
     }
 }
 

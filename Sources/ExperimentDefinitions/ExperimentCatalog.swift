@@ -2,11 +2,16 @@
 public struct ExperimentCatalog: Sendable {
     public var experiments: [Experiment]
     public var products: Products
+    /// `placements.json`, in file order (empty when the folder has none).
+    public var placements: [Placement]
 
-    public init(experiments: [Experiment], products: Products) {
+    public init(experiments: [Experiment], products: Products, placements: [Placement] = []) {
         self.experiments = experiments
         self.products = products
+        self.placements = placements
     }
+
+    public func placement(_ id: String) -> Placement? { placements.first { $0.id == id } }
 
     public func experiment(_ id: String) -> Experiment? { experiments.first { $0.id == id } }
 

@@ -11,7 +11,8 @@ struct ExperimentDecoder {
 
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
-        "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants",
+        "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants", "rollout", "safeguards",
+        "kind", "fraction", "winner",
         "forecast", "segments",
     ]
     static let variantKeys = ["key", "weight", "description", "paywall"]
@@ -36,12 +37,20 @@ struct ExperimentDecoder {
         var status: Experiment.Status?
         var namespace: Namespace?
         var namespacePosition: SourcePosition
+        var kind: Experiment.Kind = .experiment
     }
 
     func decode(_ root: JSONNode) -> (Experiment?, Outline) {
         var outline = Outline(id: nil, idPosition: root.position, status: nil, namespace: nil, namespacePosition: root.position)
-        guard let r = ObjectReader(root, what: "the experiment", allowed: Self.topKeys, required: ["id", "name", "status", "variants"], sink: sink)
+        let isHoldout: Bool = {
+            guard case .object(let members) = root.kind, let kind = members.first(where: { $0.key == "kind" }),
+                  case .string("holdout") = kind.value.kind else { return false }
+            return true
+        }()
+        guard let r = ObjectReader(root, what: "the experiment", allowed: Self.topKeys,
+                                   required: isHoldout ? ["id", "name", "status", "fraction"] : ["id", "name", "status", "variants"], sink: sink)
         else { return (nil, outline) }
+        outline.kind = isHoldout ? .holdout : .experiment
 
         if let schema = r.string("$schema"), schema != "schema.json" {
             sink.warning("schema_reference", at: r.position("$schema"), "'$schema' is \"\(schema)\"", hint: "use \"schema.json\" so editors find the shipped schema")
@@ -79,24 +88,33 @@ struct ExperimentDecoder {
         outline.namespace = namespace
         outline.namespacePosition = r.position("namespace")
         let targeting = r.node("targeting").map(decodeTargeting) ?? Targeting()
-        var condition: JSONValue? = nil
-        if let c = r.node("condition") {
-            if case .object = c.kind {
-                checkCondition(c)
-                condition = c.value
-                // Unknown operators were reported above, with their position and a did-you-mean.
-                for problem in conditionLinter(c.value) where !problem.contains("unknown operator") {
-                    sink.error("bad_condition", at: c.position, problem, hint: "this part of the condition would never match; see GrowthBook's condition operators")
-                }
-            } else {
-                sink.error("wrong_type", at: c.position, "'condition' must be an object, not \(c.typeName)", hint: "write a GrowthBook condition such as {\"country\": {\"$in\": [\"GB\"]}}")
-            }
-        }
+        let condition = r.node("condition").flatMap(decodeCondition)
         let metrics = r.node("metrics").map(decodeMetrics) ?? MetricsConfig()
-        let sticky = r.bool("sticky") ?? true
+        // A holdout's membership is its hash alone (no sticky record), as a GrowthBook SDK sees it.
+        let sticky = isHoldout ? false : (r.bool("sticky") ?? true)
 
         var variants: [Variant] = []
-        if let items = r.array("variants") {
+        var fraction: Double? = nil
+        if let k = r.string("kind"), Experiment.Kind(rawValue: k) == nil {
+            sink.error("unknown_kind", at: r.position("kind"), "unknown kind '\(k)'", hint: "use \"holdout\" for a global holdout, or leave 'kind' out for an experiment")
+        }
+        if isHoldout {
+            if r.has("variants") {
+                sink.error("holdout_variants", at: r.position("variants"), "a holdout has no 'variants': its arms are 'holdout' and 'general'",
+                           hint: "remove 'variants'; 'fraction' sets the holdout's share")
+            }
+            if let f = r.number("fraction") {
+                if f > 0 && f <= 0.2 { fraction = f } else {
+                    sink.error("fraction_out_of_range", at: r.position("fraction"), "holdout fraction \(Self.format(f)) must be above 0 and at most 0.2",
+                               hint: "e.g. 0.05 holds 5% of users out of every other experiment")
+                }
+            }
+            variants = Experiment.holdoutVariants(fraction: fraction ?? 0.05)
+        } else if r.has("fraction") {
+            sink.error("fraction_without_holdout", at: r.position("fraction"), "'fraction' belongs to a holdout (\"kind\": \"holdout\")",
+                       hint: "use 'coverage' and variant weights for an experiment")
+        }
+        if !isHoldout, let items = r.array("variants") {
             if items.count < 2 {
                 sink.error("too_few_variants", at: r.position("variants"), "an experiment needs at least two variants, found \(items.count)", hint: "add a control and at least one treatment")
             }
@@ -112,6 +130,9 @@ struct ExperimentDecoder {
             }
         }
         let forced = decodeForced(r, variants: variants)
+        let rollout = r.node("rollout").flatMap { decodeRollout($0, start: start, hasStart: r.has("start")) }
+        let safeguards = r.node("safeguards").flatMap { decodeSafeguards($0, guardrails: metrics.guardrails) }
+        let winner = decodeWinner(r, status: status, end: end, variants: variants, isHoldout: isHoldout)
         let segments = decodeAttributeNames(r, "segments", what: "'segments'")
         for (name, position) in segments where Segments.standardDimensions.contains(name) {
             sink.warning("segment_always_kept", at: position, "segment '\(name)' is always kept",
@@ -122,12 +143,61 @@ struct ExperimentDecoder {
             id: id, name: name, hypothesis: r.string("hypothesis"), owner: r.string("owner"), status: status ?? .draft,
             start: start, end: end, seed: seed.flatMap { $0.isEmpty ? nil : $0 }, hashVersion: hashVersion, coverage: coverage,
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
-            variants: variants, segments: segments.map(\.name), sourcePath: sink.file)
+            variants: variants, rollout: rollout, safeguards: safeguards, segments: segments.map(\.name), sourcePath: sink.file,
+            kind: isHoldout ? .holdout : .experiment, fraction: fraction, winner: winner)
         if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
         return (experiment, outline)
     }
 
     // MARK: Top-level fields
+
+    /// A GrowthBook condition object, checked (operators, then the linter's deeper checks).
+    func decodeCondition(_ c: JSONNode) -> JSONValue? {
+        guard case .object = c.kind else {
+            sink.error("wrong_type", at: c.position, "'condition' must be an object, not \(c.typeName)", hint: "write a GrowthBook condition such as {\"country\": {\"$in\": [\"GB\"]}}")
+            return nil
+        }
+        checkCondition(c)
+        // Unknown operators were reported by checkCondition, with their position and a did-you-mean.
+        for problem in conditionLinter(c.value) where !problem.contains("unknown operator") {
+            sink.error("bad_condition", at: c.position, problem, hint: "this part of the condition would never match; see GrowthBook's condition operators")
+        }
+        return c.value
+    }
+
+    /// `winner`: required with status `shipped` (with `end`, when enrollment closed), a variant key, and nowhere else.
+    private func decodeWinner(_ r: ObjectReader, status: Experiment.Status?, end: Date?, variants: [Variant], isHoldout: Bool) -> String? {
+        let winner = r.string("winner")
+        guard status == .shipped else {
+            if r.has("winner") {
+                sink.error("winner_without_shipped", at: r.position("winner"), "'winner' is only read when the status is \"shipped\"",
+                           hint: "set \"status\": \"shipped\" to give everyone the winner's paywall, or remove 'winner'")
+            }
+            return nil
+        }
+        if isHoldout {
+            sink.error("shipped_holdout", at: r.position("status"), "a holdout cannot be shipped", hint: "stop it (\"status\": \"stopped\") to release its users")
+            return nil
+        }
+        guard let winner else {
+            if !r.has("winner") {
+                sink.error("missing_winner", at: r.position("status"), "a shipped experiment needs 'winner', the variant everyone now gets",
+                           hint: "add \"winner\": \"\(variants.dropFirst().first?.key ?? "treatment")\"")
+            }
+            return nil
+        }
+        let keys = variants.map(\.key)
+        guard keys.contains(winner) else {
+            sink.error("unknown_winner", at: r.position("winner"), "winner '\(winner)' is not a variant of this experiment",
+                       hint: Spelling.closest(to: winner, in: keys).map { "did you mean '\($0)'?" } ?? "use one of: \(keys.joined(separator: ", "))")
+            return nil
+        }
+        if end == nil {
+            sink.error("shipped_without_end", at: r.position("status"), "a shipped experiment needs 'end', when enrollment closed",
+                       hint: "set \"end\" to the time you shipped, e.g. \"\(RFC3339.format(Date()).prefix(10))T00:00:00Z\"; users exposed before it keep counting")
+        }
+        return winner
+    }
 
     private func decodeForecast(_ node: JSONNode) -> ForecastConfig {
         var config = ForecastConfig()
@@ -379,10 +449,18 @@ struct ExperimentDecoder {
                 sink.error("bad_weight", at: r.position("weight"), "weight \(Self.format(w)) of variant '\(key)' must be a positive number", hint: "weights are relative, e.g. 1 and 1 for an even split")
             }
         }
-        let what = "variant '\(key)' paywall"
-        guard let p = r.node("paywall"),
-              let pr = ObjectReader(p, what: what, allowed: Self.paywallKeys, required: ["offering", "trial_days", "copy"], sink: sink)
-        else { return (Variant(key: key, weight: weight, paywall: Paywall(offering: "", trialDays: 0, copy: .staticText(""))), r.position("key")) }
+        guard let p = r.node("paywall") else {
+            return (Variant(key: key, weight: weight, paywall: Paywall(offering: "", trialDays: 0, copy: .staticText(""))), r.position("key"))
+        }
+        return (Variant(key: key, weight: weight, paywall: decodePaywall(p, what: "variant '\(key)' paywall", copyOwner: "variant '\(key)'")), r.position("key"))
+    }
+
+    /// A paywall object, or null (no paywall: a holdout arm, an audience that shows nothing).
+    /// A paywall that does not decode gives a placeholder after its errors were reported.
+    func decodePaywall(_ p: JSONNode, what: String, copyOwner: String) -> Paywall? {
+        if case .null = p.kind { return nil }
+        guard let pr = ObjectReader(p, what: what, allowed: Self.paywallKeys, required: ["offering", "trial_days", "copy"], sink: sink)
+        else { return Paywall(offering: "", trialDays: 0, copy: .staticText("")) }
 
         let offering = pr.string("offering") ?? ""
         if pr.has("offering"), let products, products.offerings[offering] == nil {
@@ -418,15 +496,15 @@ struct ExperimentDecoder {
             sink.error("unknown_plan", at: pr.position("highlighted_plan"), "plan '\(highlighted)' is not in offering '\(offering)'",
                        hint: Spelling.closest(to: highlighted, in: known).map { "did you mean '\($0)'?" } ?? "plans: \(known.joined(separator: ", "))")
         }
-        let copy = pr.node("copy").flatMap { decodeCopy($0, variant: key) } ?? .staticText("")
-        let paywall = Paywall(offering: offering, trialDays: trialDays, discountFraming: framing, highlightedPlan: highlighted, copy: copy)
-        return (Variant(key: key, weight: weight, paywall: paywall), r.position("key"))
+        let copy = pr.node("copy").flatMap { decodeCopy($0, variant: copyOwner) } ?? .staticText("")
+        return Paywall(offering: offering, trialDays: trialDays, discountFraming: framing, highlightedPlan: highlighted, copy: copy)
     }
 
     // MARK: Copy
 
-    private func decodeCopy(_ node: JSONNode, variant: String) -> CopySpec? {
-        let what = "variant '\(variant)' copy"
+    /// `owner` names what the copy belongs to in messages, e.g. "variant 'control'".
+    private func decodeCopy(_ node: JSONNode, variant owner: String) -> CopySpec? {
+        let what = "\(owner) copy"
         guard case .object(let members) = node.kind else {
             sink.error("wrong_type", at: node.position, "\(what) must be an object, not \(node.typeName)")
             return nil
@@ -453,7 +531,7 @@ struct ExperimentDecoder {
             return decodeCustomVariable(r)
         default:
             guard let r = ObjectReader(node, what: what, allowed: allowed, required: ["instructions", "prompt"], sink: sink) else { return nil }
-            return decodeAI(r, variant: variant)
+            return decodeAI(r, variant: owner)
         }
     }
 
@@ -534,7 +612,7 @@ struct ExperimentDecoder {
                 }
             }
         } else {
-            sink.error("missing_fallback", at: r.node.position, "ai_generated copy of variant '\(variant)' has no fallback",
+            sink.error("missing_fallback", at: r.node.position, "ai_generated copy of \(variant) has no fallback",
                        hint: "add \"fallback\": \"…\", the line shown when no model answer can be used")
         }
         return .aiGenerated(AIRecipe(instructions: instructions, brief: brief, prompt: prompt ?? (try! CopyTemplate(parsing: "")),

@@ -31,7 +31,8 @@ public enum ExperimentLoader {
     public typealias ConditionLinter = @Sendable (JSONValue) -> [String]
 
     /// Files the loader skips: they sit beside experiments but are not experiments.
-    static let reservedNames: Set<String> = ["schema.json", "products.json"]
+    static let reservedNames: Set<String> = ["schema.json", "products.json", placementsName]
+    static let placementsName = "placements.json"
 
     /// Loads a folder for use: every experiment must be valid.
     public static func load(directory: String, conditionLinter: @escaping ConditionLinter) throws(LoadError) -> ExperimentCatalog {
@@ -40,12 +41,14 @@ public enum ExperimentLoader {
         return catalog
     }
 
-    /// Validates files and folders (a folder means every `*.json` in it but `schema.json` and `products.json`).
+    /// Validates files and folders (a folder means every `*.json` in it but `schema.json` and
+    /// `products.json`, with `placements.json` checked against the folder's experiments).
     public static func validate(paths: [String], conditionLinter: @escaping ConditionLinter) -> Report {
         var files: [String] = []
         var diagnostics: [Diagnostic] = []
         var productsByFolder: [String: Products?] = [:]
         var experimentFiles: [String] = []
+        var placementFiles: [String] = []
         let fm = FileManager.default
 
         for path in paths {
@@ -58,12 +61,15 @@ public enum ExperimentLoader {
                 let names = ((try? fm.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".json") && !reservedNames.contains($0) }.sorted()
                 let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
                 experimentFiles += names.map { folder == "." ? $0 : "\(folder)/\($0)" }
+                if fm.fileExists(atPath: folder + "/" + placementsName) { placementFiles.append(folder == "." ? placementsName : "\(folder)/\(placementsName)") }
                 if names.isEmpty {
                     diagnostics.append(Diagnostic(file: path, position: SourcePosition(line: 1, column: 1), severity: .warning, code: "no_experiments", message: "no experiment files in this folder"))
                 }
             } else if (path as NSString).lastPathComponent == "products.json" {
                 let folder = (path as NSString).deletingLastPathComponent
                 productsByFolder[folder.isEmpty ? "." : folder] = loadProducts(folder: folder.isEmpty ? "." : folder, into: &diagnostics, files: &files)
+            } else if (path as NSString).lastPathComponent == placementsName {
+                placementFiles.append(path)
             } else {
                 experimentFiles.append(path)
             }
@@ -87,9 +93,32 @@ public enum ExperimentLoader {
         }
         diagnostics += folderChecks(outlines)
 
+        var placements: [Placement] = []
+        for file in placementFiles {
+            let folder = folderOf(file)
+            if productsByFolder[folder] == nil {
+                productsByFolder[folder] = loadProducts(folder: folder, into: &diagnostics, files: &files)
+            }
+            files.append(file)
+            // The experiments beside the file: from this run when its folder was read, else read for their ids.
+            var kinds: [String: Experiment.Kind] = [:]
+            let decoded = outlines.filter { folderOf($0.file) == folder }
+            if decoded.isEmpty {
+                kinds = siblingExperimentKinds(folder: folder)
+            } else {
+                for (_, o) in decoded { if let id = o.id { kinds[id] = o.kind } }
+            }
+            let sink = DiagnosticSink(file: file)
+            if let root = parse(file: file, sink: sink) {
+                let decoded = PlacementsDecoder(sink: sink, products: productsByFolder[folder] ?? nil, experiments: kinds, conditionLinter: conditionLinter).decode(root)
+                if placements.isEmpty { placements = decoded }
+            }
+            diagnostics += sink.diagnostics
+        }
+
         let hasErrors = diagnostics.contains { $0.severity == .error }
         let products = productsByFolder.values.compactMap { $0 }.first
-        let catalog = hasErrors ? nil : products.map { ExperimentCatalog(experiments: experiments, products: $0) }
+        let catalog = hasErrors ? nil : products.map { ExperimentCatalog(experiments: experiments, products: $0, placements: placements) }
         return Report(files: files, diagnostics: diagnostics, catalog: catalog)
     }
 
@@ -105,7 +134,7 @@ public enum ExperimentLoader {
                 firstByID[id] = file
             }
         }
-        let running = outlines.filter { $0.outline.status == .running && $0.outline.namespace != nil }
+        let running = outlines.filter { $0.outline.status == .running && $0.outline.namespace != nil && $0.outline.kind == .experiment }
         for (i, a) in running.enumerated() {
             for b in running[..<i] {
                 guard let na = a.outline.namespace, let nb = b.outline.namespace, na.overlaps(nb) else { continue }
@@ -116,6 +145,24 @@ public enum ExperimentLoader {
             }
         }
         return out
+    }
+
+    private static func folderOf(_ file: String) -> String {
+        let folder = (file as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    /// The id and kind of each experiment file in `folder`, read without checking the files.
+    private static func siblingExperimentKinds(folder: String) -> [String: Experiment.Kind] {
+        var kinds: [String: Experiment.Kind] = [:]
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") && !reservedNames.contains($0) }
+        for name in names {
+            guard let data = FileManager.default.contents(atPath: folder + "/" + name), let node = try? JSONReader.parse([UInt8](data)),
+                  case .object(let members) = node.value, case .string(let id)? = members.first(where: { $0.0 == "id" })?.1 else { continue }
+            let isHoldout = members.contains { $0.0 == "kind" && $0.1 == .string("holdout") }
+            kinds[id] = isHoldout ? .holdout : .experiment
+        }
+        return kinds
     }
 
     private static func parse(file: String, sink: DiagnosticSink) -> JSONNode? {

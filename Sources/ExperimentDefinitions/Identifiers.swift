@@ -21,6 +21,14 @@ extension BytewiseText {
 
     @inlinable public var isEmpty: Bool { text.isEmpty }
 
+    /// SPEC §4: ids are at most 256 bytes of UTF-8; a longer one is refused, naming its field.
+    public static var maxBytes: Int { 256 }
+
+    /// Why this id is refused, or nil when it may be stored.
+    public var refusal: String? {
+        byteCount > Self.maxBytes ? "is longer than \(Self.maxBytes) bytes (\(byteCount))" : nil
+    }
+
     /// The bytes that compare.
     @inlinable public var utf8: String.UTF8View { text.utf8 }
 

@@ -2,9 +2,10 @@
 public struct Variant: Sendable {
     public var key: String
     public var weight: Double
-    public var paywall: Paywall
+    /// nil: this arm shows no paywall (a holdout arm; assign answers `show_paywall: false`).
+    public var paywall: Paywall?
 
-    public init(key: String, weight: Double = 1, paywall: Paywall) {
+    public init(key: String, weight: Double = 1, paywall: Paywall?) {
         self.key = key
         self.weight = weight
         self.paywall = paywall

@@ -20,16 +20,39 @@ public struct GrowthBookPayload: Sendable {
     public let validFrom: Date?
     public let validUntil: Date?
 
-    public static func build(catalog: ExperimentCatalog, now: Date) -> GrowthBookPayload {
+    /// - Parameter stops: per experiment id, the safeguard stops in force (`Safeguarded`): a
+    ///   stopped arm's variation becomes the control's paywall and the rollout stays at the
+    ///   stage it had at the first stop.
+    public static func build(catalog: ExperimentCatalog, now: Date, stops: [String: Safeguarded] = [:]) -> GrowthBookPayload {
         var features: [(String, JSONValue)] = []
         var validFrom: Date?, validUntil: Date?
+        var live: Set<String> = []
+        var shares: [String: Double] = [:]
         for e in catalog.experiments where e.status == .running {
-            for boundary in [e.start, e.end].compactMap({ $0 }) {
+            let held = stops[e.id]?.holdStageAt
+            // Rollout stage boundaries change the coverage; a held rollout has none ahead.
+            let stageEnds = held == nil ? e.start.map { e.rollout?.stageEnds(start: $0).compactMap { $0 } ?? [] } ?? [] : []
+            for boundary in [e.start, e.end].compactMap({ $0 }) + stageEnds {
                 if boundary > now { validUntil = min(validUntil ?? boundary, boundary) } else { validFrom = max(validFrom ?? boundary, boundary) }
             }
             if let start = e.start, now < start { continue }
             if let end = e.end, now >= end { continue }
-            features.append((e.id, feature(e, products: catalog.products)))
+            live.insert(e.id)
+            if let rollout = e.rollout, let start = e.start {
+                shares[e.id] = rollout.position(at: held.map { min($0, now) } ?? now, start: start).share
+            }
+        }
+        let holdouts = catalog.experiments.filter(\.isHoldout)
+        var builder = FeatureBuilder(products: catalog.products, holdoutIDs: holdouts.map(\.id), live: live)
+        builder.rolloutShares = shares
+        builder.stoppedArms = stops.mapValues(\.stoppedArms)
+        // Every holdout is a feature, so that rules may name it in parentConditions whatever its status.
+        for h in holdouts { features.append((h.id, builder.holdoutFeature(h))) }
+        for e in catalog.experiments where !e.isHoldout && (live.contains(e.id) || e.status == .shipped) {
+            features.append((e.id, builder.experimentFeature(e)))
+        }
+        for p in catalog.placements {
+            features.append(("placement:" + p.id, builder.placementFeature(p, experiments: catalog)))
         }
         let featuresJSON = JSONValue.object(features).serialized()
         var body = #"{"status":200,"features":"#
@@ -47,29 +70,17 @@ public struct GrowthBookPayload: Sendable {
         return true
     }
 
-    static func feature(_ e: Experiment, products: Products) -> JSONValue {
-        let paywalls = e.variants.map { PaywallResolver.resolve($0.paywall, products: products, request: PaywallRequest()).json }
-        var rules: [JSONValue] = []
-        for (user, key) in e.forced.sorted(by: { $0.key < $1.key }) {
-            guard let i = e.variants.firstIndex(where: { $0.key == key }) else { continue }
-            rules.append(.object([("condition", .object([("id", .string(user.text))])), ("force", paywalls[i])]))
+    /// What the payload needs to know of one experiment's safeguard stops.
+    public struct Safeguarded: Sendable, Equatable {
+        /// Keys of the stopped arms.
+        public var stoppedArms: Set<String>
+        /// The time of the first stop in force.
+        public var holdStageAt: Date?
+
+        public init(stoppedArms: Set<String>, holdStageAt: Date?) {
+            self.stoppedArms = stoppedArms
+            self.holdStageAt = holdStageAt
         }
-        var rule: [(String, JSONValue)] = [
-            ("key", .string(e.id)),
-            ("seed", .string(e.seed)),
-            ("hashVersion", .number(Double(e.hashVersion))),
-            ("hashAttribute", .string("id")),
-            ("coverage", .number(e.coverage)),
-            ("weights", .array(e.normalizedWeights.map { .number($0) })),
-            ("variations", .array(paywalls)),
-            ("meta", .array(e.variants.map { .object([("key", .string($0.key))]) })),
-            ("name", .string(e.name)),
-            ("phase", .string("0")),
-        ]
-        if let ns = e.namespace { rule.append(("namespace", .array([.string(ns.id), .number(ns.start), .number(ns.end)]))) }
-        if let condition = TargetingCondition.condition(targeting: e.targeting, own: e.condition) { rule.append(("condition", condition)) }
-        rules.append(.object(rule))
-        return .object([("defaultValue", .null), ("rules", .array(rules))])
     }
 
     /// `"` + FNV-1a 64 of the bytes + length + `"`: equal features give equal tags on every node.

@@ -8,7 +8,19 @@ public enum PaywallResolver {
         let discount = try? products.discountText(paywall.discountFraming, offering: paywall.offering)
         return ResolvedPaywall(
             offering: paywall.offering, trialDays: paywall.trialDays, discountFraming: paywall.discountFraming,
-            discountText: discount, highlightedPlan: paywall.highlightedPlan, copy: resolveCopy(paywall.copy, request: request))
+            discountText: discount, highlightedPlan: paywall.highlightedPlan, plans: plans(paywall, products: products),
+            copy: resolveCopy(paywall.copy, request: request))
+    }
+
+    /// The offering's plans, ordered by period length then key (weekly before monthly before annual).
+    public static func plans(_ paywall: Paywall, products: Products) -> [ResolvedPlan] {
+        let order = ["P1W": 0, "P1M": 1, "P2M": 2, "P3M": 3, "P6M": 4, "P1Y": 5]
+        return (products.offerings[paywall.offering] ?? [:])
+            .sorted { (order[$0.value.period] ?? 9, $0.key) < (order[$1.value.period] ?? 9, $1.key) }
+            .map { key, plan in
+                ResolvedPlan(key: key, productID: plan.productID, price: plan.price, period: plan.period,
+                             currency: products.currency, highlighted: key == paywall.highlightedPlan)
+            }
     }
 
     public static func resolveCopy(_ copy: CopySpec, request: PaywallRequest) -> ResolvedCopy {

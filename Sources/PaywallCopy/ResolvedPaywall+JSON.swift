@@ -14,7 +14,17 @@ extension ResolvedPaywall {
             ("discount_framing", .string(discountFraming.rawValue)),
             ("discount_text", discountText.map(JSONValue.string) ?? .null),
             ("highlighted_plan", highlightedPlan.map(JSONValue.string) ?? .null),
+            ("plans", .array(plans.map(\.json))),
         ]
+    }
+}
+
+extension ResolvedPlan {
+    public var json: JSONValue {
+        .object([
+            ("key", .string(key)), ("product_id", .string(productID)), ("price", .number(price)),
+            ("period", .string(period)), ("currency", .string(currency)), ("highlighted", .bool(highlighted)),
+        ])
     }
 }
 

@@ -8,17 +8,41 @@ public struct ResolvedPaywall: Sendable {
     /// Computed from `products.json`; nil for `none`.
     public var discountText: String?
     public var highlightedPlan: String?
+    /// The offering's plans from `products.json`, by plan key, so the app needs no copy of the price table.
+    public var plans: [ResolvedPlan]
     public var copy: ResolvedCopy
 
     /// Public so an app can bundle a default paywall (AbctlClient) and read one back from JSON.
     public init(offering: String, trialDays: Int, discountFraming: DiscountFraming = .none, discountText: String? = nil,
-                highlightedPlan: String? = nil, copy: ResolvedCopy) {
+                highlightedPlan: String? = nil, plans: [ResolvedPlan] = [], copy: ResolvedCopy) {
+        self.plans = plans
         self.offering = offering
         self.trialDays = trialDays
         self.discountFraming = discountFraming
         self.discountText = discountText
         self.highlightedPlan = highlightedPlan
         self.copy = copy
+    }
+}
+
+/// One plan of a resolved paywall's offering (SPEC §8 `plans`).
+public struct ResolvedPlan: Sendable, Equatable {
+    public var key: String
+    public var productID: String
+    public var price: Double
+    /// ISO 8601 duration: P1W, P1M, P1Y, …
+    public var period: String
+    public var currency: String
+    /// The paywall's `highlighted_plan`.
+    public var highlighted: Bool
+
+    public init(key: String, productID: String, price: Double, period: String, currency: String, highlighted: Bool) {
+        self.key = key
+        self.productID = productID
+        self.price = price
+        self.period = period
+        self.currency = currency
+        self.highlighted = highlighted
     }
 }
 

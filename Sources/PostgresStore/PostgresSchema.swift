@@ -84,8 +84,26 @@ enum PostgresSchema {
             ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
             ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
             """),
+        // SPEC §5: one row per stop, written whole in one statement; at most one in force per
+        // (experiment, arm). notified_ts is the --notify-url outbox's mark. Keyed by experiment,
+        // like copy_cache: a reference table on Citus.
+        Migration(version: 6, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+            CREATE TABLE safeguard_stops (
+                id text COLLATE "C" PRIMARY KEY,
+                experiment text COLLATE "C" NOT NULL,
+                arm text COLLATE "C" NOT NULL,
+                metric text NOT NULL,
+                action text NOT NULL,
+                stopped_ts bigint NOT NULL,
+                figures text NOT NULL,
+                reset_ts bigint,
+                reset_by text,
+                notified_ts bigint
+            );
+            CREATE UNIQUE INDEX safeguard_stops_in_force ON safeguard_stops (experiment, arm) WHERE reset_ts IS NULL;
+            """),
         // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
-        Migration(version: 6, description: "events keep the original amount and currency of converted revenue", sql: """
+        Migration(version: 7, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
             """),
     ]
@@ -94,6 +112,8 @@ enum PostgresSchema {
 
     /// Any constant works; it only has to be the same for every abctl.
     static let migrationLockKey = "7385417209384510221"
+    /// Held by the node that evaluates safeguards (and sends their notifications) at the moment.
+    static let safeguardLockKey = "7385417209384510222"
 
     /// Brings the database to `latestVersion` under a session advisory lock, so two nodes that
     /// start at once migrate it once: the second waits, then finds nothing to do. A database

@@ -118,14 +118,15 @@ public struct Simulator: Sendable {
         }
 
         var exposed: [(String, String)] = []
-        var behaviour: (Rates: Truth.Rates, paywall: Paywall, experiment: Experiment)? = nil
+        var behaviour: (Rates: Truth.Rates, paywall: Paywall?, experiment: Experiment)? = nil
         for candidate in assigner.experiments {
             let a = assigner.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival)
             guard a.inExperiment, let i = a.variantIndex, let experiment = catalog.experiment(a.experimentID) else { continue }
             let variant = experiment.variants[i]
             let rates = truth.rates(experiment: experiment.id, variant: variant.key)
             if rng.chance(rates.exposureLoss) { continue }
-            let copy = shownCopy(variant.paywall, request: request, rng: &rng)
+            // An arm with no paywall (a holdout arm) logs its exposure with no copy.
+            let copy = variant.paywall.map { shownCopy($0, request: request, rng: &rng) }
             add(.exposure, at: arrival, experiment: experiment.id, variant: variant.key, copy: copy)
             exposed.append((experiment.id, variant.key))
             // A user behaves once, by the first experiment that showed them a paywall.
@@ -133,7 +134,10 @@ public struct Simulator: Sendable {
         }
         guard let (rates, paywall, experiment) = behaviour else { return exposed }
 
-        let plans = catalog.products.offerings[paywall.offering] ?? [:]
+        // With no paywall shown the user may still buy in the app's own store screen: the first offering, no trial.
+        let offering = paywall?.offering ?? catalog.products.offerings.keys.sorted().first ?? ""
+        let trialDays = paywall?.trialDays ?? 0
+        let plans = catalog.products.offerings[offering] ?? [:]
         let annual = plans.values.first { $0.period == "P1Y" }, monthly = plans.values.first { $0.period == "P1M" }
         func pay(at time: Date, type: EventType) {
             guard let plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
@@ -161,8 +165,8 @@ public struct Simulator: Sendable {
         }
 
         let window = experiment.metrics.day0WindowHours
-        let trialHours = Double(paywall.trialDays) * 24
-        if paywall.trialDays > 0 && rng.chance(rates.trialStart) {
+        let trialHours = Double(trialDays) * 24
+        if trialDays > 0 && rng.chance(rates.trialStart) {
             let trialStart = arrival.addingTimeInterval(rng.uniform(1, 30) * 60)
             add(.trialStarted, at: trialStart, productID: annual?.productID)
             if rng.chance(rates.day0Cancel) {

@@ -34,6 +34,14 @@ public struct SequentialTest: Sendable, Equatable {
 
     public static let defaultMixingVariance = 1e-4
 
+    /// τ² for an experiment: the squared absolute effect it hopes to see (`minimumEffect`, relative,
+    /// times the control's rate), or `defaultMixingVariance` when that is 0. Reports' sequential
+    /// monitoring and safeguards both use it, so their intervals agree.
+    public static func mixingVariance(controlRate: Double, minimumEffect: Double) -> Double {
+        let effect = abs(minimumEffect * controlRate)
+        return effect > 0 ? effect * effect : defaultMixingVariance
+    }
+
     public let mixingVariance: Double
     public let alpha: Double
     /// The looks seen so far.

@@ -16,7 +16,7 @@ import Foundation
 /// | anything else (`testNotification`, other types, one-time products) | ignored |
 ///
 /// The user is the purchase's `externalAccountIdentifiers.obfuscatedExternalAccountId`, mapped
-/// back through the exposures' `store_account_id` when one matches; `event_id` is the Pub/Sub
+/// back through `userForStoreAccount` (nil: the id itself is the user); `event_id` is the Pub/Sub
 /// `messageId`; `ts` the notification's `eventTimeMillis`; revenue the line item's recurring price.
 public enum GooglePlayMapping {
     public struct Notification: Sendable, Equatable {

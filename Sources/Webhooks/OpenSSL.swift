@@ -76,11 +76,7 @@ enum OpenSSL {
 
         /// From a PEM certificate (Google's kid → certificate map) or PEM public key.
         static func pem(_ text: String) -> PublicKey? {
-            let bytes = Array(text.utf8)
-            return bytes.withUnsafeBytes { raw -> PublicKey? in
-                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-                defer { BIO_free(bio) }
-                defer { ERR_clear_error() }
+            withPEMReader(text) { bio -> PublicKey? in
                 if text.contains("BEGIN CERTIFICATE") {
                     guard let cert = PEM_read_bio_X509(bio, nil, nil, nil) else { return nil }
                     defer { X509_free(cert) }
@@ -126,15 +122,22 @@ enum OpenSSL {
 
         /// From PEM (PKCS #8 `BEGIN PRIVATE KEY`, as Google's key files hold, or PKCS #1).
         static func pem(_ text: String) -> PrivateKey? {
-            let bytes = Array(text.utf8)
-            return bytes.withUnsafeBytes { raw -> PrivateKey? in
-                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-                defer { BIO_free(bio); ERR_clear_error() }
+            withPEMReader(text) { bio -> PrivateKey? in
                 guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { return nil }
                 guard EVP_PKEY_is_a(key, "RSA") == 1 else { EVP_PKEY_free(key); return nil }
                 return PrivateKey(key)
             }
         }
+    }
+}
+
+/// Runs `read` on a memory BIO over `text` (PEM), freeing the BIO and clearing OpenSSL's error
+/// queue afterwards, so a failed read leaves nothing behind for the next call on this thread.
+private func withPEMReader<T>(_ text: String, _ read: (OpaquePointer) -> T?) -> T? {
+    Array(text.utf8).withUnsafeBytes { raw -> T? in
+        guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+        defer { BIO_free(bio); ERR_clear_error() }
+        return read(bio)
     }
 }
 

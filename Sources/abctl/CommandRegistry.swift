@@ -14,5 +14,6 @@ enum CommandRegistry {
         ServeCommand.spec,
         ExportCommand.spec,
         ForecastCommand.spec,
+        SafeguardsCommand.spec,
     ]
 }

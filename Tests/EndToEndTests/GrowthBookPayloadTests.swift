@@ -4,20 +4,25 @@ import Testing
 
 /// `GET /api/features/{clientKey}` and `abctl export --format growthbook` (SPEC §7): GrowthBook's
 /// own Python SDK, pointed at a live server, picks the variant `/v1/assign` answers.
-@Suite(.timeLimit(.minutes(8)))
+@Suite(.timeLimit(.minutes(15)))
 struct GrowthBookPayloadTests {
     static let keys = "client-key-1:sdk;assign-key-1:assign;admin-key-1:admin"
 
     /// Experiments that use every part of the translation; the shipped AI-copy experiment is kept
     /// (recipes as variations, platform targeting, forced users), the other two shipped ones dropped.
+    /// A global holdout, a shipped experiment, an arm with no paywall, and two placements whose
+    /// audiences reach fixed paywalls, no paywall, and experiments live, shipped, paused and ended.
     static func writeExperiments(_ folder: String) throws {
         for name in ["chorus-trial-length.json", "chorus-discount-framing.json"] {
             try FileManager.default.removeItem(atPath: folder + "/" + name)
         }
-        func variants(_ keys: [String], weights: [Double]? = nil) -> String {
+        func paywall(_ trial: Int, _ text: String) -> String {
+            #"{"offering": "chorus_plus", "trial_days": \#(trial), "discount_framing": "none", "copy": {"strategy": "custom_variable", "template": "{{ custom.userName }}, \#(text)", "defaults": {"userName": "Birder"}}}"#
+        }
+        func variants(_ keys: [String], weights: [Double]? = nil, none: String? = nil) -> String {
             keys.enumerated().map { i, key in
                 let weight = weights.map { #""weight": \#($0[i]), "# } ?? ""
-                return #"{"key": "\#(key)", \#(weight)"paywall": {"offering": "chorus_plus", "trial_days": \#(i + 1), "discount_framing": "none", "copy": {"strategy": "custom_variable", "template": "{{ custom.userName }}, \#(key)", "defaults": {"userName": "Birder"}}}}"#
+                return #"{"key": "\#(key)", \#(weight)"paywall": \#(key == none ? "null" : paywall(i + 1, key))}"#
             }.joined(separator: ", ")
         }
         let files: [String: String] = [
@@ -34,7 +39,30 @@ struct GrowthBookPayloadTests {
             """#,
             "gb-everyone": #"""
             {"id": "gb-everyone", "name": "No targeting, a third covered", "status": "running", "coverage": 0.35,
-             "forced": {"🐦 tester": "off"}, "variants": [\#(variants(["off", "on"]))]}
+             "forced": {"🐦 tester": "off"}, "variants": [\#(variants(["off", "on"], none: "off"))]}
+            """#,
+            "gb-holdout": #"""
+            {"id": "gb-holdout", "name": "Global holdout", "kind": "holdout", "fraction": 0.15, "status": "running", "seed": "hold-seed",
+             "targeting": {"platform": ["ios", "android"]}, "forced": {"hold-qa": "holdout", "Zoë QA": "general"}}
+            """#,
+            "gb-shipped": #"""
+            {"id": "gb-shipped", "name": "Shipped", "status": "shipped", "winner": "y", "start": "2020-01-01T00:00:00Z", "end": "2021-01-01T00:00:00Z",
+             "coverage": 0.2, "namespace": {"id": "gb", "range": [0.0, 0.1]}, "targeting": {"country": ["GB"]},
+             "forced": {"ship-qa": "x"}, "variants": [\#(variants(["x", "y"]))]}
+            """#,
+            "placements": #"""
+            {"placements": {
+              "home": {"default": \#(paywall(9, "home")), "audiences": [
+                {"name": "gated", "condition": {"plan": "paid"}, "paywall": null},
+                {"name": "uk", "condition": {"country": {"$in": ["GB", "gb"]}}, "experiment": "gb-shipped"},
+                {"name": "targeted", "condition": {"new_user": {"$type": "boolean", "$eq": true}}, "experiment": "gb-targeted"},
+                {"name": "paused", "condition": {"language": "fr"}, "experiment": "gb-paused"},
+                {"name": "ended", "condition": {"language": "pt"}, "experiment": "gb-ended"},
+                {"name": "fixed", "condition": {"plan": "trial"}, "paywall": \#(paywall(4, "fixed"))},
+                {"name": "rest", "experiment": "gb-everyone"}]},
+              "gate": {"default": null, "audiences": [
+                {"name": "v1", "condition": {"plan": {"$in": ["free", "paid"]}}, "experiment": "gb-hash-v1"},
+                {"name": "copy", "condition": {"sessions": {"$type": "number", "$gte": 5}}, "experiment": "chorus-paywall-copy"}]}}}
             """#,
             "gb-draft": #"""
             {"id": "gb-draft", "name": "Draft", "status": "draft", "forced": {"qa-1": "b"}, "variants": [\#(variants(["a", "b"]))]}
@@ -68,10 +96,19 @@ struct GrowthBookPayloadTests {
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(summary["users"] as? Int == 100_000)
         #expect(summary["mismatches"] as? Int == 0)
-        #expect(summary["features"] as? [String] == ["chorus-paywall-copy", "gb-everyone", "gb-hash-v1", "gb-targeted"])
+        #expect(summary["features"] as? [String] == ["chorus-paywall-copy", "gb-everyone", "gb-hash-v1", "gb-shipped", "gb-targeted"])
+        #expect(summary["placements"] as? [String] == ["gate", "home"])
+        #expect(summary["holdouts"] as? [String] == ["gb-holdout"])
+        #expect(summary["placement_evaluations"] as? Int == 200_000)
+        let placementReasons = try #require(summary["placement_reasons"] as? [String: Int])
+        for reason in ["assigned", "forced", "holdout", "shipped", "audience", "default", "targeting", "condition", "namespace", "coverage", "paused", "outside_dates"] {
+            #expect((placementReasons[reason] ?? 0) >= 100, "placement reason \(reason): \(placementReasons)")
+        }
+        let arms = try #require(summary["holdout_arms"] as? [String: Int])
+        for arm in ["holdout", "general", "None"] { #expect((arms[arm] ?? 0) >= 100, "holdout arm \(arm): \(arms)") }
         // Every way in and out happened many times, so agreement was tested on each.
         let reasons = try #require(summary["assign_reasons"] as? [String: Int])
-        for reason in ["assigned", "forced", "targeting", "condition", "namespace", "coverage", "not_running", "outside_dates", "paused"] {
+        for reason in ["assigned", "forced", "targeting", "condition", "namespace", "coverage", "not_running", "outside_dates", "paused", "holdout", "shipped"] {
             #expect((reasons[reason] ?? 0) >= 100, "reason \(reason): \(reasons)")
         }
         let sources = try #require(summary["sdk_sources"] as? [String: Int])
@@ -111,7 +148,7 @@ struct GrowthBookPayloadTests {
         #expect(payload["status"] as? Int == 200)
         #expect(payload["dateUpdated"] is String)
         let features = try #require(payload["features"] as? [String: Any])
-        #expect(features.keys.sorted() == ["chorus-paywall-copy", "gb-everyone", "gb-hash-v1", "gb-targeted"])
+        #expect(features.keys.sorted() == ["chorus-paywall-copy", "gb-everyone", "gb-hash-v1", "gb-holdout", "gb-shipped", "gb-targeted", "placement:gate", "placement:home"])
 
         let again = try server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": etag])
         #expect(again.status == 304)
@@ -136,11 +173,14 @@ struct GrowthBookPayloadTests {
 
         // A reload rebuilds it: a new experiment appears and the tag changes.
         try FileManager.default.removeItem(atPath: server.experimentsPath + "/gb-everyone.json")
+        let placements = server.experimentsPath + "/placements.json"
+        let text = try String(contentsOfFile: placements, encoding: .utf8).replacingOccurrences(of: #",\#n    {"name": "rest", "experiment": "gb-everyone"}"#, with: "")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: placements))
         server.signal(SIGHUP)
         #expect(try server.eventually { try server.request("GET", "/api/features/client-key-1").headers["etag"] != etag })
         let reloaded = try server.request("GET", "/api/features/client-key-1", headers: ["If-None-Match": etag])
         #expect(reloaded.status == 200)
-        #expect((reloaded.json?["features"] as? [String: Any])?.keys.sorted() == ["chorus-paywall-copy", "gb-hash-v1", "gb-targeted"])
+        #expect((reloaded.json?["features"] as? [String: Any])?.keys.sorted() == ["chorus-paywall-copy", "gb-hash-v1", "gb-holdout", "gb-shipped", "gb-targeted", "placement:gate", "placement:home"])
 
         let metrics = try server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_http_requests_total{route="/api/features/{clientKey}",method="GET",status="304"}"#))

@@ -153,7 +153,9 @@ final class HTTPConnection {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let r = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard r == 0 else { close(fd); throw Failure(description: "connect: errno \(errno)") }
+        // No close here: deinit closes fd (the object is whole once fd is set), and a second close
+        // would close whatever socket another test opened with that number since.
+        guard r == 0 else { throw Failure(description: "connect: errno \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1

@@ -222,3 +222,19 @@ func aNulEscapeInAStringFieldIsRefused(field: String) throws {
 extension Result {
     fileprivate var failure: Failure? { if case .failure(let f) = self { f } else { nil } }
 }
+
+/// SPEC §4: `user_id` and `event_id` are at most 256 bytes of UTF-8; a longer one rejects the line naming the field.
+@Test func idsOver256BytesAreRejectedNamingTheField() throws {
+    let longest = String(repeating: "é", count: 128)   // 256 bytes, 128 characters
+    func line(event: String, user: String) -> String {
+        #"{"event_id":"\#(event)","type":"renewed","user_id":"\#(user)","ts":"2026-12-01T10:00:00Z"}"#
+    }
+    #expect(try parse(line(event: longest, user: longest))?.get().userID == UserID(longest))
+    let user = try #require(rejection(line(event: "e", user: longest + "x")))
+    #expect(user.field == "user_id" && user.reason == "is longer than 256 bytes (257)")
+    let event = try #require(rejection(line(event: String(repeating: "a", count: 1_000_000), user: "u")))
+    #expect(event.field == "event_id" && event.reason == "is longer than 256 bytes (1000000)")
+    // Events mapped from webhooks are held to the same limit.
+    let mapped = Event(id: "e", type: .renewed, userID: UserID(longest + "x"), timestamp: Timestamp(microseconds: 0))
+    #expect(parser.validate(mapped)?.field == "user_id")
+}

@@ -12,7 +12,7 @@ import ExperimentDefinitions
     }()
 
     func paywall(_ experiment: String, _ variant: String) throws -> Paywall {
-        try #require(Self.catalog.experiment(experiment)?.variant(variant)).paywall
+        try #require(Self.catalog.experiment(experiment)?.variant(variant)?.paywall)
     }
 
     @Test func staticCopyAndComputedDiscounts() throws {

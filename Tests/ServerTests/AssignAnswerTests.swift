@@ -20,7 +20,7 @@ import Testing
         ["walk_time": .string("dawn"), "experience": .string("new")], ["companion": .number(3)], ["goal": .string("learn \"songs\"")],
     ]
 
-    @Test func everyVariantIsWrittenAsTheWholePaywallWouldBe() {
+    @Test func everyVariantIsWrittenAsTheWholePaywallWouldBe() throws {
         var checked = 0
         var templated = 0
         for experiment in Self.catalog.experiments {
@@ -30,7 +30,7 @@ import Testing
                 for name in Self.names {
                     for signals in Self.signalSets {
                         let request = PaywallRequest(variables: name.isEmpty ? [:] : ["userName": name], signals: signals)
-                        let resolved = PaywallResolver.resolve(variant.paywall, products: Self.catalog.products, request: request)
+                        let resolved = PaywallResolver.resolve(try #require(variant.paywall), products: Self.catalog.products, request: request)
                         // What the handler writes, and every copy a server-side generator may put in its place.
                         var copies = [resolved.copy]
                         if case .recipe = resolved.copy {

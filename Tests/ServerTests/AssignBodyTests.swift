@@ -69,6 +69,17 @@ import Testing
         #expect(error?.code == "unknown_field" && error?.field == "extra")
     }
 
+    /// SPEC §4: a user id is at most 256 bytes of UTF-8; assign answers 400 naming `user_id`.
+    @Test func userIDsOver256BytesAreRefused() throws {
+        let longest = String(repeating: "é", count: 128)   // 256 bytes
+        #expect(check(Array(#"{"user_id":"\#(longest)"}"#.utf8))?.userID == UserID(longest))
+        let over = #"{"user_id":"\#(longest)x"}"#
+        #expect(AssignBody.direct(Array(over.utf8)) == nil)
+        let error = #expect(throws: APIError.self) { _ = try AssignBody(Array(over.utf8)) }
+        #expect(error?.kind == .badRequest && error?.field == "user_id", "\(String(describing: error))")
+        #expect(error?.message.contains("256 bytes") == true)
+    }
+
     /// Random edits of good bodies: a deleted, inserted or replaced byte, from bytes that matter to JSON.
     @Test func randomEditsNeverMakeThePathsDisagree() {
         var rng = SystemRandomNumberGenerator()

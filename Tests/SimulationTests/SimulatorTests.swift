@@ -73,7 +73,7 @@ import Testing
                 let rates = truth.rates(experiment: experiment.id, variant: variant.key)
                 let window = experiment.metrics.day0WindowHours
                 func check(_ metric: Metric, _ count: Int, of n: Int) {
-                    guard let p = rates.expected(metric, trialDays: variant.paywall.trialDays, day0WindowHours: window) else { return }
+                    guard let p = rates.expected(metric, trialDays: variant.paywall?.trialDays ?? 0, day0WindowHours: window) else { return }
                     let observed = Double(count) / Double(n)
                     let se = (p * (1 - p) / Double(n)).squareRoot()
                     #expect(abs(observed - p) < 4 * se, "\(experiment.id)/\(variant.key) \(metric.name): \(observed) vs true \(p)")
@@ -82,7 +82,7 @@ import Testing
                 check(.named("trial_start_rate"), starters.count, of: rows.count)
                 check(.day0CancelRate, starters.filter { $0.isDay0Cancel(windowHours: window) }.count, of: starters.count)
                 // Users who arrived early enough to finish the trial inside the window.
-                let matured = starters.filter { $0.trialStart!.date.addingTimeInterval(Double(variant.paywall.trialDays + 1) * 86400) < summary.observedUntil }
+                let matured = starters.filter { $0.trialStart!.date.addingTimeInterval(Double((variant.paywall?.trialDays ?? 0) + 1) * 86400) < summary.observedUntil }
                 check(.named("trial_to_paid"), matured.filter(\.converted).count, of: matured.count)
                 // Refunds come within three days of paying: payers who paid at least three days before the end.
                 let payers = rows.filter { $0.firstPaid.map { $0.date.addingTimeInterval(3 * 86400) < summary.observedUntil } ?? false }

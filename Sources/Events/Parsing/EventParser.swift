@@ -90,6 +90,8 @@ public struct EventParser: Sendable {
     public func validate(_ event: Event) -> EventRejection? {
         if event.id.isEmpty { return EventRejection(field: "event_id", reason: "must be a non-empty string") }
         if event.userID.isEmpty { return EventRejection(field: "user_id", reason: "must be a non-empty string") }
+        if let refusal = event.id.refusal { return EventRejection(field: "event_id", reason: refusal) }
+        if let refusal = event.userID.refusal { return EventRejection(field: "user_id", reason: refusal) }
         let texts: [(Field, String?)] = [(.eventID, event.id.text), (.userID, event.userID.text), (.experiment, event.experiment),
                                          (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
                                          (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason),
@@ -203,9 +205,13 @@ public struct EventParser: Sendable {
             if seen & bit != 0 { reject("appears twice"); return }
             seen |= bit
             switch field {
-            case .eventID: f.eventID = string(required: true)
+            case .eventID:
+                f.eventID = string(required: true)
+                if let id = f.eventID, let refusal = EventID(id).refusal { reject(refusal) }
             case .type: f.type = string(required: true)
-            case .userID: f.userID = string(required: true)
+            case .userID:
+                f.userID = string(required: true)
+                if let id = f.userID, let refusal = UserID(id).refusal { reject(refusal) }
             case .ts: f.ts = checkedString(required: true)
             case .experiment: f.experiment = string(required: false)
             case .variant: f.variant = string(required: false)

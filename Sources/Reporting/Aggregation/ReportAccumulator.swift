@@ -27,6 +27,13 @@ public struct ReportAccumulator: Sendable {
     public private(set) var exposedAfterAsOf = 0
     public private(set) var firstExposure: Int64?
     public private(set) var lastExposure: Int64?
+    /// Users split by segment: one per `options.segments` dimension, in order, then the
+    /// post-stratification strata when the experiment has `metrics.adjust_for` (`strataSplit`).
+    public private(set) var splits: [SplitTally]
+    /// The index of the strata in `splits`, or nil without `metrics.adjust_for`.
+    public let strataSplit: Int?
+    /// The current row's cell in each split (kept to reuse its storage).
+    private var rowCells: [Int] = []
 
     private let keys: [String]
     private let asOf: Int64
@@ -77,7 +84,15 @@ public struct ReportAccumulator: Sendable {
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
         day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
-        trialLength = experiment.variants.map { Int64($0.paywall.trialDays) * Self.microsPerDay }
+        trialLength = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
+        let variantKeys = experiment.variants.map(\.key), metricCount = metrics.count
+        var splits = options.segments.map { SplitTally(name: $0, attributes: [$0], variantKeys: variantKeys, metrics: metricCount) }
+        let adjust = experiment.metrics.adjustFor
+        strataSplit = adjust.isEmpty ? nil : splits.count
+        if !adjust.isEmpty {
+            splits.append(SplitTally(name: adjust.joined(separator: " × "), attributes: adjust, variantKeys: variantKeys, metrics: metricCount))
+        }
+        self.splits = splits
     }
 
     /// Counts one user.
@@ -106,6 +121,15 @@ public struct ReportAccumulator: Sendable {
         // Up to the as-of time (revenue: the row's net revenue, cut by the store read), then each horizon's window.
         let o = outcome(row, variant: v, before: asOf + 1, revenue: row.netRevenue)
         tallies[v].record(windows[0].slots, o)
+        if !splits.isEmpty {
+            rowCells.removeAll(keepingCapacity: true)
+            for s in splits.indices {
+                let c = splits[s].cell(of: row)
+                rowCells.append(c)
+                splits[s].addUser(cell: c, variant: v)
+                splits[s].record(cell: c, variant: v, windows[0].slots, o)
+            }
+        }
         if !horizons.isEmpty { recordHorizons(row, variant: v) }
 
         let cap = VariantTally.curveDays
@@ -147,6 +171,7 @@ public struct ReportAccumulator: Sendable {
                 guard exposure + horizon <= asOf else { continue }
                 let o = outcome(row, variant: v, before: exposure + horizon, revenue: revenue[w])
                 tallies[v].record(windows[w + 1].slots, o)
+                for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o) }
             }
         }
     }

@@ -91,6 +91,15 @@ public struct VariantTally: Sendable, Equatable {
         for (m, rule) in slots { record(m, rule, outcome) }
     }
 
+    /// Adds another tally's metric counts, denominators and revenue values (segment cells pooled together).
+    mutating func absorbCounts(of other: VariantTally) {
+        for m in denominators.indices {
+            denominators[m] += other.denominators[m]
+            counts[m] += other.counts[m]
+            values[m] += other.values[m]
+        }
+    }
+
     /// Counts one user's entry into metric slot `m`'s denominator on `day`, and into its numerator on `numeratorDay`.
     mutating func recordLook(_ m: Int, day: Int, numeratorDay: Int?) {
         dailyDenominators[m][day] += 1

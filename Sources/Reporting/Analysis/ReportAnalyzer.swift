@@ -34,10 +34,11 @@ public enum ReportAnalyzer {
         }
         let ltvCap = metrics.firstIndex(of: .revenuePerUser).flatMap { caps[$0] }
         // The three costly parts (Bayesian integrals, survival curves, conversion curves) run side by side.
-        let (comparisons, survival, curves) = try Concurrently.run(
+        var (comparisons, survival, curves) = try Concurrently.run(
             { try compare(tallies, context, experiment: exp, alpha: alpha) },
             { try survivalResult(tallies, options: options) },
             { (try tallies.map(conversionCurve), tallies.map { revenueCurve($0, cap: ltvCap) }) })
+        try PostStratifiedComparisons.apply(&comparisons, acc: acc, caps: caps, alpha: alpha)
         let srm = try sampleRatio(tallies, experiment: exp)
         let copy = copySplits(tallies, experiment: exp)
         let required = requiredUsers(tallies, context, experiment: exp, options: options)
@@ -52,9 +53,12 @@ public enum ReportAnalyzer {
             lastExposure: acc.lastExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
+        figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
         figures.readComparisons()
-        return Report(figures: figures, health: HealthChecks.make(figures, accumulator: acc, required: required),
-                      decision: DecisionRule.decide(figures, required: required))
+        // Segment warnings join the checks by level, after the others of their level.
+        let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
+            .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
+        return Report(figures: figures, health: health, decision: DecisionRule.decide(figures, required: required))
     }
 
     /// What the per-metric steps share: the report's metrics, each revenue metric's cap, and per variant
@@ -172,8 +176,7 @@ public enum ReportAnalyzer {
     /// τ² of the mSPRT mixture: the squared absolute effect the experiment hopes to see
     /// (minimum effect × the control's rate), or the Statistics default when that is 0.
     static func mixingVariance(control: Double, minimumEffect: Double) -> Double {
-        let effect = abs(minimumEffect * control)
-        return effect > 0 ? effect * effect : SequentialTest.defaultMixingVariance
+        SequentialTest.mixingVariance(controlRate: control, minimumEffect: minimumEffect)
     }
 
     /// Welch's test and interval, and the normal-approximation chance to win and expected loss, on capped values.
@@ -320,7 +323,7 @@ public enum ReportAnalyzer {
 
     static func copySplits(_ tallies: [VariantTally], experiment: Experiment) -> [CopySourceSplit] {
         zip(experiment.variants, tallies).compactMap { variant, t in
-            let isAI = if case .aiGenerated = variant.paywall.copy { true } else { false }
+            let isAI = if case .aiGenerated? = variant.paywall?.copy { true } else { false }
             guard isAI || t.copySourceUsers.keys.contains(where: aiSources.contains) else { return nil }
             let sources = t.copySourceUsers.map { CopySourceSplit.Source(source: $0.key, users: $0.value, paid: t.copySourcePaid[$0.key] ?? 0) }
                 .sorted { ($0.users, $1.source) > ($1.users, $0.source) }

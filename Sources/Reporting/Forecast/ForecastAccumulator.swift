@@ -54,11 +54,11 @@ public struct ForecastAccumulator: Sendable {
         horizonDays = experiment.forecast.horizonDays
         self.asOf = Int64((asOf.timeIntervalSince1970 * 1_000_000).rounded())
         horizon = Int64(horizonDays) * Self.microsPerDay
-        matureAge = Int64((experiment.variants.map(\.paywall.trialDays).max() ?? 0) + graceDays) * Self.microsPerDay
+        matureAge = Int64((experiment.variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0) + graceDays) * Self.microsPerDay
         keys = experiment.variants.map(\.key)
         let everyPlan = products.offerings.keys.sorted().flatMap { products.offerings[$0]!.values.sorted { $0.price < $1.price } }
         plans = experiment.variants.map { v in
-            let own = products.offerings[v.paywall.offering].map { Array($0.values) } ?? []
+            let own = v.paywall.flatMap { products.offerings[$0.offering] }.map { Array($0.values) } ?? []
             return own.isEmpty ? everyPlan : own.sorted { $0.price < $1.price }
         }
         cells = Array(repeating: [:], count: keys.count)

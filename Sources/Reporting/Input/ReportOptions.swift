@@ -15,14 +15,23 @@ public struct ReportOptions: Sendable {
     public var power: Double
     /// The report currency (products.json's `currency`): every revenue figure is in it.
     public var currency: String
+    /// Dimensions to split the comparisons by (`--by`, SPEC §5), in the order asked.
+    public var segments: [String]
+    /// A segment value with fewer users than this in any arm is pooled into `other` (`--min-segment-users`).
+    public var minSegmentUsers: Int
 
-    public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8, currency: String = "USD") {
+    public static let defaultMinSegmentUsers = 100
+
+    public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8,
+                currency: String = "USD", segments: [String] = [], minSegmentUsers: Int = ReportOptions.defaultMinSegmentUsers) {
         self.currency = currency
         self.alpha = alpha
         self.generatedAt = generatedAt
         self.since = since
         self.until = until
         self.power = power
+        self.segments = segments
+        self.minSegmentUsers = minSegmentUsers
     }
 
     /// The instant the data is read as of: `until` when given, else `generatedAt`.

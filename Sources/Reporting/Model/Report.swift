@@ -74,6 +74,8 @@ public struct ReportFigures: Sendable {
     public var copySources: [CopySourceSplit]
     /// Users needed per variant for `minimumEffect` on the primary metric, when it can be computed.
     public var requiredUsersPerVariant: Int?
+    /// Results by segment, one per `--by` dimension in the order asked (SPEC §5); empty without `--by`.
+    public var segments: [SegmentDimension] = []
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
@@ -227,6 +229,8 @@ public struct ComparisonResult: Sendable, Equatable {
     public var nullReasons: [String: String]
     /// How the verdict reads this comparison (decisive, better or worse, which p-value), set by the analysis.
     public var reading = VerdictReading()
+    /// Set when the figures above are post-stratified (`metrics.adjust_for`): the plain figures and the variance reduction.
+    public var adjustment: Adjustment?
 
     public init(variant: String, metric: Metric, absoluteDiff: Double? = nil, absoluteCI: Bounds? = nil, relativeLift: Double? = nil,
                 relativeCI: Bounds? = nil, pValue: Double? = nil, pValueAdjusted: Double? = nil, chanceToWin: Double? = nil,

@@ -3,12 +3,14 @@ import Foundation
 
 /// The report as CSV (RFC 4180): one row per (variant, metric), the comparison with the
 /// control in the same row (empty for the control). Rates are fractions, as in the JSON; `cap` is the
-/// per-user revenue cap a revenue metric used (empty when uncapped or not revenue).
+/// per-user revenue cap a revenue metric used (empty when uncapped or not revenue). `null_reasons`
+/// stays the last column.
 public enum CSVReportRenderer {
     public static let header = [
         "experiment", "variant", "is_control", "metric", "users", "count", "denominator", "rate", "ci_lower", "ci_upper",
         "absolute_diff", "absolute_ci_lower", "absolute_ci_upper", "relative_lift", "relative_ci_lower", "relative_ci_upper",
         "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value", "cap",
+        "dimension", "value", "variance_reduction", "unadjusted_absolute_diff", "unadjusted_p_value",
         "direction", "currency", "null_reasons",
     ]
 
@@ -23,19 +25,38 @@ public enum CSVReportRenderer {
                     num(c?.absoluteDiff), num(c?.absoluteCI?.lower), num(c?.absoluteCI?.upper),
                     num(c?.relativeLift), num(c?.relativeCI?.lower), num(c?.relativeCI?.upper),
                     num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
-                    num(m.cap),
+                    num(m.cap), "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
+                    num(c?.adjustment?.unadjusted.pValue),
                     m.metric.direction, r.currency, text(nullReasons(m, c)),
                 ]
                 out += fields.joined(separator: ",") + "\r\n"
+            }
+        }
+        // Segments (`--by`): one row per (dimension, value, metric, variant), the cell's comparison; the
+        // per-variant columns other than users are empty, `p_value_adjusted` is Holm across the cells.
+        for d in r.segments {
+            for cell in d.cells {
+                for c in cell.comparisons {
+                    let users = r.variants.firstIndex { $0.key == c.variant }.map { cell.usersByVariant[$0] }
+                    let fields: [String] = [
+                        text(r.experimentID), text(c.variant), "false", c.metric.name, users.map(String.init) ?? "", "", "", "", "", "",
+                        num(c.absoluteDiff), num(c.absoluteCI?.lower), num(c.absoluteCI?.upper),
+                        num(c.relativeLift), num(c.relativeCI?.lower), num(c.relativeCI?.upper),
+                        num(c.pValue), num(c.pValueAdjusted), num(c.chanceToWin), num(c.expectedLoss), "", num(c.cap),
+                        text(d.dimension), text(cell.value), "", "", "",
+                        c.metric.direction, r.currency, text(nullReasons(nil, c)),
+                    ]
+                    out += fields.joined(separator: ",") + "\r\n"
+                }
             }
         }
         return out
     }
 
     /// Why this row's empty figures are empty, in the JSON's words: `field: reason` joined by "; ".
-    static func nullReasons(_ m: MetricValue, _ c: ComparisonResult?) -> String {
+    static func nullReasons(_ m: MetricValue?, _ c: ComparisonResult?) -> String {
         var parts: [String] = []
-        if let reason = m.nullReason { parts.append("rate: \(reason)") }
+        if let reason = m?.nullReason { parts.append("rate: \(reason)") }
         if let c {
             // One entry per distinct reason, naming every field it explains.
             var byReason: [(String, [String])] = []

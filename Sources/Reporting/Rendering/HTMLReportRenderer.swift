@@ -72,7 +72,33 @@ public enum HTMLReportRenderer {
                 b += "</tr>"
             }
             b += "</tbody></table></div>"
-            b += ReportFormat.legend(r).map { "<p class=\"muted\">\(escape($0))</p>" }.joined() + "</section>\n"
+            b += ReportFormat.legend(r).map { "<p class=\"muted\">\(escape($0))</p>" }.joined()
+            if let note = SegmentRows.adjustmentNote(r) {
+                b += "<p class=\"muted\">\(escape(note))</p><div class=\"scroll\"><table><thead><tr><th>variant</th><th>metric</th><th>adjusted</th><th>unadjusted</th><th>variance reduction</th><th>strata</th></tr></thead><tbody>"
+                for c in SegmentRows.adjusted(r) {
+                    guard let a = c.adjustment else { continue }
+                    b += "<tr><td>\(escape(c.variant))</td><td>\(ReportFormat.title(c.metric))</td>"
+                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
+                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)))</span></td>"
+                    b += "<td class=\"num\">\(escape(SegmentRows.varianceReduction(a)))</td><td class=\"num\">\(a.strata)</td></tr>"
+                }
+                b += "</tbody></table></div>"
+            }
+            b += "</section>\n"
+        }
+
+        for d in r.segments {
+            b += "<section><h2>By \(escape(d.dimension))</h2><p class=\"muted\">\(escape(SegmentDimension.exploratoryNote))</p>"
+            for sentence in d.differenceSentences { b += "<p class=\"differs\"><strong>\(escape(sentence))</strong></p>" }
+            b += "<figure><div class=\"chartbox\">\(SVGCharts.segmentForestPlot(d, r))</div><figcaption>\(escape(ReportFormat.title(r.primaryMetric))): each value's difference to the control with its \(r.confidenceLabel) interval; the dashed line is all users'.</figcaption></figure>"
+            b += "<div class=\"scroll\"><table><thead><tr><th>value</th><th>users</th><th>metric</th><th>variant</th><th>difference</th><th>lift</th><th>p (Holm)</th></tr></thead><tbody>"
+            for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
+                let cls = row.reading.clearlyBetter ? "good" : row.reading.clearlyWorse ? "bad" : ""
+                b += "<tr class=\"\(cls)\"><td>\(escape(row.value))</td><td class=\"num\">\(row.users)</td><td>\(escape(row.metric))</td><td>\(escape(row.variant))</td>"
+                b += "<td class=\"num\">\(escape(row.difference))<br><span class=\"ci\">\(escape(row.interval))</span></td><td class=\"num\">\(escape(row.lift))</td><td class=\"num\">\(escape(row.pHolm))</td></tr>"
+            }
+            b += "</tbody></table></div><ul class=\"muted\">" + SegmentRows.heterogeneityLines(d).map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+            b += "<p class=\"muted\">\(escape(SegmentRows.poolingNote(d)))</p></section>\n"
         }
 
         b += "<section><h2>Cumulative paid conversion</h2><figure><div class=\"chartbox\">\(SVGCharts.conversionChart(r))</div>"

@@ -61,7 +61,39 @@ public enum JSONReportRenderer {
                 (split.variant, .object(split.fallbackReasons.map { ($0.reason, .number(Double($0.count))) }))
             })),
         ]
+        if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0)) }))) }
         return .object(top)
+    }
+
+    /// One `--by` dimension: its cells with their comparisons, and `heterogeneity_p` per metric and variant
+    /// (SPEC §8), with the reasons for null p-values, the pooling threshold and the exploratory note beside them.
+    static func segment(_ d: SegmentDimension) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("cells", .array(d.cells.map { cell in
+                var members: [(String, JSONValue)] = [
+                    ("value", .string(cell.value)),
+                    ("users", .number(Double(cell.users))),
+                    ("comparisons", .array(cell.comparisons.map(comparison))),
+                    ("users_by_variant", .array(cell.usersByVariant.map { .number(Double($0)) })),
+                ]
+                if cell.value == Segments.otherValue { members.append(("pooled_values", .array(cell.pooledValues.map(JSONValue.string)))) }
+                return .object(members)
+            })),
+            ("heterogeneity_p", .object(d.metrics.map { m in
+                (m.name, .object(d.heterogeneity.filter { $0.metric == m }.map { ($0.variant, num($0.pValue)) }))
+            })),
+        ]
+        let missing = d.heterogeneity.filter { $0.nullReason != nil }
+        if !missing.isEmpty {
+            fields.append(("null_reasons", .object([("heterogeneity_p", .object(d.metrics.compactMap { m in
+                let rows = missing.filter { $0.metric == m }
+                return rows.isEmpty ? nil : (m.name, .object(rows.map { ($0.variant, .string($0.nullReason!)) }))
+            }))])))
+        }
+        fields.append(("differs", .array(d.differenceSentences.map(JSONValue.string))))
+        fields.append(("min_segment_users", .number(Double(d.minUsers))))
+        fields.append(("note", .string(SegmentDimension.exploratoryNote)))
+        return .object(fields)
     }
 
     static func num(_ x: Double?) -> JSONValue {
@@ -128,12 +160,20 @@ public enum JSONReportRenderer {
             ("expected_loss_if_shipped", num(c.expectedLossIfShipped)),
         ]
         if c.metric.isRevenue { fields.append(("cap", num(c.cap))) }
+        if let a = c.adjustment {
+            fields.append(("variance_reduction", num(a.varianceReduction)))
+            fields.append(("adjusted_for", .array(a.attributes.map(JSONValue.string))))
+            fields.append(("strata", .number(Double(a.strata))))
+            fields.append(("unadjusted", comparison(a.unadjusted)))
+        }
+        var nullReasons = c.nullReasons
+        if let reason = c.adjustment?.varianceReductionNullReason { nullReasons["variance_reduction"] = reason }
         if c.sequentialPValue != nil || c.sequentialCI != nil {
             fields.append(("sequential_p_value", num(c.sequentialPValue)))
             fields.append(("sequential_ci", bounds(c.sequentialCI)))
         }
-        if !c.nullReasons.isEmpty {
-            fields.append(("null_reasons", .object(c.nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        if !nullReasons.isEmpty {
+            fields.append(("null_reasons", .object(nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         }
         return .object(fields)
     }

@@ -52,12 +52,33 @@ public enum MarkdownReportRenderer {
                 out += "| \(ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)) |\n"
             }
             out += "\n" + ReportFormat.legend(r, better: "✅", worse: "🔻").map { "\(esc($0))\n" }.joined(separator: "\n")
+            if let note = SegmentRows.adjustmentNote(r) {
+                out += "\n\(esc(note))\n\n| variant | metric | adjusted | unadjusted | variance reduction | strata |\n|---|---|---:|---:|---:|---:|\n"
+                for c in SegmentRows.adjusted(r) {
+                    guard let a = c.adjustment else { continue }
+                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)) "
+                    out += "| \(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)) "
+                    out += "| \(SegmentRows.varianceReduction(a)) | \(a.strata) |\n"
+                }
+            }
             if r.sequential {
                 out += "\nAlways-valid (sequential) results, safe to check every day:\n\n| variant | metric | p (always valid) | interval (always valid) |\n|---|---|---:|---:|\n"
                 for c in r.comparisons where c.sequentialPValue != nil {
                     out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.pValue(c.sequentialPValue)) | \(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)) |\n"
                 }
             }
+        }
+
+        for d in r.segments {
+            out += "\n## By \(esc(d.dimension))\n\n_\(SegmentDimension.exploratoryNote)_\n\n"
+            out += "| value | users | metric | variant | difference | lift | p (Holm) |\n|---|---:|---|---|---:|---:|---:|\n"
+            for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
+                let mark = row.reading.clearlyBetter ? " ✅" : row.reading.clearlyWorse ? " 🔻" : ""
+                out += "| \(esc(row.value)) | \(row.users) | \(esc(row.metric)) | \(esc(row.variant)) | \(row.difference) \(row.interval)\(mark) | \(row.lift) | \(row.pHolm) |\n"
+            }
+            out += "\n" + SegmentRows.heterogeneityLines(d).map { "- \(esc($0))" }.joined(separator: "\n") + "\n"
+            for sentence in d.differenceSentences { out += "\n**\(esc(sentence))**\n" }
+            out += "\n\(esc(SegmentRows.poolingNote(d)))\n"
         }
 
         out += "\n## Subscriptions still active\n\nKaplan–Meier survival from trial start to cancel.\n\n"

@@ -69,6 +69,18 @@ public enum TextReportRenderer {
             }
             out += comp.render(color: color)
             out += "  * primary metric.\n" + ReportFormat.legend(r).map { "  \($0)\n" }.joined()
+            if let note = SegmentRows.adjustmentNote(r) {
+                out += "\n  \(clean(note))\n"
+                var adj = TextTable(["variant", "metric", "adjusted", "interval", "unadjusted", "interval", "variance reduction", "strata"],
+                                    aligns: [.left, .left, .right, .right, .right, .right, .right, .right])
+                for c in SegmentRows.adjusted(r) {
+                    guard let a = c.adjustment else { continue }
+                    adj.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency),
+                             ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency), ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency),
+                             ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency), SegmentRows.varianceReduction(a), String(a.strata)])
+                }
+                out += adj.render(color: color)
+            }
             if r.sequential {
                 out += "\n  Always-valid (sequential) results, safe to check every day:\n"
                 var seq = TextTable(["variant", "metric", "p (always valid)", "interval (always valid)"], aligns: [.left, .left, .right, .right])
@@ -77,6 +89,22 @@ public enum TextReportRenderer {
                 }
                 out += seq.render(color: color)
             }
+        }
+
+        for d in r.segments {
+            out += "\n" + paint("BY \(clean(d.dimension).uppercased())", bold) + " (exploratory: segments never change the verdict)\n"
+            var t = TextTable(["value", "users", "metric", "variant", "difference", "interval", "lift", "p (Holm)"],
+                              aligns: [.left, .right, .left, .left, .right, .right, .right, .right])
+            for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
+                let tone: String? = row.reading.clearlyBetter ? green : row.reading.clearlyWorse ? red : nil
+                t.add([TextTable.Cell(text: clean(row.value)), TextTable.Cell(text: row.users), TextTable.Cell(text: row.metric),
+                       TextTable.Cell(text: clean(row.variant)), TextTable.Cell(text: row.difference, color: tone),
+                       TextTable.Cell(text: row.interval), TextTable.Cell(text: row.lift, color: tone), TextTable.Cell(text: row.pHolm)])
+            }
+            out += t.render(color: color)
+            for line in SegmentRows.heterogeneityLines(d) { out += "  \(clean(line))\n" }
+            for sentence in d.differenceSentences { out += "  " + paint(clean(sentence), yellow) + "\n" }
+            out += "  \(SegmentRows.poolingNote(d))\n  \(SegmentDimension.exploratoryNote)\n"
         }
 
         out += "\n" + paint("SUBSCRIPTIONS STILL ACTIVE", bold) + " (Kaplan-Meier, from trial start to cancel)\n"

@@ -85,8 +85,25 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN placement TEXT;
             ALTER TABLE facts ADD COLUMN attributes BLOB;
             """),
+        // SPEC §5: one row per stop, written whole in one statement; at most one in force per
+        // (experiment, arm). notified_ts is the --notify-url outbox's mark.
+        Migration(version: 7, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+            CREATE TABLE safeguard_stops (
+                id TEXT PRIMARY KEY,
+                experiment TEXT NOT NULL,
+                arm TEXT NOT NULL,
+                metric TEXT NOT NULL,
+                action TEXT NOT NULL,
+                stopped_ts INTEGER NOT NULL,
+                figures TEXT NOT NULL,
+                reset_ts INTEGER,
+                reset_by TEXT,
+                notified_ts INTEGER
+            );
+            CREATE UNIQUE INDEX safeguard_stops_in_force ON safeguard_stops(experiment, arm) WHERE reset_ts IS NULL;
+            """),
         // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
-        Migration(version: 7, description: "events keep the original amount and currency of converted revenue", sql: """
+        Migration(version: 8, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue REAL;
             ALTER TABLE events ADD COLUMN original_currency TEXT;
             """),

@@ -63,12 +63,14 @@ public final class APIServer: HTTPHandler {
         .init("GET", "/healthz", scope: nil) { api, _, _ in api.health() },
         .init("GET", "/metrics", scope: nil) { api, _, _ in api.metricsText() },
         .init("GET", "/openapi.json", scope: nil) { _, _, _ in .response(.json(text: OpenAPIDocument.json)) },
-        .init("POST", "/v1/assign", scope: .assign) { api, request, _ in try api.assign(request) },
-        .init("POST", "/v1/events", scope: .ingest) { api, request, _ in try api.events(request) },
+        .init("POST", "/v1/assign", scope: .assign, allowsApp: true) { api, request, _ in try api.assign(request) },
+        .init("POST", "/v1/events", scope: .ingest, allowsApp: true) { api, request, captures in
+            try api.events(request, exposuresOnly: captures[APIServer.appScopeCapture] != nil)
+        },
         .init("POST", "/v1/webhooks/revenuecat", scope: nil) { api, request, _ in try api.revenueCat(request) },
         .init("POST", "/v1/copy/check", scope: .assign) { api, request, _ in try api.copyCheck(request) },
-        .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON)) },
-        .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, _, captures in try api.report(id: captures["id"] ?? "") },
+        .init("GET", "/v1/experiments", scope: .admin) { api, _, _ in .response(.json(text: api.snapshots.snapshot.definitionsJSON())) },
+        .init("GET", "/v1/experiments/{id}/report", scope: .admin) { api, request, captures in try api.report(id: captures["id"] ?? "", query: request.query) },
         .init("GET", "/v1/diagnostics/copy", scope: .admin) { api, _, _ in api.copyDiagnostics() },
         .init("POST", "/v1/webhooks/appstore", scope: nil) { api, request, _ in try api.appStore(request) },
         .init("POST", "/v1/webhooks/stripe", scope: nil) { api, request, _ in try api.stripe(request) },
@@ -94,7 +96,10 @@ public final class APIServer: HTTPHandler {
                               "\(pattern) accepts \(allowed.joined(separator: ", ")), not \(request.method)"), route: pattern)))
         case .found(let route, let captures):
             do {
-                if let scope = route.scope { try authorize(request, scope: scope) }
+                var captures = captures
+                if let scope = route.scope, try authorize(request, scope: scope, allowsApp: route.allowsApp) {
+                    captures[Self.appScopeCapture] = "app"
+                }
                 return HandlerResult(route: route.pattern, outcome: try route.handler(self, request, captures))
             } catch {
                 return HandlerResult(route: route.pattern, outcome: .response(ErrorResponses.response(for: error, route: route.pattern)))
@@ -171,16 +176,24 @@ public final class APIServer: HTTPHandler {
 
     // MARK: Shared
 
+    /// Marks a request made with an `app` key (and no scope of its own for the route) in the
+    /// handler's captures; `$` never starts a path capture's name.
+    static let appScopeCapture = "$app"
+
     /// With no keys configured every route is open (the server then listens on loopback only).
-    func authorize(_ request: HTTPRequest, scope: APIKeys.Scope) throws(APIError) {
-        guard !options.keys.isEmpty else { return }
+    /// True when the key may call the route only through its `app` scope.
+    @discardableResult
+    func authorize(_ request: HTTPRequest, scope: APIKeys.Scope, allowsApp: Bool = false) throws(APIError) -> Bool {
+        guard !options.keys.isEmpty else { return false }
         guard let scopes = options.keys.scopes(authorization: request.authorization) else {
             throw APIError(.unauthorized, code: "unauthorized",
                            request.authorization == nil ? "missing API key; send 'Authorization: Bearer KEY'" : "unknown API key")
         }
-        guard scopes.contains(scope) || scopes.contains(.admin) else {
+        if scopes.contains(scope) || scopes.contains(.admin) { return false }
+        guard allowsApp && scopes.contains(.app) else {
             throw APIError(.forbidden, code: "insufficient_scope", "this key lacks the '\(scope.rawValue)' scope")
         }
+        return true
     }
 
     func health() -> HandlerOutcome {

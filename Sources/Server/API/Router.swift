@@ -9,13 +9,16 @@ public struct Router: Sendable {
         public let pattern: String
         /// The scope a key needs; nil for open routes (and the webhook, which checks its own header).
         public let scope: APIKeys.Scope?
+        /// Whether an `app` key may call it too (`/v1/assign`, and `/v1/events` for exposures only).
+        public let allowsApp: Bool
         public let handler: Handler
         let segments: [Substring]
 
-        public init(_ method: String, _ pattern: String, scope: APIKeys.Scope?, _ handler: @escaping Handler) {
+        public init(_ method: String, _ pattern: String, scope: APIKeys.Scope?, allowsApp: Bool = false, _ handler: @escaping Handler) {
             self.method = method
             self.pattern = pattern
             self.scope = scope
+            self.allowsApp = allowsApp
             self.handler = handler
             self.segments = pattern.split(separator: "/")
         }

@@ -13,6 +13,9 @@ public struct APIKeys: Sendable {
         /// A GrowthBook client key: sent in the path of `GET /api/features/{clientKey}`, it grants
         /// nothing else (not even through `admin`'s everything: admin keys are not client keys).
         case sdk
+        /// The key an app build carries (anyone can read it out of the binary): `POST /v1/assign`
+        /// and `exposure` events only, so a forged purchase from a device never reaches a report.
+        case app
 
         public static func < (a: Scope, b: Scope) -> Bool { a.rawValue < b.rawValue }
     }
@@ -82,11 +85,11 @@ public struct APIKeys: Sendable {
         for name in scopes.split(separator: ",") {
             let name = name.trimmingSpaces()
             guard let scope = Scope(rawValue: name) else {
-                throw ConfigurationError(description: "\(place): unknown scope '\(name)'; scopes are assign, ingest, admin, sdk")
+                throw ConfigurationError(description: "\(place): unknown scope '\(name)'; scopes are assign, ingest, admin, sdk, app")
             }
             set.insert(scope)
         }
-        guard !set.isEmpty else { throw ConfigurationError(description: "\(place): no scopes; give assign, ingest, admin or sdk") }
+        guard !set.isEmpty else { throw ConfigurationError(description: "\(place): no scopes; give assign, ingest, admin, sdk or app") }
         return Entry(key: Array(key.utf8), scopes: set)
     }
 

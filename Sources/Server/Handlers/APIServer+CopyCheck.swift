@@ -23,8 +23,8 @@ extension APIServer {
                            "experiment '\(experimentID)' has no variant '\(variantKey)'; its variants: \(experiment.variants.map(\.key).joined(separator: ", "))",
                            field: "variant")
         }
-        guard case .aiGenerated(let recipe) = variant.paywall.copy else {
-            throw APIError.badRequest("no_guard", "variant '\(variantKey)' uses \(variant.paywall.copy.strategyName) copy, which has no guard; only ai_generated variants do", field: "variant")
+        guard case .aiGenerated(let recipe)? = variant.paywall?.copy else {
+            throw APIError.badRequest("no_guard", "variant '\(variantKey)' uses \(variant.paywall.map { "\($0.copy.strategyName) copy" } ?? "no paywall"), which has no guard; only ai_generated variants do", field: "variant")
         }
         let verdict = recipe.guardRules.check(text, userName: userName)
         let violations: [JSONValue] = verdict.violations.map { .object([("rule", .string($0.rule)), ("message", .string($0.message))]) }

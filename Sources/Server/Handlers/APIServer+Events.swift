@@ -11,9 +11,21 @@ extension APIServer {
     /// 422 for a well-formed but invalid event) and nothing is stored. Otherwise the events go to
     /// the store's group-commit writer with the connection suspended, and 200 is sent only after
     /// the transaction holding them has committed.
-    func events(_ request: HTTPRequest) throws -> HandlerOutcome {
+    ///
+    /// `exposuresOnly` (an `app` key, SPEC §7): any other event type refuses the whole batch with
+    /// 403 and stores nothing, since revenue must come from verified webhooks or an `ingest` key.
+    func events(_ request: HTTPRequest, exposuresOnly: Bool = false) throws -> HandlerOutcome {
         let snapshot = snapshots.snapshot
         let parsed = request.body.withUnsafeBufferPointer { snapshot.eventParser.parseBody($0) }
+        if exposuresOnly {
+            for (position, result) in parsed {
+                guard case .success(let event) = result, event.type != .exposure else { continue }
+                metrics.events(stored: 0, duplicate: 0, rejected: parsed.count)
+                throw APIError(.forbidden, code: "app_scope",
+                               "line \(position): an app key may post exposure events only, not '\(event.type.name)'; nothing was stored. Purchases come from the store webhooks or a server's ingest key",
+                               field: "type")
+            }
+        }
         if parsed.isEmpty {
             let trimmed = request.body.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
             guard trimmed.first == UInt8(ascii: "[") else {

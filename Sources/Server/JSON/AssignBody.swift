@@ -4,7 +4,7 @@ import ExperimentDefinitions
 /// The checked fields of a `POST /v1/assign` body.
 struct AssignBody: Sendable, Equatable {
     /// The body's fields, in the order `BodyParser.assignBody` numbers them.
-    static let fields = BodyParser.KeyTable(["user_id", "attributes", "variables", "signals", "experiments", "on_device_model"])
+    static let fields = BodyParser.KeyTable(["user_id", "attributes", "variables", "signals", "experiments", "on_device_model", "placement"])
     /// The attributes targeting reads, sent with nearly every request.
     static let targetingKeys = BodyParser.KeyTable(["platform", "country", "language", "app_version", "new_user"])
 
@@ -16,6 +16,8 @@ struct AssignBody: Sendable, Equatable {
     fileprivate var variablesSource = Members.read([])
     fileprivate var signalsSource = Members.read([])
     var experiments: [String]? = nil
+    /// `placement` instead of `experiments`: the answer is that placement's (SPEC §7).
+    var placement: String? = nil
     var onDeviceModel = true
 
     init(userID: UserID) { self.userID = userID }
@@ -30,6 +32,7 @@ struct AssignBody: Sendable, Equatable {
     init(general body: JSONBody) throws(APIError) {
         try body.only(Self.fields.strings)
         userID = UserID(try body.string("user_id"))
+        if let refusal = userID.refusal { throw APIError.badRequest("invalid_field", "'user_id' \(refusal)", field: "user_id") }
         attributes = Attributes(try body.members("attributes"))
         let variables = try body.members("variables")
         for (name, value) in variables {
@@ -39,6 +42,10 @@ struct AssignBody: Sendable, Equatable {
         signalsSource = .read(try body.members("signals"))
         experiments = try body.optionalStringArray("experiments")
         onDeviceModel = try body.optionalBool("on_device_model") ?? true
+        placement = try body.optionalString("placement")
+        if placement != nil && experiments != nil {
+            throw APIError.badRequest("placement_and_experiments", "send 'placement' or 'experiments', not both", field: "placement")
+        }
     }
 
     /// The fast path (assign is the server's hottest route): no JSON tree, no key strings, no
@@ -77,7 +84,7 @@ struct AssignBody: Sendable, Equatable {
 
     static func == (a: AssignBody, b: AssignBody) -> Bool {
         a.userID == b.userID && a.attributes == b.attributes && JSONValue.object(a.variables) == .object(b.variables)
-            && JSONValue.object(a.signals) == .object(b.signals) && a.experiments == b.experiments && a.onDeviceModel == b.onDeviceModel
+            && JSONValue.object(a.signals) == .object(b.signals) && a.experiments == b.experiments && a.onDeviceModel == b.onDeviceModel && a.placement == b.placement
     }
 }
 
@@ -101,7 +108,7 @@ extension BodyParser {
             case 0:   // user_id: a non-empty string
                 guard !isNull, bytes[i] == UInt8(ascii: "\"") else { return nil }
                 body.userID = UserID(try string())
-                if body.userID.isEmpty { return nil }
+                if body.userID.isEmpty || body.userID.refusal != nil { return nil }
             case 1:   // attributes: an object
                 if isNull { break }
                 guard bytes[i] == UInt8(ascii: "{") else { return nil }
@@ -124,6 +131,10 @@ extension BodyParser {
                     ids.append(id)
                 }
                 body.experiments = ids
+            case 6:   // placement: a string (with experiments too: the general path names the problem)
+                if isNull { break }
+                guard bytes[i] == UInt8(ascii: "\""), body.experiments == nil else { return nil }
+                body.placement = try string()
             default:  // on_device_model: a boolean
                 if isNull { break }
                 guard bytes[i] == UInt8(ascii: "t") || bytes[i] == UInt8(ascii: "f"), case .bool(let b) = try value(depth: 1) else { return nil }
@@ -131,7 +142,7 @@ extension BodyParser {
             }
         } while try !close(UInt8(ascii: "}"))
         skipWhitespace()
-        guard i == bytes.count, seen & 1 != 0 else { return nil }
+        guard i == bytes.count, seen & 1 != 0, body.placement == nil || body.experiments == nil else { return nil }
         return body
     }
 }

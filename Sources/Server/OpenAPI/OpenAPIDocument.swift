@@ -10,7 +10,7 @@ enum OpenAPIDocument {
     "title": "abctl",
     "version": "1.0.0",
     "summary": "A/B experiments for subscription-app paywalls: assignment, events, RevenueCat webhooks, reports.",
-    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
+    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`; a key with scope app (the one an app build carries) may call `/v1/assign` and post `exposure` events only: any other event type through it is 403 and nothing of the batch is stored. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
   },
   "servers": [{ "url": "/" }],
   "security": [{ "bearer": [] }],
@@ -49,12 +49,12 @@ enum OpenAPIDocument {
     "/v1/assign": {
       "post": {
         "operationId": "assign",
-        "summary": "Assign a user to the running experiments and resolve each variant's paywall.",
-        "description": "Scope: assign. One answer per experiment (or per listed experiment), in the order of the folder. Assignment is not exposure: log an `exposure` event when the paywall is shown. An ai_generated variant answers a recipe (`source: on_device`) unless the request says `on_device_model: false` and the server runs with `--llm-url`: then the server writes the line (`source: server`), or ships the fallback with its `fallback_reason` (`timeout` when the model is slower than `--llm-deadline-ms`).",
+        "summary": "Assign a user to the running experiments, or answer one placement, and resolve the paywall.",
+        "description": "Scope: assign or app. One answer per experiment (or per listed experiment), in the order of the folder, global holdouts aside (they answer in `holdouts`). With `placement` instead of `experiments`, the placement's one answer (`PlacementResponse`): the first audience of placements.json whose condition matches decides; its experiment, fixed paywall or none; the placement's default otherwise, with the reason. Assignment is not exposure: log an `exposure` event when the paywall is shown. An ai_generated variant answers a recipe (`source: on_device`) unless the request says `on_device_model: false` and the server runs with `--llm-url`: then the server writes the line (`source: server`), or ships the fallback with its `fallback_reason` (`timeout` when the model is slower than `--llm-deadline-ms`).",
         "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignRequest" },
           "example": { "user_id": "u-123", "attributes": { "platform": "ios", "country": "US", "app_version": "2.3.0", "new_user": true }, "variables": { "userName": "Ana" }, "signals": { "companion": "dog" } } } } },
         "responses": {
-          "200": { "description": "Assignments.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignResponse" } } } },
+          "200": { "description": "Assignments, or a placement's answer.", "content": { "application/json": { "schema": { "oneOf": [{ "$ref": "#/components/schemas/AssignResponse" }, { "$ref": "#/components/schemas/PlacementResponse" }] } } } },
           "400": { "$ref": "#/components/responses/BadRequest" },
           "401": { "$ref": "#/components/responses/Unauthorized" },
           "403": { "$ref": "#/components/responses/Forbidden" },
@@ -307,7 +307,8 @@ enum OpenAPIDocument {
           "attributes": { "type": "object", "description": "Targeting attributes: platform, country, language, app_version, new_user, and anything a condition reads." },
           "variables": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Values for {{ custom.NAME }} placeholders, e.g. userName." },
           "signals": { "type": "object", "description": "Fixed onboarding answers that brief rules read." },
-          "experiments": { "type": "array", "items": { "type": "string" }, "description": "Only these experiments (default: all)." },
+          "experiments": { "type": "array", "items": { "type": "string" }, "description": "Only these experiments (default: all but global holdouts)." },
+          "placement": { "type": "string", "description": "A placement of placements.json, instead of experiments: the answer is a PlacementResponse." },
           "on_device_model": { "type": "boolean", "default": true, "description": "false when the device cannot run a model: a server started with --llm-url then writes ai_generated lines itself; otherwise the recipe is handed over as usual." }
         }
       },
@@ -316,7 +317,30 @@ enum OpenAPIDocument {
         "required": ["user_id", "assignments"],
         "properties": {
           "user_id": { "type": "string" },
-          "assignments": { "type": "array", "items": { "$ref": "#/components/schemas/Assignment" } }
+          "assignments": { "type": "array", "items": { "$ref": "#/components/schemas/Assignment" } },
+          "holdouts": { "$ref": "#/components/schemas/Holdouts" }
+        }
+      },
+      "Holdouts": {
+        "type": "array",
+        "description": "The user's arm in each global holdout that takes them; log it with the exposure like any other.",
+        "items": { "type": "object", "required": ["experiment", "variant"],
+                   "properties": { "experiment": { "type": "string" }, "variant": { "type": "string", "enum": ["holdout", "general"] } } }
+      },
+      "PlacementResponse": {
+        "type": "object",
+        "required": ["user_id", "placement", "audience", "show_paywall", "paywall", "experiment", "variant", "in_experiment", "reason", "holdouts"],
+        "properties": {
+          "user_id": { "type": "string" },
+          "placement": { "type": "string" },
+          "audience": { "type": ["string", "null"], "description": "The audience that decided; null when none matched." },
+          "show_paywall": { "type": "boolean", "description": "false: show no paywall here (an audience or arm with a null paywall)." },
+          "paywall": { "oneOf": [{ "$ref": "#/components/schemas/Paywall" }, { "type": "null" }] },
+          "experiment": { "type": ["string", "null"], "description": "The audience's experiment, if it names one." },
+          "variant": { "type": ["string", "null"], "description": "Set when in the experiment (and for forced users); log an exposure only when in_experiment is true." },
+          "in_experiment": { "type": "boolean" },
+          "reason": { "type": "string", "description": "The experiment's reason (as in Assignment, or shipped or holdout), audience for a fixed paywall or none, default when no audience matched." },
+          "holdouts": { "$ref": "#/components/schemas/Holdouts" }
         }
       },
       "Assignment": {
@@ -327,19 +351,26 @@ enum OpenAPIDocument {
           "variant": { "type": ["string", "null"], "description": "null when the user is not in the experiment." },
           "in_experiment": { "type": "boolean", "description": "false for forced (QA) users, who get a variant but are never counted." },
           "bucket": { "type": "number", "minimum": 0, "maximum": 1 },
-          "reason": { "type": "string", "enum": ["forced", "not_running", "outside_dates", "targeting", "condition", "namespace", "sticky", "paused", "coverage", "assigned"] },
-          "paywall": { "oneOf": [{ "$ref": "#/components/schemas/Paywall" }, { "type": "null" }] }
+          "reason": { "type": "string", "enum": ["forced", "holdout", "shipped", "not_running", "outside_dates", "targeting", "condition", "namespace", "sticky", "paused", "coverage", "assigned"] },
+          "paywall": { "oneOf": [{ "$ref": "#/components/schemas/Paywall" }, { "type": "null" }], "description": "The variant's paywall; the winner's when shipped; the control's for a user a holdout holds out." }
         }
       },
       "Paywall": {
         "type": "object",
-        "required": ["offering", "trial_days", "discount_framing", "discount_text", "highlighted_plan", "copy"],
+        "required": ["offering", "trial_days", "discount_framing", "discount_text", "highlighted_plan", "plans", "copy"],
         "properties": {
           "offering": { "type": "string" },
           "trial_days": { "type": "integer", "minimum": 0, "maximum": 31 },
           "discount_framing": { "type": "string", "enum": ["none", "percent_off", "months_free", "per_week"] },
           "discount_text": { "type": ["string", "null"], "description": "Computed from products.json, e.g. 'Save 49%'." },
           "highlighted_plan": { "type": ["string", "null"] },
+          "plans": {
+            "type": "array",
+            "description": "The offering's plans from products.json, so the app needs no copy of the price table.",
+            "items": { "type": "object", "required": ["key", "product_id", "price", "period", "currency", "highlighted"],
+                       "properties": { "key": { "type": "string" }, "product_id": { "type": "string" }, "price": { "type": "number" },
+                                       "period": { "type": "string" }, "currency": { "type": "string" }, "highlighted": { "type": "boolean" } } }
+          },
           "copy": {
             "type": "object",
             "required": ["source", "text"],

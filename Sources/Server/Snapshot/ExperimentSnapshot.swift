@@ -14,12 +14,19 @@ public final class ExperimentSnapshot: Sendable {
     public let assigner: Assigner
     /// Checks events against this snapshot (exposures must name a known experiment and variant).
     public let eventParser: EventParser
-    /// The body of `GET /v1/experiments`, rendered at load time.
-    public let definitionsJSON: String
+    /// Each experiment as written in its file (less `$schema`), and the products: the static
+    /// parts of `GET /v1/experiments` (`definitionsJSON(at:)` adds what changes with time).
+    let definitions: [JSONValue]
+    let productsJSON: JSONValue
     public let loadedAt: Date
     /// What `/v1/assign` writes for each experiment, in `assigner.experiments` order, rendered
     /// once here so a request copies bytes instead of resolving and writing them.
     let answers: [ExperimentAnswer]
+    /// The experiments an assign body without `experiments` answers for: all but the holdouts
+    /// (those answer in `holdouts`).
+    let defaultIndices: [Int]
+    /// What `/v1/assign` with `placement` writes, by placement id.
+    let placementAnswers: [String: PlacementAnswer]
     /// The body of `GET /api/features/{clientKey}`, built when first asked for.
     let features: FeaturesPayloadCache
 
@@ -29,18 +36,46 @@ public final class ExperimentSnapshot: Sendable {
         var byID: [String: Experiment] = [:]
         for e in catalog.experiments { byID[e.id] = e }
         self.experimentsByID = byID
-        self.assigner = try Assigner(catalog: catalog, sticky: sticky)
+        let assigner = try Assigner(catalog: catalog, sticky: sticky)
+        self.assigner = assigner
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter)
-        self.definitionsJSON = Self.renderDefinitions(catalog)
+        (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog)
         self.features = FeaturesPayloadCache(catalog: catalog)
         self.answers = assigner.experiments.map { assignable in
             ExperimentAnswer(assignable.id, variants: byID[assignable.id]?.variants ?? [], products: catalog.products)
         }
+        self.defaultIndices = assigner.experiments.indices.filter { !assigner.experiments[$0].isHoldout }
+        var placementAnswers: [String: PlacementAnswer] = [:]
+        for p in assigner.placements { placementAnswers[p.id] = PlacementAnswer(p, products: catalog.products) }
+        self.placementAnswers = placementAnswers
     }
 
-    /// `{"experiments": [file contents…], "products": {…}}`: each definition as written in its
-    /// file (less `$schema`), so clients see exactly what is deployed.
-    static func renderDefinitions(_ catalog: ExperimentDefinitions.ExperimentCatalog) -> String {
+    /// The body of `GET /v1/experiments` at `now`: `{"experiments": [file contents…], "products":
+    /// {…}}`, each definition as written in its file (less `$schema`), so clients see exactly what
+    /// is deployed, plus `rollout_stage` for an experiment with a rollout.
+    public func definitionsJSON(at now: Date = Date()) -> String {
+        var experiments: [JSONValue] = []
+        for (definition, assignable) in zip(definitions, assigner.experiments) {
+            guard case .object(var members) = definition, let model = assignable.model,
+                  let rollout = model.rollout, let start = model.start else {
+                experiments.append(definition)
+                continue
+            }
+            let index = assignable.stageIndex(at: now)
+            let stage = rollout.stages[index]
+            let end = rollout.stageEnds(start: start)[index]
+            members.append(("rollout_stage", .object([
+                ("index", .number(Double(index))), ("share", .number(stage.share)),
+                ("coverage", .number(model.coverage * stage.share)),
+                ("until", end.map { .string(RFC3339.format($0)) } ?? .null),
+                ("held", .bool(assignable.stops.holdStageAt != nil)),
+            ])))
+            experiments.append(.object(members))
+        }
+        return JSONValue.object([("experiments", .array(experiments)), ("products", productsJSON)]).serialized()
+    }
+
+    static func renderDefinitions(_ catalog: ExperimentDefinitions.ExperimentCatalog) -> ([JSONValue], JSONValue) {
         var experiments: [JSONValue] = []
         for e in catalog.experiments {
             if let data = FileManager.default.contents(atPath: e.sourcePath), let node = try? JSONReader.parse([UInt8](data)),
@@ -60,7 +95,7 @@ public final class ExperimentSnapshot: Sendable {
         let rates: [(String, JSONValue)] = catalog.products.exchangeRates.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) }
         let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings)),
                                            ("exchange_rates", .object(rates))])
-        return JSONValue.object([("experiments", .array(experiments)), ("products", products)]).serialized()
+        return (experiments, products)
     }
 }
 
@@ -92,6 +127,38 @@ struct ExperimentAnswer: Sendable {
             self.paywallHead = paywallHead
         }
 
+        /// Whether this arm shows a paywall (false: `"paywall": null`).
+        var showsPaywall: Bool { paywallHead.isEmpty == false }
+
+        /// An arm's part of the answer, rendered once: `paywall` nil writes `null`.
+        static func make(key variantKey: String, paywall: Paywall?, products: Products) -> VariantAnswer {
+            var key: [UInt8] = []
+            JSONWriter.writeString(variantKey, to: &key)
+            guard let paywall else {
+                return VariantAnswer(key: key, variantKey: variantKey, copy: .staticText(""), fixedPaywall: Array("null".utf8),
+                                     textTemplate: nil, recipeTemplate: nil, paywallHead: [])
+            }
+            var resolved = PaywallResolver.resolve(paywall, products: products, request: PaywallRequest())
+            var paywallHead = JSONWriter.bytes(.object(resolved.membersBeforeCopy))
+            paywallHead.removeLast()   // '}'
+            paywallHead.append(literal: #","copy":"#)
+            var fixed: [UInt8]?
+            var text: ByteTemplate?
+            var recipe: ByteTemplate?
+            switch paywall.copy {
+            case .staticText:
+                fixed = JSONWriter.bytes(resolved.json)
+            case .customVariable:
+                resolved.copy = .text(ByteTemplate.hole(0), source: .template, fallbackReason: nil)
+                text = ByteTemplate(resolved.json, holes: 1)
+            case .aiGenerated(let spec):
+                resolved.copy = .recipe(CopyRecipe(spec, brief: ByteTemplate.hole(0), prompt: ByteTemplate.hole(1)))
+                recipe = ByteTemplate(resolved.json, holes: 2)
+            }
+            return VariantAnswer(key: key, variantKey: variantKey, copy: paywall.copy, fixedPaywall: fixed,
+                                 textTemplate: text, recipeTemplate: recipe, paywallHead: paywallHead)
+        }
+
         /// The paywall object with `copy` (resolved for the request) as its copy.
         func writePaywall<Out: ByteSink & ~Copyable>(copy: ResolvedCopy, to out: inout Out) {
             switch copy {
@@ -117,28 +184,46 @@ struct ExperimentAnswer: Sendable {
         JSONWriter.writeString(id, to: &head)
         head.append(literal: #","variant":"#)
         self.head = head
-        self.variants = variants.map { variant in
-            var resolved = PaywallResolver.resolve(variant.paywall, products: products, request: PaywallRequest())
-            var key: [UInt8] = []
-            JSONWriter.writeString(variant.key, to: &key)
-            var paywallHead = JSONWriter.bytes(.object(resolved.membersBeforeCopy))
-            paywallHead.removeLast()   // '}'
-            paywallHead.append(literal: #","copy":"#)
-            var fixed: [UInt8]?
-            var text: ByteTemplate?
-            var recipe: ByteTemplate?
-            switch variant.paywall.copy {
-            case .staticText:
-                fixed = JSONWriter.bytes(resolved.json)
-            case .customVariable:
-                resolved.copy = .text(ByteTemplate.hole(0), source: .template, fallbackReason: nil)
-                text = ByteTemplate(resolved.json, holes: 1)
-            case .aiGenerated(let spec):
-                resolved.copy = .recipe(CopyRecipe(spec, brief: ByteTemplate.hole(0), prompt: ByteTemplate.hole(1)))
-                recipe = ByteTemplate(resolved.json, holes: 2)
+        self.variants = variants.map { VariantAnswer.make(key: $0.key, paywall: $0.paywall, products: products) }
+    }
+}
+
+/// One placement's parts of a `/v1/assign` answer, as bytes.
+struct PlacementAnswer: Sendable {
+    struct AudienceAnswer: Sendable {
+        /// `,"audience":"name"`.
+        let audience: [UInt8]
+        /// `,"experiment":"id"` or `,"experiment":null`.
+        let experiment: [UInt8]
+        /// The fixed paywall of an audience without an experiment.
+        let paywall: ExperimentAnswer.VariantAnswer?
+    }
+
+    /// `{"user_id":` is written first; then `,"placement":"id"`.
+    let placement: [UInt8]
+    let audiences: [AudienceAnswer]
+    let defaultPaywall: ExperimentAnswer.VariantAnswer
+
+    init(_ p: AssignablePlacement, products: Products) {
+        var head: [UInt8] = []
+        head.append(literal: #","placement":"#)
+        JSONWriter.writeString(p.id, to: &head)
+        placement = head
+        defaultPaywall = .make(key: "default", paywall: p.model?.defaultPaywall, products: products)
+        audiences = (p.model?.audiences ?? []).map { a in
+            var audience: [UInt8] = []
+            audience.append(literal: #","audience":"#)
+            JSONWriter.writeString(a.name, to: &audience)
+            var experiment: [UInt8] = []
+            experiment.append(literal: #","experiment":"#)
+            var paywall: ExperimentAnswer.VariantAnswer?
+            switch a.shows {
+            case .experiment(let id): JSONWriter.writeString(id, to: &experiment)
+            case .paywall(let fixed):
+                experiment.append(literal: "null")
+                paywall = .make(key: a.name, paywall: fixed, products: products)
             }
-            return VariantAnswer(key: key, variantKey: variant.key, copy: variant.paywall.copy, fixedPaywall: fixed,
-                                 textTemplate: text, recipeTemplate: recipe, paywallHead: paywallHead)
+            return AudienceAnswer(audience: audience, experiment: experiment, paywall: paywall)
         }
     }
 }

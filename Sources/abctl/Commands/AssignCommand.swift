@@ -15,13 +15,17 @@ enum AssignCommand {
           Ids stream through from --users, one a line ('-' reads standard input). --attr values 'true' and
           'false' are booleans, numbers are numbers, anything else is a string. No store is consulted here,
           so sticky records do not apply and paused experiments assign nobody.
+          With --placement, one line per user with what that placement of placements.json shows (SPEC §7):
+          user_id, placement, audience, show_paywall, offering, experiment, variant, in_experiment, reason
+          (the experiment's, or audience, or default) and holdouts.
         """,
-        usage: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ...] [--attr <key=value> ...] [--format <format>]",
+        usage: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--format <format>]",
         options: [
             OptionSpec(name: "--user", valueName: "id", help: "One user id."),
             OptionSpec(name: "--users", valueName: "file", help: "A file of user ids, one a line; '-' for standard input."),
             .experiments,
             OptionSpec(name: "--experiment", valueName: "id", help: "Only this experiment (repeatable; default: all).", repeatable: true),
+            OptionSpec(name: "--placement", valueName: "id", help: "What this placement of placements.json shows, one line per user."),
             OptionSpec(name: "--attr", valueName: "key=value", help: "A request attribute for targeting and conditions (repeatable).", repeatable: true),
             OptionSpec(name: "--format", valueName: "format", help: "json: NDJSON; text: 'user experiment variant|- reason bucket'.",
                        choices: ["json", "text"], default: "json"),
@@ -48,6 +52,25 @@ enum AssignCommand {
         } catch {
             throw CLIError.runtime("cannot prepare experiments: \(error)")
         }
+        if let placement = args.value("--placement") {
+            guard args.all("--experiment").isEmpty else {
+                throw CLIError.usage("give '--placement' or '--experiment', not both", command: "assign")
+            }
+            guard assigner.placement(placement) != nil else {
+                let known = assigner.placements.map(\.id)
+                throw CLIError.usage("no placement '\(placement)'" + (known.isEmpty ? " (the folder has no placements.json)" : "; placements: \(known.joined(separator: ", "))"), command: "assign")
+            }
+            var out = OutputBuffer()
+            func emit(_ userID: UserID) throws {
+                guard let answer = assigner.assign(userID: userID, attributes: attributes, placement: placement) else { return }
+                let holdouts = assigner.holdoutAssignments(userID: userID, attributes: attributes)
+                out.append(Array(placementLine(userID, answer, holdouts: holdouts, format: format).utf8))
+                try out.flushIfFull()
+            }
+            try forEachUser(user: user, usersFile: usersFile, emit)
+            try out.flush()
+            return .success
+        }
         let wanted = args.all("--experiment")
         for id in wanted where assigner.experiment(id) == nil {
             throw CLIError.usage("no experiment '\(id)' in the experiments folder", command: "assign")
@@ -62,6 +85,12 @@ enum AssignCommand {
             printer.write(userPrefix: printer.userPrefix(userID.text), results: results, indices: indices, to: &out)
             try out.flushIfFull()
         }
+        try forEachUser(user: user, usersFile: usersFile, emit)
+        try out.flush()
+        return .success
+    }
+
+    static func forEachUser(user: String?, usersFile: String?, _ emit: (UserID) throws -> Void) throws {
         if let user {
             try emit(UserID(user))
         } else if let usersFile {
@@ -72,8 +101,29 @@ enum AssignCommand {
                 try emit(UserID(line))
             }
         }
-        try out.flush()
-        return .success
+    }
+
+    /// One `--placement` line: the fields of `/v1/assign`'s placement answer, the paywall's offering for its body.
+    static func placementLine(_ userID: UserID, _ a: PlacementAssignment, holdouts: [Assignment], format: AssignmentPrinter.Format) -> String {
+        let paywall = a.paywall
+        let variant = a.assignment?.variantKey
+        if format == .text {
+            return [userID.text, a.placement.id, a.audience?.name ?? "-", a.audience?.experimentIndex.flatMap { _ in a.assignment?.experimentID } ?? "-",
+                    variant ?? "-", a.reason, paywall?.offering ?? "-"].joined(separator: " ") + "\n"
+        }
+        let line: JSONValue = .object([
+            ("user_id", .string(userID.text)),
+            ("placement", .string(a.placement.id)),
+            ("audience", a.audience.map { .string($0.name) } ?? .null),
+            ("show_paywall", .bool(paywall != nil)),
+            ("offering", paywall.map { .string($0.offering) } ?? .null),
+            ("experiment", a.assignment.map { .string($0.experimentID) } ?? .null),
+            ("variant", variant.map(JSONValue.string) ?? .null),
+            ("in_experiment", .bool(a.assignment?.inExperiment ?? false)),
+            ("reason", .string(a.reason)),
+            ("holdouts", .array(holdouts.map { .object([("experiment", .string($0.experimentID)), ("variant", $0.variantKey.map(JSONValue.string) ?? .null)]) })),
+        ])
+        return line.serialized() + "\n"
     }
 
     /// `key=value` pairs: `true`/`false` become booleans, JSON-style numbers become numbers,

@@ -36,8 +36,8 @@ enum CopyCheckCommand {
         guard let variant = experiment.variant(variantKey) else {
             throw CLIError.usage("experiment '\(experimentID)' has no variant '\(variantKey)'", command: "copy")
         }
-        guard case .aiGenerated(let recipe) = variant.paywall.copy else {
-            throw CLIError.usage("variant '\(variantKey)' uses \(variant.paywall.copy.strategyName) copy, which has no guard", command: "copy")
+        guard case .aiGenerated(let recipe)? = variant.paywall?.copy else {
+            throw CLIError.usage("variant '\(variantKey)' uses \(variant.paywall.map { "\($0.copy.strategyName) copy" } ?? "no paywall"), which has no guard", command: "copy")
         }
         let verdict = recipe.guardRules.check(text, userName: args.value("--user-name"))
         if args.value("--format") == "json" {

@@ -22,7 +22,7 @@ enum ReportCommand {
           per experiment with data. text and json print to standard output; markdown, html and csv are written to
           Reports/ (or every format to --out DIR).
         """,
-        usage: "[<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] [--out <dir>] [--since <date>] [--until <date>] [--alpha <a>]",
+        usage: "[<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] [--out <dir>] [--since <date>] [--until <date>] [--alpha <a>] [--by <dimension>]… [--min-segment-users <n>]",
         arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
         options: [
             .database,
@@ -32,6 +32,8 @@ enum ReportCommand {
             OptionSpec(name: "--since", valueName: "date", help: "Only users first exposed at or after this time (RFC 3339 or YYYY-MM-DD)."),
             OptionSpec(name: "--until", valueName: "date", help: "Only users first exposed before this time; the data is read as of it (RFC 3339 or YYYY-MM-DD)."),
             OptionSpec(name: "--alpha", valueName: "a", help: "1 − confidence level (0.05 for 95% intervals).", type: .number, default: "0.05"),
+            OptionSpec(name: "--by", valueName: "dimension", help: "Split the comparisons by a segment (placement, platform, country, language, app_version, new_user, or a name in the file's segments); repeatable. Exploratory: never changes the verdict.", repeatable: true),
+            OptionSpec(name: "--min-segment-users", valueName: "n", help: "Values with fewer users in any arm are pooled into 'other'.", type: .number, default: "100"),
         ],
         run: run
     )
@@ -47,8 +49,14 @@ enum ReportCommand {
         let until = try date(args.value("--until"), "--until")
         if let since, let until, since >= until { throw CLIError.usage("'--since' must be before '--until'", command: "report") }
         let now = try FixedClock.now(command: "report") ?? Date()
+        let minSegmentUsers = try args.required(double: "--min-segment-users")
+        guard minSegmentUsers >= 1, minSegmentUsers == minSegmentUsers.rounded() else {
+            throw CLIError.usage("'--min-segment-users' must be a whole number of at least 1, got \(minSegmentUsers)", command: "report")
+        }
+        let dimensions = args.all("--by")
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until, currency: catalog.products.currency)
+        let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until, currency: catalog.products.currency,
+                                    segments: dimensions, minSegmentUsers: Int(minSegmentUsers))
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
 
@@ -81,6 +89,13 @@ enum ReportCommand {
             }
         }
         let color = Terminal.stdoutSupportsColor
+        for experiment in experiments {
+            for dimension in dimensions where !experiment.segmentDimensions.contains(dimension) {
+                let known = experiment.segmentDimensions
+                let hint = Spelling.closest(to: dimension, in: known).map { " Did you mean '\($0)'?" } ?? ""
+                throw CLIError.usage("'\(experiment.id)' has no segment '\(dimension)'; --by takes \(known.joined(separator: ", ")).\(hint)", command: "report")
+            }
+        }
         for (i, experiment) in experiments.enumerated() {
             let report = try runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }
             let body: String

@@ -10,7 +10,7 @@ enum DiagnosticPrinter {
             out += "\(d.file):\(d.position.line):\(d.position.column): \(label): \(d.message)\n"
             if let hint = d.hint { out += "    hint: \(hint)\n" }
         }
-        let experiments = report.files.filter { !$0.hasSuffix("products.json") }.count
+        let experiments = report.files.filter { !$0.hasSuffix("products.json") && !$0.hasSuffix("placements.json") }.count
         let summary = "\(report.files.count) files checked (\(experiments) experiments): \(plural(report.errorCount, "error")), \(plural(report.warningCount, "warning"))"
         out += report.errorCount == 0 ? Terminal.paint("ok", "1;32", color) + " -- " + summary + "\n" : summary + "\n"
         return out

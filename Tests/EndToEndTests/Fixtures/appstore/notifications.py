@@ -2,7 +2,7 @@
 app-store-server-library (SignedDataVerifier, online checks off) given the test root.
 
 Run by Tests/EndToEndTests/AppStoreWebhookTests.swift with the test venv's python:
-    notifications.py OUT_DIR BUNDLE_ID
+    notifications.py OUT_DIR BUNDLE_ID [USERS_JSON]
 Writes OUT_DIR/root.pem (the configured root) and OUT_DIR/cases.json: a list of
 {"name", "body", "apple_accepts", "type"?, "status"?, "user"?}. The CA chains are throwaway:
 made here with `cryptography`, with Apple's OIDs on the leaf and the intermediate.
@@ -208,6 +208,12 @@ add("truncated signedPayload", envelope(jws[: len(jws) // 2]), jws[: len(jws) //
 add("truncated body", envelope(jws)[:-40], None)
 add("not JSON", "signedPayload=" + jws, None)
 add("no signedPayload", json.dumps({"payload": jws}), None)
+
+# Optional: a JSON list of user ids, each given one signed purchase ("purchase by USER"), for tests
+# that follow particular ids through the webhook (ByteDistinctIDsTests).
+for extra_user in (json.loads(sys.argv[3]) if len(sys.argv) > 3 else []):
+    _, jws = notification("SUBSCRIBED", "INITIAL_BUY", transaction(extra_user, price=9990))
+    add("purchase by " + extra_user, envelope(jws), jws, status="stored", type="purchased", user=extra_user, revenue=9.99)
 
 os.makedirs(OUT, exist_ok=True)
 with open(os.path.join(OUT, "root.pem"), "wb") as f:

@@ -1,5 +1,7 @@
 """GrowthBook's Python SDK against a live `abctl serve`: for every generated user, the variant the
-SDK picks from GET /api/features/{clientKey} must be the one POST /v1/assign answers.
+SDK picks from GET /api/features/{clientKey} must be the one POST /v1/assign answers; for every
+`placement:ID` feature, show-or-not, variant and paywall must be what POST /v1/assign with that
+placement answers; each holdout feature must give the arm the answer's `holdouts` name.
 
 Run by Tests/EndToEndTests/GrowthBookAgreementTests.swift with the test venv's python:
     agreement.py PORT CLIENT_KEY ASSIGN_KEY USERS SEED
@@ -29,6 +31,7 @@ VERSIONS = ["2.1.0", "2.1", "2", "3", "2.0.9", "2.1.0.0", "2.1.0.1", "2.10", "02
             "\u0662.1.0", "", "2..1", 2.1, 3, None, MISSING]
 NEW_USER = [True, True, False, 1, "true", None, MISSING]
 PLANS = ["free", "trial", "paid", "FREE", 1, MISSING]
+SESSIONS = [0, 3, 5, 12, "7", None, MISSING]
 ID_FORMS = ["u{}", "us\u00e9r-{}", "\u7528\u6237{}", "\U0001F426{}", "Zo\u00eb {}", "{}", "\u05d0-{}", "UPPER-{}"]
 
 
@@ -44,7 +47,7 @@ def make_users(rng, forced_ids):
             user = pick(rng, ID_FORMS).format(rng.randrange(10**9))
         attributes = {}
         for key, values in (("platform", PLATFORMS), ("country", COUNTRIES), ("language", LANGUAGES),
-                            ("app_version", VERSIONS), ("new_user", NEW_USER), ("plan", PLANS)):
+                            ("app_version", VERSIONS), ("new_user", NEW_USER), ("plan", PLANS), ("sessions", SESSIONS)):
             # Most users carry plausible values, so that many pass every targeting key.
             value = pick(rng, values[:2] if rng.random() < 0.55 else values)
             if value is not MISSING:
@@ -101,18 +104,64 @@ class PipelinedClient:
                 yield json.loads(body)
 
 
-def compare(users, features):
+def no_paywall(value):
+    """A feature value with no paywall: GrowthBook reads a null force as no force, so abctl writes false."""
+    return value is None or value is False
+
+
+def tally(table, key):
+    table[key] = table.get(key, 0) + 1
+
+
+def compare(users, features, placements, holdouts):
     """One worker: its own SDK instance loaded from the server, its own keep-alive connection."""
     os.nice(10)   # an oracle: let the other tests of a parallel run have the CPU first
     gb = GrowthBook(api_host=f"http://127.0.0.1:{PORT}", client_key=CLIENT_KEY)
     gb.load_features()
     client = PipelinedClient()
-    answers = client.assign_all([{"user_id": u, "attributes": a} for u, a in users])
-    summary = {"users": 0, "evaluations": 0, "mismatches": 0, "sdk_sources": {}, "assign_reasons": {}, "not_in_payload": {}}
+    per_user = 1 + len(placements)
+    bodies = []
+    for u, a in users:
+        bodies.append({"user_id": u, "attributes": a})
+        bodies += [{"user_id": u, "attributes": a, "placement": p} for p in placements]
+    answers = client.assign_all(bodies)
+    summary = {"users": 0, "evaluations": 0, "mismatches": 0, "sdk_sources": {}, "assign_reasons": {}, "not_in_payload": {},
+               "placement_evaluations": 0, "placement_reasons": {}, "placement_sources": {}, "holdout_arms": {}}
     samples = []
-    for (user, attributes), answer in zip(users, answers):
+
+    def mismatch(sample):
+        summary["mismatches"] += 1
+        if len(samples) < 10:
+            samples.append(sample)
+
+    for user, attributes in users:
+        answer = next(answers)
+        placement_answers = [next(answers) for _ in range(per_user - 1)]
         summary["users"] += 1
         gb.set_attributes({**attributes, "id": user})
+        # Holdouts: the feature's value is the arm the answer names (none when the holdout does not take the user).
+        arms = {h["experiment"]: h["variant"] for h in answer["holdouts"]}
+        for h in holdouts:
+            value = gb.eval_feature(h).value
+            tally(summary["holdout_arms"], str(value))
+            if value != arms.get(h):
+                mismatch({"user": user, "attributes": attributes, "holdout": h, "assign": arms.get(h), "sdk": value})
+        for placement, a in zip(placements, placement_answers):
+            summary["placement_evaluations"] += 1
+            tally(summary["placement_reasons"], a["reason"])
+            result = gb.eval_feature("placement:" + placement)
+            tally(summary["placement_sources"], result.source)
+            shows = not no_paywall(result.value)
+            ok = shows == a["show_paywall"] and (not shows or result.value == a["paywall"])
+            if result.source == "experiment":
+                sdk_variant = result.experiment.meta[result.experimentResult.variationId]["key"]
+                ok = ok and sdk_variant == a["variant"] and a["in_experiment"]
+            else:
+                sdk_variant = None
+                ok = ok and (a["variant"] is None or a["reason"] == "forced")
+            if not ok:
+                mismatch({"user": user, "attributes": attributes, "placement": placement, "assign": a, "sdk": result.value,
+                          "sdk_variant": sdk_variant, "sdk_source": result.source})
         for a in answer["assignments"]:
             experiment = a["experiment"]
             summary["assign_reasons"][a["reason"]] = summary["assign_reasons"].get(a["reason"], 0) + 1
@@ -129,10 +178,15 @@ def compare(users, features):
             if result.source == "experiment":
                 sdk_variant = features[experiment][result.experimentResult.variationId]
             elif result.source == "force":
-                sdk_variant = a["variant"] if a["reason"] == "forced" and result.value == a["paywall"] else "(force rule)"
+                # A forced user's variant; a held-out user gets the control's paywall, a shipped one the winner's, with no variant.
+                forced_value = None if no_paywall(result.value) else result.value
+                if forced_value == a["paywall"] and a["reason"] in ("forced", "holdout", "shipped"):
+                    sdk_variant = a["variant"]
+                else:
+                    sdk_variant = "(force rule)"
             else:
                 sdk_variant = None
-            same_paywall = sdk_variant is None or result.value == a["paywall"]
+            same_paywall = sdk_variant is None or (None if no_paywall(result.value) else result.value) == a["paywall"]
             if sdk_variant != a["variant"] or not same_paywall:
                 summary["mismatches"] += 1
                 if len(samples) < 10:
@@ -154,12 +208,29 @@ def main():
         return 1
     features = {}
     forced_ids = set()
+    placements = []
+    holdouts = []
+
+    def user_ids(condition):
+        # {"id": USER} on its own or inside an $and.
+        if isinstance(condition, dict):
+            if isinstance(condition.get("id"), str):
+                yield condition["id"]
+            for part in condition.get("$and", []):
+                yield from user_ids(part)
+
     for key, feature in payload["features"].items():
+        if key.startswith("placement:"):
+            placements.append(key[len("placement:"):])
         for rule in feature["rules"]:
-            if "force" in rule:
-                forced_ids.add(rule["condition"]["id"])
-            else:
-                features[key] = [m["key"] for m in rule["meta"]]
+            forced_ids.update(user_ids(rule.get("condition")))
+            if "meta" in rule and not key.startswith("placement:"):
+                if rule["variations"] == ["holdout", "general"]:
+                    holdouts.append(key)
+                else:
+                    features[key] = [m["key"] for m in rule["meta"]]
+        if key not in features and not key.startswith("placement:") and key not in holdouts:
+            features[key] = None   # a shipped experiment: force rules only
     forced_ids = sorted(forced_ids)
 
     rng = random.Random(SEED)
@@ -167,14 +238,16 @@ def main():
     workers = 2
     chunks = [users[i::workers] for i in range(workers)]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        parts = pool.starmap(compare, [(chunk, features) for chunk in chunks])
+        parts = pool.starmap(compare, [(chunk, features, placements, holdouts) for chunk in chunks])
     summary = {"users": 0, "evaluations": 0, "mismatches": 0, "sdk_sources": {}, "assign_reasons": {},
-               "features": sorted(features), "forced_ids": len(forced_ids), "not_in_payload": {}}
+               "features": sorted(features), "forced_ids": len(forced_ids), "not_in_payload": {},
+               "placements": sorted(placements), "holdouts": sorted(holdouts), "placement_evaluations": 0,
+               "placement_reasons": {}, "placement_sources": {}, "holdout_arms": {}}
     samples = []
     for part in parts:
-        for key in ("users", "evaluations", "mismatches"):
+        for key in ("users", "evaluations", "mismatches", "placement_evaluations"):
             summary[key] += part[key]
-        for key in ("sdk_sources", "assign_reasons", "not_in_payload"):
+        for key in ("sdk_sources", "assign_reasons", "not_in_payload", "placement_reasons", "placement_sources", "holdout_arms"):
             for name, n in part[key].items():
                 summary[key][name] = summary[key].get(name, 0) + n
         samples += part["samples"][:5]

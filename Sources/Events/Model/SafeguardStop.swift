@@ -1,0 +1,104 @@
+import ExperimentDefinitions
+import Foundation
+
+/// A safeguard's decision that an arm harms a metric (SPEC §5): a durable record, the same for
+/// every node, in force until someone resets it.
+public struct SafeguardStop: Sendable, Equatable {
+    /// Unique per stop: what a notification receiver deduplicates by.
+    public var id: String
+    public var experiment: String
+    /// The harmful arm.
+    public var arm: String
+    public var metric: String
+    /// `stop_arm` (only this arm's users get the control's paywall) or `stop_experiment` (every arm's).
+    public var action: SafeguardsConfig.Action
+    public var stoppedAt: Timestamp
+    public var figures: SafeguardFigures
+    /// Set when the stop was lifted (`abctl safeguards reset`), with who lifted it.
+    public var resetAt: Timestamp?
+    public var resetBy: String?
+    /// When a `--notify-url` receiver acknowledged the notification of this stop.
+    public var notifiedAt: Timestamp?
+
+    public init(id: String = UUID().uuidString.lowercased(), experiment: String, arm: String, metric: String,
+                action: SafeguardsConfig.Action, stoppedAt: Timestamp, figures: SafeguardFigures,
+                resetAt: Timestamp? = nil, resetBy: String? = nil, notifiedAt: Timestamp? = nil) {
+        self.id = id
+        self.experiment = experiment
+        self.arm = arm
+        self.metric = metric
+        self.action = action
+        self.stoppedAt = stoppedAt
+        self.figures = figures
+        self.resetAt = resetAt
+        self.resetBy = resetBy
+        self.notifiedAt = notifiedAt
+    }
+
+    /// Not reset.
+    public var inForce: Bool { resetAt == nil }
+
+    /// As JSON: what `GET /v1/experiments`, `abctl safeguards check` and notifications carry.
+    public var json: JSONValue {
+        .object([("id", .string(id)), ("experiment", .string(experiment)), ("arm", .string(arm)), ("metric", .string(metric)),
+                 ("action", .string(action.rawValue)), ("at", .string(stoppedAt.rfc3339)), ("figures", figures.json),
+                 ("reset_at", resetAt.map { .string($0.rfc3339) } ?? .null), ("reset_by", resetBy.map(JSONValue.string) ?? .null)])
+    }
+}
+
+/// What the evaluation saw when it stopped an arm.
+public struct SafeguardFigures: Sendable, Equatable {
+    /// Mature users in the metric's denominator, and in its numerator, per side.
+    public var controlUsers: Int
+    public var controlCount: Int
+    public var armUsers: Int
+    public var armCount: Int
+    /// arm rate − control rate.
+    public var difference: Double
+    /// The always-valid (mSPRT) interval of the difference at `level`.
+    public var interval: [Double]
+    /// The level the interval was computed at: alpha / (metrics × treatment arms).
+    public var level: Double
+    /// The mSPRT mixing variance τ².
+    public var mixingVariance: Double
+
+    public init(controlUsers: Int, controlCount: Int, armUsers: Int, armCount: Int, difference: Double,
+                interval: [Double], level: Double, mixingVariance: Double) {
+        self.controlUsers = controlUsers
+        self.controlCount = controlCount
+        self.armUsers = armUsers
+        self.armCount = armCount
+        self.difference = difference
+        self.interval = interval
+        self.level = level
+        self.mixingVariance = mixingVariance
+    }
+
+    public var controlRate: Double { controlUsers > 0 ? Double(controlCount) / Double(controlUsers) : 0 }
+    public var armRate: Double { armUsers > 0 ? Double(armCount) / Double(armUsers) : 0 }
+
+    /// As JSON: the report's `figures` and the store's column.
+    public var json: JSONValue {
+        .object([
+            ("control_users", .number(Double(controlUsers))), ("control_count", .number(Double(controlCount))),
+            ("control_rate", .number(controlRate)),
+            ("arm_users", .number(Double(armUsers))), ("arm_count", .number(Double(armCount))), ("arm_rate", .number(armRate)),
+            ("difference", .number(difference)), ("interval", .array(interval.map { .number($0) })),
+            ("level", .number(level)), ("mixing_variance", .number(mixingVariance)),
+        ])
+    }
+
+    /// Reads `json`'s text back; nil when it is not that shape.
+    public init?(jsonText: String) {
+        guard let node = try? JSONReader.parse(Array(jsonText.utf8)), case .object(let members) = node.value else { return nil }
+        var values: [String: JSONValue] = [:]
+        for (k, v) in members { values[k] = v }
+        func number(_ key: String) -> Double? { if case .number(let n)? = values[key] { n } else { nil } }
+        guard let cu = number("control_users"), let cc = number("control_count"), let au = number("arm_users"),
+              let ac = number("arm_count"), let d = number("difference"), let level = number("level"),
+              let tau2 = number("mixing_variance"), case .array(let items)? = values["interval"] else { return nil }
+        let interval = items.compactMap { item -> Double? in if case .number(let n) = item { n } else { nil } }
+        self.init(controlUsers: Int(cu), controlCount: Int(cc), armUsers: Int(au), armCount: Int(ac), difference: d,
+                  interval: interval, level: level, mixingVariance: tau2)
+    }
+}

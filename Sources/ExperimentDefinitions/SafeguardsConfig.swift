@@ -1,0 +1,33 @@
+/// `safeguards`: which rate metrics are watched for harm, how sure to be, and what a harmful
+/// arm sets off (SPEC §1, §5).
+public struct SafeguardsConfig: Sendable, Equatable {
+    public enum Action: String, Sendable, CaseIterable {
+        /// Only the harmful arm's users get the control's paywall.
+        case stopArm = "stop_arm"
+        /// Every arm's users get the control's paywall.
+        case stopExperiment = "stop_experiment"
+    }
+
+    public static let defaultAlpha = 0.05
+    public static let defaultMinUsers = 300
+    public static let defaultCheckMinutes = 15.0
+
+    /// Rate metrics without a horizon (safeguards use fixed-horizon outcomes of their own).
+    public var metrics: [Metric]
+    public var action: Action
+    /// The family-wise level, split over metrics × treatment arms.
+    public var alpha: Double
+    /// An arm is tested once it has this many exposed users.
+    public var minUsers: Int
+    /// How often a server evaluates.
+    public var checkMinutes: Double
+
+    public init(metrics: [Metric], action: Action = .stopArm, alpha: Double = defaultAlpha,
+                minUsers: Int = defaultMinUsers, checkMinutes: Double = defaultCheckMinutes) {
+        self.metrics = metrics
+        self.action = action
+        self.alpha = alpha
+        self.minUsers = minUsers
+        self.checkMinutes = checkMinutes
+    }
+}

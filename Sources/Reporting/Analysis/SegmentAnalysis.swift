@@ -1,0 +1,151 @@
+import ExperimentDefinitions
+import Statistics
+
+/// Results by segment (SPEC §5): each `--by` dimension's values compared as the report compares
+/// its arms, small values pooled into `other`, Holm across cells, Cochran's Q per (metric, variant).
+enum SegmentAnalysis {
+    /// The metrics split by segment: primary, guardrails and secondary, each once.
+    static func metrics(_ experiment: Experiment) -> [Metric] {
+        var out: [Metric] = []
+        for m in [experiment.metrics.primary] + experiment.metrics.guardrails + experiment.metrics.secondary where !out.contains(m) { out.append(m) }
+        return out
+    }
+
+    static func analyze(_ acc: ReportAccumulator, caps: [Double?], alpha: Double) throws -> [SegmentDimension] {
+        let metrics = Self.metrics(acc.experiment)
+        let slots = metrics.compactMap { acc.slot($0) }
+        return try acc.splits.indices.filter { $0 != acc.strataSplit }.map { s in
+            try dimension(acc.splits[s], metrics: metrics, slots: slots, acc: acc, caps: caps, alpha: alpha)
+        }
+    }
+
+    /// A `heterogeneity` warning per (dimension, metric, variant) whose effect differs (SPEC §8 health).
+    static func health(_ dimensions: [SegmentDimension]) -> [HealthCheck] {
+        dimensions.flatMap { d in
+            d.differenceSentences.map { HealthCheck(level: .warning, code: "heterogeneity", message: $0 + " " + SegmentDimension.exploratoryNote) }
+        }
+    }
+
+    /// A value stands alone when every arm has `minUsers` users and, for every rate metric split,
+    /// at least 10 users with and 10 without the event among its denominator.
+    static func standsAlone(_ tallies: [VariantTally], slots: [Int], metrics: [Metric], minUsers: Int) -> Bool {
+        for t in tallies {
+            guard t.users >= minUsers else { return false }
+            for (slot, m) in zip(slots, metrics) where !m.isRevenue {
+                let k = t.counts[slot], n = t.denominators[slot]
+                if k < 10 || n - k < 10 { return false }
+            }
+        }
+        return true
+    }
+
+    static func dimension(_ split: SplitTally, metrics: [Metric], slots: [Int], acc: ReportAccumulator,
+                          caps: [Double?], alpha: Double) throws -> SegmentDimension {
+        let minUsers = acc.options.minSegmentUsers
+        // Values by users, most first (ties by name), `(none)` after them.
+        let order = split.keys.indices.sorted { a, b in
+            let na = split.keys[a] == Segments.noneValue, nb = split.keys[b] == Segments.noneValue
+            if na != nb { return nb }
+            let ua = split.cells[a].reduce(0) { $0 + $1.users }, ub = split.cells[b].reduce(0) { $0 + $1.users }
+            return ua != ub ? ua > ub : split.keys[a] < split.keys[b]
+        }
+        var cells: [(value: String, tallies: [VariantTally], pooled: [String])] = []
+        var other: [VariantTally]?
+        var pooled: [String] = []
+        for i in order {
+            let tallies = split.cells[i]
+            if standsAlone(tallies, slots: slots, metrics: metrics, minUsers: minUsers) {
+                cells.append((split.keys[i], tallies, []))
+            } else {
+                other = other.map { zip($0, tallies).map { $0.merged(with: $1) } } ?? tallies
+                pooled.append(split.keys[i])
+            }
+        }
+        if let other { cells.append((Segments.otherValue, other, pooled)) }
+
+        let variants = acc.experiment.variants
+        var results = try cells.map { cell in
+            SegmentDimension.Cell(
+                value: cell.value, users: cell.tallies.reduce(0) { $0 + $1.users }, usersByVariant: cell.tallies.map(\.users),
+                pooledValues: cell.pooled,
+                comparisons: try compare(cell.tallies, metrics: metrics, slots: slots, acc: acc, caps: caps, alpha: alpha))
+        }
+        var heterogeneity: [SegmentDimension.Heterogeneity] = []
+        for (mi, m) in metrics.enumerated() {
+            for (vi, variant) in variants.enumerated().dropFirst() {
+                let index = mi * (variants.count - 1) + (vi - 1)
+                // Holm across the cells of this (metric, variant), over the p-values that exist.
+                let present = results.indices.filter { results[$0].comparisons[index].pValue != nil }
+                let adjusted = try MultipleTesting.holm(present.map { results[$0].comparisons[index].pValue! })
+                for (c, p) in zip(present, adjusted) { results[c].comparisons[index].pValueAdjusted = p }
+                let estimates = cells.compactMap { cell in differenceAndVariance(cell.tallies, control: 0, variant: vi, slot: slots[mi], metric: m, cap: caps[slots[mi]]) }
+                if let q = CochranQ(estimates: estimates) {
+                    heterogeneity.append(.init(metric: m, variant: variant.key, pValue: q.pValue, statistic: q.statistic, cells: q.degreesOfFreedom + 1))
+                } else {
+                    let reason = cells.count < 2
+                        ? "fewer than 2 cells: every value of \(split.name) was pooled into one"
+                        : "fewer than 2 cells have a difference with a spread to weigh"
+                    heterogeneity.append(.init(metric: m, variant: variant.key, pValue: nil, statistic: nil, cells: estimates.count, nullReason: reason))
+                }
+            }
+        }
+        for c in results.indices {
+            for i in results[c].comparisons.indices {
+                results[c].comparisons[i].reading = VerdictReading.read(results[c].comparisons[i], alpha: alpha, sequential: false)
+            }
+        }
+        return SegmentDimension(dimension: split.name, minUsers: minUsers, cells: results, heterogeneity: heterogeneity)
+    }
+
+    /// Each treatment against the control on `metrics`, as the report compares its arms, without Holm.
+    static func compare(_ tallies: [VariantTally], metrics: [Metric], slots: [Int], acc: ReportAccumulator,
+                        caps: [Double?], alpha: Double) throws -> [ComparisonResult] {
+        var out: [ComparisonResult] = []
+        for (m, slot) in zip(metrics, slots) {
+            for t in tallies.dropFirst() {
+                var c: ComparisonResult
+                if m.isRevenue {
+                    let control = try RevenueCapping.summary(values: tallies[0].values[slot], users: tallies[0].denominators[slot], cap: caps[slot])
+                    let variant = try RevenueCapping.summary(values: t.values[slot], users: t.denominators[slot], cap: caps[slot])
+                    c = try ReportAnalyzer.compareRevenue(m, control: control, variant: variant, key: t.key, cap: caps[slot], alpha: alpha)
+                } else {
+                    c = try ReportAnalyzer.compareRates(m, slot: slot, tallies[0], t, alpha: alpha, experiment: acc.experiment)
+                }
+                c.pValueAdjusted = nil
+                if c.pValue == nil { c.nullReasons["p_value_adjusted"] = c.nullReasons["p_value"] }
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// The absolute difference of `variant` and `control` in `slot` and its variance (unpooled, as
+    /// the Wald and Welch intervals use); nil when an arm is too small to have one.
+    static func differenceAndVariance(_ tallies: [VariantTally], control: Int, variant: Int, slot: Int, metric: Metric,
+                                      cap: Double?) -> (estimate: Double, variance: Double)? {
+        func moments(_ t: VariantTally) -> (mean: Double, varianceOfMean: Double)? {
+            let n = t.denominators[slot]
+            if metric.isRevenue {
+                guard n >= 2, let s = try? RevenueCapping.summary(values: t.values[slot], users: n, cap: cap),
+                      let mean = try? s.mean(), let variance = try? s.variance() else { return nil }
+                return (mean, variance / Double(n))
+            }
+            guard n > 0 else { return nil }
+            let p = Double(t.counts[slot]) / Double(n)
+            return (p, p * (1 - p) / Double(n))
+        }
+        guard let c = moments(tallies[control]), let v = moments(tallies[variant]) else { return nil }
+        return (v.mean - c.mean, v.varianceOfMean + c.varianceOfMean)
+    }
+}
+
+extension VariantTally {
+    /// Two cells' counts of one variant as one (what `other` and pooled strata need: users, metric
+    /// counts, denominators and revenue values).
+    func merged(with other: VariantTally) -> VariantTally {
+        var out = self
+        out.users += other.users
+        out.absorbCounts(of: other)
+        return out
+    }
+}

@@ -1,0 +1,69 @@
+import Events
+import ExperimentDefinitions
+
+/// Fixed-horizon outcomes for safeguards (SPEC §5): a user enters a metric once mature, with
+/// the value at that age, so no user's value changes between two evaluations and looking every
+/// `check_minutes` keeps the always-valid guarantee.
+///
+/// | metric | enters (unit) | at | counts when |
+/// | --- | --- | --- | --- |
+/// | `trial_start_rate`, `paid_conversion` | exposed users | exposure + H | it happened before exposure + H |
+/// | `trial_to_paid` | trial starters before exposure + H | exposure + H | converted before exposure + H |
+/// | `day0_cancel_rate` | trial starters | trial start + `day0_window_hours` | cancelled within the window |
+/// | `trial_cancel_rate` | trial starters | the end of the arm's trial | cancelled before it |
+/// | `refund_rate` | payers | first payment + H + 14 days | refunded before then |
+///
+/// H is the experiment's longest `trial_days` plus the grace days (SPEC §5 maturity).
+struct MatureOutcome: Sendable {
+    static let microsPerDay: Int64 = 86_400_000_000
+    /// SPEC §5's `metrics.maturity_grace_days` default.
+    static let graceDays = 3
+    /// Refunds are counted this long after the first payment, beyond H.
+    static let refundExtraDays = 14
+
+    let fact: UserOutcome.Fact
+    /// H in microseconds.
+    let horizon: Int64
+    let day0Window: Int64
+    /// Per arm, its trial length in microseconds.
+    let trialLengths: [Int64]
+
+    init(metric: Metric, experiment: Experiment) {
+        guard case .proportion(let numerator) = metric.definition.statistic else { preconditionFailure("safeguards watch rates only") }
+        fact = numerator
+        let longest = experiment.variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0
+        horizon = Int64(longest + Self.graceDays) * Self.microsPerDay
+        day0Window = Int64(experiment.metrics.day0WindowHours * 3_600_000_000)
+        trialLengths = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
+    }
+
+    /// nil while the user is not (yet) in the metric's denominator at `now`; else whether the
+    /// user counts in the numerator.
+    @inline(__always)
+    func value(_ f: UserFacts, arm: Int, now: Int64) -> Bool? {
+        let exposure = f.firstExposure.microseconds
+        let horizonEnd = exposure + horizon
+        switch fact {
+        case .trialStart, .paid:
+            guard horizonEnd <= now else { return nil }
+            let t = fact == .trialStart ? f.trialStart : f.firstPaid
+            return t.map { $0.microseconds < horizonEnd } ?? false
+        case .converted:
+            guard horizonEnd <= now, let start = f.trialStart?.microseconds, start < horizonEnd else { return nil }
+            return f.firstConverted.map { $0.microseconds < horizonEnd } ?? false
+        case .day0Cancel:
+            guard let start = f.trialStart?.microseconds, start + day0Window <= now else { return nil }
+            return f.firstCancel.map { $0.microseconds - start <= day0Window } ?? false
+        case .trialCancel:
+            guard let start = f.trialStart?.microseconds, start + trialLengths[arm] <= now else { return nil }
+            return f.firstCancel.map { $0.microseconds - start < trialLengths[arm] } ?? false
+        case .refund:
+            guard let paid = f.firstPaid?.microseconds else { return nil }
+            let end = paid + horizon + Int64(Self.refundExtraDays) * Self.microsPerDay
+            guard end <= now else { return nil }
+            return f.refundedAt.map { $0.microseconds >= paid && $0.microseconds < end } ?? false
+        case .exposure:
+            return nil
+        }
+    }
+}

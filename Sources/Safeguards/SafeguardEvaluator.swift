@@ -1,0 +1,106 @@
+import Events
+import ExperimentDefinitions
+import Foundation
+import Statistics
+
+/// One safeguard evaluation (SPEC §5): facts → mature outcomes → the always-valid (mSPRT)
+/// interval of each (treatment arm, metric) against the control → stops written through the
+/// store. Scheduled by the server every `check_minutes`; run once by `abctl safeguards check`.
+public enum SafeguardEvaluator {
+    /// One (arm, metric) as the evaluation saw it.
+    public struct Finding: Sendable, Equatable {
+        public var experiment: String
+        public var arm: String
+        public var metric: String
+        /// Exposed users of the arm (the `min_users` gate counts these).
+        public var armExposed: Int
+        /// nil when the pair was not tested, with `skipped` saying why.
+        public var figures: SafeguardFigures?
+        public var skipped: String?
+        /// The interval lies wholly on the harmful side.
+        public var harmful: Bool
+    }
+
+    /// What one evaluation found and wrote.
+    public struct Outcome: Sendable {
+        public var findings: [Finding] = []
+        /// Stops written by this evaluation.
+        public var newStops: [SafeguardStop] = []
+    }
+
+    /// Evaluates every running experiment with `safeguards` at `now` and records a stop for each
+    /// harmful arm not already stopped. The caller holds the store's lease.
+    public static func run(experiments: [Experiment], store: any FactsReader & SafeguardStopStore, now: Date) throws -> Outcome {
+        var outcome = Outcome()
+        let inForce = try store.safeguardStopsInForce()
+        for e in experiments where e.status == .running && e.safeguards != nil {
+            if let start = e.start, now < start { continue }
+            let stops = inForce.filter { $0.experiment == e.id }
+            // A stopped experiment has nothing left to stop.
+            if stops.contains(where: { $0.action == .stopExperiment }) { continue }
+            let findings = try evaluate(e, facts: store, now: now)
+            outcome.findings += findings
+            var stoppedArms = Set(stops.map(\.arm))
+            for f in findings where f.harmful && !stoppedArms.contains(f.arm) {
+                guard let figures = f.figures, let config = e.safeguards else { continue }
+                let stop = SafeguardStop(experiment: e.id, arm: f.arm, metric: f.metric, action: config.action,
+                                         stoppedAt: Timestamp(now), figures: figures)
+                if try store.recordSafeguardStop(stop) { outcome.newStops.append(stop) }
+                stoppedArms.insert(f.arm)
+                if config.action == .stopExperiment { break }
+            }
+        }
+        return outcome
+    }
+
+    /// Every (treatment arm, safeguarded metric) of `e` at `now`, from one pass over its facts.
+    public static func evaluate(_ e: Experiment, facts: any FactsReader, now: Date) throws -> [Finding] {
+        guard let config = e.safeguards, e.variants.count >= 2 else { return [] }
+        let rules = config.metrics.map { MatureOutcome(metric: $0, experiment: e) }
+        let arms = e.variants.count
+        // A few arms: comparing keys beats hashing each row's variant.
+        let keys = e.variants.map(\.key)
+        // denominators[m * arms + a], counts[m * arms + a]
+        var denominators = [Int](repeating: 0, count: rules.count * arms)
+        var counts = denominators
+        var exposed = [Int](repeating: 0, count: arms)
+        let nowMicros = Timestamp(now).microseconds
+        let forced = Set(e.forced.keys)
+        // Users exposed after `now` are not there yet (an evaluation of an earlier time on a later store).
+        try facts.forEachFact(experiment: e.id, since: nil, until: Timestamp(microseconds: nowMicros + 1)) { f in
+            guard let a = keys.firstIndex(of: f.variant) else { return }
+            if !forced.isEmpty && forced.contains(f.userID) { return }
+            exposed[a] += 1
+            for (m, rule) in rules.enumerated() {
+                guard let hit = rule.value(f, arm: a, now: nowMicros) else { continue }
+                denominators[m * arms + a] += 1
+                if hit { counts[m * arms + a] += 1 }
+            }
+        }
+        // Bonferroni over metrics × treatment arms keeps the family's level at alpha.
+        let level = config.alpha / Double(config.metrics.count * (arms - 1))
+        var findings: [Finding] = []
+        for a in 1..<arms {
+            for (m, metric) in config.metrics.enumerated() {
+                var finding = Finding(experiment: e.id, arm: e.variants[a].key, metric: metric.name, armExposed: exposed[a], harmful: false)
+                let nc = denominators[m * arms], kc = counts[m * arms], nv = denominators[m * arms + a], kv = counts[m * arms + a]
+                if exposed[a] < config.minUsers {
+                    finding.skipped = "\(exposed[a]) of min_users \(config.minUsers) exposed"
+                } else if nc == 0 || nv == 0 {
+                    finding.skipped = "no mature \(metric.unit.words) yet in \(nc == 0 ? "the control" : "this arm")"
+                } else {
+                    let control = try Proportion(count: kc, total: nc), arm = try Proportion(count: kv, total: nv)
+                    let tau2 = SequentialTest.mixingVariance(controlRate: control.rate, minimumEffect: e.metrics.minimumEffect)
+                    var test = try SequentialTest(mixingVariance: tau2, alpha: level)
+                    let look = test.update(control: control, variant: arm)
+                    finding.figures = SafeguardFigures(controlUsers: nc, controlCount: kc, armUsers: nv, armCount: kv,
+                                                       difference: look.difference, interval: [look.interval.lower, look.interval.upper],
+                                                       level: level, mixingVariance: tau2)
+                    finding.harmful = metric.lowerIsBetter ? look.interval.lower > 0 : look.interval.upper < 0
+                }
+                findings.append(finding)
+            }
+        }
+        return findings
+    }
+}

@@ -1,0 +1,25 @@
+import Events
+import Foundation
+
+/// Stops and findings in words: the notification's `text`, the log, `abctl safeguards check`.
+public enum SafeguardText {
+    /// "Safeguard stopped arm 'ai' of chorus-trial-length: day0_cancel_rate 30.0% against the control's 20.0% …"
+    public static func stop(_ s: SafeguardStop) -> String {
+        let f = s.figures
+        let what = s.action == .stopExperiment ? "the experiment \(s.experiment) (every arm)" : "arm '\(s.arm)' of \(s.experiment)"
+        return "Safeguard stopped \(what): \(s.metric) \(percent(f.armRate)) in '\(s.arm)' (\(f.armCount)/\(f.armUsers)) against "
+            + "\(percent(f.controlRate)) in the control (\(f.controlCount)/\(f.controlUsers)); the always-valid interval of the difference at level "
+            + "\(String(format: "%.4g", f.level)) is [\(signed(f.interval.first ?? 0)), \(signed(f.interval.last ?? 0))] points, wholly harmful. "
+            + "Its users now get the control's paywall; lift with 'abctl safeguards reset \(s.experiment) \(s.arm)'."
+    }
+
+    /// One line per finding.
+    public static func finding(_ f: SafeguardEvaluator.Finding) -> String {
+        if let skipped = f.skipped { return "\(f.experiment) \(f.arm) \(f.metric): not tested (\(skipped))" }
+        guard let x = f.figures else { return "\(f.experiment) \(f.arm) \(f.metric): not tested" }
+        return "\(f.experiment) \(f.arm) \(f.metric): \(percent(x.armRate)) vs \(percent(x.controlRate)), interval [\(signed(x.interval.first ?? 0)), \(signed(x.interval.last ?? 0))] points\(f.harmful ? ", HARMFUL" : ", no harm shown")"
+    }
+
+    static func percent(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
+    static func signed(_ x: Double) -> String { String(format: "%+.1f", x * 100) }
+}

@@ -1,0 +1,94 @@
+import CommandLineKit
+import Events
+import ExperimentDefinitions
+import Foundation
+import Safeguards
+
+/// `abctl safeguards check` (one evaluation, for teams without a server) and
+/// `abctl safeguards reset EXPERIMENT ARM` (SPEC §5, §6).
+enum SafeguardsCommand {
+    static let spec = CommandSpec(
+        name: "safeguards",
+        abstract: "Evaluate safeguards once, or lift a safeguard stop.",
+        discussion: """
+        'abctl safeguards check' runs one safeguard evaluation of every running experiment with 'safeguards':
+          each watched metric of each arm against the control, with the always-valid interval on mature users.
+          A harmful arm is stopped (a record in the store that every server honours). Exits 1 while any stop
+          is in force, so cron and CI notice. 'abctl safeguards reset EXPERIMENT ARM' lifts an arm's stop,
+          recording who (--by, default $USER) and when.
+        """,
+        usage: "check [--db <path>] [--experiments <dir>] [--format <format>] | reset <experiment> <arm> [--by <who>] [--db <path>]",
+        arguments: [ArgumentSpec(name: "action", help: "'check', or 'reset' followed by the experiment and the arm.")],
+        options: [
+            .database,
+            .experiments,
+            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+            OptionSpec(name: "--by", valueName: "who", help: "Who lifts the stop (reset; default $USER)."),
+        ],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        switch args.positionals.first {
+        case "check":
+            guard args.positionals.count == 1 else { throw CLIError.usage("'check' takes no arguments", command: "safeguards") }
+            return try check(args)
+        case "reset":
+            guard args.positionals.count == 3 else { throw CLIError.usage("expected 'abctl safeguards reset EXPERIMENT ARM'", command: "safeguards") }
+            return try reset(args, experiment: args.positionals[1], arm: args.positionals[2])
+        default:
+            throw CLIError.usage("expected 'abctl safeguards check' or 'abctl safeguards reset EXPERIMENT ARM'", command: "safeguards")
+        }
+    }
+
+    static func check(_ args: ParsedArguments) throws -> ExitCode {
+        let now = try FixedClock.now(command: "safeguards") ?? Date()
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        defer { store.close() }
+        let (outcome, inForce) = try runtime {
+            let outcome = try store.withSafeguardLease { try SafeguardEvaluator.run(experiments: catalog.experiments, store: store, now: now) }
+            return (outcome, try store.safeguardStopsInForce())
+        }
+        if try args.required("--format") == "json" {
+            let body: JSONValue = .object([
+                ("evaluated", .bool(outcome != nil)),
+                ("findings", .array((outcome?.findings ?? []).map(json))),
+                ("new_stops", .array((outcome?.newStops ?? []).map(\.json))),
+                ("in_force", .array(inForce.map(\.json))),
+            ])
+            print(body.serialized())
+        } else {
+            if outcome == nil { print("another process is evaluating safeguards now; showing the stops in force") }
+            for f in outcome?.findings ?? [] { print(SafeguardText.finding(f)) }
+            for s in outcome?.newStops ?? [] { print("NEW: " + SafeguardText.stop(s)) }
+            print(inForce.isEmpty ? "no safeguard stop in force" : "\(inForce.count) safeguard stop\(inForce.count == 1 ? "" : "s") in force:")
+            for s in inForce { print("  \(s.experiment) \(s.arm): \(s.metric), since \(s.stoppedAt.rfc3339) (\(s.action.rawValue))") }
+        }
+        return inForce.isEmpty ? .success : .checkFailed
+    }
+
+    static func reset(_ args: ParsedArguments, experiment: String, arm: String) throws -> ExitCode {
+        let who = args.value("--by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        let now = try FixedClock.now(command: "safeguards") ?? Date()
+        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        defer { store.close() }
+        let lifted = try runtime { try store.resetSafeguardStops(experiment: experiment, arm: arm, by: who, at: Timestamp(now)) }
+        guard lifted > 0 else {
+            FileHandle.standardError.write(Data("abctl: error: no safeguard stop in force for \(experiment) \(arm)\n".utf8))
+            return .checkFailed
+        }
+        print("lifted the safeguard stop of \(experiment) \(arm) (by \(who) at \(Timestamp(now).rfc3339))")
+        return .success
+    }
+
+    static func json(_ f: SafeguardEvaluator.Finding) -> JSONValue {
+        .object([("experiment", .string(f.experiment)), ("arm", .string(f.arm)), ("metric", .string(f.metric)),
+                 ("arm_exposed", .number(Double(f.armExposed))), ("harmful", .bool(f.harmful)),
+                 ("figures", f.figures?.json ?? .null), ("skipped", f.skipped.map(JSONValue.string) ?? .null)])
+    }
+
+    static func runtime<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as CLIError { throw error } catch { throw CLIError.runtime("safeguards failed: \(error)") }
+    }
+}
