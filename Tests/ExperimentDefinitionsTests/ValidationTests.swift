@@ -107,13 +107,17 @@ import TestSupport
         #expect(found.contains { $0.message.contains("horizon of 366 days") && $0.message.contains("from 1 to 365") })
     }
 
-    /// schema.json names the metric table's metrics, no more and no fewer (editors and check-jsonschema read it).
+    /// schema.json names the metric table's metrics, no more and no fewer (editors and check-jsonschema read it):
+    /// those with an optional horizon, then the forecast, which always has one.
     @Test func theSchemaNamesTheMetricTable() throws {
         let text = try String(contentsOfFile: packageRoot + "/Experiments/schema.json", encoding: .utf8)
         let start = try #require(text.range(of: "\"pattern\": \"^("))
         let names = text[start.upperBound...].prefix { $0 != ")" }.split(separator: "|").map(String.init)
-        #expect(names == MetricTable.all.map(\.name))
-        #expect(text.contains("(_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5]))?$"))
+        let forecastStart = try #require(text.range(of: "$|^("))
+        let forecast = String(text[forecastStart.upperBound...].prefix { $0 != ")" })
+        #expect(names + [forecast] == MetricTable.all.map(\.name))
+        #expect(MetricTable.all.filter(\.isForecast).map(\.name) == [forecast])
+        #expect(text.contains("(_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5]))?$|^(revenue_per_user_forecast)_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5])$"))
     }
 
     @Test func fewerThanTwoVariants() {

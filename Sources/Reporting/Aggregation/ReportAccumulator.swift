@@ -27,6 +27,8 @@ public struct ReportAccumulator: Sendable {
     public private(set) var exposedAfterAsOf = 0
     public private(set) var firstExposure: Int64?
     public private(set) var lastExposure: Int64?
+    /// Each arm's mature users in the cells of the revenue forecast.
+    public private(set) var forecast: ForecastAccumulator
 
     private let keys: [String]
     private let asOf: Int64
@@ -59,8 +61,10 @@ public struct ReportAccumulator: Sendable {
                          Self.floorDay((options.since ?? experiment.start).map(ReportOptions.micros) ?? asOfDay - (maxDays - 1) * Self.microsPerDay))
         lookOrigin = min(origin, asOfDay)
         lookDays = experiment.metrics.sequential ? Int((asOfDay - lookOrigin) / Self.microsPerDay) + 1 : 0
-        let metrics = experiment.metrics.reported
+        // The forecast metric is read from the forecast, not tallied.
+        let metrics = experiment.metrics.reported.filter { !$0.isForecast }
         self.metrics = metrics
+        forecast = ForecastAccumulator(experiment: experiment, products: options.products ?? Products(currency: "", offerings: [:]), asOf: options.asOf)
         tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, metrics: metrics.count, lookDays: lookDays) }
         var windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])] = [(nil, [])]
         for (slot, m) in metrics.enumerated() {
@@ -97,6 +101,7 @@ public struct ReportAccumulator: Sendable {
         if let end, exposure >= end { exposedAfterEnd += 1 }
         firstExposure = min(firstExposure ?? exposure, exposure)
         lastExposure = max(lastExposure ?? exposure, exposure)
+        forecast.record(row, arm: v)
 
         if row.crossedOver {
             crossoverUsers += 1

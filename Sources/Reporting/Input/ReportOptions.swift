@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// How to build a report: the significance level and the moment the data is read "as of".
@@ -13,8 +14,12 @@ public struct ReportOptions: Sendable {
     public var until: Date?
     /// The power the "too few users" check asks for.
     public var power: Double
+    /// The price table: the forecast matches each payer's first payment to a plan and prices further payments.
+    /// Without it no payer is matched to a plan, so the forecast adds no renewals.
+    public var products: Products?
 
-    public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8) {
+    public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8, products: Products? = nil) {
+        self.products = products
         self.alpha = alpha
         self.generatedAt = generatedAt
         self.since = since

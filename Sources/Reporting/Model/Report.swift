@@ -72,6 +72,8 @@ public struct ReportFigures: Sendable {
     public var copySources: [CopySourceSplit]
     /// Users needed per variant for `minimumEffect` on the primary metric, when it can be computed.
     public var requiredUsersPerVariant: Int?
+    /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
+    public var forecast: [ArmForecast]? = nil
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],

@@ -56,7 +56,7 @@ enum DemoCommand {
         }
         let store = try StoreOpener.open(db)
         defer { store.close() }
-        let options = ReportOptions(generatedAt: result.0.observedUntil)
+        let options = ReportOptions(generatedAt: result.0.observedUntil, products: catalog.products)
         for experiment in catalog.experiments {
             let report = try ReportCommand.runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }
             var written: [String] = []

@@ -47,9 +47,8 @@ enum ReportCommand {
         let until = try date(args.value("--until"), "--until")
         if let since, let until, since >= until { throw CLIError.usage("'--since' must be before '--until'", command: "report") }
         let now = try FixedClock.now(command: "report") ?? Date()
-        let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until)
-
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let options = ReportOptions(alpha: alpha, generatedAt: now, since: since, until: until, products: catalog.products)
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
 
