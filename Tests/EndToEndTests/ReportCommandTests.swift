@@ -62,7 +62,10 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: folder.path + "/out/oracle-report.\(ext)"))
         }
         let csv = try String(contentsOfFile: folder.path + "/out/oracle-report.csv", encoding: .utf8)
-        #expect(csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 1 + 3 * 10)
+        // A row per (variant, metric), then the forecast's row per variant (its arms have payers).
+        let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 1 + 3 * 10 + 3)
+        #expect(rows.suffix(3).allSatisfy { $0.contains(",revenue_per_user_forecast_d365,") })
     }
 
     @Test func scriptInTheNameShowsAsText() throws {

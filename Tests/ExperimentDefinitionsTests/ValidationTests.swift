@@ -95,7 +95,7 @@ import TestSupport
         #expect(m.secondary.map(\.name) == ["revenue_per_user_d14", "paid_conversion_d365", "revenue_per_user_d1"])
         #expect(m.revenueCap == .percentile(0.99))
         // Every table metric, then each named horizon metric once, in the order named.
-        #expect(m.reported.map(\.name) == MetricTable.all.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
+        #expect(m.reported.map(\.name) == Metric.baseMetrics.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
     }
 
     @Test func badMetricNamesSayWhatIsWrong() {
@@ -105,6 +105,22 @@ import TestSupport
         #expect(found.count == 2)
         #expect(found.contains { $0.message == "unknown metric 'paid_convresion_d14'" && $0.hint?.contains("did you mean 'paid_conversion'?") == true })
         #expect(found.contains { $0.message.contains("horizon of 366 days") && $0.message.contains("from 1 to 365") })
+    }
+
+    /// The revenue forecast as a metric: primary or secondary at the forecast's horizon; never bare, never a
+    /// guardrail, never at another horizon than `forecast.horizon_days`.
+    @Test func forecastMetricsNameTheForecastsHorizon() {
+        func codes(_ metrics: String, forecast: String = "") -> [String] {
+            let text = validExperiment.replacingOccurrences(of: "\"primary\": \"paid_conversion\", \"guardrails\": [\"day0_cancel_rate\"]", with: metrics)
+                .replacingOccurrences(of: "\"id\": \"exp-a\",", with: "\"id\": \"exp-a\",\(forecast)")
+            return validate(["a.json": text]).diagnostics.filter { $0.severity == .error }.map(\.code)
+        }
+        #expect(codes(#""primary": "revenue_per_user_forecast_d365""#) == [])
+        #expect(codes(#""primary": "paid_conversion", "secondary": ["revenue_per_user_forecast_d180"]"#, forecast: #" "forecast": { "horizon_days": 180 },"#) == [])
+        #expect(codes(#""primary": "revenue_per_user_forecast_d180""#) == ["forecast_horizon"])
+        #expect(codes(#""primary": "revenue_per_user_forecast""#) == ["unknown_metric"])
+        #expect(codes(#""primary": "paid_conversion", "guardrails": ["revenue_per_user_forecast_d365"]"#) == ["forecast_guardrail"])
+        #expect(codes(#""primary": "paid_conversion""#, forecast: #" "forecast": { "horizon_days": 0 },"#) == ["bad_horizon"])
     }
 
     /// schema.json names the metric table's metrics, no more and no fewer (editors and check-jsonschema read it):

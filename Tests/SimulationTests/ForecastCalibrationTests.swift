@@ -81,7 +81,6 @@ import Testing
                 errors.append(value / trueValue[i] - 1)
             }
         }
-        let coverage = Double(covered) / Double(errors.count)
         let medianError = errors.map(abs).sorted()[errors.count / 2]
         print("forecast calibration (in suite): 90% intervals covered the truth in \(covered) of \(errors.count); median |error| \(String(format: "%.3f", medianError))")
         // 32 intervals: at a true 90%, 24 or fewer covering happens about once in 100 runs.
