@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks"]),
 
         .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload", "Webhooks"]),
-        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment"], path: "Benchmarks/AssignBenchmark"),
+        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", "ExperimentDefinitions"], path: "Benchmarks/AssignBenchmark"),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
         .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),

@@ -4,6 +4,7 @@
 // Prints one line per (mode, K): assignments/s on one thread, plus a checksum that the C
 // baseline (bench/assign_baseline.c) must reproduce for the same ids and seeds.
 import Assignment
+import ExperimentDefinitions
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -36,6 +37,7 @@ let experimentCounts = options.experimentCounts
 let repeats = options.repeats
 
 let ids = (0..<users).map { "user-\($0)" }
+let userIDs = ids.map(UserID.init)
 
 func experiments(_ k: Int) -> [AssignableExperiment] {
     (0..<k).map { j in
@@ -81,7 +83,7 @@ for k in experimentCounts {
         var buffer: [Assignment] = []
         buffer.reserveCapacity(k)
         var sum: UInt64 = 0
-        for id in ids {
+        for id in userIDs {
             assigner.assign(userID: id, into: &buffer)
             for i in buffer.indices { sum &+= UInt64(buffer[i].variantIndex.map { $0 + 1 } ?? 0) }
         }
@@ -92,7 +94,7 @@ for k in experimentCounts {
     report("decide", k, measure {
         var buffer: [AssignmentDecision] = []
         var sum: UInt64 = 0
-        for id in ids {
+        for id in userIDs {
             assigner.decide(userID: id, into: &buffer)
             for i in buffer.indices { sum &+= UInt64(buffer[i].variant + 1) }
         }

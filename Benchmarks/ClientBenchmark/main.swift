@@ -115,7 +115,7 @@ for _ in 0..<rounds {
     start = clock.now
     for _ in 0..<perRound {
         var e = sample
-        e.id = UUID().uuidString.lowercased()
+        e.id = EventID(UUID().uuidString.lowercased())
         _ = try await queue.log([e])
     }
     queueRounds.append(Double(perRound) / (microseconds(clock.now - start) / 1e6))
@@ -135,7 +135,7 @@ let batched = try AbctlClient(configuration: configuration(URL(string: "http://1
 let batchCount = max(1, options.events * 10 / options.batch)
 start = clock.now
 for _ in 0..<batchCount {
-    let events = (0..<options.batch).map { _ in var e = sample; e.id = UUID().uuidString.lowercased(); return e }
+    let events = (0..<options.batch).map { _ in var e = sample; e.id = EventID(UUID().uuidString.lowercased()); return e }
     _ = try await batched.log(events)
 }
 let batchRate = Double(batchCount * options.batch) / (microseconds(clock.now - start) / 1e6)

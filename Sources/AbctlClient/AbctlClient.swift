@@ -151,7 +151,7 @@ public actor AbctlClient {
 
     /// Queues a purchase-side event (`trial_started`, `purchased`, …); false when the queue was full.
     @discardableResult
-    public func logPurchase(_ kind: ClientEvent.Kind, userID: String, productID: String? = nil, revenue: Double? = nil,
+    public func logPurchase(_ kind: ClientEvent.Kind, userID: UserID, productID: String? = nil, revenue: Double? = nil,
                             currency: String? = nil, at timestamp: Date = Date()) async throws -> Bool {
         let event = ClientEvent(kind: kind, userID: userID, timestamp: timestamp, revenue: revenue, currency: currency, productID: productID)
         return try await outbox.enqueue([event]) == 1

@@ -15,7 +15,7 @@ struct AssignmentCache {
     }
 
     private struct Key: Hashable {
-        var user: String
+        var user: UserID
         var experiment: String
     }
 
@@ -33,7 +33,7 @@ struct AssignmentCache {
                 guard let user = item["user_id"]?.string, let experiment = item["experiment"]?.string,
                       let variant = item["variant"]?.string, let json = item["paywall"] else { continue }
                 let savedAt = item["saved_at"]?.string.flatMap(RFC3339.parse) ?? Date(timeIntervalSince1970: 0)
-                entries[Key(user: user, experiment: experiment)] = Entry(variant: variant, paywall: try ResolvedPaywall(reading: json),
+                entries[Key(user: UserID(user), experiment: experiment)] = Entry(variant: variant, paywall: try ResolvedPaywall(reading: json),
                                                                         paywallJSON: json, savedAt: savedAt)
             }
         } catch {
@@ -42,14 +42,14 @@ struct AssignmentCache {
         }
     }
 
-    func entry(user: String, experiment: String) -> Entry? {
+    func entry(user: UserID, experiment: String) -> Entry? {
         entries[Key(user: user, experiment: experiment)]
     }
 
     var count: Int { entries.count }
 
     /// Keeps the server's latest answer; writes the file only when the assignment changed.
-    mutating func save(user: String, experiment: String, variant: String, paywall: ResolvedPaywall, json: JSONValue, at now: Date) throws {
+    mutating func save(user: UserID, experiment: String, variant: String, paywall: ResolvedPaywall, json: JSONValue, at now: Date) throws {
         let key = Key(user: user, experiment: experiment)
         if let old = entries[key], old.variant == variant, old.paywallJSON == json { return }
         entries[key] = Entry(variant: variant, paywall: paywall, paywallJSON: json, savedAt: now)
@@ -57,7 +57,7 @@ struct AssignmentCache {
     }
 
     /// Forgets an assignment the server no longer gives (the user left the experiment, or it ended).
-    mutating func remove(user: String, experiment: String) throws {
+    mutating func remove(user: UserID, experiment: String) throws {
         guard entries.removeValue(forKey: Key(user: user, experiment: experiment)) != nil else { return }
         try write()
     }
@@ -65,7 +65,7 @@ struct AssignmentCache {
     private func write() throws {
         let items: [JSONValue] = entries.sorted { ($0.key.user, $0.key.experiment) < ($1.key.user, $1.key.experiment) }.map { key, entry in
             .object([
-                ("user_id", .string(key.user)), ("experiment", .string(key.experiment)), ("variant", .string(entry.variant)),
+                ("user_id", .string(key.user.text)), ("experiment", .string(key.experiment)), ("variant", .string(entry.variant)),
                 ("saved_at", .string(RFC3339.format(entry.savedAt))), ("paywall", entry.paywallJSON),
             ])
         }

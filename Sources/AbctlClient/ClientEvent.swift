@@ -9,9 +9,9 @@ public struct ClientEvent: Sendable, Equatable {
         case purchased, converted, renewed, cancelled, refunded
     }
 
-    public var id: String
+    public var id: EventID
     public var kind: Kind
-    public var userID: String
+    public var userID: UserID
     public var timestamp: Date
     public var experiment: String?
     public var variant: String?
@@ -22,7 +22,7 @@ public struct ClientEvent: Sendable, Equatable {
     public var copyText: String?
     public var copyFallbackReason: FallbackReason?
 
-    public init(id: String = UUID().uuidString.lowercased(), kind: Kind, userID: String, timestamp: Date = Date(),
+    public init(id: EventID = EventID(UUID().uuidString.lowercased()), kind: Kind, userID: UserID, timestamp: Date = Date(),
                 experiment: String? = nil, variant: String? = nil, revenue: Double? = nil, currency: String? = nil,
                 productID: String? = nil, copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: FallbackReason? = nil) {
         self.id = id
@@ -50,7 +50,7 @@ public struct ClientEvent: Sendable, Equatable {
     /// The event as one line of `POST /v1/events`.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
-            ("event_id", .string(id)), ("type", .string(kind.rawValue)), ("user_id", .string(userID)),
+            ("event_id", .string(id.text)), ("type", .string(kind.rawValue)), ("user_id", .string(userID.text)),
             ("ts", .string(RFC3339.format(timestamp))),
         ]
         if let experiment { members.append(("experiment", .string(experiment))) }

@@ -1,6 +1,6 @@
 /// What `paywall(for:)` answers: always a paywall to show, where it came from, and why.
 public struct PaywallAnswer: Sendable {
-    public var userID: String
+    public var userID: UserID
     public var experiment: String
     /// The variant the user is in; nil when the default paywall is shown (no exposure to log).
     public var variant: String?

@@ -1,6 +1,6 @@
 /// What the app knows about the user when it is about to show a paywall (the body of `POST /v1/assign`).
 public struct PaywallQuery: Sendable {
-    public var userID: String
+    public var userID: UserID
     /// The experiment whose paywall to show.
     public var experiment: String
     /// Targeting attributes: `platform`, `country`, `language`, `app_version`, `new_user`, …
@@ -10,7 +10,7 @@ public struct PaywallQuery: Sendable {
     /// Fixed onboarding answers that AI briefs read; never free text.
     public var signals: [String: JSONValue]
 
-    public init(userID: String, experiment: String, attributes: [String: JSONValue] = [:], variables: [String: String] = [:],
+    public init(userID: UserID, experiment: String, attributes: [String: JSONValue] = [:], variables: [String: String] = [:],
                 signals: [String: JSONValue] = [:]) {
         self.userID = userID
         self.experiment = experiment
@@ -23,7 +23,7 @@ public struct PaywallQuery: Sendable {
     /// so (`on_device_model: false`): a server run with `--llm-url` then writes the AI line itself.
     func body(hasModel: Bool) -> JSONValue {
         .object([
-            ("user_id", .string(userID)),
+            ("user_id", .string(userID.text)),
             ("attributes", .object(attributes.sorted { $0.key < $1.key })),
             ("variables", .object(variables.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
             ("signals", .object(signals.sorted { $0.key < $1.key })),

@@ -22,7 +22,7 @@ public final class AssignableExperiment: Sendable {
     public let condition: Condition?
     public let sticky: Bool
     /// User id → variant index (forced keys that name no variant are dropped).
-    public let forced: [String: Int]
+    public let forced: [UserID: Int]
     public let variantKeys: [String]
     /// The weights as given (positive); ranges use them divided by their sum.
     public let weights: [Double]
@@ -41,7 +41,7 @@ public final class AssignableExperiment: Sendable {
     public init(id: String, status: Status, start: Date? = nil, end: Date? = nil, seed: String? = nil,
                 hashVersion: Int = 2, coverage: Double = 1, namespace: Namespace? = nil,
                 targeting: Targeting = Targeting(), condition: Condition? = nil, sticky: Bool = false,
-                forced: [String: String] = [:], variants: [(key: String, weight: Double)], model: Experiment? = nil) throws {
+                forced: [UserID: String] = [:], variants: [(key: String, weight: Double)], model: Experiment? = nil) throws {
         guard hashVersion == 1 || hashVersion == 2 else { throw AssignableExperimentError.unknownHashVersion(id: id, hashVersion) }
         guard !variants.isEmpty else { throw AssignableExperimentError.noVariants(id: id) }
         guard variants.allSatisfy({ $0.weight.isFinite && $0.weight > 0 }) else { throw AssignableExperimentError.badWeights(id: id) }
@@ -59,7 +59,7 @@ public final class AssignableExperiment: Sendable {
         self.sticky = sticky
         self.variantKeys = variants.map(\.key)
         self.weights = variants.map(\.weight)
-        var forcedIndex: [String: Int] = [:]
+        var forcedIndex: [UserID: Int] = [:]
         for (user, key) in forced {
             if let i = variantKeys.firstIndex(of: key) { forcedIndex[user] = i }
         }

@@ -45,7 +45,7 @@ public struct Assigner: Sendable {
     public func experiment(_ id: String) -> AssignableExperiment? { indexByID[id].map { experiments[$0] } }
 
     /// One answer per experiment, in snapshot order.
-    public func assign(userID: String, attributes: Attributes = [:]) -> [Assignment] {
+    public func assign(userID: UserID, attributes: Attributes = [:]) -> [Assignment] {
         if sticky != nil { return assign(userID: userID, attributes: attributes, experimentsAt: Array(experiments.indices)) }
         var out: [Assignment] = []
         out.reserveCapacity(experiments.count)
@@ -55,7 +55,7 @@ public struct Assigner: Sendable {
 
     /// Replaces `results`' contents with one answer per experiment, reusing its storage
     /// (the allocation-free form for hot loops).
-    public func assign(userID: String, attributes: Attributes = [:], into results: inout [Assignment]) {
+    public func assign(userID: UserID, attributes: Attributes = [:], into results: inout [Assignment]) {
         if sticky != nil {
             results = assign(userID: userID, attributes: attributes, experimentsAt: Array(experiments.indices))
             return
@@ -80,14 +80,14 @@ public struct Assigner: Sendable {
     }
 
     /// The answer for one experiment by id; nil when no experiment has that id.
-    public func assign(userID: String, attributes: Attributes = [:], experimentID: String) -> Assignment? {
+    public func assign(userID: UserID, attributes: Attributes = [:], experimentID: String) -> Assignment? {
         indexByID[experimentID].map { assign(userID: userID, attributes: attributes, experimentAt: $0) }
     }
 
     /// The answers for `experiments[i]` for each i of `indices`, in that order, with the sticky
     /// records they need read in one `stickyVariants` call (one round trip to a remote store
     /// per request, not one per experiment).
-    public func assign(userID: String, attributes: Attributes = [:], experimentsAt indices: [Int]) -> [Assignment] {
+    public func assign(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int]) -> [Assignment] {
         let pending = prepare(userID: userID, attributes: attributes, experimentsAt: indices)
         guard let sticky, !pending.stickyExperimentIDs.isEmpty else { return finish(pending, stickyKeys: []) }
         return finish(pending, stickyKeys: sticky.stickyVariants(experimentIDs: pending.stickyExperimentIDs, userID: userID))
@@ -96,14 +96,14 @@ public struct Assigner: Sendable {
     /// The checks before the sticky record for `experiments[i]`, i in `indices`: what they
     /// decided, and which experiments' sticky records the rest needs. `finish` completes it once
     /// the records are read (the server reads them without holding a thread).
-    public func prepare(userID: String, attributes: Attributes = [:], experimentsAt indices: [Int]) -> PendingAssignments {
+    public func prepare(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int]) -> PendingAssignments {
         let now = needsClock ? clock() : Date.distantPast
         var pending = PendingAssignments(indices: indices)
         pending.decided.reserveCapacity(indices.count)
         pending.buckets.reserveCapacity(indices.count)
         for (n, i) in indices.enumerated() {
             let e = experiments[i]
-            let bucket = e.bucket(userID: userID)
+            let bucket = e.bucket(userID: userID.text)
             let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket)
             if decision == nil, needsStickyRecord(e) {
                 pending.stickyExperimentIDs.append(e.id)
@@ -127,14 +127,14 @@ public struct Assigner: Sendable {
     }
 
     /// The answer for `experiments[index]`.
-    public func assign(userID: String, attributes: Attributes = [:], experimentAt index: Int) -> Assignment {
+    public func assign(userID: UserID, attributes: Attributes = [:], experimentAt index: Int) -> Assignment {
         let e = experiments[index]
         let now = (e.start != nil || e.end != nil) ? clock() : Date.distantPast
         return assign(userID: userID, attributes: attributes, experiment: e, now: now)
     }
 
     /// The checks of SPEC §2, in order, for one experiment at time `now`.
-    public func assign(userID: String, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> Assignment {
+    public func assign(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> Assignment {
         Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
     }
 
@@ -143,7 +143,7 @@ public struct Assigner: Sendable {
     /// The same checks as `assign`, answered without a reference to the experiment, so a hot
     /// loop (the CLI's stream, a benchmark) pays no reference counting per answer; decision
     /// i belongs to `experiments[i]`.
-    public func decide(userID: String, attributes: Attributes = [:], into decisions: inout [AssignmentDecision]) {
+    public func decide(userID: UserID, attributes: Attributes = [:], into decisions: inout [AssignmentDecision]) {
         let now = needsClock ? clock() : Date.distantPast
         let n = experiments.count
         if decisions.count != n {
@@ -160,8 +160,8 @@ public struct Assigner: Sendable {
 
     /// The checks of SPEC §2, in order, for one experiment at time `now`.
     @inline(__always)
-    public func decide(userID: String, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
-        let bucket = e.bucket(userID: userID)
+    public func decide(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
+        let bucket = e.bucket(userID: userID.text)
         if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket) {
             return decision
         }
@@ -178,7 +178,7 @@ public struct Assigner: Sendable {
     /// The checks before the sticky record (forced, status, dates, targeting, condition,
     /// namespace); nil when all of them passed and the rest decides.
     @inline(__always)
-    func decideBeforeSticky(userID: String, attributes: Attributes, experiment e: AssignableExperiment, now: Date,
+    func decideBeforeSticky(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date,
                             bucket: Double) -> AssignmentDecision? {
         @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
             AssignmentDecision(variant: -1, reason: reason, bucket: bucket)
@@ -194,7 +194,7 @@ public struct Assigner: Sendable {
         if let end = e.end, now >= end { return out(.outsideDates) }
         if e.hasTargeting, !e.targeting.matches(attributes) { return out(.targeting) }
         if let condition = e.condition, !condition.matches(attributes) { return out(.condition) }
-        if let ns = e.namespace, !Bucketing.inNamespace(userID: userID, namespaceID: ns.id, start: ns.start, end: ns.end) {
+        if let ns = e.namespace, !Bucketing.inNamespace(userID: userID.text, namespaceID: ns.id, start: ns.start, end: ns.end) {
             return out(.namespace)
         }
         return nil

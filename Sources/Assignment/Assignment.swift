@@ -94,22 +94,22 @@ public struct AssignmentDecision: Sendable, Equatable {
 /// A returned key that names no variant of the experiment is ignored.
 public protocol StickyLookup: Sendable {
     /// The variant key this user was exposed to in this experiment, or nil.
-    func stickyVariant(experimentID: String, userID: String) -> String?
+    func stickyVariant(experimentID: String, userID: UserID) -> String?
 
     /// The same for several experiments of one user at once (one request's): answer i belongs
     /// to `experimentIDs[i]`. A store whose lookups cost a round trip answers them in one.
-    func stickyVariants(experimentIDs: [String], userID: String) -> [String?]
+    func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?]
 }
 
 extension StickyLookup {
-    public func stickyVariants(experimentIDs: [String], userID: String) -> [String?] {
+    public func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?] {
         experimentIDs.map { stickyVariant(experimentID: $0, userID: userID) }
     }
 }
 
 /// A `StickyLookup` from a closure.
 public struct StickyLookupClosure: StickyLookup {
-    let body: @Sendable (String, String) -> String?
-    public init(_ body: @escaping @Sendable (_ experimentID: String, _ userID: String) -> String?) { self.body = body }
-    public func stickyVariant(experimentID: String, userID: String) -> String? { body(experimentID, userID) }
+    let body: @Sendable (String, UserID) -> String?
+    public init(_ body: @escaping @Sendable (_ experimentID: String, _ userID: UserID) -> String?) { self.body = body }
+    public func stickyVariant(experimentID: String, userID: UserID) -> String? { body(experimentID, userID) }
 }

@@ -26,7 +26,7 @@ public struct Experiment: Sendable {
     public var metrics: MetricsConfig
     public var sticky: Bool
     /// QA overrides: user id to variant key. Forced users are never counted in reports.
-    public var forced: [String: String]
+    public var forced: [UserID: String]
     /// The first variant is the control.
     public var variants: [Variant]
     /// The file it came from, for messages.
@@ -38,7 +38,7 @@ public struct Experiment: Sendable {
         id: String, name: String, hypothesis: String? = nil, owner: String? = nil, status: Status,
         start: Date? = nil, end: Date? = nil, seed: String? = nil, hashVersion: Int = 2, coverage: Double = 1,
         namespace: Namespace? = nil, targeting: Targeting = Targeting(), condition: JSONValue? = nil,
-        metrics: MetricsConfig = MetricsConfig(), sticky: Bool = true, forced: [String: String] = [:],
+        metrics: MetricsConfig = MetricsConfig(), sticky: Bool = true, forced: [UserID: String] = [:],
         variants: [Variant], sourcePath: String = ""
     ) {
         self.id = id

@@ -315,13 +315,13 @@ struct ExperimentDecoder {
         return .absolute(x)
     }
 
-    private func decodeForced(_ r: ObjectReader, variants: [Variant]) -> [String: String] {
+    private func decodeForced(_ r: ObjectReader, variants: [Variant]) -> [UserID: String] {
         guard let node = r.node("forced") else { return [:] }
         guard case .object(let members) = node.kind else {
             sink.error("wrong_type", at: node.position, "'forced' must be an object of user id to variant key, not \(node.typeName)")
             return [:]
         }
-        var forced: [String: String] = [:]
+        var forced: [UserID: String] = [:]
         var keys: [String] = []
         for v in variants where !keys.contains(v.key) { keys.append(v.key) }
         for m in members {
@@ -334,7 +334,7 @@ struct ExperimentDecoder {
                            hint: Spelling.closest(to: key, in: keys).map { "did you mean '\($0)'?" } ?? "use one of: \(keys.joined(separator: ", "))")
                 continue
             }
-            forced[m.key] = key
+            forced[UserID(m.key)] = key
         }
         return forced
     }

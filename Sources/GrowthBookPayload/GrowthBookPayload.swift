@@ -52,7 +52,7 @@ public struct GrowthBookPayload: Sendable {
         var rules: [JSONValue] = []
         for (user, key) in e.forced.sorted(by: { $0.key < $1.key }) {
             guard let i = e.variants.firstIndex(where: { $0.key == key }) else { continue }
-            rules.append(.object([("condition", .object([("id", .string(user))])), ("force", paywalls[i])]))
+            rules.append(.object([("condition", .object([("id", .string(user.text))])), ("force", paywalls[i])]))
         }
         var rule: [(String, JSONValue)] = [
             ("key", .string(e.id)),

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 
 /// Rows in COPY's text format: tab-separated columns, `\N` for NULL, and backslash, tab,
 /// newline and carriage return escaped.
@@ -30,6 +31,8 @@ struct CopyBuffer {
     mutating func add(_ value: Int64?) { add(value.map { String($0) }) }
 
     mutating func add(_ value: Int) { add(String(value)) }
+
+    mutating func add(_ id: some BytewiseText) { add(id.text) }
 
     /// Swift prints the shortest text that reads back to the same double, as PostgreSQL does.
     mutating func add(_ value: Double?) { add(value.map { "\($0)" }) }

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 
 /// One write transaction: several callers' batches stored together, their users' facts
 /// recomputed from all of those users' events before the commit.
@@ -127,17 +128,16 @@ enum EventWriteTransaction {
         }
         if unique.isEmpty { return offered.map { AppendResult(stored: 0, duplicates: $0) } }
         let late = turn.register(firstBatch.keys)
-        // By bytes, as the database tells users apart.
-        var batchEvents: [BytewiseString: [Event]] = [:]
+        var batchEvents: [UserID: [Event]] = [:]
         var rows = CopyBuffer(reserve: unique.count * 96)
         var lateRows = CopyBuffer()
         for e in unique {
-            batchEvents[BytewiseString(e.userID), default: []].append(e)
+            batchEvents[e.userID, default: []].append(e)
             if late.isEmpty || !late.contains(Key(user: e.userID, event: e.id)) { rows.add(e) } else { lateRows.add(e) }
         }
         let users = Set(batchEvents.keys)
         let exposed = Set(batchEvents.lazy.filter { $0.value.contains { $0.type == .exposure } }.map(\.key))
-        let allUsers = arrayLiteral(users.map(\.value).sorted())
+        let allUsers = arrayLiteral(users.sorted().lazy.map(\.text))
 
         try c.execute("BEGIN", context: "append events")
         do {
@@ -151,7 +151,7 @@ enum EventWriteTransaction {
                     let keys = try c.executePrepared("insert_returning_from_\(table)", insert(from: table) + " RETURNING user_id, event_id", [],
                                                      context: "append events (insert)")
                     for row in 0..<keys.count {
-                        if let index = firstBatch[Key(user: keys.text(row, 0), event: keys.text(row, 1))] { stored[index] += 1 }
+                        if let index = firstBatch[Key(user: UserID(keys.text(row, 0)), event: EventID(keys.text(row, 1)))] { stored[index] += 1 }
                     }
                 }
             }
@@ -181,28 +181,28 @@ enum EventWriteTransaction {
     /// stored ones read back (not this transaction's) and the batch's events this transaction
     /// inserted: those whose event_id is not among the stored ones (a repeat of a stored event,
     /// or of one a concurrent transaction committed while this one waited, is read back instead).
-    private static func refreshFacts(exposed: Set<BytewiseString>, others: Set<BytewiseString>, batchEvents: [BytewiseString: [Event]],
+    private static func refreshFacts(exposed: Set<UserID>, others: Set<UserID>, batchEvents: [UserID: [Event]],
                                      on c: Connection) throws {
         let events = try c.executePrepared("select_user_events", selectEvents,
-                                           [arrayLiteral(exposed.map(\.value).sorted()), arrayLiteral(others.map(\.value).sorted())],
+                                           [arrayLiteral(exposed.sorted().lazy.map(\.text)), arrayLiteral(others.sorted().lazy.map(\.text))],
                                            context: "append events (read users' events)")
-        var stored: [BytewiseString: [FactsBuilder.Source]] = [:]
+        var stored: [UserID: [FactsBuilder.Source]] = [:]
         for row in 0..<events.count {
             let type = EventType(rawValue: Int(events.int64(row, 1))) ?? .exposure
-            stored[BytewiseString(events.text(row, 0)), default: []].append(FactsBuilder.Source(
+            stored[UserID(events.text(row, 0)), default: []].append(FactsBuilder.Source(
                 type: type, ts: events.int64(row, 2), experiment: events.optionalText(row, 3),
                 variant: events.optionalText(row, 4), revenueContribution: type.revenueContribution(events.optionalDouble(row, 5)),
                 copySource: events.optionalText(row, 6).flatMap { .init(rawValue: $0) },
-                copyFallbackReason: events.optionalText(row, 7), eventID: events.text(row, 8),
+                copyFallbackReason: events.optionalText(row, 7), eventID: EventID(events.text(row, 8)),
                 placement: type == .exposure ? events.optionalText(row, 9) : nil,
                 attributes: type == .exposure ? events.attributes(row, 10) : .empty))
         }
         var facts = CopyBuffer(reserve: (events.count + exposed.count) * 96)
-        for user in exposed.union(stored.keys).sorted(by: { $0.value < $1.value }) {
+        for user in exposed.union(stored.keys).sorted() {
             var sources = stored[user] ?? []
-            let storedIDs = Set(sources.lazy.map { BytewiseString($0.eventID) })
-            for e in batchEvents[user] ?? [] where !storedIDs.contains(BytewiseString(e.id)) { sources.append(FactsBuilder.Source(e)) }
-            for f in FactsBuilder.facts(userID: user.value, events: sources) {
+            let storedIDs = Set(sources.lazy.map(\.eventID))
+            for e in batchEvents[user] ?? [] where !storedIDs.contains(e.id) { sources.append(FactsBuilder.Source(e)) }
+            for f in FactsBuilder.facts(userID: user, events: sources) {
                 facts.add(f.userID); facts.add(f.experiment); facts.add(f.variant); facts.add(f.firstExposure.microseconds)
                 facts.add(f.trialStart?.microseconds); facts.add(f.firstPaid?.microseconds); facts.add(f.firstConverted?.microseconds)
                 facts.add(f.firstCancel?.microseconds); facts.add(f.refundedAt?.microseconds); facts.add(f.netRevenue)

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 import Foundation
 import Synchronization
 
@@ -12,19 +13,10 @@ import Synchronization
 /// earlier insert has run; the database then makes that second insert wait for the earlier
 /// transaction's end and skips the copies it stored.
 final class InsertOrder: Sendable {
-    /// An event's idempotency key, compared by bytes as the database's "C" collation compares it.
+    /// An event's idempotency key.
     struct Key: Hashable, Sendable {
-        var user: String
-        var event: String
-
-        static func == (a: Key, b: Key) -> Bool {
-            BytewiseString(a.user) == BytewiseString(b.user) && BytewiseString(a.event) == BytewiseString(b.event)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(BytewiseString(user))
-            hasher.combine(BytewiseString(event))
-        }
+        var user: UserID
+        var event: EventID
     }
 
     /// What `register` found: the keys an earlier transaction holds, and those transactions.

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 
 extension PostgresEventStore {
     /// The line cached for (experiment, variant, brief), if any.

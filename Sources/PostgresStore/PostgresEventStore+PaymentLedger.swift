@@ -7,7 +7,7 @@ extension PostgresEventStore {
             let rows = try c.executePrepared("ledger_payment",
                                              "SELECT user_id, currency, amount_minor, refunded_minor FROM webhook_payments WHERE key = $1",
                                              [key], context: "read payment")
-            return rows.count > 0 ? LedgerPayment(userID: rows.text(0, 0), currency: rows.text(0, 1),
+            return rows.count > 0 ? LedgerPayment(userID: UserID(rows.text(0, 0)), currency: rows.text(0, 1),
                                                   amountMinor: rows.int64(0, 2), refundedMinor: rows.int64(0, 3)) : nil
         }
     }
@@ -21,7 +21,7 @@ extension PostgresEventStore {
                 SELECT k, $2, $3, $4, $5 FROM unnest($1::text[]) AS k
                 ON CONFLICT (key) DO UPDATE SET user_id = EXCLUDED.user_id, currency = EXCLUDED.currency,
                     amount_minor = EXCLUDED.amount_minor, refunded_minor = GREATEST(webhook_payments.refunded_minor, EXCLUDED.refunded_minor)
-                """, [Self.textArray(keys), payment.userID, payment.currency, String(payment.amountMinor), String(payment.refundedMinor)],
+                """, [Self.textArray(keys), payment.userID.text, payment.currency, String(payment.amountMinor), String(payment.refundedMinor)],
                                   context: "remember payment")
         }
     }

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 
 extension PostgresEventStore {
     /// Calls `body` with each user's facts in `experiment`, in `user_id` byte order (as SQLite
@@ -18,10 +19,10 @@ extension PostgresEventStore {
     }
 
     /// One user's facts in every experiment the user was exposed to, by experiment.
-    public func facts(userID: String) throws -> [UserFacts] {
+    public func facts(userID: UserID) throws -> [UserFacts] {
         try readers.withConnection { c in
             let rows = try c.executePrepared("facts_of_user", "SELECT \(Self.factColumns) FROM facts WHERE user_id = $1 ORDER BY experiment",
-                                             [userID], context: "read facts")
+                                             [userID.text], context: "read facts")
             return (0..<rows.count).map { Self.facts(rows, $0) }
         }
     }
@@ -30,7 +31,7 @@ extension PostgresEventStore {
     /// for users first exposed in `[since, until)`; users without revenue by then are left out.
     /// Summed in Swift in (ts, type, event_id) order, as the SQLite store does, so both give
     /// the same doubles.
-    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double] {
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double] {
         let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
         return try readers.withConnection { c in
             let rows = try c.execute("""
@@ -40,10 +41,10 @@ extension PostgresEventStore {
                 ORDER BY f.user_id, e.ts, e.type, e.event_id
                 """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max),
                       String(asOf.microseconds)], context: "read net revenue")
-            var revenue: [BytewiseString: Double] = [:]
+            var revenue: [UserID: Double] = [:]
             for row in 0..<rows.count {
                 guard let type = EventType(rawValue: Int(rows.int64(row, 1))) else { continue }
-                revenue[BytewiseString(rows.text(row, 0)), default: 0] += type.revenueContribution(rows.double(row, 2))
+                revenue[UserID(rows.text(row, 0)), default: 0] += type.revenueContribution(rows.double(row, 2))
             }
             return revenue
         }
@@ -75,10 +76,10 @@ extension PostgresEventStore {
     }
 
     /// One user's stored events, in (ts, type, event_id) order.
-    public func events(userID: String) throws -> [Event] {
+    public func events(userID: UserID) throws -> [Event] {
         try readers.withConnection { c in
             let rows = try c.execute("SELECT \(Self.eventColumns) FROM events WHERE user_id = $1 ORDER BY ts, type, event_id",
-                                     [userID], context: "read events")
+                                     [userID.text], context: "read events")
             return (0..<rows.count).map { Self.event(rows, $0) }
         }
     }
@@ -99,7 +100,7 @@ extension PostgresEventStore {
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
-        Event(id: r.text(i, 0), type: EventType(rawValue: Int(r.int64(i, 1))) ?? .exposure, userID: r.text(i, 2),
+        Event(id: EventID(r.text(i, 0)), type: EventType(rawValue: Int(r.int64(i, 1))) ?? .exposure, userID: UserID(r.text(i, 2)),
               timestamp: Timestamp(microseconds: r.int64(i, 3)), experiment: r.optionalText(i, 4),
               variant: r.optionalText(i, 5), revenue: r.optionalDouble(i, 6), currency: r.optionalText(i, 7),
               productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
@@ -115,7 +116,7 @@ extension PostgresEventStore {
 
     static func facts(_ r: ResultSet, _ i: Int) -> UserFacts {
         func ts(_ column: Int) -> Timestamp? { r.optionalInt64(i, column).map(Timestamp.init(microseconds:)) }
-        return UserFacts(experiment: r.text(i, 0), userID: r.text(i, 1), variant: r.text(i, 2),
+        return UserFacts(experiment: r.text(i, 0), userID: UserID(r.text(i, 1)), variant: r.text(i, 2),
                          firstExposure: Timestamp(microseconds: r.int64(i, 3)), trialStart: ts(4), firstPaid: ts(5),
                          firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: r.double(i, 9),
                          revenueEntries: r.bytes(i, 12).map { bytes in bytes.withUnsafeBytes(RevenueEntry.decode) } ?? [],

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 
 /// The sticky record on the assign path, read from the database on every call.
 ///
@@ -19,16 +20,16 @@ final class PostgresStickyReader: StickyReader {
 
     var waitsForRoundTrip: Bool { true }
 
-    func exposedVariant(experiment: String, userID: String) throws -> String? {
+    func exposedVariant(experiment: String, userID: UserID) throws -> String? {
         try exposedVariants(experiments: [experiment], userID: userID)[0]
     }
 
-    func exposedVariants(experiments: [String], userID: String) throws -> [String?] {
+    func exposedVariants(experiments: [String], userID: UserID) throws -> [String?] {
         if let known = Self.answerWithoutQuery(experiments: experiments, userID: userID) { return known }
         return try coalescer.lookup(userID: userID, experiments: experiments)
     }
 
-    func exposedVariants(experiments: [String], userID: String,
+    func exposedVariants(experiments: [String], userID: UserID,
                          completion: @escaping @Sendable (Result<[String?], any Error>) -> Void) {
         if let known = Self.answerWithoutQuery(experiments: experiments, userID: userID) { return completion(.success(known)) }
         coalescer.submit(userID: userID, experiments: experiments, completion: completion)
@@ -36,7 +37,7 @@ final class PostgresStickyReader: StickyReader {
 
     /// No experiments, or a user id no record can have (PostgreSQL text cannot hold NUL, and
     /// events refuse it): the answer needs no query.
-    private static func answerWithoutQuery(experiments: [String], userID: String) -> [String?]? {
+    private static func answerWithoutQuery(experiments: [String], userID: UserID) -> [String?]? {
         if experiments.isEmpty { return [] }
         if userID.utf8.contains(0) { return experiments.map { _ in nil } }
         return nil
@@ -44,32 +45,31 @@ final class PostgresStickyReader: StickyReader {
 
     /// One query for every lookup of `batch`: the facts rows of its users and experiments, of
     /// which each lookup keeps the pairs it asked for.
-    static func query(_ batch: [(userID: String, experiments: [String])], pool: ConnectionPool) throws -> [[String?]] {
-        // By bytes, as the database tells ids apart: two users whose ids are canonically
-        // equivalent but not the same bytes each get their own records.
-        var users = Set<BytewiseString>(), experiments = Set<BytewiseString>()
+    static func query(_ batch: [(userID: UserID, experiments: [String])], pool: ConnectionPool) throws -> [[String?]] {
+        // Experiment ids are ASCII (the definitions' rule), so String keys tell them apart as the database does.
+        var users = Set<UserID>(), experiments = Set<String>()
         for lookup in batch {
-            users.insert(BytewiseString(lookup.userID))
-            for experiment in lookup.experiments where !experiment.utf8.contains(0) { experiments.insert(BytewiseString(experiment)) }
+            users.insert(lookup.userID)
+            for experiment in lookup.experiments where !experiment.utf8.contains(0) { experiments.insert(experiment) }
         }
-        var found: [BytewiseString: [BytewiseString: String]] = [:]
+        var found: [UserID: [String: String]] = [:]
         if !experiments.isEmpty {
             try pool.withConnection { c in
                 let rows = try c.executePrepared(
                     "sticky", "SELECT user_id, experiment, variant FROM facts WHERE user_id = ANY($1::text[]) AND experiment = ANY($2::text[])",
-                    [arrayLiteral(users.map(\.value)), arrayLiteral(experiments.map(\.value))], context: "sticky lookup")
+                    [arrayLiteral(users.lazy.map(\.text)), arrayLiteral(experiments)], context: "sticky lookup")
                 for row in 0..<rows.count {
-                    found[BytewiseString(rows.text(row, 0)), default: [:]][BytewiseString(rows.text(row, 1))] = rows.text(row, 2)
+                    found[UserID(rows.text(row, 0)), default: [:]][rows.text(row, 1)] = rows.text(row, 2)
                 }
             }
         }
-        return batch.map { lookup in lookup.experiments.map { found[BytewiseString(lookup.userID)]?[BytewiseString($0)] } }
+        return batch.map { lookup in lookup.experiments.map { found[lookup.userID]?[$0] } }
     }
 }
 
 extension PostgresEventStore {
     /// The variant `userID` was first exposed to in `experiment`, or nil when never exposed.
-    public func exposedVariant(experiment: String, userID: String) throws -> String? {
+    public func exposedVariant(experiment: String, userID: UserID) throws -> String? {
         if userID.utf8.contains(0) || experiment.utf8.contains(0) { return nil }
         return try PostgresStickyReader.query([(userID, [experiment])], pool: readers)[0][0]
     }

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 
 /// The event store in PostgreSQL, for several `abctl serve` nodes on one database (SPEC §9):
 /// events idempotent on (user_id, event_id), per-(user, experiment) facts kept exact under

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Dispatch
 import Foundation
 
@@ -17,7 +18,7 @@ import Foundation
 final class StickyQueryCoalescer: Sendable {
     /// One user's experiments and where their answers go.
     struct Lookup: Sendable {
-        let userID: String
+        let userID: UserID
         let experiments: [String]
         let completion: @Sendable (Result<[String?], any Error>) -> Void
     }
@@ -52,7 +53,7 @@ final class StickyQueryCoalescer: Sendable {
     }
 
     /// Queues a lookup; `completion` runs once, on a worker thread, with its answers.
-    func submit(userID: String, experiments: [String], completion: @escaping @Sendable (Result<[String?], any Error>) -> Void) {
+    func submit(userID: UserID, experiments: [String], completion: @escaping @Sendable (Result<[String?], any Error>) -> Void) {
         let q = queue
         q.condition.lock()
         q.waiting.append(Lookup(userID: userID, experiments: experiments, completion: completion))
@@ -69,7 +70,7 @@ final class StickyQueryCoalescer: Sendable {
     }
 
     /// The answers for `experiments` of `userID`, waiting on the caller's thread.
-    func lookup(userID: String, experiments: [String]) throws -> [String?] {
+    func lookup(userID: UserID, experiments: [String]) throws -> [String?] {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var answer: Result<[String?], any Error> = .success([])
         submit(userID: userID, experiments: experiments) { result in

@@ -93,7 +93,7 @@ public struct Simulator: Sendable {
 
     /// One user's events; returns the (experiment, variant) pairs it was exposed to.
     func simulateUser(index: Int, rng: inout SplitMix64, into events: inout [Event]) -> [(String, String)] {
-        let userID = "sim-\(options.seed)-\(index)"
+        let userID: UserID = "sim-\(options.seed)-\(index)"
         let arrival = start.addingTimeInterval(rng.uniform(0, Double(options.days) * 86400))
         var attributes: Attributes = [:]
         for (name, distribution) in truth.population.attributes {

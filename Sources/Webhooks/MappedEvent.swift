@@ -2,10 +2,10 @@ import Events
 
 /// One SPEC §4 event a store's webhook became, before the server checks and stores it.
 public struct MappedEvent: Sendable, Equatable {
-    public var eventID: String
+    public var eventID: EventID
     /// The SPEC §4 type name, e.g. `trial_started`.
     public var type: String
-    public var userID: String
+    public var userID: UserID
     /// Milliseconds since 1970.
     public var timestampMilliseconds: Int64
     public var revenue: Double?
@@ -14,7 +14,7 @@ public struct MappedEvent: Sendable, Equatable {
     /// On `trial_started`: the trial the store granted, in days.
     public var trialDays: Int?
 
-    public init(eventID: String, type: String, userID: String, timestampMilliseconds: Int64, revenue: Double? = nil,
+    public init(eventID: EventID, type: String, userID: UserID, timestampMilliseconds: Int64, revenue: Double? = nil,
                 currency: String? = nil, productID: String? = nil, trialDays: Int? = nil) {
         self.eventID = eventID
         self.type = type

@@ -20,7 +20,7 @@ import ExperimentDefinitions
 /// Amounts are in the currency's minor unit as Stripe defines it (`StripeCurrency`). The
 /// mapping reads the ledger and the user's trial through the two closures; no other I/O.
 public enum StripeMapping {
-    public typealias Lookups = (trialAwaitingConversion: (String) throws -> Bool, payment: (String) throws -> LedgerPayment?)
+    public typealias Lookups = (trialAwaitingConversion: (UserID) throws -> Bool, payment: (String) throws -> LedgerPayment?)
 
     public static func map(_ body: [UInt8], lookups: Lookups) throws -> WebhookOutcome {
         guard let node = try? JSONReader.parse(body), case .object(let event) = node.value else {
@@ -28,7 +28,7 @@ public enum StripeMapping {
         }
         let root = Object(event, path: "")
         let type = try root.string("type")
-        let eventID = try root.string("id")
+        let eventID = EventID(try root.string("id"))
         let created = try root.integer("created")
         let object = try root.object("data").object("object")
         switch type {
@@ -199,14 +199,14 @@ public enum StripeMapping {
         }
 
         /// `metadata.abctl_user_id`, when set and not empty.
-        func user() throws(WebhookError) -> String? {
+        func user() throws(WebhookError) -> UserID? {
             guard let metadata = try optionalObject("metadata"), let user = try metadata.optionalString("abctl_user_id"), !user.isEmpty else { return nil }
-            return user
+            return UserID(user)
         }
 
         /// On an invoice: the subscription details' metadata (both API shapes), else the
         /// invoice's own metadata.
-        func invoiceUser() throws(WebhookError) -> String? {
+        func invoiceUser() throws(WebhookError) -> UserID? {
             if let parent = try optionalObject("parent"), let details = try parent.optionalObject("subscription_details"), let user = try details.user() { return user }
             if let details = try optionalObject("subscription_details"), let user = try details.user() { return user }
             return try user()

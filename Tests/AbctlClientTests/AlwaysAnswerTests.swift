@@ -63,7 +63,7 @@ import Testing
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         func answers(_ url: URL, _ dir: TemporaryDirectory, calls: Int, retryAfterMs: Int = 0) throws -> [JSONValue] {
-            let run = try ClientProbe.run(["paywall", "--dir", dir.url.path, "--url", url.absoluteString, "--user", F.templateUser,
+            let run = try ClientProbe.run(["paywall", "--dir", dir.url.path, "--url", url.absoluteString, "--user", F.templateUser.text,
                                            "--calls", String(calls), "--deadline-ms", "300", "--retry-after-ms", String(retryAfterMs)])
             #expect(run.status == 0)
             return try run.stdout.split(separator: "\n").map { try JSONValue.parse(Array($0.utf8)) }

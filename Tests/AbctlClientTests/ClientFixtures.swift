@@ -6,8 +6,8 @@ import TestSupport
 enum ClientFixtures {
     static let experiment = "chorus-paywall-copy"
     /// Forced into `name` (a template) and `ai` by the shipped experiment file.
-    static let templateUser = "qa-device-2"
-    static let aiUser = "qa-device-1"
+    static let templateUser: UserID = "qa-device-2"
+    static let aiUser: UserID = "qa-device-1"
 
     static let bundledDefault = ResolvedPaywall(offering: "chorus_plus", trialDays: 3,
                                                 copy: .text("Bundled: hear every bird.", source: .static, fallbackReason: nil))
@@ -25,7 +25,7 @@ enum ClientFixtures {
                             initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(100), sendsAutomatically: sendsAutomatically)
     }
 
-    static func query(_ user: String, signals: [String: JSONValue] = [:], userName: String? = nil) -> PaywallQuery {
+    static func query(_ user: UserID, signals: [String: JSONValue] = [:], userName: String? = nil) -> PaywallQuery {
         PaywallQuery(userID: user, experiment: experiment, attributes: ["platform": .string("ios")],
                      variables: userName.map { ["userName": $0] } ?? [:], signals: signals)
     }

@@ -89,7 +89,7 @@ import Glibc
         defer { storage.remove() }
         let url = try unreachableURL()
         let client = try AbctlClient(configuration: F.configuration(url, storage: storage, sendsAutomatically: true))
-        let user = "background-\(UUID().uuidString.prefix(8))"
+        let user: UserID = "background-\(UUID().uuidString.prefix(8))"
         for i in 0..<250 {
             try await client.logPurchase(.trialStarted, userID: user, productID: "p\(i)")
         }
@@ -124,7 +124,7 @@ import Glibc
         let storage = try TemporaryDirectory()
         defer { storage.remove() }
         let client = try AbctlClient(configuration: F.configuration(server.url, storage: storage))
-        let user = "rejected-\(UUID().uuidString.prefix(8))"
+        let user: UserID = "rejected-\(UUID().uuidString.prefix(8))"
         var events = (0..<6).map { ClientEvent(id: "ok-\($0)", kind: .purchased, userID: user) }
         // An exposure to a variant the experiment does not have: the server answers 422 for the batch.
         events.insert(ClientEvent(id: "bad", kind: .exposure, userID: user, experiment: F.experiment, variant: "no-such-variant"), at: 3)

@@ -11,13 +11,13 @@ import Testing
     static func exp(_ id: String = "e", status: AssignableExperiment.Status = .running, start: Date? = nil, end: Date? = nil,
                     coverage: Double = 1, namespace: Namespace? = nil,
                     targeting: Targeting = Targeting(), condition: Condition? = nil, sticky: Bool = false,
-                    forced: [String: String] = [:], weights: [Double] = [1, 1, 1]) throws -> AssignableExperiment {
+                    forced: [UserID: String] = [:], weights: [Double] = [1, 1, 1]) throws -> AssignableExperiment {
         try AssignableExperiment(id: id, status: status, start: start, end: end, coverage: coverage, namespace: namespace,
                                  targeting: targeting, condition: condition, sticky: sticky, forced: forced,
                                  variants: weights.enumerated().map { (key: ["control", "name", "ai", "x"][$0.offset], weight: $0.element) })
     }
 
-    static func one(_ e: AssignableExperiment, _ user: String = "u1", _ attrs: Attributes = [:],
+    static func one(_ e: AssignableExperiment, _ user: UserID = "u1", _ attrs: Attributes = [:],
                     now: Date = t0, sticky: (any StickyLookup)? = nil) -> Assignment {
         Assigner(experiments: [e], sticky: sticky, clock: { now }).assign(userID: user, attributes: attrs)[0]
     }
@@ -207,7 +207,7 @@ import Testing
 
     /// The compact decisions equal the full answers, reason for reason.
     @Test func decisionsMatchAssignments() throws {
-        let store = StickyLookupClosure { _, user in user.hasSuffix("7") ? "name" : nil }
+        let store = StickyLookupClosure { _, user in user.text.hasSuffix("7") ? "name" : nil }
         let experiments = [
             try Self.exp("a", forced: ["user-3": "ai"]), try Self.exp("b", status: .paused), try Self.exp("c", coverage: 0.5, sticky: true),
             try Self.exp("d", status: .draft), try Self.exp("e", namespace: Namespace(id: "n", start: 0, end: 0.5)),
@@ -217,7 +217,7 @@ import Testing
         var decisions: [AssignmentDecision] = []
         var reasons = Set<Assignment.Reason>()
         for i in 0..<2000 {
-            let user = "user-\(i)"
+            let user: UserID = "user-\(i)"
             let attrs: Attributes = i % 2 == 0 ? ["platform": .string("ios")] : [:]
             let full = assigner.assign(userID: user, attributes: attrs)
             assigner.decide(userID: user, attributes: attrs, into: &decisions)
@@ -234,7 +234,7 @@ import Testing
     @Test func concurrentCallsAgreeWithSerial() throws {
         let experiments = try (0..<8).map { try Self.exp("exp-\($0)", coverage: 0.8) }
         let assigner = Assigner(experiments: experiments)
-        let users = (0..<4000).map { "user-\($0)-é😀" }
+        let users = (0..<4000).map { UserID("user-\($0)-é😀") }
         let serial = users.map { assigner.assign(userID: $0) }
         let mismatches = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
@@ -277,13 +277,13 @@ import Testing
 /// A sticky lookup that records each batched call's experiment ids.
 final class CountingStickyLookup: StickyLookup {
     let calls = Mutex<[[String]]>([])
-    let answer: @Sendable (String, String) -> String?
+    let answer: @Sendable (String, UserID) -> String?
 
-    init(_ answer: @escaping @Sendable (String, String) -> String?) { self.answer = answer }
+    init(_ answer: @escaping @Sendable (String, UserID) -> String?) { self.answer = answer }
 
-    func stickyVariant(experimentID: String, userID: String) -> String? { answer(experimentID, userID) }
+    func stickyVariant(experimentID: String, userID: UserID) -> String? { answer(experimentID, userID) }
 
-    func stickyVariants(experimentIDs: [String], userID: String) -> [String?] {
+    func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?] {
         calls.withLock { $0.append(experimentIDs) }
         return experimentIDs.map { answer($0, userID) }
     }

@@ -52,7 +52,7 @@ import Testing
             let e = try AssignableExperiment(
                 id: "edge", status: .running, seed: a[0].string!, hashVersion: Int(a[2].number!), coverage: a[4].number!,
                 variants: weights.enumerated().map { (key: "v\($0.offset)", weight: $0.element) })
-            let userID = a[1].string!
+            let userID = UserID(a[1].string!)
             let r = Assigner(experiments: [e]).assign(userID: userID)[0]
             let want = Int(a[5].number!)
             #expect(r.variantIndex == (want < 0 ? nil : want), "\(a)")

@@ -1,4 +1,5 @@
 import Testing
+import ExperimentDefinitions
 @testable import Assignment
 
 /// Distribution checks on 200,000 ids. Everything is deterministic (fixed ids, fixed seeds),
@@ -7,7 +8,7 @@ import Testing
 /// rejects a hash that really is dependent.
 @Suite struct StatisticalTests {
     static let n = 200_000
-    static let ids: [String] = (0..<n).map { "user-\($0)" }
+    static let ids: [UserID] = (0..<n).map { "user-\($0)" }
 
     /// Chi-square critical values at p = 0.001 by degrees of freedom.
     static let critical: [Int: Double] = [1: 10.828, 2: 13.816, 3: 16.266, 4: 18.467, 9: 27.877]
@@ -68,7 +69,7 @@ import Testing
     /// strongly dependent assignments, and the statistic is far above the bar.
     @Test func negativeControlPlainFNVModuloFourIsDependent() {
         let lowBits: (String) -> [Int] = { seed in
-            Self.ids.map { Int(FNV1a.update(FNV1a.update(FNV1a.offsetBasis, with: seed), with: $0) % 4) }
+            Self.ids.map { Int(FNV1a.update(FNV1a.update(FNV1a.offsetBasis, with: seed), with: $0.text) % 4) }
         }
         let chi = Self.independence(lowBits("chorus-paywall-copy"), lowBits("trial-length"), k: 4)
         #expect(chi > 100 * Self.critical[9]!, "chi² \(chi)")
@@ -78,7 +79,7 @@ import Testing
     @Test func bucketsAreUniform() throws {
         let e = try Self.experiment("uniform", [1, 1])
         var bins = [Int](repeating: 0, count: 100)
-        for id in Self.ids { bins[min(99, Int(e.bucket(userID: id) * 100))] += 1 }
+        for id in Self.ids { bins[min(99, Int(e.bucket(userID: id.text) * 100))] += 1 }
         let chi = Self.goodnessOfFit(bins, [Double](repeating: 1, count: 100))
         #expect(chi < 148.23, "chi² \(chi) (critical value, 99 df, p = 0.001)")
     }

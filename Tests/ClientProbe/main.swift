@@ -47,7 +47,7 @@ do {
     case "enqueue":
         guard let user = options["user"], let count = options["count"].flatMap(Int.init) else { fail("enqueue needs --user and --count") }
         for i in 0..<count {
-            let event = ClientEvent(kind: .trialStarted, userID: user, productID: "chorus.plus.annual.\(i)")
+            let event = ClientEvent(kind: .trialStarted, userID: UserID(user), productID: "chorus.plus.annual.\(i)")
             guard try await client.log([event]) == 1 else { fail("the queue was full at event \(i)") }
             line("queued \(event.id)")
         }
@@ -59,7 +59,7 @@ do {
         exit(emptied ? 0 : 1)
     case "paywall":
         guard let user = options["user"], let calls = options["calls"].flatMap(Int.init) else { fail("paywall needs --user and --calls") }
-        let query = PaywallQuery(userID: user, experiment: "chorus-paywall-copy", attributes: ["platform": .string("ios")])
+        let query = PaywallQuery(userID: UserID(user), experiment: "chorus-paywall-copy", attributes: ["platform": .string("ios")])
         let clock = ContinuousClock()
         for _ in 0..<calls {
             let start = clock.now

@@ -57,7 +57,7 @@ import TestSupport
             answered.wait()
             #expect(totals.withLock { $0 } == AppendResult(stored: 60 * 49, duplicates: 59))
             for k in 0..<59 {
-                let user = "b\(k)-\((k + 1) % 49)"
+                let user: UserID = "b\(k)-\((k + 1) % 49)"
                 let stored = try store.events(userID: user).map(\.variant)
                 let facts = try store.facts(userID: user).map(\.variant)
                 #expect(stored == ["first"], "batch \(k)")
@@ -181,12 +181,12 @@ import TestSupport
         try await withPostgresStore { store, _ in
             let users = 45_000
             let exposures = (0..<users).map {
-                EventFactory.exposure("x", user: String(format: "u%06d", $0), experiment: "A", variant: $0 % 2 == 0 ? "a" : "b", hours: 1)
+                EventFactory.exposure("x", user: UserID(String(format: "u%06d", $0)), experiment: "A", variant: $0 % 2 == 0 ? "a" : "b", hours: 1)
             }
             for chunk in stride(from: 0, to: users, by: 15_000) {
                 _ = try await store.append(Array(exposures[chunk..<min(chunk + 15_000, users)]))
             }
-            var seen: [String] = []
+            var seen: [UserID] = []
             try store.forEachFact(experiment: "A") { seen.append($0.userID) }
             #expect(seen == exposures.map(\.userID), "every user once, in user order, across three batches")
 

@@ -11,10 +11,11 @@ func withPostgresStore<T>(options: PostgresEventStore.Options = .init(), _ body:
 }
 
 /// What `FactsBuilder` makes of a set of events (first copy of each (user, event id) kept), by user.
-func expectedFacts(_ events: [Event]) -> [String: [UserFacts]] {
-    var seen = Set<[String]>()
-    var byUser: [String: [FactsBuilder.Source]] = [:]
-    for e in events where seen.insert([e.userID, e.id]).inserted {
+func expectedFacts(_ events: [Event]) -> [UserID: [UserFacts]] {
+    struct Key: Hashable { var user: UserID, event: EventID }
+    var seen = Set<Key>()
+    var byUser: [UserID: [FactsBuilder.Source]] = [:]
+    for e in events where seen.insert(Key(user: e.userID, event: e.id)).inserted {
         byUser[e.userID, default: []].append(FactsBuilder.Source(
             type: e.type, ts: e.timestamp.microseconds, experiment: e.experiment, variant: e.variant,
             revenueContribution: e.type.revenueContribution(e.revenue), copySource: e.copySource,
@@ -32,11 +33,11 @@ func randomEvents(users: Int, perUser: ClosedRange<Int>, seed: UInt64, globalIDs
     let names = ["plain", "tab\there", "back\\slash", "quote\"d", "naïve-ü", "line\nbreak"]
     var events: [Event] = []
     for u in 0..<users {
-        let user = "\(names[u % names.count])-\(u)"
+        let user: UserID = "\(names[u % names.count])-\(u)"
         for n in 0..<Int.random(in: perUser, using: &rng) {
             let type = EventType.allCases.randomElement(using: &rng)!
             let hours = Double(Int.random(in: 0..<400, using: &rng)) / 4
-            let id = globalIDs ? "e\(u)-\(n)" : "e\(n)"
+            let id: EventID = globalIDs ? "e\(u)-\(n)" : "e\(n)"
             if type == .exposure {
                 let experiment = Bool.random(using: &rng) ? "A" : "B"
                 let variant = ["control", "treatment"].randomElement(using: &rng)!

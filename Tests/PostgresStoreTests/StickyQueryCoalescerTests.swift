@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct StickyQueryCoalescerTests {
     /// Answers every lookup with "<user>/<experiment>" and records each batch's users.
     final class Recorder: Sendable {
-        let batches = Mutex<[[String]]>([])
+        let batches = Mutex<[[UserID]]>([])
         let running = Atomic<Int>(0)
         let maxRunning = Atomic<Int>(0)
         let delay: Double
@@ -57,7 +57,7 @@ import TestSupport
     /// may predate an exposure acknowledged just before the lookup): it joins the next one.
     @Test func aLookupNeverJoinsAQueryAlreadyRunning() throws {
         let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let batches = Mutex<[[String]]>([])
+        let batches = Mutex<[[UserID]]>([])
         let coalescer = StickyQueryCoalescer(maxInFlight: 1, maxBatch: 8) { batch in
             batches.withLock { $0.append(batch.map(\.userID)) }
             if batch.first?.userID == "first" {
@@ -136,7 +136,7 @@ import TestSupport
     /// decomposed): each gets its own record, as the database tells them apart.
     @Test func aSharedQueryTellsUsersApartByTheirBytes() async throws {
         try await withPostgresStore { store, url in
-            let composed = "r\u{E9}", decomposed = "re\u{301}"
+            let composed: UserID = "r\u{E9}", decomposed: UserID = "re\u{301}"
             _ = try await store.append([EventFactory.exposure("x", user: composed, experiment: "A", variant: "one", hours: 1)])
             let pool = ConnectionPool(target: try ConnectionTarget(url: url), maxIdle: 1)
             let answers = try PostgresStickyReader.query([(composed, ["A"]), (decomposed, ["A"])], pool: pool)

@@ -14,7 +14,7 @@ enum Fixtures {
 
     static func experiment(id: String = "exp", name: String = "Experiment", variants: [(String, Double, Int)] = [("control", 1, 3), ("ai", 1, 7)],
                            primary: Metric = .paidConversion, guardrails: [Metric] = [.day0CancelRate], minimumEffect: Double = 0.1,
-                           sequential: Bool = false, forced: [String: String] = [:], end: Int64? = nil) -> Experiment {
+                           sequential: Bool = false, forced: [UserID: String] = [:], end: Int64? = nil) -> Experiment {
         Experiment(
             id: id, name: name, status: .running, start: date(start), end: end.map(date),
             metrics: MetricsConfig(primary: primary, guardrails: guardrails, day0WindowHours: 24, minimumEffect: minimumEffect, sequential: sequential),
@@ -70,7 +70,7 @@ enum Fixtures {
 
 extension UserFacts {
     /// A user's facts with times in microseconds, as the tests write them.
-    static func row(experiment: String = "test", userID: String, variant: String, firstExposure: Int64, trialStart: Int64? = nil,
+    static func row(experiment: String = "test", userID: UserID, variant: String, firstExposure: Int64, trialStart: Int64? = nil,
                     firstPaid: Int64? = nil, firstConverted: Int64? = nil, firstCancel: Int64? = nil, refunded: Int64? = nil,
                     netRevenue: Double = 0, revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
                     copySource: CopySource? = nil, fallbackReason: String? = nil) -> UserFacts {

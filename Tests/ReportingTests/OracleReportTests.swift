@@ -31,7 +31,7 @@ import Testing
         func micros(_ v: Any?) -> Int64? { (v as? NSNumber).map { Int64($0.int64Value) * 1_000_000 } }
         return try text.split(separator: "\n").map { line in
             let o = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            return UserFacts.row(experiment: "oracle-report", userID: o["user_id"] as! String, variant: o["variant"] as! String, firstExposure: micros(o["first_exposure"])!,
+            return UserFacts.row(experiment: "oracle-report", userID: UserID(o["user_id"] as! String), variant: o["variant"] as! String, firstExposure: micros(o["first_exposure"])!,
                              trialStart: micros(o["trial_start"]), firstPaid: micros(o["first_paid"]), firstConverted: micros(o["first_converted"]),
                              firstCancel: micros(o["first_cancel"]), refunded: micros(o["refunded_at"]),
                              netRevenue: (o["net_revenue"] as! NSNumber).doubleValue,

@@ -10,7 +10,7 @@ import Testing
 @Suite struct StoreAsOfTests {
     typealias F = Fixtures
 
-    func event(_ id: String, _ type: EventType, _ user: String, day: Double, variant: String? = nil, revenue: Double? = nil) -> Event {
+    func event(_ id: EventID, _ type: EventType, _ user: UserID, day: Double, variant: String? = nil, revenue: Double? = nil) -> Event {
         Event(id: id, type: type, userID: user, timestamp: Timestamp(microseconds: F.start + Int64(day * Double(F.day))),
               experiment: variant == nil ? nil : "exp", variant: variant, revenue: revenue, currency: revenue == nil ? nil : "USD")
     }

@@ -34,7 +34,7 @@ private typealias F = EventFactory
     /// SQLite, so two events; the facts computed beside the writer must count both.
     @Test func idsAreComparedByTheirBytes() async throws {
         try await withTemporaryStore { store, _ in
-            let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+            let composed: EventID = "caf\u{E9}", decomposed: EventID = "cafe\u{301}"
             let events = [
                 F.exposure("x", user: "u", experiment: "A", variant: "a", hours: 0),
                 F.event(composed, .purchased, user: "u", hours: 1, revenue: 10),
@@ -104,7 +104,7 @@ private typealias F = EventFactory
                 var first = true
                 while !stop.load(ordering: .acquiring) {
                     // One snapshot: the user's events and facts come from the same read.
-                    let u = "u\(Int.random(in: 0..<2000))"
+                    let u: UserID = "u\(Int.random(in: 0..<2000))"
                     do {
                         let (stored, facts) = try store.eventsAndFacts(userID: u)
                         if facts != FactsBuilder.facts(userID: u, events: stored) { mismatches.add(1, ordering: .relaxed) }

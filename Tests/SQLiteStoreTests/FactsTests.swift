@@ -125,7 +125,7 @@ private func hours(_ h: Double) -> Int64 { Int64(h * 3_600_000_000) }
 }
 
 @Test func simultaneousExposuresBreakTiesByEventID() async throws {
-    for order in [["t-b", "t-a"], ["t-a", "t-b"]] {
+    for order: [EventID] in [["t-b", "t-a"], ["t-a", "t-b"]] {
         try await withTemporaryStore { store, _ in
             for id in order {
                 _ = try await store.append([F.exposure(id, user: "u", experiment: "E", variant: id == "t-a" ? "first" : "second", hours: 0)])
@@ -139,7 +139,7 @@ private func hours(_ h: Double) -> Int64 { Int64(h * 3_600_000_000) }
     try await withTemporaryStore { store, _ in
         var events: [Event] = []
         // hours from trial start to cancel; nil = never cancelled
-        let cases: [(String, Double?)] = [("quick", 2), ("edge", 24), ("late", 30), ("never", nil)]
+        let cases: [(UserID, Double?)] = [("quick", 2), ("edge", 24), ("late", 30), ("never", nil)]
         for (i, (user, cancelAfter)) in cases.enumerated() {
             events.append(F.exposure("d\(i)e", user: user, experiment: "E", variant: "v", hours: 0))
             events.append(F.event("d\(i)t", .trialStarted, user: user, hours: 1))

@@ -8,7 +8,7 @@ import TestSupport
 @Test(arguments: [0, 1, 2, 3])
 func sortKeysFollowByteOrderThenArrival(seed: UInt64) {
     var rng = SeededGenerator(seed: seed)
-    let users = ["user-0000001", "user-000001", "user-0000010", "user-00000010", "u", "", "é", "e\u{301}", "z",
+    let users: [UserID] = ["user-0000001", "user-000001", "user-0000010", "user-00000010", "u", "", "é", "e\u{301}", "z",
                  "user-0000001\u{0}", "Ünïcode-user", "user-0000001x", "same-prefix-longer-than-eight-bytes-a",
                  "same-prefix-longer-than-eight-bytes-b"]
     let events = (0..<300).map { i in

@@ -51,7 +51,7 @@ import Testing
         for seed in Self.seeds {
             let simulator = Simulator(catalog: catalog, assigner: assigner, truth: Truth(),
                                       options: .init(users: Self.usersPerSeed, seed: seed, days: 14))
-            var byUser: [String: [Event]] = [:]
+            var byUser: [UserID: [Event]] = [:]
             _ = try simulator.run { batch in
                 for e in batch { byUser[e.userID, default: []].append(e) }
                 return AppendResult(stored: batch.count)

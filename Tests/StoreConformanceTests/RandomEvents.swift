@@ -14,10 +14,10 @@ enum RandomEvents {
         var rng = SeededGenerator(seed: seed)
         var events: [Event] = []
         for u in 0..<users {
-            let user = "user-\(u)"
+            let user: UserID = "user-\(u)"
             var n = 0
             // Every user numbers events from e1, so event ids repeat across users (SPEC §4).
-            func id() -> String { n += 1; return "e\(n)" }
+            func id() -> EventID { n += 1; return "e\(n)" }
             // Whole hours, so events of one user often share an instant.
             func at(_ maxHours: Int) -> Timestamp { origin.adding(hours: Double(Int.random(in: 0...maxHours, using: &rng))) }
             let exposures = u % 10 == 9 ? 0 : Int.random(in: 1...3, using: &rng)

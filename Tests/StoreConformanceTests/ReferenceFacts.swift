@@ -4,12 +4,13 @@ import Events
 /// over all of each user's events: the reference a store is compared with.
 struct ReferenceFacts: FactsReader {
     /// Each user's events once (the first copy of each idempotency key), by user.
-    let eventsByUser: [String: [Event]]
+    let eventsByUser: [UserID: [Event]]
 
     init(_ events: [Event]) {
-        var seen: Set<[String]> = []
-        var byUser: [String: [Event]] = [:]
-        for e in events where seen.insert([e.userID, e.id]).inserted {
+        struct Key: Hashable { var user: UserID, event: EventID }
+        var seen: Set<Key> = []
+        var byUser: [UserID: [Event]] = [:]
+        for e in events where seen.insert(Key(user: e.userID, event: e.id)).inserted {
             byUser[e.userID, default: []].append(e)
         }
         eventsByUser = byUser
@@ -19,7 +20,7 @@ struct ReferenceFacts: FactsReader {
     func allFacts(experiment: String) -> [UserFacts] {
         eventsByUser.flatMap { FactsBuilder.facts(userID: $0.key, events: $0.value) }
             .filter { $0.experiment == experiment }
-            .sorted { Array($0.userID.utf8).lexicographicallyPrecedes(Array($1.userID.utf8)) }
+            .sorted { $0.userID < $1.userID }
     }
 
     func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, _ body: (UserFacts) throws -> Void) throws {
@@ -31,14 +32,14 @@ struct ReferenceFacts: FactsReader {
 
     /// Facts of the events up to `asOf`: the same first exposure for every user exposed by then,
     /// and revenue summed in FactsBuilder's order up to that instant.
-    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double] {
-        var revenue: [BytewiseString: Double] = [:]
+    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double] {
+        var revenue: [UserID: Double] = [:]
         for (user, events) in eventsByUser {
             let upToAsOf = events.filter { $0.timestamp <= asOf }
             for f in FactsBuilder.facts(userID: user, events: upToAsOf) where f.experiment == experiment
                 && f.firstExposure >= (since ?? Timestamp(microseconds: .min)) && f.firstExposure < (until ?? Timestamp(microseconds: .max))
                 && upToAsOf.contains(where: { $0.type.carriesRevenue && $0.revenue != nil && $0.timestamp >= f.firstExposure }) {
-                revenue[BytewiseString(user)] = f.netRevenue
+                revenue[user] = f.netRevenue
             }
         }
         return revenue

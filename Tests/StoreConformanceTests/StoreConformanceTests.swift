@@ -96,20 +96,20 @@ import TestSupport
         try await factory.withStore { (store: any EventStore) async throws in
             let composed = "r\u{E9}", decomposed = "re\u{301}"
             let batch = [F.exposure("x", user: "u", experiment: "A", variant: "ai", hours: 0),
-                         F.event(composed, .purchased, user: "u", hours: 1, revenue: 9.99),
-                         F.event(decomposed, .purchased, user: "u", hours: 2, revenue: 4.99)]
+                         F.event(EventID(composed), .purchased, user: "u", hours: 1, revenue: 9.99),
+                         F.event(EventID(decomposed), .purchased, user: "u", hours: 2, revenue: 4.99)]
             #expect(try store.appendAndWait(batch) == AppendResult(stored: 3, duplicates: 0))
             #expect(try store.appendAndWait([batch[2]]) == AppendResult(stored: 0, duplicates: 1))
             #expect(try store.facts(experiment: "A").map(\.netRevenue) == [9.99 + 4.99])
             // The same for user ids: two users, two facts rows.
-            let users = [F.exposure("x", user: composed, experiment: "B", variant: "ai", hours: 0),
-                         F.exposure("x", user: decomposed, experiment: "B", variant: "control", hours: 0)]
+            let users = [F.exposure("x", user: UserID(composed), experiment: "B", variant: "ai", hours: 0),
+                         F.exposure("x", user: UserID(decomposed), experiment: "B", variant: "control", hours: 0)]
             #expect(try store.appendAndWait(users) == AppendResult(stored: 2, duplicates: 0))
             #expect(Set(try store.facts(experiment: "B").map { Array($0.userID.utf8) }) == Set([Array(composed.utf8), Array(decomposed.utf8)]))
-            _ = try store.appendAndWait([F.event("p", .purchased, user: composed, hours: 1, revenue: 1),
-                                         F.event("p", .purchased, user: decomposed, hours: 1, revenue: 2)])
+            _ = try store.appendAndWait([F.event("p", .purchased, user: UserID(composed), hours: 1, revenue: 1),
+                                         F.event("p", .purchased, user: UserID(decomposed), hours: 1, revenue: 2)])
             #expect(try store.netRevenue(experiment: "B", asOf: F.at(10), since: nil, until: nil)
-                    == [BytewiseString(composed): 1, BytewiseString(decomposed): 2])
+                    == [UserID(composed): 1, UserID(decomposed): 2])
         }
     }
 

@@ -7,7 +7,7 @@ public enum EventFactory {
 
     public static func at(_ hours: Double) -> Timestamp { origin.adding(hours: hours) }
 
-    public static func exposure(_ id: String, user: String, experiment: String, variant: String, hours: Double,
+    public static func exposure(_ id: EventID, user: UserID, experiment: String, variant: String, hours: Double,
                                 copySource: CopySource? = nil, fallbackReason: String? = nil,
                                 placement: String? = nil, attributes: [(key: String, value: ExposureAttributes.Value)] = []) -> Event {
         Event(id: id, type: .exposure, userID: user, timestamp: at(hours), experiment: experiment, variant: variant,
@@ -15,7 +15,7 @@ public enum EventFactory {
               placement: placement, attributes: ExposureAttributes(attributes))
     }
 
-    public static func event(_ id: String, _ type: EventType, user: String, hours: Double, revenue: Double? = nil) -> Event {
+    public static func event(_ id: EventID, _ type: EventType, user: UserID, hours: Double, revenue: Double? = nil) -> Event {
         Event(id: id, type: type, userID: user, timestamp: at(hours), revenue: revenue, currency: revenue == nil ? nil : "USD")
     }
 }

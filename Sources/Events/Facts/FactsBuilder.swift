@@ -14,12 +14,12 @@ public enum FactsBuilder {
         public var revenueContribution: Double
         public var copySource: CopySource?
         public var copyFallbackReason: String?
-        public var eventID: String
+        public var eventID: EventID
         public var placement: String?
         public var attributes: ExposureAttributes
 
         public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
-                    copySource: CopySource?, copyFallbackReason: String?, eventID: String,
+                    copySource: CopySource?, copyFallbackReason: String?, eventID: EventID,
                     placement: String? = nil, attributes: ExposureAttributes = .empty) {
             self.type = type
             self.ts = ts
@@ -45,11 +45,11 @@ public enum FactsBuilder {
 
     /// The facts of every experiment `userID` was exposed to, from all of that user's events
     /// (events of other users must not be passed), by first exposure.
-    public static func facts(userID: String, events: [Event]) -> [UserFacts] {
+    public static func facts(userID: UserID, events: [Event]) -> [UserFacts] {
         facts(userID: userID, events: events.map(Source.init))
     }
 
-    public static func facts(userID: String, events: [Source]) -> [UserFacts] {
+    public static func facts(userID: UserID, events: [Source]) -> [UserFacts] {
         guard events.contains(where: { $0.type == .exposure }) else { return [] }
         let ordered = events.sorted { a, b in
             if a.ts != b.ts { return a.ts < b.ts }

@@ -3,9 +3,9 @@ import ExperimentDefinitions
 /// an experiment and a variant, revenue finite.
 public struct Event: Sendable, Hashable {
     /// The idempotency key: a second event with the same id is a duplicate.
-    public var id: String
+    public var id: EventID
     public var type: EventType
-    public var userID: String
+    public var userID: UserID
     public var timestamp: Timestamp
     /// Exposures only.
     public var experiment: String?
@@ -23,7 +23,7 @@ public struct Event: Sendable, Hashable {
     /// The attributes the app sent to assign (exposures; SPEC §4); empty when none were sent.
     public var attributes: ExposureAttributes
 
-    public init(id: String, type: EventType, userID: String, timestamp: Timestamp,
+    public init(id: EventID, type: EventType, userID: UserID, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
                 revenue: Double? = nil, currency: String? = nil, productID: String? = nil,
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,

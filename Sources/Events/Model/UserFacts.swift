@@ -6,7 +6,7 @@ import ExperimentDefinitions
 /// they came from. The same events give the same facts whatever order they arrived in.
 public struct UserFacts: Sendable, Hashable {
     public var experiment: String
-    public var userID: String
+    public var userID: UserID
     /// The variant of the first exposure (ties at one instant broken by the smaller `event_id`).
     public var variant: String
     public var firstExposure: Timestamp
@@ -37,7 +37,7 @@ public struct UserFacts: Sendable, Hashable {
     /// `attributes` of the first exposure (SPEC §4): what segments and post-stratification read.
     public var attributes: ExposureAttributes
 
-    public init(experiment: String, userID: String, variant: String, firstExposure: Timestamp,
+    public init(experiment: String, userID: UserID, variant: String, firstExposure: Timestamp,
                 trialStart: Timestamp? = nil, firstPaid: Timestamp? = nil, firstConverted: Timestamp? = nil,
                 firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,
                 revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,

@@ -85,7 +85,7 @@ public struct EventParser: Sendable {
     public func validate(_ event: Event) -> EventRejection? {
         if event.id.isEmpty { return EventRejection(field: "event_id", reason: "must be a non-empty string") }
         if event.userID.isEmpty { return EventRejection(field: "user_id", reason: "must be a non-empty string") }
-        let texts: [(Field, String?)] = [(.eventID, event.id), (.userID, event.userID), (.experiment, event.experiment),
+        let texts: [(Field, String?)] = [(.eventID, event.id.text), (.userID, event.userID.text), (.experiment, event.experiment),
                                          (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
                                          (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason),
                                          (.placement, event.placement)]
@@ -234,7 +234,7 @@ public struct EventParser: Sendable {
             copySource = source
         }
         if let rejection = checkExposure(type: type, experiment: f.experiment, variant: f.variant) { return .failure(rejection) }
-        return .success(Event(id: eventID, type: type, userID: userID, timestamp: timestamp,
+        return .success(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
                               experiment: f.experiment, variant: f.variant, revenue: f.revenue,
                               currency: f.currency, productID: f.productID, copySource: copySource,
                               copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
@@ -250,7 +250,7 @@ public struct EventParser: Sendable {
         scanner.i = start
         var pairs: [(key: String, value: ExposureAttributes.Value)] = []
         var rejection: EventRejection?
-        var keys: Set<BytewiseString> = []
+        var keys: Set<[UInt8]> = []   // by bytes, as the stores keep them
         let limit = ExposureAttributes.maxBytes
         try scanner.scanObject { (keyValue, value) throws(JSONScanner.SyntaxError) in
             guard rejection == nil else { return }
@@ -264,7 +264,7 @@ public struct EventParser: Sendable {
             if key.isEmpty { return reject("the key must be a non-empty string") }
             if key.utf8.count > limit { return reject("the key is longer than \(limit) bytes") }
             if key.utf8.contains(0) { return reject(nulReason) }
-            guard keys.insert(BytewiseString(key)).inserted else { return reject("appears twice") }
+            guard keys.insert(Array(key.utf8)).inserted else { return reject("appears twice") }
             switch value {
             case .string:
                 let string = text.decode(value)

@@ -1,3 +1,5 @@
+import ExperimentDefinitions
+
 /// Reads an experiment's per-user facts: what reports are computed from.
 ///
 /// Facts are current at the time of the read: every event acknowledged before it is in them.
@@ -14,7 +16,7 @@ public protocol FactsReader: Sendable {
     /// Facts keep the total to date; a report "as of" an earlier time needs this cut. Sum the
     /// contributions in `FactsBuilder`'s order, (ts, type, event_id), so that with nothing cut
     /// the figure equals the stored total to the last bit.
-    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double]
+    func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double]
 
     /// Experiments with at least one exposure, by id.
     func experiments() throws -> [ExperimentSummary]

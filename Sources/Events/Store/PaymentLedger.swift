@@ -18,12 +18,12 @@ public protocol PaymentLedger: Sendable {
 /// One payment: whose, in what currency, how much, and how much of it was refunded so far,
 /// in the vendor's own integer unit (Stripe's minor unit, Play's micros).
 public struct LedgerPayment: Sendable, Equatable {
-    public var userID: String
+    public var userID: UserID
     public var currency: String
     public var amountMinor: Int64
     public var refundedMinor: Int64
 
-    public init(userID: String, currency: String, amountMinor: Int64, refundedMinor: Int64 = 0) {
+    public init(userID: UserID, currency: String, amountMinor: Int64, refundedMinor: Int64 = 0) {
         self.userID = userID
         self.currency = currency
         self.amountMinor = amountMinor

@@ -17,7 +17,7 @@ extension ReportAccumulator {
         try store.forEachFact(experiment: experiment.id, since: since, until: until) { facts in
             if let revenueAsOf {
                 var cut = facts
-                cut.netRevenue = revenueAsOf[BytewiseString(facts.userID)] ?? 0
+                cut.netRevenue = revenueAsOf[facts.userID] ?? 0
                 acc.add(cut)
             } else {
                 acc.add(facts)

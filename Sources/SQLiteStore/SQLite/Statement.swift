@@ -1,4 +1,5 @@
 import CSQLite
+import ExperimentDefinitions
 
 /// A prepared statement. Owned by its `Connection`; used on the connection's thread only.
 final class Statement {
@@ -70,6 +71,9 @@ final class Statement {
     func bind(_ index: Int32, _ value: String?) throws {
         if let value { try bind(index, value) } else { try bindNull(index) }
     }
+
+    /// A user or event id, bound as its text (SQLite compares it by bytes, as the type does).
+    func bind(_ index: Int32, _ value: some BytewiseText) throws { try bind(index, value.text) }
 
     /// Binds bytes as a BLOB, or NULL for nil.
     func bind(_ index: Int32, blob value: [UInt8]?) throws {

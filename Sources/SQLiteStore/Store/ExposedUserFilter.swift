@@ -1,3 +1,5 @@
+import ExperimentDefinitions
+
 /// The users with at least one exposure, as a Bloom filter: "no" is certain, "maybe" can be
 /// wrong (about 1% of the time while under capacity).
 ///
@@ -21,7 +23,7 @@ struct ExposedUserFilter {
         bitCount = UInt64(words) * 64
     }
 
-    mutating func insert(_ userID: String) {
+    mutating func insert(_ userID: UserID) {
         inserted += 1
         var (h, step) = Self.hashes(userID)
         bits.withUnsafeMutableBufferPointer { words in
@@ -33,7 +35,7 @@ struct ExposedUserFilter {
         }
     }
 
-    func mightContain(_ userID: String) -> Bool {
+    func mightContain(_ userID: UserID) -> Bool {
         var (h, step) = Self.hashes(userID)
         return bits.withUnsafeBufferPointer { words in
             for _ in 0..<Self.probes {
@@ -46,9 +48,9 @@ struct ExposedUserFilter {
     }
 
     /// FNV-1a (64-bit) over the UTF-8 bytes, then two mixes of it for double hashing.
-    private static func hashes(_ userID: String) -> (UInt64, UInt64) {
+    private static func hashes(_ userID: UserID) -> (UInt64, UInt64) {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        var s = userID
+        var s = userID.text
         s.withUTF8 { bytes in
             for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         }

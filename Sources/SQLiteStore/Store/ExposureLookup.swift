@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -50,7 +51,7 @@ public final class ExposureLookup: StickyReader {
     deinit { sweeper.cancel() }
 
     /// The variant `userID` was first exposed to in `experiment`, or nil when never exposed.
-    public func exposedVariant(experiment: String, userID: String) throws -> String? {
+    public func exposedVariant(experiment: String, userID: UserID) throws -> String? {
         // On an error the reader is dropped: closing its connection ends any open transaction.
         let reader = try idle.withLock { $0.popLast() } ?? Reader(path: path)
         try reader.refresh(watch?.stamp(), watching: watch != nil)
@@ -124,7 +125,7 @@ public final class ExposureLookup: StickyReader {
             commit.finish()
         }
 
-        func variant(experiment: String, userID: String) throws -> String? {
+        func variant(experiment: String, userID: UserID) throws -> String? {
             let select = try self.select(experiment)
             defer { select.finish() }
             try select.bind(2, userID)

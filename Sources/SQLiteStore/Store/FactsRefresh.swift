@@ -21,13 +21,13 @@ enum FactsRefresh {
         """
 
     /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with `upsert`.
-    static func refresh(userID: String, select: Statement, upsert: Statement) throws {
+    static func refresh(userID: UserID, select: Statement, upsert: Statement) throws {
         let sources = try storedSources(userID: userID, select: select)
         try write(FactsBuilder.facts(userID: userID, events: sources), upsert: upsert)
     }
 
     /// `userID`'s stored events as `FactsBuilder` takes them, read with `select` (from `selectEventsSQL`).
-    static func storedSources(userID: String, select: Statement) throws -> [FactsBuilder.Source] {
+    static func storedSources(userID: UserID, select: Statement) throws -> [FactsBuilder.Source] {
         try select.bind(1, userID)
         defer { select.finish() }
         var sources: [FactsBuilder.Source] = []
@@ -40,7 +40,7 @@ enum FactsRefresh {
                 revenueContribution: type.revenueContribution(select.optionalDouble(4)),
                 copySource: type == .exposure ? select.optionalText(5).flatMap(CopySource.init(rawValue:)) : nil,
                 copyFallbackReason: type == .exposure ? select.optionalText(6) : nil,
-                eventID: select.text(7),
+                eventID: EventID(select.text(7)),
                 placement: type == .exposure ? select.optionalText(8) : nil,
                 attributes: type == .exposure ? attributes(select, 9) : .empty))
         }
@@ -79,8 +79,8 @@ enum FactsRefresh {
     /// Recomputes every exposed user's facts (a migration that added facts columns).
     static func refreshAll(_ connection: Connection) throws {
         let users = try connection.prepare("SELECT DISTINCT user_id FROM facts")
-        var ids: [String] = []
-        while try users.step() { ids.append(users.text(0)) }
+        var ids: [UserID] = []
+        while try users.step() { ids.append(UserID(users.text(0))) }
         users.finish()
         let select = try connection.prepare(selectEventsSQL), upsert = try connection.prepare(upsertSQL)
         for id in ids { try refresh(userID: id, select: select, upsert: upsert) }

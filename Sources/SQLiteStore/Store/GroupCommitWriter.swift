@@ -225,7 +225,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// Users with an exposure stored by the open transaction, for the filter after the commit.
-    private var newlyExposed: [String] = []
+    private var newlyExposed: [UserID] = []
 
     /// Inserts each user's events and refreshes the user's facts right after them.
     private func writeWithFactsInline(_ events: [Event], owners: [Int32], keys: SortKeys, order: [Int32],
@@ -323,7 +323,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         let rows = try connection.scalarInt("SELECT count(*) FROM facts") ?? 0
         var filter = ExposedUserFilter(capacity: Int(rows) * 2)
         let users = try connection.prepare("SELECT user_id FROM facts")
-        while try users.step() { filter.insert(users.text(0)) }
+        while try users.step() { filter.insert(UserID(users.text(0))) }
         exposedUsers = filter
         exposedUsersVersion = version
         return filter
@@ -356,7 +356,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// Recomputes one user's facts from all of the user's stored events.
-    private func refreshFacts(userID: String) throws {
+    private func refreshFacts(userID: UserID) throws {
         try FactsRefresh.refresh(userID: userID, select: try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL),
                                  upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
     }

@@ -7,7 +7,7 @@ extension SQLiteEventStore {
             let s = try c.cached("SELECT user_id, currency, amount_minor, refunded_minor FROM webhook_payments WHERE key = ?1")
             defer { s.finish() }
             try s.bind(1, key)
-            return try s.step() ? LedgerPayment(userID: s.text(0), currency: s.text(1), amountMinor: s.int64(2), refundedMinor: s.int64(3)) : nil
+            return try s.step() ? LedgerPayment(userID: UserID(s.text(0)), currency: s.text(1), amountMinor: s.int64(2), refundedMinor: s.int64(3)) : nil
         }
     }
 

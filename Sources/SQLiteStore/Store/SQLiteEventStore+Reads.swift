@@ -37,7 +37,7 @@ extension SQLiteEventStore {
     }
 
     /// `FactsReader.netRevenue`: a join of the facts on the events' `(user_id, event_id)` key.
-    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [BytewiseString: Double] {
+    public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double] {
         try readers.read { c in
             let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
             let s = try c.cached("""
@@ -51,21 +51,21 @@ extension SQLiteEventStore {
             try s.bind(2, since?.microseconds ?? Int64.min)
             try s.bind(3, until?.microseconds ?? Int64.max)
             try s.bind(4, asOf.microseconds)
-            var revenue: [BytewiseString: Double] = [:]
+            var revenue: [UserID: Double] = [:]
             while try s.step() {
                 guard let type = EventType(rawValue: Int(s.int64(1))) else { continue }
-                revenue[BytewiseString(s.text(0)), default: 0] += type.revenueContribution(s.double(2))
+                revenue[UserID(s.text(0)), default: 0] += type.revenueContribution(s.double(2))
             }
             return revenue
         }
     }
 
     /// One user's facts in every experiment the user was exposed to, by experiment.
-    public func facts(userID: String) throws -> [UserFacts] {
+    public func facts(userID: UserID) throws -> [UserFacts] {
         try readers.read { try Self.facts(userID: userID, on: $0) }
     }
 
-    private static func facts(userID: String, on c: Connection) throws -> [UserFacts] {
+    private static func facts(userID: UserID, on c: Connection) throws -> [UserFacts] {
         let s = try c.cached("\(factColumns) WHERE user_id = ?1 ORDER BY experiment")
         defer { s.finish() }
         try s.bind(1, userID)
@@ -142,11 +142,11 @@ extension SQLiteEventStore {
     }
 
     /// One user's stored events, in (ts, type, event_id) order.
-    public func events(userID: String) throws -> [Event] {
+    public func events(userID: UserID) throws -> [Event] {
         try readers.read { try Self.events(userID: userID, on: $0) }
     }
 
-    private static func events(userID: String, on c: Connection) throws -> [Event] {
+    private static func events(userID: UserID, on c: Connection) throws -> [Event] {
         let s = try c.cached("SELECT \(eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
         defer { s.finish() }
         try s.bind(1, userID)
@@ -157,7 +157,7 @@ extension SQLiteEventStore {
 
     /// One user's stored events (as `events(userID:)`) and facts (as `facts(userID:)`), read in
     /// one snapshot, for consistency checks while the store is being written.
-    public func eventsAndFacts(userID: String) throws -> (events: [Event], facts: [UserFacts]) {
+    public func eventsAndFacts(userID: UserID) throws -> (events: [Event], facts: [UserFacts]) {
         try readers.read { (try Self.events(userID: userID, on: $0), try Self.facts(userID: userID, on: $0)) }
     }
 
@@ -178,7 +178,7 @@ extension SQLiteEventStore {
         """
 
     static func event(from s: Statement) -> Event {
-        Event(id: s.text(0), type: EventType(rawValue: Int(s.int64(1))) ?? .exposure, userID: s.text(2),
+        Event(id: EventID(s.text(0)), type: EventType(rawValue: Int(s.int64(1))) ?? .exposure, userID: UserID(s.text(2)),
               timestamp: Timestamp(microseconds: s.int64(3)), experiment: s.optionalText(4),
               variant: s.optionalText(5), revenue: s.optionalDouble(6), currency: s.optionalText(7),
               productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
@@ -195,7 +195,7 @@ extension SQLiteEventStore {
     /// One facts row; `experiment`, when the caller knows it, stands in for column 0.
     static func facts(from s: Statement, experiment: String? = nil) -> UserFacts {
         func ts(_ column: Int32) -> Timestamp? { s.optionalInt64(column).map(Timestamp.init(microseconds:)) }
-        return UserFacts(experiment: experiment ?? s.text(0), userID: s.text(1), variant: s.text(2),
+        return UserFacts(experiment: experiment ?? s.text(0), userID: UserID(s.text(1)), variant: s.text(2),
                          firstExposure: Timestamp(microseconds: s.int64(3)), trialStart: ts(4), firstPaid: ts(5),
                          firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: s.double(9),
                          revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,

@@ -1,5 +1,6 @@
 import Dispatch
 import Events
+import ExperimentDefinitions
 
 /// The facts a write transaction will leave for its touched users, computed on a thread of its
 /// own while the writer inserts, so reading each user's events and running `FactsBuilder` use
@@ -67,23 +68,21 @@ final class SnapshotFacts: @unchecked Sendable {
     }
 }
 
-/// One user's event ids, compared by their UTF-8 bytes (as SQLite's BINARY collation does;
-/// `String`'s `==` would take canonically equivalent ids for one). A list while small, as
-/// most users have a few events; hashed beyond that.
+/// One user's event ids: a list while small, as most users have a few events; hashed beyond that.
 private struct EventIDs {
-    private var list: [String] = []
-    private var hashed: Set<BytewiseString>?
+    private var list: [EventID] = []
+    private var hashed: Set<EventID>?
 
     init(_ sources: [FactsBuilder.Source]) {
         for source in sources { _ = insert(source.eventID) }
     }
 
     /// Adds `id`; false when it was already there.
-    mutating func insert(_ id: String) -> Bool {
-        if hashed != nil { return hashed!.insert(BytewiseString(id)).inserted }
-        for other in list where other.utf8.elementsEqual(id.utf8) { return false }
+    mutating func insert(_ id: EventID) -> Bool {
+        if hashed != nil { return hashed!.insert(id).inserted }
+        for other in list where other == id { return false }
         list.append(id)
-        if list.count > 32 { hashed = Set(list.map(BytewiseString.init)) }
+        if list.count > 32 { hashed = Set(list) }
         return true
     }
 }

@@ -33,7 +33,7 @@ public final class Backend: Sendable {
 
     /// Whether an App Store renewal for this user is the trial's conversion (see `TrialHistory`);
     /// false when the store cannot say.
-    func trialAwaitingConversion(userID: String) throws -> Bool {
+    func trialAwaitingConversion(userID: UserID) throws -> Bool {
         guard let history = store as? any TrialHistory else { return false }
         return try history.trialAwaitingConversion(userID: userID)
     }
@@ -48,7 +48,7 @@ public final class Backend: Sendable {
 struct StoreStickyLookup: StickyLookup {
     let exposures: any StickyReader
 
-    func stickyVariant(experimentID: String, userID: String) -> String? {
+    func stickyVariant(experimentID: String, userID: UserID) -> String? {
         do {
             return try exposures.exposedVariant(experiment: experimentID, userID: userID)
         } catch {
@@ -58,7 +58,7 @@ struct StoreStickyLookup: StickyLookup {
         }
     }
 
-    func stickyVariants(experimentIDs: [String], userID: String) -> [String?] {
+    func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?] {
         do {
             return try exposures.exposedVariants(experiments: experimentIDs, userID: userID)
         } catch {

@@ -61,7 +61,7 @@ extension APIServer {
         var paywallRequest: PaywallRequest?
         var out = ByteWriter(capacity: 512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
         out.append(literal: #"{"user_id":"#)
-        JSONWriter.writeString(body.userID, to: &out)
+        JSONWriter.writeString(body.userID.text, to: &out)
         out.append(literal: #","assignments":["#)
         for (n, a) in assignments.enumerated() {
             if n > 0 { out.append(0x2C) }

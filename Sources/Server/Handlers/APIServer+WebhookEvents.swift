@@ -33,7 +33,7 @@ extension APIServer {
                         metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
                         count(mapped.type, counts.stored == 1 ? .mapped : .duplicate)
                         respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
-                                               ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID))])))
+                                               ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID.text))])))
                     }
                     guard let after else { return answer() }
                     // Completions run on the store's writer; a second write must not wait on it.

@@ -8,7 +8,7 @@ struct AssignBody: Sendable, Equatable {
     /// The attributes targeting reads, sent with nearly every request.
     static let targetingKeys = BodyParser.KeyTable(["platform", "country", "language", "app_version", "new_user"])
 
-    var userID: String
+    var userID: UserID
     var attributes: Attributes = [:]
     /// In body order; every value is a string.
     var variables: [(String, JSONValue)] { variablesSource.members }
@@ -18,7 +18,7 @@ struct AssignBody: Sendable, Equatable {
     var experiments: [String]? = nil
     var onDeviceModel = true
 
-    init(userID: String) { self.userID = userID }
+    init(userID: UserID) { self.userID = userID }
 
     /// Reads a body: in one pass straight into the fields when it has the usual shape, otherwise
     /// through `JSONBody`, whose checks name the exact problem.
@@ -29,7 +29,7 @@ struct AssignBody: Sendable, Equatable {
     /// The general path: any body, every error named.
     init(general body: JSONBody) throws(APIError) {
         try body.only(Self.fields.strings)
-        userID = try body.string("user_id")
+        userID = UserID(try body.string("user_id"))
         attributes = Attributes(try body.members("attributes"))
         let variables = try body.members("variables")
         for (name, value) in variables {
@@ -100,7 +100,7 @@ extension BodyParser {
             switch field {
             case 0:   // user_id: a non-empty string
                 guard !isNull, bytes[i] == UInt8(ascii: "\"") else { return nil }
-                body.userID = try string()
+                body.userID = UserID(try string())
                 if body.userID.isEmpty { return nil }
             case 1:   // attributes: an object
                 if isNull { break }

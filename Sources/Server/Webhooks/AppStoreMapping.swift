@@ -36,7 +36,7 @@ public enum AppStoreMapping {
 
     /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`.
     public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
-                           trialAwaitingConversion: (String) throws -> Bool) throws -> Outcome {
+                           trialAwaitingConversion: (UserID) throws -> Bool) throws -> Outcome {
         func invalid(_ field: String, _ message: String) -> APIError {
             APIError(.unprocessable, code: "invalid_webhook_event", message, field: field)
         }
@@ -48,8 +48,8 @@ public enum AppStoreMapping {
         let freeTrial: Bool
         if let transaction, case .string("FREE_TRIAL")? = member(transaction, "offerDiscountType") { freeTrial = true } else { freeTrial = false }
         // The user is needed before the type (a renewal asks about the user's trial).
-        var user: String?
-        if let transaction, case .string(let token)? = member(transaction, "appAccountToken"), !token.isEmpty { user = token }
+        var user: UserID?
+        if let transaction, case .string(let token)? = member(transaction, "appAccountToken"), !token.isEmpty { user = UserID(token) }
         let mapped = try type(notification: notification, subtype: subtype, freeTrial: freeTrial) {
             guard let user else { return false }
             return try trialAwaitingConversion(user)
@@ -73,7 +73,7 @@ public enum AppStoreMapping {
         }
         var product: String?
         if case .string(let p)? = member(transaction, "productId") { product = p }
-        return .event(MappedEvent(eventID: id, type: mapped, userID: user, timestampMilliseconds: Int64(signed),
+        return .event(MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
                                   revenue: revenue, currency: currency, productID: product))
     }
 

@@ -94,7 +94,7 @@ public enum RevenueCatMapping {
         let carriesRevenue = mappedType == "purchased" || mappedType == "converted" || mappedType == "renewed" || mappedType == "refunded"
         let revenue = carriesRevenue ? price : nil
         let product = try string("product_id")
-        return .event(MappedEvent(eventID: id, type: mappedType, userID: user, timestampMilliseconds: Int64(milliseconds),
+        return .event(MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
                                   revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product))
     }
 }

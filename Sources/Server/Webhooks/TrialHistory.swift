@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 
 /// What `DID_RENEW` needs from the store: App Store notifications do not say whether a renewal
 /// is the first paid period after a free trial (`converted`) or a later one (`renewed`).
@@ -7,7 +8,7 @@ import Events
 /// maps every renewal to `renewed`) still serves everything else.
 public protocol TrialHistory: Sendable {
     /// Whether the user's latest `trial_started` has no `converted` after it.
-    func trialAwaitingConversion(userID: String) throws -> Bool
+    func trialAwaitingConversion(userID: UserID) throws -> Bool
 }
 
 extension TrialHistory {

@@ -57,19 +57,19 @@ enum AssignCommand {
         let printer = AssignmentPrinter(format: format, experiments: assigner.experiments)
         var out = OutputBuffer()
         var results: [AssignmentDecision] = []
-        func emit(_ userID: String) throws {
+        func emit(_ userID: UserID) throws {
             assigner.decide(userID: userID, attributes: attributes, into: &results)
-            printer.write(userPrefix: printer.userPrefix(userID), results: results, indices: indices, to: &out)
+            printer.write(userPrefix: printer.userPrefix(userID.text), results: results, indices: indices, to: &out)
             try out.flushIfFull()
         }
         if let user {
-            try emit(user)
+            try emit(UserID(user))
         } else if let usersFile {
             var reader = try InputLines.open(usersFile)
             defer { reader.close() }
             while let line = try reader.next() {
                 if line.isEmpty { continue }
-                try emit(line)
+                try emit(UserID(line))
             }
         }
         try out.flush()
