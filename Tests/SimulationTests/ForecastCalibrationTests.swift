@@ -64,7 +64,7 @@ import Testing
         for seed in UInt64(1)...16 {
             let simulator = Simulator(catalog: catalog, assigner: try Assigner(catalog: catalog), truth: truth,
                                       options: .init(users: 6000, seed: seed, days: 60, tailDays: 40))
-            var byUser: [String: [Event]] = [:]
+            var byUser: [UserID: [Event]] = [:]
             _ = try simulator.run { batch in
                 for e in batch { byUser[e.userID, default: []].append(e) }
                 return AppendResult(stored: batch.count)
