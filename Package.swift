@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions", "TestSupport", "Webhooks"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", "ExperimentDefinitions", "TestSupport"], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Events", "ExperimentDefinitions", "SQLiteStore"], exclude: ["Fixtures"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting", "Statistics"]),
         .testTarget(name: "AbctlClientTests", dependencies: ["AbctlClient", "TestSupport"], resources: [.copy("Fixtures")]),
         // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).

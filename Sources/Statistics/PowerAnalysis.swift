@@ -85,3 +85,29 @@ public struct SampleSize: Sendable, Equatable, Codable {
         return Normal.cdf((effect - zAlpha * nullSE) / alternativeSE) + Normal.cdf((-effect - zAlpha * nullSE) / alternativeSE)
     }
 }
+
+extension SampleSize {
+    /// Users per variant to detect a relative change `mde` in a mean (revenue per user), for the
+    /// two-sided z-test of two means whose variance is the control's:
+    ///
+    ///     n = 2σ²·(z(1 − α′/2) + z(power))² / (mde·μ)²,  α′ = α/(K − 1) (Bonferroni, as for rates)
+    ///
+    /// (statsmodels `NormalIndPower().solve_power(effect_size=mde·μ/σ, alpha=α′, power=power, ratio=1)`
+    /// less its far-tail term). Throws unless μ and σ are positive and finite and the other
+    /// arguments are as for rates.
+    public static func usersPerVariant(mean: Double, standardDeviation sd: Double, relativeMDE mde: Double,
+                                       alpha: Double = 0.05, power: Double = 0.8, variants: Int = 2) throws -> Int {
+        guard mean.isFinite, mean > 0 else { throw StatisticsError.invalidArgument(parameter: "mean", reason: "must be positive, got \(mean)") }
+        guard sd.isFinite, sd > 0 else { throw StatisticsError.invalidArgument(parameter: "standardDeviation", reason: "must be positive, got \(sd)") }
+        try Check.finite(mde, "mde")
+        guard mde != 0 else { throw StatisticsError.invalidArgument(parameter: "mde", reason: "must not be 0") }
+        try Check.alpha(alpha)
+        try Check.alpha(power, "power")
+        guard variants >= 2 else { throw StatisticsError.invalidArgument(parameter: "variants", reason: "must be at least 2, got \(variants)") }
+        let z = Normal.upperQuantile(alpha / Double(variants - 1) / 2) + Normal.quantile(power)
+        let effect = mde * mean
+        let n = 2 * sd * sd * z * z / (effect * effect)
+        guard n < Double(Int.max / variants) else { throw StatisticsError.invalidArgument(parameter: "mde", reason: "is too small: the sample size overflows") }
+        return max(1, Int((n * (1 - 1e-12)).rounded(.up)))
+    }
+}

@@ -38,4 +38,14 @@ struct PowerTests {
         let power = try SampleSize.power(baseline: 0.10, relativeMDE: 0.20, usersPerVariant: size.usersPerVariant)
         #expect(power >= 0.8 && power < 0.801)
     }
+
+    /// Revenue per user (SPEC §5 power: from the control's mean and variance): against statsmodels 0.15.0
+    /// `NormalIndPower().solve_power(effect_size=mde·μ/σ, alpha=α/(K−1), power=0.8, ratio=1)`, whose exact
+    /// values were 9861.58, 9623.85 and 336354.28 (its far-tail term is below one user here).
+    @Test func revenueSampleSizeMatchesStatsmodels() throws {
+        #expect(try SampleSize.usersPerVariant(mean: 7.78, standardDeviation: 19.5, relativeMDE: 0.1) == 9862)
+        #expect(try SampleSize.usersPerVariant(mean: 2.0, standardDeviation: 9.0, relativeMDE: 0.2, variants: 3) == 9624)
+        #expect(try SampleSize.usersPerVariant(mean: 0.5, standardDeviation: 3.0, relativeMDE: 0.05, alpha: 0.01) == 336355)
+        #expect(throws: StatisticsError.self) { try SampleSize.usersPerVariant(mean: 0, standardDeviation: 1, relativeMDE: 0.1) }
+    }
 }

@@ -21,6 +21,10 @@ public struct VariantTally: Sendable, Equatable {
     public private(set) var values: [[Double]]
     /// Users of this variant exposed to another variant later (they stay here; SPEC §5 crossover).
     public var crossedOver = 0
+    /// `usersByAge[d]`: users first exposed d whole days before the as-of time (the last entry: that
+    /// many or more). Maturity (who is old enough) and the arrival rate of the last 7 days read it.
+    public private(set) var usersByAge = Array(repeating: 0, count: maxAgeDays + 1)
+    public static let maxAgeDays = 400
     /// Survival from trial start to cancel, one entry per trial starter: days, and whether a cancel was seen.
     public var survivalDays: [Double] = []
     public var survivalCancelled: [Bool] = []
@@ -45,6 +49,11 @@ public struct VariantTally: Sendable, Equatable {
     /// denominator and the numerator on each day since the accumulator's look origin. Empty otherwise.
     public private(set) var dailyDenominators: [[Int]] = []
     public private(set) var dailyNumerators: [[Int]] = []
+
+    /// Users first exposed at least `days` whole days before the as-of time.
+    public func users(olderThan days: Int) -> Int {
+        usersByAge[min(max(days, 0), Self.maxAgeDays)...].reduce(0, +)
+    }
 
     public init(key: String, metrics: Int, lookDays: Int = 0) {
         self.key = key
@@ -112,8 +121,9 @@ public struct VariantTally: Sendable, Equatable {
     /// `trial.cancelAfter` is microseconds from trial start to the first cancel; `censorAfter` is
     /// microseconds from trial start to the "as of" time.
     mutating func recordUser(paid isPaid: Bool, trial: (start: Int64, cancelAfter: Int64?)?, followedDays: Int, paidDay: Int,
-                             censorAfter: Int64, copySource: String?, fallbackReason: String?) {
+                             censorAfter: Int64, copySource: String?, fallbackReason: String?, ageDays: Int) {
         users += 1
+        usersByAge[min(ageDays, Self.maxAgeDays)] += 1
         if let trial {
             if let elapsed = trial.cancelAfter {
                 survivalDays.append(Double(elapsed) / Self.microsPerDay)

@@ -36,7 +36,7 @@ public enum DecisionRule {
     /// conversion never hides that another arm earns more per user (or the reverse).
     static func otherSide(_ r: ReportFigures, winner: String?) -> [String] {
         guard !r.srm.flagged, r.variants.count >= 2 else { return [] }
-        let other: Metric = r.primaryMetric.isRevenue ? .paidConversion : .revenuePerUser
+        let other = r.verdictForm(r.primaryMetric.isRevenue ? .paidConversion : .revenuePerUser)
         var out: [String] = []
         for key in r.variants.dropFirst().map(\.key) {
             guard let c = r.comparison(key, other), c.reading.decisive else { continue }
@@ -52,8 +52,28 @@ public enum DecisionRule {
     }
 
     static func verdict(_ r: ReportFigures, required: SampleRequirement) -> Decision {
+        var decision = judge(r, required: required)
+        if let note = maturityNote(r) { decision.reasons.append(note) }
+        return decision
+    }
+
+    /// "The verdict reads paid conversion in users' first 10 days (…)", when it reads a mature form.
+    static func maturityNote(_ r: ReportFigures) -> String? {
+        let read = ([r.primaryMetric] + guardrailsAsNamed(r)).filter { r.verdictForm($0) != $0 }
+        guard !read.isEmpty else { return nil }
+        let names = read.map { ReportFormat.title($0).lowercased() }.joined(separator: ", ")
+        return "The verdict reads \(names) in users' first \(r.maturityDays) days (\(maturityWords(r))), so arms with different trials are compared at the same age."
+    }
+
+    /// "the longest trial, 7 days, plus 3 days' grace".
+    static func maturityWords(_ r: ReportFigures) -> String {
+        let grace = r.maturityDays - r.longestTrialDays
+        return "the longest trial, \(r.longestTrialDays) day\(r.longestTrialDays == 1 ? "" : "s"), plus \(grace) day\(grace == 1 ? "" : "s")' grace"
+    }
+
+    static func judge(_ r: ReportFigures, required: SampleRequirement) -> Decision {
         let q = { (s: String) in "“\(s)”" }
-        let primary = r.primaryMetric
+        let primary = r.verdictPrimary
         let treatments = r.variants.dropFirst().map(\.key)
         let control = r.control
 
@@ -64,6 +84,14 @@ public enum DecisionRule {
             return Decision(verdict: .inconclusive, reasons: [
                 "Users did not split between the variants as planned (sample ratio mismatch, \(ReportFormat.pEquals(r.srm.pValue))). That usually means a bug in assignment or event logging, and it can fake or hide any effect.",
                 "Do not act on these numbers: find the cause, fix it, and restart the experiment.",
+            ])
+        }
+        // Maturity: never judge on figures still moving (SPEC §5).
+        if let young = r.smallestMatureShare, young.share < 0.5 {
+            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(ReportFormat.percent($0, digits: 0))" } }
+            return Decision(verdict: .keepRunning, reasons: [
+                "Too early: only \(ReportFormat.percent(young.share, digits: 0)) of \(q(young.key))'s users were first exposed at least \(r.maturityDays) days ago (\(maturityWords(r))), so conversion and revenue are still moving; the verdict waits until half of every arm's users are that old.",
+                "Users that old, per arm: \(shares.joined(separator: ", ")).",
             ])
         }
 
@@ -129,8 +157,16 @@ public enum DecisionRule {
         return Decision(verdict: .keepRunning, reasons: reasons)
     }
 
-    /// Guardrail metrics: Day-0 cancels always, first; then the experiment's own, without the primary metric.
+    /// Guardrail metrics as the verdict reads them (mature forms, SPEC §5): Day-0 cancels always, first;
+    /// then the experiment's own, without the primary metric.
     public static func guardrails(_ r: ReportFigures) -> [Metric] {
+        var out: [Metric] = []
+        for m in guardrailsAsNamed(r).map(r.verdictForm) where !out.contains(m) { out.append(m) }
+        return out
+    }
+
+    /// The guardrails as the file names them: Day-0 cancels first, then the experiment's own, without the primary.
+    static func guardrailsAsNamed(_ r: ReportFigures) -> [Metric] {
         var out: [Metric] = []
         for m in [Metric.day0CancelRate] + r.guardrails where m != r.primaryMetric && !out.contains(m) { out.append(m) }
         return out
@@ -148,7 +184,7 @@ public enum DecisionRule {
         return words
     }
 
-    static func unit(_ r: ReportFigures) -> String { r.primaryMetric.unit.words }
+    static func unit(_ r: ReportFigures) -> String { r.verdictPrimary.unit.words }
 
     static func sizeWords(_ req: SampleRequirement, _ r: ReportFigures) -> String {
         "each variant needs about \(ReportFormat.count(req.perVariant ?? 0)) \(unit(r)) to spot a \(ReportFormat.percent(r.minimumEffect, digits: 0)) change, the smallest has \(ReportFormat.count(req.smallestArm)), about \(ReportFormat.count(req.missingPerVariant)) more per variant"

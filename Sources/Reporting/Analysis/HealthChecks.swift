@@ -26,9 +26,17 @@ public enum HealthChecks {
             }
         }
 
+        // Maturity: to-date figures that still include users whose conversion is moving (SPEC §5).
+        let settling = ([r.primaryMetric] + DecisionRule.guardrailsAsNamed(r)).filter { r.verdictForm($0) != $0 }
+        if !settling.isEmpty, r.users > 0, r.matureShares.contains(where: { ($0 ?? 1) < 1 }) {
+            let names = settling.map { ReportFormat.title($0).lowercased() }.joined(separator: ", ")
+            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(ReportFormat.percent($0, digits: 0))" } }
+            out.append(HealthCheck(level: .warning, code: "immature", message: "To-date \(names) include users first exposed less than \(r.maturityDays) days ago (\(DecisionRule.maturityWords(r))), whose figures are still moving. Share of users old enough, per arm: \(shares.joined(separator: ", ")). The verdict reads the first-\(r.maturityDays)-day forms."))
+        }
+
         // Enough users for the minimum effect?
-        let metricName = ReportFormat.title(r.primaryMetric).lowercased()
-        let unit = r.primaryMetric.unit.words
+        let metricName = ReportFormat.title(r.verdictPrimary).lowercased()
+        let unit = r.verdictPrimary.unit.words
         let effect = ReportFormat.percent(r.minimumEffect, digits: 0)
         if let need = required.perVariant {
             if required.reached {

@@ -41,13 +41,18 @@ public enum ReportAnalyzer {
         try PostStratifiedComparisons.apply(&comparisons, acc: acc, caps: caps, alpha: alpha)
         let srm = try sampleRatio(tallies, experiment: exp)
         let copy = copySplits(tallies, experiment: exp)
-        let required = requiredUsers(tallies, context, experiment: exp, options: options)
+        let maturityDays = exp.maturityDays
+        let verdictPrimary = exp.metrics.primary.matureForm(days: maturityDays)
+        let primary = metrics.contains(verdictPrimary) ? verdictPrimary : exp.metrics.primary
+        let required = requiredUsers(tallies, context, primary: primary, experiment: exp, options: options)
+        let matureShares: [Double?] = tallies.map { $0.users > 0 ? Double($0.users(olderThan: maturityDays)) / Double($0.users) : nil }
 
         var figures = ReportFigures(
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
             generatedAt: options.generatedAt, asOf: options.asOf, since: options.since, until: options.until, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
-            metrics: metrics, revenueCap: exp.metrics.revenueCap, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
+            metrics: metrics, revenueCap: exp.metrics.revenueCap, maturityDays: maturityDays,
+            longestTrialDays: maturityDays - exp.metrics.maturityGraceDays, matureShares: matureShares, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
             sequential: exp.metrics.sequential, users: acc.users, crossoverUsers: acc.crossoverUsers,
             firstExposure: acc.firstExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             lastExposure: acc.lastExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
@@ -63,6 +68,8 @@ public enum ReportAnalyzer {
         // Segment warnings join the checks by level, after the others of their level.
         let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
             .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
+        (decision.eta, decision.etaReason) = DecisionTiming.eta(tallies, context, primary: primary, required: required,
+                                                                maturityDays: maturityDays, asOf: options.asOf)
         return Report(figures: figures, health: health, decision: decision)
     }
 
@@ -337,31 +344,47 @@ public enum ReportAnalyzer {
         }
     }
 
-    static func requiredUsers(_ tallies: [VariantTally], _ ctx: Context, experiment: Experiment, options: ReportOptions) -> SampleRequirement {
-        let primary = experiment.metrics.primary
+    /// Users the verdict's primary metric needs per variant for `minimum_effect` at 80% power, in its
+    /// denominator's units, and how many the smallest arm has: for rates from the control's rate, for
+    /// revenue from the control's mean and variance (SPEC §5 power).
+    static func requiredUsers(_ tallies: [VariantTally], _ ctx: Context, primary: Metric, experiment: Experiment, options: ReportOptions) -> SampleRequirement {
         guard let slot = ctx.metrics.firstIndex(of: primary) else {
             return SampleRequirement(perVariant: nil, smallestArm: tallies.map(\.users).min() ?? 0,
-                                     reasonUnknown: "the sample-size formula here is for rates; a revenue forecast has none")
+                                     reasonUnknown: "the sample-size formula here is for rates and revenue to date; a revenue forecast has none")
         }
         let smallest = tallies.map { $0.denominators[slot] }.min() ?? 0
-        guard !primary.isRevenue else {
-            return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "the sample-size formula here is for rates; revenue per user has none")
-        }
         guard tallies.count >= 2 else { return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "there is only one variant") }
+        let mde = experiment.metrics.minimumEffect
+        if primary.isRevenue {
+            let s = ctx.summaries[0][slot]!
+            guard s.count >= 2, let mean = try? s.mean(), let variance = try? s.variance() else {
+                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "the control has fewer than two \(primary.unit.words) to measure its spread")
+            }
+            guard mean > 0, variance > 0 else {
+                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: s.sumOfSquares == 0 ? "the control has no payers yet" : "the control's net revenue per user is not positive")
+            }
+            do {
+                let n = try SampleSize.usersPerVariant(mean: mean, standardDeviation: variance.squareRoot(), relativeMDE: mde,
+                                                       alpha: options.alpha, power: options.power, variants: tallies.count)
+                return SampleRequirement(perVariant: n, smallestArm: smallest)
+            } catch {
+                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "a \(ReportFormat.signedPercent(mde, digits: 0)) change is too small to size")
+            }
+        }
         let k = tallies[0].counts[slot], n = tallies[0].denominators[slot]
         guard n > 0, k > 0, k < n else {
             return SampleRequirement(perVariant: nil, smallestArm: smallest,
-                               reasonUnknown: n == 0 ? "the control has no data yet" : "the control's \(primary.title.lowercased()) is \(k == 0 ? "0%" : "100%") so far")
+                               reasonUnknown: n == 0 ? "the control has no \(primary.unit.words) old enough yet" : "the control's \(primary.title.lowercased()) is \(k == 0 ? "0%" : "100%") so far")
         }
         let baseline = Double(k) / Double(n)
         do {
-            let s = try SampleSize(baseline: baseline, relativeMDE: experiment.metrics.minimumEffect, alpha: options.alpha,
-                                   power: options.power, variants: tallies.count)
+            let s = try SampleSize(baseline: baseline, relativeMDE: mde, alpha: options.alpha, power: options.power, variants: tallies.count)
             return SampleRequirement(perVariant: s.usersPerVariant, smallestArm: smallest)
         } catch {
             return SampleRequirement(perVariant: nil, smallestArm: smallest,
-                               reasonUnknown: "a \(ReportFormat.signedPercent(experiment.metrics.minimumEffect, digits: 0)) change from \(ReportFormat.percent(baseline)) is not a possible rate")
+                               reasonUnknown: "a \(ReportFormat.signedPercent(mde, digits: 0)) change from \(ReportFormat.percent(baseline)) is not a possible rate")
         }
     }
+
 }
 

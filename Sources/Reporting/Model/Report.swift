@@ -50,6 +50,12 @@ public struct ReportFigures: Sendable {
     /// Every metric shown, in order: the table's, then the horizon metrics the file names.
     public var metrics: [Metric]
     public var revenueCap: RevenueCap?
+    /// Days until a user's figures settle: the longest trial + `maturity_grace_days` (0 for hand-made reports).
+    public var maturityDays: Int
+    /// The longest `trial_days` of any arm (`maturityDays` less the grace).
+    public var longestTrialDays: Int
+    /// Per variant, in variant order: the share of its users first exposed at least `maturityDays` ago (nil with no users).
+    public var matureShares: [Double?]
     /// The report currency: every revenue figure is in it (SPEC §4).
     public var currency: String
     public var minimumEffect: Double
@@ -81,7 +87,8 @@ public struct ReportFigures: Sendable {
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
-                metrics: [Metric] = Metric.baseMetrics, revenueCap: RevenueCap? = nil, currency: String = "USD", minimumEffect: Double,
+                metrics: [Metric] = Metric.baseMetrics, revenueCap: RevenueCap? = nil, maturityDays: Int = 0, longestTrialDays: Int = 0, matureShares: [Double?] = [],
+                currency: String = "USD", minimumEffect: Double,
                 sequential: Bool, users: Int, crossoverUsers: Int = 0, firstExposure: Date? = nil, lastExposure: Date? = nil, srm: SRMResult,
                 variants: [VariantResult], comparisons: [ComparisonResult], survival: SurvivalResult, conversionByDay: [ConversionCurve],
                 revenueByDay: [RevenueCurve] = [], copySources: [CopySourceSplit], requiredUsersPerVariant: Int? = nil) {
@@ -99,6 +106,9 @@ public struct ReportFigures: Sendable {
         self.secondary = secondary
         self.metrics = metrics
         self.revenueCap = revenueCap
+        self.maturityDays = maturityDays
+        self.longestTrialDays = longestTrialDays
+        self.matureShares = matureShares
         self.currency = currency
         self.minimumEffect = minimumEffect
         self.sequential = sequential
@@ -120,6 +130,23 @@ public struct ReportFigures: Sendable {
 
     public func comparison(_ variant: String, _ metric: Metric) -> ComparisonResult? {
         comparisons.first { $0.variant == variant && $0.metric == metric }
+    }
+
+    /// The form of `m` the verdict reads: its mature `_dN` form when it settles after the trial and
+    /// the report computed it (SPEC §5 maturity), else `m`.
+    public func verdictForm(_ m: Metric) -> Metric {
+        let mature = m.matureForm(days: maturityDays)
+        return metrics.contains(mature) ? mature : m
+    }
+
+    /// The primary metric as the verdict reads it.
+    public var verdictPrimary: Metric { verdictForm(primaryMetric) }
+
+    /// The smallest share of mature users over the arms, when the verdict reads a mature form at all.
+    public var smallestMatureShare: (key: String, share: Double)? {
+        let reads = ([primaryMetric] + guardrails).contains { verdictForm($0) != $0 }
+        guard reads else { return nil }
+        return zip(variants.map(\.key), matureShares).compactMap { k, s in s.map { (k, $0) } }.min { $0.1 < $1.1 }
     }
 
     /// The confidence level as a percentage, e.g. "95%".
@@ -397,9 +424,15 @@ public struct Decision: Sendable, Equatable {
     /// The treatment to ship, when the verdict is `ship`.
     public var winner: String?
     public var reasons: [String]
-    public init(verdict: Verdict, winner: String? = nil, reasons: [String]) {
+    /// When a decision can be expected: the date by which, at the last 7 days' arrival rate, every arm
+    /// holds the mature users the power calculation asks for (in the past once met); nil with `etaReason`.
+    public var eta: Date?
+    public var etaReason: String?
+    public init(verdict: Verdict, winner: String? = nil, reasons: [String], eta: Date? = nil, etaReason: String? = nil) {
         self.verdict = verdict
         self.winner = winner
         self.reasons = reasons
+        self.eta = eta
+        self.etaReason = etaReason
     }
 }

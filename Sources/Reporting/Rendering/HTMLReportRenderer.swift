@@ -29,7 +29,7 @@ public enum HTMLReportRenderer {
         let verdictClass = r.decision.verdict.rawValue
         b += "<section class=\"verdict \(verdictClass)\"><h2>Verdict: \(escape(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " ")))"
         if let w = r.decision.winner { b += " — ship <code>\(escape(w))</code>" }
-        b += "</h2><ul>" + r.decision.reasons.map { "<li>\(escape($0))</li>" }.joined() + "</ul></section>\n"
+        b += "</h2><ul>" + r.decision.reasons.map { "<li>\(escape($0))</li>" }.joined() + "</ul><p>\(escape(ReportFormat.eta(r)))</p></section>\n"
 
         b += "<section><h2>Health</h2><ul class=\"health\">"
         for h in r.health { b += "<li class=\"\(h.level.rawValue)\"><span class=\"badge\">\(h.level.rawValue)</span> \(escape(h.message))</li>" }

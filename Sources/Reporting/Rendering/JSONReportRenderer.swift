@@ -30,6 +30,8 @@ public enum JSONReportRenderer {
                 ("verdict", .string(r.decision.verdict.rawValue)),
                 ("reasons", .array(r.decision.reasons.map(JSONValue.string))),
                 ("winner", r.decision.winner.map(JSONValue.string) ?? .null),
+                ("eta", r.decision.eta.map { .string(RFC3339.format($0)) } ?? .null),
+                ("eta_reason", r.decision.etaReason.map(JSONValue.string) ?? .null),
             ])),
         ]
         top += [

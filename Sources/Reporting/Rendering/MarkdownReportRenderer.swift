@@ -14,6 +14,7 @@ public enum MarkdownReportRenderer {
         if let w = r.decision.winner { verdict += " `\(code(w))`" }
         out += verdict + "\n\n"
         for reason in r.decision.reasons { out += "- \(esc(reason))\n" }
+        out += "\n\(esc(ReportFormat.eta(r)))\n"
 
         out += "\n## Health\n\n"
         for h in r.health {

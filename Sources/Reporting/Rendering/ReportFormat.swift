@@ -117,4 +117,13 @@ enum ReportFormat {
     }
 
     static func date(_ d: Date) -> String { RFC3339.format(d) }
+
+    /// `decision.eta` in words, the same in every format.
+    static func eta(_ r: Report) -> String {
+        if let eta = r.decision.eta {
+            return eta <= r.asOf ? "Every arm has had the users the test was sized for since \(date(eta))."
+                : "A decision can be expected by \(date(eta)), at the last 7 days' arrival rate."
+        }
+        return "When a decision can be expected is unknown: \(r.decision.etaReason ?? "no estimate")."
+    }
 }

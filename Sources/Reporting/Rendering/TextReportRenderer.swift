@@ -23,6 +23,7 @@ public enum TextReportRenderer {
         if let w = r.decision.winner { verdict += " \"\(clean(w))\"" }
         out += paint(verdict, "1;" + verdictColor) + "\n"
         for reason in r.decision.reasons { out += "  - \(clean(reason))\n" }
+        out += "  \(clean(ReportFormat.eta(r)))\n"
         out += "\n" + paint("HEALTH", bold) + "\n"
         for h in r.health {
             let mark: String = switch h.level {

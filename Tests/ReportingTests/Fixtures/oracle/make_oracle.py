@@ -452,7 +452,10 @@ def conversion_by_day(k):
     return out
 
 # Users needed per variant (Bonferroni over the K - 1 comparisons, as the Statistics power function documents).
-base = V["control"]["paid_conversion"][0] / V["control"]["paid_conversion"][1]
+# The power calculation reads the primary as the verdict reads it: its mature form (SPEC section 5).
+PRIMARY = EXPERIMENT["metrics"]["primary"]
+VERDICT_PRIMARY = f"{PRIMARY}_d{MATURE_DAYS}" if PRIMARY in SETTLES else PRIMARY
+base = V["control"][VERDICT_PRIMARY][0] / V["control"][VERDICT_PRIMARY][1]
 n_needed = samplesize_proportions_2indep_onetail(base * MDE, base, 0.8, ratio=1, alpha=ALPHA / (len(VARIANTS) - 1), alternative="two-sided")
 required = math.ceil(n_needed)
 

@@ -1,0 +1,57 @@
+import ExperimentDefinitions
+import Foundation
+
+/// `decision.eta` (SPEC §5): the date by which, at the last 7 days' arrival rate, every arm holds the
+/// mature users the power calculation asks for; or why it cannot be estimated.
+enum DecisionTiming {
+    static let day: TimeInterval = 86_400
+    /// Beyond this many days ahead the estimate is not worth giving.
+    static let horizonDays = 3650
+
+    /// `required` is in the verdict primary's denominator units (users, trial starters, payers); it is
+    /// turned into exposed users by the control's share of mature users in that denominator.
+    static func eta(_ tallies: [VariantTally], _ ctx: ReportAnalyzer.Context, primary: Metric, required: SampleRequirement,
+                    maturityDays: Int, asOf: Date) -> (Date?, String?) {
+        guard let perVariant = required.perVariant else {
+            return (nil, "the users needed cannot be estimated: \(required.reasonUnknown ?? "no power calculation")")
+        }
+        guard tallies.count >= 2, let slot = ctx.metrics.firstIndex(of: primary) else { return (nil, "there is only one variant") }
+        // Exposed users per user of the primary's denominator, among the control's mature users.
+        let control = tallies[0]
+        let mature = control.users(olderThan: maturityDays)
+        let denominator = control.denominators[slot]
+        guard mature > 0, denominator > 0 else {
+            return (nil, "no user of “\(control.key)” is \(maturityDays) days old yet, so the share of \(primary.unit.words) among users is unknown")
+        }
+        let neededUsers = Int((Double(perVariant) * Double(mature) / Double(denominator)).rounded(.up))
+        var latest = asOf.addingTimeInterval(-Double(VariantTally.maxAgeDays) * day)
+        for t in tallies {
+            guard let date = date(t, needed: neededUsers, maturityDays: maturityDays, asOf: asOf) else {
+                let arrivals = t.users(olderThan: 0) - t.users(olderThan: 7)
+                return (nil, arrivals == 0
+                    ? "no user arrived in “\(t.key)” in the last 7 days, so it will not reach the \(ReportFormat.count(neededUsers)) users it needs"
+                    : "at the last 7 days' arrival rate “\(t.key)” needs more than ten years to reach \(ReportFormat.count(neededUsers)) users \(maturityDays) days old")
+            }
+            latest = max(latest, date)
+        }
+        return (latest, nil)
+    }
+
+    /// When `t` holds `needed` users at least `maturityDays` old: in the past (the day it happened, from
+    /// the ages of its users) or ahead (its users ageing, plus arrivals at the last 7 days' rate).
+    static func date(_ t: VariantTally, needed: Int, maturityDays: Int, asOf: Date) -> Date? {
+        // Already met: the largest k with users at least maturityDays + k days old >= needed.
+        if t.users(olderThan: maturityDays) >= needed {
+            var k = 0
+            while maturityDays + k + 1 <= VariantTally.maxAgeDays && t.users(olderThan: maturityDays + k + 1) >= needed { k += 1 }
+            return asOf.addingTimeInterval(-Double(k) * day)
+        }
+        let rate = Double(t.users(olderThan: 0) - t.users(olderThan: 7)) / 7
+        for ahead in 1...horizonDays {
+            let ageing = t.users(olderThan: maturityDays - ahead)
+            let arrived = rate * Double(max(0, ahead - maturityDays))
+            if Double(ageing) + arrived >= Double(needed) { return asOf.addingTimeInterval(Double(ahead) * day) }
+        }
+        return nil
+    }
+}
