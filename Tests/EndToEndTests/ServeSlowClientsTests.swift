@@ -84,7 +84,9 @@ struct ServeSlowClientsTests {
 
         let p99 = RawClients.percentile(latencies, 0.99)
         #expect(failures == 0)
-        #expect(latencies.count >= 50)
+        // Enough normal requests for their worst latency to mean something; how many fit in the window
+        // depends on the machine's load (about 100 when idle, 25 at a load of 12 on two cores).
+        #expect(latencies.count >= 20)
         #expect(p99 < 0.050, "normal assign p99 \(p99 * 1000) ms with \(count) trickling connections")
         let answered = outcomes.values.filter { String(decoding: $0.firstBytes, as: UTF8.self).hasPrefix("HTTP/1.1 408") }
         #expect(answered.count == count)
