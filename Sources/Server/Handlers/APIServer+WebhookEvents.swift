@@ -19,7 +19,8 @@ extension APIServer {
         }
         let event = Event(id: mapped.eventID, type: type, userID: mapped.userID,
                           timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
-                          revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID)
+                          revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
+                          trialDays: type == .trialStarted ? mapped.trialDays : nil)
         if let rejection = snapshots.snapshot.eventParser.validate(event) {
             throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: fieldPrefix + rejection.field)
         }
