@@ -56,7 +56,9 @@ struct CopyBuffer {
         add(e.userID); add(e.id); add(e.type.rawValue); add(e.timestamp.microseconds)
         add(e.experiment); add(e.variant); add(e.revenue); add(e.currency)
         add(e.productID); add(e.copySource?.rawValue); add(e.copyText); add(e.copyFallbackReason)
-        add(e.placement); add(e.attributes); add(e.storeAccountID); add(e.trialDays.map(Int64.init))
+        add(e.placement); add(e.attributes)
+        add(e.originalRevenue); add(e.originalCurrency)
+        add(e.storeAccountID); add(e.trialDays.map(Int64.init))
         endRow()
     }
 

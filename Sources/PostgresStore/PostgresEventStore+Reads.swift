@@ -96,7 +96,7 @@ extension PostgresEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, \
-        placement, attributes, store_account_id, trial_days
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
@@ -106,7 +106,8 @@ extension PostgresEventStore {
               productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
               copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11),
               placement: r.optionalText(i, 12), attributes: r.attributes(i, 13),
-              storeAccountID: r.optionalText(i, 14), trialDays: r.optionalInt64(i, 15).map { Int($0) })
+              originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15),
+              storeAccountID: r.optionalText(i, 16), trialDays: r.optionalInt64(i, 17).map { Int($0) })
     }
 
     static let factColumns = """

@@ -174,7 +174,7 @@ extension SQLiteEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
-        placement, attributes, store_account_id, trial_days
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days
         """
 
     static func event(from s: Statement) -> Event {
@@ -184,7 +184,8 @@ extension SQLiteEventStore {
               productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
               copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11),
               placement: s.optionalText(12), attributes: FactsRefresh.attributes(s, 13),
-              storeAccountID: s.optionalText(14), trialDays: s.optionalInt64(15).map { Int($0) })
+              originalRevenue: s.optionalDouble(14), originalCurrency: s.optionalText(15),
+              storeAccountID: s.optionalText(16), trialDays: s.optionalInt64(17).map { Int($0) })
     }
 
     static let factColumns = """

@@ -109,11 +109,16 @@ enum Schema {
                 observed_until_ts INTEGER NOT NULL
             );
             """),
+        // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
+        Migration(version: 9, description: "events keep the original amount and currency of converted revenue", sql: """
+            ALTER TABLE events ADD COLUMN original_revenue REAL;
+            ALTER TABLE events ADD COLUMN original_currency TEXT;
+            """),
         // SPEC §4: an exposure's store account id (what the app handed the App Store or Google Play for
         // the user), looked up by the webhooks through the index; the trial a store granted, on the
         // trial start and, from the first one after exposure, in the facts (SPEC §5 offer_mismatch).
         // Events stored before carry neither, so there is nothing to recompute.
-        Migration(version: 9, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
+        Migration(version: 10, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
             ALTER TABLE events ADD COLUMN store_account_id TEXT;
             ALTER TABLE events ADD COLUMN trial_days INTEGER;
             ALTER TABLE facts ADD COLUMN trial_days INTEGER;
