@@ -54,6 +54,7 @@ public enum ReportAnalyzer {
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
+        figures.offerMismatch = OfferChecks.figures(acc)
         figures.readComparisons()
         // Segment warnings join the checks by level, after the others of their level.
         let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
