@@ -24,8 +24,7 @@ struct CurrencyTests {
         return s + "}"
     }
 
-    @Test
-    func ingestConvertsAndRefusesPerLine() async throws {
+    @Test func ingestConvertsAndRefusesPerLine() async throws {
         let folder = TemporaryFolder()
         let db = folder.path + "/events.sqlite"
         let input = folder.write("events.ndjson", [
@@ -57,8 +56,7 @@ struct CurrencyTests {
         #expect(abs((net ?? 0) - (49.99 * 1.08 + 8900 * 0.0067 + 9.99 - 9.99 * 1.27)) < 1e-9)
     }
 
-    @Test
-    func eventsEndpointConvertsAndRefusesTheWholeBatch() async throws {
+    @Test func eventsEndpointConvertsAndRefusesTheWholeBatch() async throws {
         let server = try await ServeProcess.start()
         let refused = try await server.request("POST", "/v1/events", body: [Self.line("a1", "purchased", revenue: 10, currency: "EUR"),
                                                                       Self.line("a2", "purchased", user: "u2", revenue: 10, currency: "CHF")].joined(separator: "\n"))
@@ -75,8 +73,7 @@ struct CurrencyTests {
     }
 
     /// RevenueCat's `price` is in USD: with a euro report currency it needs a USD rate.
-    @Test
-    func revenueCatPricesConvertFromDollars() async throws {
+    @Test func revenueCatPricesConvertFromDollars() async throws {
         let renewal = #"{"event":{"type":"RENEWAL","id":"rc-1","app_user_id":"u9","product_id":"chorus.plus.annual","price":59.99,"purchased_at_ms":1764583200000}}"#
         let auth = ["Authorization": "Bearer rc-secret"]
         func euroProducts(rates: String) -> (String) throws -> Void {

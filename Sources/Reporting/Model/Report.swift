@@ -78,6 +78,8 @@ public struct ReportFigures: Sendable {
     public var segments: [SegmentDimension] = []
     /// Per arm, in experiment order: what the stores gave against what the arm tested (SPEC §5 offers).
     public var offerMismatch: [OfferMismatch] = []
+    /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
+    public var forecast: [ArmForecast]? = nil
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
