@@ -139,6 +139,13 @@ public struct Namespace: Sendable, Equatable {
     }
 }
 
+extension Experiment {
+    /// Days until a user's figures settle: the longest trial of any arm (none for a `paywall: null` arm) plus `metrics.maturity_grace_days`.
+    public var maturityDays: Int {
+        (variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0) + metrics.maturityGraceDays
+    }
+}
+
 /// Which metrics decide the experiment, and its metric settings.
 public struct MetricsConfig: Sendable, Equatable {
     public var primary: Metric
@@ -153,6 +160,8 @@ public struct MetricsConfig: Sendable, Equatable {
     public var sequential: Bool
     /// Caps each user's net revenue before every revenue figure; nil leaves revenue as it is.
     public var revenueCap: RevenueCap?
+    /// Days after the longest trial before a user's conversion and revenue are settled (SPEC §5 maturity).
+    public var maturityGraceDays: Int = 3
     /// Categorical exposure attributes the primary and guardrail comparisons are post-stratified on
     /// (SPEC §5); empty for plain comparisons.
     public var adjustFor: [String]
@@ -173,10 +182,14 @@ public struct MetricsConfig: Sendable, Equatable {
     }
 
     /// What a report shows: every metric of the table, then each metric the file names that is
-    /// not among them (horizon forms), in the order primary, guardrails, secondary.
-    public var reported: [Metric] {
+    /// not among them (horizon forms), in the order primary, guardrails, secondary; then the mature
+    /// forms the verdict reads (`matureForm`) when `maturityDays` is given.
+    public func reported(maturityDays: Int? = nil) -> [Metric] {
         var out = Metric.baseMetrics
         for m in [primary] + guardrails + secondary where !out.contains(m) { out.append(m) }
+        if let days = maturityDays {
+            for m in [primary] + guardrails where !out.contains(m.matureForm(days: days)) { out.append(m.matureForm(days: days)) }
+        }
         return out
     }
 }

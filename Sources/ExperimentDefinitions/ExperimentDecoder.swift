@@ -22,7 +22,7 @@ struct ExperimentDecoder {
         "custom_variable": ["strategy", "template", "defaults"],
         "ai_generated": ["strategy", "instructions", "brief", "prompt", "generation", "guard", "fallback"],
     ]
-    static let metricsKeys = ["primary", "guardrails", "secondary", "day0_window_hours", "minimum_effect", "sequential", "revenue_cap", "adjust_for"]
+    static let metricsKeys = ["primary", "guardrails", "secondary", "day0_window_hours", "minimum_effect", "sequential", "revenue_cap", "adjust_for", "maturity_grace_days"]
     static let guardKeys = ["max_words", "mention_once", "forbid", "forbid_words", "forbid_user_name"]
     static let conditionOperators: Set<String> = [
         "$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$regex", "$in", "$nin", "$all", "$size", "$elemMatch", "$exists",
@@ -374,6 +374,12 @@ struct ExperimentDecoder {
             }
         }
         if let s = r.bool("sequential") { m.sequential = s }
+        if let g = r.integer("maturity_grace_days") {
+            if (0...60).contains(g) { m.maturityGraceDays = g } else {
+                sink.error("out_of_range", at: r.position("maturity_grace_days"), "maturity_grace_days \(g) must be a whole number from 0 to 60",
+                           hint: "the days after the longest trial before a user's conversion counts as settled; 3 by default")
+            }
+        }
         m.adjustFor = decodeAttributeNames(r, "adjust_for", what: "'metrics.adjust_for'").map(\.name)
         return m
     }

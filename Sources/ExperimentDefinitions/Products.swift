@@ -15,14 +15,21 @@ public struct Products: Sendable {
         }
     }
 
+    /// The report currency: prices, and every stored revenue amount once converted.
     public var currency: String
     /// Offering key → plan key → plan.
     public var offerings: [String: [String: Plan]]
+    /// `exchange_rates`: currency code → what one unit of it is worth in `currency` (`{"EUR": 1.08}`).
+    public var exchangeRates: [String: Double]
 
-    public init(currency: String, offerings: [String: [String: Plan]]) {
+    public init(currency: String, offerings: [String: [String: Plan]], exchangeRates: [String: Double] = [:]) {
         self.currency = currency
         self.offerings = offerings
+        self.exchangeRates = exchangeRates
     }
+
+    /// Converts revenue into the report currency with these rates.
+    public var converter: CurrencyConverter { CurrencyConverter(currency: currency, rates: exchangeRates) }
 
     /// Why a framing cannot be shown for an offering.
     public enum DiscountProblem: Error, Sendable, Equatable, CustomStringConvertible {

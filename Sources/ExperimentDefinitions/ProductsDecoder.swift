@@ -4,12 +4,13 @@ struct ProductsDecoder {
     static let periods: Set<String> = ["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"]
 
     func decode(_ root: JSONNode) -> Products? {
-        guard let r = ObjectReader(root, what: "products.json", allowed: ["$schema", "currency", "offerings"], required: ["currency", "offerings"], sink: sink)
+        guard let r = ObjectReader(root, what: "products.json", allowed: ["$schema", "currency", "offerings", "exchange_rates"], required: ["currency", "offerings"], sink: sink)
         else { return nil }
         let currency = r.string("currency") ?? "USD"
         if r.has("currency") && !(currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isUppercase }) {
             sink.error("bad_currency", at: r.position("currency"), "currency '\(currency)' is not an ISO 4217 code", hint: "e.g. \"USD\"")
         }
+        let rates = exchangeRates(r, currency: currency)
         var offerings: [String: [String: Products.Plan]] = [:]
         guard let node = r.node("offerings") else { return nil }
         guard case .object(let members) = node.kind else {
@@ -40,6 +41,33 @@ struct ProductsDecoder {
             }
             offerings[offering.key] = plans
         }
-        return Products(currency: currency, offerings: offerings)
+        return Products(currency: currency, offerings: offerings, exchangeRates: rates)
+    }
+
+    /// `exchange_rates`: ISO 4217 code → a positive number, what one unit is worth in the report currency.
+    func exchangeRates(_ r: ObjectReader, currency: String) -> [String: Double] {
+        guard let node = r.node("exchange_rates") else { return [:] }
+        guard case .object(let members) = node.kind else {
+            sink.error("wrong_type", at: node.position, "'exchange_rates' must be an object, not \(node.typeName)", hint: "e.g. {\"EUR\": 1.08}: one EUR is worth 1.08 \(currency)")
+            return [:]
+        }
+        var rates: [String: Double] = [:]
+        for m in members {
+            guard m.key.count == 3, m.key.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                sink.error("bad_currency", at: m.keyPosition, "'\(m.key)' in exchange_rates is not an ISO 4217 code", hint: "e.g. \"EUR\"")
+                continue
+            }
+            guard m.key != currency else {
+                sink.error("bad_exchange_rate", at: m.keyPosition, "'\(m.key)' is the report currency; it needs no rate", hint: "remove it")
+                continue
+            }
+            guard case .number(let rate) = m.value.kind, rate.isFinite, rate > 0 else {
+                sink.error("bad_exchange_rate", at: m.value.position, "the rate of \(m.key) must be a positive number, not \(m.value.typeName)",
+                           hint: "what one \(m.key) is worth in \(currency), e.g. 1.08")
+                continue
+            }
+            rates[m.key] = rate
+        }
+        return rates
     }
 }

@@ -57,6 +57,7 @@ struct CopyBuffer {
         add(e.experiment); add(e.variant); add(e.revenue); add(e.currency)
         add(e.productID); add(e.copySource?.rawValue); add(e.copyText); add(e.copyFallbackReason)
         add(e.placement); add(e.attributes)
+        add(e.originalRevenue); add(e.originalCurrency)
         endRow()
     }
 

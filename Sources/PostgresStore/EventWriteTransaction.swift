@@ -39,7 +39,7 @@ enum EventWriteTransaction {
         SET jit = off
         """
 
-    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes"
+    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency"
 
     static let buckets = 512
     /// At most this many users get locks of their own; more lock whole buckets.

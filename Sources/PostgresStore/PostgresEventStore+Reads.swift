@@ -96,7 +96,7 @@ extension PostgresEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, \
-        placement, attributes
+        placement, attributes, original_revenue, original_currency
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
@@ -105,7 +105,8 @@ extension PostgresEventStore {
               variant: r.optionalText(i, 5), revenue: r.optionalDouble(i, 6), currency: r.optionalText(i, 7),
               productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
               copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11),
-              placement: r.optionalText(i, 12), attributes: r.attributes(i, 13))
+              placement: r.optionalText(i, 12), attributes: r.attributes(i, 13),
+              originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15))
     }
 
     static let factColumns = """

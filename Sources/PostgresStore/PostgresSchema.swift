@@ -109,6 +109,10 @@ enum PostgresSchema {
                 observed_until_ts bigint NOT NULL
             );
             """),
+        // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
+        Migration(version: 8, description: "events keep the original amount and currency of converted revenue", sql: """
+            ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

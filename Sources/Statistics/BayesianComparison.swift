@@ -18,6 +18,16 @@ public struct BayesianComparison: Sendable, Equatable, Codable {
         expectedLoss = Self.expectedShortfall(of: v, below: c)
     }
 
+    /// In the metric's good direction: for a lower-is-better rate (cancels, refunds), the chance the
+    /// variant's rate is lower, P(p_variant < p_control), and the expected excess E[max(p_variant − p_control, 0)].
+    public init(control: Proportion, variant: Proportion, lowerIsBetter: Bool, prior: BetaDistribution = .uniform) {
+        if lowerIsBetter {
+            self.init(control: variant, variant: control, prior: prior)
+        } else {
+            self.init(control: control, variant: variant, prior: prior)
+        }
+    }
+
     /// P(X > Y) for independent beta variables.
     public static func probability(_ x: BetaDistribution, exceeds y: BetaDistribution) -> Double {
         let value: Double

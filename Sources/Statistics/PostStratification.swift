@@ -97,6 +97,19 @@ public enum PostStratification {
             return Interval(lower: lift - half, upper: lift + half)
         }
 
+        /// The delta method on the log of the ratio of the re-weighted means, so it never goes below
+        /// −100% (the report's relative interval, as `WelchTest` and the Katz interval of
+        /// `ProportionComparison` give it; with one Bernoulli stratum it is the Katz interval):
+        /// exp(ln(m_v/m_c) ± z·sqrt(Var m_v / m_v² + Var m_c / m_c²)) − 1; nil unless both means are positive.
+        public func logRelativeInterval(alpha: Double = 0.05) throws -> Interval? {
+            try Check.alpha(alpha)
+            guard controlMean > 0, variantMean > 0 else { return nil }
+            let z = Normal.upperQuantile(alpha / 2)
+            let logRatio = log(variantMean / controlMean)
+            let logError = (variantMeanVariance / (variantMean * variantMean) + controlMeanVariance / (controlMean * controlMean)).squareRoot()
+            return Interval(lower: exp(logRatio - z * logError) - 1, upper: exp(logRatio + z * logError) - 1)
+        }
+
         /// Chance that the variant's mean is above the control's and the expected shortfall,
         /// from Normal(d, variance) as `NormalBayesianComparison` reads a difference; nil without spread.
         public var chanceToWin: Double? {

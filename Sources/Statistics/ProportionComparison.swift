@@ -11,9 +11,12 @@ public struct ProportionComparison: Sendable, Equatable, Codable {
     ///
     /// When both rates are 0 or 1 the standard error is 0 and the interval is the point [d, d].
     public let absoluteInterval: Interval
-    /// p_variant / p_control − 1, or nil when the control rate is 0 (the lift is undefined).
+    /// p_variant / p_control − 1, or nil when either arm has no successes (a ratio with a zero
+    /// count has no usable interval, and −100% from a handful of users is not a finding).
     public let relativeLift: Double?
-    /// Delta-method interval for the lift: lift ± z·sqrt(v₂/p₁² + p₂²v₁/p₁⁴), vᵢ = pᵢqᵢ/nᵢ; nil when the lift is nil.
+    /// The log-ratio (Katz) interval for the lift, so it never goes below −100%:
+    /// exp(ln(p₂/p₁) ± z·sqrt(1/x₂ − 1/n₂ + 1/x₁ − 1/n₁)) − 1 (statsmodels
+    /// `confint_proportions_2indep(compare="ratio", method="log")`); nil when the lift is nil.
     public let relativeInterval: Interval?
     /// The pooled two-proportion z statistic, or nil when the pooled rate is 0 or 1 (no variation at all).
     public let zStatistic: Double?
@@ -32,11 +35,13 @@ public struct ProportionComparison: Sendable, Equatable, Codable {
         absoluteDifference = difference
         absoluteInterval = Interval(lower: difference - z * standardError, upper: difference + z * standardError)
 
-        if p1 > 0 {
-            let lift = p2 / p1 - 1
-            let liftError = (v2 / (p1 * p1) + p2 * p2 * v1 / (p1 * p1 * p1 * p1)).squareRoot()
-            relativeLift = lift
-            relativeInterval = Interval(lower: lift - z * liftError, upper: lift + z * liftError)
+        if control.count > 0, variant.count > 0 {
+            let x1 = Double(control.count), x2 = Double(variant.count)
+            let n1 = Double(control.total), n2 = Double(variant.total)
+            let logRatio = log(p2 / p1)
+            let logError = max(0, 1 / x2 - 1 / n2 + 1 / x1 - 1 / n1).squareRoot()
+            relativeLift = p2 / p1 - 1
+            relativeInterval = Interval(lower: exp(logRatio - z * logError) - 1, upper: exp(logRatio + z * logError) - 1)
         } else {
             relativeLift = nil
             relativeInterval = nil

@@ -18,9 +18,10 @@ public struct WelchTest: Sendable, Equatable, Codable {
     public let pValue: Double
     /// The 1 − alpha interval d ± t(1 − α/2, df)·SE; the point [d, d] when SE is 0.
     public let interval: Interval
-    /// mean_variant / mean_control − 1, or nil when the control mean is 0.
+    /// mean_variant / mean_control − 1, or nil unless the control mean is positive.
     public let relativeLift: Double?
-    /// Delta-method normal interval for the relative lift, or nil with the lift.
+    /// The delta method on the log of the ratio of means, so it never goes below −100%:
+    /// exp(ln(m₂/m₁) ± z·sqrt(v₁/m₁² + v₂/m₂²)) − 1, vᵢ = sᵢ²/nᵢ; nil unless both means are positive.
     public let relativeInterval: Interval?
 
     /// Compares two samples; each needs at least two values.
@@ -47,14 +48,13 @@ public struct WelchTest: Sendable, Equatable, Codable {
             pValue = difference == 0 ? 1 : 0
             interval = Interval(lower: difference, upper: difference)
         }
-        if m1 != 0 {
+        relativeLift = m1 > 0 ? m2 / m1 - 1 : nil
+        if m1 > 0, m2 > 0 {
             let z = Normal.upperQuantile(alpha / 2)
-            let lift = m2 / m1 - 1
-            let liftError = (v2 / (m1 * m1) + m2 * m2 * v1 / (m1 * m1 * m1 * m1)).squareRoot()
-            relativeLift = lift
-            relativeInterval = Interval(lower: lift - z * liftError, upper: lift + z * liftError)
+            let logRatio = log(m2 / m1)
+            let logError = (v1 / (m1 * m1) + v2 / (m2 * m2)).squareRoot()
+            relativeInterval = Interval(lower: exp(logRatio - z * logError) - 1, upper: exp(logRatio + z * logError) - 1)
         } else {
-            relativeLift = nil
             relativeInterval = nil
         }
     }

@@ -1,5 +1,6 @@
 import Testing
 import Events
+import ExperimentDefinitions
 
 private let parser = EventParser()
 
@@ -186,6 +187,40 @@ func aNulEscapeInAStringFieldIsRefused(field: String) throws {
     let event = Event(id: "e1", type: .purchased, userID: "u1", timestamp: Timestamp(microseconds: 0), productID: "p\u{0}")
     #expect(parser.validate(event) == EventRejection(field: "product_id", reason: #"must not contain the NUL character (\u0000)"#))
     #expect(parser.validate(Event(id: "e1", type: .purchased, userID: "u1", timestamp: Timestamp(microseconds: 0))) == nil)
+}
+
+/// SPEC §4: revenue in another currency is converted into the report currency when parsed (so
+/// stored), the amount and currency as sent kept; a currency with no rate rejects the line naming `currency`.
+@Test func revenueInAnotherCurrencyIsConvertedAndTheOriginalKept() throws {
+    let eur = EventParser(currency: CurrencyConverter(currency: "USD", rates: ["EUR": 1.08, "JPY": 0.0067]))
+    let line = #"{"event_id":"e","type":"converted","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":49.99,"currency":"EUR"}"#
+    let event = try #require(parse(line, with: eur)).get()
+    #expect(event.revenue == 49.99 * 1.08)
+    #expect(event.currency == "USD")
+    #expect(event.originalRevenue == 49.99)
+    #expect(event.originalCurrency == "EUR")
+    // Stripe writes codes in small letters; a yen refund converts with its sign.
+    let yen = try #require(parse(#"{"event_id":"r","type":"refunded","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":-7400,"currency":"jpy"}"#, with: eur)).get()
+    #expect(yen.revenue == -7400 * 0.0067)
+    #expect(yen.originalCurrency == "jpy")
+    // The report currency, or none: kept as sent, nothing "original".
+    for same in [#""currency":"USD""#, #""currency":null"#] {
+        let e = try #require(parse(line.replacingOccurrences(of: #""currency":"EUR""#, with: same), with: eur)).get()
+        #expect(e.revenue == 49.99 && e.originalRevenue == nil && e.originalCurrency == nil)
+    }
+    let noRate = try #require(rejection(line.replacingOccurrences(of: "EUR", with: "SEK"), with: eur))
+    #expect(noRate.field == "currency")
+    #expect(noRate.reason.contains("no exchange rate from SEK to USD"))
+    // A currency beside no amount changes nothing and is not refused.
+    #expect(rejection(#"{"event_id":"c","type":"cancelled","user_id":"u","ts":"2026-12-01T10:00:00Z","currency":"SEK"}"#, with: eur) == nil)
+    // Webhooks' events go through `check`: the same conversion and the same refusal.
+    let mapped = Event(id: "w", type: .purchased, userID: "u", timestamp: Timestamp(microseconds: 0), revenue: 10, currency: "GBP")
+    #expect(eur.check(mapped).failure?.field == "currency")
+    #expect(try eur.check(Event(id: "w", type: .purchased, userID: "u", timestamp: Timestamp(microseconds: 0), revenue: 10, currency: "EUR")).get().revenue == 10 * 1.08)
+}
+
+extension Result {
+    fileprivate var failure: Failure? { if case .failure(let f) = self { f } else { nil } }
 }
 
 /// SPEC §4: `user_id` and `event_id` are at most 256 bytes of UTF-8; a longer one rejects the line naming the field.

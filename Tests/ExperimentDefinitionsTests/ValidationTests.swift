@@ -95,7 +95,7 @@ import TestSupport
         #expect(m.secondary.map(\.name) == ["revenue_per_user_d14", "paid_conversion_d365", "revenue_per_user_d1"])
         #expect(m.revenueCap == .percentile(0.99))
         // Every table metric, then each named horizon metric once, in the order named.
-        #expect(m.reported.map(\.name) == MetricTable.all.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
+        #expect(m.reported().map(\.name) == MetricTable.all.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
     }
 
     @Test func badMetricNamesSayWhatIsWrong() {
@@ -176,5 +176,35 @@ import TestSupport
     @Test func brokenProductsAreReportedWithPositions() {
         let report = validate(["a.json": validExperiment], products: #"{ "currency": "usd", "offerings": { "chorus_plus": { "plans": { "m": { "product_id": "x", "price": -1, "period": "P1D" } } } } }"#)
         #expect(Set(codes(report)).isSuperset(of: ["bad_currency", "bad_price", "bad_period"]), "\(codes(report))")
+    }
+}
+
+/// `exchange_rates` in products.json: decoded, and each bad entry named at its line and column.
+@Suite struct ExchangeRatesTests {
+    func validate(_ rates: String) -> ExperimentLoader.Report {
+        let folder = TemporaryFolder()
+        folder.write("products.json", productsJSON.replacingOccurrences(of: #"{ "currency": "USD","#, with: "{ \"currency\": \"USD\",\n  \"exchange_rates\": \(rates),"))
+        folder.write("a.json", validExperiment)
+        return withExtendedLifetime(folder) { ExperimentFiles.validate(paths: [folder.path]) }
+    }
+
+    @Test func ratesAreRead() throws {
+        let report = validate(#"{ "EUR": 1.08, "JPY": 0.0067 }"#)
+        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+        let products = try #require(report.catalog?.products)
+        #expect(products.exchangeRates == ["EUR": 1.08, "JPY": 0.0067])
+        #expect(try products.converter.convert(100, from: "EUR") == 108)
+        #expect(try products.converter.convert(100, from: nil) == 100)
+        #expect(throws: CurrencyConverter.NoRate.self) { try products.converter.convert(100, from: "SEK") }
+    }
+
+    @Test func badRatesAreNamedWhereTheyAre() {
+        let report = validate(#"{ "eur": 1.08, "GBP": 0, "USD": 1, "JPY": "0.0067" }"#)
+        let errors = report.diagnostics.filter { $0.severity == .error }
+        #expect(errors.map(\.code) == ["bad_currency", "bad_exchange_rate", "bad_exchange_rate", "bad_exchange_rate"], "\(errors)")
+        #expect(errors.allSatisfy { $0.file.hasSuffix("products.json") && $0.position.line == 2 })
+        #expect(errors.map(\.position.column) == [23, 43, 46, 63], "\(errors.map(\.position))")
+        #expect(errors[2].message.contains("'USD' is the report currency"))
+        #expect(validate("[1]").diagnostics.map(\.code) == ["wrong_type"])
     }
 }

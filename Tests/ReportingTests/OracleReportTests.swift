@@ -48,6 +48,49 @@ import Testing
         return try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     }
 
+    /// CSV and JSON agree figure for figure: every number of every CSV row equals the JSON's (SPEC §8:
+    /// the same report in every format), and every empty figure has the JSON's reason beside it.
+    @Test func csvAndJSONAgreeFigureForFigure() throws {
+        var acc = ReportAccumulator(experiment: try Self.loadExperiment(), options: ReportOptions(alpha: 0.05, generatedAt: Self.asOf))
+        for row in try Self.pythonFacts() { acc.add(row) }
+        let report = try ReportAnalyzer.analyze(acc)
+        let json = try #require(JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(report).utf8)) as? [String: Any])
+        let lines = CSVReportRenderer.render(report).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let header = lines[0].split(separator: ",").map(String.init)
+        let variants = try #require(json["variants"] as? [[String: Any]])
+        let comparisons = try #require(json["comparisons"] as? [[String: Any]])
+        var checked = 0
+        for line in lines.dropFirst() {
+            // No quoted fields here except null_reasons, the last column.
+            let cells = line.split(separator: ",", maxSplits: header.count - 1, omittingEmptySubsequences: false).map(String.init)
+            let row = Dictionary(uniqueKeysWithValues: zip(header, cells))
+            let variant = try #require(variants.first { $0["key"] as? String == row["variant"] })
+            let metric = try #require((variant["metrics"] as? [String: [String: Any]])?[row["metric"]!])
+            func same(_ csv: String?, _ value: Any?, _ what: String) {
+                // Both are written by JSONValue.format; Foundation's JSON reader may be a few bits off in what it reads.
+                if let x = value as? NSNumber { #expect(abs((Double(csv ?? "") ?? .nan) - x.doubleValue) <= 8 * x.doubleValue.ulp, "\(what): csv \(csv ?? "nil") json \(x)") }
+                else { #expect(csv == "", "\(what): csv \(csv ?? "nil") json null") }
+            }
+            same(row["rate"], metric["rate"], "rate")
+            same(row["ci_lower"], (metric["ci"] as? [Any])?.first, "ci_lower")
+            same(row["ci_upper"], (metric["ci"] as? [Any])?.last, "ci_upper")
+            guard row["is_control"] == "false" else { continue }
+            let c = try #require(comparisons.first { $0["variant"] as? String == row["variant"] && $0["metric"] as? String == row["metric"] })
+            for field in ["absolute_diff", "relative_lift", "p_value", "p_value_adjusted", "chance_to_win", "expected_loss"] {
+                same(row[field], c[field], "\(row["variant"]!)/\(row["metric"]!).\(field)")
+                checked += 1
+            }
+            same(row["relative_ci_lower"], (c["relative_ci"] as? [Any])?.first, "relative_ci_lower")
+            same(row["relative_ci_upper"], (c["relative_ci"] as? [Any])?.last, "relative_ci_upper")
+            #expect(row["direction"] == c["direction"] as? String)
+            #expect(row["currency"] == json["currency"] as? String)
+            for (field, reason) in (c["null_reasons"] as? [String: String]) ?? [:] {
+                #expect(row["null_reasons"]?.contains(reason) == true, "\(field): \(reason) missing from the CSV")
+            }
+        }
+        #expect(checked > 100)
+    }
+
     @Test func everyNumberMatchesTheOracle() throws {
         try OracleCheck.compare(try Self.report(from: try Self.pythonFacts()), try Self.expected())
     }
@@ -56,6 +99,10 @@ import Testing
 /// Compares a report JSON with the oracle's expected values, field by field.
 enum OracleCheck {
     static func close(_ a: Any?, _ b: Any?, _ what: String, tolerance: Double = 1e-7, sourceLocation: SourceLocation = #_sourceLocation) {
+        if b is NSNull {
+            #expect(a is NSNull, "\(what): \(String(describing: a)) vs expected null", sourceLocation: sourceLocation)
+            return
+        }
         guard let x = (a as? NSNumber)?.doubleValue, let y = (b as? NSNumber)?.doubleValue else {
             Issue.record("\(what): \(String(describing: a)) vs expected \(String(describing: b))", sourceLocation: sourceLocation)
             return
@@ -65,6 +112,10 @@ enum OracleCheck {
     }
 
     static func pair(_ a: Any?, _ b: Any?, _ what: String, tolerance: Double = 1e-7) {
+        if b is NSNull {
+            #expect(a is NSNull, "\(what): \(String(describing: a)) vs expected null")
+            return
+        }
         let x = a as? [Any], y = b as? [Any]
         guard let x, let y, x.count == 2, y.count == 2 else {
             Issue.record("\(what): \(String(describing: a)) vs expected \(String(describing: b))")

@@ -91,8 +91,39 @@ import Testing
 
     @Test func markdownEscapesTables() {
         let md = MarkdownReportRenderer.render(Fixtures.report(name: "a|b <b>x</b>"))
-        #expect(md.contains("# a\\|b &lt;b&gt;x&lt;/b&gt;"))
+        #expect(md.contains("# a\\|b &lt;b>x&lt;/b>"))
         #expect(md.contains("| metric | control (control) | ai |"))
+    }
+
+    /// Markdown escapes only what Markdown reads as syntax, so a report pasted into a chat reads as written.
+    @Test func markdownEscapesOnlyWhatMarkdownNeeds() {
+        let md = MarkdownReportRenderer.render(Fixtures.report(name: "Save 20% (annual) & more! #1 + paid_conversion > 5 *now* [x] `y`"))
+        #expect(md.contains("# Save 20% (annual) & more! #1 + paid_conversion > 5 \\*now\\* \\[x\\] \\`y\\`"), "\(md.prefix(200))")
+        // The verdict's heading names the winner once.
+        #expect(md.contains("## Verdict: ship `ai`\n"))
+        #expect(!md.contains("ship — ship"))
+        #expect(MarkdownReportRenderer.esc("a &amp; b _c_") == "a &amp;amp; b \\_c\\_")
+    }
+
+    /// SPEC §5: every comparison names its direction; the legend and the currency in every format.
+    @Test func directionLegendAndCurrencyInEveryFormat() throws {
+        let r = Fixtures.report()
+        let text = TextReportRenderer.render(r, color: false), md = MarkdownReportRenderer.render(r), html = HTMLReportRenderer.render(r)
+        let legend = ReportFormat.legend(r)
+        for out in [text, html] { #expect(legend.allSatisfy { out.contains(HTMLReportRenderer.escape($0)) || out.contains($0) }, "\(out.prefix(100))") }
+        #expect(md.contains("🔻 clearly worse") && md.contains("in USD per user"))
+        for out in [text, md, html] {
+            #expect(out.contains("Day-0 cancels (lower is better)"))
+            #expect(out.contains("1.25 USD"))
+        }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(r).utf8)) as? [String: Any])
+        #expect(json["currency"] as? String == "USD")
+        #expect((json["legend"] as? [String]) == legend)
+        let comparisons = try #require(json["comparisons"] as? [[String: Any]])
+        #expect(comparisons.map { $0["direction"] as? String } == ["higher_is_better", "lower_is_better"])
+        let csv = CSVReportRenderer.render(r).components(separatedBy: "\r\n")
+        #expect(csv[0].hasSuffix(",direction,currency,null_reasons"))
+        #expect(csv.contains { $0.contains(",day0_cancel_rate,") && $0.contains(",lower_is_better,USD,") })
     }
 
     @Test func csvRowsAndQuoting() {

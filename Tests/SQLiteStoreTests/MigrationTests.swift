@@ -56,3 +56,35 @@ import TestSupport
         return (rows, names)
     }
 }
+
+/// A database at schema 8 (the observation window, before the currency columns) upgrades to 9: the
+/// original amount and currency columns are added, its events and stops kept, and a converted event stored.
+@Test func aVersion8DatabaseGainsTheOriginalCurrencyColumns() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.path("v8.sqlite")
+    do {
+        let raw = try Connection(path: path, readOnly: false)
+        try raw.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)")
+        for m in Schema.migrations where m.version <= 8 {
+            try raw.execute(m.sql)
+            try raw.execute("INSERT INTO schema_migrations VALUES (\(m.version), 'old', '2026-11-01T00:00:00Z')")
+        }
+        try raw.execute("""
+            INSERT INTO events (user_id, event_id, type, ts, revenue, currency) VALUES ('u', 'e1', \(EventType.renewed.rawValue), 0, 9.99, 'USD');
+            INSERT INTO safeguard_stops (id, experiment, arm, metric, action, stopped_ts, figures) VALUES ('s1', 'E', 'b', 'day0_cancel_rate', 'stop', 0, '{}');
+            """)
+    }
+    #expect(Schema.migrations.map(\.version) == Array(1...Schema.latestVersion))
+    let store = try SQLiteEventStore(path: path)
+    defer { store.close() }
+    let raw = try Connection(path: path, readOnly: false)
+    #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == 9)
+    #expect(try raw.scalarInt("SELECT COUNT(*) FROM safeguard_stops WHERE reset_ts IS NULL") == 1)
+    #expect(try raw.scalarInt("SELECT COUNT(*) FROM events WHERE original_revenue IS NULL AND original_currency IS NULL") == 1)
+    var converted = Event(id: "e2", type: .renewed, userID: "u", timestamp: Timestamp(microseconds: 1), revenue: 10.8, currency: "USD")
+    converted.originalRevenue = 10
+    converted.originalCurrency = "EUR"
+    #expect(try store.appendAndWait([converted]) == AppendResult(stored: 1, duplicates: 0))
+    #expect(try raw.scalarInt("SELECT COUNT(*) FROM events WHERE original_currency = 'EUR' AND original_revenue = 10") == 1)
+}

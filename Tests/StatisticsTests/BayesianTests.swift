@@ -36,6 +36,23 @@ struct BayesianTests {
         #expect(gbstatsCases >= 50)
     }
 
+    // A lower-is-better rate (cancels, refunds): the chance the variant's rate is lower and the expected
+    // excess E[max(p_v − p_c, 0)], against the exact figures (direction.json, make_log_ratio.py, cross-checked there by QUADPACK).
+    @Test func lowerIsBetterFiguresMatchQuadrature() throws {
+        let cases = try loadCases("direction", as: PairCase.self)
+        #expect(cases.count >= 100)
+        for c in cases {
+            let control = try Proportion(count: c.control_count, total: c.control_total)
+            let variant = try Proportion(count: c.variant_count, total: c.variant_total)
+            let result = BayesianComparison(control: control, variant: variant, lowerIsBetter: true)
+            #expect(isClose(result.chanceToWin, c.chance_to_win, relative: 0, absolute: 1e-10), "\(c) got \(result.chanceToWin)")
+            #expect(isClose(result.expectedLoss, c.expected_loss, relative: 1e-8, absolute: 1e-10), "\(c) got \(result.expectedLoss)")
+            // Higher-is-better figures of the same pair are the other side of the same posteriors.
+            let higher = BayesianComparison(control: control, variant: variant)
+            #expect(isClose(higher.chanceToWin + result.chanceToWin, 1, relative: 0, absolute: 1e-9), "\(c)")
+        }
+    }
+
     // scipy's QUADPACK on the same integral with scipy's beta functions; both sides aim at 1e-12,
     // and the reference was asserted to sum to 1 within 1e-7, so 1e-8 absolute.
     @Test func chanceToBeBestMatchesQuadrature() throws {

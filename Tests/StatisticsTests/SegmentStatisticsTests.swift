@@ -68,6 +68,20 @@ struct CochranCase: Decodable {
     #expect(isClose(ci.lower, plain.absoluteInterval.lower, relative: 1e-12) && isClose(ci.upper, plain.absoluteInterval.upper, relative: 1e-12))
 }
 
+/// The report's relative interval of an adjusted comparison is on the log scale: with one Bernoulli
+/// stratum it is the Katz interval of the plain comparison, and it needs both means positive.
+@Test func oneStratumLogRelativeIntervalIsKatz() throws {
+    let control = try SampleSummary(count: 1000, sum: 120, sumOfSquares: 120)
+    let variant = try SampleSummary(count: 1100, sum: 150, sumOfSquares: 150)
+    let e = try PostStratification.estimate([.init(control: control, variant: variant)], spread: .bernoulli)
+    let plain = try ProportionComparison(control: Proportion(count: 120, total: 1000), variant: Proportion(count: 150, total: 1100))
+    let log = try #require(try e.logRelativeInterval())
+    let katz = try #require(plain.relativeInterval)
+    #expect(isClose(log.lower, katz.lower, relative: 1e-12) && isClose(log.upper, katz.upper, relative: 1e-12))
+    let none = try PostStratification.estimate([.init(control: control, variant: try SampleSummary(count: 1100, sum: 0, sumOfSquares: 0))], spread: .bernoulli)
+    #expect(try none.logRelativeInterval() == nil)
+}
+
 @Test func anEmptyArmCannotBeEstimated() throws {
     let empty = try SampleSummary(count: 0, sum: 0, sumOfSquares: 0), some = try SampleSummary(count: 5, sum: 1, sumOfSquares: 1)
     #expect(throws: StatisticsError.self) { try PostStratification.estimate([.init(control: empty, variant: some)], spread: .bernoulli) }

@@ -1,4 +1,6 @@
 import Events
+import PostgresStore
+import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Reporting
@@ -67,6 +69,28 @@ import TestSupport
             #expect(try await store.append([]) == AppendResult())
             let facts = try #require(try store.facts(experiment: "A").first)
             #expect(facts.netRevenue == 59.99 + 59.99)
+        }
+    }
+
+    /// SPEC §4: converted revenue is stored with the amount and currency as sent; facts sum the converted amount.
+    @Test(arguments: storeFactories)
+    func convertedRevenueKeepsItsOriginal(_ factory: StoreFactory) async throws {
+        typealias F = EventFactory
+        let parser = EventParser(currency: CurrencyConverter(currency: "USD", rates: ["EUR": 1.08]))
+        let paid = try parser.check(Event(id: "p", type: .purchased, userID: "u", timestamp: F.at(1), revenue: 49.99, currency: "EUR")).get()
+        try await factory.withStore { store in
+            #expect(try store.appendAndWait([F.exposure("x", user: "u", experiment: "A", variant: "ai", hours: 0), paid]) == AppendResult(stored: 2, duplicates: 0))
+            #expect(try store.facts(experiment: "A").map(\.netRevenue) == [49.99 * 1.08])
+            let stored: [Event]
+            switch store {
+            case let s as SQLiteEventStore: stored = try s.events(userID: "u")
+            case let s as PostgresEventStore: stored = try s.events(userID: "u")
+            default: Issue.record("a store this test cannot read events from"); return
+            }
+            let purchase = try #require(stored.first { $0.id == "p" })
+            #expect(purchase == paid)
+            #expect(purchase.revenue == 49.99 * 1.08 && purchase.currency == "USD")
+            #expect(purchase.originalRevenue == 49.99 && purchase.originalCurrency == "EUR")
         }
     }
 

@@ -11,9 +11,13 @@ public struct Event: Sendable, Hashable {
     public var experiment: String?
     /// Exposures only.
     public var variant: String?
-    /// In the currency of `products.json`; a refund's amount is subtracted whatever its sign.
+    /// In the currency of `products.json` (converted at parsing when the event named another);
+    /// a refund's amount is subtracted whatever its sign.
     public var revenue: Double?
     public var currency: String?
+    /// The amount and currency as sent, when the revenue was converted into the report currency.
+    public var originalRevenue: Double?
+    public var originalCurrency: String?
     public var productID: String?
     public var copySource: CopySource?
     public var copyText: String?
@@ -27,7 +31,8 @@ public struct Event: Sendable, Hashable {
                 experiment: String? = nil, variant: String? = nil,
                 revenue: Double? = nil, currency: String? = nil, productID: String? = nil,
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
-                placement: String? = nil, attributes: ExposureAttributes = .empty) {
+                placement: String? = nil, attributes: ExposureAttributes = .empty,
+                originalRevenue: Double? = nil, originalCurrency: String? = nil) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -42,5 +47,7 @@ public struct Event: Sendable, Hashable {
         self.copyFallbackReason = copyFallbackReason
         self.placement = placement
         self.attributes = attributes
+        self.originalRevenue = originalRevenue
+        self.originalCurrency = originalCurrency
     }
 }

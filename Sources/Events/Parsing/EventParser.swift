@@ -5,8 +5,13 @@ import ExperimentDefinitions
 /// fields. With a catalog, an exposure must name a known experiment and one of its variants.
 public struct EventParser: Sendable {
     public var catalog: KnownVariants?
+    /// Converts revenue into the report currency; nil (no products.json) keeps amounts as sent.
+    public var currency: CurrencyConverter?
 
-    public init(catalog: KnownVariants? = nil) { self.catalog = catalog }
+    public init(catalog: KnownVariants? = nil, currency: CurrencyConverter? = nil) {
+        self.catalog = catalog
+        self.currency = currency
+    }
 
     /// The outcome for one line: nil for a blank line, else an event or a rejection.
     public func parse(line: String) -> Result<Event, EventRejection>? {
@@ -96,6 +101,29 @@ public struct EventParser: Sendable {
         }
         if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
         return checkExposure(type: event.type, experiment: event.experiment, variant: event.variant)
+    }
+
+    /// An event built by other means (a webhook's), checked as `validate` does and its revenue
+    /// converted into the report currency: what is stored, or why it is refused.
+    public func check(_ event: Event) -> Result<Event, EventRejection> {
+        if let rejection = validate(event) { return .failure(rejection) }
+        return converted(event)
+    }
+
+    /// Revenue in another currency than the report's, converted with the original amount and
+    /// currency kept; a currency with no rate is refused, naming `currency`. Only lines that carry
+    /// revenue are converted (a currency beside no amount changes nothing).
+    func converted(_ event: Event) -> Result<Event, EventRejection> {
+        guard let converter = currency, let amount = event.revenue, let code = event.currency else { return .success(event) }
+        let value: Double
+        do { value = try converter.convert(amount, from: code) } catch { return .failure(EventRejection(field: "currency", reason: error.description)) }
+        guard code.uppercased() != converter.currency else { return .success(event) }
+        var out = event
+        out.originalRevenue = amount
+        out.originalCurrency = code
+        out.revenue = value
+        out.currency = converter.currency
+        return .success(out)
     }
 
     // MARK: -
@@ -240,11 +268,11 @@ public struct EventParser: Sendable {
             copySource = source
         }
         if let rejection = checkExposure(type: type, experiment: f.experiment, variant: f.variant) { return .failure(rejection) }
-        return .success(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
-                              experiment: f.experiment, variant: f.variant, revenue: f.revenue,
-                              currency: f.currency, productID: f.productID, copySource: copySource,
-                              copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
-                              placement: f.placement, attributes: f.attributes))
+        return converted(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
+                               experiment: f.experiment, variant: f.variant, revenue: f.revenue,
+                               currency: f.currency, productID: f.productID, copySource: copySource,
+                               copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
+                               placement: f.placement, attributes: f.attributes))
     }
 
     /// The members of an `attributes` object (already validated as JSON) starting at `start`:

@@ -22,6 +22,19 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
 
     /// The metric without its horizon.
     public var base: Metric { Metric(tableIndex: tableIndex, horizonDays: nil) }
+
+    /// Can still change after a user's trial ends (SPEC §5 maturity): conversion, trial-to-paid,
+    /// trial cancels, revenue and refunds. Trial starts and Day-0 cancels settle within a day.
+    public var settlesAfterTrial: Bool {
+        ["paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "refund_rate"].contains(definition.name)
+    }
+
+    /// What the verdict reads: a to-date metric that settles after the trial, in its horizon form
+    /// `_dN` with N = `days` (the longest trial + grace); any other metric as it is.
+    public func matureForm(days: Int) -> Metric {
+        guard horizonDays == nil, settlesAfterTrial, days >= 1 else { return self }
+        return Metric(tableIndex: tableIndex, horizonDays: min(days, Self.maxHorizonDays))
+    }
     public var lowerIsBetter: Bool { definition.lowerIsBetter }
     public var isRevenue: Bool { definition.isRevenue }
     public var unit: MetricDefinition.Unit { definition.unit }

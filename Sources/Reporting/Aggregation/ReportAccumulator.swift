@@ -66,7 +66,7 @@ public struct ReportAccumulator: Sendable {
                          Self.floorDay((options.since ?? experiment.start).map(ReportOptions.micros) ?? asOfDay - (maxDays - 1) * Self.microsPerDay))
         lookOrigin = min(origin, asOfDay)
         lookDays = experiment.metrics.sequential ? Int((asOfDay - lookOrigin) / Self.microsPerDay) + 1 : 0
-        let metrics = experiment.metrics.reported
+        let metrics = experiment.metrics.reported(maturityDays: experiment.maturityDays)
         self.metrics = metrics
         tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, metrics: metrics.count, lookDays: lookDays) }
         var windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])] = [(nil, [])]

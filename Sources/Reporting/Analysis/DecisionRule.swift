@@ -26,6 +26,32 @@ import Foundation
 /// 6. Otherwise: `keep_running`, with how many more users are needed.
 public enum DecisionRule {
     public static func decide(_ r: ReportFigures, required: SampleRequirement) -> Decision {
+        var decision = verdict(r, required: required)
+        decision.reasons += otherSide(r, winner: decision.winner)
+        return decision
+    }
+
+    /// Where revenue per user and paid conversion disagree with the metric the verdict reads: a treatment
+    /// clearly better on the other one (or a winner clearly worse on it), in words, so a verdict on
+    /// conversion never hides that another arm earns more per user (or the reverse).
+    static func otherSide(_ r: ReportFigures, winner: String?) -> [String] {
+        guard !r.srm.flagged, r.variants.count >= 2 else { return [] }
+        let other: Metric = r.primaryMetric.isRevenue ? .paidConversion : .revenuePerUser
+        var out: [String] = []
+        for key in r.variants.dropFirst().map(\.key) {
+            guard let c = r.comparison(key, other), c.reading.decisive else { continue }
+            let (from, to) = rates(c, r)
+            let name = ReportFormat.title(other).lowercased()
+            if c.reading.outcome == .better && key != winner {
+                out.append("But “\(key)” is clearly better than “\(r.control.key)” on \(name) (\(from) → \(to), \(liftWords(c, r)); \(pWords(c, r))), which the verdict's metric does not show: weigh it before deciding.")
+            } else if c.reading.outcome == .worse && key == winner {
+                out.append("But “\(key)” is clearly worse than “\(r.control.key)” on \(name) (\(from) → \(to), \(liftWords(c, r)); \(pWords(c, r))): shipping it trades that away.")
+            }
+        }
+        return out
+    }
+
+    static func verdict(_ r: ReportFigures, required: SampleRequirement) -> Decision {
         let q = { (s: String) in "“\(s)”" }
         let primary = r.primaryMetric
         let treatments = r.variants.dropFirst().map(\.key)
@@ -63,7 +89,7 @@ public enum DecisionRule {
             let early = !r.sequential && required.perVariant != nil && !required.reached
             var reasons = [winReason(best, r)]
             if best.metric.isRevenue, let p = best.chanceToWin {
-                reasons.append(bayesWords(best, p))
+                reasons.append(bayesWords(best, p, r))
             } else if let p = best.chanceToBeBetter {
                 reasons.append("Chance that \(q(best.variant)) really is better: \(ReportFormat.probability(p)).")
             }
@@ -130,7 +156,7 @@ public enum DecisionRule {
 
     static func rates(_ c: ComparisonResult, _ r: ReportFigures) -> (String, String) {
         let v = r.variants.first { $0.key == c.variant }?.metric(c.metric)?.rate
-        return (ReportFormat.value(c.metric, r.control.metric(c.metric)?.rate), ReportFormat.value(c.metric, v))
+        return (ReportFormat.value(c.metric, r.control.metric(c.metric)?.rate, in: r.currency), ReportFormat.value(c.metric, v, in: r.currency))
     }
 
     static func change(_ c: ComparisonResult, _ r: ReportFigures) -> String {
@@ -138,38 +164,38 @@ public enum DecisionRule {
         return "(\(from) → \(to), \(pWords(c, r)))"
     }
 
-    static func liftWords(_ c: ComparisonResult) -> String {
+    static func liftWords(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         if let lift = c.relativeLift {
             var s = ReportFormat.signedPercent(lift)
             if let ci = c.relativeCI { s += "; the true change is likely between \(ReportFormat.signedPercent(ci.lower)) and \(ReportFormat.signedPercent(ci.upper))" }
             return s
         }
-        return ReportFormat.difference(c.metric, c.absoluteDiff)
+        return ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)
     }
 
     static func winReason(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let (from, to) = rates(c, r)
         let within = c.metric.horizonDays.map { " in users' first \($0) day\($0 == 1 ? "" : "s")" } ?? ""
-        return "“\(c.variant)” \(c.metric.definition.winWords)\(within): \(to) against \(from) for “\(r.control.key)” (\(liftWords(c)))\(capWords(c))."
+        return "“\(c.variant)” \(c.metric.definition.winWords)\(within): \(to) against \(from) for “\(r.control.key)” (\(liftWords(c, r)))\(capWords(c, r))."
     }
 
     static func noWinnerYet(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let (from, to) = rates(c, r)
-        var words = "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c)); \(pWords(c, r)))\(capWords(c))."
+        var words = "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c, r)); \(pWords(c, r)))\(capWords(c, r))."
         if c.metric.isRevenue, let chance = c.chanceToWin {
-            words += " \(bayesWords(c, chance))"
+            words += " \(bayesWords(c, chance, r))"
         }
         return words
     }
 
     /// For revenue: the chance the variant earns more and what shipping it would cost if it does not.
-    static func bayesWords(_ c: ComparisonResult, _ chance: Double) -> String {
-        "Chance that “\(c.variant)” earns more per user: \(ReportFormat.probability(chance)); if it does not, shipping it loses about \(ReportFormat.loss(c.metric, c.expectedLoss)) per user on average."
+    static func bayesWords(_ c: ComparisonResult, _ chance: Double, _ r: ReportFigures) -> String {
+        "Chance that “\(c.variant)” earns more per user: \(ReportFormat.probability(chance)); if it does not, shipping it loses about \(ReportFormat.loss(c.metric, c.expectedLoss, in: r.currency)) on average."
     }
 
-    static func capWords(_ c: ComparisonResult) -> String {
+    static func capWords(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         guard let cap = c.cap else { return "" }
-        return ", with each user's revenue capped at \(ReportFormat.money(cap))"
+        return ", with each user's revenue capped at \(ReportFormat.money(cap, in: r.currency))"
     }
 
     static func guardSummary(_ key: String, _ r: ReportFigures) -> String {

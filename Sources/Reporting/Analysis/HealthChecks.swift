@@ -47,7 +47,7 @@ public enum HealthChecks {
             for c in r.comparisons where c.metric == metric {
                 guard c.reading.outcome == .worse, let control = r.control.metric(metric)?.rate,
                       let variant = r.variants.first(where: { $0.key == c.variant })?.metric(metric)?.rate else { continue }
-                let change = "from \(ReportFormat.value(metric, control)) to \(ReportFormat.value(metric, variant)) (\(ReportFormat.difference(metric, c.absoluteDiff)))"
+                let change = "from \(ReportFormat.value(metric, control, in: r.currency)) to \(ReportFormat.value(metric, variant, in: r.currency)) (\(ReportFormat.difference(metric, c.absoluteDiff, in: r.currency)))"
                 if c.reading.decisive {
                     guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(ReportFormat.title(metric).lowercased()) worse: \(change), \(DecisionRule.pWords(c, r)). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
                 } else {
@@ -65,7 +65,7 @@ public enum HealthChecks {
         if r.sequential {
             let conflicts = r.comparisons.filter { $0.reading.sequentialConflict && ($0.metric == r.primaryMetric || DecisionRule.guardrails(r).contains($0.metric)) }
             for c in conflicts {
-                out.append(HealthCheck(level: .warning, code: "sequential", message: "The always-valid interval for \(q(c.variant)) on \(ReportFormat.title(c.metric).lowercased()) (\(ReportFormat.differenceInterval(c.metric, c.sequentialCI))) no longer contains today's difference (\(ReportFormat.difference(c.metric, c.absoluteDiff))). The effect changed over time (a longer trial delays conversions, or a novelty effect faded), which sequential testing assumes it does not, so that result does not count toward the verdict."))
+                out.append(HealthCheck(level: .warning, code: "sequential", message: "The always-valid interval for \(q(c.variant)) on \(ReportFormat.title(c.metric).lowercased()) (\(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency))) no longer contains today's difference (\(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency))). The effect changed over time (a longer trial delays conversions, or a novelty effect faded), which sequential testing assumes it does not, so that result does not count toward the verdict."))
             }
         }
 

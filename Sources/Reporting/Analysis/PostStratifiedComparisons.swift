@@ -66,23 +66,30 @@ enum PostStratifiedComparisons {
         out.absoluteDiff = estimate.difference
         let ci = try estimate.interval(alpha: alpha)
         out.absoluteCI = Bounds(ci.lower, ci.upper)
-        out.relativeLift = estimate.relativeLift
-        out.relativeCI = try estimate.relativeInterval(alpha: alpha).map { Bounds($0.lower, $0.upper) }
-        if estimate.relativeLift == nil {
-            out.nullReasons["relative_lift"] = "the control's adjusted \(m.isRevenue ? "revenue per user" : "rate") is 0, so a relative change is undefined"
-            out.nullReasons["relative_ci"] = out.nullReasons["relative_lift"]
-        } else {
-            out.nullReasons["relative_lift"] = nil
-            out.nullReasons["relative_ci"] = nil
+        // The log-ratio interval, as the unadjusted comparisons give it (SPEC §5, relative intervals).
+        let relativeCI = try estimate.logRelativeInterval(alpha: alpha)
+        // A rate's lift needs both arms to have events, as unadjusted; revenue keeps a lift while the control's mean is positive.
+        out.relativeLift = m.isRevenue || relativeCI != nil ? estimate.relativeLift : nil
+        out.relativeCI = relativeCI.map { Bounds($0.lower, $0.upper) }
+        out.nullReasons["relative_lift"] = nil
+        out.nullReasons["relative_ci"] = nil
+        if relativeCI == nil {
+            let who = estimate.controlMean <= 0 && estimate.variantMean <= 0 ? "neither arm's adjusted \(m.isRevenue ? "revenue per user" : "rate") is positive"
+                : estimate.controlMean <= 0 ? "the control's adjusted \(m.isRevenue ? "revenue per user" : "rate") is not positive"
+                : "“\(c.variant)”'s adjusted \(m.isRevenue ? "revenue per user" : "rate") is not positive"
+            let reason = who + ", so a relative change cannot be estimated"
+            if out.relativeLift == nil { out.nullReasons["relative_lift"] = reason }
+            out.nullReasons["relative_ci"] = reason
         }
         out.pValue = estimate.pValue
         out.pValueAdjusted = estimate.pValue
         if let win = estimate.chanceToWin, let loss = estimate.expectedLoss {
-            out.chanceToWin = win
-            out.expectedLoss = loss
-            // E[max(D, 0)] for D ~ Normal(d, s²): the shortfall of shipping where a rise is the loss.
+            // In the metric's good direction, as the unadjusted figures (SPEC §5): for a lower-is-better
+            // rate the chance the variant's rate is lower, and the expected rise E[max(D, 0)], D ~ Normal(d, s²).
             let s = estimate.standardError, z = estimate.difference / s
-            out.expectedLossIfShipped = m.lowerIsBetter ? max(0, s * Normal.pdf(z) + estimate.difference * Normal.cdf(z)) : loss
+            out.chanceToWin = m.lowerIsBetter ? 1 - win : win
+            out.expectedLoss = m.lowerIsBetter ? max(0, s * Normal.pdf(z) + estimate.difference * Normal.cdf(z)) : loss
+            out.expectedLossIfShipped = out.expectedLoss
             out.nullReasons["chance_to_win"] = nil
             out.nullReasons["expected_loss"] = nil
         }

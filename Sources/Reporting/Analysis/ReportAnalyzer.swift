@@ -47,7 +47,7 @@ public enum ReportAnalyzer {
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
             generatedAt: options.generatedAt, asOf: options.asOf, since: options.since, until: options.until, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
-            metrics: metrics, revenueCap: exp.metrics.revenueCap, minimumEffect: exp.metrics.minimumEffect,
+            metrics: metrics, revenueCap: exp.metrics.revenueCap, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
             sequential: exp.metrics.sequential, users: acc.users, crossoverUsers: acc.crossoverUsers,
             firstExposure: acc.firstExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             lastExposure: acc.lastExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
@@ -137,15 +137,19 @@ public enum ReportAnalyzer {
         c.relativeLift = z.relativeLift
         c.relativeCI = z.relativeInterval.map { Bounds($0.lower, $0.upper) }
         if z.relativeLift == nil {
-            c.nullReasons["relative_lift"] = "the control's rate is 0, so a relative change is undefined"
+            // A ratio with a zero count has no interval (and "−100%" from an arm still waiting is not a finding).
+            let events = m.countWords
+            let reason = kc == 0 && kv == 0 ? "neither arm has \(events) yet"
+                : kc == 0 ? "the control has no \(events) yet" : "“\(variant.key)” has no \(events) yet"
+            c.nullReasons["relative_lift"] = reason + ", so a relative change cannot be estimated"
             c.nullReasons["relative_ci"] = c.nullReasons["relative_lift"]
         }
         c.pValue = z.pValue
-        let bayes = BayesianComparison(control: pc, variant: pv)
+        // In the metric's good direction: for cancel and refund rates, the chance the variant's rate is lower.
+        let bayes = BayesianComparison(control: pc, variant: pv, lowerIsBetter: m.lowerIsBetter)
         c.chanceToWin = bayes.chanceToWin
         c.expectedLoss = bayes.expectedLoss
-        // Shipping a variant of a lower-is-better metric risks the opposite shortfall.
-        c.expectedLossIfShipped = m.lowerIsBetter ? BayesianComparison(control: pv, variant: pc).expectedLoss : bayes.expectedLoss
+        c.expectedLossIfShipped = bayes.expectedLoss
         if sequential, let look = try sequentialLooks(slot, control, variant, alpha: alpha, tau2: mixingVariance(control: pc.rate, minimumEffect: experiment.metrics.minimumEffect)) {
             c.sequentialPValue = look.pValue
             c.sequentialCI = Bounds(look.interval.lower, look.interval.upper)
@@ -190,9 +194,16 @@ public enum ReportAnalyzer {
         c.absoluteCI = Bounds(w.interval.lower, w.interval.upper)
         c.relativeLift = w.relativeLift
         c.relativeCI = w.relativeInterval.map { Bounds($0.lower, $0.upper) }
-        if w.relativeLift == nil {
-            c.nullReasons["relative_lift"] = "the control's revenue per user is 0, so a relative change is undefined"
-            c.nullReasons["relative_ci"] = c.nullReasons["relative_lift"]
+        if w.relativeInterval == nil {
+            // The log of a ratio of means needs both means positive; say which is not, and why.
+            func why(_ s: SampleSummary, _ name: String) -> String? {
+                guard let mean = try? s.mean(), mean <= 0 else { return nil }
+                return s.sumOfSquares == 0 ? "\(name) has no payers yet" : "\(name)'s net revenue per user is not positive (refunds outweigh payments)"
+            }
+            let reasons = [why(control, "the control"), why(variant, "“\(key)”")].compactMap { $0 }
+            let reason = reasons.joined(separator: " and ") + ", so a relative change cannot be estimated"
+            if w.relativeLift == nil { c.nullReasons["relative_lift"] = reason }
+            c.nullReasons["relative_ci"] = reason
         }
         c.pValue = w.pValue
         do {

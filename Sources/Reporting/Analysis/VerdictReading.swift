@@ -67,3 +67,21 @@ extension ReportFigures {
         }
     }
 }
+
+extension Metric {
+    /// What a rate metric counts, in words for a reason ("no payers yet"): its numerator.
+    var countWords: String {
+        guard case .proportion(let fact) = definition.statistic else { return "payers" }
+        return switch fact {
+        case .exposure: "exposures"
+        case .trialStart: "trial starts"
+        case .paid, .converted: "payers"
+        case .day0Cancel: "day-0 cancels"
+        case .trialCancel: "trial cancels"
+        case .refund: "refunds"
+        }
+    }
+
+    /// `higher_is_better` or `lower_is_better` (SPEC §5), as every format writes it.
+    public var direction: String { lowerIsBetter ? "lower_is_better" : "higher_is_better" }
+}

@@ -32,7 +32,7 @@ extension ForecastBacktest {
     }
 
     /// One block per (experiment, cut): per arm the forecast and its interval, what was realized, the error.
-    public static func text(_ rows: [Row]) -> String {
+    public static func text(_ rows: [Row], currency: String) -> String {
         var out = ""
         for row in rows {
             out += "\(row.experiment): forecast at day \(row.atDays) (\(RFC3339.format(row.at))) of revenue per user by day \(row.horizonDays)\n"
@@ -43,9 +43,9 @@ extension ForecastBacktest {
             let header = ["arm", "users", "forecast", "90% interval", "realized", "error"]
             var lines = [header]
             for arm in row.arms {
-                let realized = arm.realized.map { ReportFormat.money($0) + (arm.complete ? "" : " so far, \(percent(arm.stillToCome)) to come") } ?? "—"
-                lines.append([arm.variant, ReportFormat.count(arm.users), ReportFormat.money(arm.forecast),
-                              arm.ci.map { "\(ReportFormat.money($0.lower)) to \(ReportFormat.money($0.upper))" } ?? "—",
+                let realized = arm.realized.map { ReportFormat.money($0, in: currency) + (arm.complete ? "" : " so far, \(percent(arm.stillToCome)) to come") } ?? "—"
+                lines.append([arm.variant, ReportFormat.count(arm.users), ReportFormat.money(arm.forecast, in: currency),
+                              arm.ci.map { "\(ReportFormat.money($0.lower, in: currency)) to \(ReportFormat.money($0.upper, in: currency))" } ?? "—",
                               realized, arm.error.map { ReportFormat.signedPercent($0) } ?? "—"])
             }
             let widths = header.indices.map { i in lines.map { $0[i].count }.max() ?? 0 }

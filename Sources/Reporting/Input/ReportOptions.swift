@@ -13,6 +13,8 @@ public struct ReportOptions: Sendable {
     public var until: Date?
     /// The power the "too few users" check asks for.
     public var power: Double
+    /// The report currency (products.json's `currency`): every revenue figure is in it.
+    public var currency: String
     /// Dimensions to split the comparisons by (`--by`, SPEC §5), in the order asked.
     public var segments: [String]
     /// A segment value with fewer users than this in any arm is pooled into `other` (`--min-segment-users`).
@@ -21,7 +23,8 @@ public struct ReportOptions: Sendable {
     public static let defaultMinSegmentUsers = 100
 
     public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8,
-                segments: [String] = [], minSegmentUsers: Int = ReportOptions.defaultMinSegmentUsers) {
+                currency: String = "USD", segments: [String] = [], minSegmentUsers: Int = ReportOptions.defaultMinSegmentUsers) {
+        self.currency = currency
         self.alpha = alpha
         self.generatedAt = generatedAt
         self.since = since

@@ -50,6 +50,8 @@ public struct ReportFigures: Sendable {
     /// Every metric shown, in order: the table's, then the horizon metrics the file names.
     public var metrics: [Metric]
     public var revenueCap: RevenueCap?
+    /// The report currency: every revenue figure is in it (SPEC §4).
+    public var currency: String
     public var minimumEffect: Double
     public var sequential: Bool
     /// Counted users (forced users left out).
@@ -77,7 +79,7 @@ public struct ReportFigures: Sendable {
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
-                metrics: [Metric] = Metric.baseMetrics, revenueCap: RevenueCap? = nil, minimumEffect: Double,
+                metrics: [Metric] = Metric.baseMetrics, revenueCap: RevenueCap? = nil, currency: String = "USD", minimumEffect: Double,
                 sequential: Bool, users: Int, crossoverUsers: Int = 0, firstExposure: Date? = nil, lastExposure: Date? = nil, srm: SRMResult,
                 variants: [VariantResult], comparisons: [ComparisonResult], survival: SurvivalResult, conversionByDay: [ConversionCurve],
                 revenueByDay: [RevenueCurve] = [], copySources: [CopySourceSplit], requiredUsersPerVariant: Int? = nil) {
@@ -95,6 +97,7 @@ public struct ReportFigures: Sendable {
         self.secondary = secondary
         self.metrics = metrics
         self.revenueCap = revenueCap
+        self.currency = currency
         self.minimumEffect = minimumEffect
         self.sequential = sequential
         self.users = users
@@ -206,9 +209,11 @@ public struct ComparisonResult: Sendable, Equatable {
     public var pValue: Double?
     /// Holm-adjusted across the treatments of this metric (equal to `pValue` with one treatment).
     public var pValueAdjusted: Double?
-    /// P(variant > control): Beta(1, 1) priors for rates, the normal approximation for revenue (SPEC §5).
+    /// The chance the variant is better in the metric's good direction: P(variant > control), or
+    /// P(variant < control) for lower-is-better rates; Beta(1, 1) priors for rates, the normal
+    /// approximation for revenue (SPEC §5).
     public var chanceToWin: Double?
-    /// E[max(control − variant, 0)].
+    /// The expected shortfall in that direction: E[max(control − variant, 0)], mirrored for lower-is-better rates.
     public var expectedLoss: Double?
     /// The expected shortfall of shipping the variant: `expectedLoss` for higher-is-better metrics,
     /// E[max(rate_variant − rate_control, 0)] for cancel rates (where a rise is the loss).
@@ -248,11 +253,9 @@ public struct ComparisonResult: Sendable, Equatable {
         self.nullReasons = nullReasons
     }
 
-    /// For metrics where lower is better, the chance the variant is better is 1 − chance_to_win.
-    public var chanceToBeBetter: Double? {
-        guard let chanceToWin else { return nil }
-        return metric.lowerIsBetter ? 1 - chanceToWin : chanceToWin
-    }
+    /// The chance the variant is better in the metric's good direction: `chanceToWin`, which the
+    /// analysis computes in that direction (kept under this name for readers of the older field).
+    public var chanceToBeBetter: Double? { chanceToWin }
 }
 
 /// Kaplan–Meier survival of subscriptions from trial start to cancel.

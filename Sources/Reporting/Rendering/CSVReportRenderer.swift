@@ -3,13 +3,15 @@ import Foundation
 
 /// The report as CSV (RFC 4180): one row per (variant, metric), the comparison with the
 /// control in the same row (empty for the control). Rates are fractions, as in the JSON; `cap` is the
-/// per-user revenue cap a revenue metric used (empty when uncapped or not revenue).
+/// per-user revenue cap a revenue metric used (empty when uncapped or not revenue). `null_reasons`
+/// stays the last column.
 public enum CSVReportRenderer {
     public static let header = [
         "experiment", "variant", "is_control", "metric", "users", "count", "denominator", "rate", "ci_lower", "ci_upper",
         "absolute_diff", "absolute_ci_lower", "absolute_ci_upper", "relative_lift", "relative_ci_lower", "relative_ci_upper",
         "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value", "cap",
         "dimension", "value", "variance_reduction", "unadjusted_absolute_diff", "unadjusted_p_value",
+        "direction", "currency", "null_reasons",
     ]
 
     public static func render(_ r: Report) -> String {
@@ -25,6 +27,7 @@ public enum CSVReportRenderer {
                     num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
                     num(m.cap), "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
                     num(c?.adjustment?.unadjusted.pValue),
+                    m.metric.direction, r.currency, text(nullReasons(m, c)),
                 ]
                 out += fields.joined(separator: ",") + "\r\n"
             }
@@ -41,12 +44,28 @@ public enum CSVReportRenderer {
                         num(c.relativeLift), num(c.relativeCI?.lower), num(c.relativeCI?.upper),
                         num(c.pValue), num(c.pValueAdjusted), num(c.chanceToWin), num(c.expectedLoss), "", num(c.cap),
                         text(d.dimension), text(cell.value), "", "", "",
+                        c.metric.direction, r.currency, text(nullReasons(nil, c)),
                     ]
                     out += fields.joined(separator: ",") + "\r\n"
                 }
             }
         }
         return out
+    }
+
+    /// Why this row's empty figures are empty, in the JSON's words: `field: reason` joined by "; ".
+    static func nullReasons(_ m: MetricValue?, _ c: ComparisonResult?) -> String {
+        var parts: [String] = []
+        if let reason = m?.nullReason { parts.append("rate: \(reason)") }
+        if let c {
+            // One entry per distinct reason, naming every field it explains.
+            var byReason: [(String, [String])] = []
+            for (field, reason) in c.nullReasons.sorted(by: { $0.key < $1.key }) {
+                if let i = byReason.firstIndex(where: { $0.0 == reason }) { byReason[i].1.append(field) } else { byReason.append((reason, [field])) }
+            }
+            parts += byReason.map { "\($0.1.joined(separator: ", ")): \($0.0)" }
+        }
+        return parts.joined(separator: "; ")
     }
 
     static func num(_ x: Double?) -> String {

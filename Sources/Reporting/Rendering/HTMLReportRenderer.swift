@@ -42,7 +42,7 @@ public enum HTMLReportRenderer {
             b += "<tr><td>\(ReportFormat.title(metric))\(metric == r.primaryMetric ? " <span class=\"tag\">primary</span>" : "")</td>"
             for v in r.variants {
                 guard let m = v.metric(metric), m.rate != nil else { b += "<td class=\"num\">n/a</td>"; continue }
-                b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci)))</span>"
+                b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci, in: r.currency)))</span>"
                 b += "<br><span class=\"ci\">\(ReportFormat.count(m.count)) of \(ReportFormat.count(m.denominator))\(metric.isRevenue ? " paid" : "")</span></td>"
             }
             b += "</tr>"
@@ -59,25 +59,27 @@ public enum HTMLReportRenderer {
             b += "</tr></thead><tbody>"
             for c in r.comparisons {
                 let cls = c.reading.clearlyBetter ? "good" : c.reading.clearlyWorse ? "bad" : ""
-                b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(ReportFormat.title(c.metric))</td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI)))</span></td>"
+                let mark = c.reading.clearlyBetter ? " ▲" : c.reading.clearlyWorse ? " ▼" : ""
+                b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(escape(ReportFormat.directedTitle(c.metric)))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency) + mark))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.pValue)))</td><td class=\"num\">\(escape(ReportFormat.pValue(c.pValueAdjusted)))</td>"
                 b += "<td class=\"num\">\(escape(ReportFormat.probability(c.chanceToBeBetter)))</td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped)))</td>"
+                b += "<td class=\"num\">\(escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)))</td>"
                 if r.sequential {
-                    b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI)))</td>"
+                    b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)))</td>"
                 }
                 b += "</tr>"
             }
             b += "</tbody></table></div>"
+            b += ReportFormat.legend(r).map { "<p class=\"muted\">\(escape($0))</p>" }.joined()
             if let note = SegmentRows.adjustmentNote(r) {
                 b += "<p class=\"muted\">\(escape(note))</p><div class=\"scroll\"><table><thead><tr><th>variant</th><th>metric</th><th>adjusted</th><th>unadjusted</th><th>variance reduction</th><th>strata</th></tr></thead><tbody>"
                 for c in SegmentRows.adjusted(r) {
                     guard let a = c.adjustment else { continue }
                     b += "<tr><td>\(escape(c.variant))</td><td>\(ReportFormat.title(c.metric))</td>"
-                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI)))</span></td>"
-                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI)))</span></td>"
+                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
+                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)))</span></td>"
                     b += "<td class=\"num\">\(escape(SegmentRows.varianceReduction(a)))</td><td class=\"num\">\(a.strata)</td></tr>"
                 }
                 b += "</tbody></table></div>"
@@ -90,7 +92,7 @@ public enum HTMLReportRenderer {
             for sentence in d.differenceSentences { b += "<p class=\"differs\"><strong>\(escape(sentence))</strong></p>" }
             b += "<figure><div class=\"chartbox\">\(SVGCharts.segmentForestPlot(d, r))</div><figcaption>\(escape(ReportFormat.title(r.primaryMetric))): each value's difference to the control with its \(r.confidenceLabel) interval; the dashed line is all users'.</figcaption></figure>"
             b += "<div class=\"scroll\"><table><thead><tr><th>value</th><th>users</th><th>metric</th><th>variant</th><th>difference</th><th>lift</th><th>p (Holm)</th></tr></thead><tbody>"
-            for row in SegmentRows.rows(d, primary: r.primaryMetric) {
+            for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
                 let cls = row.reading.clearlyBetter ? "good" : row.reading.clearlyWorse ? "bad" : ""
                 b += "<tr class=\"\(cls)\"><td>\(escape(row.value))</td><td class=\"num\">\(row.users)</td><td>\(escape(row.metric))</td><td>\(escape(row.variant))</td>"
                 b += "<td class=\"num\">\(escape(row.difference))<br><span class=\"ci\">\(escape(row.interval))</span></td><td class=\"num\">\(escape(row.lift))</td><td class=\"num\">\(escape(row.pHolm))</td></tr>"
@@ -135,7 +137,7 @@ public enum HTMLReportRenderer {
     /// ", each user's revenue capped at …", when the report caps revenue.
     static func capCaption(_ r: Report) -> String {
         guard let cap = r.variants.first?.metric(.revenuePerUser)?.cap else { return "" }
-        return "; each user's revenue capped at \(escape(ReportFormat.money(cap)))"
+        return "; each user's revenue capped at \(escape(ReportFormat.money(cap, in: r.currency)))"
     }
 
     /// Escapes text for HTML element content and quoted attribute values.

@@ -16,6 +16,7 @@ public enum JSONReportRenderer {
         var top: [(String, JSONValue)] = [
             ("experiment", .string(r.experimentID)),
             ("generated_at", .string(RFC3339.format(r.generatedAt))),
+            ("currency", .string(r.currency)),
             ("users", .number(Double(r.users))),
             ("crossover_users", .number(Double(r.crossoverUsers))),
             ("srm", srm(r.srm)),
@@ -45,6 +46,7 @@ public enum JSONReportRenderer {
             ("minimum_effect", .number(r.minimumEffect)),
             ("sequential", .bool(r.sequential)),
             ("required_users_per_variant", int(r.requiredUsersPerVariant)),
+            ("legend", .array(ReportFormat.legend(r).map(JSONValue.string))),
             ("health", .array(r.health.map { .object([("level", .string($0.level.rawValue)), ("code", .string($0.code)), ("message", .string($0.message))]) })),
             ("conversion_by_day", .object(r.conversionByDay.map { curve in
                 (curve.key, .array(curve.points.map { .object([("day", .number(Double($0.day))), ("users", .number(Double($0.users))), ("rate", num($0.rate))]) }))
@@ -143,6 +145,7 @@ public enum JSONReportRenderer {
         var fields: [(String, JSONValue)] = [
             ("variant", .string(c.variant)),
             ("metric", .string(c.metric.name)),
+            ("direction", .string(c.metric.direction)),
             ("absolute_diff", num(c.absoluteDiff)),
             ("absolute_ci", bounds(c.absoluteCI)),
             ("relative_lift", num(c.relativeLift)),

@@ -11,7 +11,7 @@ public enum MarkdownReportRenderer {
         if let h = r.hypothesis { out += "> \(esc(h))\n\n" }
 
         var verdict = "## Verdict: \(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))"
-        if let w = r.decision.winner { verdict += " — ship `\(code(w))`" }
+        if let w = r.decision.winner { verdict += " `\(code(w))`" }
         out += verdict + "\n\n"
         for reason in r.decision.reasons { out += "- \(esc(reason))\n" }
 
@@ -33,7 +33,7 @@ public enum MarkdownReportRenderer {
         for metric in r.metrics {
             out += "| \(ReportFormat.title(metric)) | " + r.variants.map { v in
                 guard let m = v.metric(metric), m.rate != nil else { return "n/a" }
-                return "\(ReportFormat.value(metric, m.rate)) \(ReportFormat.interval(metric, m.ci))"
+                return "\(ReportFormat.value(metric, m.rate, in: r.currency)) \(ReportFormat.interval(metric, m.ci, in: r.currency))"
             }.joined(separator: " | ") + " |\n"
         }
 
@@ -45,25 +45,26 @@ public enum MarkdownReportRenderer {
             out += "|---|---|---:|---:|---:|---:|---:|---:|\n"
             for c in r.comparisons {
                 let mark = c.reading.clearlyBetter ? " ✅" : c.reading.clearlyWorse ? " 🔻" : ""
-                let metricName = ReportFormat.title(c.metric) + (c.metric == r.primaryMetric ? " (primary)" : "")
-                out += "| \(esc(c.variant)) | \(metricName) | \(ReportFormat.difference(c.metric, c.absoluteDiff)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI))\(mark) "
+                let metricName = ReportFormat.directedTitle(c.metric) + (c.metric == r.primaryMetric ? " (primary)" : "")
+                out += "| \(esc(c.variant)) | \(metricName) | \(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency))\(mark) "
                 out += "| \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI)) | \(ReportFormat.pValue(c.pValue)) "
                 out += "| \(ReportFormat.pValue(c.pValueAdjusted)) | \(ReportFormat.probability(c.chanceToBeBetter)) "
-                out += "| \(ReportFormat.loss(c.metric, c.expectedLossIfShipped)) |\n"
+                out += "| \(ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)) |\n"
             }
+            out += "\n" + ReportFormat.legend(r, better: "✅", worse: "🔻").map { "\(esc($0))\n" }.joined(separator: "\n")
             if let note = SegmentRows.adjustmentNote(r) {
                 out += "\n\(esc(note))\n\n| variant | metric | adjusted | unadjusted | variance reduction | strata |\n|---|---|---:|---:|---:|---:|\n"
                 for c in SegmentRows.adjusted(r) {
                     guard let a = c.adjustment else { continue }
-                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.difference(c.metric, c.absoluteDiff)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI)) "
-                    out += "| \(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff)) \(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI)) "
+                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)) "
+                    out += "| \(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)) "
                     out += "| \(SegmentRows.varianceReduction(a)) | \(a.strata) |\n"
                 }
             }
             if r.sequential {
                 out += "\nAlways-valid (sequential) results, safe to check every day:\n\n| variant | metric | p (always valid) | interval (always valid) |\n|---|---|---:|---:|\n"
                 for c in r.comparisons where c.sequentialPValue != nil {
-                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.pValue(c.sequentialPValue)) | \(ReportFormat.differenceInterval(c.metric, c.sequentialCI)) |\n"
+                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.pValue(c.sequentialPValue)) | \(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)) |\n"
                 }
             }
         }
@@ -71,7 +72,7 @@ public enum MarkdownReportRenderer {
         for d in r.segments {
             out += "\n## By \(esc(d.dimension))\n\n_\(SegmentDimension.exploratoryNote)_\n\n"
             out += "| value | users | metric | variant | difference | lift | p (Holm) |\n|---|---:|---|---|---:|---:|---:|\n"
-            for row in SegmentRows.rows(d, primary: r.primaryMetric) {
+            for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
                 let mark = row.reading.clearlyBetter ? " ✅" : row.reading.clearlyWorse ? " 🔻" : ""
                 out += "| \(esc(row.value)) | \(row.users) | \(esc(row.metric)) | \(esc(row.variant)) | \(row.difference) \(row.interval)\(mark) | \(row.lift) | \(row.pHolm) |\n"
             }
@@ -103,15 +104,21 @@ public enum MarkdownReportRenderer {
         return out
     }
 
-    /// Escapes Markdown and HTML syntax in text from experiment files or events.
+    /// Escapes what Markdown and HTML would read as syntax in text from experiment files or events:
+    /// emphasis, code, links, table pipes, strikethrough and tags. Brackets, parentheses, `#`, `+` and `!`
+    /// mid-line are plain text in GitHub and chat Markdown, so a pasted report reads as written.
     static func esc(_ s: String) -> String {
         var out = ""
-        for ch in TextReportRenderer.clean(s) {
+        let chars = Array(TextReportRenderer.clean(s))
+        for (i, ch) in chars.enumerated() {
             switch ch {
-            case "&": out += "&amp;"
+            // "<" could open a tag and "&" an entity; ">" only quotes at the start of a line, where this text never is.
+            case "&" where i + 1 < chars.count && (chars[i + 1].isLetter || chars[i + 1] == "#"): out += "&amp;"
             case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\\", "`", "*", "_", "{", "}", "[", "]", "(", ")", "#", "+", "!", "|", "~":
+            // An underscore inside a word (paid_conversion) is never emphasis in GitHub Markdown.
+            case "_" where i > 0 && i + 1 < chars.count && (chars[i - 1].isLetter || chars[i - 1].isNumber) && (chars[i + 1].isLetter || chars[i + 1].isNumber):
+                out.append(ch)
+            case "\\", "`", "*", "_", "[", "]", "|", "~":
                 out += "\\" + String(ch)
             default: out.append(ch)
             }

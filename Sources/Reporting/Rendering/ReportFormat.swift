@@ -5,6 +5,18 @@ import Foundation
 enum ReportFormat {
     static func title(_ m: Metric) -> String { m.title }
 
+    /// The title, with "(lower is better)" for metrics where a fall is good news (cancel and refund rates).
+    static func directedTitle(_ m: Metric) -> String { m.title + (m.lowerIsBetter ? " (lower is better)" : "") }
+
+    /// The legend of the comparisons, the same words in every format (only the marks differ).
+    static func legend(_ r: Report, better: String = "▲", worse: String = "▼") -> [String] {
+        [
+            "\(better) clearly better than the control, \(worse) clearly worse, each in its metric's good direction: higher for trial starts, conversion and revenue; lower for cancel and refund rates (marked “lower is better”).",
+            "Chance better: the chance the variant is better in that direction. Expected loss: what shipping the variant gives up on average if it is in fact worse, in percentage points (pp) of the rate, or for revenue in \(r.currency) per user.",
+            "Revenue figures are net of refunds, per exposed user, in \(r.currency).",
+        ]
+    }
+
     /// What the rate is out of, in words.
     static func denominatorWord(_ m: Metric) -> String { m.unit.words }
 
@@ -13,11 +25,11 @@ enum ReportFormat {
         guard let config = r.revenueCap else { return nil }
         let rule = switch config {
         case .percentile(let p): "the \(JSONValue.format(p * 100))th percentile of paying users' revenue, pooled over the variants"
-        case .absolute(let x): "a fixed \(money(x))"
+        case .absolute(let x): "a fixed \(money(x, in: r.currency))"
         }
         let caps = r.metrics.filter(\.isRevenue).compactMap { m -> String? in
             guard let cap = r.variants.first?.metric(m)?.cap else { return nil }
-            return "\(title(m).lowercased()) \(money(cap))"
+            return "\(title(m).lowercased()) \(money(cap, in: r.currency))"
         }
         return "Each user's net revenue is capped before every revenue figure, at \(rule)" + (caps.isEmpty ? "." : ": \(caps.joined(separator: "; ")).")
     }
@@ -38,29 +50,30 @@ enum ReportFormat {
         return String(format: "%+.2f pp", x * 100)
     }
 
-    static func money(_ x: Double?) -> String {
+    /// An amount in the report currency, its code after it: "1.25 USD".
+    static func money(_ x: Double?, in currency: String) -> String {
         guard let x, x.isFinite else { return "n/a" }
-        return String(format: "%.2f", x)
+        return String(format: "%.2f", x) + " " + currency
     }
 
-    static func signedMoney(_ x: Double?) -> String {
+    static func signedMoney(_ x: Double?, in currency: String) -> String {
         guard let x, x.isFinite else { return "n/a" }
-        return String(format: "%+.2f", x)
+        return String(format: "%+.2f", x) + " " + currency
     }
 
     /// The value of a metric: a percentage for rates, money for revenue per user.
-    static func value(_ m: Metric, _ x: Double?) -> String { m.isRevenue ? money(x) : percent(x) }
+    static func value(_ m: Metric, _ x: Double?, in currency: String) -> String { m.isRevenue ? money(x, in: currency) : percent(x) }
 
-    static func interval(_ m: Metric, _ b: Bounds?) -> String {
+    static func interval(_ m: Metric, _ b: Bounds?, in currency: String) -> String {
         guard let b else { return "" }
-        return m.isRevenue ? "[\(money(b.lower)), \(money(b.upper))]" : "[\(percent(b.lower)), \(percent(b.upper))]"
+        return m.isRevenue ? "[\(String(format: "%.2f", b.lower)), \(money(b.upper, in: currency))]" : "[\(percent(b.lower)), \(percent(b.upper))]"
     }
 
-    static func difference(_ m: Metric, _ x: Double?) -> String { m.isRevenue ? signedMoney(x) : points(x) }
+    static func difference(_ m: Metric, _ x: Double?, in currency: String) -> String { m.isRevenue ? signedMoney(x, in: currency) : points(x) }
 
-    static func differenceInterval(_ m: Metric, _ b: Bounds?) -> String {
+    static func differenceInterval(_ m: Metric, _ b: Bounds?, in currency: String) -> String {
         guard let b else { return "" }
-        return m.isRevenue ? "[\(signedMoney(b.lower)), \(signedMoney(b.upper))]" : "[\(points(b.lower)), \(points(b.upper))]"
+        return m.isRevenue ? "[\(String(format: "%+.2f", b.lower)), \(signedMoney(b.upper, in: currency))]" : "[\(points(b.lower)), \(points(b.upper))]"
     }
 
     static func liftInterval(_ b: Bounds?) -> String {
@@ -87,9 +100,10 @@ enum ReportFormat {
         return String(format: "%.1f%%", p * 100)
     }
 
-    static func loss(_ m: Metric, _ x: Double?) -> String {
+    /// Expected loss: per user in the report currency for revenue, in percentage points for rates.
+    static func loss(_ m: Metric, _ x: Double?, in currency: String) -> String {
         guard let x, x.isFinite else { return "n/a" }
-        return m.isRevenue ? String(format: "%.3f", x) : String(format: "%.3f pp", x * 100)
+        return m.isRevenue ? String(format: "%.3f", x) + " \(currency)/user" : String(format: "%.3f pp", x * 100)
     }
 
     static func count(_ n: Int) -> String {

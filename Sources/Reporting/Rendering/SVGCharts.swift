@@ -119,7 +119,7 @@ enum SVGCharts {
         guard series.contains(where: { !$0.points.isEmpty }), yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
                          xLabel: "days since first exposure", yLabel: "revenue per user", aria: "Cumulative revenue per exposed user by day since first exposure, per variant",
-                         yTick: { ReportFormat.money($0) })
+                         yTick: { ReportFormat.money($0, in: r.currency) })
     }
 
     static func survivalChart(_ r: Report) -> String {

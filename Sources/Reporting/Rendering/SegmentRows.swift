@@ -15,7 +15,7 @@ enum SegmentRows {
         var reading: VerdictReading
     }
 
-    static func rows(_ d: SegmentDimension, primary: Metric) -> [Row] {
+    static func rows(_ d: SegmentDimension, primary: Metric, in currency: String) -> [Row] {
         d.cells.flatMap { cell in
             cell.comparisons.map { c in
                 var value = cell.value
@@ -25,8 +25,8 @@ enum SegmentRows {
                 }
                 return Row(value: value, users: ReportFormat.count(cell.users),
                            metric: ReportFormat.title(c.metric) + (c.metric == primary ? " *" : ""), variant: c.variant,
-                           difference: ReportFormat.difference(c.metric, c.absoluteDiff),
-                           interval: ReportFormat.differenceInterval(c.metric, c.absoluteCI),
+                           difference: ReportFormat.difference(c.metric, c.absoluteDiff, in: currency),
+                           interval: ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: currency),
                            lift: ReportFormat.signedPercent(c.relativeLift), pHolm: ReportFormat.pValue(c.pValueAdjusted), reading: c.reading)
             }
         }

@@ -41,7 +41,7 @@ public enum TextReportRenderer {
             table.add([ReportFormat.title(metric)] + r.variants.map { v in
                 guard let m = v.metric(metric) else { return "" }
                 guard m.rate != nil else { return "n/a" }
-                return "\(ReportFormat.value(metric, m.rate)) \(ReportFormat.interval(metric, m.ci))"
+                return "\(ReportFormat.value(metric, m.rate, in: r.currency)) \(ReportFormat.interval(metric, m.ci, in: r.currency))"
             })
         }
         out += table.render(color: color)
@@ -56,28 +56,28 @@ public enum TextReportRenderer {
                 let mark = c.reading.clearlyBetter ? " ▲" : c.reading.clearlyWorse ? " ▼" : ""
                 comp.add([
                     TextTable.Cell(text: clean(c.variant)),
-                    TextTable.Cell(text: ReportFormat.title(c.metric) + (c.metric == r.primaryMetric ? " *" : "")),
-                    TextTable.Cell(text: ReportFormat.difference(c.metric, c.absoluteDiff) + mark, color: tone),
-                    TextTable.Cell(text: ReportFormat.differenceInterval(c.metric, c.absoluteCI)),
+                    TextTable.Cell(text: ReportFormat.directedTitle(c.metric) + (c.metric == r.primaryMetric ? " *" : "")),
+                    TextTable.Cell(text: ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency) + mark, color: tone),
+                    TextTable.Cell(text: ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)),
                     TextTable.Cell(text: ReportFormat.signedPercent(c.relativeLift), color: tone),
                     TextTable.Cell(text: ReportFormat.liftInterval(c.relativeCI)),
                     TextTable.Cell(text: ReportFormat.pValue(c.pValue)),
                     TextTable.Cell(text: ReportFormat.pValue(c.pValueAdjusted)),
                     TextTable.Cell(text: ReportFormat.probability(c.chanceToBeBetter)),
-                    TextTable.Cell(text: ReportFormat.loss(c.metric, c.expectedLossIfShipped)),
+                    TextTable.Cell(text: ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)),
                 ])
             }
             out += comp.render(color: color)
-            out += "  * primary metric. \"chance better\" reads cancel rates the other way round (lower is better).\n"
+            out += "  * primary metric.\n" + ReportFormat.legend(r).map { "  \($0)\n" }.joined()
             if let note = SegmentRows.adjustmentNote(r) {
                 out += "\n  \(clean(note))\n"
                 var adj = TextTable(["variant", "metric", "adjusted", "interval", "unadjusted", "interval", "variance reduction", "strata"],
                                     aligns: [.left, .left, .right, .right, .right, .right, .right, .right])
                 for c in SegmentRows.adjusted(r) {
                     guard let a = c.adjustment else { continue }
-                    adj.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.difference(c.metric, c.absoluteDiff),
-                             ReportFormat.differenceInterval(c.metric, c.absoluteCI), ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff),
-                             ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI), SegmentRows.varianceReduction(a), String(a.strata)])
+                    adj.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency),
+                             ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency), ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency),
+                             ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency), SegmentRows.varianceReduction(a), String(a.strata)])
                 }
                 out += adj.render(color: color)
             }
@@ -85,7 +85,7 @@ public enum TextReportRenderer {
                 out += "\n  Always-valid (sequential) results, safe to check every day:\n"
                 var seq = TextTable(["variant", "metric", "p (always valid)", "interval (always valid)"], aligns: [.left, .left, .right, .right])
                 for c in r.comparisons where c.sequentialPValue != nil {
-                    seq.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.pValue(c.sequentialPValue), ReportFormat.differenceInterval(c.metric, c.sequentialCI)])
+                    seq.add([clean(c.variant), ReportFormat.title(c.metric), ReportFormat.pValue(c.sequentialPValue), ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)])
                 }
                 out += seq.render(color: color)
             }
@@ -95,7 +95,7 @@ public enum TextReportRenderer {
             out += "\n" + paint("BY \(clean(d.dimension).uppercased())", bold) + " (exploratory: segments never change the verdict)\n"
             var t = TextTable(["value", "users", "metric", "variant", "difference", "interval", "lift", "p (Holm)"],
                               aligns: [.left, .right, .left, .left, .right, .right, .right, .right])
-            for row in SegmentRows.rows(d, primary: r.primaryMetric) {
+            for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
                 let tone: String? = row.reading.clearlyBetter ? green : row.reading.clearlyWorse ? red : nil
                 t.add([TextTable.Cell(text: clean(row.value)), TextTable.Cell(text: row.users), TextTable.Cell(text: row.metric),
                        TextTable.Cell(text: clean(row.variant)), TextTable.Cell(text: row.difference, color: tone),

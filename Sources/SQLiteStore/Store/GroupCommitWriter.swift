@@ -333,8 +333,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func insert(_ event: Event) throws -> Bool {
         let statement = try prepared(&insertEvent, """
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
-                                copy_source, copy_text, copy_fallback_reason, placement, attributes)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                copy_source, copy_text, copy_fallback_reason, placement, attributes,
+                                original_revenue, original_currency)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, event_id) DO NOTHING
             """)
         try statement.bind(1, event.id)
@@ -351,6 +352,8 @@ final class GroupCommitWriter: @unchecked Sendable {
         try statement.bind(12, event.copyFallbackReason)
         try statement.bind(13, event.placement)
         try statement.bind(14, blob: event.attributes.isEmpty ? nil : event.attributes.encoded)
+        try statement.bind(15, event.originalRevenue)
+        try statement.bind(16, event.originalCurrency)
         try statement.run()
         return connection.changes == 1
     }

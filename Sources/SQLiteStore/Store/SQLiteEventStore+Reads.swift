@@ -174,7 +174,7 @@ extension SQLiteEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
-        placement, attributes
+        placement, attributes, original_revenue, original_currency
         """
 
     static func event(from s: Statement) -> Event {
@@ -183,7 +183,8 @@ extension SQLiteEventStore {
               variant: s.optionalText(5), revenue: s.optionalDouble(6), currency: s.optionalText(7),
               productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
               copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11),
-              placement: s.optionalText(12), attributes: FactsRefresh.attributes(s, 13))
+              placement: s.optionalText(12), attributes: FactsRefresh.attributes(s, 13),
+              originalRevenue: s.optionalDouble(14), originalCurrency: s.optionalText(15))
     }
 
     static let factColumns = """

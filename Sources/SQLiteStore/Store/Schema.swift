@@ -109,6 +109,11 @@ enum Schema {
                 observed_until_ts INTEGER NOT NULL
             );
             """),
+        // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
+        Migration(version: 9, description: "events keep the original amount and currency of converted revenue", sql: """
+            ALTER TABLE events ADD COLUMN original_revenue REAL;
+            ALTER TABLE events ADD COLUMN original_currency TEXT;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

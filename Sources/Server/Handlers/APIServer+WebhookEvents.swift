@@ -17,10 +17,14 @@ extension APIServer {
         guard let type = EventType(name: mapped.type) else {
             throw APIError(.unprocessable, code: "invalid_webhook_event", "cannot map to '\(mapped.type)'", field: typeField)
         }
-        let event = Event(id: mapped.eventID, type: type, userID: mapped.userID,
-                          timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
-                          revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID)
-        if let rejection = snapshots.snapshot.eventParser.validate(event) {
+        let mappedEvent = Event(id: mapped.eventID, type: type, userID: mapped.userID,
+                                timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
+                                revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID)
+        // Checked and converted into the report currency as `/v1/events` does; a currency with no rate is 422, nothing stored.
+        let event: Event
+        switch snapshots.snapshot.eventParser.check(mappedEvent) {
+        case .success(let checked): event = checked
+        case .failure(let rejection):
             throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: fieldPrefix + rejection.field)
         }
         let store = backend.store

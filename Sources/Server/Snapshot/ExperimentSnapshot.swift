@@ -38,7 +38,7 @@ public final class ExperimentSnapshot: Sendable {
         self.experimentsByID = byID
         let assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.assigner = assigner
-        self.eventParser = EventParser(catalog: .init(catalog.variantKeys))
+        self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter)
         (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog)
         self.features = FeaturesPayloadCache(catalog: catalog)
         self.answers = assigner.experiments.map { assignable in
@@ -92,7 +92,9 @@ public final class ExperimentSnapshot: Sendable {
             }
             offerings.append((name, .object([("plans", .object(rendered))])))
         }
-        let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings))])
+        let rates: [(String, JSONValue)] = catalog.products.exchangeRates.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) }
+        let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings)),
+                                           ("exchange_rates", .object(rates))])
         return (experiments, products)
     }
 }

@@ -61,7 +61,7 @@ enum ForecastCommand {
                 try ForecastBacktest.run(store: store, experiment: experiment, products: catalog.products, atDays: atDays, now: now, firstExposure: first)
             }
         }
-        let body = format == "json" ? ForecastBacktest.json(rows).serialized() + "\n" : ForecastBacktest.text(rows)
+        let body = format == "json" ? ForecastBacktest.json(rows).serialized() + "\n" : ForecastBacktest.text(rows, currency: catalog.products.currency)
         FileHandle.standardOutput.write(Data(body.utf8))
         return .success
     }

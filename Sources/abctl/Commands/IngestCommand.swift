@@ -1,6 +1,7 @@
 import CommandLineKit
 import Dispatch
 import Events
+import ExperimentDefinitions
 import Foundation
 import Synchronization
 
@@ -61,7 +62,7 @@ enum IngestCommand {
         let store = try StoreOpener.open(dbPath, .init(cacheMiB: environment["ABCTL_CACHE_MIB"].flatMap { Int($0) }))
         defer { store.close() }
 
-        let parser = EventParser(catalog: catalog)
+        let parser = EventParser(catalog: catalog.map { KnownVariants($0.variantKeys) }, currency: catalog?.products.converter)
         let tally = Tally()
         let slots = DispatchSemaphore(value: batchesInFlight)
         let inFlight = DispatchGroup()
@@ -141,14 +142,14 @@ enum IngestCommand {
     /// reads only `id` and `variants[].key` of each `*.json` file (not `schema.json`/`products.json`).
     /// The variants exposures may name: from `--experiments` (which must be valid), else from
     /// `Experiments/` when that folder exists, else nil (any experiment accepted).
-    static func loadCatalog(_ explicit: String?) throws -> KnownVariants? {
+    static func loadCatalog(_ explicit: String?) throws -> ExperimentCatalog? {
         let folder = explicit ?? "Experiments"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             if explicit != nil { throw CLIError.usage("experiments folder '\(folder)' does not exist", command: "ingest") }
             return nil
         }
-        return KnownVariants(try ExperimentFolder.load(folder).variantKeys)
+        return try ExperimentFolder.load(folder)
     }
 }
 

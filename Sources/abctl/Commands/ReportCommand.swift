@@ -56,7 +56,6 @@ enum ReportCommand {
             throw CLIError.usage("'--min-segment-users' must be a whole number of at least 1, got \(minSegmentUsers)", command: "report")
         }
         let dimensions = args.all("--by")
-
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
@@ -64,7 +63,7 @@ enum ReportCommand {
         // --until or ABCTL_NOW names a time.
         let observedUntil = until == nil && fixedNow == nil ? try runtime { try store.observedUntil() }?.date : nil
         let options = ReportOptions(alpha: alpha, generatedAt: observedUntil ?? fixedNow ?? Date(), since: since, until: until,
-                                    segments: dimensions, minSegmentUsers: Int(minSegmentUsers))
+                                    currency: catalog.products.currency, segments: dimensions, minSegmentUsers: Int(minSegmentUsers))
 
         var experiments: [Experiment] = []
         if let id = args.positionals.first {

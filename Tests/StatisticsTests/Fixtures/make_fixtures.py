@@ -12,11 +12,11 @@ Oracles, per file:
                    "oracle": "scipy". scipy itself is off by up to 4e-9 in betaln for such arguments.
   wilson.json      statsmodels proportion_confint(method="wilson")
   comparison.json  statsmodels proportions_ztest (pooled p-value) and confint_proportions_2indep
-                   (method="wald", compare="diff"); the relative-lift delta-method interval has no library
-                   oracle and is the textbook formula written out here.
+                   (method="wald", compare="diff"); the relative lift's log-ratio interval from
+                   confint_proportions_2indep(compare="ratio", method="log") (make_log_ratio.py rewrites it alone).
   welch.json       scipy ttest_ind(equal_var=False) with .confidence_interval() on raw arrays
-                   (ttest_ind_from_stats for the n = 1e7 cases); the relative lift's delta-method interval
-                   is the textbook formula written out here
+                   (ttest_ind_from_stats for the n = 1e7 cases); the relative lift's interval is the delta method on
+                   the log of the ratio of means, written out here (make_log_ratio.py rewrites it alone)
   bayes.json       exact chance to win by Evan Miller's closed-form sum (first term by mpmath, the rest by
                    exact term ratios accumulated in log space with numpy), expected loss
                    by the identity E[max(C-V,0)] = m_C P(C+ > V) - m_V P(C > V+), both cross-checked with
@@ -219,11 +219,9 @@ def make_comparison():
             case["z"], case["p_value"] = f(z), f(p)
         else:
             case["z"], case["p_value"] = None, None  # statsmodels gives NaN; Swift defines p = 1
-        if p1 > 0:
-            lift = p2 / p1 - 1
-            se = math.sqrt(v2 / p1**2 + p2**2 * v1 / p1**4)
-            zc = stats.norm.isf(alpha / 2)
-            case["lift"], case["lift_ci"] = f(lift), [f(lift - zc * se), f(lift + zc * se)]
+        if c1 > 0 and c2 > 0:
+            lo, hi = confint_proportions_2indep(c2, n2, c1, n1, compare="ratio", method="log", alpha=alpha)
+            case["lift"], case["lift_ci"] = f(p2 / p1 - 1), [f(lo - 1), f(hi - 1)]
         else:
             case["lift"], case["lift_ci"] = None, None
         cases.append(case)
@@ -247,16 +245,16 @@ def revenue_sample(n):
 
 
 def welch_lift(n1, sum1, ss1, n2, sum2, ss2, alpha):
-    """Relative lift of the means with the delta-method normal interval (no library oracle)."""
+    """Relative lift of the means with the delta method on the log of their ratio (no library oracle)."""
     m1, m2 = sum1 / n1, sum2 / n2
-    if m1 == 0:
-        return None, None
     v1 = (ss1 - sum1 * sum1 / n1) / (n1 - 1) / n1
     v2 = (ss2 - sum2 * sum2 / n2) / (n2 - 1) / n2
-    lift = m2 / m1 - 1
-    se = math.sqrt(v2 / m1**2 + m2**2 * v1 / m1**4)
+    lift = f(m2 / m1 - 1) if m1 > 0 else None
+    if not (m1 > 0 and m2 > 0):
+        return lift, None
+    se = math.sqrt(max(v1, 0) / m1**2 + max(v2, 0) / m2**2)
     z = stats.norm.isf(alpha / 2)
-    return f(lift), [f(lift - z * se), f(lift + z * se)]
+    return lift, [f(math.exp(math.log(m2 / m1) - z * se) - 1), f(math.exp(math.log(m2 / m1) + z * se) - 1)]
 
 
 def make_welch():

@@ -79,13 +79,13 @@ other_root = certificate("Other Root CA", other_root_key, ca=True)
 good_key, good_chain = chain(root, root_key)
 
 
-def transaction(user, offer=None, price=59990, bundle=BUNDLE, original="1000000001"):
+def transaction(user, offer=None, price=59990, bundle=BUNDLE, original="1000000001", currency="USD"):
     t = {"transactionId": str(uuid.uuid4().int % 10**15), "originalTransactionId": original, "webOrderLineItemId": "2000000001",
          "bundleId": bundle, "productId": "chorus.plus.annual", "subscriptionGroupIdentifier": "21000001",
          "purchaseDate": NOW_MS - 1000, "originalPurchaseDate": NOW_MS - 1000, "expiresDate": NOW_MS + 7 * 86400000,
          "quantity": 1, "type": "Auto-Renewable Subscription", "appAccountToken": user, "inAppOwnershipType": "PURCHASED",
          "signedDate": NOW_MS, "environment": "Sandbox", "transactionReason": "PURCHASE", "storefront": "USA",
-         "storefrontId": "143441", "price": price, "currency": "USD"}
+         "storefrontId": "143441", "price": price, "currency": currency}
     if offer:
         t["offerType"] = 1
         t["offerDiscountType"] = offer
@@ -158,6 +158,13 @@ _, jws = notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transac
 add("auto-renew on is ignored", envelope(jws), jws, status="ignored")
 _, jws = notification("TEST")
 add("test notification is ignored", envelope(jws), jws, status="ignored")
+# Revenue in euros is stored converted (Experiments/products.json: one EUR is 1.08 USD), the original kept;
+# a currency with no rate is refused with 422 and nothing stored.
+euro_buyer = str(uuid.uuid4())
+_, jws = notification("SUBSCRIBED", "INITIAL_BUY", transaction(euro_buyer, original="1000000003", price=49990, currency="EUR"))
+add("purchase in euros", envelope(jws), jws, status="stored", type="purchased", user=euro_buyer, original=[49.99, "EUR"])
+_, jws = notification("SUBSCRIBED", "INITIAL_BUY", transaction(str(uuid.uuid4()), original="1000000004", price=549000, currency="SEK"))
+add("purchase in a currency with no rate", envelope(jws), jws, http=422, field="currency")
 _, jws = notification("SUBSCRIBED", "INITIAL_BUY", transaction(trial_user, offer="FREE_TRIAL"), uuid_=trial_uuid)
 add("retry of the trial", envelope(jws), jws, status="duplicate", type="trial_started", user=trial_user)
 

@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 
 import numpy as np
 from scipy import stats, integrate
-from statsmodels.stats.proportion import proportion_confint, proportions_ztest, samplesize_proportions_2indep_onetail
+from statsmodels.stats.proportion import (confint_proportions_2indep, proportion_confint, proportions_ztest,
+                                          samplesize_proportions_2indep_onetail)
 from statsmodels.stats.multitest import multipletests
 from lifelines import KaplanMeierFitter
 from lifelines.statistics import multivariate_logrank_test
@@ -165,6 +166,13 @@ TABLE = {
 }
 NAMED = [EXPERIMENT["metrics"]["primary"]] + EXPERIMENT["metrics"].get("guardrails", []) + EXPERIMENT["metrics"].get("secondary", [])
 METRICS = list(TABLE) + [m for m in dict.fromkeys(NAMED) if m not in TABLE]
+# SPEC section 5, maturity: the verdict reads each primary or guardrail metric that settles after the trial
+# in its _dN form, N = the longest trial + maturity_grace_days (3), and the report shows it.
+SETTLES = ("paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "refund_rate")
+MATURE_DAYS = max(v["paywall"]["trial_days"] for v in EXPERIMENT["variants"]) + EXPERIMENT["metrics"].get("maturity_grace_days", 3)
+for m in [EXPERIMENT["metrics"]["primary"]] + EXPERIMENT["metrics"].get("guardrails", []):
+    if m in SETTLES and f"{m}_d{MATURE_DAYS}" not in METRICS:
+        METRICS.append(f"{m}_d{MATURE_DAYS}")
 CAP = EXPERIMENT["metrics"].get("revenue_cap")
 
 def split(name):
@@ -342,10 +350,12 @@ for m in RATES + REVENUE:
             ci = res.confidence_interval(1 - ALPHA)
             mc, mv = xc.mean(), xv.mean()
             vc, vv = xc.var(ddof=1) / len(xc), xv.var(ddof=1) / len(xv)
-            lift = mv / mc - 1
-            se = math.sqrt(vv / mc**2 + mv**2 * vc / mc**4)
+            lift = mv / mc - 1 if mc > 0 else None
+            # The delta method on the log of the ratio of means (SPEC section 5), when both means are positive.
+            se = math.sqrt(vc / mc**2 + vv / mv**2) if mc > 0 and mv > 0 else None
+            rci = [math.exp(math.log(mv / mc) - z * se) - 1, math.exp(math.log(mv / mc) + z * se) - 1] if se is not None else None
             rows.append({"variant": k, "metric": m, "absolute_diff": mv - mc, "absolute_ci": [ci.low, ci.high],
-                         "relative_lift": lift, "relative_ci": [lift - z * se, lift + z * se], "p_value": res.pvalue,
+                         "relative_lift": lift, "relative_ci": rci, "p_value": res.pvalue,
                          "chance_to_win": normal_chance_and_loss(xc, xv)[0], "expected_loss": normal_chance_and_loss(xc, xv)[1],
                          "cap": CAPS[m]})
             continue
@@ -354,12 +364,18 @@ for m in RATES + REVENUE:
         pc, pv = kc / nc, kv / nv
         vc, vv = pc * (1 - pc) / nc, pv * (1 - pv) / nv
         d = pv - pc
-        lift = pv / pc - 1
-        se_lift = math.sqrt(vv / pc**2 + pv**2 * vc / pc**4)
+        # The log-ratio (Katz) interval of the rate ratio, minus 1; null with a zero count in either arm.
+        lift, rci = None, None
+        if kc > 0 and kv > 0:
+            lift = pv / pc - 1
+            lo, hi = confint_proportions_2indep(kv, nv, kc, nc, compare="ratio", method="log", alpha=ALPHA)
+            rci = [lo - 1, hi - 1]
         _, p = proportions_ztest([kv, kc], [nv, nc])
-        chance, loss = beta_chance_and_loss(kc, nc, kv, nv)
+        # In the metric's good direction: for cancel and refund rates, the chance the variant's rate is lower.
+        lower_is_better = split(m)[0] in ("day0_cancel_rate", "trial_cancel_rate", "refund_rate")
+        chance, loss = beta_chance_and_loss(kv, nv, kc, nc) if lower_is_better else beta_chance_and_loss(kc, nc, kv, nv)
         row = {"variant": k, "metric": m, "absolute_diff": d, "absolute_ci": [d - z * math.sqrt(vc + vv), d + z * math.sqrt(vc + vv)],
-               "relative_lift": lift, "relative_ci": [lift - z * se_lift, lift + z * se_lift], "p_value": p,
+               "relative_lift": lift, "relative_ci": rci, "p_value": p,
                "chance_to_win": chance, "expected_loss": loss}
         if EXPERIMENT["metrics"].get("sequential") and split(m)[1] is None:
             tau2 = (MDE * pc) ** 2
