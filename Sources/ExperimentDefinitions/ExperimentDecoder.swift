@@ -146,6 +146,11 @@ struct ExperimentDecoder {
             variants: variants, rollout: rollout, safeguards: safeguards, segments: segments.map(\.name), sourcePath: sink.file,
             kind: isHoldout ? .holdout : .experiment, fraction: fraction, winner: winner)
         if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
+        for m in [metrics.primary] + metrics.secondary where m.isForecast && m.horizonDays != experiment.forecast.horizonDays {
+            sink.error("forecast_horizon", at: r.position("metrics"),
+                       "metric '\(m.name)' forecasts day \(m.horizonDays ?? 0), but the forecast's horizon is day \(experiment.forecast.horizonDays)",
+                       hint: "name 'revenue_per_user_forecast_d\(experiment.forecast.horizonDays)', or set forecast.horizon_days to \(m.horizonDays ?? 0)")
+        }
         return (experiment, outline)
     }
 
@@ -337,14 +342,18 @@ struct ExperimentDecoder {
         func metric(_ name: String, at position: SourcePosition) -> Metric? {
             switch Metric.parse(name) {
             case .success(let metric): return metric
+            case .failure(.horizonOutOfRange(let base, let days)) where days.isEmpty:
+                sink.error("unknown_metric", at: position, "metric '\(name)' needs the forecast's horizon",
+                           hint: "write '\(base)_d365' for revenue per user forecast at day 365 (forecast.horizon_days)")
             case .failure(.horizonOutOfRange(let base, let days)):
                 sink.error("unknown_metric", at: position, "metric '\(name)' has a horizon of \(days) days; horizons are whole days from 1 to \(Metric.maxHorizonDays)",
                            hint: "e.g. '\(base)_d14' counts what users did in their first 14 days")
             case .failure(.unknown(let suggestion)):
-                let names = MetricTable.all.map(\.name)
+                let names = MetricTable.all.filter { !$0.isForecast }.map(\.name)
+                let forecasts = MetricTable.all.filter(\.isForecast).map { "\($0.name)_dN" }
                 sink.error("unknown_metric", at: position, "unknown metric '\(name)'",
                            hint: suggestion.map { "did you mean '\($0)'? (any metric may end in _dN, N from 1 to \(Metric.maxHorizonDays))" }
-                               ?? "use one of: \(names.joined(separator: ", ")), optionally followed by _dN (N from 1 to \(Metric.maxHorizonDays))")
+                               ?? "use one of: \(names.joined(separator: ", ")), optionally followed by _dN (N from 1 to \(Metric.maxHorizonDays)); or \(forecasts.joined(separator: ", "))")
             }
             return nil
         }
@@ -360,7 +369,13 @@ struct ExperimentDecoder {
             }
         }
         if let p = r.string("primary"), let metric = metric(p, at: r.position("primary")) { m.primary = metric }
-        if let g = metrics("guardrails") { m.guardrails = g }
+        if let g = metrics("guardrails") {
+            m.guardrails = g.filter { !$0.isForecast }
+            if let f = g.first(where: \.isForecast) {
+                sink.error("forecast_guardrail", at: r.position("guardrails"), "'\(f.name)' cannot be a guardrail",
+                           hint: "a forecast may be the primary metric or a secondary one")
+            }
+        }
         if let s = metrics("secondary") { m.secondary = s }
         if let node = r.node("revenue_cap") { m.revenueCap = decodeRevenueCap(node) }
         if let h = r.number("day0_window_hours") {

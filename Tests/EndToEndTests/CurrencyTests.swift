@@ -12,8 +12,8 @@ import Glibc
 @Suite(.timeLimit(.minutes(3)))
 struct CurrencyTests {
     /// Rows of `SELECT …` on a store, split into fields.
-    static func rows(_ db: String, _ sql: String) throws -> [[String]] {
-        let run = try AbctlBinary.run([db, sql], executable: "/usr/bin/sqlite3")
+    static func rows(_ db: String, _ sql: String) async throws -> [[String]] {
+        let run = try await ChildProcess.run("/usr/bin/sqlite3", [db, sql])
         return run.stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
     }
 
@@ -24,8 +24,7 @@ struct CurrencyTests {
         return s + "}"
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func ingestConvertsAndRefusesPerLine() throws {
+    @Test func ingestConvertsAndRefusesPerLine() async throws {
         let folder = TemporaryFolder()
         let db = folder.path + "/events.sqlite"
         let input = folder.write("events.ndjson", [
@@ -35,10 +34,10 @@ struct CurrencyTests {
             Self.line("e4", "renewed", revenue: 9.99),
             Self.line("e5", "refunded", revenue: -9.99, currency: "GBP"),
         ].joined(separator: "\n") + "\n")
-        let run = try CLIRunner.run(["ingest", input, "--db", db, "--experiments", CLIRunner.packageRoot + "/Experiments"])
+        let run = try await Abctl.run(["ingest", input, "--db", db, "--experiments", Abctl.packageRoot + "/Experiments"])
         #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
         #expect(run.stderr.contains("3: currency: no exchange rate from SEK to USD"), "\(run.stderr)")
-        let stored = try Self.rows(db, "SELECT event_id, revenue, currency, original_revenue, original_currency FROM events ORDER BY event_id")
+        let stored = try await Self.rows(db, "SELECT event_id, revenue, currency, original_revenue, original_currency FROM events ORDER BY event_id")
         #expect(stored.map { $0[0] } == ["e1", "e2", "e4", "e5"])
         // By hand, at Experiments/products.json's rates: EUR 1.08, JPY 0.0067, GBP 1.27.
         let expected: [String: (Double, String?, Double?, String?)] = [
@@ -53,30 +52,28 @@ struct CurrencyTests {
             #expect((row[4].isEmpty ? nil : row[4]) == want.3, "\(row)")
         }
         // Facts sum the converted amounts.
-        let net = try Self.rows(db, "SELECT SUM(revenue) FROM events").first.flatMap { Double($0[0]) }
+        let net = try await Self.rows(db, "SELECT SUM(revenue) FROM events").first.flatMap { Double($0[0]) }
         #expect(abs((net ?? 0) - (49.99 * 1.08 + 8900 * 0.0067 + 9.99 - 9.99 * 1.27)) < 1e-9)
     }
 
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func eventsEndpointConvertsAndRefusesTheWholeBatch() throws {
-        let server = try LiveServer()
-        let refused = try server.request("POST", "/v1/events", body: [Self.line("a1", "purchased", revenue: 10, currency: "EUR"),
+    @Test func eventsEndpointConvertsAndRefusesTheWholeBatch() async throws {
+        let server = try await ServeProcess.start()
+        let refused = try await server.request("POST", "/v1/events", body: [Self.line("a1", "purchased", revenue: 10, currency: "EUR"),
                                                                       Self.line("a2", "purchased", user: "u2", revenue: 10, currency: "CHF")].joined(separator: "\n"))
         #expect(refused.status == 422, "\(refused.text)")
         #expect(refused.error?["field"] as? String == "currency")
         #expect(refused.json?["stored"] as? Int == 0)
-        let ok = try server.request("POST", "/v1/events", body: Self.line("a1", "purchased", revenue: 10, currency: "EUR"))
+        let ok = try await server.request("POST", "/v1/events", body: Self.line("a1", "purchased", revenue: 10, currency: "EUR"))
         #expect(ok.json?["stored"] as? Int == 1, "\(ok.text)")
         server.signal(SIGTERM)
-        #expect(server.waitForExit(timeout: 20) == 0)
-        let stored = try Self.rows(server.databasePath, "SELECT event_id, revenue, original_revenue, original_currency FROM events")
+        #expect(await server.exit(within: .seconds(20)) == 0)
+        let stored = try await Self.rows(server.databasePath, "SELECT event_id, revenue, original_revenue, original_currency FROM events")
         #expect(stored.count == 1)
         #expect(stored.first?[0] == "a1" && abs((Double(stored.first?[1] ?? "") ?? 0) - 10.8) < 1e-9 && stored.first?[2] == "10.0" && stored.first?[3] == "EUR", "\(stored)")
     }
 
     /// RevenueCat's `price` is in USD: with a euro report currency it needs a USD rate.
-    @Test(.enabled(if: LiveServer.hasEventStore, "needs abctl built with the event store"))
-    func revenueCatPricesConvertFromDollars() throws {
+    @Test func revenueCatPricesConvertFromDollars() async throws {
         let renewal = #"{"event":{"type":"RENEWAL","id":"rc-1","app_user_id":"u9","product_id":"chorus.plus.annual","price":59.99,"purchased_at_ms":1764583200000}}"#
         let auth = ["Authorization": "Bearer rc-secret"]
         func euroProducts(rates: String) -> (String) throws -> Void {
@@ -88,19 +85,19 @@ struct CurrencyTests {
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
             }
         }
-        let noRate = try LiveServer(environment: ["ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"], experiments: euroProducts(rates: "{}"))
-        let refused = try noRate.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: renewal)
+        let noRate = try await ServeProcess.start(environment: ["ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"], experiments: euroProducts(rates: "{}"))
+        let refused = try await noRate.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: renewal)
         #expect(refused.status == 422, "\(refused.text)")
         #expect(refused.error?["field"] as? String == "event.currency")
         #expect((refused.error?["message"] as? String)?.contains("no exchange rate from USD to EUR") == true, "\(refused.text)")
-        #expect(try AppStoreWebhookTests.storedCount(noRate) == 0)
+        #expect(try await AppStoreWebhookTests.storedCount(noRate) == 0)
 
-        let withRate = try LiveServer(environment: ["ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"], experiments: euroProducts(rates: #"{ "USD": 0.93 }"#))
-        let stored = try withRate.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: renewal)
+        let withRate = try await ServeProcess.start(environment: ["ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"], experiments: euroProducts(rates: #"{ "USD": 0.93 }"#))
+        let stored = try await withRate.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: renewal)
         #expect(stored.status == 200, "\(stored.text)")
         withRate.signal(SIGTERM)
-        #expect(withRate.waitForExit(timeout: 20) == 0)
-        let row = try Self.rows(withRate.databasePath, "SELECT revenue, currency, original_revenue, original_currency FROM events").first ?? []
+        #expect(await withRate.exit(within: .seconds(20)) == 0)
+        let row = try await Self.rows(withRate.databasePath, "SELECT revenue, currency, original_revenue, original_currency FROM events").first ?? []
         #expect(row.count == 4 && abs((Double(row[0]) ?? 0) - 59.99 * 0.93) < 1e-9 && row[1] == "EUR" && row[2] == "59.99" && row[3] == "USD", "\(row)")
     }
 }

@@ -126,3 +126,58 @@ import Testing
         #expect(bad.status == 2 && bad.stderr.contains("--at"))
     }
 }
+
+/// The forecast in every report format, and as the primary metric.
+@Suite struct ForecastReportTests {
+    static let experiment = ForecastBacktestTests.experiment.replacingOccurrences(
+        of: #""forecast": { "horizon_days": 365 },"#,
+        with: #""forecast": { "horizon_days": 365 }, "metrics": { "primary": "revenue_per_user_forecast_d365" },"#)
+
+    @Test func reportsCarryTheForecastAndTheVerdictReadsIt() async throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/exp", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Abctl.packageRoot + "/Experiments/products.json", toPath: folder.path + "/exp/products.json")
+        folder.write("exp/fc.json", Self.experiment)
+        let truth = folder.write("truth.json", ForecastBacktestTests.truth)
+        let db = folder.path + "/fc.sqlite"
+        let sim = try await Abctl.run(["simulate", "--users", "6000", "--days", "40", "--tail-days", "60", "--seed", "3", "--truth", truth,
+                                     "--experiments", folder.path + "/exp", "--db", db])
+        #expect(sim.status == 0, "\(sim.stderr)")
+        func report(_ format: String) async throws -> String {
+            let r = try await Abctl.run(["report", "fc", "--format", format, "--out", folder.path + "/out", "--experiments", folder.path + "/exp", "--db", db],
+                                      environment: ["ABCTL_NOW": "2026-03-31T00:00:00Z"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let ext = ["markdown": "md", "text": "txt"][format] ?? format
+            return try String(contentsOfFile: folder.path + "/out/fc.\(ext)", encoding: .utf8)
+        }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try await report("json").utf8)) as? [String: Any])
+        let forecast = try #require(json["forecast"] as? [String: [String: Any]])
+        #expect(Set(forecast.keys) == ["trial-3d", "trial-7d"])
+        for (variant, entry) in forecast {
+            #expect(entry["horizon_days"] as? Int == 365)
+            let value = try #require(entry["revenue_per_user"] as? Double, "\(variant): \(entry)")
+            let ci = try #require(entry["ci"] as? [Double])
+            #expect(ci[0] <= value && value <= ci[1])
+            #expect((entry["users"] as? Int ?? 0) > 2000)
+            let monthly = try #require((entry["model"] as? [String: [String: Any]])?["P1M"])
+            #expect((monthly["alpha"] as? Double ?? 0) > 0 && (monthly["beta"] as? Double ?? 0) > 0 && (monthly["payers"] as? Int ?? 0) > 100)
+        }
+        // As the primary metric: a comparison read from the bootstrap, and the verdict says it reads a forecast.
+        let comparisons = try #require(json["comparisons"] as? [[String: Any]])
+        let c = try #require(comparisons.first { $0["metric"] as? String == "revenue_per_user_forecast_d365" })
+        let diff = try #require(c["absolute_diff"] as? Double)
+        let f3 = try #require(forecast["trial-3d"]?["revenue_per_user"] as? Double), f7 = try #require(forecast["trial-7d"]?["revenue_per_user"] as? Double)
+        #expect(abs(diff - (f7 - f3)) < 1e-9)
+        #expect(c["p_value"] is Double && c["absolute_ci"] is [Double])
+        let reasons = try #require((json["decision"] as? [String: Any])?["reasons"] as? [String])
+        #expect(reasons.contains { $0.contains("is a forecast") }, "\(reasons)")
+        // A line per arm in text and Markdown, a row in CSV, the extended curve in HTML.
+        for format in ["text", "markdown"] {
+            let body = try await report(format)
+            #expect(body.contains("trial-3d: ") && body.contains("trial-7d: ") && body.contains("monthly renewals"), "\(format)")
+        }
+        #expect(try await report("csv").contains(",revenue_per_user_forecast_d365,"))
+        let html = try await report("html")
+        #expect(html.contains("<h2>Forecast</h2>") && html.contains("stroke-dasharray") && html.contains("fill-opacity=\"0.15\""))
+    }
+}

@@ -64,8 +64,12 @@ import Testing
         }
         let csv = try String(contentsOfFile: folder.path + "/out/oracle-report.csv", encoding: .utf8)
         // Seven table metrics, three the file names, and the mature forms the verdict reads
-        // (paid_conversion_d10, trial_cancel_rate_d10: the 7-day trial + 3 days' grace), for three variants.
-        #expect(csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 1 + 3 * 12)
+        // (paid_conversion_d10, trial_cancel_rate_d10: the 7-day trial + 3 days' grace), for three
+        // variants; then the forecast's row per variant (its arms have payers).
+        let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let expectedRows: Int = 1 + 3 * 12 + 3
+        #expect(rows.count == expectedRows)
+        #expect(rows.suffix(3).allSatisfy { $0.contains(",revenue_per_user_forecast_d365,") })
     }
 
     @Test func scriptInTheNameShowsAsText() async throws {

@@ -95,7 +95,7 @@ import TestSupport
         #expect(m.secondary.map(\.name) == ["revenue_per_user_d14", "paid_conversion_d365", "revenue_per_user_d1"])
         #expect(m.revenueCap == .percentile(0.99))
         // Every table metric, then each named horizon metric once, in the order named.
-        #expect(m.reported().map(\.name) == MetricTable.all.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
+        #expect(m.reported().map(\.name) == Metric.baseMetrics.map(\.name) + ["revenue_per_user_d14", "refund_rate_d30", "paid_conversion_d365", "revenue_per_user_d1"])
     }
 
     @Test func badMetricNamesSayWhatIsWrong() {
@@ -107,13 +107,33 @@ import TestSupport
         #expect(found.contains { $0.message.contains("horizon of 366 days") && $0.message.contains("from 1 to 365") })
     }
 
-    /// schema.json names the metric table's metrics, no more and no fewer (editors and check-jsonschema read it).
+    /// The revenue forecast as a metric: primary or secondary at the forecast's horizon; never bare, never a
+    /// guardrail, never at another horizon than `forecast.horizon_days`.
+    @Test func forecastMetricsNameTheForecastsHorizon() {
+        func codes(_ metrics: String, forecast: String = "") -> [String] {
+            let text = validExperiment.replacingOccurrences(of: "\"primary\": \"paid_conversion\", \"guardrails\": [\"day0_cancel_rate\"]", with: metrics)
+                .replacingOccurrences(of: "\"id\": \"exp-a\",", with: "\"id\": \"exp-a\",\(forecast)")
+            return validate(["a.json": text]).diagnostics.filter { $0.severity == .error }.map(\.code)
+        }
+        #expect(codes(#""primary": "revenue_per_user_forecast_d365""#) == [])
+        #expect(codes(#""primary": "paid_conversion", "secondary": ["revenue_per_user_forecast_d180"]"#, forecast: #" "forecast": { "horizon_days": 180 },"#) == [])
+        #expect(codes(#""primary": "revenue_per_user_forecast_d180""#) == ["forecast_horizon"])
+        #expect(codes(#""primary": "revenue_per_user_forecast""#) == ["unknown_metric"])
+        #expect(codes(#""primary": "paid_conversion", "guardrails": ["revenue_per_user_forecast_d365"]"#) == ["forecast_guardrail"])
+        #expect(codes(#""primary": "paid_conversion""#, forecast: #" "forecast": { "horizon_days": 0 },"#) == ["bad_horizon"])
+    }
+
+    /// schema.json names the metric table's metrics, no more and no fewer (editors and check-jsonschema read it):
+    /// those with an optional horizon, then the forecast, which always has one.
     @Test func theSchemaNamesTheMetricTable() throws {
         let text = try String(contentsOfFile: packageRoot + "/Experiments/schema.json", encoding: .utf8)
         let start = try #require(text.range(of: "\"pattern\": \"^("))
         let names = text[start.upperBound...].prefix { $0 != ")" }.split(separator: "|").map(String.init)
-        #expect(names == MetricTable.all.map(\.name))
-        #expect(text.contains("(_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5]))?$"))
+        let forecastStart = try #require(text.range(of: "$|^("))
+        let forecast = String(text[forecastStart.upperBound...].prefix { $0 != ")" })
+        #expect(names + [forecast] == MetricTable.all.map(\.name))
+        #expect(MetricTable.all.filter(\.isForecast).map(\.name) == [forecast])
+        #expect(text.contains("(_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5]))?$|^(revenue_per_user_forecast)_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5])$"))
     }
 
     @Test func fewerThanTwoVariants() {

@@ -48,7 +48,7 @@ import Testing
         for (i, c) in cases.enumerated() {
             let horizon = c["horizon"] as! Int
             let trialDays = c["trial_days"] as! [Int]
-            let metrics = MetricTable.all.map { Metric.named("\($0.name)_d\(horizon)") }
+            let metrics = Metric.baseMetrics.map { Metric.named("\($0.name)_d\(horizon)") }
             let experiment = Experiment(
                 id: "h", name: "Horizons", status: .running,
                 metrics: MetricsConfig(secondary: metrics, day0WindowHours: c["day0_window_hours"] as! Double),

@@ -39,11 +39,21 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     public var isRevenue: Bool { definition.isRevenue }
     public var unit: MetricDefinition.Unit { definition.unit }
 
-    /// A title for tables: "Paid conversion", "Paid conversion, first 14 days".
-    public var title: String { horizonDays.map { "\(definition.title), first \($0) day\($0 == 1 ? "" : "s")" } ?? definition.title }
+    public var isForecast: Bool { definition.isForecast }
 
-    /// Every metric of the table, without horizon, in table order.
-    public static var baseMetrics: [Metric] { MetricTable.all.indices.map { Metric(tableIndex: $0, horizonDays: nil) } }
+    /// A title for tables: "Paid conversion", "Paid conversion, first 14 days", "Revenue per user forecast, day 365".
+    public var title: String {
+        guard let n = horizonDays else { return definition.title }
+        return isForecast ? "\(definition.title), day \(n)" : "\(definition.title), first \(n) day\(n == 1 ? "" : "s")"
+    }
+
+    /// Every metric of the table that is reported without a horizon, in table order (the forecast needs one).
+    public static var baseMetrics: [Metric] {
+        MetricTable.all.indices.filter { !MetricTable.all[$0].isForecast }.map { Metric(tableIndex: $0, horizonDays: nil) }
+    }
+
+    /// `revenue_per_user_forecast_dN`.
+    public static func forecast(horizonDays: Int) -> Metric? { Metric(name: "revenue_per_user_forecast_d\(horizonDays)") }
 
     /// The metric called `name`, or nil (see `parse` for why not).
     public init?(name: String) {
@@ -71,7 +81,11 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads `NAME` or `NAME_dN`.
     public static func parse(_ name: String) -> Result<Metric, NameError> {
-        if let i = MetricTable.index(of: name) { return .success(Metric(tableIndex: i, horizonDays: nil)) }
+        if let i = MetricTable.index(of: name) {
+            // The forecast is always at a horizon: revenue_per_user_forecast_d365.
+            if MetricTable.all[i].isForecast { return .failure(.horizonOutOfRange(base: name, days: "")) }
+            return .success(Metric(tableIndex: i, horizonDays: nil))
+        }
         if let cut = name.range(of: "_d", options: .backwards) {
             let base = String(name[..<cut.lowerBound]), digits = String(name[cut.upperBound...])
             if let i = MetricTable.index(of: base), !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {

@@ -29,6 +29,9 @@ public struct MetricDefinition: Sendable {
         case proportion(numerator: UserOutcome.Fact)
         /// The mean net revenue per user of the unit: a t interval and Welch's test.
         case meanRevenue
+        /// Revenue per user forecast at the horizon N of `_dN` (SPEC §5 "Forecast"): the renewal model's
+        /// forecast with a bootstrap interval; only with a horizon, which must be `forecast.horizon_days`.
+        case forecastRevenue
     }
 
     /// The name in experiment files and report JSON, e.g. `paid_conversion`.
@@ -51,5 +54,8 @@ public struct MetricDefinition: Sendable {
         self.winWords = winWords
     }
 
-    public var isRevenue: Bool { statistic == .meanRevenue }
+    /// Money per user: revenue to date and the revenue forecast.
+    public var isRevenue: Bool { statistic == .meanRevenue || statistic == .forecastRevenue }
+    /// The revenue forecast: read from the forecast, never tallied from facts.
+    public var isForecast: Bool { statistic == .forecastRevenue }
 }

@@ -16,6 +16,8 @@ public enum MetricTable {
                          title: "Revenue per user", winWords: "earns more per user"),
         MetricDefinition(name: "refund_rate", unit: .payers, statistic: .proportion(numerator: .refund),
                          lowerIsBetter: true, title: "Refunds", winWords: "has fewer refunds"),
+        MetricDefinition(name: "revenue_per_user_forecast", unit: .exposedUsers, statistic: .forecastRevenue,
+                         title: "Revenue per user forecast", winWords: "is forecast to earn more per user"),
     ]
 
     /// The table entry named `name` (no horizon suffix), if any.

@@ -34,6 +34,8 @@ public struct ReportAccumulator: Sendable {
     public let strataSplit: Int?
     /// The current row's cell in each split (kept to reuse its storage).
     private var rowCells: [Int] = []
+    /// Each arm's mature users in the cells of the revenue forecast.
+    public private(set) var forecast: ForecastAccumulator
 
     private let keys: [String]
     private let asOf: Int64
@@ -66,8 +68,10 @@ public struct ReportAccumulator: Sendable {
                          Self.floorDay((options.since ?? experiment.start).map(ReportOptions.micros) ?? asOfDay - (maxDays - 1) * Self.microsPerDay))
         lookOrigin = min(origin, asOfDay)
         lookDays = experiment.metrics.sequential ? Int((asOfDay - lookOrigin) / Self.microsPerDay) + 1 : 0
-        let metrics = experiment.metrics.reported(maturityDays: experiment.maturityDays)
+        // The forecast metric is read from the forecast, not tallied.
+        let metrics = experiment.metrics.reported(maturityDays: experiment.maturityDays).filter { !$0.isForecast }
         self.metrics = metrics
+        forecast = ForecastAccumulator(experiment: experiment, products: options.products ?? Products(currency: "", offerings: [:]), asOf: options.asOf)
         tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, metrics: metrics.count, lookDays: lookDays) }
         var windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])] = [(nil, [])]
         for (slot, m) in metrics.enumerated() {
@@ -112,6 +116,7 @@ public struct ReportAccumulator: Sendable {
         if let end, exposure >= end { exposedAfterEnd += 1 }
         firstExposure = min(firstExposure ?? exposure, exposure)
         lastExposure = max(lastExposure ?? exposure, exposure)
+        forecast.record(row, arm: v)
 
         if row.crossedOver {
             crossoverUsers += 1

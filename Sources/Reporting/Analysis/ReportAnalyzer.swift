@@ -54,11 +54,16 @@ public enum ReportAnalyzer {
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
+        try addForecast(&figures, acc)
         figures.readComparisons()
+        var decision = DecisionRule.decide(figures, required: required)
+        if figures.primaryMetric.isForecast {
+            decision.reasons.append("The primary metric is a forecast, not revenue already earned: revenue per user by day \(figures.primaryMetric.horizonDays ?? 0), each arm's revenue to date plus the further payments its renewal model expects (docs/Forecast.md), compared on the bootstrap interval of the difference.")
+        }
         // Segment warnings join the checks by level, after the others of their level.
         let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
             .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
-        return Report(figures: figures, health: health, decision: DecisionRule.decide(figures, required: required))
+        return Report(figures: figures, health: health, decision: decision)
     }
 
     /// What the per-metric steps share: the report's metrics, each revenue metric's cap, and per variant
@@ -334,7 +339,10 @@ public enum ReportAnalyzer {
 
     static func requiredUsers(_ tallies: [VariantTally], _ ctx: Context, experiment: Experiment, options: ReportOptions) -> SampleRequirement {
         let primary = experiment.metrics.primary
-        let slot = ctx.metrics.firstIndex(of: primary)!
+        guard let slot = ctx.metrics.firstIndex(of: primary) else {
+            return SampleRequirement(perVariant: nil, smallestArm: tallies.map(\.users).min() ?? 0,
+                                     reasonUnknown: "the sample-size formula here is for rates; a revenue forecast has none")
+        }
         let smallest = tallies.map { $0.denominators[slot] }.min() ?? 0
         guard !primary.isRevenue else {
             return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "the sample-size formula here is for rates; revenue per user has none")

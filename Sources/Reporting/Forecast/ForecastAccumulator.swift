@@ -17,7 +17,10 @@ public struct ForecastAccumulator: Sendable {
     let keys: [String]
     /// Per arm, the plans its payers can be on (price → period), for matching a first payment to a plan.
     let plans: [[Products.Plan]]
-    public private(set) var cells: [[RevenueForecast.Cell: Int]]
+    /// Per arm, mature users who paid (or were refunded) something, by cell.
+    private var payerCells: [[RevenueForecast.Cell: Int]]
+    /// Per arm, mature users with no revenue at all: most users, counted without hashing a cell.
+    private var quietUsers: [Int]
     /// Per arm: users exposed by the as-of time, and those of them mature.
     public private(set) var exposed: [Int]
     public private(set) var payers: [Int]
@@ -33,7 +36,6 @@ public struct ForecastAccumulator: Sendable {
     static let microsPerDay: Int64 = 86_400_000_000
     /// The store's billing grace: a renewal is overdue (the payer has churned) one period plus this after the last payment.
     public static let overdueGraceDays: Int64 = 16
-    public static let maturityGraceDays = 3
 
     /// Days of one plan period (ISO 8601: PnD, PnW, PnM as 30 days, PnY as 365), nil if unreadable.
     public static func periodDays(_ period: String) -> Int? {
@@ -48,26 +50,39 @@ public struct ForecastAccumulator: Sendable {
     }
 
     /// `realizedAsOf`: also sum, per arm, what the mature users had earned within the horizon by then.
-    public init(experiment: Experiment, products: Products, asOf: Date, realizedAsOf: Date? = nil, graceDays: Int = ForecastAccumulator.maturityGraceDays) {
+    public init(experiment: Experiment, products: Products, asOf: Date, realizedAsOf: Date? = nil) {
         self.experiment = experiment
         self.realizedAsOf = realizedAsOf.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) }
         horizonDays = experiment.forecast.horizonDays
         self.asOf = Int64((asOf.timeIntervalSince1970 * 1_000_000).rounded())
         horizon = Int64(horizonDays) * Self.microsPerDay
-        matureAge = Int64((experiment.variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0) + graceDays) * Self.microsPerDay
+        // Mature as the report reads maturity: the longest trial plus `metrics.maturity_grace_days`.
+        matureAge = Int64(experiment.maturityDays) * Self.microsPerDay
         keys = experiment.variants.map(\.key)
         let everyPlan = products.offerings.keys.sorted().flatMap { products.offerings[$0]!.values.sorted { $0.price < $1.price } }
         plans = experiment.variants.map { v in
             let own = v.paywall.flatMap { products.offerings[$0.offering] }.map { Array($0.values) } ?? []
             return own.isEmpty ? everyPlan : own.sorted { $0.price < $1.price }
         }
-        cells = Array(repeating: [:], count: keys.count)
+        payerCells = Array(repeating: [:], count: keys.count)
+        quietUsers = Array(repeating: 0, count: keys.count)
         exposed = Array(repeating: 0, count: keys.count)
         payers = Array(repeating: 0, count: keys.count)
         unmatchedPayers = Array(repeating: 0, count: keys.count)
         realized = Array(repeating: 0, count: keys.count)
         stillToCome = Array(repeating: 0, count: keys.count)
     }
+
+    /// Per arm, every mature user by cell.
+    public var cells: [[RevenueForecast.Cell: Int]] {
+        payerCells.indices.map { v in
+            var all = payerCells[v]
+            if quietUsers[v] > 0 { all[Self.quietCell, default: 0] += quietUsers[v] }
+            return all
+        }
+    }
+
+    static let quietCell = RevenueForecast.Cell(period: nil, price: 0, payments: 0, churned: false, due: 0, revenue: 0)
 
     /// Mature users per arm.
     public var users: [Int] { cells.map { $0.values.reduce(0, +) } }
@@ -76,10 +91,19 @@ public struct ForecastAccumulator: Sendable {
     public mutating func add(_ row: UserFacts) {
         if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil { return }
         guard let v = keys.firstIndex(of: row.variant) else { return }
+        record(row, arm: v)
+    }
+
+    /// Counts one user of arm `v` whom the caller has already checked (not forced, of this experiment).
+    mutating func record(_ row: UserFacts, arm v: Int) {
         let exposure = row.firstExposure.microseconds
         guard exposure <= asOf else { return }
         exposed[v] += 1
         guard asOf - exposure >= matureAge else { return }
+        if row.revenueEntries.isEmpty && realizedAsOf == nil {
+            quietUsers[v] += 1
+            return
+        }
         let seen = asOf - exposure
         if let later = realizedAsOf {
             let followed = later - exposure
@@ -97,13 +121,13 @@ public struct ForecastAccumulator: Sendable {
             }
         }
         guard let first = firstPayment else {
-            cells[v][RevenueForecast.Cell(period: nil, price: 0, payments: 0, churned: false, due: 0, revenue: revenue), default: 0] += 1
+            payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: 0, churned: false, due: 0, revenue: revenue), default: 0] += 1
             return
         }
         payers[v] += 1
         guard let plan = plan(paying: first.amount, arm: v), let days = Self.periodDays(plan.period) else {
             unmatchedPayers[v] += 1
-            cells[v][RevenueForecast.Cell(period: nil, price: 0, payments: payments, churned: true, due: payments, revenue: revenue), default: 0] += 1
+            payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: payments, churned: true, due: payments, revenue: revenue), default: 0] += 1
             return
         }
         let period = Int64(days) * Self.microsPerDay
@@ -115,7 +139,7 @@ public struct ForecastAccumulator: Sendable {
         let renews = days < horizonDays
         let cell = RevenueForecast.Cell(period: renews ? plan.period : nil, price: renews ? plan.price : 0, payments: payments,
                                         churned: renews ? churned : true, due: renews ? due : payments, revenue: revenue)
-        cells[v][cell, default: 0] += 1
+        payerCells[v][cell, default: 0] += 1
     }
 
     /// The arm's plan whose price is nearest `amount`, within 1%; nil when none is.

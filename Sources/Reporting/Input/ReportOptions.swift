@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// How to build a report: the significance level and the moment the data is read "as of".
@@ -19,12 +20,18 @@ public struct ReportOptions: Sendable {
     public var segments: [String]
     /// A segment value with fewer users than this in any arm is pooled into `other` (`--min-segment-users`).
     public var minSegmentUsers: Int
+    /// The price table: the forecast matches each payer's first payment to a plan and prices further payments.
+    /// Without it no payer is matched to a plan, so the forecast adds no renewals.
+    public var products: Products?
 
     public static let defaultMinSegmentUsers = 100
 
+    /// - Parameter currency: defaults to `products`' currency, else USD.
     public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8,
-                currency: String = "USD", segments: [String] = [], minSegmentUsers: Int = ReportOptions.defaultMinSegmentUsers) {
-        self.currency = currency
+                currency: String? = nil, segments: [String] = [], minSegmentUsers: Int = ReportOptions.defaultMinSegmentUsers,
+                products: Products? = nil) {
+        self.products = products
+        self.currency = currency ?? products?.currency ?? "USD"
         self.alpha = alpha
         self.generatedAt = generatedAt
         self.since = since

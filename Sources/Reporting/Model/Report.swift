@@ -76,6 +76,8 @@ public struct ReportFigures: Sendable {
     public var requiredUsersPerVariant: Int?
     /// Results by segment, one per `--by` dimension in the order asked (SPEC §5); empty without `--by`.
     public var segments: [SegmentDimension] = []
+    /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
+    public var forecast: [ArmForecast]? = nil
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],

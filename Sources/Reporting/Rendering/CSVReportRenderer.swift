@@ -50,6 +50,15 @@ public enum CSVReportRenderer {
                 }
             }
         }
+        // The forecast, one row per variant, unless the file names its metric (then the rows above hold it).
+        if let forecasts = r.forecast, let metric = Metric.forecast(horizonDays: forecasts[0].horizonDays), !r.metrics.contains(metric) {
+            for (v, f) in zip(r.variants, forecasts) {
+                var fields = [text(r.experimentID), text(v.key), v.isControl ? "true" : "false", metric.name, String(v.users), "",
+                              String(f.users), num(f.revenuePerUser), num(f.ci?.lower), num(f.ci?.upper)]
+                fields += Array(repeating: "", count: header.count - fields.count)
+                out += fields.joined(separator: ",") + "\r\n"
+            }
+        }
         return out
     }
 

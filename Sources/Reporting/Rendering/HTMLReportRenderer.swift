@@ -107,6 +107,11 @@ public enum HTMLReportRenderer {
         b += "<section><h2>Revenue per user by day</h2><figure><div class=\"chartbox\">\(SVGCharts.revenueChart(r))</div>"
         b += "<figcaption>Cumulative net revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(capCaption(r)). Curves stop where fewer than 20 users have been followed that long.</figcaption></figure></section>\n"
 
+        if let forecasts = r.forecast {
+            b += "<section><h2>Forecast</h2><figure><div class=\"chartbox\">\(SVGCharts.forecastChart(r, forecasts))</div>"
+            b += "<figcaption>Realised revenue per exposed user by day (solid), extended to day \(forecasts[0].horizonDays) by the forecast (dashed) with its 90% interval (shaded).</figcaption></figure><ul>"
+            b += forecasts.map { "<li>\(escape(ReportFormat.forecastLine($0, in: r.currency)))</li>" }.joined() + "</ul><p class=\"muted\">\(escape(ReportFormat.forecastNote))</p></section>\n"
+        }
         b += "<section><h2>Subscriptions still active</h2><figure><div class=\"chartbox\">\(SVGCharts.survivalChart(r))</div>"
         b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(ReportFormat.date(r.asOf))). "
         b += "Log-rank test \(escape(ReportFormat.pEquals(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"

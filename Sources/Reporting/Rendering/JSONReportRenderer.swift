@@ -62,6 +62,7 @@ public enum JSONReportRenderer {
             })),
         ]
         if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0)) }))) }
+        if let forecasts = r.forecast { top.append(("forecast", forecast(forecasts))) }
         return .object(top)
     }
 
@@ -94,6 +95,26 @@ public enum JSONReportRenderer {
         fields.append(("min_segment_users", .number(Double(d.minUsers))))
         fields.append(("note", .string(SegmentDimension.exploratoryNote)))
         return .object(fields)
+    }
+
+    /// SPEC §5: per variant `{"horizon_days", "revenue_per_user", "ci", "users", "model": {PERIOD: {"alpha", "beta",
+    /// "payers"}}}` (each model also says whether it was `capped`), with `null_reason` beside null figures.
+    static func forecast(_ forecasts: [ArmForecast]) -> JSONValue {
+        .object(forecasts.map { f in
+            var fields: [(String, JSONValue)] = [
+                ("horizon_days", .number(Double(f.horizonDays))),
+                ("revenue_per_user", num(f.revenuePerUser)),
+                ("ci", f.ci.map { .array([.number($0.lower), .number($0.upper)]) } ?? .null),
+                ("users", .number(Double(f.users))),
+                ("model", .object(f.model.keys.sorted().map { period in
+                    let m = f.model[period]!
+                    return (period, .object([("alpha", .number(m.alpha)), ("beta", .number(m.beta)), ("payers", .number(Double(m.payers))),
+                                             ("capped", .bool(m.capped))]))
+                })),
+            ]
+            if let reason = f.nullReason { fields.append(("null_reason", .string(reason))) }
+            return (f.variant, .object(fields))
+        })
     }
 
     static func num(_ x: Double?) -> JSONValue {

@@ -81,6 +81,11 @@ public enum MarkdownReportRenderer {
             out += "\n\(esc(SegmentRows.poolingNote(d)))\n"
         }
 
+        if let forecasts = r.forecast {
+            out += "\n## Forecast\n\n\(esc(ReportFormat.forecastHeading(forecasts).prefix(1).uppercased() + ReportFormat.forecastHeading(forecasts).dropFirst())).\n\n"
+            for f in forecasts { out += "- \(esc(ReportFormat.forecastLine(f, in: r.currency)))\n" }
+            out += "\n\(esc(ReportFormat.forecastNote))\n"
+        }
         out += "\n## Subscriptions still active\n\nKaplan–Meier survival from trial start to cancel.\n\n"
         out += "| variant | trial starters | cancels | " + r.survival.days.map { "day \($0)" }.joined(separator: " | ") + " |\n"
         out += "|---|---:|---:|" + r.survival.days.map { _ in "---:" }.joined(separator: "|") + "|\n"

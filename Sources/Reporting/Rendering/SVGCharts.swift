@@ -55,7 +55,8 @@ enum SVGCharts {
 
     /// Lines of (x, y) per series with axes. `yPercent` labels the y axis in percent.
     static func lineChart(series: [(name: String, color: String, points: [(Double, Double)], step: Bool)], xMax: Double, yMin: Double, yMax: Double,
-                          xLabel: String, yLabel: String, aria: String, yTick: ((Double) -> String)? = nil) -> String {
+                          xLabel: String, yLabel: String, aria: String, yTick: ((Double) -> String)? = nil,
+                          extensions: [(color: String, from: (Double, Double), to: Double, lower: Double, upper: Double)] = []) -> String {
         let width = 720.0, height = 320.0, left = 56.0, right = 16.0, top = 16.0, bottom = 58.0
         let pw = width - left - right, ph = height - top - bottom
         func x(_ v: Double) -> Double { left + min(max(v, 0), xMax) / xMax * pw }
@@ -69,6 +70,11 @@ enum SVGCharts {
             s += "<text x=\"\(f(x(t)))\" y=\"\(f(top + ph + 16))\" text-anchor=\"middle\" class=\"tick\">\(Int(t.rounded()))</text>"
         }
         s += "<line x1=\"\(f(left))\" y1=\"\(f(top + ph))\" x2=\"\(f(width - right))\" y2=\"\(f(top + ph))\" class=\"axisline\"/>"
+        // Forecast wedges under the lines: from the last realised point to the interval at the chart's end.
+        for e in extensions {
+            s += "<path d=\"M\(f(x(e.from.0))),\(f(y(e.from.1))) L\(f(x(xMax))),\(f(y(e.upper))) L\(f(x(xMax))),\(f(y(e.lower))) Z\" fill=\"\(e.color)\" fill-opacity=\"0.15\" stroke=\"none\"/>"
+            s += "<path d=\"M\(f(x(e.from.0))),\(f(y(e.from.1))) L\(f(x(xMax))),\(f(y(e.to)))\" fill=\"none\" stroke=\"\(e.color)\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>"
+        }
         for line in series where !line.points.isEmpty {
             var d = ""
             var last: (Double, Double)?
@@ -120,6 +126,29 @@ enum SVGCharts {
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
                          xLabel: "days since first exposure", yLabel: "revenue per user", aria: "Cumulative revenue per exposed user by day since first exposure, per variant",
                          yTick: { ReportFormat.money($0, in: r.currency) })
+    }
+
+    /// The realised revenue-per-user curve of each arm, extended from its last point to the horizon by the
+    /// forecast (dashed) with the forecast's 90% interval as a shaded wedge.
+    static func forecastChart(_ r: Report, _ forecasts: [ArmForecast]) -> String {
+        let horizon = Double(forecasts.first?.horizonDays ?? 365)
+        var yMax = 0.0
+        var series: [(name: String, color: String, points: [(Double, Double)], step: Bool)] = []
+        var extensions: [(color: String, from: (Double, Double), to: Double, lower: Double, upper: Double)] = []
+        for (i, f) in forecasts.enumerated() {
+            let curve = r.revenueByDay.first { $0.key == f.variant }
+            let pts = (curve?.points ?? []).filter { $0.users >= 20 }.compactMap { p in p.revenuePerUser.map { (Double(p.day), $0) } }
+            series.append((name: f.variant, color: color(i), points: pts, step: false))
+            yMax = max(yMax, pts.map(\.1).max() ?? 0)
+            if let value = f.revenuePerUser, let ci = f.ci {
+                extensions.append((color(i), pts.last ?? (0, 0), value, ci.lower, ci.upper))
+                yMax = max(yMax, ci.upper)
+            }
+        }
+        guard yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
+        return lineChart(series: series, xMax: horizon, yMin: 0, yMax: niceMax(yMax), xLabel: "days since first exposure",
+                         yLabel: "revenue per user", aria: "Realised revenue per user by day, extended by the forecast to day \(Int(horizon)) with its 90% interval, per variant",
+                         yTick: { ReportFormat.money($0, in: r.currency) }, extensions: extensions)
     }
 
     static func survivalChart(_ r: Report) -> String {

@@ -107,6 +107,11 @@ public enum TextReportRenderer {
             out += "  \(SegmentRows.poolingNote(d))\n  \(SegmentDimension.exploratoryNote)\n"
         }
 
+        if let forecasts = r.forecast {
+            out += "\n" + paint("FORECAST", bold) + " (\(ReportFormat.forecastHeading(forecasts)))\n"
+            for f in forecasts { out += "  \(clean(ReportFormat.forecastLine(f, in: r.currency)))\n" }
+            out += "  \(ReportFormat.forecastNote)\n"
+        }
         out += "\n" + paint("SUBSCRIPTIONS STILL ACTIVE", bold) + " (Kaplan-Meier, from trial start to cancel)\n"
         var surv = TextTable(["variant", "trial starters", "cancels"] + r.survival.days.map { "day \($0)" })
         for curve in r.survival.curves {

@@ -11,7 +11,7 @@ extension APIServer {
         guard let experiment = snapshots.snapshot.experimentsByID[id] else {
             throw APIError(.notFound, code: "experiment_not_found", "no experiment '\(id)'", field: "id")
         }
-        var reportOptions = ReportOptions(generatedAt: options.reportClock ?? Date(), currency: snapshots.snapshot.catalog.products.currency)
+        var reportOptions = ReportOptions(generatedAt: options.reportClock ?? Date(), products: snapshots.snapshot.catalog.products)
         for (name, value) in try Self.queryParameters(query) {
             func bad(_ message: String) -> APIError { APIError(.badRequest, code: "invalid_parameter", message, field: name) }
             switch name {

@@ -60,7 +60,7 @@ enum DemoCommand {
         // Reports read the data as of the end of the simulated window, and so does a later
         // `abctl report` on this store: it finds the moment recorded here.
         try ReportCommand.runtime { try store.recordObservedUntil(Timestamp(result.0.observedUntil)) }
-        let options = ReportOptions(generatedAt: result.0.observedUntil, currency: catalog.products.currency)
+        let options = ReportOptions(generatedAt: result.0.observedUntil, products: catalog.products)
         for experiment in catalog.experiments {
             let report = try ReportCommand.runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }
             var written: [String] = []

@@ -63,7 +63,7 @@ enum ReportCommand {
         // --until or ABCTL_NOW names a time.
         let observedUntil = until == nil && fixedNow == nil ? try runtime { try store.observedUntil() }?.date : nil
         let options = ReportOptions(alpha: alpha, generatedAt: observedUntil ?? fixedNow ?? Date(), since: since, until: until,
-                                    currency: catalog.products.currency, segments: dimensions, minSegmentUsers: Int(minSegmentUsers))
+                                    segments: dimensions, minSegmentUsers: Int(minSegmentUsers), products: catalog.products)
 
         var experiments: [Experiment] = []
         if let id = args.positionals.first {

@@ -1,0 +1,67 @@
+import ExperimentDefinitions
+import Foundation
+import Statistics
+
+extension ReportAnalyzer {
+    /// Puts each arm's forecast in the figures and, when the file names `revenue_per_user_forecast_dN`
+    /// (primary or secondary), that metric per variant (the forecast and its 90% interval) and per treatment
+    /// a comparison read from the bootstrap draws: the difference of forecasts with its interval at the
+    /// report's level, p = 2·min(share of draws ≤ 0, share ≥ 0), chance to win, expected loss.
+    static func addForecast(_ figures: inout ReportFigures, _ acc: ReportAccumulator) throws {
+        let forecasts = try ForecastAnalysis.forecast(acc.forecast)
+        figures.forecast = forecasts
+        let exp = acc.experiment
+        for metric in [exp.metrics.primary] + exp.metrics.secondary where metric.isForecast && !figures.metrics.contains(metric) {
+            figures.metrics.append(metric)
+            for v in figures.variants.indices {
+                let f = forecasts?[v]
+                let users = acc.forecast.users[v]
+                figures.variants[v].metrics.append(MetricValue(
+                    metric: metric, count: acc.forecast.payers[v], denominator: users, rate: f?.revenuePerUser, ci: f?.ci,
+                    nullReason: f == nil ? "no arm has a payer who has finished the trial yet" : f?.nullReason))
+            }
+            var rows: [ComparisonResult] = []
+            for v in figures.variants.indices.dropFirst() {
+                rows.append(try compareForecasts(metric, control: forecasts?[0], variant: forecasts?[v], key: figures.variants[v].key, alpha: figures.alpha))
+            }
+            let present = rows.indices.filter { rows[$0].pValue != nil }
+            let adjusted = try MultipleTesting.holm(present.map { rows[$0].pValue! })
+            for (i, p) in zip(present, adjusted) { rows[i].pValueAdjusted = p }
+            for i in rows.indices where rows[i].pValue == nil { rows[i].nullReasons["p_value_adjusted"] = rows[i].nullReasons["p_value"] }
+            figures.comparisons += rows
+        }
+    }
+
+    static func compareForecasts(_ m: Metric, control: ArmForecast?, variant: ArmForecast?, key: String, alpha: Double) throws -> ComparisonResult {
+        var c = ComparisonResult(variant: key, metric: m, test: "bootstrap")
+        guard let control, let variant, let diff = try ForecastAnalysis.difference(control: control, variant: variant, level: 1 - alpha) else {
+            let reason = control?.nullReason.map { "the control has no forecast: \($0)" } ?? variant?.nullReason.map { "this variant has no forecast: \($0)" }
+                ?? "no arm has a payer who has finished the trial yet"
+            for field in ["absolute_diff", "absolute_ci", "relative_lift", "relative_ci", "p_value", "chance_to_win", "expected_loss"] { c.nullReasons[field] = reason }
+            return c
+        }
+        let draws = zip(variant.draws, control.draws).map { $0 - $1 }
+        let n = Double(draws.count)
+        c.absoluteDiff = diff.0
+        c.absoluteCI = diff.1
+        let below = Double(draws.filter { $0 <= 0 }.count), above = Double(draws.filter { $0 >= 0 }.count)
+        c.pValue = min(1, 2 * min(below, above) / n)
+        c.chanceToWin = Double(draws.filter { $0 > 0 }.count) / n
+        c.expectedLoss = draws.reduce(0) { $0 + max(-$1, 0) } / n
+        c.expectedLossIfShipped = c.expectedLoss
+        if let base = control.revenuePerUser, base > 0, let t = variant.revenuePerUser {
+            c.relativeLift = t / base - 1
+            let ratios = zip(variant.draws, control.draws).compactMap { $1 > 0 ? $0 / $1 - 1 : nil }
+            if ratios.count == draws.count {
+                let (lower, upper) = try RevenueForecast.interval(ratios, level: 1 - alpha)
+                c.relativeCI = Bounds(lower, upper)
+            } else {
+                c.nullReasons["relative_ci"] = "some bootstrap draws forecast no revenue for the control"
+            }
+        } else {
+            c.nullReasons["relative_lift"] = "the control's forecast is 0, so a relative change is undefined"
+            c.nullReasons["relative_ci"] = c.nullReasons["relative_lift"]
+        }
+        return c
+    }
+}
