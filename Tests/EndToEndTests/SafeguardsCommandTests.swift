@@ -5,16 +5,30 @@ import Testing
 /// `abctl safeguards check` and `reset` through the binary (SPEC §5, §6).
 @Suite struct SafeguardsCommandTests {
     /// An experiment guarded on Day-0 cancels, and events in which the treatment's trial starters
-    /// cancel on day 0 twice as often (40% against 20%).
+    /// cancel on day 0 twice as often (40% against 20%), in a SQLite store.
     static func setUp() async throws -> (TemporaryFolder, String) {
         let folder = AssignCommandTests.folder()
-        folder.write("e2e.json", """
+        folder.write("e2e.json", experiment())
+        let db = folder.path + "/abctl.sqlite"
+        let ingest = try await Abctl.run(["ingest", "-", "--db", db, "--experiments", folder.path], stdin: eventLines())
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        return (folder, db)
+    }
+
+    /// The guarded experiment; `checkMinutes` nil leaves the default.
+    static func experiment(checkMinutes: Double? = nil) -> String {
+        """
         { "$schema": "schema.json", "id": "e2e", "name": "Guarded", "status": "running", "start": "2026-12-01T00:00:00Z",
-          "safeguards": { "metrics": ["day0_cancel_rate"], "min_users": 100 },
+          "safeguards": { "metrics": ["day0_cancel_rate"], "min_users": 100\(checkMinutes.map { ", \"check_minutes\": \($0)" } ?? "") },
           "variants": [
             { "key": "control", "paywall": { "offering": "chorus_plus", "trial_days": 3, "copy": { "strategy": "static", "text": "Hear every bird." } } },
             { "key": "treatment", "paywall": { "offering": "chorus_plus", "trial_days": 3, "copy": { "strategy": "static", "text": "Hear more birds." } } } ] }
-        """)
+        """
+    }
+
+    /// 2,400 users exposed on 1 December; the treatment's trial starters cancel on day 0 twice as
+    /// often (40% against 20%): harmful once evaluated on or after 3 December.
+    static func eventLines() -> String {
         var lines: [String] = []
         var rng = SeededGenerator(seed: 29)
         for n in 0..<2400 {
@@ -27,10 +41,7 @@ import Testing
                 lines.append(#"{"event_id":"c\#(n)","type":"cancelled","user_id":"u\#(n)","ts":"2026-12-02T\#(String(format: "%02d", minute / 60)):00:00Z"}"#)
             }
         }
-        let db = folder.path + "/abctl.sqlite"
-        let ingest = try await Abctl.run(["ingest", "-", "--db", db, "--experiments", folder.path], stdin: lines.joined(separator: "\n") + "\n")
-        #expect(ingest.status == 0, "\(ingest.stderr)")
-        return (folder, db)
+        return lines.joined(separator: "\n") + "\n"
     }
 
     @Test func checkStopsTheHarmfulArmAndExitsOneUntilReset() async throws {

@@ -130,7 +130,7 @@ enum OpenAPIDocument {
       "get": {
         "operationId": "experiments",
         "summary": "The loaded experiment definitions, as written in their files, and the price table.",
-        "description": "Scope: admin.",
+        "description": "Scope: admin. An experiment with a rollout also carries rollout_stage; one with safeguards carries safeguard_stops, the stops in force (id, experiment, arm, metric, action, at, figures, reset_at, reset_by).",
         "responses": {
           "200": { "description": "Definitions.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Experiments" } } } },
           "401": { "$ref": "#/components/responses/Unauthorized" },
