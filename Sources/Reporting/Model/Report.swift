@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -80,6 +81,9 @@ public struct ReportFigures: Sendable {
     public var offerMismatch: [OfferMismatch] = []
     /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
     public var forecast: [ArmForecast]? = nil
+    /// The safeguard stops made by the as-of time, oldest first (SPEC §5, §8): what was seen,
+    /// when, the figures, and when it was lifted (nil while in force at the as-of time).
+    public var safeguards: [SafeguardStop] = []
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -49,6 +50,7 @@ public enum JSONReportRenderer {
             ("sequential", .bool(r.sequential)),
             ("required_users_per_variant", int(r.requiredUsersPerVariant)),
             ("legend", .array(ReportFormat.legend(r).map(JSONValue.string))),
+            ("safeguards", .array(r.safeguards.map(\.json))),
             ("health", .array(r.health.map { .object([("level", .string($0.level.rawValue)), ("code", .string($0.code)), ("message", .string($0.message))]) })),
             ("conversion_by_day", .object(r.conversionByDay.map { curve in
                 (curve.key, .array(curve.points.map { .object([("day", .number(Double($0.day))), ("users", .number(Double($0.users))), ("rate", num($0.rate))]) }))
