@@ -298,3 +298,15 @@ public struct PendingAssignments: Sendable {
         self.now = now
     }
 }
+
+extension Assigner {
+    /// The same snapshot with these safeguard stops in force (by experiment id; an experiment not
+    /// named has none): the server swaps the result in as it reads stops from the store.
+    public func withStops(_ stops: [String: ArmStops]) -> Assigner {
+        let experiments = experiments.map { e -> AssignableExperiment in
+            let wanted = stops[e.id] ?? .none
+            return wanted == e.stops ? e : e.withStops(wanted)
+        }
+        return Assigner(experiments: experiments, placements: placements, sticky: sticky, clock: clock)
+    }
+}

@@ -107,6 +107,7 @@ public final class Server: Sendable {
                 "open_files_limit": .number(Double(daemon.fileLimit.soft)),
             ])
         }
+        api.safeguards.start()
         ready(daemon.port)
 
         while true {
@@ -124,6 +125,7 @@ public final class Server: Sendable {
         // With requests still suspended (a store that never answered), stopping libmicrohttpd
         // would free connections a late commit callback could still resume: exit without it.
         if drained { daemon.stop() }
+        api.safeguards.stop()
         backend.close()
         Log.shared.write(level: drained ? .info : .warning, drained ? "stopped" : "stopped before every request finished",
                          ["in_flight": .number(Double(daemon.requestsInFlight))])

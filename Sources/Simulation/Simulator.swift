@@ -45,6 +45,9 @@ public struct Simulator: Sendable {
 
     let catalog: ExperimentDefinitions.ExperimentCatalog
     let assigner: Assigner
+    /// The same experiments with no global holdout: what a held-out user would have been shown
+    /// (the control's paywall of the experiment that would have taken them, SPEC §1).
+    let withoutHoldouts: Assigner?
     let truth: Truth
     let options: Options
     public let start: Date
@@ -53,6 +56,8 @@ public struct Simulator: Sendable {
     public init(catalog: ExperimentDefinitions.ExperimentCatalog, assigner: Assigner, truth: Truth, options: Options) {
         self.catalog = catalog
         self.assigner = assigner
+        withoutHoldouts = assigner.holdouts.isEmpty ? nil
+            : Assigner(experiments: assigner.experiments.filter { !$0.isHoldout }, placements: assigner.placements)
         self.truth = truth
         self.options = options
         let starts = catalog.experiments.filter { $0.status == .running }.compactMap(\.start)
@@ -100,6 +105,29 @@ public struct Simulator: Sendable {
             if let v = rng.pick(distribution) { attributes[name] = .string(v) }
         }
         attributes["new_user"] = .bool(rng.chance(truth.population.newUser))
+        // Drawn only when the truth names placements, so other truths keep their random streams.
+        let placement = truth.population.placement.isEmpty ? nil : rng.pick(truth.population.placement)
+        // What the app sent to assign, as its exposures carry it (SPEC §4).
+        let exposureAttributes = ExposureAttributes(attributes.members.compactMap { key, value in
+            switch value {
+            case .string(let s): return (key, .string(s))
+            case .bool(let b): return (key, .bool(b))
+            case .number(let d): return (key, .number(d))
+            default: return nil
+            }
+        })
+        func segmentValue(_ name: String) -> String? {
+            if name == "placement" { return placement }
+            switch attributes[name] {
+            case .string(let s): return s
+            case .bool(let b): return b ? "true" : "false"
+            default: return nil
+            }
+        }
+        func ratesFor(_ experiment: String, _ variant: String) -> Truth.Rates {
+            truth.hasSegmentRates ? truth.rates(experiment: experiment, variant: variant, value: segmentValue)
+                : truth.rates(experiment: experiment, variant: variant)
+        }
         var signals: [String: JSONValue] = [:]
         for (name, distribution) in truth.population.signals where rng.chance(0.85) {
             if let v = rng.pick(distribution) { signals[name] = .string(v) }
@@ -114,23 +142,32 @@ public struct Simulator: Sendable {
             events.append(Event(
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: userID, timestamp: Timestamp(time),
                 experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : catalog.products.currency,
-                productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason))
+                productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
+                placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty))
         }
 
         var exposed: [(String, String)] = []
         var behaviour: (Rates: Truth.Rates, paywall: Paywall?, experiment: Experiment)? = nil
         for candidate in assigner.experiments {
             let a = assigner.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival)
+            if a.reason == .holdout, behaviour == nil, let withoutHoldouts, let experiment = catalog.experiment(a.experimentID),
+               withoutHoldouts.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival).inExperiment {
+                // Held out by a global holdout: no exposure here, and the paywall the experiments form
+                // gives such a user, the control's, with the control's rates.
+                behaviour = (ratesFor(experiment.id, experiment.variants[0].key), experiment.variants[0].paywall, experiment)
+                continue
+            }
             guard a.inExperiment, let i = a.variantIndex, let experiment = catalog.experiment(a.experimentID) else { continue }
             let variant = experiment.variants[i]
-            let rates = truth.rates(experiment: experiment.id, variant: variant.key)
+            let rates = ratesFor(experiment.id, variant.key)
             if rng.chance(rates.exposureLoss) { continue }
             // An arm with no paywall (a holdout arm) logs its exposure with no copy.
             let copy = variant.paywall.map { shownCopy($0, request: request, rng: &rng) }
             add(.exposure, at: arrival, experiment: experiment.id, variant: variant.key, copy: copy)
             exposed.append((experiment.id, variant.key))
-            // A user behaves once, by the first experiment that showed them a paywall.
-            if behaviour == nil { behaviour = (rates, variant.paywall, experiment) }
+            // A user behaves once, by the first experiment that showed them a paywall; a global
+            // holdout's arms show none of their own, so the experiments after it decide.
+            if behaviour == nil && !experiment.isHoldout { behaviour = (rates, variant.paywall, experiment) }
         }
         guard let (rates, paywall, experiment) = behaviour else { return exposed }
 

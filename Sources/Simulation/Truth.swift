@@ -5,14 +5,26 @@ import Foundation
 ///
 /// The truth file (JSON, all keys optional):
 /// ```
-/// { "default": { "trial_start": 0.35, "day0_cancel": 0.25, … },
-///   "experiments": { "EXPERIMENT": { "VARIANT": { "trial_start": 0.40 } } },
+/// { "default": { "trial_start": 0.35, "day0_cancel": 0.25, …,
+///                "by": { "country": { "US": { "trial_start": 0.45 } } } },
+///   "experiments": { "EXPERIMENT": { "VARIANT": { "trial_start": 0.40,
+///                                                 "by": { "platform": { "android": { "trial_start": 0.35 } } } } } },
 ///   "ai_copy": { "on_device": 0.7, "guard_reject": 0.08, "timeout": 0.03 },
 ///   "population": { "platform": { "ios": 0.6, "android": 0.4 }, "new_user": 0.9,
+///                   "placement": { "onboarding_end": 0.7, "feature_gate": 0.3 },
+///                   "attributes": { "acquisition": { "organic": 0.7, "paid": 0.3 } },
 ///                   "signals": { "companion": { "dog": 0.3, "alone": 0.7 } } } }
 /// ```
 /// Variant rates override the default rates key by key; variants the file does not name get its
 /// `default` rates, so a file that names nothing is an A/A test.
+///
+/// Rates by segment (`by`: attribute → value → rates): a user whose attribute has that value gets
+/// those rates, key by key. The attribute is one the population draws (`platform`, `country`,
+/// `language`, `app_version`, `new_user` as `true`/`false`, `placement`, or a name of
+/// `population.attributes`). Later wins: the default's rates, then the default's `by` entries that
+/// match the user (in file order), then the keys the variant sets, then the variant's `by` entries.
+/// So a `by` in `default` moves every arm (a higher trial start rate in one country), and a `by`
+/// in a variant moves one arm (a treatment effect that differs by platform).
 public struct Truth: Sendable {
     /// Probabilities of what a user does after seeing the paywall.
     public struct Rates: Sendable, Equatable {
@@ -107,6 +119,20 @@ public struct Truth: Sendable {
         public init() {}
     }
 
+    /// Rates for users with one attribute value (`by` in a truth file): the rate keys it sets.
+    public struct SegmentRates: Sendable, Equatable {
+        public var attribute: String
+        public var value: String
+        /// Rate key (`trial_start`, …) → probability.
+        public var rates: [String: Double]
+
+        public init(attribute: String, value: String, rates: [String: Double]) {
+            self.attribute = attribute
+            self.value = value
+            self.rates = rates
+        }
+    }
+
     /// Who the users are: attributes for targeting and signals for briefs.
     public struct Population: Sendable {
         public var attributes: [(String, [(String, Double)])] = [
@@ -116,6 +142,8 @@ public struct Truth: Sendable {
             ("app_version", [("2.3.0", 0.7), ("2.1.4", 0.2), ("2.0.9", 0.1)]),
         ]
         public var newUser = 0.9
+        /// The placement each user's exposures carry (SPEC §4), by share; empty: none.
+        public var placement: [(String, Double)] = []
         public var signals: [(String, [(String, Double)])] = [
             ("companion", [("dog", 0.3), ("kids", 0.15), ("partner", 0.2), ("alone", 0.35)]),
             ("goal", [("learn_songs", 0.4), ("count_species", 0.2), ("relax", 0.3), ("exercise", 0.1)]),
@@ -126,14 +154,42 @@ public struct Truth: Sendable {
     }
 
     public var defaultRates = Rates()
+    /// The default's rates by segment, in file order.
+    public var defaultBy: [SegmentRates] = []
     /// Experiment id → variant key → rates.
     public var variants: [String: [String: Rates]] = [:]
+    /// Experiment id → variant key → the rate keys the variant sets itself (over which the default's `by` does not reach).
+    public var variantKeys: [String: [String: Set<String>]] = [:]
+    /// Experiment id → variant key → the variant's rates by segment, in file order.
+    public var variantBy: [String: [String: [SegmentRates]]] = [:]
     public var aiCopy = AICopy()
     public var population = Population()
 
     public init() {}
 
+    /// Whether any rates depend on who the user is.
+    public var hasSegmentRates: Bool { !defaultBy.isEmpty || !variantBy.isEmpty }
+
+    /// A variant's rates for a user with no segment rates (or a truth with none).
     public func rates(experiment: String, variant: String) -> Rates {
         variants[experiment]?[variant] ?? defaultRates
+    }
+
+    /// A variant's rates for a user whose attribute values `value(attribute)` gives (`true`/`false`
+    /// for booleans, the placement for `placement`): the default, the default's matching `by`
+    /// entries, the variant's own keys, the variant's matching `by` entries, later winning.
+    public func rates(experiment: String, variant: String, value: (String) -> String?) -> Rates {
+        var r = rates(experiment: experiment, variant: variant)
+        guard hasSegmentRates else { return r }
+        let own = variantKeys[experiment]?[variant] ?? []
+        func apply(_ segment: SegmentRates, skipping: Set<String>) {
+            guard value(segment.attribute) == segment.value else { return }
+            for (key, x) in segment.rates where !skipping.contains(key) {
+                if let path = Rates.keys[key] { r[keyPath: path] = x }
+            }
+        }
+        for s in defaultBy { apply(s, skipping: own) }
+        for s in variantBy[experiment]?[variant] ?? [] { apply(s, skipping: []) }
+        return r
     }
 }

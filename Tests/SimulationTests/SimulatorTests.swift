@@ -198,4 +198,145 @@ import Testing
         #expect(t.rates(experiment: "chorus-trial-length", variant: "trial-7d").trialStart == 0.2)
         #expect(t.rates(experiment: "chorus-trial-length", variant: "trial-7d").convert == 0.5)
     }
+
+    /// Rates by segment: the default's `by` moves every arm, a variant's `by` moves that arm, and the
+    /// keys a variant sets itself are beyond the default's `by`; typos are errors, not rates nobody gets.
+    @Test func truthFilesGiveRatesBySegment() throws {
+        let path = NSTemporaryDirectory() + "abctl-truth-" + UUID().uuidString + ".json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"""
+        {"default": {"trial_start": 0.3, "by": {"country": {"US": {"trial_start": 0.5, "convert": 0.8}}}},
+         "experiments": {"x": {"a": {}, "b": {"trial_start": 0.4, "by": {"platform": {"android": {"trial_start": 0.2}},
+                                                                      "acquisition": {"paid": {"refund": 0.1}}}}}},
+         "population": {"placement": {"onboarding_end": 0.7, "feature_gate": 0.3},
+                        "attributes": {"acquisition": {"organic": 0.6, "paid": 0.4}}}}
+        """#.write(toFile: path, atomically: true, encoding: .utf8)
+        let t = try Truth.load(path: path)
+        #expect(t.hasSegmentRates)
+        #expect(t.population.placement.map(\.0) == ["onboarding_end", "feature_gate"])
+        #expect(t.population.attributes.contains { $0.0 == "acquisition" })
+        func user(_ values: [String: String]) -> (String) -> String? { { values[$0] } }
+        let usIOS = user(["country": "US", "platform": "ios"]), usAndroid = user(["country": "US", "platform": "android", "acquisition": "paid"])
+        let gbIOS = user(["country": "GB", "platform": "ios"])
+        // The default's `by` reaches every arm, except for the keys a variant sets itself.
+        #expect(t.rates(experiment: "x", variant: "a", value: usIOS).trialStart == 0.5)
+        #expect(t.rates(experiment: "x", variant: "a", value: gbIOS).trialStart == 0.3)
+        #expect(t.rates(experiment: "x", variant: "b", value: usIOS).trialStart == 0.4)
+        #expect(t.rates(experiment: "x", variant: "b", value: usIOS).convert == 0.8)
+        #expect(t.rates(experiment: "x", variant: "b", value: gbIOS).convert == 0.9)
+        // The variant's `by` comes last.
+        #expect(t.rates(experiment: "x", variant: "b", value: usAndroid).trialStart == 0.2)
+        #expect(t.rates(experiment: "x", variant: "b", value: usAndroid).refund == 0.1)
+        #expect(t.rates(experiment: "x", variant: "a", value: usAndroid).refund == 0.03)
+        // Without segment values, the plain rates.
+        #expect(t.rates(experiment: "x", variant: "b") == t.rates(experiment: "x", variant: "b", value: { _ in nil }))
+
+        for (bad, words) in [
+            (#"{"default": {"by": {"contry": {"US": {"trial_start": 0.5}}}}}"#, "did you mean 'country'"),
+            (#"{"default": {"by": {"country": {"JP": {"trial_start": 0.5}}}}}"#, "never 'JP'"),
+            (#"{"default": {"by": {"placement": {"onboarding_end": {"trial_start": 0.5}}}}}"#, "no attribute 'placement'"),
+            (#"{"default": {"by": {"country": {"US": {"renewal_churn": {"alpha": 1, "beta": 2}}}}}}"#, "unknown key 'renewal_churn'"),
+            (#"{"default": {"by": {"country": {"US": {"trial_start": 1.5}}}}}"#, "probability"),
+            (#"{"population": {"acquisition": {"paid": 1}}}"#, "under 'attributes'"),
+            (#"{"population": {"attributes": {"platform": {"ios": 1}}}}"#, "population.platform"),
+        ] {
+            try bad.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect { try Truth.load(path: path) } throws: { ($0 as? Truth.LoadError)?.message.contains(words) == true }
+        }
+    }
+
+    /// Simulated exposures carry the attributes the user was drawn with and the truth's placement, and
+    /// each segment behaves by its own rates: a country that starts more trials in every arm, and an
+    /// arm whose lift is gone on Android.
+    @Test func simulatedUsersCarryAttributesAndFollowSegmentRates() throws {
+        var truth = Truth()
+        truth.population.placement = [("onboarding_end", 0.7), ("feature_gate", 0.3)]
+        truth.population.attributes.append(("acquisition", [("organic", 0.6), ("paid", 0.4)]))
+        truth.defaultBy = [.init(attribute: "country", value: "US", rates: ["trial_start": 0.5])]
+        truth.variants["chorus-paywall-copy"] = ["ai": { var r = Truth.Rates(); r.trialStart = 0.45; return r }()]
+        truth.variantKeys["chorus-paywall-copy"] = ["ai": ["trial_start"]]
+        truth.variantBy["chorus-paywall-copy"] = ["ai": [.init(attribute: "platform", value: "android", rates: ["trial_start": 0.3])]]
+        let all = try events(simulator(users: 30_000, seed: 21, truth: truth), batchSize: 10_000)
+        let exposures = all.filter { $0.type == .exposure }
+        #expect(exposures.count > 20_000)
+        for e in exposures {
+            let keys = Set(e.attributes.pairs.map(\.key))
+            #expect(keys == ["platform", "country", "language", "app_version", "new_user", "acquisition"], "\(keys)")
+            #expect(e.placement == "onboarding_end" || e.placement == "feature_gate")
+        }
+        #expect(all.filter { $0.type != .exposure }.allSatisfy { $0.placement == nil && $0.attributes.isEmpty })
+        let onboarding = Double(exposures.filter { $0.placement == "onboarding_end" }.count) / Double(exposures.count)
+        #expect(abs(onboarding - 0.7) < 0.02, "\(onboarding)")
+
+        // Trial starts per (experiment, variant, platform, US or not), among the copy experiment's users.
+        let starters = Set(all.filter { $0.type == .trialStarted }.map(\.userID))
+        var cells: [String: (starts: Int, users: Int)] = [:]
+        for e in exposures where e.experiment == "chorus-paywall-copy" {
+            guard case .string(let platform) = e.attributes["platform"], case .string(let country) = e.attributes["country"] else { continue }
+            let key = "\(e.variant!)/\(platform)/\(country == "US" ? "US" : "rest")"
+            cells[key, default: (0, 0)].users += 1
+            if starters.contains(e.userID) { cells[key, default: (0, 0)].starts += 1 }
+        }
+        func check(_ key: String, _ p: Double) {
+            guard let c = cells[key] else { Issue.record("no users in \(key)"); return }
+            let observed = Double(c.starts) / Double(c.users), se = (p * (1 - p) / Double(c.users)).squareRoot()
+            #expect(abs(observed - p) < 4 * se, "\(key): \(observed) vs true \(p) over \(c.users)")
+        }
+        check("control/ios/rest", 0.35)
+        check("control/ios/US", 0.5)
+        check("control/android/US", 0.5)
+        check("ai/ios/rest", 0.45)
+        check("ai/ios/US", 0.45)        // the arm's own trial_start is beyond the default's `by`
+        check("ai/android/rest", 0.3)
+        check("ai/android/US", 0.3)
+    }
+
+    /// A global holdout: its users log the holdout exposure and nothing of the experiments it keeps them
+    /// out of, and behave as that experiment's control would have; general users behave by their arm.
+    @Test func heldOutUsersBehaveAsTheControl() throws {
+        let folder = NSTemporaryDirectory() + "abctl-hold-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        for name in ["products.json", "chorus-paywall-copy.json"] {
+            try FileManager.default.copyItem(atPath: root.path + "/Experiments/" + name, toPath: folder + "/" + name)
+        }
+        try #"{"id": "a-hold", "name": "Holdout", "kind": "holdout", "fraction": 0.2, "status": "running"}"#
+            .write(toFile: folder + "/a-hold.json", atomically: true, encoding: .utf8)
+        let catalog = try ExperimentFiles.load(directory: folder)
+        #expect(catalog.experiments.first?.isHoldout == true, "the holdout comes first, so it must not decide behaviour")
+        var truth = Truth()
+        truth.variants["chorus-paywall-copy"] = ["ai": { var r = Truth.Rates(); r.trialStart = 0.6; return r }(),
+                                                 "name": { var r = Truth.Rates(); r.trialStart = 0.6; return r }()]
+        let s = Simulator(catalog: catalog, assigner: try Assigner(catalog: catalog), truth: truth, options: .init(users: 20_000, seed: 4))
+        var all: [Event] = []
+        _ = try s.run { all += $0; return AppendResult(stored: $0.count) }
+        let exposures = Dictionary(grouping: all.filter { $0.type == .exposure }, by: \.userID)
+        let starters = Set(all.filter { $0.type == .trialStarted }.map(\.userID))
+        var held = 0, heldStarts = 0, general: [String: (starts: Int, users: Int)] = [:]
+        for (user, list) in exposures {
+            let arm = try #require(list.first { $0.experiment == "a-hold" }?.variant, "every user is in the holdout's arms")
+            let copy = list.first { $0.experiment == "chorus-paywall-copy" }?.variant
+            if arm == "holdout" {
+                #expect(copy == nil, "a held-out user is exposed to nothing else")
+                held += 1
+                if starters.contains(user) { heldStarts += 1 }
+            } else if let copy {
+                general[copy, default: (0, 0)].users += 1
+                if starters.contains(user) { general[copy, default: (0, 0)].starts += 1 }
+            }
+        }
+        let share = Double(held) / Double(exposures.count)
+        #expect(abs(share - 0.2) < 0.015, "\(share)")
+        // Held-out users see the control's paywall (the copy experiment takes everyone on iOS and Android, 40% of the namespace).
+        func check(_ name: String, _ starts: Int, _ n: Int, _ p: Double) {
+            let observed = Double(starts) / Double(n), se = (p * (1 - p) / Double(n)).squareRoot()
+            #expect(abs(observed - p) < 4 * se, "\(name): \(observed) vs true \(p) over \(n)")
+        }
+        let reach = Double(general.values.reduce(0) { $0 + $1.users }) / Double(exposures.count - held)
+        check("held out", heldStarts, held, 0.35 * reach)
+        check("general control", general["control"]!.starts, general["control"]!.users, 0.35)
+        check("general ai", general["ai"]!.starts, general["ai"]!.users, 0.6)
+    }
 }

@@ -24,10 +24,13 @@ public final class APIServer: HTTPHandler {
         public var stripe: StripeOptions?
         /// nil: `POST /v1/webhooks/googleplay` answers 404.
         public var googlePlay: GooglePlayOptions?
+        /// The safeguard schedule, stop polling and `--notify-url` (SPEC §5).
+        public var safeguards: SafeguardService.Options = .init()
 
         public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,
                     copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil, reportClock: Date? = nil,
-                    stripe: StripeOptions? = nil, googlePlay: GooglePlayOptions? = nil) {
+                    stripe: StripeOptions? = nil, googlePlay: GooglePlayOptions? = nil, safeguards: SafeguardService.Options = .init()) {
+            self.safeguards = safeguards
             self.stripe = stripe
             self.googlePlay = googlePlay
             self.reportClock = reportClock
@@ -50,11 +53,14 @@ public final class APIServer: HTTPHandler {
     private let draining = Atomic<Bool>(false)
     private let started = Monotonic.seconds()
     private let router = Router(APIServer.routes)
+    /// Reads stops into the snapshot on every node; evaluates and notifies on the lease holder.
+    public let safeguards: SafeguardService
 
     public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend) {
         self.options = options
         self.snapshots = SnapshotHolder(snapshot)
         self.backend = backend
+        self.safeguards = SafeguardService(options: options.safeguards, store: backend.store, snapshots: snapshots)
         self.copyGenerator = options.copyGeneration.map(backend.makeCopyGenerator)
     }
 
@@ -216,7 +222,7 @@ public final class APIServer: HTTPHandler {
             ("abctl_experiments_loaded_timestamp_seconds", "When the current snapshot was loaded.", snapshot.loadedAt.timeIntervalSince1970.rounded()),
             ("abctl_uptime_seconds", "Seconds since the server started.", (Monotonic.seconds() - started).rounded()),
         ])
-        return .response(.text(text + connections.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+        return .response(.text(text + connections.render() + safeguards.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
     }
 
     /// Rereads `--google-certs` (Google rotates its keys); on an error the old keys stay.
@@ -238,8 +244,9 @@ public final class APIServer: HTTPHandler {
     public func reload() -> Bool {
         if let play = options.googlePlay { reloadGoogleCertificates(play) }
         do {
-            let snapshot = try backend.makeSnapshot(directory: options.experimentsDirectory)
-            snapshots.replace(snapshot)
+            let loaded = try backend.makeSnapshot(directory: options.experimentsDirectory)
+            // The stops in force stay in force across a reload.
+            let snapshot = snapshots.update { current in loaded.withStops(current.stops) }
             metrics.reload(succeeded: true)
             Log.shared.write(level: .info, "experiments reloaded", ["experiments": .number(Double(snapshot.catalog.experiments.count)),
                                                                     "directory": .string(options.experimentsDirectory)])

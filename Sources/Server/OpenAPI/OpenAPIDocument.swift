@@ -130,7 +130,7 @@ enum OpenAPIDocument {
       "get": {
         "operationId": "experiments",
         "summary": "The loaded experiment definitions, as written in their files, and the price table.",
-        "description": "Scope: admin.",
+        "description": "Scope: admin. An experiment with a rollout also carries rollout_stage; one with safeguards carries safeguard_stops, the stops in force (id, experiment, arm, metric, action, at, figures, reset_at, reset_by).",
         "responses": {
           "200": { "description": "Definitions.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Experiments" } } } },
           "401": { "$ref": "#/components/responses/Unauthorized" },
@@ -415,7 +415,9 @@ enum OpenAPIDocument {
             "type": ["object", "null"], "maxProperties": 32,
             "description": "The attributes the app sent to assign (exposures); kept per user from the first exposure for segments. Keys and values at most 256 bytes.",
             "additionalProperties": { "type": ["string", "number", "boolean"] }
-          }
+          },
+          "store_account_id": { "type": ["string", "null"], "minLength": 1, "description": "Exposures only: what the app handed the App Store (appAccountToken, a UUID) or Google Play (obfuscatedExternalAccountId) for this user; those webhooks map it back to the user. At most 256 bytes." },
+          "trial_days": { "type": ["integer", "null"], "minimum": 0, "maximum": 3660, "description": "trial_started only: the trial the store actually granted, in days (the webhooks fill it)." }
         }
       },
       "EventCounts": {

@@ -2,6 +2,7 @@ import Assignment
 import Events
 import ExperimentDefinitions
 import Foundation
+import GrowthBookPayload
 import PaywallCopy
 import Synchronization
 
@@ -29,10 +30,14 @@ public final class ExperimentSnapshot: Sendable {
     let placementAnswers: [String: PlacementAnswer]
     /// The body of `GET /api/features/{clientKey}`, built when first asked for.
     let features: FeaturesPayloadCache
+    /// The safeguard stops in force when this snapshot was made (SPEC §5), oldest first: the
+    /// assigner and the GrowthBook payload honour them; `withStops` makes a snapshot with others.
+    public let stops: [SafeguardStop]
 
     public init(catalog: ExperimentDefinitions.ExperimentCatalog, sticky: (any StickyLookup)?, loadedAt: Date = Date()) throws {
         self.catalog = catalog
         self.loadedAt = loadedAt
+        self.stops = []
         var byID: [String: Experiment] = [:]
         for e in catalog.experiments { byID[e.id] = e }
         self.experimentsByID = byID
@@ -50,15 +55,39 @@ public final class ExperimentSnapshot: Sendable {
         self.placementAnswers = placementAnswers
     }
 
+    /// The same experiments with `stops` in force: a new assigner and a new GrowthBook payload
+    /// cache; everything rendered from the files is shared.
+    private init(copying s: ExperimentSnapshot, stops: [SafeguardStop]) {
+        catalog = s.catalog; experimentsByID = s.experimentsByID; eventParser = s.eventParser
+        definitions = s.definitions; productsJSON = s.productsJSON; loadedAt = s.loadedAt
+        answers = s.answers; defaultIndices = s.defaultIndices; placementAnswers = s.placementAnswers
+        self.stops = stops
+        let byExperiment = SafeguardStopsInForce(stops, catalog: s.catalog)
+        assigner = s.assigner.withStops(byExperiment.armStops)
+        features = FeaturesPayloadCache(catalog: s.catalog, stops: byExperiment.payloadStops)
+    }
+
+    /// This snapshot with `stops` (the stops in force, oldest first) instead of its own.
+    public func withStops(_ stops: [SafeguardStop]) -> ExperimentSnapshot {
+        ExperimentSnapshot(copying: self, stops: stops)
+    }
+
     /// The body of `GET /v1/experiments` at `now`: `{"experiments": [file contents…], "products":
     /// {…}}`, each definition as written in its file (less `$schema`), so clients see exactly what
-    /// is deployed, plus `rollout_stage` for an experiment with a rollout.
+    /// is deployed, plus `rollout_stage` for an experiment with a rollout and `safeguard_stops`
+    /// (the stops in force) for one with safeguards.
     public func definitionsJSON(at now: Date = Date()) -> String {
         var experiments: [JSONValue] = []
         for (definition, assignable) in zip(definitions, assigner.experiments) {
-            guard case .object(var members) = definition, let model = assignable.model,
-                  let rollout = model.rollout, let start = model.start else {
+            guard case .object(var members) = definition, let model = assignable.model else {
                 experiments.append(definition)
+                continue
+            }
+            if model.safeguards != nil {
+                members.append(("safeguard_stops", .array(stops.filter { $0.experiment == model.id }.map(\.json))))
+            }
+            guard let rollout = model.rollout, let start = model.start else {
+                experiments.append(.object(members))
                 continue
             }
             let index = assignable.stageIndex(at: now)
@@ -279,4 +308,40 @@ public final class SnapshotHolder: Sendable {
     public var snapshot: ExperimentSnapshot { current.withLock { $0 } }
 
     public func replace(_ snapshot: ExperimentSnapshot) { current.withLock { $0 = snapshot } }
+
+    /// Serialises the writers (a reload, the safeguard poller) so that neither undoes the other;
+    /// readers only take `current` for the moment of a swap.
+    private let writers = Mutex<Void>(())
+
+    /// Replaces the snapshot with what `change` makes of it (nil: keeps it), one writer at a time.
+    @discardableResult
+    public func update(_ change: (ExperimentSnapshot) throws -> ExperimentSnapshot?) rethrows -> ExperimentSnapshot {
+        try writers.withLock { _ in
+            let old = snapshot
+            guard let new = try change(old) else { return old }
+            replace(new)
+            return new
+        }
+    }
+}
+
+/// The stops in force as the assigner and the GrowthBook payload take them, per experiment.
+struct SafeguardStopsInForce {
+    var armStops: [String: ArmStops] = [:]
+    var payloadStops: [String: GrowthBookPayload.Safeguarded] = [:]
+
+    /// `stop_experiment` stops every arm (control included: nobody is in the experiment any
+    /// more, everyone gets the control's paywall); the rollout holds at the first stop.
+    init(_ stops: [SafeguardStop], catalog: ExperimentDefinitions.ExperimentCatalog) {
+        for e in catalog.experiments {
+            let mine = stops.filter { $0.experiment == e.id && $0.inForce }
+            guard !mine.isEmpty else { continue }
+            let keys = e.variants.map(\.key)
+            let all = mine.contains { $0.action == .stopExperiment }
+            let stopped = keys.map { key in all || mine.contains { $0.arm == key } }
+            let hold = mine.map(\.stoppedAt.date).min()
+            armStops[e.id] = ArmStops(stoppedArms: stopped, holdStageAt: hold)
+            payloadStops[e.id] = GrowthBookPayload.Safeguarded(stoppedArms: Set(zip(keys, stopped).filter(\.1).map(\.0)), holdStageAt: hold)
+        }
+    }
 }

@@ -25,9 +25,12 @@ enum ServeCommand {
           With the five --google-certs/--googleplay-* flags, POST /v1/webhooks/googleplay takes Google
           Play real-time developer notifications pushed by Pub/Sub (see docs/Webhooks.md). Keys with scope sdk are GrowthBook
           client keys for GET /api/features/{clientKey}. ABCTL_NOW (RFC 3339) fixes the clock of
-          GET /v1/experiments/{id}/report, as it does for abctl report.
+          GET /v1/experiments/{id}/report, as it does for abctl report, and of safeguard evaluations.
+          Experiments with 'safeguards' are evaluated every check_minutes by one node at a time (on
+          PostgreSQL, the holder of an advisory lock; another node takes over if it dies); every node
+          reads the stops in force every 2 s. With --notify-url each stop is POSTed there as JSON.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]] [--google-certs <file> --googleplay-audience <aud> --googleplay-push-account <email> --googleplay-package <name> --googleplay-service-account <file> [--googleplay-api-url <url>]]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]] [--google-certs <file> --googleplay-audience <aud> --googleplay-push-account <email> --googleplay-package <name> --googleplay-service-account <file> [--googleplay-api-url <url>]] [--notify-url <url>]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
@@ -67,6 +70,7 @@ enum ServeCommand {
             OptionSpec(name: "--googleplay-package", valueName: "name", help: "The app's package name; notifications for others are refused."),
             OptionSpec(name: "--googleplay-service-account", valueName: "file", help: "A service-account key (JSON) allowed to read the app's purchases (purchases.subscriptionsv2.get)."),
             OptionSpec(name: "--googleplay-api-url", valueName: "url", help: "The Google Play Developer API root.", default: "https://androidpublisher.googleapis.com"),
+            OptionSpec(name: "--notify-url", valueName: "url", help: "Each safeguard stop is POSTed here as JSON with a readable 'text' (a chat webhook can post it), retried with backoff until a 2xx answer, once per stop."),
         ],
         run: run
     )
@@ -89,6 +93,13 @@ enum ServeCommand {
         let stripe = try stripeOptions(args)
         let googlePlay = try googlePlayOptions(args)
         let reportClock = try FixedClock.now(environment, command: "serve")
+        var notifyURL: URL?
+        if let text = args.value("--notify-url") {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw CLIError.usage("'--notify-url' must be an http or https URL, got '\(text)'", command: "serve")
+            }
+            notifyURL = url
+        }
         do {
             try Server.checkListening(host: host, keys: keys)
         } catch {
@@ -106,7 +117,8 @@ enum ServeCommand {
             api: APIServer.Options(keys: keys, revenueCatAuthorization: revenueCat,
                                    experimentsDirectory: experiments,
                                    copyGeneration: copyGeneration, appStore: appStore, reportClock: reportClock,
-                                   stripe: stripe, googlePlay: googlePlay),
+                                   stripe: stripe, googlePlay: googlePlay,
+                                   safeguards: SafeguardService.Options(notifyURL: notifyURL, clock: reportClock)),
             store: store)
         do {
             let server = try Server(configuration: configuration)

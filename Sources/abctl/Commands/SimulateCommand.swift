@@ -19,8 +19,12 @@ enum SimulateCommand {
           "ai_copy": {...}, "population": {...}} with rates trial_start, day0_cancel, later_cancel, convert,
           direct_purchase, annual_share, renewal, refund, exposure_loss, and renewal_churn {"alpha", "beta",
           "tenure_factor"}: each payer's churn probability per period drawn from Beta(alpha, beta) (docs/Forecast.md). Variants the file does not
-          name behave by its default rates; without a file every variant behaves the same (an A/A test). The
-          shipped Chorus+ story is Experiments/simulation/chorus-plus-truth.json.
+          name behave by its default rates; without a file every variant behaves the same (an A/A test).
+          Any rates object may carry "by": {ATTRIBUTE: {VALUE: {rates}}}, rates for users with that attribute value
+          (a higher trial start rate in one country, an effect that differs by platform); "population" gives the
+          shares of platform, country, language, app_version, new_user, "placement" and any other "attributes", which
+          every exposure carries (docs/Reports.md#simulation). The shipped Chorus+ story is
+          Experiments/simulation/chorus-plus-truth.json.
         """,
         usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>]",
         options: [

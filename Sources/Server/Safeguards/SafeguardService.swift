@@ -1,0 +1,302 @@
+import CopyGeneration
+import Events
+import ExperimentDefinitions
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Safeguards
+import Synchronization
+
+/// The server's side of safeguards (SPEC §5, §7), on two threads of its own:
+///
+/// - **stops** (every node): reads the stops in force from the store every `pollSeconds` and
+///   swaps them into the snapshot, so the assigner and the GrowthBook payload honour a stop or a
+///   reset made by any node (or `abctl safeguards`) within that time.
+/// - **schedule** (one node at a time): takes the store's safeguard lease (a PostgreSQL session
+///   advisory lock; always granted on SQLite) and keeps it while the node lives; the holder
+///   evaluates each safeguarded experiment every `check_minutes` and delivers notifications.
+///   The other nodes try for the lease every `leaseRetrySeconds`; when the holder dies its
+///   session ends, the lock goes, and one of them takes over the schedule.
+///
+/// A stop is one INSERT, so a crash mid-evaluation leaves it whole or absent. Notifications use
+/// the store as their outbox: a stop is posted until the receiver answers 2xx, then marked
+/// (`notified_ts`), so a restart resumes where the last process left off.
+public final class SafeguardService: Sendable {
+    public struct Options: Sendable {
+        /// Where each stop is POSTed as JSON (`--notify-url`); nil: no notifications.
+        public var notifyURL: URL?
+        /// The time evaluations read (`ABCTL_NOW` fixes it); nil: the clock.
+        public var clock: Date?
+        public var pollSeconds: Double
+        public var leaseRetrySeconds: Double
+        /// Notification retries wait 1, 2, 4 … seconds, at most this long.
+        public var maxBackoffSeconds: Double
+        public var notifyTimeoutSeconds: Double
+
+        public init(notifyURL: URL? = nil, clock: Date? = nil, pollSeconds: Double = 2, leaseRetrySeconds: Double = 2,
+                    maxBackoffSeconds: Double = 60, notifyTimeoutSeconds: Double = 10) {
+            self.notifyURL = notifyURL
+            self.clock = clock
+            self.pollSeconds = pollSeconds
+            self.leaseRetrySeconds = leaseRetrySeconds
+            self.maxBackoffSeconds = maxBackoffSeconds
+            self.notifyTimeoutSeconds = notifyTimeoutSeconds
+        }
+    }
+
+    let options: Options
+    let store: any EventStore
+    let snapshots: SnapshotHolder
+    private let stopping = Atomic<Bool>(false)
+    private let wake = NSCondition()
+    private let threadsDone = DispatchGroup()
+
+    // What /metrics shows.
+    let leaseHeld = Atomic<Int>(0)
+    let evaluations = Atomic<Int>(0)
+    let evaluationFailures = Atomic<Int>(0)
+    let stopsWritten = Atomic<Int>(0)
+    let notificationsDelivered = Atomic<Int>(0)
+    let notificationAttemptsFailed = Atomic<Int>(0)
+    let notificationsPending = Atomic<Int>(0)
+    let pollFailures = Atomic<Int>(0)
+    /// The last evaluation's duration, in microseconds.
+    let lastEvaluationMicros = Atomic<Int>(0)
+    /// When the stops were last read successfully (seconds since 1970).
+    let lastPollSeconds = Atomic<Int>(0)
+
+    public init(options: Options, store: any EventStore, snapshots: SnapshotHolder) {
+        self.options = options
+        self.store = store
+        self.snapshots = snapshots
+    }
+
+    /// Reads the stops once (so the first answers already honour them), then starts both threads.
+    public func start() {
+        refreshStops()
+        let loops: [(String, @Sendable () -> Void)] = [("abctl-safeguard-stops", { [self] in pollLoop() }),
+                                                       ("abctl-safeguard-schedule", { [self] in scheduleLoop() })]
+        for (name, body) in loops {
+            threadsDone.enter()
+            let done = threadsDone
+            let thread = Thread {
+                body()
+                done.leave()
+            }
+            thread.name = name
+            thread.start()
+        }
+    }
+
+    /// Ends both threads (the lease is released) and waits for them, at most `timeout` seconds.
+    public func stop(timeout: Double = 15) {
+        stopping.store(true, ordering: .relaxed)
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
+        _ = threadsDone.wait(timeout: .now() + timeout)
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    /// Sleeps up to `seconds`, or until `stop`.
+    private func pause(_ seconds: Double) {
+        wake.lock()
+        if !isStopping { _ = wake.wait(until: Date(timeIntervalSinceNow: max(0, seconds))) }
+        wake.unlock()
+    }
+
+    // MARK: Stops, on every node
+
+    private func pollLoop() {
+        while !isStopping {
+            pause(options.pollSeconds)
+            if isStopping { break }
+            refreshStops()
+        }
+    }
+
+    /// Swaps the stops in force into the snapshot when they differ from its own.
+    func refreshStops() {
+        let inForce: [SafeguardStop]
+        do {
+            inForce = try store.safeguardStopsInForce()
+        } catch {
+            pollFailures.add(1, ordering: .relaxed)
+            Log.shared.write(level: .warning, "cannot read safeguard stops; keeping the ones in force", ["error": .string(String(describing: error))])
+            return
+        }
+        lastPollSeconds.store(Int(Date().timeIntervalSince1970), ordering: .relaxed)
+        let before = Mutex<[SafeguardStop]>([])
+        snapshots.update { current in
+            before.withLock { $0 = current.stops }
+            return Self.sameStops(current.stops, inForce) ? nil : current.withStops(inForce)
+        }
+        let old = before.withLock { $0 }
+        guard !Self.sameStops(old, inForce) else { return }
+        let oldIDs = Set(old.map(\.id)), newIDs = Set(inForce.map(\.id))
+        for s in inForce where !oldIDs.contains(s.id) {
+            Log.shared.write(level: .info, "safeguard stop honoured", ["id": .string(s.id), "experiment": .string(s.experiment),
+                                                                      "arm": .string(s.arm), "metric": .string(s.metric)])
+        }
+        for s in old where !newIDs.contains(s.id) {
+            Log.shared.write(level: .info, "safeguard stop lifted", ["id": .string(s.id), "experiment": .string(s.experiment), "arm": .string(s.arm)])
+        }
+    }
+
+    static func sameStops(_ a: [SafeguardStop], _ b: [SafeguardStop]) -> Bool {
+        a.map(\.id) == b.map(\.id)
+    }
+
+    // MARK: The schedule, on the lease holder
+
+    private func scheduleLoop() {
+        while !isStopping {
+            do {
+                let held = try store.withSafeguardLease { () -> Bool in
+                    leaseHeld.store(1, ordering: .relaxed)
+                    defer { leaseHeld.store(0, ordering: .relaxed) }
+                    Log.shared.write(level: .info, "safeguard lease taken: this node evaluates safeguards", [:])
+                    holdLease()
+                    return true
+                }
+                if held == nil { pause(options.leaseRetrySeconds) }
+            } catch {
+                Log.shared.write(level: .warning, "safeguard lease failed", ["error": .string(String(describing: error))])
+                pause(options.leaseRetrySeconds)
+            }
+        }
+    }
+
+    /// Evaluates what is due and delivers what is pending until `stop`, or until the store fails
+    /// (the lease may have gone with the connection: give it up and take it again).
+    private func holdLease() {
+        var due: [String: Double] = [:]
+        var outbox = Outbox()
+        while !isStopping {
+            do {
+                let now = Monotonic.seconds()
+                var wrote = false
+                for e in snapshots.snapshot.catalog.experiments where e.status == .running {
+                    guard let config = e.safeguards else { continue }
+                    if let next = due[e.id], next > now { continue }
+                    due[e.id] = now + config.checkMinutes * 60
+                    wrote = try evaluate(e) || wrote
+                }
+                if wrote { refreshStops() }
+                if let url = options.notifyURL { try outbox.deliver(to: url, service: self) }
+                let nextDue = due.values.min().map { $0 - Monotonic.seconds() } ?? 1
+                pause(min(1, max(0.05, min(nextDue, outbox.nextAttempt.map { $0 - Monotonic.seconds() } ?? 1))))
+            } catch {
+                evaluationFailures.add(1, ordering: .relaxed)
+                Log.shared.write(level: .warning, "safeguard evaluation failed; giving up the lease to take it again",
+                                 ["error": .string(String(describing: error))])
+                pause(options.leaseRetrySeconds)
+                return
+            }
+        }
+    }
+
+    /// One evaluation of `e`; true when it wrote a stop.
+    private func evaluate(_ e: Experiment) throws -> Bool {
+        let now = options.clock ?? Date()
+        let started = Monotonic.seconds()
+        let outcome = try SafeguardEvaluator.run(experiments: [e], store: store, now: now)
+        lastEvaluationMicros.store(Int((Monotonic.seconds() - started) * 1_000_000), ordering: .relaxed)
+        evaluations.add(1, ordering: .relaxed)
+        for s in outcome.newStops {
+            stopsWritten.add(1, ordering: .relaxed)
+            Log.shared.write(level: .warning, "safeguard stop", [
+                "id": .string(s.id), "experiment": .string(s.experiment), "arm": .string(s.arm), "metric": .string(s.metric),
+                "action": .string(s.action.rawValue), "at": .string(s.stoppedAt.rfc3339), "figures": s.figures.json,
+                "text": .string(SafeguardText.stop(s)),
+            ])
+        }
+        return !outcome.newStops.isEmpty
+    }
+
+    // MARK: Notifications
+
+    /// The body POSTed for a stop: its JSON (as in `GET /v1/experiments`) with a readable `text`.
+    static func notification(_ s: SafeguardStop) -> [UInt8] {
+        guard case .object(var members) = s.json else { return [] }
+        members.append(("text", .string(SafeguardText.stop(s))))
+        return Array(JSONValue.object(members).serialized().utf8)
+    }
+
+    /// Stops not yet acknowledged, with when each may be tried again.
+    struct Outbox {
+        var backoff: [String: (attempts: Int, next: Double)] = [:]
+
+        var nextAttempt: Double? { backoff.values.map(\.next).min() }
+
+        mutating func deliver(to url: URL, service: SafeguardService) throws {
+            let pending = try service.store.safeguardStops(experiment: nil).filter { $0.notifiedAt == nil }
+            service.notificationsPending.store(pending.count, ordering: .relaxed)
+            let ids = Set(pending.map(\.id))
+            backoff = backoff.filter { ids.contains($0.key) }
+            for stop in pending {
+                if service.isStopping { return }
+                let now = Monotonic.seconds()
+                if let b = backoff[stop.id], b.next > now { continue }
+                var request = URLRequest(url: url, timeoutInterval: service.options.notifyTimeoutSeconds)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.setValue(stop.id, forHTTPHeaderField: "Idempotency-Key")
+                request.httpBody = Data(SafeguardService.notification(stop))
+                let status: Int
+                var problem = ""
+                switch BlockingHTTP.send(request) {
+                case .success(let (_, response)): status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                case .failure(let failure): status = 0; problem = "\(failure)"
+                }
+                if (200..<300).contains(status) {
+                    try service.store.markSafeguardStopNotified(id: stop.id, at: Timestamp(Date()))
+                    backoff[stop.id] = nil
+                    service.notificationsDelivered.add(1, ordering: .relaxed)
+                    service.notificationsPending.subtract(1, ordering: .relaxed)
+                    Log.shared.write(level: .info, "safeguard notification delivered", ["id": .string(stop.id), "status": .number(Double(status))])
+                } else {
+                    let attempts = (backoff[stop.id]?.attempts ?? 0) + 1
+                    let wait = min(service.options.maxBackoffSeconds, pow(2, Double(attempts - 1)))
+                    backoff[stop.id] = (attempts, Monotonic.seconds() + wait)
+                    service.notificationAttemptsFailed.add(1, ordering: .relaxed)
+                    Log.shared.write(level: .warning, "safeguard notification failed; retrying", [
+                        "id": .string(stop.id), "status": .number(Double(status)), "error": problem.isEmpty ? .null : .string(problem),
+                        "attempt": .number(Double(attempts)), "retry_in_s": .number(wait),
+                    ])
+                }
+            }
+        }
+    }
+
+    // MARK: /metrics
+
+    func metricsText() -> String {
+        var out = ""
+        func counter(_ name: String, _ help: String, _ value: Int) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+        }
+        func gauge(_ name: String, _ help: String, _ value: Double) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(Metrics.format(value))\n"
+        }
+        let inForce = snapshots.snapshot.stops
+        gauge("abctl_safeguard_stops_in_force", "Safeguard stops in force, as this node last read them from the store.", Double(inForce.count))
+        out += "# HELP abctl_safeguard_arm_stopped Whether a safeguard stop is in force on the arm (1), by experiment and arm.\n# TYPE abctl_safeguard_arm_stopped gauge\n"
+        for s in inForce {
+            out += "abctl_safeguard_arm_stopped{experiment=\"\(Metrics.escape(s.experiment))\",arm=\"\(Metrics.escape(s.arm))\",metric=\"\(Metrics.escape(s.metric))\"} 1\n"
+        }
+        gauge("abctl_safeguard_lease_held", "1 while this node holds the safeguard lease and runs the evaluation schedule.", Double(leaseHeld.load(ordering: .relaxed)))
+        counter("abctl_safeguard_evaluations_total", "Safeguard evaluations of one experiment run by this node.", evaluations.load(ordering: .relaxed))
+        counter("abctl_safeguard_evaluation_failures_total", "Safeguard evaluations that failed (the store did not answer).", evaluationFailures.load(ordering: .relaxed))
+        gauge("abctl_safeguard_last_evaluation_seconds", "How long this node's last safeguard evaluation took.", Double(lastEvaluationMicros.load(ordering: .relaxed)) / 1e6)
+        counter("abctl_safeguard_stops_total", "Safeguard stops written by this node.", stopsWritten.load(ordering: .relaxed))
+        counter("abctl_safeguard_notifications_total", "Stop notifications acknowledged (2xx) by --notify-url.", notificationsDelivered.load(ordering: .relaxed))
+        counter("abctl_safeguard_notification_failures_total", "Stop notification attempts that got no 2xx (each is retried).", notificationAttemptsFailed.load(ordering: .relaxed))
+        gauge("abctl_safeguard_notifications_pending", "Stops whose notification is not yet acknowledged.", Double(notificationsPending.load(ordering: .relaxed)))
+        counter("abctl_safeguard_stop_read_failures_total", "Reads of the stops in force that failed.", pollFailures.load(ordering: .relaxed))
+        gauge("abctl_safeguard_stops_read_timestamp_seconds", "When this node last read the stops in force.", Double(lastPollSeconds.load(ordering: .relaxed)))
+        return out
+    }
+}
