@@ -90,6 +90,9 @@ public enum HealthChecks {
             }
         }
 
+        // Offers the stores gave against what each arm tested (SPEC §5).
+        out += OfferChecks.health(r)
+
         // Dates.
         let exp = acc.experiment
         if acc.exposedBeforeStart > 0, let start = exp.start {
