@@ -14,6 +14,7 @@ public actor AbctlClient {
     private let copyWriter: OnDeviceCopyWriter
     private var cache: AssignmentCache
     private var placementCache: PlacementCache
+    private var storeAccounts: StoreAccounts
     private let outbox: EventOutbox
     /// The last assign call that failed for want of a server, while `retryAfter` has not passed.
     private var lastAssignFailure: (error: ServerError, at: ContinuousClock.Instant)?
@@ -30,11 +31,13 @@ public actor AbctlClient {
         cache = AssignmentCache(file: configuration.storageDirectory.appendingPathComponent("assignments.json"))
         let placementCache = PlacementCache(file: configuration.storageDirectory.appendingPathComponent("placements.json"))
         self.placementCache = placementCache
+        let storeAccounts = StoreAccounts(file: configuration.storageDirectory.appendingPathComponent("store_accounts.json"))
+        self.storeAccounts = storeAccounts
         let sendTimeout = configuration.sendTimeout
         outbox = try EventOutbox(directory: configuration.storageDirectory, configuration: configuration) { body in
             try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: sendTimeout)
         }
-        if let problem = cache.loadProblem ?? placementCache.loadProblem {
+        if let problem = cache.loadProblem ?? placementCache.loadProblem ?? storeAccounts.loadProblem {
             tally.lastError = problem
             tally.lastErrorAt = Date()
         }
@@ -233,6 +236,26 @@ public actor AbctlClient {
         }
     }
 
+    // MARK: Store identities
+
+    /// The id to hand the stores for this user (SPEC §4): a lowercase UUID made the first time and
+    /// kept in `storageDirectory`, the same after every restart. Pass it as StoreKit's
+    /// `appAccountToken` (`UUID(uuidString:)`) and as Play Billing's `setObfuscatedAccountId`;
+    /// every exposure the client logs for the user carries it, so the App Store and Google Play
+    /// webhooks land the user's purchases in the user's arm.
+    public func storeAccountID(for userID: UserID) throws -> String {
+        try storeAccounts.id(for: userID)
+    }
+
+    /// Exposures get their user's store account id (one made now if the user has none).
+    private func withStoreAccounts(_ events: [ClientEvent]) throws -> [ClientEvent] {
+        var events = events
+        for i in events.indices where events[i].kind == .exposure && events[i].storeAccountID == nil {
+            events[i].storeAccountID = try storeAccounts.id(for: events[i].userID)
+        }
+        return events
+    }
+
     // MARK: Events
 
     /// Queues the exposure of a paywall that was shown; false when there is nothing to log (the
@@ -240,7 +263,7 @@ public actor AbctlClient {
     @discardableResult
     public func logExposure(_ answer: PaywallAnswer, at timestamp: Date = Date()) async throws -> Bool {
         guard let event = ClientEvent.exposure(of: answer, at: timestamp) else { return false }
-        return try await outbox.enqueue([event]) == 1
+        return try await outbox.enqueue(withStoreAccounts([event])) == 1
     }
 
     /// Queues a purchase-side event (`trial_started`, `purchased`, …); false when the queue was full.
@@ -259,7 +282,7 @@ public actor AbctlClient {
     @discardableResult
     public func logExposure(_ answer: PlacementAnswer, at timestamp: Date = Date()) async throws -> Int {
         let events = ClientEvent.exposures(of: answer, at: timestamp)
-        return events.isEmpty ? 0 : try await outbox.enqueue(events)
+        return events.isEmpty ? 0 : try await outbox.enqueue(withStoreAccounts(events))
     }
 
     /// Queues events with one fsync for all; returns how many fit in the queue. With an `app` key,
@@ -267,7 +290,7 @@ public actor AbctlClient {
     @discardableResult
     public func log(_ events: [ClientEvent]) async throws -> Int {
         try refuseThroughAppKey(events)
-        return try await outbox.enqueue(events)
+        return try await outbox.enqueue(withStoreAccounts(events))
     }
 
     private func refuseThroughAppKey(_ events: [ClientEvent]) throws {

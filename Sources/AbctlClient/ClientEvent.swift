@@ -24,6 +24,9 @@ public struct ClientEvent: Sendable, Equatable {
     /// The placement the paywall was shown at, and the attributes the app sent to assign (SPEC §4).
     public var placement: String?
     public var attributes: [String: JSONValue]?
+    /// What the app hands the App Store (`appAccountToken`) and Google Play (obfuscated account id)
+    /// for this user (exposures; SPEC §4). The client fills it with `AbctlClient.storeAccountID(for:)`.
+    public var storeAccountID: String?
 
     public init(id: EventID = EventID(UUID().uuidString.lowercased()), kind: Kind, userID: UserID, timestamp: Date = Date(),
                 experiment: String? = nil, variant: String? = nil, revenue: Double? = nil, currency: String? = nil,
@@ -87,6 +90,7 @@ public struct ClientEvent: Sendable, Equatable {
         if let copyFallbackReason { members.append(("copy_fallback_reason", .string(copyFallbackReason.rawValue))) }
         if let placement { members.append(("placement", .string(placement))) }
         if let attributes { members.append(("attributes", .object(attributes.sorted { $0.key < $1.key }))) }
+        if let storeAccountID, kind == .exposure { members.append(("store_account_id", .string(storeAccountID))) }
         return .object(members)
     }
 }

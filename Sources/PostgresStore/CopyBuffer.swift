@@ -58,6 +58,7 @@ struct CopyBuffer {
         add(e.productID); add(e.copySource?.rawValue); add(e.copyText); add(e.copyFallbackReason)
         add(e.placement); add(e.attributes)
         add(e.originalRevenue); add(e.originalCurrency)
+        add(e.storeAccountID); add(e.trialDays.map(Int64.init))
         endRow()
     }
 

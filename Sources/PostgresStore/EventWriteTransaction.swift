@@ -39,7 +39,7 @@ enum EventWriteTransaction {
         SET jit = off
         """
 
-    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency"
+    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days"
 
     static let buckets = 512
     /// At most this many users get locks of their own; more lock whole buckets.
@@ -71,7 +71,7 @@ enum EventWriteTransaction {
     /// facts row exactly when an exposure of theirs is stored). Index lookups per user, whatever
     /// the tables' sizes.
     static let selectEvents = """
-        SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes
+        SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days
         FROM events
         WHERE user_id = ANY(ARRAY(
             SELECT unnest($1::text[]) UNION ALL SELECT user_id FROM facts WHERE user_id = ANY($2::text[])))
@@ -82,7 +82,7 @@ enum EventWriteTransaction {
     static let factColumns = """
         user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
         first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
-        placement, attributes
+        placement, attributes, trial_days
         """
 
     /// A user's facts rows never go away (events are only added), so writing is an upsert.
@@ -94,7 +94,8 @@ enum EventWriteTransaction {
             first_converted_ts = EXCLUDED.first_converted_ts, first_cancel_ts = EXCLUDED.first_cancel_ts,
             refunded_ts = EXCLUDED.refunded_ts, net_revenue = EXCLUDED.net_revenue, copy_source = EXCLUDED.copy_source,
             copy_fallback_reason = EXCLUDED.copy_fallback_reason, revenue_entries = EXCLUDED.revenue_entries,
-            crossed_over = EXCLUDED.crossed_over, placement = EXCLUDED.placement, attributes = EXCLUDED.attributes
+            crossed_over = EXCLUDED.crossed_over, placement = EXCLUDED.placement, attributes = EXCLUDED.attributes,
+            trial_days = EXCLUDED.trial_days
         """
 
     typealias Key = InsertOrder.Key
@@ -196,7 +197,8 @@ enum EventWriteTransaction {
                 copySource: events.optionalText(row, 6).flatMap { .init(rawValue: $0) },
                 copyFallbackReason: events.optionalText(row, 7), eventID: EventID(events.text(row, 8)),
                 placement: type == .exposure ? events.optionalText(row, 9) : nil,
-                attributes: type == .exposure ? events.attributes(row, 10) : .empty))
+                attributes: type == .exposure ? events.attributes(row, 10) : .empty,
+                trialDays: type == .trialStarted ? events.optionalInt64(row, 11).map { Int($0) } : nil))
         }
         var facts = CopyBuffer(reserve: (events.count + exposed.count) * 96)
         for user in exposed.union(stored.keys).sorted() {
@@ -209,7 +211,7 @@ enum EventWriteTransaction {
                 facts.add(f.firstCancel?.microseconds); facts.add(f.refundedAt?.microseconds); facts.add(f.netRevenue)
                 facts.add(f.copySource?.rawValue); facts.add(f.copyFallbackReason)
                 facts.add(bytes: RevenueEntry.encode(f.revenueEntries)); facts.add(f.crossedOver)
-                facts.add(f.placement); facts.add(f.attributes)
+                facts.add(f.placement); facts.add(f.attributes); facts.add(f.grantedTrialDays.map(Int64.init))
                 facts.endRow()
             }
         }

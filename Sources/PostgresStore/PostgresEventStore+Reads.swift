@@ -96,7 +96,7 @@ extension PostgresEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, \
-        placement, attributes, original_revenue, original_currency
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
@@ -106,13 +106,14 @@ extension PostgresEventStore {
               productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
               copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11),
               placement: r.optionalText(i, 12), attributes: r.attributes(i, 13),
-              originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15))
+              originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15),
+              storeAccountID: r.optionalText(i, 16), trialDays: r.optionalInt64(i, 17).map { Int($0) })
     }
 
     static let factColumns = """
         experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
         first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
-        placement, attributes
+        placement, attributes, trial_days
         """
 
     static func facts(_ r: ResultSet, _ i: Int) -> UserFacts {
@@ -124,6 +125,7 @@ extension PostgresEventStore {
                          crossedOver: r.bool(i, 13),
                          copySource: r.optionalText(i, 10).flatMap { .init(rawValue: $0) },
                          copyFallbackReason: r.optionalText(i, 11),
-                         placement: r.optionalText(i, 14), attributes: r.attributes(i, 15))
+                         placement: r.optionalText(i, 14), attributes: r.attributes(i, 15),
+                         grantedTrialDays: r.optionalInt64(i, 16).map { Int($0) })
     }
 }

@@ -113,6 +113,15 @@ enum PostgresSchema {
         Migration(version: 8, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
             """),
+        // SPEC §4: an exposure's store account id (what the app handed the App Store or Google Play for
+        // the user), looked up by the webhooks through the index (not unique: on Citus a lookup asks
+        // every shard); the trial a store granted, on the trial start and, from the first one after
+        // exposure, in the facts (SPEC §5 offer_mismatch). Older events carry neither.
+        Migration(version: 9, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
+            ALTER TABLE events ADD COLUMN store_account_id text COLLATE "C", ADD COLUMN trial_days integer;
+            ALTER TABLE facts ADD COLUMN trial_days integer;
+            CREATE INDEX events_by_store_account ON events (store_account_id, ts) WHERE store_account_id IS NOT NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -66,9 +66,39 @@ import Testing
         let againBody = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect((againBody["new_stops"] as? [Any])?.isEmpty == true && (againBody["in_force"] as? [Any])?.count == 1)
 
+        // The report's safeguards (SPEC §8), in every format, built from the store's stop.
+        let json = try await Abctl.run(["report", "e2e", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T01:30:00Z"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stderr)")
+        let entries = try #require(report["safeguards"] as? [[String: Any]])
+        #expect(entries.count == 1)
+        #expect(entries.first?["arm"] as? String == "treatment" && entries.first?["metric"] as? String == "day0_cancel_rate"
+                && entries.first?["action"] as? String == "stop_arm" && (entries.first?["at"] as? String)?.hasPrefix("2026-12-03T00:00:00") == true
+                && entries.first?["figures"] is [String: Any] && entries.first?["reset_at"] is NSNull)
+        #expect((report["health"] as? [[String: Any]])?.contains { $0["code"] as? String == "safeguard" } == true)
+        let text = try await Abctl.run(["report", "e2e"] + base, environment: ["ABCTL_NOW": "2026-12-03T01:30:00Z"])
+        #expect(text.stdout.contains("SAFEGUARDS") && text.stdout.contains("arm treatment stopped on day0_cancel_rate at 2026-12-03T00:00:00"), "\(text.stdout)")
+        let out = TemporaryFolder()
+        for format in ["markdown", "html", "csv"] {
+            let run = try await Abctl.run(["report", "e2e", "--format", format, "--out", out.path] + base, environment: ["ABCTL_NOW": "2026-12-03T01:30:00Z"])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        for suffix in ["md", "html", "csv"] {
+            let name = try #require(files.first { $0.hasSuffix("." + suffix) }, "\(files)")
+            let body = try String(contentsOfFile: out.path + "/" + name, encoding: .utf8)
+            #expect(suffix == "csv" ? body.contains(",treatment,false,day0_cancel_rate,") && body.contains(",safeguard,stop_arm at 2026-12-03T00:00:00")
+                                    : body.contains("arm treatment stopped on day0_cancel_rate"), "\(suffix): \(body.prefix(3000))")
+        }
+
         let reset = try await Abctl.run(["safeguards", "reset", "e2e", "treatment", "--by", "ana"] + ["--db", db], environment: ["ABCTL_NOW": "2026-12-03T02:00:00Z"])
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(reset.stdout.contains("by ana at 2026-12-03T02:00:00"))
+        let after = try await Abctl.run(["report", "e2e", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T03:00:00Z"])
+        let lifted = (try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])?["safeguards"] as? [[String: Any]]
+        #expect(lifted?.count == 1 && (lifted?.first?["reset_at"] as? String)?.hasPrefix("2026-12-03T02:00:00") == true, "\(after.stdout.prefix(500))")
+        // As of a time before the stop, the report shows none.
+        let before = try await Abctl.run(["report", "e2e", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-02T12:00:00Z"])
+        #expect(((try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [String: Any])?["safeguards"] as? [Any])?.isEmpty == true)
         let twice = try await Abctl.run(["safeguards", "reset", "e2e", "treatment"] + ["--db", db])
         #expect(twice.status == 1 && twice.stderr.contains("no safeguard stop in force for e2e treatment"))
         let bad = try await Abctl.run(["safeguards", "frobnicate"] + base)

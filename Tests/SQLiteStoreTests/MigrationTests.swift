@@ -26,7 +26,7 @@ import TestSupport
             defer { store.close() }
             #expect(try store.counts() == StoreCounts(events: 10, facts: 3, experiments: 2))
             let (factsAfter, indexAfter) = try Self.inspect(path)
-            #expect(indexAfter.isEmpty)
+            #expect(indexAfter == ["events_by_store_account"], "the event_id index is gone; version 10's store account index is new")
             #expect(factsAfter == factsBefore)
             let raw = try Connection(path: path, readOnly: false)
             #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
@@ -79,7 +79,7 @@ import TestSupport
     let store = try SQLiteEventStore(path: path)
     defer { store.close() }
     let raw = try Connection(path: path, readOnly: false)
-    #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == 9)
+    #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(Schema.latestVersion))
     #expect(try raw.scalarInt("SELECT COUNT(*) FROM safeguard_stops WHERE reset_ts IS NULL") == 1)
     #expect(try raw.scalarInt("SELECT COUNT(*) FROM events WHERE original_revenue IS NULL AND original_currency IS NULL") == 1)
     var converted = Event(id: "e2", type: .renewed, userID: "u", timestamp: Timestamp(microseconds: 1), revenue: 10.8, currency: "USD")

@@ -17,10 +17,12 @@ public enum FactsBuilder {
         public var eventID: EventID
         public var placement: String?
         public var attributes: ExposureAttributes
+        /// The trial the store granted (trial starts).
+        public var trialDays: Int?
 
         public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
                     copySource: CopySource?, copyFallbackReason: String?, eventID: EventID,
-                    placement: String? = nil, attributes: ExposureAttributes = .empty) {
+                    placement: String? = nil, attributes: ExposureAttributes = .empty, trialDays: Int? = nil) {
             self.type = type
             self.ts = ts
             self.experiment = experiment
@@ -31,6 +33,7 @@ public enum FactsBuilder {
             self.eventID = eventID
             self.placement = placement
             self.attributes = attributes
+            self.trialDays = trialDays
         }
 
         public init(_ event: Event) {
@@ -39,7 +42,8 @@ public enum FactsBuilder {
                       variant: exposure ? event.variant : nil, revenueContribution: event.type.revenueContribution(event.revenue),
                       copySource: exposure ? event.copySource : nil, copyFallbackReason: exposure ? event.copyFallbackReason : nil,
                       eventID: event.id, placement: exposure ? event.placement : nil,
-                      attributes: exposure ? event.attributes : .empty)
+                      attributes: exposure ? event.attributes : .empty,
+                      trialDays: event.type == .trialStarted ? event.trialDays : nil)
         }
     }
 
@@ -80,7 +84,11 @@ public enum FactsBuilder {
             for e in ordered where e.ts >= from {
                 switch e.type {
                 case .exposure: break
-                case .trialStarted: if f.trialStart == nil { f.trialStart = Timestamp(microseconds: e.ts) }
+                case .trialStarted:
+                    if f.trialStart == nil {
+                        f.trialStart = Timestamp(microseconds: e.ts)
+                        f.grantedTrialDays = e.trialDays
+                    }
                 case .purchased: if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
                 case .converted:
                     if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }

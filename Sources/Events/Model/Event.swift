@@ -26,13 +26,19 @@ public struct Event: Sendable, Hashable {
     public var placement: String?
     /// The attributes the app sent to assign (exposures; SPEC §4); empty when none were sent.
     public var attributes: ExposureAttributes
+    /// What the app handed the store for this user (exposures; SPEC §4): the App Store's
+    /// `appAccountToken`, Google Play's obfuscated account id. The webhooks map it back to the user.
+    public var storeAccountID: String?
+    /// The trial the store actually granted, in days (`trial_started`; SPEC §4, filled by the webhooks).
+    public var trialDays: Int?
 
     public init(id: EventID, type: EventType, userID: UserID, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
                 revenue: Double? = nil, currency: String? = nil, productID: String? = nil,
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
                 placement: String? = nil, attributes: ExposureAttributes = .empty,
-                originalRevenue: Double? = nil, originalCurrency: String? = nil) {
+                originalRevenue: Double? = nil, originalCurrency: String? = nil,
+                storeAccountID: String? = nil, trialDays: Int? = nil) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -49,5 +55,7 @@ public struct Event: Sendable, Hashable {
         self.attributes = attributes
         self.originalRevenue = originalRevenue
         self.originalCurrency = originalCurrency
+        self.storeAccountID = storeAccountID
+        self.trialDays = trialDays
     }
 }

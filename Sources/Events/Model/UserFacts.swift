@@ -12,6 +12,8 @@ public struct UserFacts: Sendable, Hashable {
     public var firstExposure: Timestamp
     /// First `trial_started` at or after the first exposure.
     public var trialStart: Timestamp?
+    /// The `trial_days` the store granted at `trialStart` (nil when that event did not say).
+    public var grantedTrialDays: Int?
     /// First `converted` or `purchased` at or after the first exposure.
     public var firstPaid: Timestamp?
     /// First `converted` (a trial that became paid) at or after the first exposure.
@@ -42,7 +44,7 @@ public struct UserFacts: Sendable, Hashable {
                 firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,
                 revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
                 copySource: CopySource? = nil, copyFallbackReason: String? = nil,
-                placement: String? = nil, attributes: ExposureAttributes = .empty) {
+                placement: String? = nil, attributes: ExposureAttributes = .empty, grantedTrialDays: Int? = nil) {
         self.experiment = experiment
         self.userID = userID
         self.variant = variant
@@ -59,6 +61,7 @@ public struct UserFacts: Sendable, Hashable {
         self.copyFallbackReason = copyFallbackReason
         self.placement = placement
         self.attributes = attributes
+        self.grantedTrialDays = grantedTrialDays
     }
 
     /// The user's value of a segment dimension at first exposure: `placement`, or an attribute's label;

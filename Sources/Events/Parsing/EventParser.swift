@@ -95,12 +95,19 @@ public struct EventParser: Sendable {
         let texts: [(Field, String?)] = [(.eventID, event.id.text), (.userID, event.userID.text), (.experiment, event.experiment),
                                          (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
                                          (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason),
-                                         (.placement, event.placement)]
+                                         (.placement, event.placement), (.storeAccountID, event.storeAccountID)]
         for (field, text) in texts where text?.utf8.contains(0) == true {
             return EventRejection(field: field.rawValue, reason: Self.nulReason)
         }
         if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
+        if let days = event.trialDays, !(0...Self.maxTrialDays).contains(days) {
+            return EventRejection(field: "trial_days", reason: "must be a whole number of days from 0 to \(Self.maxTrialDays)")
+        }
+        if let id = event.storeAccountID, id.isEmpty || id.utf8.count > Self.maxStoreAccountBytes {
+            return EventRejection(field: "store_account_id", reason: "must be a non-empty string of at most \(Self.maxStoreAccountBytes) bytes")
+        }
         return checkExposure(type: event.type, experiment: event.experiment, variant: event.variant)
+            ?? checkStoreFields(type: event.type, storeAccountID: event.storeAccountID, trialDays: event.trialDays)
     }
 
     /// An event built by other means (a webhook's), checked as `validate` does and its revenue
@@ -144,6 +151,8 @@ public struct EventParser: Sendable {
         var copyFallbackReason: String?
         var placement: String?
         var attributes: ExposureAttributes = .empty
+        var storeAccountID: String?
+        var trialDays: Int?
         var rejection: EventRejection?
     }
 
@@ -151,7 +160,7 @@ public struct EventParser: Sendable {
     private enum Field: String, CaseIterable {
         case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
              copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason",
-             placement, attributes
+             placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days"
     }
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
@@ -160,6 +169,12 @@ public struct EventParser: Sendable {
     /// PostgreSQL text cannot hold U+0000, and no id, variant or copy needs it: refused in every
     /// string field, for every store alike.
     static let nulReason = "must not contain the NUL character (\\u0000)"
+
+    /// `store_account_id` is at most this many bytes of UTF-8, as user ids are (the stores' ids are shorter:
+    /// a UUID for the App Store, 64 characters for Google Play).
+    public static let maxStoreAccountBytes = 256
+    /// `trial_days` is a whole number of days from 0 to this.
+    public static let maxTrialDays = 3660
 
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
     private static let typeNames = EventType.allCases.map(\.name).joined(separator: ", ")
@@ -229,6 +244,22 @@ public struct EventParser: Sendable {
             case .copyText: f.copyText = string(required: false)
             case .copyFallbackReason: f.copyFallbackReason = string(required: false)
             case .placement: f.placement = string(required: false)
+            case .storeAccountID:
+                f.storeAccountID = string(required: false)
+                if let id = f.storeAccountID {
+                    if id.isEmpty { reject("must be a non-empty string") }
+                    else if id.utf8.count > Self.maxStoreAccountBytes { reject("is longer than \(Self.maxStoreAccountBytes) bytes (\(id.utf8.count))") }
+                }
+            case .trialDays:
+                switch value {
+                case .null: break
+                case .number:
+                    guard let number = bytesScanner.number(value), number == number.rounded(), number >= 0, number <= Double(Self.maxTrialDays) else {
+                        reject("must be a whole number of days from 0 to \(Self.maxTrialDays)"); return
+                    }
+                    f.trialDays = Int(number)
+                default: reject("must be a number, found \(value.kindName)")
+                }
             case .attributes:
                 switch value {
                 case .null: break
@@ -268,11 +299,13 @@ public struct EventParser: Sendable {
             copySource = source
         }
         if let rejection = checkExposure(type: type, experiment: f.experiment, variant: f.variant) { return .failure(rejection) }
+        if let rejection = checkStoreFields(type: type, storeAccountID: f.storeAccountID, trialDays: f.trialDays) { return .failure(rejection) }
         return converted(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
                                experiment: f.experiment, variant: f.variant, revenue: f.revenue,
                                currency: f.currency, productID: f.productID, copySource: copySource,
                                copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
-                               placement: f.placement, attributes: f.attributes))
+                               placement: f.placement, attributes: f.attributes,
+                               storeAccountID: f.storeAccountID, trialDays: f.trialDays))
     }
 
     /// The members of an `attributes` object (already validated as JSON) starting at `start`:
@@ -321,6 +354,17 @@ public struct EventParser: Sendable {
 
     private func missing(_ field: String) -> EventRejection {
         EventRejection(field: field, reason: "missing")
+    }
+
+    /// `store_account_id` belongs on exposures (the app sends it with what it showed), `trial_days` on trial starts.
+    private func checkStoreFields(type: EventType, storeAccountID: String?, trialDays: Int?) -> EventRejection? {
+        if storeAccountID != nil && type != .exposure {
+            return EventRejection(field: "store_account_id", reason: "only exposure events carry a store account id")
+        }
+        if trialDays != nil && type != .trialStarted {
+            return EventRejection(field: "trial_days", reason: "only trial_started events carry trial_days")
+        }
+        return nil
     }
 
     private func checkExposure(type: EventType, experiment: String?, variant: String?) -> EventRejection? {

@@ -43,6 +43,8 @@ public struct ReportAccumulator: Sendable {
     private let end: Int64?
     private let day0Window: Int64
     private let trialLength: [Int64]
+    /// Each arm's `trial_days`, for SPEC §5's offer check.
+    private let armTrialDays: [Int]
     /// Metric slots grouped by window: the first group has no horizon (everything up to the as-of time),
     /// then one group per distinct horizon, so each user's outcome is worked out once per window.
     private let windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])]
@@ -89,6 +91,7 @@ public struct ReportAccumulator: Sendable {
         end = experiment.end.map(ReportOptions.micros)
         day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
         trialLength = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
+        armTrialDays = experiment.variants.map { $0.paywall?.trialDays ?? 0 }
         let variantKeys = experiment.variants.map(\.key), metricCount = metrics.count
         var splits = options.segments.map { SplitTally(name: $0, attributes: [$0], variantKeys: variantKeys, metrics: metricCount) }
         let adjust = experiment.metrics.adjustFor
@@ -126,6 +129,7 @@ public struct ReportAccumulator: Sendable {
         // Up to the as-of time (revenue: the row's net revenue, cut by the store read), then each horizon's window.
         let o = outcome(row, variant: v, before: asOf + 1, revenue: row.netRevenue)
         tallies[v].record(windows[0].slots, o)
+        recordOffer(row, o, variant: v)
         if !splits.isEmpty {
             rowCells.removeAll(keepingCapacity: true)
             for s in splits.indices {
@@ -159,6 +163,21 @@ public struct ReportAccumulator: Sendable {
                               censorAfter: o.trialStart.map { max(0, asOf - $0) } ?? 0,
                               copySource: row.copySource?.rawValue, fallbackReason: row.copyFallbackReason)
         tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
+    }
+
+    /// SPEC §5 offers: a trial start whose store-granted trial differs from the arm's, or a payment
+    /// with no trial in an arm that offered one (the store gave none: the user was not eligible).
+    @inline(__always)
+    private mutating func recordOffer(_ row: UserFacts, _ o: UserOutcome, variant v: Int) {
+        if o.trialStart != nil {
+            tallies[v].offerTrialStarts += 1
+            if let granted = row.grantedTrialDays, granted != armTrialDays[v] {
+                tallies[v].offerTrialDiffers += 1
+                tallies[v].offerGrantedDays[granted, default: 0] += 1
+            }
+        } else if o.paid != nil, armTrialDays[v] > 0 {
+            tallies[v].offerPaidWithoutTrial += 1
+        }
     }
 
     /// Counts `row`'s user in each horizon window it has been followed for: what it did in its first N days.

@@ -21,6 +21,13 @@ public struct VariantTally: Sendable, Equatable {
     public private(set) var values: [[Double]]
     /// Users of this variant exposed to another variant later (they stay here; SPEC §5 crossover).
     public var crossedOver = 0
+    /// SPEC §5 offers, up to the as-of time: trial starters, those whose store-granted `trial_days`
+    /// differs from the arm's, and users who paid with no trial in an arm that offered one.
+    public var offerTrialStarts = 0
+    public var offerTrialDiffers = 0
+    public var offerPaidWithoutTrial = 0
+    /// The granted trials that differed: users by days granted.
+    public var offerGrantedDays: [Int: Int] = [:]
     /// Survival from trial start to cancel, one entry per trial starter: days, and whether a cancel was seen.
     public var survivalDays: [Double] = []
     public var survivalCancelled: [Bool] = []

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -10,6 +11,16 @@ public enum HealthChecks {
     public static func make(_ r: ReportFigures, accumulator acc: ReportAccumulator, required: SampleRequirement) -> [HealthCheck] {
         var out: [HealthCheck] = []
         let q = { (s: String) in "“\(s)”" }
+
+        // Safeguard stops in force at the as-of time (SPEC §5): the arm's users get the control's paywall.
+        for stop in r.safeguards where stop.inForce {
+            let f = stop.figures
+            let what = stop.action == .stopExperiment ? "The experiment (every arm) was stopped" : "Arm \(q(stop.arm)) was stopped"
+            out.append(HealthCheck(level: .alert, code: "safeguard", message:
+                "\(what) by a safeguard at \(RFC3339.format(stop.stoppedAt.date)): \(stop.metric) "
+                + "\(String(format: "%.1f%%", f.armRate * 100)) against \(String(format: "%.1f%%", f.controlRate * 100)) in the control, "
+                + "wholly on the harmful side of its always-valid interval; its users get the control's paywall until 'abctl safeguards reset'."))
+        }
 
         if r.users == 0 {
             out.append(HealthCheck(level: .warning, code: "no_users", message: "No users have been counted yet, so there is nothing to compare."))
@@ -78,6 +89,9 @@ public enum HealthChecks {
                 out.append(HealthCheck(level: .info, code: "crossover", message: "\(users(r.crossoverUsers)) exposed to more than one variant (\(ReportFormat.percent(share, digits: 1)), at most 1% is expected); each is counted in the first variant seen."))
             }
         }
+
+        // Offers the stores gave against what each arm tested (SPEC §5).
+        out += OfferChecks.health(r)
 
         // Dates.
         let exp = acc.experiment

@@ -29,7 +29,12 @@ extension ReportAccumulator {
 
 /// One call from a store to a finished report.
 public enum ReportBuilder {
+    /// With a store that keeps safeguard stops, the experiment's stops join the options.
     public static func report(store: any FactsReader, experiment: Experiment, options: ReportOptions) throws -> Report {
-        try ReportAnalyzer.analyze(try ReportAccumulator.read(store: store, experiment: experiment, options: options))
+        var options = options
+        if let stops = store as? any SafeguardStopStore {
+            options.safeguardStops = try stops.safeguardStops(experiment: experiment.id)
+        }
+        return try ReportAnalyzer.analyze(try ReportAccumulator.read(store: store, experiment: experiment, options: options))
     }
 }

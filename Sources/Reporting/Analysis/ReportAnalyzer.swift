@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 import Statistics
@@ -54,7 +55,9 @@ public enum ReportAnalyzer {
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
+        figures.offerMismatch = OfferChecks.figures(acc)
         try addForecast(&figures, acc)
+        figures.safeguards = safeguardsAsOf(options.safeguardStops.filter { $0.experiment == exp.id }, asOf: options.asOf)
         figures.readComparisons()
         var decision = DecisionRule.decide(figures, required: required)
         if figures.primaryMetric.isForecast {
@@ -64,6 +67,16 @@ public enum ReportAnalyzer {
         let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
             .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
         return Report(figures: figures, health: health, decision: decision)
+    }
+
+    /// The stops made by `asOf`, oldest first; a reset after `asOf` had not happened yet.
+    static func safeguardsAsOf(_ stops: [SafeguardStop], asOf: Date) -> [SafeguardStop] {
+        let cut = Timestamp(asOf)
+        return stops.filter { $0.stoppedAt <= cut }.sorted { ($0.stoppedAt, $0.id) < ($1.stoppedAt, $1.id) }.map { stop in
+            var s = stop
+            if let reset = s.resetAt, reset > cut { s.resetAt = nil; s.resetBy = nil }
+            return s
+        }
     }
 
     /// What the per-metric steps share: the report's metrics, each revenue metric's cap, and per variant

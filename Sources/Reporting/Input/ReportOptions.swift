@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -25,6 +26,10 @@ public struct ReportOptions: Sendable {
     public var products: Products?
 
     public static let defaultMinSegmentUsers = 100
+
+    /// The experiment's safeguard stops as the store holds them (in force or lifted): the report's
+    /// `safeguards` (SPEC §8). `ReportBuilder` reads them from a store that keeps them.
+    public var safeguardStops: [SafeguardStop] = []
 
     /// - Parameter currency: defaults to `products`' currency, else USD.
     public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8,

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -76,8 +77,13 @@ public struct ReportFigures: Sendable {
     public var requiredUsersPerVariant: Int?
     /// Results by segment, one per `--by` dimension in the order asked (SPEC §5); empty without `--by`.
     public var segments: [SegmentDimension] = []
+    /// Per arm, in experiment order: what the stores gave against what the arm tested (SPEC §5 offers).
+    public var offerMismatch: [OfferMismatch] = []
     /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
     public var forecast: [ArmForecast]? = nil
+    /// The safeguard stops made by the as-of time, oldest first (SPEC §5, §8): what was seen,
+    /// when, the figures, and when it was lifted (nil while in force at the as-of time).
+    public var safeguards: [SafeguardStop] = []
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
@@ -126,6 +132,38 @@ public struct ReportFigures: Sendable {
     public var confidenceLabel: String {
         let level = (1 - alpha) * 100
         return level == level.rounded() ? "\(Int(level))%" : String(format: "%.1f%%", level)
+    }
+}
+
+/// One arm's offers as the stores gave them (SPEC §5 `offer_mismatch`): trial starts whose
+/// store-granted `trial_days` differs from the arm's, and users who paid with no trial where the arm
+/// offered one (the store gave none: the user was not eligible).
+public struct OfferMismatch: Sendable, Equatable {
+    /// Above this share of the arm's trial starts, a health warning says the arm did not show what it tested.
+    public static let warningShare = 0.02
+
+    public var variant: String
+    /// The arm's `trial_days`.
+    public var armTrialDays: Int
+    public var trialStarts: Int
+    /// Trial starts whose store-granted trial differs from `armTrialDays`, and by days granted.
+    public var trialDaysDiffer: Int
+    public var grantedDays: [(days: Int, users: Int)]
+    /// Users who paid with no trial start in an arm with a trial.
+    public var paidWithoutTrial: Int
+    /// `trialDaysDiffer + paidWithoutTrial`.
+    public var count: Int { trialDaysDiffer + paidWithoutTrial }
+    /// `count` / `trialStarts`; nil with no trial starts (`nullReason` says so).
+    public var share: Double?
+    public var nullReason: String?
+    /// Above `warningShare`, or mismatches in an arm with no trial starts at all.
+    public var flagged: Bool
+
+    public static func == (a: OfferMismatch, b: OfferMismatch) -> Bool {
+        a.variant == b.variant && a.armTrialDays == b.armTrialDays && a.trialStarts == b.trialStarts
+            && a.trialDaysDiffer == b.trialDaysDiffer && a.grantedDays.map(\.days) == b.grantedDays.map(\.days)
+            && a.grantedDays.map(\.users) == b.grantedDays.map(\.users) && a.paidWithoutTrial == b.paidWithoutTrial
+            && a.share == b.share && a.nullReason == b.nullReason && a.flagged == b.flagged
     }
 }
 

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -58,6 +59,21 @@ public enum CSVReportRenderer {
                 fields += Array(repeating: "", count: header.count - fields.count)
                 out += fields.joined(separator: ",") + "\r\n"
             }
+        }
+        // Safeguard stops: one row each, `dimension` "safeguard" and `value` the action, time and
+        // reset; the arm's mature count, denominator and rate; `absolute_*` the stop's difference
+        // and always-valid interval.
+        for s in r.safeguards {
+            let f = s.figures
+            let value = "\(s.action.rawValue) at \(RFC3339.format(s.stoppedAt.date))" + (s.resetAt.map { "; reset at \(RFC3339.format($0.date))" } ?? "")
+            let fields: [String] = [
+                text(r.experimentID), text(s.arm), "false", s.metric, "", String(f.armCount), String(f.armUsers), num(f.armRate), "", "",
+                num(f.difference), num(f.interval.first), num(f.interval.last), "", "", "",
+                "", "", "", "", "", "",
+                "safeguard", text(value), "", "", "",
+                Metric(name: s.metric).map(\.direction) ?? "", r.currency, "",
+            ]
+            out += fields.joined(separator: ",") + "\r\n"
         }
         return out
     }

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -34,6 +35,14 @@ public enum HTMLReportRenderer {
         b += "<section><h2>Health</h2><ul class=\"health\">"
         for h in r.health { b += "<li class=\"\(h.level.rawValue)\"><span class=\"badge\">\(h.level.rawValue)</span> \(escape(h.message))</li>" }
         b += "</ul></section>\n"
+
+        if !r.safeguards.isEmpty {
+            b += "<section><h2>Safeguards</h2><ul class=\"health\">"
+            for s in r.safeguards {
+                b += "<li class=\"\(s.inForce ? "alert" : "info")\"><span class=\"badge\">\(s.inForce ? "stop" : "reset")</span> \(escape(ReportFormat.safeguard(s)))</li>"
+            }
+            b += "</ul></section>\n"
+        }
 
         b += "<section><h2>Metrics by variant</h2><p class=\"muted\">Rate with its \(r.confidenceLabel) interval.</p><div class=\"scroll\"><table><thead><tr><th>metric</th>"
         for v in r.variants { b += "<th>\(escape(v.key))\(v.isControl ? " <span class=\"muted\">(control)</span>" : "")</th>" }

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -7,7 +8,9 @@ import Foundation
 /// `health`, `required_users_per_variant`, per metric `denominator` (and `sum` for revenue),
 /// per comparison `test`, `lower_is_better`, `chance_to_be_better`, the sequential fields and
 /// `null_reasons`, survival `intervals`/`trial_starters`/`cancels`, `conversion_by_day`,
-/// `fallback_reasons` and `copy_source_paid`. A number that cannot be computed is `null`, with its reason
+/// `fallback_reasons`, `copy_source_paid` and `offer_mismatch` (per variant, SPEC §5: `arm_trial_days`,
+/// `trial_starts`, `trial_days_differ`, `granted_trial_days`, `paid_without_trial`, `count`, `share`,
+/// `flagged`). A number that cannot be computed is `null`, with its reason
 /// beside it (`null_reason` or `null_reasons`).
 public enum JSONReportRenderer {
     public static func render(_ r: Report) -> String { value(r).serialized() }
@@ -47,6 +50,7 @@ public enum JSONReportRenderer {
             ("sequential", .bool(r.sequential)),
             ("required_users_per_variant", int(r.requiredUsersPerVariant)),
             ("legend", .array(ReportFormat.legend(r).map(JSONValue.string))),
+            ("safeguards", .array(r.safeguards.map(\.json))),
             ("health", .array(r.health.map { .object([("level", .string($0.level.rawValue)), ("code", .string($0.code)), ("message", .string($0.message))]) })),
             ("conversion_by_day", .object(r.conversionByDay.map { curve in
                 (curve.key, .array(curve.points.map { .object([("day", .number(Double($0.day))), ("users", .number(Double($0.users))), ("rate", num($0.rate))]) }))
@@ -60,6 +64,7 @@ public enum JSONReportRenderer {
             ("fallback_reasons", .object(r.copySources.map { split in
                 (split.variant, .object(split.fallbackReasons.map { ($0.reason, .number(Double($0.count))) }))
             })),
+            ("offer_mismatch", .object(r.offerMismatch.map { ($0.variant, offerMismatch($0)) })),
         ]
         if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0)) }))) }
         if let forecasts = r.forecast { top.append(("forecast", forecast(forecasts))) }
@@ -136,6 +141,18 @@ public enum JSONReportRenderer {
     static func bounds(_ b: Bounds?) -> JSONValue {
         guard let b, b.lower.isFinite, b.upper.isFinite else { return .null }
         return .array([.number(b.lower), .number(b.upper)])
+    }
+
+    static func offerMismatch(_ m: OfferMismatch) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("arm_trial_days", .number(Double(m.armTrialDays))), ("trial_starts", .number(Double(m.trialStarts))),
+            ("trial_days_differ", .number(Double(m.trialDaysDiffer))),
+            ("granted_trial_days", .object(m.grantedDays.map { (String($0.days), .number(Double($0.users))) })),
+            ("paid_without_trial", .number(Double(m.paidWithoutTrial))), ("count", .number(Double(m.count))),
+            ("share", num(m.share)), ("flagged", .bool(m.flagged)),
+        ]
+        if let reason = m.nullReason { members.append(("null_reason", .string(reason))) }
+        return .object(members)
     }
 
     static func srm(_ s: SRMResult) -> JSONValue {

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -24,6 +25,11 @@ public enum MarkdownReportRenderer {
             case .ok: "✅"
             }
             out += "- \(mark) \(esc(h.message))\n"
+        }
+
+        if !r.safeguards.isEmpty {
+            out += "\n## Safeguards\n\n"
+            for s in r.safeguards { out += "- \(s.inForce ? "🛑" : "↩️") \(esc(ReportFormat.safeguard(s)))\n" }
         }
 
         out += "\n## Metrics by variant\n\nRate and \(r.confidenceLabel) interval.\n\n"

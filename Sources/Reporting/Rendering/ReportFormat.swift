@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import Events
 import Foundation
 
 /// Number and label formatting shared by the human-readable renderers (text, Markdown, HTML, CSV's headers).
@@ -117,4 +118,23 @@ enum ReportFormat {
     }
 
     static func date(_ d: Date) -> String { RFC3339.format(d) }
+
+    /// One safeguard stop in words, the same in every format: "treatment stopped on day0_cancel_rate
+    /// at …: 40.1% (481 of 1,200) against 19.8% (238 of 1,200) in the control; …".
+    static func safeguard(_ s: SafeguardStop) -> String {
+        let f = s.figures
+        let who = s.action == .stopExperiment ? "experiment stopped (every arm) on \(s.arm)'s" : "arm \(s.arm) stopped on"
+        let lo = f.interval.first ?? 0, hi = f.interval.last ?? 0
+        func points(_ x: Double) -> String { String(format: "%+.1f", x * 100) }
+        var out = "\(who) \(s.metric) at \(RFC3339.format(s.stoppedAt.date)): \(String(format: "%.1f%%", f.armRate * 100)) "
+            + "(\(count(f.armCount)) of \(count(f.armUsers))) against \(String(format: "%.1f%%", f.controlRate * 100)) "
+            + "(\(count(f.controlCount)) of \(count(f.controlUsers))) in the control; always-valid interval of the difference "
+            + "[\(points(lo)), \(points(hi))] points at level \(String(format: "%.4g", f.level))"
+        if let reset = s.resetAt {
+            out += "; lifted at \(RFC3339.format(reset.date))" + (s.resetBy.map { " by \($0)" } ?? "")
+        } else {
+            out += "; in force: its users get the control's paywall"
+        }
+        return out
+    }
 }

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 
@@ -32,6 +33,11 @@ public enum TextReportRenderer {
             case .ok: paint("[ok]   ", green)
             }
             out += "  \(mark) \(clean(h.message))\n"
+        }
+
+        if !r.safeguards.isEmpty {
+            out += "\n" + paint("SAFEGUARDS", bold) + "\n"
+            for s in r.safeguards { out += "  " + paint(s.inForce ? "[stop] " : "[reset]", s.inForce ? red : dim) + " \(clean(ReportFormat.safeguard(s)))\n" }
         }
 
         out += "\n" + paint("METRICS BY VARIANT", bold) + " (rate [\(r.confidenceLabel) interval])\n"

@@ -5,19 +5,19 @@ import ExperimentDefinitions
 /// writer uses after each batch, and a schema migration uses when it adds a facts column.
 enum FactsRefresh {
     static let selectEventsSQL = """
-        SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes
+        SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days
         FROM events WHERE user_id = ?
         """
 
     static let upsertSQL = """
         INSERT INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
             first_converted_ts, first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason,
-            revenue_entries, crossed_over, placement, attributes)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            revenue_entries, crossed_over, placement, attributes, trial_days)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
         ON CONFLICT (experiment, user_id) DO UPDATE SET
             variant = ?3, first_exposure_ts = ?4, trial_start_ts = ?5, first_paid_ts = ?6, first_converted_ts = ?7,
             first_cancel_ts = ?8, refunded_ts = ?9, net_revenue = ?10, copy_source = ?11, copy_fallback_reason = ?12,
-            revenue_entries = ?13, crossed_over = ?14, placement = ?15, attributes = ?16
+            revenue_entries = ?13, crossed_over = ?14, placement = ?15, attributes = ?16, trial_days = ?17
         """
 
     /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with `upsert`.
@@ -42,7 +42,8 @@ enum FactsRefresh {
                 copyFallbackReason: type == .exposure ? select.optionalText(6) : nil,
                 eventID: EventID(select.text(7)),
                 placement: type == .exposure ? select.optionalText(8) : nil,
-                attributes: type == .exposure ? attributes(select, 9) : .empty))
+                attributes: type == .exposure ? attributes(select, 9) : .empty,
+                trialDays: type == .trialStarted ? select.optionalInt64(10).map { Int($0) } : nil))
         }
         return sources
     }
@@ -67,6 +68,7 @@ enum FactsRefresh {
             try upsert.bind(14, Int64(f.crossedOver ? 1 : 0))
             try upsert.bind(15, f.placement)
             try upsert.bind(16, blob: f.attributes.isEmpty ? nil : f.attributes.encoded)
+            try upsert.bind(17, f.grantedTrialDays.map(Int64.init))
             try upsert.run()
         }
     }

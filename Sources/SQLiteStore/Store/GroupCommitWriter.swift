@@ -334,8 +334,8 @@ final class GroupCommitWriter: @unchecked Sendable {
         let statement = try prepared(&insertEvent, """
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason, placement, attributes,
-                                original_revenue, original_currency)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                original_revenue, original_currency, store_account_id, trial_days)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, event_id) DO NOTHING
             """)
         try statement.bind(1, event.id)
@@ -354,6 +354,8 @@ final class GroupCommitWriter: @unchecked Sendable {
         try statement.bind(14, blob: event.attributes.isEmpty ? nil : event.attributes.encoded)
         try statement.bind(15, event.originalRevenue)
         try statement.bind(16, event.originalCurrency)
+        try statement.bind(17, event.storeAccountID)
+        try statement.bind(18, event.trialDays.map(Int64.init))
         try statement.run()
         return connection.changes == 1
     }

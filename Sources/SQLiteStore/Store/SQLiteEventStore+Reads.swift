@@ -174,7 +174,7 @@ extension SQLiteEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
-        placement, attributes, original_revenue, original_currency
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days
         """
 
     static func event(from s: Statement) -> Event {
@@ -184,13 +184,14 @@ extension SQLiteEventStore {
               productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
               copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11),
               placement: s.optionalText(12), attributes: FactsRefresh.attributes(s, 13),
-              originalRevenue: s.optionalDouble(14), originalCurrency: s.optionalText(15))
+              originalRevenue: s.optionalDouble(14), originalCurrency: s.optionalText(15),
+              storeAccountID: s.optionalText(16), trialDays: s.optionalInt64(17).map { Int($0) })
     }
 
     static let factColumns = """
         SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
                first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over,
-               placement, attributes FROM facts
+               placement, attributes, trial_days FROM facts
         """
 
     /// One facts row; `experiment`, when the caller knows it, stands in for column 0.
@@ -201,7 +202,8 @@ extension SQLiteEventStore {
                          firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: s.double(9),
                          revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,
                          copySource: copySource(s, 10), copyFallbackReason: s.optionalText(11),
-                         placement: s.optionalText(14), attributes: FactsRefresh.attributes(s, 15))
+                         placement: s.optionalText(14), attributes: FactsRefresh.attributes(s, 15),
+                         grantedTrialDays: s.optionalInt64(16).map { Int($0) })
     }
 
     /// A `copy_source` column matched on its bytes: a report reads one per row, and a string made only to be

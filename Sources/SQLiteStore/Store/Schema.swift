@@ -114,6 +114,16 @@ enum Schema {
             ALTER TABLE events ADD COLUMN original_revenue REAL;
             ALTER TABLE events ADD COLUMN original_currency TEXT;
             """),
+        // SPEC §4: an exposure's store account id (what the app handed the App Store or Google Play for
+        // the user), looked up by the webhooks through the index; the trial a store granted, on the
+        // trial start and, from the first one after exposure, in the facts (SPEC §5 offer_mismatch).
+        // Events stored before carry neither, so there is nothing to recompute.
+        Migration(version: 10, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
+            ALTER TABLE events ADD COLUMN store_account_id TEXT;
+            ALTER TABLE events ADD COLUMN trial_days INTEGER;
+            ALTER TABLE facts ADD COLUMN trial_days INTEGER;
+            CREATE INDEX events_by_store_account ON events(store_account_id, ts) WHERE store_account_id IS NOT NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

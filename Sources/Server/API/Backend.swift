@@ -41,7 +41,7 @@ public final class Backend: Sendable {
     /// The user whose exposures carry this store account id (`appAccountToken`, Play's
     /// obfuscated account id), or nil: the webhook then takes the id itself as the user.
     func userForStoreAccount(_ account: String) throws -> String? {
-        nil
+        try store.user(forStoreAccount: account)?.text
     }
 
     /// Waits for queued writes, then closes the store.

@@ -43,7 +43,8 @@ extension APIServer {
         }
 
         let backend = self.backend
-        switch try AppStoreMapping.map(payload: payload, transaction: transaction, trialAwaitingConversion: { try backend.trialAwaitingConversion(userID: $0) }) {
+        switch try AppStoreMapping.map(payload: payload, transaction: transaction, trialAwaitingConversion: { try backend.trialAwaitingConversion(userID: $0) },
+                                       userForStoreAccount: { try backend.userForStoreAccount($0).map { UserID($0) } }) {
         case .ignored(let type):
             metrics.appStore(type: type, outcome: .ignored)
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))

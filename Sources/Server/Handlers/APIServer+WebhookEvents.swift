@@ -19,7 +19,8 @@ extension APIServer {
         }
         let mappedEvent = Event(id: mapped.eventID, type: type, userID: mapped.userID,
                                 timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
-                                revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID)
+                                revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
+                                trialDays: type == .trialStarted ? mapped.trialDays : nil)
         // Checked and converted into the report currency as `/v1/events` does; a currency with no rate is 422, nothing stored.
         let event: Event
         switch snapshots.snapshot.eventParser.check(mappedEvent) {

@@ -415,7 +415,9 @@ enum OpenAPIDocument {
             "type": ["object", "null"], "maxProperties": 32,
             "description": "The attributes the app sent to assign (exposures); kept per user from the first exposure for segments. Keys and values at most 256 bytes.",
             "additionalProperties": { "type": ["string", "number", "boolean"] }
-          }
+          },
+          "store_account_id": { "type": ["string", "null"], "minLength": 1, "description": "Exposures only: what the app handed the App Store (appAccountToken, a UUID) or Google Play (obfuscatedExternalAccountId) for this user; those webhooks map it back to the user. At most 256 bytes." },
+          "trial_days": { "type": ["integer", "null"], "minimum": 0, "maximum": 3660, "description": "trial_started only: the trial the store actually granted, in days (the webhooks fill it)." }
         }
       },
       "EventCounts": {

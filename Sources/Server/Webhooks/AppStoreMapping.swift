@@ -13,9 +13,12 @@ import Webhooks
 /// | `REFUND` | `refunded` (negative revenue) |
 /// | anything else | ignored (accepted and counted) |
 ///
-/// The user is the transaction's `appAccountToken` (the app sets it to its user id), `event_id`
+/// The user is the one whose exposure carried the transaction's `appAccountToken` as its
+/// `store_account_id` (SPEC §4; `userForStoreAccount`), else the token itself; `event_id`
 /// the `notificationUUID` (Apple retries with the same one), `ts` the notification's
-/// `signedDate`, revenue the transaction's `price` / 1000 in its `currency`. Whether a renewal
+/// `signedDate`, revenue the transaction's `price` / 1000 in its `currency`. A trial start carries
+/// `trial_days`, the trial Apple granted: the transaction's `offerPeriod` (an ISO 8601 duration),
+/// else its `expiresDate` − `purchaseDate` in whole days. Whether a renewal
 /// is the trial's conversion needs the user's history, which the caller answers
 /// (`trialAwaitingConversion`, asked only for `DID_RENEW`). No I/O, no clock.
 public enum AppStoreMapping {
@@ -36,7 +39,8 @@ public enum AppStoreMapping {
 
     /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`.
     public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
-                           trialAwaitingConversion: (UserID) throws -> Bool) throws -> Outcome {
+                           trialAwaitingConversion: (UserID) throws -> Bool,
+                           userForStoreAccount: (String) throws -> UserID? = { _ in nil }) throws -> Outcome {
         func invalid(_ field: String, _ message: String) -> APIError {
             APIError(.unprocessable, code: "invalid_webhook_event", message, field: field)
         }
@@ -49,7 +53,9 @@ public enum AppStoreMapping {
         if let transaction, case .string("FREE_TRIAL")? = member(transaction, "offerDiscountType") { freeTrial = true } else { freeTrial = false }
         // The user is needed before the type (a renewal asks about the user's trial).
         var user: UserID?
-        if let transaction, case .string(let token)? = member(transaction, "appAccountToken"), !token.isEmpty { user = UserID(token) }
+        if let transaction, case .string(let token)? = member(transaction, "appAccountToken"), !token.isEmpty {
+            user = try userForStoreAccount(token) ?? UserID(token)
+        }
         let mapped = try type(notification: notification, subtype: subtype, freeTrial: freeTrial) {
             guard let user else { return false }
             return try trialAwaitingConversion(user)
@@ -74,7 +80,42 @@ public enum AppStoreMapping {
         var product: String?
         if case .string(let p)? = member(transaction, "productId") { product = p }
         return .event(MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
-                                  revenue: revenue, currency: currency, productID: product))
+                                  revenue: revenue, currency: currency, productID: product,
+                                  trialDays: mapped == "trial_started" ? grantedTrialDays(transaction) : nil))
+    }
+
+    /// The free trial Apple granted, in days: `offerPeriod` (ISO 8601, `P1W`, `P3D`, `P1M`; a month
+    /// counts 30 days, a year 365), else `expiresDate` − `purchaseDate` rounded to whole days; nil
+    /// when the transaction says neither.
+    static func grantedTrialDays(_ transaction: [(String, JSONValue)]) -> Int? {
+        if case .string(let period)? = member(transaction, "offerPeriod"), let days = days(iso8601: period) { return days }
+        if case .number(let expires)? = member(transaction, "expiresDate"), case .number(let purchased)? = member(transaction, "purchaseDate"),
+           expires.isFinite, purchased.isFinite, expires >= purchased, expires - purchased < 4e10 {
+            return Int(((expires - purchased) / 86_400_000).rounded())
+        }
+        return nil
+    }
+
+    /// Days in an ISO 8601 duration of years, months, weeks and days (`P1W`, `P1M2D`); nil for any other form.
+    static func days(iso8601 text: String) -> Int? {
+        var rest = Substring(text)
+        guard rest.first == "P", rest.count > 1 else { return nil }
+        rest = rest.dropFirst()
+        var total = 0
+        var number = ""
+        for c in rest {
+            if c.isASCII, c.isNumber { number.append(c); continue }
+            guard let n = Int(number), n < 10_000 else { return nil }
+            switch c {
+            case "Y": total += n * 365
+            case "M": total += n * 30
+            case "W": total += n * 7
+            case "D": total += n
+            default: return nil
+            }
+            number = ""
+        }
+        return number.isEmpty ? total : nil
     }
 
     static func member(_ members: [(String, JSONValue)], _ key: String) -> JSONValue? {
