@@ -116,6 +116,18 @@ struct StripeWebhookTests {
         #expect(metric("trial-3d", "paid_conversion")?["count"] as? Double == 1)
         #expect(metric("trial-3d", "refund_rate")?["count"] as? Double == 1)
         #expect(abs((metric("trial-3d", "revenue_per_user")?["sum"] as? Double ?? -1)) < 1e-9, "\(String(describing: metric("trial-3d", "revenue_per_user")))")
+        // SPEC §5 offers: a1's trial ran 7 days in the 7-day arm, b2's 3 in the 3-day arm; a2 and b1 paid at once where
+        // their arms offered a trial: 1 of 1 trial start each, a warning.
+        let offers = report.json?["offer_mismatch"] as? [String: Any]
+        for arm in ["trial-7d", "trial-3d"] {
+            let offer = offers?[arm] as? [String: Any]
+            #expect(offer?["trial_starts"] as? Int == 1 && offer?["trial_days_differ"] as? Int == 0 && offer?["paid_without_trial"] as? Int == 1, "\(arm): \(String(describing: offer))")
+        }
+        // The trial the store granted is kept on each trial start (trial_end − trial_start).
+        server.signal(SIGTERM)
+        #expect(await server.exit(within: .seconds(20)) == 0)
+        let granted = try await ChildProcess.run("/usr/bin/sqlite3", [server.databasePath, "SELECT user_id, trial_days FROM events WHERE type = 2 ORDER BY user_id"])
+        #expect(granted.stdout == "a1|7\nb2|3\n", "\(granted.stdout) \(granted.stderr)")
     }
 
     @Test func offWithoutASecret() async throws {

@@ -26,19 +26,28 @@ enum SegmentAnalysis {
         }
     }
 
-    /// A value stands alone when every arm has `minUsers` users and, for every rate metric split,
-    /// at least 10 users with and 10 without the event among its denominator.
-    static func standsAlone(_ tallies: [VariantTally], slots: [Int], metrics: [Metric], minUsers: Int) -> Bool {
-        for t in tallies {
-            guard t.users >= minUsers else { return false }
-            for (slot, m) in zip(slots, metrics) where !m.isRevenue {
-                let k = t.counts[slot], n = t.denominators[slot]
-                if k < 10 || n - k < 10 { return false }
-            }
-        }
-        return true
+    /// A value has users enough to stand alone when every arm has `minUsers` users.
+    static func enoughUsers(_ tallies: [VariantTally], minUsers: Int) -> Bool {
+        tallies.allSatisfy { $0.users >= minUsers }
     }
 
+    /// A value with users enough stands alone for one metric when, for a rate, every arm has at least
+    /// 10 users with and 10 without the event among its denominator (revenue has no such count).
+    static func enoughEvents(_ tallies: [VariantTally], slot: Int, metric: Metric) -> Bool {
+        if metric.isRevenue { return true }
+        return tallies.allSatisfy { t in
+            let k = t.counts[slot], n = t.denominators[slot]
+            return k >= 10 && n - k >= 10
+        }
+    }
+
+    /// SPEC §5's pooling, per metric: a value with too few users in an arm is pooled into `other` for
+    /// every metric; a value with users enough but too few events (or non-events) of a rate in an arm
+    /// is pooled into `other` for that rate only, so a rare guardrail does not take every value's
+    /// other metrics with it. Each metric's comparisons are over the cells standing alone for it plus
+    /// its `other` (the values pooled for it); metrics with the same pool share one `other` cell, so
+    /// a dimension may have several `other` cells, each with the users and values behind its own
+    /// comparisons, and every (value, metric, variant) is in exactly one cell.
     static func dimension(_ split: SplitTally, metrics: [Metric], slots: [Int], acc: ReportAccumulator,
                           caps: [Double?], alpha: Double) throws -> SegmentDimension {
         let minUsers = acc.options.minSegmentUsers
@@ -49,41 +58,60 @@ enum SegmentAnalysis {
             let ua = split.cells[a].reduce(0) { $0 + $1.users }, ub = split.cells[b].reduce(0) { $0 + $1.users }
             return ua != ub ? ua > ub : split.keys[a] < split.keys[b]
         }
-        var cells: [(value: String, tallies: [VariantTally], pooled: [String])] = []
-        var other: [VariantTally]?
-        var pooled: [String] = []
-        for i in order {
+        // alone[i][mi]: value `order[i]` stands alone for metric mi.
+        let alone: [[Bool]] = order.map { i in
             let tallies = split.cells[i]
-            if standsAlone(tallies, slots: slots, metrics: metrics, minUsers: minUsers) {
-                cells.append((split.keys[i], tallies, []))
-            } else {
-                other = other.map { zip($0, tallies).map { $0.merged(with: $1) } } ?? tallies
-                pooled.append(split.keys[i])
-            }
+            let users = enoughUsers(tallies, minUsers: minUsers)
+            return zip(slots, metrics).map { slot, m in users && enoughEvents(tallies, slot: slot, metric: m) }
         }
-        if let other { cells.append((Segments.otherValue, other, pooled)) }
+        // A value's own cell compares the metrics it stands alone for.
+        var cells: [(value: String, tallies: [VariantTally], pooled: [String], metrics: [Int])] = []
+        for (k, i) in order.enumerated() {
+            let own = metrics.indices.filter { alone[k][$0] }
+            if !own.isEmpty { cells.append((split.keys[i], split.cells[i], [], own)) }
+        }
+        // One `other` per distinct pool, serving the metrics whose pool it is (in metric order).
+        var pools: [(values: [Int], metrics: [Int])] = []
+        for mi in metrics.indices {
+            let pool = order.indices.filter { !alone[$0][mi] }
+            guard !pool.isEmpty else { continue }
+            if let p = pools.firstIndex(where: { $0.values == pool }) { pools[p].metrics.append(mi) } else { pools.append((pool, [mi])) }
+        }
+        for pool in pools {
+            let tallies = pool.values.dropFirst().reduce(split.cells[order[pool.values[0]]]) { sum, k in
+                zip(sum, split.cells[order[k]]).map { $0.merged(with: $1) }
+            }
+            cells.append((Segments.otherValue, tallies, pool.values.map { split.keys[order[$0]] }, pool.metrics))
+        }
 
         let variants = acc.experiment.variants
         var results = try cells.map { cell in
             SegmentDimension.Cell(
                 value: cell.value, users: cell.tallies.reduce(0) { $0 + $1.users }, usersByVariant: cell.tallies.map(\.users),
                 pooledValues: cell.pooled,
-                comparisons: try compare(cell.tallies, metrics: metrics, slots: slots, acc: acc, caps: caps, alpha: alpha))
+                comparisons: try compare(cell.tallies, metrics: cell.metrics.map { metrics[$0] }, slots: cell.metrics.map { slots[$0] },
+                                         acc: acc, caps: caps, alpha: alpha))
         }
         var heterogeneity: [SegmentDimension.Heterogeneity] = []
         for (mi, m) in metrics.enumerated() {
+            let serving = cells.indices.filter { cells[$0].metrics.contains(mi) }
             for (vi, variant) in variants.enumerated().dropFirst() {
-                let index = mi * (variants.count - 1) + (vi - 1)
+                // This (metric, variant)'s comparison in each cell that compares the metric.
+                let at: [(cell: Int, index: Int)] = serving.compactMap { c in
+                    results[c].comparisons.firstIndex { $0.metric == m && $0.variant == variant.key }.map { (c, $0) }
+                }
                 // Holm across the cells of this (metric, variant), over the p-values that exist.
-                let present = results.indices.filter { results[$0].comparisons[index].pValue != nil }
-                let adjusted = try MultipleTesting.holm(present.map { results[$0].comparisons[index].pValue! })
-                for (c, p) in zip(present, adjusted) { results[c].comparisons[index].pValueAdjusted = p }
-                let estimates = cells.compactMap { cell in differenceAndVariance(cell.tallies, control: 0, variant: vi, slot: slots[mi], metric: m, cap: caps[slots[mi]]) }
+                let present = at.filter { results[$0.cell].comparisons[$0.index].pValue != nil }
+                let adjusted = try MultipleTesting.holm(present.map { results[$0.cell].comparisons[$0.index].pValue! })
+                for (c, p) in zip(present, adjusted) { results[c.cell].comparisons[c.index].pValueAdjusted = p }
+                let estimates = serving.compactMap { c in
+                    differenceAndVariance(cells[c].tallies, control: 0, variant: vi, slot: slots[mi], metric: m, cap: caps[slots[mi]])
+                }
                 if let q = CochranQ(estimates: estimates) {
                     heterogeneity.append(.init(metric: m, variant: variant.key, pValue: q.pValue, statistic: q.statistic, cells: q.degreesOfFreedom + 1))
                 } else {
-                    let reason = cells.count < 2
-                        ? "fewer than 2 cells: every value of \(split.name) was pooled into one"
+                    let reason = serving.count < 2
+                        ? "fewer than 2 cells: every value of \(split.name) was pooled into one for this metric"
                         : "fewer than 2 cells have a difference with a spread to weigh"
                     heterogeneity.append(.init(metric: m, variant: variant.key, pValue: nil, statistic: nil, cells: estimates.count, nullReason: reason))
                 }

@@ -6,13 +6,16 @@ import ExperimentDefinitions
 /// never change the verdict.
 public struct SegmentDimension: Sendable, Equatable {
     /// One value of the dimension (or `other`, the values pooled for having too few users or events).
+    /// A value's cell compares the metrics it stands alone for; a value pooled for a rate only (too few
+    /// events of it) is in that rate's `other`. Metrics with the same pool share one `other` cell, so a
+    /// dimension may have several: each (value, metric, variant) is in exactly one cell.
     public struct Cell: Sendable, Equatable {
         public var value: String
         /// Counted users of every variant in the cell.
         public var users: Int
         /// In variant order.
         public var usersByVariant: [Int]
-        /// For `other`: the values pooled into it, by users (most first).
+        /// For `other`: the values pooled into it (behind its comparisons), by users (most first).
         public var pooledValues: [String]
         /// Each treatment against the control in this cell, in (metric, variant) order; `p_value_adjusted`
         /// is Holm across the dimension's cells of that (metric, variant).
@@ -54,7 +57,7 @@ public struct SegmentDimension: Sendable, Equatable {
     public var dimension: String
     /// The smallest number of users a value needs in every arm to stand alone (`--min-segment-users`).
     public var minUsers: Int
-    /// Values by users, most first, then `(none)`, then `other`.
+    /// Values by users, most first, then `(none)`, then each `other` (in the order of the first metric it serves).
     public var cells: [Cell]
     /// In (metric, variant) order of the cells' comparisons.
     public var heterogeneity: [Heterogeneity]

@@ -34,7 +34,7 @@ enum SegmentRows {
 
     /// "Users with fewer than 100 in an arm, or under 10 events or non-events of a rate, are pooled into `other`."
     static func poolingNote(_ d: SegmentDimension) -> String {
-        "Values with fewer than \(ReportFormat.count(d.minUsers)) users in an arm, or fewer than 10 users with or without the event of a rate in an arm, are pooled into \"other\"; p (Holm) is adjusted across the cells of each metric and variant."
+        "Values with fewer than \(ReportFormat.count(d.minUsers)) users in an arm are pooled into \"other\"; values with fewer than 10 users with or without the event of a rate in an arm are pooled into \"other\" for that rate only; p (Holm) is adjusted across the cells of each metric and variant."
     }
 
     /// Per (metric, variant): Cochran's Q p-value in words.

@@ -196,7 +196,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         guard let raw = slot.pointee else {
             // First call: the headers are in. Answer nothing yet (an answer now means Connection: close),
             // except to refuse a declared body over the limit before reading it.
-            let context = RequestContext(method: String(cString: method), target: String(cString: url))
+            // libmicrohttpd hands the path without its query string and keeps the arguments apart.
+            let context = RequestContext(method: String(cString: method), target: String(cString: url), query: Self.query(connection))
             context.route = handler.route(method: context.method, path: context.path)
             context.connection = Self.state(of: connection)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
@@ -313,6 +314,30 @@ public final class HTTPDaemon: @unchecked Sendable {
         return total
     }
 
+    /// The query string as the client sent it, rebuilt from the arguments libmicrohttpd parsed
+    /// (decoded, in order, repeats kept): each name and value percent-encoded again, so the router
+    /// decodes them exactly once. Nil when there were none.
+    static func query(_ connection: OpaquePointer) -> String? {
+        var pairs: [(String, String?)] = []
+        _ = withUnsafeMutablePointer(to: &pairs) { MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, queryArgumentCallback, $0) }
+        guard !pairs.isEmpty else { return nil }
+        return pairs.map { name, value in value.map { "\(percentEncode(name))=\(percentEncode($0))" } ?? percentEncode(name) }.joined(separator: "&")
+    }
+
+    static func percentEncode(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
@@ -425,10 +450,12 @@ final class RequestContext: @unchecked Sendable {
     var termination: String?
     private let deferred = Mutex<HTTPResponse?>(nil)
 
-    init(method: String, target: String) {
+    init(method: String, target: String, query: String? = nil) {
         self.method = method
         self.target = target
-        (path, query) = HTTPDaemon.split(target)
+        let split = HTTPDaemon.split(target)
+        path = split.path
+        self.query = query ?? split.query
     }
 
     func setDeferred(_ response: HTTPResponse) { deferred.withLock { $0 = response } }
@@ -474,6 +501,18 @@ private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection
     case 1: daemon.connectionClosed(context: context)
     default: break
     }
+}
+
+private let queryArgumentCallback: MHD_KeyValueIteratorN = { pairs, _, key, keySize, value, valueSize in
+    guard let pairs, let key else { return .YES }
+    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+    pairs.assumingMemoryBound(to: [(String, String?)].self).pointee.append((name, text))
+    return .YES
+}
+
+private extension String {
+    func leftPadded(to n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
 }
 
 private let headerSizeCallback: MHD_KeyValueIteratorN = { total, _, _, keySize, _, valueSize in
