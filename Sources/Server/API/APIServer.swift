@@ -245,9 +245,10 @@ public final class APIServer: HTTPHandler {
         if let play = options.googlePlay { reloadGoogleCertificates(play) }
         do {
             let loaded = try backend.makeSnapshot(directory: options.experimentsDirectory)
+            // Counted before it is published: whoever sees the new experiments sees the reload counted.
+            metrics.reload(succeeded: true)
             // The stops in force stay in force across a reload.
             let snapshot = snapshots.update { current in loaded.withStops(current.stops) }
-            metrics.reload(succeeded: true)
             Log.shared.write(level: .info, "experiments reloaded", ["experiments": .number(Double(snapshot.catalog.experiments.count)),
                                                                     "directory": .string(options.experimentsDirectory)])
             return true
