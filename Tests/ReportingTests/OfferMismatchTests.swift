@@ -48,7 +48,7 @@ import Testing
         #expect(warnings.filter { $0.level == .warning }.count == 2 && warnings.filter { $0.level == .info }.count == 1, "\(warnings)")
         let aiWarning = try #require(warnings.first { $0.message.hasPrefix("“ai”") })
         #expect(aiWarning.message.contains("2 of its 100 trial starts got another trial than the 7 days it tested (2 got 14 days)"), "\(aiWarning.message)")
-        #expect(aiWarning.message.contains("1 user paid at once where it offered a trial") && aiWarning.message.contains("3.0% of its trial starts"), "\(aiWarning.message)")
+        #expect(aiWarning.message.contains("1 user paid at once where it offered a trial") && aiWarning.message.contains("3.00% of its trial starts"), "\(aiWarning.message)")
     }
 
     @Test func atOrUnderTwoPercentIsANoteAndNothingIsNothing() throws {

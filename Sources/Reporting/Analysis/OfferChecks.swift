@@ -31,7 +31,7 @@ enum OfferChecks {
             if m.paidWithoutTrial > 0 {
                 parts.append("\(m.paidWithoutTrial == 1 ? "1 user" : "\(ReportFormat.count(m.paidWithoutTrial)) users") paid at once where it offered a trial (the store gave none: not eligible)")
             }
-            let share = m.share.map { "\(ReportFormat.percent($0, digits: 1)) of its trial starts" } ?? "and it has no trial starts"
+            let share = m.share.map { "\(ReportFormat.percent($0, digits: 2)) of its trial starts" } ?? "and it has no trial starts"
             let what = parts.joined(separator: "; ")
             if m.flagged {
                 return HealthCheck(level: .warning, code: "offer_mismatch",

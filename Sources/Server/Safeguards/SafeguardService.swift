@@ -61,8 +61,9 @@ public final class SafeguardService: Sendable {
     let notificationAttemptsFailed = Atomic<Int>(0)
     let notificationsPending = Atomic<Int>(0)
     let pollFailures = Atomic<Int>(0)
-    /// The last evaluation's duration, in microseconds.
+    /// The last evaluation's duration, in microseconds, and the CPU time its thread spent.
     let lastEvaluationMicros = Atomic<Int>(0)
+    let lastEvaluationCPUMicros = Atomic<Int>(0)
     /// When the stops were last read successfully (seconds since 1970).
     let lastPollSeconds = Atomic<Int>(0)
 
@@ -201,9 +202,10 @@ public final class SafeguardService: Sendable {
     /// One evaluation of `e`; true when it wrote a stop.
     private func evaluate(_ e: Experiment) throws -> Bool {
         let now = options.clock ?? Date()
-        let started = Monotonic.seconds()
+        let started = Monotonic.seconds(), cpu = Self.threadCPUMicros()
         let outcome = try SafeguardEvaluator.run(experiments: [e], store: store, now: now)
         lastEvaluationMicros.store(Int((Monotonic.seconds() - started) * 1_000_000), ordering: .relaxed)
+        lastEvaluationCPUMicros.store(Self.threadCPUMicros() - cpu, ordering: .relaxed)
         evaluations.add(1, ordering: .relaxed)
         for s in outcome.newStops {
             stopsWritten.add(1, ordering: .relaxed)
@@ -214,6 +216,14 @@ public final class SafeguardService: Sendable {
             ])
         }
         return !outcome.newStops.isEmpty
+    }
+
+    /// CPU time of the calling thread (an evaluation runs on one thread): on a busy machine its
+    /// wall time includes waiting for a core, this does not.
+    static func threadCPUMicros() -> Int {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return t.tv_sec * 1_000_000 + t.tv_nsec / 1000
     }
 
     // MARK: Notifications
@@ -291,6 +301,7 @@ public final class SafeguardService: Sendable {
         counter("abctl_safeguard_evaluations_total", "Safeguard evaluations of one experiment run by this node.", evaluations.load(ordering: .relaxed))
         counter("abctl_safeguard_evaluation_failures_total", "Safeguard evaluations that failed (the store did not answer).", evaluationFailures.load(ordering: .relaxed))
         gauge("abctl_safeguard_last_evaluation_seconds", "How long this node's last safeguard evaluation took.", Double(lastEvaluationMicros.load(ordering: .relaxed)) / 1e6)
+        gauge("abctl_safeguard_last_evaluation_cpu_seconds", "CPU time of this node's last safeguard evaluation (one thread).", Double(lastEvaluationCPUMicros.load(ordering: .relaxed)) / 1e6)
         counter("abctl_safeguard_stops_total", "Safeguard stops written by this node.", stopsWritten.load(ordering: .relaxed))
         counter("abctl_safeguard_notifications_total", "Stop notifications acknowledged (2xx) by --notify-url.", notificationsDelivered.load(ordering: .relaxed))
         counter("abctl_safeguard_notification_failures_total", "Stop notification attempts that got no 2xx (each is retried).", notificationAttemptsFailed.load(ordering: .relaxed))
