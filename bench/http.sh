@@ -86,7 +86,7 @@ LUA
 for form in one placement; do
   if [ "$form" = one ]; then member='"experiments":["chorus-paywall-copy"]'; else member='"placement":"onboarding_end"'; fi
   sed -e "s/\"signals\":{\"companion\":\"dog\"}}'/\"signals\":{\"companion\":\"dog\"},$member}'/" "$WORK/assign.lua" >"$WORK/assign-$form.lua"
-  grep -q "$member" "$WORK/assign-$form.lua" || { echo "bench: could not write assign-$form.lua" >&2; exit 1; }
+  grep -qF "$member" "$WORK/assign-$form.lua" || { echo "bench: could not write assign-$form.lua" >&2; exit 1; }
 done
 
 cat "$WORK/common.lua" "$ROOT/bench/lib/events-request.lua" >"$WORK/events.lua"
