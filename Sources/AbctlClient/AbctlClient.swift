@@ -51,17 +51,9 @@ public actor AbctlClient {
     /// the default. Never throws and never waits much longer than the assign deadline (plus the
     /// copy deadline when an AI line is written on the device).
     public func paywall(for query: PaywallQuery) async -> PaywallAnswer {
-        if let failure = lastAssignFailure {
-            let elapsed = ContinuousClock.now - failure.at
-            if elapsed < configuration.retryAfter {
-                return await fallbackAnswer(query, AnswerReason(.backingOff, "last assign call \(Self.seconds(elapsed)) ago: \(failure.error)"))
-            }
-        }
-        let body = Array(query.body(hasModel: configuration.model != nil).serialized().utf8)
+        if let reason = backingOff() { return await fallbackAnswer(query, reason) }
         do {
-            let (status, reply) = try await connection.post("v1/assign", body: body, contentType: "application/json",
-                                                             deadline: configuration.assignDeadline)
-            guard status == 200 else { throw ServerConnection.statusError(status, reply) }
+            let reply = try await postAssign(query.body(hasModel: configuration.model != nil))
             let assignment = try Self.assignment(in: reply, experiment: query.experiment)
             lastAssignFailure = nil
             guard let variant = assignment.variant, let paywall = assignment.paywall else {
@@ -76,32 +68,44 @@ public actor AbctlClient {
                 note("saving the assignment cache failed: \(error)")
             }
             return await answer(query, variant: variant, paywall: paywall.resolved, source: .server, reason: AnswerReason(.assigned, assignment.reason))
-        } catch let error as ServerError {
-            // An error status below 500 is this request's fault, not an outage: no backing off for it.
-            if case .status(let status, _, _) = error, status < 500 {} else { lastAssignFailure = (error, ContinuousClock.now) }
-            note("assign failed: \(error)")
-            return await fallbackAnswer(query, AnswerReason(error.answerCode, error.description))
         } catch {
-            note("assign failed: \(error)")
-            return await fallbackAnswer(query, AnswerReason(.badAnswer, String(describing: error)))
+            return await fallbackAnswer(query, failedAssign(error))
         }
+    }
+
+    /// Why to answer from the cache or the default without calling: the last assign call failed
+    /// less than `retryAfter` ago. Nil when a call may be made.
+    private func backingOff() -> AnswerReason? {
+        guard let failure = lastAssignFailure else { return nil }
+        let elapsed = ContinuousClock.now - failure.at
+        guard elapsed < configuration.retryAfter else { return nil }
+        return AnswerReason(.backingOff, "last assign call \(Self.seconds(elapsed)) ago: \(failure.error)")
+    }
+
+    /// `POST /v1/assign` with `body`: the bytes of a 200 answer, else a `ServerError`.
+    private func postAssign(_ body: JSONValue) async throws -> [UInt8] {
+        let (status, reply) = try await connection.post("v1/assign", body: Array(body.serialized().utf8), contentType: "application/json",
+                                                         deadline: configuration.assignDeadline)
+        guard status == 200 else { throw ServerConnection.statusError(status, reply) }
+        return reply
+    }
+
+    /// The answer reason for a failed assign call; an outage (not a status below 500, which is this
+    /// request's fault) starts the back-off.
+    private func failedAssign(_ error: any Error) -> AnswerReason {
+        note("assign failed: \(error)")
+        guard let error = error as? ServerError else { return AnswerReason(.badAnswer, String(describing: error)) }
+        if case .status(let status, _, _) = error, status < 500 {} else { lastAssignFailure = (error, ContinuousClock.now) }
+        return AnswerReason(error.answerCode, error.description)
     }
 
     /// What to show at a placement for this user: the server's answer, else the cached answer
     /// for this user and placement, else the placement's bundled default. Never throws and never
     /// waits much longer than the assign deadline (plus the copy deadline for an AI line).
     public func paywall(for query: PlacementQuery) async -> PlacementAnswer {
-        if let failure = lastAssignFailure {
-            let elapsed = ContinuousClock.now - failure.at
-            if elapsed < configuration.retryAfter {
-                return await fallbackAnswer(query, AnswerReason(.backingOff, "last assign call \(Self.seconds(elapsed)) ago: \(failure.error)"))
-            }
-        }
-        let body = Array(query.body(hasModel: configuration.model != nil).serialized().utf8)
+        if let reason = backingOff() { return await fallbackAnswer(query, reason) }
         do {
-            let (status, reply) = try await connection.post("v1/assign", body: body, contentType: "application/json",
-                                                             deadline: configuration.assignDeadline)
-            guard status == 200 else { throw ServerConnection.statusError(status, reply) }
+            let reply = try await postAssign(query.body(hasModel: configuration.model != nil))
             let json: JSONValue
             do { json = try JSONValue.parse(reply) } catch { throw ServerError.badAnswer("not JSON: \(error)") }
             var answer = try Self.placementAnswer(json, query: query, source: .server)
@@ -112,13 +116,8 @@ public actor AbctlClient {
             answer.copy = await shownCopy(answer.paywall, query.variables)
             tally.answersBySource[.server, default: 0] += 1
             return answer
-        } catch let error as ServerError {
-            if case .status(let status, _, _) = error, status < 500 {} else { lastAssignFailure = (error, ContinuousClock.now) }
-            note("assign failed: \(error)")
-            return await fallbackAnswer(query, AnswerReason(error.answerCode, error.description))
         } catch {
-            note("assign failed: \(error)")
-            return await fallbackAnswer(query, AnswerReason(.badAnswer, String(describing: error)))
+            return await fallbackAnswer(query, failedAssign(error))
         }
     }
 
