@@ -112,6 +112,8 @@ final class DeadlineWatch: Sendable {
 
     private func cut(_ state: ConnectionState, _ seen: ConnectionState.Status, _ kind: ConnectionStats.Cut, answer: Bool) {
         guard state.cut(seen) else { return }   // a server thread moved the connection on first
+        // Counted before the client can see the cut, so a /metrics read after the close counts it.
+        stats.cut(kind)
         state.isOpen.withLock { open in
             guard open else { return }
             if answer {
@@ -122,7 +124,6 @@ final class DeadlineWatch: Sendable {
             // Wakes libmicrohttpd (the socket reports a hang-up), which closes the connection.
             shutdown(state.fd, Int32(SHUT_RDWR))
         }
-        stats.cut(kind)
     }
 
     /// Whether the kernel received bytes on `fd` in the last `withinMS` milliseconds (less 50 ms,
