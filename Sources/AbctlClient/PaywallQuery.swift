@@ -22,13 +22,21 @@ public struct PaywallQuery: Sendable {
     /// The request body, members in a fixed order. Without a model on the device, the body says
     /// so (`on_device_model: false`): a server run with `--llm-url` then writes the AI line itself.
     func body(hasModel: Bool) -> JSONValue {
-        .object([
-            ("user_id", .string(userID.text)),
-            ("attributes", .object(attributes.sorted { $0.key < $1.key })),
-            ("variables", .object(variables.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ("signals", .object(signals.sorted { $0.key < $1.key })),
-            ("experiments", .array([.string(experiment)])),
-            ("on_device_model", .bool(hasModel)),
-        ])
+        assignBody(userID: userID, attributes: attributes, variables: variables, signals: signals,
+                   target: ("experiments", .array([.string(experiment)])), hasModel: hasModel)
     }
+}
+
+/// A `POST /v1/assign` body, members in a fixed order: the user, what the app knows, then `target`
+/// (`experiments` or `placement`) and whether the device has a model.
+func assignBody(userID: UserID, attributes: [String: JSONValue], variables: [String: String], signals: [String: JSONValue],
+                target: (String, JSONValue), hasModel: Bool) -> JSONValue {
+    .object([
+        ("user_id", .string(userID.text)),
+        ("attributes", .object(attributes.sorted { $0.key < $1.key })),
+        ("variables", .object(variables.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+        ("signals", .object(signals.sorted { $0.key < $1.key })),
+        target,
+        ("on_device_model", .bool(hasModel)),
+    ])
 }

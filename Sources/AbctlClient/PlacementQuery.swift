@@ -25,14 +25,8 @@ public struct PlacementQuery: Sendable {
     }
 
     func body(hasModel: Bool) -> JSONValue {
-        .object([
-            ("user_id", .string(userID.text)),
-            ("attributes", .object(attributes.sorted { $0.key < $1.key })),
-            ("variables", .object(variables.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-            ("signals", .object(signals.sorted { $0.key < $1.key })),
-            ("placement", .string(placement)),
-            ("on_device_model", .bool(hasModel)),
-        ])
+        assignBody(userID: userID, attributes: attributes, variables: variables, signals: signals,
+                   target: ("placement", .string(placement)), hasModel: hasModel)
     }
 }
 
