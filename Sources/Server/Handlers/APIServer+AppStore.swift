@@ -1,5 +1,6 @@
 import Events
 import ExperimentDefinitions
+import HTTPTransport
 
 extension APIServer {
     /// `POST /v1/webhooks/appstore`: one App Store Server Notification V2 (`{"signedPayload": JWS}`).

@@ -1,5 +1,6 @@
 import Events
 import ExperimentDefinitions
+import HTTPTransport
 
 extension APIServer {
     /// `POST /v1/webhooks/revenuecat`: one RevenueCat webhook event, mapped by `RevenueCatMapping`.

@@ -1,6 +1,7 @@
 import Dispatch
 import Events
 import ExperimentDefinitions
+import HTTPTransport
 import Webhooks
 
 extension APIServer {

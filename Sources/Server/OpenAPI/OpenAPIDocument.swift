@@ -289,13 +289,27 @@ enum OpenAPIDocument {
       },
       "Health": {
         "type": "object",
-        "required": ["status", "experiments", "loaded_at", "reloads", "uptime_seconds"],
+        "required": ["status", "experiments", "loaded_at", "reloads", "uptime_seconds", "last_reload_error"],
         "properties": {
           "status": { "type": "string", "enum": ["ok", "draining"] },
           "experiments": { "type": "integer", "minimum": 0 },
           "loaded_at": { "type": "string", "format": "date-time" },
           "reloads": { "type": "integer", "minimum": 0 },
-          "uptime_seconds": { "type": "number", "minimum": 0 }
+          "uptime_seconds": { "type": "number", "minimum": 0 },
+          "last_reload_error": {
+            "description": "The last refused reload (SIGHUP with a broken experiments folder; the old experiments stay), until a later reload succeeds; null when there is none.",
+            "oneOf": [
+              { "type": "null" },
+              {
+                "type": "object",
+                "required": ["at", "problems"],
+                "properties": {
+                  "at": { "type": "string", "format": "date-time" },
+                  "problems": { "type": "array", "items": { "type": "string" }, "description": "Each error as file:line:column: error: message, the first 20, then \"and N more\"." }
+                }
+              }
+            ]
+          }
         }
       },
       "AssignRequest": {
