@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import Foundation
 
 /// The one way to read experiment files: `ExperimentLoader` with every check, GrowthBook's condition
 /// linter included (it lives here because conditions are compiled here).
@@ -7,8 +8,9 @@ import ExperimentDefinitions
 /// `copy check` and `export` all read through it, so a folder `validate` rejects is rejected by all of them.
 public enum ExperimentFiles {
     /// Checks files and folders, reporting every problem.
-    public static func validate(paths: [String]) -> ExperimentLoader.Report {
-        ExperimentLoader.validate(paths: paths, conditionLinter: linter)
+    /// `now`: the time against which a running experiment's `end` is checked (a warning once it has passed).
+    public static func validate(paths: [String], now: Date = Date()) -> ExperimentLoader.Report {
+        ExperimentLoader.validate(paths: paths, now: now, conditionLinter: linter)
     }
 
     /// Loads a folder for use; throws the diagnostics when any file has an error.

@@ -13,14 +13,25 @@ public struct CopyTemplate: Sendable, Equatable {
     public struct Problem: Error, Sendable, Equatable {
         public var message: String
         public var offset: Int
+        /// For a malformed placeholder, what stood between its braces (trimmed).
+        public var expression: String? = nil
     }
 
     public let source: String
     public let segments: [Segment]
 
     public init(parsing source: String) throws(Problem) {
+        let scan = Self.scan(source)
+        if let first = scan.problems.first { throw first }
         self.source = source
+        self.segments = scan.segments
+    }
+
+    /// Every placeholder and every problem of `source`, reading on past each problem so that a
+    /// validator can report them all at once (an unclosed `{{` ends the reading: the rest is inside it).
+    public static func scan(_ source: String) -> (segments: [Segment], problems: [Problem]) {
         var segments: [Segment] = []
+        var problems: [Problem] = []
         var literal = ""
         let chars = Array(source)
         var i = 0
@@ -29,26 +40,29 @@ public struct CopyTemplate: Sendable, Equatable {
                 var j = i + 2
                 while j + 1 < chars.count && !(chars[j] == "}" && chars[j + 1] == "}") { j += 1 }
                 guard j + 1 < chars.count else {
-                    throw Problem(message: "placeholder opened with '{{' is never closed with '}}'", offset: i)
+                    problems.append(Problem(message: "placeholder opened with '{{' is never closed with '}}'", offset: i))
+                    break
                 }
                 let expression = String(chars[(i + 2)..<j]).trimmingSpaces()
-                guard Self.isValidExpression(expression) else {
-                    throw Problem(
+                if Self.isValidExpression(expression) {
+                    if !literal.isEmpty { segments.append(.text(literal)); literal = "" }
+                    segments.append(.placeholder(expression))
+                } else {
+                    problems.append(Problem(
                         message: "malformed placeholder '{{\(String(chars[(i + 2)..<j]))}}'; write {{ custom.NAME }} or {{ brief }}",
-                        offset: i)
+                        offset: i, expression: expression))
                 }
-                if !literal.isEmpty { segments.append(.text(literal)); literal = "" }
-                segments.append(.placeholder(expression))
                 i = j + 2
             } else if chars[i] == "}" && i + 1 < chars.count && chars[i + 1] == "}" {
-                throw Problem(message: "'}}' without a matching '{{'", offset: i)
+                problems.append(Problem(message: "'}}' without a matching '{{'", offset: i))
+                i += 2
             } else {
                 literal.append(chars[i])
                 i += 1
             }
         }
         if !literal.isEmpty { segments.append(.text(literal)) }
-        self.segments = segments
+        return (segments, problems)
     }
 
     /// Names of the `custom.NAME` placeholders, in order of first appearance.

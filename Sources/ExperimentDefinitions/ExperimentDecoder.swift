@@ -8,6 +8,8 @@ struct ExperimentDecoder {
     let products: Products?
     /// Deeper checks of a GrowthBook condition (bad regexes, operand types) from a higher layer.
     var conditionLinter: ExperimentLoader.ConditionLinter
+    /// The time against which a running experiment's `end` is checked.
+    var now: Date = Date()
 
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
@@ -238,6 +240,12 @@ struct ExperimentDecoder {
         let start = date("start"), end = date("end")
         if let start, let end, end <= start {
             sink.error("end_before_start", at: r.position("end"), "'end' (\(RFC3339.format(end))) is not after 'start' (\(RFC3339.format(start)))", hint: "move the end later, or set it to null for an open-ended experiment")
+        }
+        // Not an error: the file is valid and assigns nobody, which is what an ended experiment does.
+        if let end, end <= now, r.string("status") == Experiment.Status.running.rawValue {
+            sink.warning("running_after_end", at: r.position("end"),
+                         "the experiment is running but its 'end' (\(RFC3339.format(end))) has passed: it assigns nobody new",
+                         hint: "set \"status\" to \"stopped\" (or \"shipped\" with a winner), or move 'end' later")
         }
         return (start, end)
     }
@@ -550,15 +558,42 @@ struct ExperimentDecoder {
         }
     }
 
+    /// The template under `key`, every malformed placeholder reported (not just the first); nil when any is.
+    /// `key` is "prompt" or "template", and the hints speak to that rule: prompts take only {{ brief }}.
     private func template(_ r: ObjectReader, _ key: String) -> CopyTemplate? {
         guard let text = r.string(key) else { return nil }
-        do {
-            return try CopyTemplate(parsing: text)
-        } catch {
-            sink.error("malformed_placeholder", at: r.position(key), "\(key): \(error.message) (at character \(error.offset + 1))",
-                       hint: "placeholders look like {{ custom.userName }} or, in prompts, {{ brief }}")
-            return nil
+        let scan = CopyTemplate.scan(text)
+        for problem in scan.problems {
+            sink.error("malformed_placeholder", at: r.position(key), "\(key): \(problem.message) (at character \(problem.offset + 1))",
+                       hint: Self.placeholderHint(problem, inPrompt: key == "prompt"))
         }
+        return scan.problems.isEmpty ? try? CopyTemplate(parsing: text) : nil
+    }
+
+    /// What to write instead of a malformed placeholder, for the kind of text it is in.
+    static func placeholderHint(_ problem: CopyTemplate.Problem, inPrompt: Bool) -> String {
+        let example = inPrompt ? "{{ brief }}" : "{{ custom.userName }}"
+        guard let expression = problem.expression else {
+            return problem.message.hasPrefix("'}}'")
+                ? "open the placeholder with '{{', as in \(example), or remove the '}}'"
+                : "close the placeholder with '}}', as in \(example)"
+        }
+        if inPrompt {
+            if Spelling.closest(to: expression, in: ["brief"]) != nil { return "did you mean {{ brief }}?" }
+            return "a prompt's only placeholder is {{ brief }}; describe the user through brief rules"
+        }
+        if expression.hasPrefix("custom.") {
+            return "a variable name is letters, digits and '_', not starting with a digit, e.g. {{ custom.userName }}"
+        }
+        if let guess = Spelling.closest(to: expression, in: ["brief"]) { return "did you mean {{ \(guess) }}? only AI prompts take it; templates take {{ custom.NAME }}" }
+        return "write {{ custom.\(Self.variableName(from: expression)) }}"
+    }
+
+    /// A variable name made from whatever stood between the braces, for a hint.
+    private static func variableName(from expression: String) -> String {
+        let kept = String(expression.split(separator: ".").last ?? "").filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        guard let first = kept.first, first.isLetter || first == "_" else { return "userName" }
+        return kept
     }
 
     private func decodeCustomVariable(_ r: ObjectReader) -> CopySpec? {
@@ -576,30 +611,42 @@ struct ExperimentDecoder {
                 sink.error("wrong_type", at: d.position, "'defaults' must be an object of variable name to text, not \(d.typeName)")
             }
         }
-        guard let t = template(r, "template") else { return nil }
-        for e in t.placeholders where !e.hasPrefix("custom.") {
+        let template = template(r, "template")
+        // The well-formed placeholders, read even when others are malformed, so that every problem shows at once.
+        guard case .string(let text)? = r.node("template")?.kind else { return nil }
+        let scan = CopyTemplate.scan(text)
+        let placeholders = scan.segments.compactMap { if case .placeholder(let e) = $0 { e } else { nil } }
+        for e in placeholders where !e.hasPrefix("custom.") {
             sink.error("malformed_placeholder", at: r.position("template"), "template uses {{ \(e) }}, which only AI prompts may use", hint: "write {{ custom.NAME }}")
         }
-        for name in t.customNames where defaults[name] == nil {
+        var customNames: [String] = []
+        for e in placeholders where e.hasPrefix("custom.") && !customNames.contains(String(e.dropFirst("custom.".count))) {
+            customNames.append(String(e.dropFirst("custom.".count)))
+        }
+        for name in customNames where defaults[name] == nil {
             sink.error("placeholder_without_default", at: r.position("template"), "placeholder {{ custom.\(name) }} has no default",
                        hint: "add \"defaults\": {\"\(name)\": \"…\"} so users without the variable still see a sentence")
         }
-        if t.customNames.isEmpty {
+        if customNames.isEmpty && scan.problems.isEmpty {
             sink.warning("template_without_placeholder", at: r.position("template"), "template has no {{ custom.NAME }} placeholder", hint: "use the static strategy for fixed text")
         }
-        return .customVariable(template: t, defaults: defaults)
+        return template.map { .customVariable(template: $0, defaults: defaults) }
     }
 
     private func decodeAI(_ r: ObjectReader, variant: String) -> CopySpec? {
         let instructions = r.string("instructions") ?? ""
         let brief = r.node("brief").map(decodeBrief) ?? Brief(rules: [])
         let prompt = template(r, "prompt")
-        if let prompt {
-            for e in prompt.placeholders where e != "brief" {
+        // The well-formed placeholders, read even when others are malformed, so that every problem shows at once.
+        if case .string(let text)? = r.node("prompt")?.kind {
+            let scan = CopyTemplate.scan(text)
+            let placeholders = scan.segments.compactMap { if case .placeholder(let e) = $0 { e } else { nil } }
+            for e in placeholders where e != "brief" {
                 sink.error("malformed_placeholder", at: r.position("prompt"), "prompt uses {{ \(e) }}; prompts take only {{ brief }}",
                            hint: "free text from the request never reaches a prompt; describe the user through brief rules")
             }
-            if !prompt.placeholders.contains("brief") {
+            // A malformed placeholder may be the brief mistyped; its error says so.
+            if !placeholders.contains("brief") && scan.problems.isEmpty {
                 sink.warning("prompt_without_brief", at: r.position("prompt"), "prompt has no {{ brief }}", hint: "without it every user gets the same prompt")
             }
         }
@@ -619,11 +666,11 @@ struct ExperimentDecoder {
             if fallback.trimmingSpaces().isEmpty {
                 sink.error("missing_fallback", at: r.position("fallback"), "ai_generated copy has an empty fallback", hint: "write the line to show when no model answer can be used")
             } else {
-                let verdict = guardRules.check(fallback)
-                if !verdict.accepted {
+                // One error per broken rule, each with the fix for that rule: the fallback ships whenever generation fails.
+                for violation in guardRules.check(fallback).violations {
                     sink.error("fallback_breaks_guard", at: r.position("fallback"),
-                               "the fallback breaks its own guard: \(verdict.violations.map(\.description).joined(separator: "; "))",
-                               hint: "rewrite the fallback so it passes the guard; it ships whenever generation fails")
+                               "the fallback breaks its own guard's \(violation.rule): \(violation.message)",
+                               hint: Self.guardHint(violation, guardRules: guardRules))
                 }
             }
         } else {
@@ -632,6 +679,22 @@ struct ExperimentDecoder {
         }
         return .aiGenerated(AIRecipe(instructions: instructions, brief: brief, prompt: prompt ?? (try! CopyTemplate(parsing: "")),
                                      temperature: temperature, maxTokens: maxTokens, guardRules: guardRules, fallback: fallback))
+    }
+
+    /// How to rewrite a fallback that breaks one guard rule.
+    static func guardHint(_ violation: CopyGuard.Violation, guardRules: CopyGuard) -> String {
+        switch violation.rule {
+        case "max_words": return "shorten the fallback to at most \(guardRules.maxWords ?? 0) words"
+        case "forbid":
+            let found = guardRules.forbid.filter { !$0.isEmpty && violation.message.contains("\"\($0)\"") }
+            return "take \(found.map { "\"\($0)\"" }.joined(separator: ", ")) out of the fallback (listed in guard.forbid)"
+        case "forbid_words": return "reword the fallback without the words listed in guard.forbid_words"
+        case "mention_once":
+            let name = guardRules.mentionOnce.first { violation.message.contains("\"\($0)\"") } ?? ""
+            return "name \"\(name)\" exactly once in the fallback (guard.mention_once)"
+        case "forbid_user_name": return "leave the user's name out of the fallback"
+        default: return "rewrite the fallback so it passes the guard; it ships whenever generation fails"
+        }
     }
 
     private func decodeBrief(_ node: JSONNode) -> Brief {

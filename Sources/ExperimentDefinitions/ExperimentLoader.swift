@@ -35,15 +35,18 @@ public enum ExperimentLoader {
     static let placementsName = "placements.json"
 
     /// Loads a folder for use: every experiment must be valid.
-    public static func load(directory: String, conditionLinter: @escaping ConditionLinter) throws(LoadError) -> ExperimentCatalog {
-        let report = validate(paths: [directory], conditionLinter: conditionLinter)
+    public static func load(directory: String, now: Date = Date(), conditionLinter: @escaping ConditionLinter) throws(LoadError) -> ExperimentCatalog {
+        let report = validate(paths: [directory], now: now, conditionLinter: conditionLinter)
         guard let catalog = report.catalog else { throw LoadError(diagnostics: report.diagnostics) }
         return catalog
     }
 
     /// Validates files and folders (a folder means every `*.json` in it but `schema.json` and
     /// `products.json`, with `placements.json` checked against the folder's experiments).
-    public static func validate(paths: [String], conditionLinter: @escaping ConditionLinter) -> Report {
+    /// A file named on its own is also checked against the other experiment files of its folder
+    /// (duplicate ids, namespace overlaps), as CI sees one changed file; their own problems are not reported.
+    /// `now` is the time against which a running experiment's `end` is checked.
+    public static func validate(paths: [String], now: Date = Date(), conditionLinter: @escaping ConditionLinter) -> Report {
         var files: [String] = []
         var diagnostics: [Diagnostic] = []
         var productsByFolder: [String: Products?] = [:]
@@ -86,12 +89,14 @@ public enum ExperimentLoader {
             files.append(file)
             let sink = DiagnosticSink(file: file)
             guard let root = parse(file: file, sink: sink) else { diagnostics += sink.diagnostics; continue }
-            let (experiment, outline) = ExperimentDecoder(sink: sink, products: productsByFolder[folder] ?? nil, conditionLinter: conditionLinter).decode(root)
+            var decoder = ExperimentDecoder(sink: sink, products: productsByFolder[folder] ?? nil, conditionLinter: conditionLinter)
+            decoder.now = now
+            let (experiment, outline) = decoder.decode(root)
             diagnostics += sink.diagnostics
             outlines.append((file, outline))
             if let experiment, !sink.hasErrors { experiments.append(experiment) }
         }
-        diagnostics += folderChecks(outlines)
+        diagnostics += folderChecks(outlines, context: siblingOutlines(of: experimentFiles, products: productsByFolder, conditionLinter: conditionLinter))
 
         var placements: [Placement] = []
         for file in placementFiles {
@@ -123,28 +128,68 @@ public enum ExperimentLoader {
     }
 
     /// Checks across files: duplicate ids, and running experiments whose namespace slices overlap.
-    static func folderChecks(_ outlines: [(file: String, outline: ExperimentDecoder.Outline)]) -> [Diagnostic] {
+    /// `outlines` are the files being checked, in order; `context` the other files of their folders, read
+    /// only to check against. A problem is reported on a checked file that clashes with a context file or an
+    /// earlier checked one, in one error that names every file involved, that file first (`file:line:column`).
+    static func folderChecks(_ outlines: [(file: String, outline: ExperimentDecoder.Outline)],
+                             context: [(file: String, outline: ExperimentDecoder.Outline)] = []) -> [Diagnostic] {
         var out: [Diagnostic] = []
-        var firstByID: [String: String] = [:]
-        for (file, o) in outlines {
+        let all = outlines + context
+        func place(_ file: String, _ position: SourcePosition) -> String { "\(file):\(position)" }
+        for (i, (file, o)) in outlines.enumerated() {
             guard let id = o.id else { continue }
-            if let first = firstByID[id] {
-                out.append(Diagnostic(file: file, position: o.idPosition, code: "duplicate_experiment_id", message: "experiment id '\(id)' is already used by \(first)", hint: "ids must be unique in the folder; rename one"))
-            } else {
-                firstByID[id] = file
-            }
+            let same = all.enumerated().filter { $0.offset != i && $0.element.outline.id == id }
+            guard same.contains(where: { $0.offset < i || $0.offset >= outlines.count }) else { continue }
+            let others = same.map { place($0.element.file, $0.element.outline.idPosition) }
+            out.append(Diagnostic(file: file, position: o.idPosition, code: "duplicate_experiment_id",
+                                  message: "experiment id '\(id)' is used by \(same.count + 1) files: \(([place(file, o.idPosition)] + others).joined(separator: ", "))",
+                                  hint: "ids must be unique in the folder; rename this one"))
         }
-        let running = outlines.filter { $0.outline.status == .running && $0.outline.namespace != nil && $0.outline.kind == .experiment }
-        for (i, a) in running.enumerated() {
-            for b in running[..<i] {
-                guard let na = a.outline.namespace, let nb = b.outline.namespace, na.overlaps(nb) else { continue }
-                out.append(Diagnostic(
-                    file: a.file, position: a.outline.namespacePosition, code: "namespace_overlap",
-                    message: "namespace '\(na.id)' range [\(ExperimentDecoder.format(na.start)), \(ExperimentDecoder.format(na.end))) overlaps running experiment '\(b.outline.id ?? "?")' in \(b.file) [\(ExperimentDecoder.format(nb.start)), \(ExperimentDecoder.format(nb.end)))",
-                    hint: "give each running experiment of the namespace its own slice, e.g. [0, 0.5) and [0.5, 1)"))
+        func isRunning(_ o: ExperimentDecoder.Outline) -> Bool { o.status == .running && o.namespace != nil && o.kind == .experiment }
+        for (i, (file, a)) in outlines.enumerated() where isRunning(a) {
+            guard let na = a.namespace else { continue }
+            let clashes = all.enumerated().filter { j, b in
+                j != i && isRunning(b.outline) && b.outline.namespace.map { na.overlaps($0) } == true
+            }
+            guard clashes.contains(where: { $0.offset < i || $0.offset >= outlines.count }) else { continue }
+            let described = clashes.map { _, b in
+                let nb = b.outline.namespace!
+                return "'\(b.outline.id ?? "?")' [\(ExperimentDecoder.format(nb.start)), \(ExperimentDecoder.format(nb.end))) at \(place(b.file, b.outline.namespacePosition))"
+            }
+            out.append(Diagnostic(
+                file: file, position: a.namespacePosition, code: "namespace_overlap",
+                message: "namespace '\(na.id)' range [\(ExperimentDecoder.format(na.start)), \(ExperimentDecoder.format(na.end))) at \(place(file, a.namespacePosition)) overlaps running "
+                    + (clashes.count == 1 ? "experiment " : "experiments ") + described.joined(separator: ", "),
+                hint: "give each running experiment of the namespace its own slice, e.g. [0, 0.5) and [0.5, 1)"))
+        }
+        return out
+    }
+
+    /// The outlines of the experiment files beside `files` that are not among them: what one file is checked
+    /// against when it is named alone. Their diagnostics are dropped: they are context, not what was asked about.
+    private static func siblingOutlines(of files: [String], products: [String: Products?],
+                                        conditionLinter: @escaping ConditionLinter) -> [(file: String, outline: ExperimentDecoder.Outline)] {
+        let named = Set(files.map(canonical))
+        var seenFolders: Set<String> = []
+        var out: [(file: String, outline: ExperimentDecoder.Outline)] = []
+        for file in files {
+            let folder = folderOf(file)
+            guard seenFolders.insert(canonical(folder)).inserted else { continue }
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") && !reservedNames.contains($0) }.sorted()
+            for name in names {
+                let sibling = folder == "." ? name : "\(folder)/\(name)"
+                guard !named.contains(canonical(sibling)) else { continue }
+                let sink = DiagnosticSink(file: sibling)
+                guard let root = parse(file: sibling, sink: sink) else { continue }
+                let (_, outline) = ExperimentDecoder(sink: sink, products: products[folder] ?? nil, conditionLinter: conditionLinter).decode(root)
+                out.append((sibling, outline))
             }
         }
         return out
+    }
+
+    private static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     private static func folderOf(_ file: String) -> String {

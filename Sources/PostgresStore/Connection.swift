@@ -12,6 +12,11 @@ final class Connection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// Names of the statements prepared on this connection.
     private var prepared: Set<String> = []
+    /// The `ServerGeneration` it was opened in (set by its pool).
+    var generation = 0
+    /// Statements (and copies) that succeeded on it so far: a pool tells by this whether a
+    /// connection found dead had done any of a caller's work.
+    private(set) var succeeded = 0
 
     /// Connects, waiting at most 5 s unless the URL sets `connect_timeout`.
     init(target: ConnectionTarget) throws {
@@ -88,6 +93,7 @@ final class Connection: @unchecked Sendable {
         }
         guard PQputCopyEnd(handle, nil) == 1 else { throw error(context: "\(context) (end)", sql: sql, result: nil) }
         try drainResults(context: context, sql: sql)
+        succeeded += 1
     }
 
     /// Reads results until libpq has none left, throwing the first error.
@@ -109,6 +115,7 @@ final class Connection: @unchecked Sendable {
         guard let result else { throw error(context: context, sql: sql, result: nil) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            succeeded += 1
             return ResultSet(result)
         default:
             let failure = error(context: context, sql: sql, result: result)

@@ -29,13 +29,17 @@ public final class PostgresEventStore: EventStore {
     public let target: ConnectionTarget
     let readers: ConnectionPool
     let writer: PostgresWriter
+    /// Shared by every pool of this store: a connection found dead retires all of them.
+    let generation: ServerGeneration
 
     public init(url: String, options: Options = Options()) throws {
         target = try ConnectionTarget(url: url)
         let first = try Connection(target: target)
         try PostgresSchema.migrate(first)
-        readers = ConnectionPool(target: target, maxIdle: options.maxIdleReaders)
-        writer = PostgresWriter(target: target, workers: options.writers, maxEventsPerTransaction: options.maxEventsPerTransaction)
+        let generation = ServerGeneration()
+        self.generation = generation
+        readers = ConnectionPool(target: target, maxIdle: options.maxIdleReaders, generation: generation)
+        writer = PostgresWriter(target: target, generation: generation, workers: options.writers, maxEventsPerTransaction: options.maxEventsPerTransaction)
     }
 
     deinit { writer.close() }
@@ -65,7 +69,7 @@ public final class PostgresEventStore: EventStore {
 
     /// A sticky reader on this store's connections (see `PostgresStickyReader`).
     public func makeStickyReader(maxIdle: Int) throws -> any StickyReader {
-        PostgresStickyReader(pool: ConnectionPool(target: target, maxIdle: maxIdle))
+        PostgresStickyReader(pool: ConnectionPool(target: target, maxIdle: maxIdle, generation: generation))
     }
 
     /// Waits for queued appends, then refuses new ones and closes the connections.

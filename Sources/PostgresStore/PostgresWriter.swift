@@ -8,9 +8,11 @@ import Synchronization
 /// Several transactions run at once, and PostgreSQL groups their commits' flushes. Each caller
 /// hears back only after the transaction holding its batch has committed, or failed.
 ///
-/// A worker whose connection broke opens a new one for its next transaction; while the server
-/// is down, every batch fails at once (never acknowledged), and writing resumes as soon as a
-/// connection succeeds again.
+/// Workers take their connections from a pool of their own that shares the store's
+/// `ServerGeneration`: a connection that broke is dropped, one that a restarted server closed
+/// while it sat idle is retired with all its generation and the transaction runs once more on a
+/// fresh connection (see `ConnectionPool`); while the server is down, every batch fails at once
+/// (never acknowledged), and writing resumes as soon as a connection succeeds again.
 final class PostgresWriter: Sendable {
     typealias Completion = @Sendable (Result<AppendResult, any Error>) -> Void
 
@@ -27,6 +29,7 @@ final class PostgresWriter: Sendable {
     }
 
     private let target: ConnectionTarget
+    private let connections: ConnectionPool
     private let maxEventsPerTransaction: Int
     private let state = Mutex(State())
     /// Signals work or closing to the workers (`NSCondition` only wakes; `state` holds the data).
@@ -35,8 +38,11 @@ final class PostgresWriter: Sendable {
     private let transactionCount = Atomic<Int>(0)
     private let insertOrder = InsertOrder()
 
-    init(target: ConnectionTarget, workers: Int, maxEventsPerTransaction: Int) {
+    init(target: ConnectionTarget, generation: ServerGeneration, workers: Int, maxEventsPerTransaction: Int) {
         self.target = target
+        connections = ConnectionPool(target: target, maxIdle: max(1, workers), generation: generation) { fresh in
+            try fresh.execute(EventWriteTransaction.prepareSession, context: "connect (staging tables)")
+        }
         self.maxEventsPerTransaction = maxEventsPerTransaction
         for index in 0..<max(1, workers) {
             finished.enter()
@@ -79,29 +85,27 @@ final class PostgresWriter: Sendable {
         wake.broadcast()
         wake.unlock()
         finished.wait()
+        connections.drain()
     }
 
     private func work() {
-        var connection: Connection?
         while let (requests, ticket) = take() {
             let order = insertOrder
             var registration: InsertOrder.Registration?
             let outcome: Result<[AppendResult], any Error> = Result {
-                if connection == nil || connection?.isHealthy == false {
-                    connection = nil
-                    let fresh = try Connection(target: target)
-                    try fresh.execute(EventWriteTransaction.prepareSession, context: "connect (staging tables)")
-                    connection = fresh
+                try connections.withConnection { connection in
+                    let turn = EventWriteTransaction.Turn(
+                        register: { keys in
+                            // A second try (on a fresh connection) keeps the first one's place.
+                            if let r = registration { return r.late }
+                            let r = order.register(ticket, keys: keys)
+                            registration = r
+                            return r.late
+                        },
+                        inserted: { if let r = registration { order.inserted(r) } },
+                        waitForEarlier: { if let r = registration { order.waitForEarlier(r) } })
+                    return try EventWriteTransaction.run(requests.map(\.events), on: connection, turn: turn)
                 }
-                let turn = EventWriteTransaction.Turn(
-                    register: { keys in
-                        let r = order.register(ticket, keys: keys)
-                        registration = r
-                        return r.late
-                    },
-                    inserted: { if let r = registration { order.inserted(r) } },
-                    waitForEarlier: { if let r = registration { order.waitForEarlier(r) } })
-                return try EventWriteTransaction.run(requests.map(\.events), on: connection!, turn: turn)
             }
             if let registration { insertOrder.end(registration) } else { insertOrder.abandon(ticket) }
             state.withLock { $0.running -= 1 }
@@ -110,7 +114,6 @@ final class PostgresWriter: Sendable {
                 transactionCount.add(1, ordering: .relaxed)
                 for (request, result) in zip(requests, results) { request.completion(.success(result)) }
             case .failure(let error):
-                if connection?.isHealthy == false { connection = nil }
                 for request in requests { request.completion(.failure(error)) }
             }
         }

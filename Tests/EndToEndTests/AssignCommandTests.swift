@@ -61,6 +61,22 @@ import Testing
         #expect(single.stdout == first.stdout.split(separator: "\n")[2] + "\n")
     }
 
+    /// `--attr app_version=2.3` stays the text "2.3" (not the number 2.3, which targeting refuses and
+    /// which would make `2.10` equal `2.1`), and a two-part version has a .0 third part (SPEC §1).
+    @Test(arguments: [
+        ("2.3", ">=2.3.0", true), ("2.3", "==2.3.0", true), ("2.3", "<2.3.0", false), ("2.3", ">2.3.0", false),
+        ("2.10", ">2.9", true), ("2.10", "==2.1.0", false), ("2", "==2.0.0", true), ("2.3.1", ">2.3", true),
+    ])
+    func appVersionIsAlwaysAVersionString(version: String, constraint: String, targeted: Bool) async throws {
+        let folder = Self.folder()
+        let text = try String(contentsOfFile: folder.path + "/e2e.json", encoding: .utf8)
+        folder.write("e2e.json", text.replacingOccurrences(of: "\"targeting\": { \"platform\": [\"ios\"] }", with: "\"targeting\": { \"app_version\": \"\(constraint)\" }"))
+        let r = try await Abctl.run(["assign", "--experiments", folder.path, "--user", "user-1", "--attr", "app_version=\(version)"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let row = try #require(try Self.lines(r.stdout).first)
+        #expect(row["reason"] as? String == (targeted ? "assigned" : "targeting"), "\(version) against \(constraint): \(r.stdout)")
+    }
+
     @Test func outOfTargetingAndForced() async throws {
         let folder = Self.folder()
         let r = try await Abctl.run(["assign", "--experiments", folder.path, "--user", "user-1", "--attr", "platform=android"])

@@ -96,6 +96,18 @@ import Testing
         let unknown = try await Abctl.run(["report", "oracle-reprt"], in: folder.path)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("Did you mean 'oracle-report'?"))
+        // Far from every id: no guess, but the experiments there are, so the next try can be right.
+        let far = try await Abctl.run(["report", "paywall-test"], in: folder.path)
+        #expect(far.status == 2)
+        #expect(far.stderr.contains("no experiment 'paywall-test' in the experiment folder. Experiments: oracle-report."), "\(far.stderr)")
+        #expect(!far.stderr.contains("Did you mean"), "\(far.stderr)")
+        // Found before the store is opened: a wrong id is the thing to fix first.
+        let noStore = try await Abctl.run(["report", "trial-length", "--db", "missing.sqlite"], in: folder.path)
+        #expect(noStore.status == 2, "\(noStore.stderr)")
+        let shipped = try await Abctl.run(["report", "trial-length", "--db", "missing.sqlite", "--experiments", Abctl.packageRoot + "/Experiments"], in: folder.path)
+        #expect(shipped.status == 2)
+        #expect(shipped.stderr.contains("no experiment 'trial-length' in the experiment folder. Did you mean 'chorus-trial-length'? "
+            + "Experiments: chorus-discount-framing, chorus-paywall-copy, chorus-trial-length."), "\(shipped.stderr)")
         let badDate = try await Abctl.run(["report", "--since", "yesterday"], in: folder.path)
         #expect(badDate.status == 2)
         let badAlpha = try await Abctl.run(["report", "--alpha", "2"], in: folder.path)

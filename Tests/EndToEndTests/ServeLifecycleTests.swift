@@ -98,6 +98,35 @@ struct ServeLifecycleTests {
         #expect(server.isRunning)
     }
 
+    /// SPEC §7: `last_reload_error` is null, then the time and problems (file:line:column) of a
+    /// refused reload, and null again once a later reload succeeds.
+    @Test func healthzCarriesTheLastRefusedReloadUntilAGoodOne() async throws {
+        let server = try await ServeProcess.start()
+        let lastError = { () async throws -> Any? in try await server.request("GET", "/healthz").json?["last_reload_error"] }
+        #expect(try await lastError() is NSNull)
+        let path = server.experimentsPath + "/chorus-trial-length.json"
+        let good = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(good.split(separator: "\n", omittingEmptySubsequences: false)[6].contains(#""status": "running""#))
+        try good.replacingOccurrences(of: #""status": "running""#, with: #""status": "runing""#)
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let before = Date()
+        server.signal(SIGHUP)
+        #expect(try await eventually { try await lastError() is [String: Any] })
+        let refused = try #require(try await lastError() as? [String: Any])
+        let problems = refused["problems"] as? [String] ?? []
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasSuffix("chorus-trial-length.json:7:13: error: unknown status 'runing'") == true, "\(problems)")
+        let text = refused["at"] as? String ?? "", plain = ISO8601DateFormatter(), fractional = ISO8601DateFormatter()
+        fractional.formatOptions.insert(.withFractionalSeconds)
+        let at = try #require(fractional.date(from: text) ?? plain.date(from: text), "\(text)")
+        #expect(at.timeIntervalSince(before) > -1 && at.timeIntervalSinceNow < 1)
+
+        try good.write(toFile: path, atomically: true, encoding: .utf8)
+        server.signal(SIGHUP)
+        #expect(try await eventually { try await lastError() is NSNull })
+        #expect(try await server.request("GET", "/healthz").json?["reloads"] as? Int == 1)
+    }
+
     @Test func sighupDuringTrafficDropsNoRequest() async throws {
         let server = try await ServeProcess.start()
         let port = server.port

@@ -104,6 +104,62 @@ import Glibc
         try Self.expectAllStored(load.acknowledged.all, port: ports[1])
     }
 
+    /// Both nodes serve, then sit idle while PostgreSQL restarts: each node's first request of
+    /// each kind afterwards (events, a report, an assign with its sticky lookup) is answered 200
+    /// or 503, its second 200, and every event acknowledged is stored once.
+    @Test func nodesIdleThroughADatabaseRestartAnswerTheirSecondRequest() async throws {
+        let cluster = try await onOwnThread { try PostgresCluster.startOwn() }
+        defer { cluster.remove() }
+        let url = try await onOwnThread { try cluster.createDatabase() }
+        let database = String(url.split(separator: "/").last!)
+        let nodes = try await ServeTwoNodesTests.startNodes(url: url)
+        var acknowledged: [String] = []
+        /// The status of one exposure posted through `node`, and its id when it was stored.
+        @Sendable func postEvent(_ node: ServeProcess, _ id: String) async throws -> (status: Int, stored: String?) {
+            let reply = try await node.request("POST", "/v1/events", body: ServeTwoNodesTests.exposure(id, user: "user-\(id)", variant: "control"))
+            return (reply.status, reply.status == 200 && reply.json?["stored"] as? Int == 1 ? id : nil)
+        }
+        let report = "/v1/experiments/two-nodes/report"
+        let assign = #"{"user_id":"user-n0-0","attributes":{},"experiments":["two-nodes"]}"#
+        // Both nodes serve, several requests at once, so that each holds several connections.
+        for (n, node) in nodes.enumerated() {
+            try await withThrowingTaskGroup(of: (status: Int, stored: String?).self) { group in
+                for k in 0..<8 { group.addTask { try await postEvent(node, "n\(n)-\(k)") } }
+                for _ in 0..<4 { group.addTask { (try await node.request("GET", report).status, nil) } }
+                for _ in 0..<4 { group.addTask { (try await node.request("POST", "/v1/assign", body: assign).status, nil) } }
+                for try await answer in group {
+                    #expect(answer.status == 200)
+                    if let id = answer.stored { acknowledged.append(id) }
+                }
+            }
+        }
+        try await onOwnThread {
+            try cluster.stop()
+            try cluster.start()
+        }
+        var answers: [String] = []
+        for (n, node) in nodes.enumerated() {
+            let posted = [try await postEvent(node, "after-n\(n)-1"), try await postEvent(node, "after-n\(n)-2")]
+            acknowledged += posted.compactMap(\.stored)
+            let events = posted.map(\.status)
+            let reports = [try await node.request("GET", report).status, try await node.request("GET", report).status]
+            let assigns = [try await node.request("POST", "/v1/assign", body: assign).status,
+                           try await node.request("POST", "/v1/assign", body: assign).status]
+            answers.append("node \(n): events \(events), reports \(reports), assigns \(assigns)")
+            for statuses in [events, reports, assigns] {
+                #expect([200, 503].contains(statuses[0]))
+                #expect(statuses[1] == 200, "node \(n): \(statuses)")
+            }
+        }
+        print("restart while idle: \(answers.joined(separator: "; "))")
+        let ids = acknowledged
+        let stored = try await onOwnThread {
+            try cluster.psql("SELECT count(*), count(DISTINCT event_id) FROM events", database: database)
+        }
+        #expect(stored == "\(ids.count)|\(ids.count)")
+        #expect(ids.count >= 16 + 2)
+    }
+
     @Test func aNodeKilledUnderLoadLosesNothingItAcknowledged() async throws {
         let url = try await onOwnThread { try PostgresCluster.shared().createDatabase() }
         let nodes = try await ServeTwoNodesTests.startNodes(url: url)

@@ -57,6 +57,37 @@ import Testing
         #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("::error ") }.count == 3)
     }
 
+    /// CI's view of one changed file: a new experiment checked alone is checked against its folder,
+    /// every overlapping file named, the new one first; a running experiment past its end only warns.
+    @Test func oneFileIsCheckedAgainstItsFolder() async throws {
+        let folder = TemporaryFolder()
+        try Abctl.copyShippedExperiments(to: folder.path)
+        let copy = try String(contentsOfFile: folder.path + "/chorus-paywall-copy.json", encoding: .utf8)
+        folder.write("new-test.json", copy.replacingOccurrences(of: "\"id\": \"chorus-paywall-copy\"", with: "\"id\": \"new-test\"")
+            .replacingOccurrences(of: "\"range\": [0.0, 0.4]", with: "\"range\": [0.3, 0.8]"))
+        let r = try await Abctl.run(["validate", "new-test.json"], in: folder.path)
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        let errors = r.stdout.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.count == 1, "\(r.stdout)")
+        #expect(errors.first?.hasPrefix("new-test.json:13:16: error: namespace 'paywall' range [0.3, 0.8) at new-test.json:13:16 overlaps running experiments ") == true, "\(r.stdout)")
+        for other in ["'chorus-paywall-copy' [0, 0.4) at chorus-paywall-copy.json:13:16", "'chorus-trial-length' [0.4, 0.7) at chorus-trial-length.json:12:16",
+                      "'chorus-discount-framing' [0.7, 1) at chorus-discount-framing.json:12:16"] {
+            #expect(errors.first?.contains(other) == true, "\(other) in \(r.stdout)")
+        }
+        #expect(r.stdout.contains("2 files checked (1 experiments): 1 error, 0 warnings"), "\(r.stdout)")
+
+        // Moved into a slice of its own and stopped by its end date while still "running": valid, with a warning.
+        folder.write("new-test.json", copy.replacingOccurrences(of: "\"id\": \"chorus-paywall-copy\"", with: "\"id\": \"new-test\"")
+            .replacingOccurrences(of: "\"namespace\": { \"id\": \"paywall\"", with: "\"namespace\": { \"id\": \"other\"")
+            .replacingOccurrences(of: "\"end\": null", with: "\"end\": \"2026-12-20T00:00:00Z\""))
+        let late = try await Abctl.run(["validate", "new-test.json"], in: folder.path, environment: ["ABCTL_NOW": "2026-12-21T00:00:00Z"])
+        #expect(late.status == 0, "\(late.stdout)\(late.stderr)")
+        #expect(late.stdout.contains("new-test.json:9:10: warning: the experiment is running but its 'end' (2026-12-20T00:00:00Z) has passed: it assigns nobody new"), "\(late.stdout)")
+        #expect(late.stdout.contains("0 errors, 1 warning"), "\(late.stdout)")
+        let early = try await Abctl.run(["validate", "new-test.json", "--format", "json"], in: folder.path, environment: ["ABCTL_NOW": "2026-12-19T00:00:00Z"])
+        #expect(early.status == 0 && early.stdout.contains("\"warnings\":0"), "\(early.stdout)")
+    }
+
     @Test func usageErrorsExitTwoWithADidYouMean() async throws {
         let r = try await Abctl.run(["validate", "--fromat", "json"])
         #expect(r.status == 2)

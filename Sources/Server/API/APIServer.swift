@@ -1,6 +1,7 @@
 import Foundation
 import ExperimentDefinitions
 import CopyGeneration
+import HTTPTransport
 import PaywallCopy
 import Webhooks
 import Synchronization
@@ -45,13 +46,16 @@ public final class APIServer: HTTPHandler {
     public let options: Options
     public let metrics = Metrics()
     /// Connection counts, kept by the HTTP daemon and shown on /metrics.
-    public let connections = ConnectionStats()
+    public let connections = ConnectionStats(log: Log.shared.write)
     public let snapshots: SnapshotHolder
     let backend: Backend
     /// Writes ai_generated lines for devices with no on-device model; nil without `--llm-url`.
     let copyGenerator: ServerCopyGenerator?
     private let draining = Atomic<Bool>(false)
     private let started = Monotonic.seconds()
+    /// `last_reload_error` of /healthz: the time and problems of the last refused reload, until
+    /// a later reload succeeds.
+    private let lastReloadError = Mutex<JSONValue?>(nil)
     private let router = Router(APIServer.routes)
     /// Reads stops into the snapshot on every node; evaluates and notifies on the lease holder.
     public let safeguards: SafeguardService
@@ -211,6 +215,7 @@ public final class APIServer: HTTPHandler {
             ("loaded_at", .string(RFC3339.format(snapshot.loadedAt))),
             ("reloads", .number(Double(reloads.succeeded))),
             ("uptime_seconds", .number((Monotonic.seconds() - started).rounded())),
+            ("last_reload_error", lastReloadError.withLock { $0 } ?? .null),
         ])
         return .response(.json(body, status: isDraining ? 503 : 200))
     }
@@ -247,6 +252,7 @@ public final class APIServer: HTTPHandler {
             let loaded = try backend.makeSnapshot(directory: options.experimentsDirectory)
             // Counted before it is published: whoever sees the new experiments sees the reload counted.
             metrics.reload(succeeded: true)
+            lastReloadError.withLock { $0 = nil }
             // The stops in force stay in force across a reload.
             let snapshot = snapshots.update { current in loaded.withStops(current.stops) }
             Log.shared.write(level: .info, "experiments reloaded", ["experiments": .number(Double(snapshot.catalog.experiments.count)),
@@ -255,15 +261,28 @@ public final class APIServer: HTTPHandler {
         } catch {
             metrics.reload(succeeded: false)
             var fields: [String: JSONValue] = ["directory": .string(options.experimentsDirectory)]
-            if let load = error as? ExperimentLoader.LoadError {
-                fields["problems"] = .array(load.diagnostics.filter { $0.severity == .error }.prefix(20).map {
-                    .string("\($0.file):\($0.position.line):\($0.position.column): \($0.message)")
-                })
+            let problems = Self.reloadProblems(error)
+            if error is ExperimentLoader.LoadError {
+                fields["problems"] = .array(problems.map { .string($0) })
             } else {
                 fields["error"] = .string(String(describing: error))
+            }
+            lastReloadError.withLock {
+                $0 = .object([("at", .string(RFC3339.format(Date()))), ("problems", .array(problems.map { .string($0) }))])
             }
             Log.shared.write(level: .error, "reload failed; keeping the experiments already loaded", fields)
             return false
         }
+    }
+
+    /// What refused a reload: each error of the folder as `file:line:column: error: message`
+    /// (as `abctl validate` writes it), the first 20 and then how many more; or the one error
+    /// that was not about the files.
+    static func reloadProblems(_ error: any Error) -> [String] {
+        guard let load = error as? ExperimentLoader.LoadError else { return [String(describing: error)] }
+        let errors = load.diagnostics.filter { $0.severity == .error }
+        var problems = errors.prefix(20).map { "\($0.file):\($0.position.line):\($0.position.column): error: \($0.message)" }
+        if errors.count > 20 { problems.append("and \(errors.count - 20) more") }
+        return problems
     }
 }

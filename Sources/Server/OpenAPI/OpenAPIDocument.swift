@@ -1,8 +1,13 @@
+import ExperimentDefinitions
+
 /// The OpenAPI 3.1 description of every endpoint, served at `GET /openapi.json`.
 ///
 /// Kept by hand next to the handlers; `OpenAPITests` checks that every route of the router is
 /// described, and schemathesis (`tools/schemathesis.sh`) checks the answers against it.
 enum OpenAPIDocument {
+    /// The event types' wire names, from the one vocabulary the parser reads.
+    private static let eventTypeNames = EventType.allCases.map { "\"\($0.name)\"" }.joined(separator: ", ")
+
     static let json = #"""
 {
   "openapi": "3.1.0",
@@ -289,13 +294,27 @@ enum OpenAPIDocument {
       },
       "Health": {
         "type": "object",
-        "required": ["status", "experiments", "loaded_at", "reloads", "uptime_seconds"],
+        "required": ["status", "experiments", "loaded_at", "reloads", "uptime_seconds", "last_reload_error"],
         "properties": {
           "status": { "type": "string", "enum": ["ok", "draining"] },
           "experiments": { "type": "integer", "minimum": 0 },
           "loaded_at": { "type": "string", "format": "date-time" },
           "reloads": { "type": "integer", "minimum": 0 },
-          "uptime_seconds": { "type": "number", "minimum": 0 }
+          "uptime_seconds": { "type": "number", "minimum": 0 },
+          "last_reload_error": {
+            "description": "The last refused reload (SIGHUP with a broken experiments folder; the old experiments stay), until a later reload succeeds; null when there is none.",
+            "oneOf": [
+              { "type": "null" },
+              {
+                "type": "object",
+                "required": ["at", "problems"],
+                "properties": {
+                  "at": { "type": "string", "format": "date-time" },
+                  "problems": { "type": "array", "items": { "type": "string" }, "description": "Each error as file:line:column: error: message, the first 20, then \"and N more\"." }
+                }
+              }
+            ]
+          }
         }
       },
       "AssignRequest": {
@@ -399,7 +418,7 @@ enum OpenAPIDocument {
         "required": ["event_id", "type", "user_id", "ts"],
         "properties": {
           "event_id": { "type": "string", "minLength": 1 },
-          "type": { "type": "string", "enum": ["exposure", "trial_started", "purchased", "converted", "renewed", "cancelled", "refunded"] },
+          "type": { "type": "string", "enum": [\#(eventTypeNames)] },
           "user_id": { "type": "string", "minLength": 1 },
           "ts": { "type": "string", "format": "date-time" },
           "experiment": { "type": ["string", "null"] },

@@ -13,7 +13,8 @@ enum AssignCommand {
           user_id, experiment, variant (null when out), in_experiment, bucket (the user's hash) and reason
           (forced, not_running, outside_dates, targeting, condition, namespace, sticky, paused, coverage, assigned).
           Ids stream through from --users, one a line ('-' reads standard input). --attr values 'true' and
-          'false' are booleans, numbers are numbers, anything else is a string. No store is consulted here,
+          'false' are booleans, numbers are numbers, anything else is a string; app_version is always a string
+          (a version: 2.3 is 2.3.0). No store is consulted here,
           so sticky records do not apply and paused experiments assign nobody.
           With --placement, one line per user with what that placement of placements.json shows (SPEC §7):
           user_id, placement, audience, show_paywall, offering, experiment, variant, in_experiment, reason
@@ -127,14 +128,16 @@ enum AssignCommand {
     }
 
     /// `key=value` pairs: `true`/`false` become booleans, JSON-style numbers become numbers,
-    /// everything else is a string. A repeated key keeps its last value.
+    /// everything else is a string; `app_version` is always a string. A repeated key keeps its last value.
     static func parseAttributes(_ pairs: [String]) throws -> Attributes {
         var attributes: Attributes = [:]
         for pair in pairs {
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
                 throw CLIError.usage("'--attr' expects key=value, got '\(pair)'", command: "assign")
             }
-            attributes[String(pair[..<eq])] = attributeValue(String(pair[pair.index(after: eq)...]))
+            let key = String(pair[..<eq]), text = String(pair[pair.index(after: eq)...])
+            // A version is text (SPEC §1): `2.3` is version 2.3.0, and `2.10` is not `2.1`.
+            attributes[key] = key == "app_version" ? .string(text) : attributeValue(text)
         }
         return attributes
     }

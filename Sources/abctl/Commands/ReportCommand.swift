@@ -57,6 +57,10 @@ enum ReportCommand {
         }
         let dimensions = args.all("--by")
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        // An id the folder does not have is a usage error, found before the store is opened.
+        if let id = args.positionals.first, catalog.experiment(id) == nil {
+            throw CLIError.usage(unknownExperiment(id, known: catalog.experiments.map(\.id)), command: "report")
+        }
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
         // Data that ends at a recorded moment (a demo's simulation) is read as of it, unless
@@ -67,12 +71,7 @@ enum ReportCommand {
 
         var experiments: [Experiment] = []
         if let id = args.positionals.first {
-            guard let e = catalog.experiment(id) else {
-                var message = "no experiment '\(id)' in the experiment folder"
-                if let guess = Spelling.closest(to: id, in: catalog.experiments.map(\.id)) { message += ". Did you mean '\(guess)'?" }
-                throw CLIError.usage(message, command: "report")
-            }
-            experiments = [e]
+            experiments = catalog.experiment(id).map { [$0] } ?? []
         } else {
             let withData = try runtime { try store.experiments() }.map(\.experiment)
             for id in withData {
@@ -137,5 +136,27 @@ enum ReportCommand {
         if let d = RFC3339.parse(text) { return d }
         if text.count == 10, let d = RFC3339.parse(text + "T00:00:00Z") { return d }
         throw CLIError.usage("'\(option)' expects an RFC 3339 time or YYYY-MM-DD, got '\(text)'", command: "report")
+    }
+    /// The message for an experiment id the folder does not have: the nearest id (edit distance, or
+    /// the id that contains what was typed) and every experiment there is.
+    static func unknownExperiment(_ id: String, known: [String]) -> String {
+        var message = "no experiment '\(id)' in the experiment folder"
+        message += nearest(to: id, in: known).map { ". Did you mean '\($0)'?" } ?? "."
+        message += known.isEmpty ? " It has no experiments." : " Experiments: \(known.sorted().joined(separator: ", "))."
+        return message
+    }
+
+    /// The known id nearest to `id`: one that contains it (`trial-length` for `chorus-trial-length`),
+    /// else the closest by edit distance when at most half of it differs; nil when nothing is near.
+    static func nearest(to id: String, in known: [String]) -> String? {
+        let lowered = id.lowercased()
+        if lowered.count >= 3, let containing = known.filter({ $0.contains(lowered) }).min(by: { $0.count < $1.count }) { return containing }
+        var best: (id: String, distance: Int)? = nil
+        for candidate in known.sorted() {
+            let d = Spelling.distance(lowered, candidate)
+            if best == nil || d < best!.distance { best = (candidate, d) }
+        }
+        guard let best, best.distance <= max(2, max(lowered.count, best.id.count) / 2) else { return nil }
+        return best.id
     }
 }

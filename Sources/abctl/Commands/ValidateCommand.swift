@@ -10,7 +10,9 @@ enum ValidateCommand {
         abstract: "Check experiment files; for editors and CI.",
         discussion: """
         Check experiment files and products.json, reporting every problem in one run.
-          Exits 0 when valid, 1 when any file has an error, 2 on bad arguments.
+          A file named on its own is also checked against the other experiment files of its
+          folder (duplicate ids, namespace overlaps), as CI sees one changed file.
+          Exits 0 when valid (warnings included), 1 when any file has an error, 2 on bad arguments.
         """,
         usage: "[<path> ...] [--format <format>]",
         arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders.", environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
@@ -22,7 +24,7 @@ enum ValidateCommand {
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        let report = ExperimentFiles.validate(paths: args.positionals)
+        let report = ExperimentFiles.validate(paths: args.positionals, now: try FixedClock.now(command: "validate") ?? Date())
         let output: String
         switch args.value("--format") {
         case "json": output = DiagnosticPrinter.json(report)
