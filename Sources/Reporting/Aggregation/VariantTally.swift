@@ -21,6 +21,8 @@ public struct VariantTally: Sendable, Equatable {
     public private(set) var values: [[Double]]
     /// Users of this variant exposed to another variant later (they stay here; SPEC §5 crossover).
     public var crossedOver = 0
+    /// Users the sample ratio check counts: those first exposed before the experiment's first safeguard stop.
+    public var usersBeforeFirstStop = 0
     /// `usersByAge[d]`: users first exposed d whole days before the as-of time (the last entry: that
     /// many or more). Maturity (who is old enough) and the arrival rate of the last 7 days read it.
     public private(set) var usersByAge = Array(repeating: 0, count: maxAgeDays + 1)
