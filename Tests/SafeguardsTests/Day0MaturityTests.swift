@@ -10,11 +10,8 @@ import Testing
     static let hour: Int64 = 3_600_000_000
     static let start: Int64 = 1_796_083_200_000_000
 
-    func facts(trialStart: Int64, cancel: Int64? = nil) -> UserFacts {
-        UserFacts(experiment: "guarded", userID: "u", variant: "control", firstExposure: Timestamp(microseconds: trialStart - Self.hour),
-                  trialStart: Timestamp(microseconds: trialStart), firstPaid: nil, firstConverted: nil,
-                  firstCancel: cancel.map(Timestamp.init(microseconds:)), refundedAt: nil, netRevenue: 0, revenueEntries: [],
-                  crossedOver: false, copySource: nil, copyFallbackReason: nil)
+    func facts(trialStart: Int64, cancel: Int64? = nil) -> FactTimes {
+        FactTimes(arm: 0, firstExposure: trialStart - Self.hour, trialStart: trialStart, firstCancel: cancel)
     }
 
     @Test func aTrialStarterEntersOnceTheWindowHasPassed() {
