@@ -65,7 +65,7 @@ enum AssignCommand {
             func emit(_ userID: UserID) throws {
                 guard let answer = assigner.assign(userID: userID, attributes: attributes, placement: placement) else { return }
                 let holdouts = assigner.holdoutAssignments(userID: userID, attributes: attributes)
-                out.append(Array(placementLine(userID, answer, holdouts: holdouts, format: format).utf8))
+                out.append(Array(placementLine(userID, answer, attributes: attributes, holdouts: holdouts, format: format).utf8))
                 try out.flushIfFull()
             }
             try forEachUser(user: user, usersFile: usersFile, emit)
@@ -83,7 +83,7 @@ enum AssignCommand {
         var results: [AssignmentDecision] = []
         func emit(_ userID: UserID) throws {
             assigner.decide(userID: userID, attributes: attributes, into: &results)
-            printer.write(userPrefix: printer.userPrefix(userID.text), results: results, indices: indices, to: &out)
+            printer.write(userPrefix: printer.userPrefix(userID.text), attributes: attributes, results: results, indices: indices, to: &out)
             try out.flushIfFull()
         }
         try forEachUser(user: user, usersFile: usersFile, emit)
@@ -105,14 +105,15 @@ enum AssignCommand {
     }
 
     /// One `--placement` line: the fields of `/v1/assign`'s placement answer, the paywall's offering for its body.
-    static func placementLine(_ userID: UserID, _ a: PlacementAssignment, holdouts: [Assignment], format: AssignmentPrinter.Format) -> String {
+    static func placementLine(_ userID: UserID, _ a: PlacementAssignment, attributes: Attributes, holdouts: [Assignment],
+                              format: AssignmentPrinter.Format) -> String {
         let paywall = a.paywall
         let variant = a.assignment?.variantKey
         if format == .text {
             return [userID.text, a.placement.id, a.audience?.name ?? "-", a.audience?.experimentIndex.flatMap { _ in a.assignment?.experimentID } ?? "-",
                     variant ?? "-", a.reason, paywall?.offering ?? "-"].joined(separator: " ") + "\n"
         }
-        let line: JSONValue = .object([
+        var members: [(String, JSONValue)] = [
             ("user_id", .string(userID.text)),
             ("placement", .string(a.placement.id)),
             ("audience", a.audience.map { .string($0.name) } ?? .null),
@@ -122,8 +123,12 @@ enum AssignCommand {
             ("variant", variant.map(JSONValue.string) ?? .null),
             ("in_experiment", .bool(a.assignment?.inExperiment ?? false)),
             ("reason", .string(a.reason)),
-            ("holdouts", .array(holdouts.map { .object([("experiment", .string($0.experimentID)), ("variant", $0.variantKey.map(JSONValue.string) ?? .null)]) })),
-        ])
+        ]
+        if let assignment = a.assignment, assignment.reason == .targeting {
+            members.append(("targeting_attribute", assignment.experiment.targeting.failedAttribute(attributes).map(JSONValue.string) ?? .null))
+        }
+        members.append(("holdouts", .array(holdouts.map { .object([("experiment", .string($0.experimentID)), ("variant", $0.variantKey.map(JSONValue.string) ?? .null)]) })))
+        let line: JSONValue = .object(members)
         return line.serialized() + "\n"
     }
 
