@@ -455,6 +455,7 @@ enum OpenAPIDocument {
           "rejected": { "type": "integer", "minimum": 1 },
           "rejections": {
             "type": "array",
+            "description": "One item per problem: every bad field of every rejected line (or array position; 0 is the whole body), the first 100. The error's message names the first 20 after a summary, and its field is the first problem's.",
             "items": {
               "type": "object",
               "required": ["line", "field", "message"],
