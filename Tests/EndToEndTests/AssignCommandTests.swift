@@ -107,6 +107,20 @@ import Testing
         #expect(reply.text.contains(#""reason":"targeting","targeting_attribute":"platform","paywall":null"#))
         let taken = try await server.request("POST", "/v1/assign", body: #"{"user_id":"u1","attributes":{"platform":"ios","app_version":"3.0"}}"#)
         #expect(!taken.text.contains("targeting_attribute"), "\(taken.text)")
+
+        // The placement form: everyone's audience shows the platform-targeted experiment.
+        let placements = try await ServeProcess.start { folder in
+            let path = folder + "/placements.json"
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            try text.replacingOccurrences(of: #"{ "name": "everyone", "experiment": "chorus-trial-length" }"#,
+                                          with: #"{ "name": "everyone", "experiment": "chorus-paywall-copy" }"#)
+                .write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let placed = try #require(try await placements.request("POST", "/v1/assign",
+            body: #"{"user_id":"u1","attributes":{"platform":"web"},"placement":"onboarding_end"}"#).json)
+        #expect(placed["audience"] as? String == "everyone")
+        #expect(placed["reason"] as? String == "targeting")
+        #expect(placed["targeting_attribute"] as? String == "platform")
     }
 
     @Test func usersFromAFileSkipBlankLinesAndCRLF() async throws {
