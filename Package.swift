@@ -50,17 +50,19 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["Assignment", "Events", "ExperimentDefinitions", "PaywallCopy", "Statistics"]),
 
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
-        .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions", "PaywallCopy"]),
+        .target(name: "Reporting", dependencies: ["Statistics", "Events", "ExperimentDefinitions"]),
         // Stores' webhooks (Stripe, Google Play): verified with OpenSSL, mapped onto events; no transport.
         .target(name: "Webhooks", dependencies: ["COpenSSL", "Events", "ExperimentDefinitions"]),
         // One safeguard evaluation: facts -> mature outcomes -> mSPRT -> stops written through the store protocol.
         .target(name: "Safeguards", dependencies: ["Statistics", "Events", "ExperimentDefinitions"]),
-        // The HTTP API over libmicrohttpd: routing, JSON, auth, metrics (see docs/Server.md).
-        .target(name: "Server", dependencies: ["CMicroHTTPD", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards"]),
+        // HTTP/1.1 over libmicrohttpd: connections, deadlines, limits, lingering closes; knows no route or JSON.
+        .target(name: "HTTPTransport", dependencies: ["CMicroHTTPD"]),
+        // The HTTP API on that transport: routing, JSON, auth, metrics, webhooks (see docs/Server.md).
+        .target(name: "Server", dependencies: ["HTTPTransport", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards"]),
 
-        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "GrowthBookPayload", "Webhooks", "Safeguards"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards"]),
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", "ExperimentDefinitions"], path: "Benchmarks/AssignBenchmark"),
-        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
+        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
         .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "Benchmarks/WebhookBenchmark"),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
         .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
@@ -72,13 +74,14 @@ let package = Package(
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", "ExperimentDefinitions", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: ["PaywallCopy", "CopyGeneration", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "ExperimentDefinitions", "TestSupport"]),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Events", "SQLiteStore", "TestSupport"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Events", "ExperimentDefinitions", "SQLiteStore", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", "ExperimentDefinitions", "TestSupport"], exclude: ["Fixtures"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "ExperimentDefinitions", "Assignment", "TestSupport"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Assignment", "Events", "SQLiteStore", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Assignment", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions", "TestSupport", "Webhooks"]),
-        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", "ExperimentDefinitions", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", "ExperimentDefinitions"], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Events", "ExperimentDefinitions", "SQLiteStore"], exclude: ["Fixtures"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", "ExperimentDefinitions", "Reporting", "Statistics"]),
@@ -88,7 +91,7 @@ let package = Package(
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", "ExperimentDefinitions"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Events", "ExperimentDefinitions", "Statistics", "SQLiteStore", "TestSupport"]),
+        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Events", "ExperimentDefinitions", "Statistics"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,7 @@
 // thread, against a real store in a temporary folder, and prints user and system CPU per request.
 // bench/http.sh measures the whole server; this isolates abctl's own work from libmicrohttpd and TCP.
 import Foundation
+import HTTPTransport
 import Server
 import SQLiteStore
 #if canImport(Glibc)

@@ -295,7 +295,7 @@ public actor AbctlClient {
     private func refuseThroughAppKey(_ events: [ClientEvent]) throws {
         guard configuration.isAppKey, let event = events.first(where: { $0.kind != .exposure }) else { return }
         tally.purchasesRefused += events.filter { $0.kind != .exposure }.count
-        note("refused '\(event.kind.rawValue)': an app key posts exposures only; purchases come from the store webhooks")
+        note("refused '\(event.kind.name)': an app key posts exposures only; purchases come from the store webhooks")
         throw AppKeyRefusal(kind: event.kind)
     }
 

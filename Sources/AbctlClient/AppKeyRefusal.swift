@@ -5,6 +5,6 @@ public struct AppKeyRefusal: Error, Sendable, Equatable, CustomStringConvertible
     public var kind: ClientEvent.Kind
 
     public var description: String {
-        "'\(kind.rawValue)' is not logged through an app key: purchases reach abctl from the store webhooks (or a server's ingest key)"
+        "'\(kind.name)' is not logged through an app key: purchases reach abctl from the store webhooks (or a server's ingest key)"
     }
 }

@@ -3,11 +3,8 @@ import Foundation
 /// One SPEC §4 event as the app logs it. Its id is made once, when the event is created, and
 /// travels with it through the queue and every resend: the server stores it once per (user, id).
 public struct ClientEvent: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
-        case exposure
-        case trialStarted = "trial_started"
-        case purchased, converted, renewed, cancelled, refunded
-    }
+    /// SPEC §4's event types, the same vocabulary the server parses.
+    public typealias Kind = EventType
 
     public var id: EventID
     public var kind: Kind
@@ -77,7 +74,7 @@ public struct ClientEvent: Sendable, Equatable {
     /// The event as one line of `POST /v1/events`.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
-            ("event_id", .string(id.text)), ("type", .string(kind.rawValue)), ("user_id", .string(userID.text)),
+            ("event_id", .string(id.text)), ("type", .string(kind.name)), ("user_id", .string(userID.text)),
             ("ts", .string(RFC3339.format(timestamp))),
         ]
         if let experiment { members.append(("experiment", .string(experiment))) }

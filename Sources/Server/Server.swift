@@ -1,6 +1,7 @@
 import Events
 import ExperimentDefinitions
 import Foundation
+import HTTPTransport
 #if canImport(Glibc)
 import Glibc
 #endif

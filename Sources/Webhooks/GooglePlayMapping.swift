@@ -101,7 +101,7 @@ public enum GooglePlayMapping {
             return .ignored(type: name, reason: .type)
         case .voided(let token):
             guard let payment = try lookups.payment("googleplay:" + token) else { return .ignored(type: "voidedPurchaseNotification", reason: .noUser) }
-            return .event(MappedEvent(eventID: EventID(notification.messageID), type: "refunded", userID: payment.userID,
+            return .event(MappedEvent(eventID: EventID(notification.messageID), type: .refunded, userID: payment.userID,
                                       timestampMilliseconds: notification.eventTimeMilliseconds,
                                       revenue: -Double(payment.amountMinor) / 1_000_000, currency: payment.currency))
         case .subscription(let type, let token):
@@ -111,16 +111,12 @@ public enum GooglePlayMapping {
             let item = firstLineItem(purchase)
             var product: String?
             if let item, case .string(let p)? = GooglePushVerifier.member(item, "productId") { product = p }
-            let base = MappedEvent(eventID: EventID(notification.messageID), type: "", userID: user,
+            let base = MappedEvent(eventID: EventID(notification.messageID), type: .cancelled, userID: user,
                                    timestampMilliseconds: notification.eventTimeMilliseconds, productID: product)
-            if type == canceled {
-                var event = base
-                event.type = "cancelled"
-                return .event(event)
-            }
+            if type == canceled { return .event(base) }
             if type == purchased, let item, let days = freeTrialDays(item, purchase: purchase) {
                 var event = base
-                event.type = "trial_started"
+                event.type = .trialStarted
                 event.trialDays = days
                 return .event(event)
             }
@@ -128,7 +124,7 @@ public enum GooglePlayMapping {
                 throw WebhookError.invalid("lineItems", "the purchase has no line item with autoRenewingPlan.recurringPrice")
             }
             var event = base
-            event.type = type == purchased ? "purchased" : (try lookups.trialAwaitingConversion(user) ? "converted" : "renewed")
+            event.type = type == purchased ? .purchased : (try lookups.trialAwaitingConversion(user) ? .converted : .renewed)
             event.revenue = Double(price.micros) / 1_000_000
             event.currency = price.currency
             return .event(event, remember: LedgerEntry(keys: ["googleplay:" + token],

@@ -1,10 +1,10 @@
 import Events
+import ExperimentDefinitions
 
 /// One SPEC §4 event a store's webhook became, before the server checks and stores it.
 public struct MappedEvent: Sendable, Equatable {
     public var eventID: EventID
-    /// The SPEC §4 type name, e.g. `trial_started`.
-    public var type: String
+    public var type: EventType
     public var userID: UserID
     /// Milliseconds since 1970.
     public var timestampMilliseconds: Int64
@@ -14,7 +14,7 @@ public struct MappedEvent: Sendable, Equatable {
     /// On `trial_started`: the trial the store granted, in days.
     public var trialDays: Int?
 
-    public init(eventID: EventID, type: String, userID: UserID, timestampMilliseconds: Int64, revenue: Double? = nil,
+    public init(eventID: EventID, type: EventType, userID: UserID, timestampMilliseconds: Int64, revenue: Double? = nil,
                 currency: String? = nil, productID: String? = nil, trialDays: Int? = nil) {
         self.eventID = eventID
         self.type = type

@@ -38,7 +38,7 @@ public enum StripeMapping {
             let start = try object.integer("trial_start"), end = try object.integer("trial_end")
             guard end >= start else { throw WebhookError.invalid(object.path + "trial_end", "'trial_end' is before 'trial_start'") }
             let days = Int(((Double(end - start)) / 86_400).rounded())
-            return .event(MappedEvent(eventID: eventID, type: "trial_started", userID: user, timestampMilliseconds: try milliseconds(start, object.path + "trial_start"),
+            return .event(MappedEvent(eventID: eventID, type: .trialStarted, userID: user, timestampMilliseconds: try milliseconds(start, object.path + "trial_start"),
                                       productID: try object.subscriptionProduct(), trialDays: days))
 
         case "invoice.paid":
@@ -46,11 +46,11 @@ public enum StripeMapping {
             guard paid > 0 else { return .ignored(type: "\(type).free", reason: .type) }
             guard let user = try object.invoiceUser() else { return .ignored(type: type, reason: .noUser) }
             let currency = try object.string("currency").uppercased()
-            let mapped: String
+            let mapped: EventType
             if try object.optionalString("billing_reason") == "subscription_create" {
-                mapped = "purchased"
+                mapped = .purchased
             } else {
-                mapped = try lookups.trialAwaitingConversion(user) ? "converted" : "renewed"
+                mapped = try lookups.trialAwaitingConversion(user) ? .converted : .renewed
             }
             var paidAt = created
             if let transitions = try object.optionalObject("status_transitions"), let at = try transitions.optionalInteger("paid_at") { paidAt = at }
@@ -68,13 +68,13 @@ public enum StripeMapping {
                   try previous.optionalBool("cancel_at_period_end") == false else { return .ignored(type: type, reason: .type) }
             guard let user = try object.user() else { return .ignored(type: type, reason: .noUser) }
             let at = try object.optionalInteger("canceled_at") ?? created
-            return .event(MappedEvent(eventID: eventID, type: "cancelled", userID: user, timestampMilliseconds: try milliseconds(at, "canceled_at"),
+            return .event(MappedEvent(eventID: eventID, type: .cancelled, userID: user, timestampMilliseconds: try milliseconds(at, "canceled_at"),
                                       productID: try object.subscriptionProduct()))
 
         case "customer.subscription.deleted":
             guard let user = try object.user() else { return .ignored(type: type, reason: .noUser) }
             let at = try object.optionalInteger("canceled_at") ?? object.optionalInteger("ended_at") ?? created
-            return .event(MappedEvent(eventID: eventID, type: "cancelled", userID: user, timestampMilliseconds: try milliseconds(at, "canceled_at"),
+            return .event(MappedEvent(eventID: eventID, type: .cancelled, userID: user, timestampMilliseconds: try milliseconds(at, "canceled_at"),
                                       productID: try object.subscriptionProduct()))
 
         case "charge.refunded":
@@ -90,7 +90,7 @@ public enum StripeMapping {
             guard rise > 0 else { return .ignored(type: type, reason: .alreadyCounted) }
             var kept = payment
             kept.refundedMinor = refunded
-            return .event(MappedEvent(eventID: eventID, type: "refunded", userID: payment.userID, timestampMilliseconds: try milliseconds(created, "created"),
+            return .event(MappedEvent(eventID: eventID, type: .refunded, userID: payment.userID, timestampMilliseconds: try milliseconds(created, "created"),
                                       revenue: -(try StripeCurrency.major(rise, currency, field: object.path + "amount_refunded")), currency: currency),
                           remember: LedgerEntry(keys: keys, payment: kept))
 

@@ -1,4 +1,5 @@
 import Events
+import ExperimentDefinitions
 import PostgresStore
 import TestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SQLiteStore
 import Events
+import ExperimentDefinitions
 import TestSupport
 
 /// Migration 3 adds `facts.revenue_entries` and `facts.crossed_over`, which only the events can fill:

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Events
+import ExperimentDefinitions
 @testable import SQLiteStore
 import TestSupport
 

@@ -25,11 +25,11 @@ import Testing
             if case .event(let e) = outcome { return e } else { return nil }
         }
         let byDates = try #require(try event(trial))
-        #expect(byDates.type == "trial_started" && byDates.trialDays == 3 && byDates.userID == "ana")
+        #expect(byDates.type == .trialStarted && byDates.trialDays == 3 && byDates.userID == "ana")
         trial.append(("offerPeriod", .string("P1W")))
         #expect(try event(trial)?.trialDays == 7)
         // Not a trial start: no trial_days. An unknown token is the user itself.
         let paid = try #require(try event(AppStoreMappingTests.transaction(user: "11111111-2222-4333-8444-555555555555")))
-        #expect(paid.type == "purchased" && paid.trialDays == nil && paid.userID == "11111111-2222-4333-8444-555555555555")
+        #expect(paid.type == .purchased && paid.trialDays == nil && paid.userID == "11111111-2222-4333-8444-555555555555")
     }
 }

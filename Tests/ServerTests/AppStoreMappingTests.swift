@@ -24,22 +24,22 @@ import Testing
     }
 
     @Test func table() throws {
-        func type(_ outcome: AppStoreMapping.Outcome) -> String? {
+        func type(_ outcome: AppStoreMapping.Outcome) -> EventType? {
             if case .event(let e) = outcome { return e.type } else { return nil }
         }
-        #expect(type(try Self.mapped(Self.payload("SUBSCRIBED", "INITIAL_BUY"), Self.transaction(offer: "FREE_TRIAL"))) == "trial_started")
-        #expect(type(try Self.mapped(Self.payload("SUBSCRIBED", "RESUBSCRIBE"), Self.transaction(offer: "PAY_AS_YOU_GO"))) == "purchased")
-        #expect(type(try Self.mapped(Self.payload("DID_RENEW"), Self.transaction(), trialOpen: true)) == "converted")
-        #expect(type(try Self.mapped(Self.payload("DID_RENEW"), Self.transaction(), trialOpen: false)) == "renewed")
-        #expect(type(try Self.mapped(Self.payload("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), Self.transaction())) == "cancelled")
-        #expect(type(try Self.mapped(Self.payload("REFUND"), Self.transaction())) == "refunded")
+        #expect(type(try Self.mapped(Self.payload("SUBSCRIBED", "INITIAL_BUY"), Self.transaction(offer: "FREE_TRIAL"))) == .trialStarted)
+        #expect(type(try Self.mapped(Self.payload("SUBSCRIBED", "RESUBSCRIBE"), Self.transaction(offer: "PAY_AS_YOU_GO"))) == .purchased)
+        #expect(type(try Self.mapped(Self.payload("DID_RENEW"), Self.transaction(), trialOpen: true)) == .converted)
+        #expect(type(try Self.mapped(Self.payload("DID_RENEW"), Self.transaction(), trialOpen: false)) == .renewed)
+        #expect(type(try Self.mapped(Self.payload("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), Self.transaction())) == .cancelled)
+        #expect(type(try Self.mapped(Self.payload("REFUND"), Self.transaction())) == .refunded)
         #expect(try Self.mapped(Self.payload("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED"), Self.transaction()) == .ignored(type: "DID_CHANGE_RENEWAL_STATUS.AUTO_RENEW_ENABLED"))
         #expect(try Self.mapped(Self.payload("EXPIRED", "VOLUNTARY"), nil) == .ignored(type: "EXPIRED.VOLUNTARY"))
     }
 
     @Test func fields() throws {
         guard case .event(let refund) = try Self.mapped(Self.payload("REFUND"), Self.transaction()) else { Issue.record("not mapped"); return }
-        #expect(refund == AppStoreMapping.MappedEvent(eventID: "n-1", type: "refunded", userID: "u-1", timestampMilliseconds: 1_764_000_000_123,
+        #expect(refund == AppStoreMapping.MappedEvent(eventID: "n-1", type: .refunded, userID: "u-1", timestampMilliseconds: 1_764_000_000_123,
                                                      revenue: -9.99, currency: "EUR", productID: "chorus.plus.monthly"))
         guard case .event(let trial) = try Self.mapped(Self.payload("SUBSCRIBED"), Self.transaction(offer: "FREE_TRIAL", price: 0)) else { Issue.record("not mapped"); return }
         #expect(trial.revenue == nil)

@@ -27,7 +27,7 @@ import Testing
     ])
     func mapsTypes(fields: String, expected: String) throws {
         let e = try mapped("{\(base),\(fields)}")
-        #expect(e.type == expected)
+        #expect(e.type.name == expected)
         #expect(e.eventID == "rc-1")
         #expect(e.userID == "u1")
         #expect(e.productID == "chorus.plus.annual")

@@ -24,10 +24,10 @@ struct GooglePlayMappingTests {
         let notification = try GooglePlayMapping.parse(Self.push(#""subscriptionNotification":{"version":"1.0","notificationType":4,"purchaseToken":"tok"}"#), packageName: "com.example.chorus")
         #expect(notification == .init(messageID: "m1", eventTimeMilliseconds: 1_764_590_400_123, kind: .subscription(type: 4, purchaseToken: "tok")))
         let trial = try GooglePlayMapping.map(notification, purchase: Self.purchase(phase: "freeTrial"), lookups: Self.lookups)
-        #expect(trial == .event(MappedEvent(eventID: "m1", type: "trial_started", userID: "user-1", timestampMilliseconds: 1_764_590_400_123,
+        #expect(trial == .event(MappedEvent(eventID: "m1", type: .trialStarted, userID: "user-1", timestampMilliseconds: 1_764_590_400_123,
                                             productID: "chorus.plus.annual", trialDays: 7)))
         let paid = try GooglePlayMapping.map(notification, purchase: Self.purchase(phase: "basePrice", account: "free-text-id"), lookups: Self.lookups)
-        #expect(paid == .event(MappedEvent(eventID: "m1", type: "purchased", userID: "free-text-id", timestampMilliseconds: 1_764_590_400_123,
+        #expect(paid == .event(MappedEvent(eventID: "m1", type: .purchased, userID: "free-text-id", timestampMilliseconds: 1_764_590_400_123,
                                            revenue: 1200, currency: "JPY", productID: "chorus.plus.annual"),
                                remember: LedgerEntry(keys: ["googleplay:tok"], payment: LedgerPayment(userID: "free-text-id", currency: "JPY", amountMinor: 1_200_000_000))))
     }
@@ -37,7 +37,7 @@ struct GooglePlayMappingTests {
         var lookups = Self.lookups
         lookups.payment = { $0 == "googleplay:tok" ? LedgerPayment(userID: "u", currency: "EUR", amountMinor: 59_990_000) : nil }
         #expect(try GooglePlayMapping.map(notification, purchase: nil, lookups: lookups)
-                == .event(MappedEvent(eventID: "m1", type: "refunded", userID: "u", timestampMilliseconds: 1_764_590_400_123, revenue: -59.99, currency: "EUR")))
+                == .event(MappedEvent(eventID: "m1", type: .refunded, userID: "u", timestampMilliseconds: 1_764_590_400_123, revenue: -59.99, currency: "EUR")))
         #expect(try GooglePlayMapping.map(notification, purchase: nil, lookups: Self.lookups) == .ignored(type: "voidedPurchaseNotification", reason: .noUser))
     }
 

@@ -21,7 +21,7 @@ struct StripeMappingTests {
     @Test(arguments: [("usd", 999, 9.99), ("jpy", 1200, 1200.0), ("kwd", 2500, 2.5), ("krw", 15000, 15000.0), ("bhd", 1005, 1.005), ("eur", 1, 0.01)])
     func amountsAreInTheCurrencysMinorUnit(_ currency: String, _ minor: Int, _ major: Double) throws {
         guard case .event(let event, let remember) = try Self.map(Self.invoice(amount: minor, currency: currency)) else { Issue.record("not mapped"); return }
-        #expect(event.type == "purchased")
+        #expect(event.type == .purchased)
         #expect(event.revenue == major)
         #expect(event.currency == currency.uppercased())
         #expect(remember?.keys == ["stripe:payment_intent:pi_1"])
@@ -33,15 +33,15 @@ struct StripeMappingTests {
               case .event(let renewed, _) = try Self.map(Self.invoice(amount: 999, currency: "usd", reason: "subscription_cycle"), trial: false) else {
             Issue.record("not mapped"); return
         }
-        #expect(converted.type == "converted")
-        #expect(renewed.type == "renewed")
+        #expect(converted.type == .converted)
+        #expect(renewed.type == .renewed)
     }
 
     @Test func aTrialCarriesTheDaysStripeGranted() throws {
         let start = 1_764_500_000
         let sub = #"{"id":"sub_1","status":"trialing","trial_start":\#(start),"trial_end":\#(start + 14 * 86_400),"metadata":{"abctl_user_id":"u1"},"items":{"data":[{"price":{"id":"price_1","lookup_key":"chorus.plus.annual"}}]}}"#
         guard case .event(let event, nil) = try Self.map(Self.body("customer.subscription.created", sub)) else { Issue.record("not mapped"); return }
-        #expect(event == MappedEvent(eventID: "evt_1", type: "trial_started", userID: "u1", timestampMilliseconds: Int64(start) * 1000,
+        #expect(event == MappedEvent(eventID: "evt_1", type: .trialStarted, userID: "u1", timestampMilliseconds: Int64(start) * 1000,
                                      productID: "chorus.plus.annual", trialDays: 14))
     }
 
@@ -51,7 +51,7 @@ struct StripeMappingTests {
         guard case .event(let event, let remember) = try Self.map(Self.body("charge.refunded", charge), ledger: ["stripe:payment_intent:pi_1": kept]) else {
             Issue.record("not mapped"); return
         }
-        #expect(event.type == "refunded" && event.userID == "u1" && event.revenue == -500 && event.currency == "JPY")
+        #expect(event.type == .refunded && event.userID == "u1" && event.revenue == -500 && event.currency == "JPY")
         #expect(remember?.payment.refundedMinor == 700)
         let again = try Self.map(Self.body("charge.refunded", charge), ledger: ["stripe:charge:ch_1": LedgerPayment(userID: "u1", currency: "JPY", amountMinor: 1200, refundedMinor: 700)])
         #expect(again == .ignored(type: "charge.refunded", reason: .alreadyCounted))
@@ -62,8 +62,8 @@ struct StripeMappingTests {
         let sub = #"{"id":"sub_1","status":"active","cancel_at_period_end":true,"canceled_at":1764590000,"metadata":{"abctl_user_id":"u1"}}"#
         guard case .event(let atEnd, _) = try Self.map(Self.body("customer.subscription.updated", sub, previous: #"{"cancel_at_period_end":false}"#)),
               case .event(let now, _) = try Self.map(Self.body("customer.subscription.deleted", sub)) else { Issue.record("not mapped"); return }
-        #expect(atEnd.type == "cancelled" && atEnd.timestampMilliseconds == 1_764_590_000_000)
-        #expect(now.type == "cancelled")
+        #expect(atEnd.type == .cancelled && atEnd.timestampMilliseconds == 1_764_590_000_000)
+        #expect(now.type == .cancelled)
         #expect(try Self.map(Self.body("customer.subscription.updated", sub, previous: #"{"items":{}}"#)) == .ignored(type: "customer.subscription.updated", reason: .type))
     }
 

@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import HTTPTransport
 
 /// An error a client can act on: what kind (which fixes the HTTP status), a stable code, a
 /// sentence, and the request field at fault.

@@ -1,6 +1,7 @@
 import Foundation
 import ExperimentDefinitions
 import CopyGeneration
+import HTTPTransport
 import PaywallCopy
 import Webhooks
 import Synchronization
@@ -45,7 +46,7 @@ public final class APIServer: HTTPHandler {
     public let options: Options
     public let metrics = Metrics()
     /// Connection counts, kept by the HTTP daemon and shown on /metrics.
-    public let connections = ConnectionStats()
+    public let connections = ConnectionStats(log: Log.shared.write)
     public let snapshots: SnapshotHolder
     let backend: Backend
     /// Writes ai_generated lines for devices with no on-device model; nil without `--llm-url`.

@@ -1,3 +1,5 @@
+import HTTPTransport
+
 /// Matches a method and path to a route; `{name}` segments capture one path segment.
 public struct Router: Sendable {
     public typealias Handler = @Sendable (APIServer, HTTPRequest, [String: String]) throws -> HandlerOutcome

@@ -1,5 +1,6 @@
 import Events
 import ExperimentDefinitions
+import HTTPTransport
 
 extension APIServer {
     /// `POST /v1/webhooks/appstore`: one App Store Server Notification V2 (`{"signedPayload": JWS}`).
@@ -49,7 +50,7 @@ extension APIServer {
             metrics.appStore(type: type, outcome: .ignored)
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
         case .event(let mapped):
-            return try storeWebhookEvent(mapped, typeField: "notificationType", fieldPrefix: "", route: "/v1/webhooks/appstore") { [metrics] in
+            return try storeWebhookEvent(mapped, fieldPrefix: "", route: "/v1/webhooks/appstore") { [metrics] in
                 metrics.appStore(type: $0, outcome: $1)
             }
         }

@@ -1,6 +1,7 @@
 import Assignment
 import Dispatch
 import ExperimentDefinitions
+import HTTPTransport
 import PaywallCopy
 
 extension APIServer {

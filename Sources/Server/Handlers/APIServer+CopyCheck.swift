@@ -1,4 +1,5 @@
 import ExperimentDefinitions
+import HTTPTransport
 
 extension APIServer {
     /// `POST /v1/copy/check`: runs a variant's guard (SPEC §3) on a line and lists every broken rule.

@@ -1,5 +1,6 @@
 import ExperimentDefinitions
 import CopyGeneration
+import HTTPTransport
 import PaywallCopy
 
 extension APIServer {

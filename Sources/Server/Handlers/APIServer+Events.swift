@@ -1,5 +1,6 @@
 import Events
 import ExperimentDefinitions
+import HTTPTransport
 
 extension APIServer {
     /// Problems listed in a 4xx answer's `rejections` at most; the count of lines is always complete.

@@ -1,3 +1,5 @@
+import HTTPTransport
+
 extension APIServer {
     /// `GET /api/features/{clientKey}`: the experiments as a GrowthBook SDK payload (SPEC §7).
     ///

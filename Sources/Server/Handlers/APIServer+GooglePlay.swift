@@ -2,6 +2,7 @@ import Dispatch
 import Events
 import ExperimentDefinitions
 import Foundation
+import HTTPTransport
 import Webhooks
 
 extension APIServer {

@@ -1,5 +1,6 @@
 import ExperimentDefinitions
 import Foundation
+import HTTPTransport
 import Reporting
 
 extension APIServer {

@@ -1,5 +1,6 @@
 import Events
 import ExperimentDefinitions
+import HTTPTransport
 
 extension APIServer {
     /// `POST /v1/webhooks/revenuecat`: one RevenueCat webhook event, mapped by `RevenueCatMapping`.
@@ -21,7 +22,7 @@ extension APIServer {
             metrics.webhook(type: type, outcome: .ignored)
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
         case .event(let mapped):
-            return try storeWebhookEvent(mapped, typeField: "event.type", fieldPrefix: "event.", route: "/v1/webhooks/revenuecat") { [metrics] in
+            return try storeWebhookEvent(mapped, fieldPrefix: "event.", route: "/v1/webhooks/revenuecat") { [metrics] in
                 metrics.webhook(type: $0, outcome: $1)
             }
         }

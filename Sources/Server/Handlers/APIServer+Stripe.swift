@@ -1,6 +1,7 @@
 import Events
 import ExperimentDefinitions
 import Foundation
+import HTTPTransport
 import Webhooks
 
 extension APIServer {
@@ -47,7 +48,7 @@ extension APIServer {
                 let store: any EventStore = backend.store
                 after = { try store.remember(remember.payment, keys: remember.keys) }
             }
-            return try storeWebhookEvent(mapped, typeField: "type", fieldPrefix: "", route: route, count: count, after: after)
+            return try storeWebhookEvent(mapped, fieldPrefix: "", route: route, count: count, after: after)
         }
     }
 

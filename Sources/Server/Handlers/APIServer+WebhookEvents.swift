@@ -1,22 +1,20 @@
 import Dispatch
 import Events
 import ExperimentDefinitions
+import HTTPTransport
 import Webhooks
 
 extension APIServer {
     /// Stores one event a webhook mapped (RevenueCat, App Store, Stripe, Google Play) and answers
     /// `stored` or `duplicate` once it is durable, or 503 when the store cannot take it.
     ///
-    /// `typeField` is the body field blamed when the mapped type is not an event type, and
     /// `fieldPrefix` is put before the event field an invalid event is blamed on; `count` records
     /// the outcome in the webhook's own metric. `after` runs once the event is durable (stored or
     /// a duplicate, so a retry redoes it) and before the answer; when it fails the answer is 503.
-    func storeWebhookEvent(_ mapped: MappedEvent, typeField: String, fieldPrefix: String, route: String,
+    func storeWebhookEvent(_ mapped: MappedEvent, fieldPrefix: String, route: String,
                            count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void,
                            after: (@Sendable () throws -> Void)? = nil) throws -> HandlerOutcome {
-        guard let type = EventType(name: mapped.type) else {
-            throw APIError(.unprocessable, code: "invalid_webhook_event", "cannot map to '\(mapped.type)'", field: typeField)
-        }
+        let type = mapped.type
         let mappedEvent = Event(id: mapped.eventID, type: type, userID: mapped.userID,
                                 timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
                                 revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
@@ -36,9 +34,9 @@ extension APIServer {
                 case .success(let counts):
                     let answer = { @Sendable in
                         metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
-                        count(mapped.type, counts.stored == 1 ? .mapped : .duplicate)
+                        count(mapped.type.name, counts.stored == 1 ? .mapped : .duplicate)
                         respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
-                                               ("type", .string(mapped.type)), ("event_id", .string(mapped.eventID.text))])))
+                                               ("type", .string(mapped.type.name)), ("event_id", .string(mapped.eventID.text))])))
                     }
                     guard let after else { return answer() }
                     // Completions run on the store's writer; a second write must not wait on it.

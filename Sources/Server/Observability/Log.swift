@@ -1,5 +1,6 @@
 import ExperimentDefinitions
 import Foundation
+import HTTPTransport
 import Synchronization
 
 /// Structured logs: one JSON object a line on stderr.
@@ -28,6 +29,16 @@ public final class Log: Sendable {
             Self.writeAll(fd, pending)
             pending.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Writes one of the transport's notes now.
+    @Sendable public func write(_ note: TransportNote) {
+        write(level: note.level == .error ? .error : .warning, note.message, note.fields.mapValues { value in
+            switch value {
+            case .string(let text): .string(text)
+            case .number(let number): .number(number)
+            }
+        })
     }
 
     /// Buffers one line (request logs), in the order the fields are given.

@@ -1,8 +1,13 @@
+import ExperimentDefinitions
+
 /// The OpenAPI 3.1 description of every endpoint, served at `GET /openapi.json`.
 ///
 /// Kept by hand next to the handlers; `OpenAPITests` checks that every route of the router is
 /// described, and schemathesis (`tools/schemathesis.sh`) checks the answers against it.
 enum OpenAPIDocument {
+    /// The event types' wire names, from the one vocabulary the parser reads.
+    private static let eventTypeNames = EventType.allCases.map { "\"\($0.name)\"" }.joined(separator: ", ")
+
     static let json = #"""
 {
   "openapi": "3.1.0",
@@ -415,7 +420,7 @@ enum OpenAPIDocument {
         "required": ["event_id", "type", "user_id", "ts"],
         "properties": {
           "event_id": { "type": "string", "minLength": 1 },
-          "type": { "type": "string", "enum": ["exposure", "trial_started", "purchased", "converted", "renewed", "cancelled", "refunded"] },
+          "type": { "type": "string", "enum": [\#(eventTypeNames)] },
           "user_id": { "type": "string", "minLength": 1 },
           "ts": { "type": "string", "format": "date-time" },
           "experiment": { "type": ["string", "null"] },

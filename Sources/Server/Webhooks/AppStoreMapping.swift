@@ -27,12 +27,12 @@ public enum AppStoreMapping {
 
     /// The SPEC §4 type a notification becomes, or nil when it is ignored; `trial` tells
     /// whether the transaction is a free trial, `renewalConverts` whether a renewal is the conversion.
-    static func type(notification: String, subtype: String?, freeTrial: Bool, renewalConverts: () throws -> Bool) rethrows -> String? {
+    static func type(notification: String, subtype: String?, freeTrial: Bool, renewalConverts: () throws -> Bool) rethrows -> EventType? {
         switch notification {
-        case "SUBSCRIBED": freeTrial ? "trial_started" : "purchased"
-        case "DID_RENEW": try renewalConverts() ? "converted" : "renewed"
-        case "DID_CHANGE_RENEWAL_STATUS": subtype == "AUTO_RENEW_DISABLED" ? "cancelled" : nil
-        case "REFUND": "refunded"
+        case "SUBSCRIBED": freeTrial ? .trialStarted : .purchased
+        case "DID_RENEW": try renewalConverts() ? .converted : .renewed
+        case "DID_CHANGE_RENEWAL_STATUS": subtype == "AUTO_RENEW_DISABLED" ? .cancelled : nil
+        case "REFUND": .refunded
         default: nil
         }
     }
@@ -73,15 +73,15 @@ public enum AppStoreMapping {
         }
         var revenue: Double?
         var currency: String?
-        if mapped != "trial_started" && mapped != "cancelled", case .number(let price)? = member(transaction, "price"), price.isFinite {
-            revenue = (mapped == "refunded" ? -price : price) / 1000
+        if mapped != .trialStarted && mapped != .cancelled, case .number(let price)? = member(transaction, "price"), price.isFinite {
+            revenue = (mapped == .refunded ? -price : price) / 1000
             if case .string(let c)? = member(transaction, "currency") { currency = c }
         }
         var product: String?
         if case .string(let p)? = member(transaction, "productId") { product = p }
         return .event(MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
                                   revenue: revenue, currency: currency, productID: product,
-                                  trialDays: mapped == "trial_started" ? grantedTrialDays(transaction) : nil))
+                                  trialDays: mapped == .trialStarted ? grantedTrialDays(transaction) : nil))
     }
 
     /// The free trial Apple granted, in days: `offerPeriod` (ISO 8601, `P1W`, `P3D`, `P1M`; a month

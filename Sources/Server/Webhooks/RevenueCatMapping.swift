@@ -56,13 +56,13 @@ public enum RevenueCatMapping {
             throw APIError(.badRequest, code: "missing_field", "'event.type' is required", field: "event.type")
         }
         let price = try number("price")
-        let mappedType: String
+        let mappedType: EventType
         if let price, price < 0 {
-            mappedType = "refunded"
+            mappedType = .refunded
         } else {
             switch type {
-            case "INITIAL_PURCHASE": mappedType = try string("period_type") == "TRIAL" ? "trial_started" : "purchased"
-            case "NON_RENEWING_PURCHASE": mappedType = "purchased"
+            case "INITIAL_PURCHASE": mappedType = try string("period_type") == "TRIAL" ? .trialStarted : .purchased
+            case "NON_RENEWING_PURCHASE": mappedType = .purchased
             case "RENEWAL":
                 let conversion: Bool
                 switch event["is_trial_conversion"] {
@@ -70,8 +70,8 @@ public enum RevenueCatMapping {
                 case nil, .null?: conversion = false
                 case let other?: throw invalid("is_trial_conversion", "'event.is_trial_conversion' must be a boolean, not \(JSONBody.typeName(other))")
                 }
-                mappedType = conversion ? "converted" : "renewed"
-            case "CANCELLATION": mappedType = "cancelled"
+                mappedType = conversion ? .converted : .renewed
+            case "CANCELLATION": mappedType = .cancelled
             default: return .ignored(type: type)
             }
         }
@@ -84,15 +84,14 @@ public enum RevenueCatMapping {
         }
         let purchased = try number("purchased_at_ms")
         let happened = try number("event_timestamp_ms")
-        let isPayment = mappedType != "cancelled" && mappedType != "refunded"
+        let isPayment = mappedType != .cancelled && mappedType != .refunded
         guard let milliseconds = isPayment ? (purchased ?? happened) : (happened ?? purchased) else {
             throw invalid(isPayment ? "purchased_at_ms" : "event_timestamp_ms", "the event has neither 'purchased_at_ms' nor 'event_timestamp_ms'")
         }
         guard milliseconds.isFinite, milliseconds >= 0, milliseconds < 32_503_680_000_000 else {
             throw invalid(isPayment ? "purchased_at_ms" : "event_timestamp_ms", "the time \(JSONValue.format(milliseconds)) ms is out of range")
         }
-        let carriesRevenue = mappedType == "purchased" || mappedType == "converted" || mappedType == "renewed" || mappedType == "refunded"
-        let revenue = carriesRevenue ? price : nil
+        let revenue = mappedType.carriesRevenue ? price : nil
         let product = try string("product_id")
         return .event(MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
                                   revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product))

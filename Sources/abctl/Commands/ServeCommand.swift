@@ -1,6 +1,7 @@
 import CommandLineKit
 import ExperimentDefinitions
 import Foundation
+import HTTPTransport
 import Server
 import Webhooks
 

@@ -1,5 +1,3 @@
-import ExperimentDefinitions
-
 /// A complete HTTP response: status, content type, extra headers and body bytes.
 public struct HTTPResponse: Sendable {
     public var status: Int
@@ -12,11 +10,6 @@ public struct HTTPResponse: Sendable {
         self.contentType = contentType
         self.headers = headers
         self.body = body
-    }
-
-    /// A JSON response from a value.
-    public static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, body: JSONWriter.bytes(value))
     }
 
     /// A JSON response from text that is already JSON.

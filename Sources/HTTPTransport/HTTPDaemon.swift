@@ -121,7 +121,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let arguments: [CVarArg] = [
             // The logger first, so libmicrohttpd reports even option errors through it.
-            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(logCallback, to: OpaquePointer.self), Int(0),
+            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(logCallback, to: OpaquePointer.self), OpaquePointer(me),
             MHD_OPTION.LISTEN_SOCKET.rawValue, listener.fd,
             MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threads)),
             // Above the server's own limit, which the accept policy enforces by closing new connections
@@ -353,7 +353,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else {
-            Log.shared.write(level: .error, "could not create a response", ["function": .string("MHD_create_response_from_buffer")])
+            stats.error("could not create a response", ["function": .string("MHD_create_response_from_buffer")])
             return false
         }
         defer { MHD_destroy_response(created) }
@@ -522,15 +522,14 @@ private let headerSizeCallback: MHD_KeyValueIteratorN = { total, _, _, keySize, 
 
 /// libmicrohttpd notes every connection a client drops or the server cuts: one line per message
 /// (by its format string) every 10 s, with the count.
-private let libraryLogThrottle = LogThrottle(everySeconds: 10)
-
-private let logCallback: MHD_LogCallback = { _, format, arguments in
-    guard let format, let count = libraryLogThrottle.admit(String(cString: format)) else { return }
-    var buffer = [CChar](repeating: 0, count: 512)
-    guard let arguments else { return }
-    _ = vsnprintf(&buffer, buffer.count, format, arguments)
-    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    Log.shared.write(level: .warning, "libmicrohttpd", ["detail": .string(text.trimmingCharacters(in: "\n")), "count": .number(Double(count))])
+private let logCallback: MHD_LogCallback = { context, format, arguments in
+    guard let context, let format, let arguments else { return }
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue()
+    daemon.stats.libraryNote(format: String(cString: format)) {
+        var buffer = [CChar](repeating: 0, count: 512)
+        _ = vsnprintf(&buffer, buffer.count, format, arguments)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: "\n")
+    }
 }
 
 extension String {
@@ -542,14 +541,14 @@ extension String {
 }
 
 /// Seconds on the monotonic clock.
-enum Monotonic {
-    static func seconds() -> Double {
+public enum Monotonic {
+    public static func seconds() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    static func milliseconds() -> Int64 {
+    public static func milliseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000

@@ -2,7 +2,8 @@ import Synchronization
 
 /// Connection counts for `GET /metrics`: open, accepted, refused, cut by phase, lingering closes.
 /// Each kind of cut also logs one line at most every `logEverySeconds`, with the count since the
-/// last line, so a flood of hostile clients cannot flood the log.
+/// last line, so a flood of hostile clients cannot flood the log; libmicrohttpd's own notes go
+/// through the same throttle and the same `log`.
 public final class ConnectionStats: Sendable {
     public enum Refusal: String, Sendable, CaseIterable {
         /// `--max-connections` reached.
@@ -24,6 +25,7 @@ public final class ConnectionStats: Sendable {
     }
 
     private let throttle: LogThrottle
+    private let log: @Sendable (TransportNote) -> Void
     private let open = Atomic<Int>(0)
     private let accepted = Atomic<Int>(0)
     private let refusedAtLimit = Atomic<Int>(0)
@@ -36,8 +38,9 @@ public final class ConnectionStats: Sendable {
     private let lingered = Atomic<Int>(0)
     private let limits = Mutex<(connections: Int, fileLimit: Int)>((0, 0))
 
-    public init(logEverySeconds: Double = 10) {
+    public init(logEverySeconds: Double = 10, log: @escaping @Sendable (TransportNote) -> Void = { _ in }) {
         throttle = LogThrottle(everySeconds: logEverySeconds)
+        self.log = log
     }
 
     public var openConnections: Int { open.load(ordering: .relaxed) }
@@ -94,9 +97,19 @@ public final class ConnectionStats: Sendable {
 
     private func rateLimitedLog(_ message: String, kind: String) {
         guard let count = throttle.admit(message + " " + kind) else { return }
-        Log.shared.write(level: .warning, message, ["kind": .string(kind), "count": .number(Double(count)),
-                                                    "open": .number(Double(openConnections)),
-                                                    "note": .string("one line per kind every \(Int(throttle.everySeconds)) s at most; count is since the last one")])
+        log(TransportNote(level: .warning, message, ["kind": .string(kind), "count": .number(Double(count)),
+                                                     "open": .number(Double(openConnections)),
+                                                     "note": .string("one line per kind every \(Int(throttle.everySeconds)) s at most; count is since the last one")]))
+    }
+
+    /// One of libmicrohttpd's notes (by its format string) every `logEverySeconds` at most, with the count.
+    func libraryNote(format: String, text: () -> String) {
+        guard let count = throttle.admit("libmicrohttpd " + format) else { return }
+        log(TransportNote(level: .warning, "libmicrohttpd", ["detail": .string(text()), "count": .number(Double(count))]))
+    }
+
+    func error(_ message: String, _ fields: [String: TransportNote.Value]) {
+        log(TransportNote(level: .error, message, fields))
     }
 
     /// Prometheus text lines.

@@ -1,5 +1,5 @@
+@testable import HTTPTransport
 import Testing
-@testable import Server
 
 @Suite struct ConnectionStateTests {
     @Test func serverThreadsMoveAConnectionAlongUntilItIsCut() {

@@ -1,4 +1,5 @@
-/// The seven event types of SPEC §4. The raw value is the stored integer code.
+/// The seven event types of SPEC §4, one vocabulary for the parser, the stores, the webhooks, the
+/// app-side client and the OpenAPI document. The raw value is the stored integer code; `name` is the wire name.
 public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
     case exposure = 1
     case trialStarted = 2

@@ -4,17 +4,17 @@ import Glibc
 
 /// The listening socket, opened here rather than by libmicrohttpd so the server knows the
 /// port it got (port 0) and can check the address before serving anything.
-struct Listener {
+public struct Listener {
     var fd: Int32
     var port: UInt16
     var isIPv6: Bool
 
     /// The address family and bytes of a numeric host (`localhost` means 127.0.0.1).
-    enum Address {
+    public enum Address {
         case v4(in_addr)
         case v6(in6_addr)
 
-        init?(host: String) {
+        public init?(host: String) {
             var host = host
             if host == "localhost" { host = "127.0.0.1" }
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -26,7 +26,7 @@ struct Listener {
         }
 
         /// 127.0.0.0/8 or ::1.
-        var isLoopback: Bool {
+        public var isLoopback: Bool {
             switch self {
             case .v4(let a): return (UInt32(bigEndian: a.s_addr) >> 24) == 127
             case .v6(var a):
