@@ -5,6 +5,9 @@ INSERT statements for the sqlite3 CLI (columns as in abctl's `events` table).
 Users are exposed to one or two of three experiments; some start trials, cancel (some on
 day 0), convert, renew, buy without a trial, get refunded. Events come roughly in time order,
 with ~2% arriving late and ~0.5% retried (same event_id twice), as store webhooks do.
+With --attributes, every exposure also carries the attributes the app sent to assign (platform,
+country, app_version, new_user) and a placement, as AbctlClient sends them (SPEC §4); they are
+drawn from a stream of their own, so the events are otherwise the same.
 """
 import argparse, json, random, uuid, datetime
 
@@ -73,7 +76,11 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", required=True)
     ap.add_argument("--sql")
+    ap.add_argument("--attributes", action="store_true")
     a = ap.parse_args()
+    attribute_rng = random.Random(a.seed + 1_000_003)
+    countries = ["US", "GB", "DE", "FR", "JP", "BR", "CA", "AU", "IN", "ES", "IS", "MT"]
+    weights = [40, 12, 10, 8, 7, 6, 5, 4, 4, 3, 0.05, 0.05]
     rng = random.Random(a.seed)
     events = []
     n = 0
@@ -99,6 +106,12 @@ def main():
             for k in ("experiment", "variant", "revenue", "currency", "product_id", "copy_source", "copy_text", "copy_fallback_reason"):
                 if k in e:
                     line[k] = e[k]
+            if a.attributes and e["type"] == "exposure":
+                line["placement"] = "onboarding_end" if attribute_rng.random() < 0.7 else "feature_gate"
+                line["attributes"] = {"platform": "ios" if attribute_rng.random() < 0.6 else "android",
+                                      "country": attribute_rng.choices(countries, weights)[0],
+                                      "app_version": attribute_rng.choice(["2.3.0", "2.2.1", "2.1.0"]),
+                                      "new_user": attribute_rng.random() < 0.9}
             f.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n")
             if a.sql:
                 # ts as stored by abctl: microseconds since 1970 (whole milliseconds here).

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Synthetic events for the report benchmark: USERS exposed users of one experiment and EVENTS
 events in all (exposures, trials, cancels, conversions, purchases, then renewals to reach EVENTS).
+Every exposure carries the attributes the app sent to assign (platform, country, app_version,
+new_user), drawn from a stream of their own, so `report --by country --by platform` has segments
+to split (12 countries, two of them rare enough to be pooled into `other`).
 
     python3 bench/gen_report_events.py --users 1000000 --events 5000000 --experiment chorus-paywall-copy > events.ndjson
 
@@ -17,6 +20,19 @@ ap.add_argument("--variants", default="control,name,ai")
 ap.add_argument("--seed", type=int, default=1)
 a = ap.parse_args()
 rng = random.Random(a.seed)
+# Attributes come from their own stream: the outcomes stay those of the same seed without them.
+attribute_rng = random.Random(a.seed + 1_000_003)
+countries = ["US", "GB", "DE", "FR", "JP", "BR", "CA", "AU", "IN", "ES", "IS", "MT"]
+country_weights = [40, 12, 10, 8, 7, 6, 5, 4, 4, 3, 0.05, 0.05]
+versions = ["2.3.0", "2.2.1", "2.1.0"]
+
+def attributes():
+    platform = "ios" if attribute_rng.random() < 0.6 else "android"
+    country = attribute_rng.choices(countries, country_weights)[0]
+    version = versions[attribute_rng.randrange(len(versions))]
+    new_user = "true" if attribute_rng.random() < 0.9 else "false"
+    return '{"platform":"%s","country":"%s","app_version":"%s","new_user":%s}' % (platform, country, version, new_user)
+
 variants = a.variants.split(",")
 start = int(datetime(2026, 12, 1, tzinfo=timezone.utc).timestamp())
 as_of = int(datetime(2026, 12, 31, tzinfo=timezone.utc).timestamp())
@@ -35,8 +51,8 @@ for u in range(a.users):
     t = start + rng.randrange(0, 28 * 86400)
     src = "static" if v == "control" else "template" if v == "name" else rng.choice(["on_device", "on_device", "on_device", "server", "fallback"])
     extra = ',"copy_fallback_reason":"%s"' % rng.choice(["empty_brief", "guard_rejected", "timeout"]) if src == "fallback" else ""
-    write('{"event_id":"e%d","type":"exposure","user_id":"%s","ts":"%s","experiment":"%s","variant":"%s","copy_source":"%s"%s}\n'
-          % (n, uid, ts(t), a.experiment, v, src, extra)); n += 1
+    write('{"event_id":"e%d","type":"exposure","user_id":"%s","ts":"%s","experiment":"%s","variant":"%s","copy_source":"%s"%s,"attributes":%s}\n'
+          % (n, uid, ts(t), a.experiment, v, src, extra, attributes())); n += 1
     r = rng.random()
     if r < 0.35:
         tt = t + rng.randrange(60, 3600)

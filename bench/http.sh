@@ -14,6 +14,10 @@
 #    In the same rounds, the same abctl server answers POST /v1/assign with one experiment
 #    ("experiments": ["chorus-paywall-copy"]) and with a placement ("placement": "onboarding_end",
 #    whose audience for these attributes shows that experiment): goal placement >= 0.9x one experiment.
+#    Also in the same rounds, right after the plain abctl run, a second abctl server whose experiments
+#    have `safeguards` (day0_cancel_rate, trial_cancel_rate, refund_rate; checked every minute, so
+#    evaluations of the users the rounds expose happen during the runs): goal >= 0.95x the same
+#    requests with safeguards off (issue 29).
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
 #
@@ -31,8 +35,8 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK_PREFIX="abctl-bench" BENCH_TOOLS="wrk nginx curl"
 . "$ROOT/bench/lib/http-setup.sh"
 
-start_abctl() {   # $1: database file
-  local args=(serve --port 0 --host 127.0.0.1 --db "$1" --experiments "$ROOT/Experiments")
+start_abctl() {   # $1: database file, $2: experiments folder (default Experiments/)
+  local args=(serve --port 0 --host 127.0.0.1 --db "$1" --experiments "${2:-$ROOT/Experiments}")
   [ -n "$SERVER_THREADS" ] && args+=(--threads "$SERVER_THREADS")
   "$ABCTL" "${args[@]}" >"$WORK/serve.out" 2>/dev/null &
   SERVER_PID=$!
@@ -42,6 +46,18 @@ start_abctl() {   # $1: database file
   done
   ABCTL_PORT="$(grep -o '[0-9]*$' "$WORK/serve.out")"
 }
+
+# The same experiments with safeguards on every running one.
+cp -r "$ROOT/Experiments" "$WORK/guarded"
+python3 - "$WORK/guarded" <<'PY'
+import glob, json, sys
+for path in glob.glob(f"{sys.argv[1]}/*.json"):
+    e = json.load(open(path))
+    if not isinstance(e, dict) or e.get("status") != "running" or "variants" not in e:
+        continue
+    e["safeguards"] = {"metrics": ["day0_cancel_rate", "trial_cancel_rate", "refund_rate"], "min_users": 300, "check_minutes": 1}
+    json.dump(e, open(path, "w"), indent=2)
+PY
 
 stop_abctl() {
   kill -TERM "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=""
@@ -124,20 +140,33 @@ CONF
 "$NGINX" -p "$WORK/nginx" -c nginx.conf
 NGINX_STARTED=1
 
-NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""
+# The server with safeguards on runs beside the plain one (its own store) for the rounds.
+PLAIN_PID=$SERVER_PID; PLAIN_PORT=$ABCTL_PORT
+start_abctl "$WORK/guarded.sqlite" "$WORK/guarded"
+GUARDED_PID=$SERVER_PID; GUARDED_PORT=$ABCTL_PORT
+trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; cleanup' EXIT
+SERVER_PID=$PLAIN_PID; ABCTL_PORT=$PLAIN_PORT
+curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | grep -q '^abctl_safeguard_lease_held 1' || echo "bench: the guarded server holds no safeguard lease" >&2
+
+NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""
 for round in $(seq "$ROUNDS"); do
   echo "bench: round $round/$ROUNDS: wrk -t$WRK_THREADS -c$CONNECTIONS -d${ROUND_SECONDS}s POST /v1/assign, nginx (fixed body) then abctl serve"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
   echo "  nginx $line"; NGINX_RESULTS="$NGINX_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl $line"; ABCTL_RESULTS="$ABCTL_RESULTS$line;"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$GUARDED_PORT" | grep RESULT)"
+  echo "  abctl safeguards on  $line"; GUARDED_RESULTS="$GUARDED_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-one.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl one experiment $line"; ONE_RESULTS="$ONE_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-placement.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl placement      $line"; PLACEMENT_RESULTS="$PLACEMENT_RESULTS$line;"
 done
 "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop; NGINX_STARTED=""
+GUARDED_EVALUATIONS="$(curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | awk '$1 == "abctl_safeguard_evaluations_total" { print $2 }')"
+GUARDED_SECONDS="$(curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | awk '$1 == "abctl_safeguard_last_evaluation_seconds" { print $2 }')"
 stop_abctl
+SERVER_PID=$GUARDED_PID; stop_abctl; GUARDED_PID=""
 
 # The HTTP layer's own ceiling: libmicrohttpd configured as abctl configures it, fixed body, no work.
 cc -O2 -o "$WORK/mhd_fixed" "$ROOT/bench/mhd_fixed.c" -lmicrohttpd
@@ -162,7 +191,7 @@ STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]
 
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" <<'PY'
+python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" <<'PY'
 import statistics, sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
@@ -193,6 +222,11 @@ placement_ratio = statistics.median(placement_ratios)
 print(f"  assign, 1 experiment : {statistics.median(o['rps'] for o in one_runs):>10.0f} req/s   p99 {statistics.median(o['p99_ms'] for o in one_runs):.2f} ms")
 print(f"  assign, placement    : {statistics.median(p['rps'] for p in placement_runs):>10.0f} req/s   p99 {statistics.median(p['p99_ms'] for p in placement_runs):.2f} ms   errors {int(sum(p['errors'] for p in placement_runs))}")
 print(f"  placement / 1 experiment, by round: {', '.join(f'{r:.2f}x' for r in placement_ratios)}; median {placement_ratio:.2f}x (goal >= 0.9x: {'met' if placement_ratio >= 0.9 else 'NOT met'})")
+guarded_runs = [parse(l) for l in sys.argv[10].split(";") if l]
+guarded_ratios = [g["rps"] / a["rps"] for a, g in zip(abctl_runs, guarded_runs)]
+guarded_ratio = statistics.median(guarded_ratios)
+print(f"  assign, safeguards on: {statistics.median(g['rps'] for g in guarded_runs):>10.0f} req/s   p99 {statistics.median(g['p99_ms'] for g in guarded_runs):.2f} ms   errors {int(sum(g['errors'] for g in guarded_runs))}   ({sys.argv[11]} evaluations, the last {float(sys.argv[12]):.3f} s)")
+print(f"  safeguards on / off, by round: {', '.join(f'{r:.2f}x' for r in guarded_ratios)}; median {guarded_ratio:.2f}x (goal >= 0.95x: {'met' if guarded_ratio >= 0.95 else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
       f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")

@@ -8,6 +8,13 @@
 # show memory stays flat as the file grows.
 #
 #   bench/ingest.sh [N]
+#   REF=3e5d0cf ROUNDS=3 ATTRIBUTES=1 bench/ingest.sh [N]
+#
+# With REF (a commit), the script instead alternates ROUNDS ingests of the same N events into fresh
+# files by the abctl of REF (built from `git archive`, bench/lib/reference.sh; with its own
+# Experiments folder) and by this abctl, and prints each run's wall and CPU seconds and the ratio of
+# the medians. ATTRIBUTES=1 gives every exposure a placement and attributes (platform, country,
+# app_version, new_user) as AbctlClient sends them (bench/gen_events.py --attributes).
 #
 # Needs: python3, sqlite3, /usr/bin/time (GNU time). Builds abctl in release mode.
 set -euo pipefail
@@ -22,6 +29,39 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/abctl-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), sqlite3 $(sqlite3 --version | cut -d' ' -f1)"
+if [ -n "${REF:-}" ]; then
+    ROOT=$PWD
+    . bench/lib/reference.sh
+    reference_abctl "$REF"
+    echo "generating $N events${ATTRIBUTES:+ with attributes}..."
+    python3 bench/gen_events.py --events "$N" --out "$work/events.ndjson" ${ATTRIBUTES:+--attributes}
+    echo "uptime: $(uptime)"
+    : > "$work/times.txt"
+    for round in $(seq "${ROUNDS:-3}"); do
+        for who in reference this; do
+            if [ "$who" = this ]; then bin=$BIN; exps=$PWD/Experiments; else bin=$REF_ABCTL; exps=$REF_DIR/Experiments; fi
+            rm -f "$work/alt.sqlite"*
+            /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$bin" ingest "$work/events.ndjson" --db "$work/alt.sqlite" --experiments "$exps" > "$work/out.txt"
+            read -r SECS USER SYS RSS_KB < "$work/time.txt"
+            echo "round $round $who: ${SECS}s wall, $(python3 -c "print(f'{$USER + $SYS:.2f}')")s CPU, $((RSS_KB / 1024)) MB; $(cat "$work/out.txt")"
+            echo "$who $SECS $USER $SYS" >> "$work/times.txt"
+        done
+    done
+    echo "uptime: $(uptime)"
+    python3 - "$work/times.txt" "$REF" <<'PY'
+import statistics, sys
+t = {}
+for line in open(sys.argv[1]):
+    who, wall, user, sys_ = line.split()
+    t.setdefault(who, []).append((float(wall), float(user) + float(sys_)))
+m = {w: (statistics.median(a for a, _ in v), statistics.median(c for _, c in v)) for w, v in t.items()}
+for w, (wall, cpu) in m.items():
+    print(f"median {w:9}: {wall:.2f} s wall, {cpu:.2f} s CPU")
+r = m["this"][1] / m["reference"][1]
+print(f"this / {sys.argv[2]}: {r:.2f}x CPU, {m['this'][0] / m['reference'][0]:.2f}x wall (goal <= 1.10x: {'met' if r <= 1.10 else 'NOT met'} by CPU)")
+PY
+    exit 0
+fi
 echo "generating $N events..."
 python3 bench/gen_events.py --events "$N" --out "$work/events.ndjson" --sql "$work/events.sql"
 head -n "$SMALL" "$work/events.ndjson" > "$work/events-small.ndjson"

@@ -2,83 +2,98 @@
 # Report benchmark: `abctl report` time for USERS exposed users and EVENTS events.
 #
 #   bench/report.sh [USERS] [EVENTS]        # default 1000000 5000000
+#   RUNS=5 REF=ed29db6 bench/report.sh
 #
-# Builds release, generates the events (bench/gen_report_events.py), stores them with
-# `abctl ingest` (the store's bulk path, durability as the CLI sets it), then times
-# `abctl report --format json` for the experiment a few times. A report reads one facts row
-# per user, so its time grows with users, not events: run it with the same USERS and a
-# different EVENTS to see.
+# Builds release, generates the events (bench/gen_report_events.py: exposures carry platform and
+# country), stores them with `abctl ingest` (bench/lib/report-store.sh, shared with
+# bench/safeguards.sh; kept between runs), then times `abctl report --format json` of the experiment.
+# A report reads one facts row per user, so its time grows with users, not events.
 #
-# Three reports alternate, each three times, in the same run:
-#   reference  the abctl of REF (default cb1df89, the last commit before the metric table),
-#              built from `git archive` into $WORK/ref, on its own copy of the store;
+# Five reports alternate, RUNS times each (default 3), in the same run:
+#   reference  the abctl of REF (default ed29db6, the last commit before the decide branch merged:
+#              issue 25's reference), built from `git archive`, on its own store of the same events;
 #   plain      this abctl, the experiment as shipped;
-#   horizons   this abctl, the experiment with two horizon metrics (revenue_per_user_d14,
-#              paid_conversion_d7) and a 99th-percentile revenue cap.
-# The issue's goals: horizons under 2 s, and within 1.3x of the reference.
+#   horizons   this abctl, two horizon metrics (revenue_per_user_d14, paid_conversion_d7) and a
+#              99th-percentile revenue cap;
+#   by         this abctl, `--by country --by platform` (issue 27: segment tables);
+#   forecast   this abctl, `revenue_per_user_forecast_d365` as a secondary metric (issue 28: the
+#              forecast's comparison from its bootstrap draws; every report computes the forecast).
+# Each line gives wall and user + sys CPU; the summary gives medians of CPU seconds and the goals:
+# plain within 1.3x of the reference (issue 25), by within 2x of plain (issue 27), forecast adding
+# under 0.3 s to plain (issue 28).
 set -eu
 USERS=${1:-1000000}
 EVENTS=${2:-5000000}
-REF=${REF:-cb1df89}
+REF=${REF:-ed29db6}
+RUNS=${RUNS:-3}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=${BENCH_DIR:-$ROOT/.build/bench-report}
-mkdir -p "$WORK"
 cd "$ROOT"
+. bench/lib/report-store.sh
 swift build -c release --product abctl >/dev/null
 ABCTL=$ROOT/.build/release/abctl
-DATA=$WORK/events-$USERS-$EVENTS.ndjson
-DB=$WORK/report-$USERS-$EVENTS.sqlite
-if [ ! -f "$DB" ]; then
-  [ -f "$DATA" ] || python3 bench/gen_report_events.py --users "$USERS" --events "$EVENTS" > "$DATA"
-  rm -f "$DB" "$DB-wal" "$DB-shm"
-  start=$(date +%s.%N)
-  "$ABCTL" ingest "$DATA" --db "$DB" --experiments Experiments
-  end=$(date +%s.%N)
-  echo "ingest: $(awk "BEGIN { printf \"%.1f\", $end - $start }") s"
-fi
+WORK=$STORE_DIR/report
+mkdir -p "$WORK"
+report_events "$USERS" "$EVENTS"
+report_store "$ABCTL" report Experiments
 echo "store: $(sqlite3 "$DB" 'SELECT COUNT(*) FROM events') events, $(sqlite3 "$DB" "SELECT COUNT(*) FROM facts WHERE experiment='chorus-paywall-copy'") users"
+reference_abctl "$REF"
+THIS_DB=$DB
+report_store "$REF_ABCTL" "reference-$REF" "$REF_DIR/Experiments"
+REF_DB=$DB
 
-# The reference abctl, its own experiment files and its store (its schema is older, so it gets
-# its own copy of the events).
-REFDIR=$WORK/ref-$REF
-if [ ! -x "$REFDIR/.build/release/abctl" ]; then
-  rm -rf "$REFDIR" && mkdir -p "$REFDIR"
-  git archive "$REF" | tar -x -C "$REFDIR"
-  (cd "$REFDIR" && swift build -c release --product abctl >/dev/null)
-fi
-REFDB=$WORK/report-ref-$REF-$USERS-$EVENTS.sqlite
-if [ ! -f "$REFDB" ]; then
-  [ -f "$DATA" ] || python3 bench/gen_report_events.py --users "$USERS" --events "$EVENTS" > "$DATA"
-  rm -f "$REFDB" "$REFDB-wal" "$REFDB-shm"
-  "$REFDIR/.build/release/abctl" ingest "$DATA" --db "$REFDB" --experiments "$REFDIR/Experiments"
-fi
-
-# The experiment with two horizon metrics and a cap.
-HORIZONS=$WORK/experiments-horizons
-rm -rf "$HORIZONS" && cp -r Experiments "$HORIZONS"
-python3 - "$HORIZONS/chorus-paywall-copy.json" <<'PY'
+# The experiment with two horizon metrics and a cap, and with the forecast as a secondary metric.
+variant_folder() {  # name python-edit
+  rm -rf "$WORK/experiments-$1" && cp -r Experiments "$WORK/experiments-$1"
+  python3 - "$WORK/experiments-$1/chorus-paywall-copy.json" "$2" <<'PY'
 import json, sys
 path = sys.argv[1]
 e = json.load(open(path))
-e["metrics"]["secondary"] = ["revenue_per_user_d14", "paid_conversion_d7"]
-e["metrics"]["revenue_cap"] = {"percentile": 0.99}
+exec(sys.argv[2])
 json.dump(e, open(path, "w"), indent=2)
 PY
-
-# Wall time and the process's CPU time (user + sys): on a busy machine wall time includes waiting for a core.
-run() {  # name binary db experiments
-  TIMEFORMAT="$1 run $i: %R s wall, %U s user, %S s sys"
-  time (ABCTL_NOW=2026-12-31T00:00:00Z "$2" report chorus-paywall-copy --db "$3" --experiments "$4" --format json > "$WORK/report-$1.json")
 }
-for i in 1 2 3; do
-  run reference "$REFDIR/.build/release/abctl" "$REFDB" "$REFDIR/Experiments"
-  run plain "$ABCTL" "$DB" Experiments
-  run horizons "$ABCTL" "$DB" "$HORIZONS"
+variant_folder horizons 'e["metrics"]["secondary"] = ["revenue_per_user_d14", "paid_conversion_d7"]; e["metrics"]["revenue_cap"] = {"percentile": 0.99}'
+variant_folder forecast 'e["metrics"]["secondary"] = ["revenue_per_user_forecast_d365"]'
+
+echo "uptime: $(uptime)"
+# Wall time and the process's CPU time (user + sys): on a busy machine wall time includes waiting for a core.
+run() {  # name binary db experiments [arguments]
+  local name=$1 bin=$2 db=$3 exps=$4; shift 4
+  ABCTL_NOW=2026-12-31T00:00:00Z /usr/bin/time -f "%e %U %S" -o "$WORK/time.txt" \
+    "$bin" report chorus-paywall-copy --db "$db" --experiments "$exps" --format json "$@" > "$WORK/report-$name.json"
+  read -r wall user sys < "$WORK/time.txt"
+  echo "$name run $i: $wall s wall, $user s user, $sys s sys"
+  echo "$name $wall $(awk "BEGIN { print $user + $sys }")" >> "$WORK/times.txt"
+}
+rm -f "$WORK/times.txt"
+for i in $(seq "$RUNS"); do
+  run reference "$REF_ABCTL" "$REF_DB" "$REF_DIR/Experiments"
+  run plain "$ABCTL" "$THIS_DB" Experiments
+  run horizons "$ABCTL" "$THIS_DB" "$WORK/experiments-horizons"
+  run by "$ABCTL" "$THIS_DB" Experiments --by country --by platform
+  run forecast "$ABCTL" "$THIS_DB" "$WORK/experiments-forecast"
 done
+echo "uptime: $(uptime)"
 python3 - "$WORK" <<'PY'
-import json, sys
-for name in ["reference", "plain", "horizons"]:
-    r = json.load(open(f"{sys.argv[1]}/report-{name}.json"))
+import json, statistics, sys
+work = sys.argv[1]
+for name in ["reference", "plain", "horizons", "by", "forecast"]:
+    r = json.load(open(f"{work}/report-{name}.json"))
     names = sorted(r["variants"][0]["metrics"])
-    print(f"{name}: {r['users']} users, verdict {r['decision']['verdict']}, metrics {', '.join(names)}")
+    segments = ", ".join(f"{d}: {len(c)} cells" for d, c in (r.get("segments") or {}).items())
+    print(f"{name}: {r['users']} users, verdict {r['decision']['verdict']}, metrics {', '.join(names)}" + (f"; segments {segments}" if segments else ""))
+times = {}
+for line in open(f"{work}/times.txt"):
+    name, wall, cpu = line.split()
+    times.setdefault(name, []).append((float(wall), float(cpu)))
+med = {n: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for n, t in times.items()}
+print("medians (wall, user + sys CPU) of", len(times["plain"]), "runs each:")
+for n, (w, c) in med.items():
+    print(f"  {n:10} {w:6.2f} s wall  {c:6.2f} s CPU")
+ratio = lambda a, b: med[a][1] / med[b][1]
+print(f"plain / reference: {ratio('plain', 'reference'):.2f}x CPU ({med['plain'][0] / med['reference'][0]:.2f}x wall); goal <= 1.3x (issue 25): {'met' if ratio('plain', 'reference') <= 1.3 else 'NOT met'}")
+print(f"by country, platform / plain: {ratio('by', 'plain'):.2f}x CPU ({med['by'][0] / med['plain'][0]:.2f}x wall); goal <= 2x (issue 27): {'met' if ratio('by', 'plain') <= 2 else 'NOT met'}")
+print(f"horizons / reference: {ratio('horizons', 'reference'):.2f}x CPU")
+extra = med['forecast'][1] - med['plain'][1]
+print(f"forecast secondary - plain: {extra:+.2f} s CPU ({med['forecast'][0] - med['plain'][0]:+.2f} s wall); goal < 0.3 s (issue 28): {'met' if extra < 0.3 else 'NOT met'}")
 PY

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Safeguard evaluation benchmark: one evaluation of an experiment with USERS exposed users.
 #
-#   bench/safeguards.sh [USERS] [EVENTS]        # default 1000000 3000000
+#   bench/safeguards.sh [USERS] [EVENTS]        # default 1000000 5000000
 #
 # Builds release, generates events with bench/gen_report_events.py (chorus-paywall-copy, three
-# arms), stores them with `abctl ingest`, gives the experiment `safeguards` on three metrics
+# arms) and stores them with `abctl ingest` (bench/lib/report-store.sh: the same store as
+# bench/report.sh's, kept between runs), gives the experiment `safeguards` on three metrics
 # (day0_cancel_rate, trial_cancel_rate, refund_rate: 3 metrics x 2 treatment arms = 6 tests),
 # then measures in the same run:
 #   check    `abctl safeguards check --format json` (a process: open the store, load the
@@ -16,25 +17,21 @@
 # The issue's goal: one evaluation of 1,000,000 users under 1 s.
 set -eu
 USERS=${1:-1000000}
-EVENTS=${2:-3000000}
+EVENTS=${2:-5000000}
 RUNS=${RUNS:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=${BENCH_DIR:-$ROOT/.build/bench-safeguards}
 NOW=2026-12-31T00:00:00Z
-mkdir -p "$WORK"
 cd "$ROOT"
+. bench/lib/report-store.sh
 swift build -c release --product abctl >/dev/null
 ABCTL=$ROOT/.build/release/abctl
-DATA=$WORK/events-$USERS-$EVENTS.ndjson
-DB=$WORK/safeguards-$USERS-$EVENTS.sqlite
-if [ ! -f "$DB" ]; then
-  [ -f "$DATA" ] || python3 bench/gen_report_events.py --users "$USERS" --events "$EVENTS" > "$DATA"
-  rm -f "$DB" "$DB-wal" "$DB-shm"
-  start=$(date +%s.%N)
-  "$ABCTL" ingest "$DATA" --db "$DB" --experiments Experiments
-  end=$(date +%s.%N)
-  echo "ingest: $(awk "BEGIN { printf \"%.1f\", $end - $start }") s"
-fi
+WORK=$STORE_DIR/safeguards
+mkdir -p "$WORK"
+report_events "$USERS" "$EVENTS"
+report_store "$ABCTL" report Experiments
+# Evaluations may record stops: they go to a copy, so the shared store stays as ingest left it.
+cp "$DB" "$WORK/guarded.sqlite"; rm -f "$WORK/guarded.sqlite-wal" "$WORK/guarded.sqlite-shm"
+DB=$WORK/guarded.sqlite
 echo "store: $(sqlite3 "$DB" "SELECT COUNT(*) FROM facts WHERE experiment='chorus-paywall-copy'") users of chorus-paywall-copy"
 
 GUARDED=$WORK/experiments

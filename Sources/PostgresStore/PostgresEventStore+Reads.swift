@@ -18,6 +18,26 @@ extension PostgresEventStore {
         }
     }
 
+    /// `FactsReader.forEachFactTimes`: the same walk as `forEachFact`, reading only the variant, the user
+    /// id and the times.
+    public func forEachFactTimes(experiment: String, until: Timestamp?, variants: [String], excluding: Set<UserID>,
+                                 _ body: (FactTimes) throws -> Void) throws {
+        try readers.withConnection { c in
+            try CursorReader.forEachBatch(on: c, """
+                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts
+                FROM facts WHERE experiment = $1 AND first_exposure_ts < $2 ORDER BY user_id
+                """, [experiment, String(until?.microseconds ?? Int64.max)], context: "read facts") { rows in
+                for row in 0..<rows.count {
+                    guard let arm = variants.firstIndex(of: rows.text(row, 0)) else { continue }
+                    if !excluding.isEmpty && excluding.contains(UserID(rows.text(row, 1))) { continue }
+                    try body(FactTimes(arm: arm, firstExposure: rows.int64(row, 2), trialStart: rows.optionalInt64(row, 3),
+                                       firstPaid: rows.optionalInt64(row, 4), firstConverted: rows.optionalInt64(row, 5),
+                                       firstCancel: rows.optionalInt64(row, 6), refundedAt: rows.optionalInt64(row, 7)))
+                }
+            }
+        }
+    }
+
     /// One user's facts in every experiment the user was exposed to, by experiment.
     public func facts(userID: UserID) throws -> [UserFacts] {
         try readers.withConnection { c in

@@ -40,28 +40,28 @@ struct MatureOutcome: Sendable {
     /// nil while the user is not (yet) in the metric's denominator at `now`; else whether the
     /// user counts in the numerator.
     @inline(__always)
-    func value(_ f: UserFacts, arm: Int, now: Int64) -> Bool? {
-        let exposure = f.firstExposure.microseconds
+    func value(_ f: FactTimes, arm: Int, now: Int64) -> Bool? {
+        let exposure = f.firstExposure
         let horizonEnd = exposure + horizon
         switch fact {
         case .trialStart, .paid:
             guard horizonEnd <= now else { return nil }
             let t = fact == .trialStart ? f.trialStart : f.firstPaid
-            return t.map { $0.microseconds < horizonEnd } ?? false
+            return t.map { $0 < horizonEnd } ?? false
         case .converted:
-            guard horizonEnd <= now, let start = f.trialStart?.microseconds, start < horizonEnd else { return nil }
-            return f.firstConverted.map { $0.microseconds < horizonEnd } ?? false
+            guard horizonEnd <= now, let start = f.trialStart, start < horizonEnd else { return nil }
+            return f.firstConverted.map { $0 < horizonEnd } ?? false
         case .day0Cancel:
-            guard let start = f.trialStart?.microseconds, start + day0Window <= now else { return nil }
-            return f.firstCancel.map { $0.microseconds - start <= day0Window } ?? false
+            guard let start = f.trialStart, start + day0Window <= now else { return nil }
+            return f.firstCancel.map { $0 - start <= day0Window } ?? false
         case .trialCancel:
-            guard let start = f.trialStart?.microseconds, start + trialLengths[arm] <= now else { return nil }
-            return f.firstCancel.map { $0.microseconds - start < trialLengths[arm] } ?? false
+            guard let start = f.trialStart, start + trialLengths[arm] <= now else { return nil }
+            return f.firstCancel.map { $0 - start < trialLengths[arm] } ?? false
         case .refund:
-            guard let paid = f.firstPaid?.microseconds else { return nil }
+            guard let paid = f.firstPaid else { return nil }
             let end = paid + horizon + Int64(Self.refundExtraDays) * Self.microsPerDay
             guard end <= now else { return nil }
-            return f.refundedAt.map { $0.microseconds >= paid && $0.microseconds < end } ?? false
+            return f.refundedAt.map { $0 >= paid && $0 < end } ?? false
         case .exposure:
             return nil
         }

@@ -58,18 +58,17 @@ public enum SafeguardEvaluator {
         guard let config = e.safeguards, e.variants.count >= 2 else { return [] }
         let rules = config.metrics.map { MatureOutcome(metric: $0, experiment: e) }
         let arms = e.variants.count
-        // A few arms: comparing keys beats hashing each row's variant.
         let keys = e.variants.map(\.key)
         // denominators[m * arms + a], counts[m * arms + a]
         var denominators = [Int](repeating: 0, count: rules.count * arms)
         var counts = denominators
         var exposed = [Int](repeating: 0, count: arms)
         let nowMicros = Timestamp(now).microseconds
-        let forced = Set(e.forced.keys)
-        // Users exposed after `now` are not there yet (an evaluation of an earlier time on a later store).
-        try facts.forEachFact(experiment: e.id, since: nil, until: Timestamp(microseconds: nowMicros + 1)) { f in
-            guard let a = keys.firstIndex(of: f.variant) else { return }
-            if !forced.isEmpty && forced.contains(f.userID) { return }
+        // Users exposed after `now` are not there yet (an evaluation of an earlier time on a later store);
+        // forced (QA) users and rows of variants the file no longer has are left out by the read.
+        try facts.forEachFactTimes(experiment: e.id, until: Timestamp(microseconds: nowMicros + 1), variants: keys,
+                                   excluding: Set(e.forced.keys)) { f in
+            let a = f.arm
             exposed[a] += 1
             for (m, rule) in rules.enumerated() {
                 guard let hit = rule.value(f, arm: a, now: nowMicros) else { continue }

@@ -75,6 +75,17 @@ import Testing
                 && entries.first?["action"] as? String == "stop_arm" && (entries.first?["at"] as? String)?.hasPrefix("2026-12-03T00:00:00") == true
                 && entries.first?["figures"] is [String: Any] && entries.first?["reset_at"] is NSNull)
         #expect((report["health"] as? [[String: Any]])?.contains { $0["code"] as? String == "safeguard" } == true)
+        // Users first exposed to the treatment while stopped saw the control's paywall: left out, and
+        // the sample ratio check counts only users from before the stop (SPEC §5).
+        let late = (0..<3).map { #"{"event_id":"late\#($0)","type":"exposure","user_id":"late\#($0)","experiment":"e2e","variant":"\#($0 == 0 ? "control" : "treatment")","ts":"2026-12-03T00:30:00Z"}"# }
+        let ingestLate = try await Abctl.run(["ingest", "-"] + base, stdin: late.joined(separator: "\n") + "\n")
+        #expect(ingestLate.status == 0, "\(ingestLate.stderr)")
+        let cut = try await Abctl.run(["report", "e2e", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T01:30:00Z"])
+        let cutReport = try #require(try JSONSerialization.jsonObject(with: Data(cut.stdout.utf8)) as? [String: Any], "\(cut.stderr)")
+        let users = (cutReport["variants"] as? [[String: Any]])?.map { $0["users"] as? Int }
+        #expect(users == [1201, 1200], "\(cut.stdout.prefix(800))")
+        #expect(((cutReport["srm"] as? [String: Any])?["counted_before"] as? String)?.hasPrefix("2026-12-03T00:00:00") == true)
+        #expect((cutReport["health"] as? [[String: Any]])?.contains { ($0["message"] as? String)?.hasPrefix("2 users were first exposed to “treatment” while a safeguard stop held it") == true } == true)
         let text = try await Abctl.run(["report", "e2e"] + base, environment: ["ABCTL_NOW": "2026-12-03T01:30:00Z"])
         #expect(text.stdout.contains("SAFEGUARDS") && text.stdout.contains("arm treatment stopped on day0_cancel_rate at 2026-12-03T00:00:00"), "\(text.stdout)")
         let out = TemporaryFolder()

@@ -55,6 +55,38 @@ import TestSupport
         }
     }
 
+    /// What a safeguard evaluation reads: the facts' times, cut at `until`, with the arm as an index into the
+    /// variants asked for; other variants and excluded users left out. The same as the rows of `forEachFact`.
+    @Test(arguments: storeFactories)
+    func factTimesAreTheFactsRowsTimes(_ factory: StoreFactory) async throws {
+        let events = RandomEvents.make(users: 300, seed: 5)
+        let reference = ReferenceFacts(events)
+        let until = RandomEvents.origin.adding(hours: 24 * 5)
+        try await factory.withStore { store in
+            _ = try store.appendAndWait(events)
+            for experiment in RandomEvents.experiments {
+                let facts = reference.allFacts(experiment: experiment)
+                let excluded = Set(facts.prefix(3).map(\.userID) + [UserID("nobody")])
+                for (variants, excluding, bound) in [(RandomEvents.variants, Set<UserID>(), nil), (["ai", "control"], excluded, until),
+                                                     (["name", "control", "ai"], excluded, nil)] as [([String], Set<UserID>, Timestamp?)] {
+                    func times(_ r: any FactsReader) throws -> [FactTimes] {
+                        var out: [FactTimes] = []
+                        try r.forEachFactTimes(experiment: experiment, until: bound, variants: variants, excluding: excluding) { out.append($0) }
+                        return out
+                    }
+                    let expected = facts.compactMap { f -> FactTimes? in
+                        guard let arm = variants.firstIndex(of: f.variant), !excluding.contains(f.userID),
+                              bound.map({ f.firstExposure < $0 }) ?? true else { return nil }
+                        return FactTimes(f, arm: arm)
+                    }
+                    #expect(!expected.isEmpty)
+                    #expect(try times(store) == expected, "\(experiment) \(variants)")
+                    #expect(try times(reference) == expected, "\(experiment) \(variants)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: storeFactories)
     func aRetriedEventIsStoredOnce(_ factory: StoreFactory) async throws {
         typealias F = EventFactory

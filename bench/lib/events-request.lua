@@ -1,7 +1,12 @@
 -- POST /v1/events with 100 NDJSON events per request (one exposure, three trial starts per four
 -- users), every id unique per wrk thread and request. Expects `counter` and `thread_id` from the
 -- script it is appended to; WRK_PREFIX (empty by default) keeps ids of several wrk runs apart.
+-- WRK_ATTRIBUTES=1 gives each exposure a placement and attributes, as AbctlClient sends them.
 local id_prefix = os.getenv("WRK_PREFIX") or ""
+local exposure_extra = ""
+if os.getenv("WRK_ATTRIBUTES") == "1" then
+  exposure_extra = ',"placement":"onboarding_end","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true}'
+end
 function init(args)
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/x-ndjson"
@@ -13,7 +18,7 @@ function request()
     local id = id_prefix .. thread_id .. "-" .. counter .. "-" .. i
     if i % 4 == 1 then
       lines[i] = '{"event_id":"ev-' .. id .. '","type":"exposure","user_id":"u-' .. id ..
-        '","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"}'
+        '","experiment":"chorus-paywall-copy","variant":"ai","ts":"2026-12-01T10:00:00Z","copy_source":"on_device"' .. exposure_extra .. '}'
     else
       lines[i] = '{"event_id":"ev-' .. id .. '","type":"trial_started","user_id":"u-' .. id ..
         '","ts":"2026-12-01T10:01:00Z","product_id":"chorus.plus.annual"}'

@@ -20,9 +20,55 @@ public protocol FactsReader: Sendable {
 
     /// Experiments with at least one exposure, by id.
     func experiments() throws -> [ExperimentSummary]
+
+    /// `forEachFact`'s rows of users first exposed before `until` (exclusive), in the same order, cut
+    /// down to their times (`FactTimes`): what a safeguard evaluation reads. Rows whose variant is not
+    /// one of `variants` and users in `excluding` (forced users) are left out; `FactTimes.arm` is the
+    /// index of the row's variant in `variants`. A store may read only these columns.
+    func forEachFactTimes(experiment: String, until: Timestamp?, variants: [String], excluding: Set<UserID>,
+                          _ body: (FactTimes) throws -> Void) throws
+}
+
+/// The times of one user's facts (`UserFacts`, in microseconds since 1970), with the user's arm.
+public struct FactTimes: Sendable, Equatable {
+    /// The index of the user's variant among the variants asked for.
+    public var arm: Int
+    public var firstExposure: Int64
+    public var trialStart: Int64?
+    public var firstPaid: Int64?
+    public var firstConverted: Int64?
+    public var firstCancel: Int64?
+    public var refundedAt: Int64?
+
+    public init(arm: Int, firstExposure: Int64, trialStart: Int64? = nil, firstPaid: Int64? = nil, firstConverted: Int64? = nil,
+                firstCancel: Int64? = nil, refundedAt: Int64? = nil) {
+        self.arm = arm
+        self.firstExposure = firstExposure
+        self.trialStart = trialStart
+        self.firstPaid = firstPaid
+        self.firstConverted = firstConverted
+        self.firstCancel = firstCancel
+        self.refundedAt = refundedAt
+    }
+
+    public init(_ f: UserFacts, arm: Int) {
+        self.init(arm: arm, firstExposure: f.firstExposure.microseconds, trialStart: f.trialStart?.microseconds,
+                  firstPaid: f.firstPaid?.microseconds, firstConverted: f.firstConverted?.microseconds,
+                  firstCancel: f.firstCancel?.microseconds, refundedAt: f.refundedAt?.microseconds)
+    }
 }
 
 extension FactsReader {
+    /// `forEachFactTimes` from whole facts rows (a store that reads nothing less).
+    public func forEachFactTimes(experiment: String, until: Timestamp?, variants: [String], excluding: Set<UserID>,
+                                 _ body: (FactTimes) throws -> Void) throws {
+        try forEachFact(experiment: experiment, since: nil, until: until) { f in
+            guard let arm = variants.firstIndex(of: f.variant) else { return }
+            if !excluding.isEmpty && excluding.contains(f.userID) { return }
+            try body(FactTimes(f, arm: arm))
+        }
+    }
+
     /// Every user's facts in `experiment`.
     public func forEachFact(experiment: String, _ body: (UserFacts) throws -> Void) throws {
         try forEachFact(experiment: experiment, since: nil, until: nil, body)

@@ -25,6 +25,12 @@ public struct ReportAccumulator: Sendable {
     public private(set) var exposedAfterEnd = 0
     /// Users first exposed after the "as of" time (clock skew, or `--until` without a store bound); left out.
     public private(set) var exposedAfterAsOf = 0
+    /// Users first exposed to an arm while a safeguard stop held it, by variant key: left out, since
+    /// they were shown the control's paywall (the arm is reported as of its stop, SPEC §5).
+    public private(set) var exposedWhileStopped: [String: Int] = [:]
+    /// The first safeguard stop made by the as-of time: the sample ratio check counts only users
+    /// first exposed before it, because a stopped arm takes no new users after it.
+    public let firstStop: Int64?
     public private(set) var firstExposure: Int64?
     public private(set) var lastExposure: Int64?
     /// Users split by segment: one per `options.segments` dimension, in order, then the
@@ -52,6 +58,9 @@ public struct ReportAccumulator: Sendable {
     private let horizons: [Int64]
     /// Slots of rates without a horizon, whose daily counts sequential looks replay.
     private let lookSlots: [(slot: Int, rule: VariantTally.SlotRule)]
+    /// Per arm, when its users got the control's paywall: from each stop made by the as-of time
+    /// to its reset, or on (`Int64.max`).
+    private let stoppedSpans: [[(from: Int64, to: Int64)]]
 
     static let microsPerDay: Int64 = 86_400_000_000
     /// Sequential looks: one per UTC day from `lookOrigin` (the day of `since`, else of the experiment's start,
@@ -100,6 +109,17 @@ public struct ReportAccumulator: Sendable {
             splits.append(SplitTally(name: adjust.joined(separator: " × "), attributes: adjust, variantKeys: variantKeys, metrics: metricCount))
         }
         self.splits = splits
+        var spans = Array(repeating: [(from: Int64, to: Int64)](), count: variantKeys.count)
+        let stops = ReportAnalyzer.safeguardsAsOf(options.safeguardStops.filter { $0.experiment == experiment.id }, asOf: options.asOf)
+        for stop in stops {
+            let span = (from: stop.stoppedAt.microseconds, to: stop.resetAt?.microseconds ?? .max)
+            switch stop.action {
+            case .stopArm: if let v = variantKeys.firstIndex(of: stop.arm) { spans[v].append(span) }
+            case .stopExperiment: for v in variantKeys.indices.dropFirst() { spans[v].append(span) }
+            }
+        }
+        stoppedSpans = spans
+        firstStop = stops.first?.stoppedAt.microseconds
     }
 
     /// Counts one user.
@@ -115,6 +135,11 @@ public struct ReportAccumulator: Sendable {
         }
         let exposure = row.firstExposure.microseconds
         guard exposure <= asOf else { exposedAfterAsOf += 1; return }
+        if !stoppedSpans[v].isEmpty, stoppedSpans[v].contains(where: { $0.from <= exposure && exposure < $0.to }) {
+            exposedWhileStopped[row.variant, default: 0] += 1
+            return
+        }
+        if firstStop.map({ exposure < $0 }) ?? true { tallies[v].usersBeforeFirstStop += 1 }
         if let start, exposure < start { exposedBeforeStart += 1 }
         if let end, exposure >= end { exposedAfterEnd += 1 }
         firstExposure = min(firstExposure ?? exposure, exposure)
@@ -154,7 +179,7 @@ public struct ReportAccumulator: Sendable {
         if lookDays > 0 {
             func day(_ t: Int64) -> Int { Int(min(max(0, (t - lookOrigin) / Self.microsPerDay), Int64(lookDays - 1))) }
             for (slot, rule) in lookSlots {
-                guard let entered = o.time(rule.unit), let numerator = rule.numerator else { continue }
+                guard let entered = rule.entered(o), let numerator = rule.numerator else { continue }
                 tallies[v].recordLook(slot, day: day(entered), numeratorDay: o.time(numerator).map(day))
             }
         }
@@ -210,6 +235,11 @@ public struct ReportAccumulator: Sendable {
         }
         var o = UserOutcome(exposure: row.firstExposure.microseconds, trialStart: within(row.trialStart), paid: within(row.firstPaid),
                             converted: within(row.firstConverted), refund: within(row.refundedAt), revenue: revenue)
+        if let trialStart = o.trialStart {
+            // Day-0 cancels are read among trial starters whose window has passed (SPEC §5): by the as-of time,
+            // or for a `_dN` metric by the end of the user's first N days, so no window is cut short.
+            o.day0WindowPassed = trialStart + day0Window < limit
+        }
         if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
             let elapsed = cancel - trialStart
             if elapsed <= day0Window { o.day0Cancel = cancel }

@@ -28,8 +28,11 @@ public enum HealthChecks {
 
         // Sample ratio mismatch.
         if let p = r.srm.pValue {
-            let shares = r.variants.map { r.users > 0 ? Double($0.users) / Double(r.users) : 0 }
-            let detail = zip(r.variants, zip(shares, r.srm.expectedShares)).map { v, s in "\(q(v.key)) \(ReportFormat.percent(s.0, digits: 1)) (planned \(ReportFormat.percent(s.1, digits: 1)))" }.joined(separator: ", ")
+            let counts = r.srm.counts.isEmpty ? r.variants.map(\.users) : r.srm.counts
+            let counted = counts.reduce(0, +)
+            let shares = counts.map { counted > 0 ? Double($0) / Double(counted) : 0 }
+            var detail = zip(r.variants, zip(shares, r.srm.expectedShares)).map { v, s in "\(q(v.key)) \(ReportFormat.percent(s.0, digits: 1)) (planned \(ReportFormat.percent(s.1, digits: 1)))" }.joined(separator: ", ")
+            if let before = r.srm.countedBefore { detail += ", users first exposed before the first safeguard stop (\(ReportFormat.date(before)))" }
             if r.srm.flagged {
                 out.append(HealthCheck(level: .alert, code: "srm", message: "Users did not split as planned: \(detail); \(ReportFormat.pEquals(p)). This usually means a bug in assignment or in event logging, so no result below can be trusted until it is found."))
             } else {
@@ -108,6 +111,9 @@ public enum HealthChecks {
         }
         if acc.exposedAfterEnd > 0, let end = exp.end {
             out.append(HealthCheck(level: .warning, code: "dates", message: "\(users(acc.exposedAfterEnd)) first exposed after the experiment ended (\(ReportFormat.date(end))). They are counted; check whether the app still shows the experiment."))
+        }
+        for (key, count) in acc.exposedWhileStopped.sorted(by: { $0.key < $1.key }) {
+            out.append(HealthCheck(level: .info, code: "safeguard", message: "\(users(count)) first exposed to \(q(key)) while a safeguard stop held it were shown the control's paywall, and are left out: \(q(key)) is reported as of its stop."))
         }
         if acc.exposedAfterAsOf > 0 {
             out.append(HealthCheck(level: .info, code: "dates", message: "\(users(acc.exposedAfterAsOf)) first exposed after \(ReportFormat.date(r.asOf)), and left out."))

@@ -40,7 +40,7 @@ public enum ReportAnalyzer {
             { try survivalResult(tallies, options: options) },
             { (try tallies.map(conversionCurve), tallies.map { revenueCurve($0, cap: ltvCap) }) })
         try PostStratifiedComparisons.apply(&comparisons, acc: acc, caps: caps, alpha: alpha)
-        let srm = try sampleRatio(tallies, experiment: exp)
+        let srm = try sampleRatio(tallies, experiment: exp, firstStop: acc.firstStop)
         let copy = copySplits(tallies, experiment: exp)
         let maturityDays = exp.maturityDays
         let verdictPrimary = exp.metrics.primary.matureForm(days: maturityDays)
@@ -304,14 +304,20 @@ public enum ReportAnalyzer {
 
     // MARK: Sample ratio, survival, copy sources, sample size
 
-    static func sampleRatio(_ tallies: [VariantTally], experiment: Experiment) throws -> SRMResult {
+    /// Counts users first exposed before `firstStop` (µs), the experiment's first safeguard stop, if any.
+    static func sampleRatio(_ tallies: [VariantTally], experiment: Experiment, firstStop: Int64? = nil) throws -> SRMResult {
         let weights = experiment.normalizedWeights
-        guard tallies.count >= 2 else { return SRMResult(pValue: nil, flagged: false, expectedShares: weights, nullReason: "one variant only") }
-        guard tallies.contains(where: { $0.users > 0 }) else {
-            return SRMResult(pValue: nil, flagged: false, expectedShares: weights, nullReason: "no users yet")
+        let counts = tallies.map(\.usersBeforeFirstStop)
+        let before = firstStop.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) }
+        guard tallies.count >= 2 else {
+            return SRMResult(pValue: nil, flagged: false, expectedShares: weights, counts: counts, countedBefore: before, nullReason: "one variant only")
         }
-        let s = try SampleRatioMismatch(counts: tallies.map(\.users), weights: weights)
-        return SRMResult(pValue: s.pValue, statistic: s.statistic, flagged: s.flagged, expectedShares: weights)
+        guard counts.contains(where: { $0 > 0 }) else {
+            return SRMResult(pValue: nil, flagged: false, expectedShares: weights, counts: counts, countedBefore: before,
+                             nullReason: before == nil ? "no users yet" : "no users first exposed before the first safeguard stop")
+        }
+        let s = try SampleRatioMismatch(counts: counts, weights: weights)
+        return SRMResult(pValue: s.pValue, statistic: s.statistic, flagged: s.flagged, expectedShares: weights, counts: counts, countedBefore: before)
     }
 
     /// At most this many points per survival curve for the chart.

@@ -212,8 +212,15 @@ public struct SRMResult: Sendable, Equatable {
     public var flagged: Bool
     /// Planned shares, in variant order.
     public var expectedShares: [Double]
+    /// Users counted, in variant order (empty: every variant's users), and the first safeguard stop when only users first exposed
+    /// before it are counted (a stopped arm takes no new users after its stop).
+    public var counts: [Int]
+    public var countedBefore: Date?
     public var nullReason: String?
-    public init(pValue: Double?, statistic: Double? = nil, flagged: Bool, expectedShares: [Double], nullReason: String? = nil) {
+    public init(pValue: Double?, statistic: Double? = nil, flagged: Bool, expectedShares: [Double], counts: [Int] = [],
+                countedBefore: Date? = nil, nullReason: String? = nil) {
+        self.counts = counts
+        self.countedBefore = countedBefore
         self.pValue = pValue
         self.statistic = statistic
         self.flagged = flagged

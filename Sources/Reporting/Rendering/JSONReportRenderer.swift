@@ -161,6 +161,7 @@ public enum JSONReportRenderer {
         var members: [(String, JSONValue)] = [("p_value", num(s.pValue)), ("flagged", .bool(s.flagged)),
                                               ("statistic", num(s.statistic)),
                                               ("expected_shares", .array(s.expectedShares.map(JSONValue.number)))]
+        if let before = s.countedBefore { members.append(("counted_before", .string(RFC3339.format(before)))) }
         if let reason = s.nullReason { members.append(("null_reason", .string(reason))) }
         return .object(members)
     }

@@ -36,6 +36,37 @@ extension SQLiteEventStore {
         }
     }
 
+    /// `FactsReader.forEachFactTimes`: the same walk as `forEachFact`, reading only the variant, the user
+    /// id (when there are users to leave out) and the times, with neither strings nor arrays made per row.
+    public func forEachFactTimes(experiment: String, until: Timestamp?, variants: [String], excluding: Set<UserID>,
+                                 _ body: (FactTimes) throws -> Void) throws {
+        let keys = variants.map { Array($0.utf8) }
+        let excluded = excluding.map { Array($0.utf8) }
+        try readers.read { c in
+            let s = try c.cached("""
+                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts
+                FROM facts WHERE experiment = ?1 AND first_exposure_ts < ?2 ORDER BY user_id
+                """)
+            defer { s.finish() }
+            try s.bind(1, experiment)
+            try s.bind(2, until?.microseconds ?? Int64.max)
+            while try s.step() {
+                // The variant by its bytes; a key equal only as a String (canonically) is still found.
+                let arm = s.withText(0) { bytes in keys.firstIndex { $0.elementsEqual(bytes) } }
+                    ?? variants.firstIndex(of: s.text(0))
+                guard let arm else { continue }
+                if !excluded.isEmpty {
+                    // A few QA users: comparing bytes beats making and hashing an id per row.
+                    let out = excluded.count <= 8 ? s.withText(1) { bytes in excluded.contains { $0.count == bytes.count && $0.elementsEqual(bytes) } }
+                        : excluding.contains(UserID(s.text(1)))
+                    if out { continue }
+                }
+                try body(FactTimes(arm: arm, firstExposure: s.int64(2), trialStart: s.optionalInt64(3), firstPaid: s.optionalInt64(4),
+                                   firstConverted: s.optionalInt64(5), firstCancel: s.optionalInt64(6), refundedAt: s.optionalInt64(7)))
+            }
+        }
+    }
+
     /// `FactsReader.netRevenue`: a join of the facts on the events' `(user_id, event_id)` key.
     public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double] {
         try readers.read { c in
