@@ -114,23 +114,11 @@ struct GooglePlayWebhookTests {
         #expect(metrics.contains(#"abctl_googleplay_notifications_total{outcome="no_user",type="voidedPurchaseNotification"} 1"#))
         #expect(metrics.contains(#"abctl_googleplay_notifications_total{outcome="ignored",type="testNotification"} 1"#))
 
-        let report = try await server.request("GET", "/v1/experiments/webhook-revenue/report")
-        #expect(report.status == 200, "\(report.text)")
-        let variants = try #require(report.json?["variants"] as? [[String: Any]])
-        func metric(_ arm: String, _ name: String) -> [String: Any]? {
-            (variants.first { $0["key"] as? String == arm }?["metrics"] as? [String: Any])?[name] as? [String: Any]
-        }
+        let report = try await WebhookReport.fetch(server)
         // By hand. trial-7d: p1 trial, converted 59.99, renewed 59.99. trial-3d: p2 purchased
         // 29.99 and voided; p3 trial, cancelled.
-        #expect(metric("trial-7d", "trial_start_rate")?["count"] as? Double == 1)
-        #expect(metric("trial-7d", "paid_conversion")?["count"] as? Double == 1)
-        #expect(metric("trial-7d", "trial_to_paid")?["count"] as? Double == 1)
-        #expect(abs((metric("trial-7d", "revenue_per_user")?["sum"] as? Double ?? -1) - 119.98) < 1e-9, "\(String(describing: metric("trial-7d", "revenue_per_user")))")
-        #expect(metric("trial-3d", "trial_start_rate")?["count"] as? Double == 1)
-        #expect(metric("trial-3d", "paid_conversion")?["count"] as? Double == 1)
-        #expect(metric("trial-3d", "refund_rate")?["count"] as? Double == 1)
-        #expect(metric("trial-3d", "trial_cancel_rate")?["count"] as? Double == 1)
-        #expect(abs((metric("trial-3d", "revenue_per_user")?["sum"] as? Double ?? -1)) < 1e-9)
+        report.expect("trial-7d", counts: ["trial_start_rate": 1, "paid_conversion": 1, "trial_to_paid": 1], revenue: 119.98)
+        report.expect("trial-3d", counts: ["trial_start_rate": 1, "paid_conversion": 1, "refund_rate": 1, "trial_cancel_rate": 1], revenue: 0)
     }
 
     @Test func offWithoutItsFlagsAndAllOrNone() async throws {

@@ -99,26 +99,14 @@ struct StripeWebhookTests {
         #expect(metrics.contains(#"abctl_stripe_events_total{outcome="already_counted",type="charge.refunded"} 2"#))
         #expect(metrics.contains(#"abctl_stripe_events_total{outcome="duplicate",type="renewed"} 1"#))
 
-        let report = try await server.request("GET", "/v1/experiments/webhook-revenue/report")
-        #expect(report.status == 200, "\(report.text)")
-        let variants = try #require(report.json?["variants"] as? [[String: Any]])
-        func metric(_ arm: String, _ name: String) -> [String: Any]? {
-            (variants.first { $0["key"] as? String == arm }?["metrics"] as? [String: Any])?[name] as? [String: Any]
-        }
+        let report = try await WebhookReport.fetch(server)
         // By hand. trial-7d: a1 trial, converted 9.99, renewed 9.99, refunded 5.00 + 4.99; a2 purchased 59.99.
         // trial-3d: b1 purchased 29.99 and refunded 29.99; b2 trial, cancelled.
-        #expect(metric("trial-7d", "trial_start_rate")?["count"] as? Double == 1)
-        #expect(metric("trial-7d", "paid_conversion")?["count"] as? Double == 2)
-        #expect(metric("trial-7d", "trial_to_paid")?["count"] as? Double == 1)
-        #expect(metric("trial-7d", "refund_rate")?["count"] as? Double == 1)
-        #expect(abs((metric("trial-7d", "revenue_per_user")?["sum"] as? Double ?? -1) - 69.98) < 1e-9, "\(String(describing: metric("trial-7d", "revenue_per_user")))")
-        #expect(metric("trial-3d", "trial_start_rate")?["count"] as? Double == 1)
-        #expect(metric("trial-3d", "paid_conversion")?["count"] as? Double == 1)
-        #expect(metric("trial-3d", "refund_rate")?["count"] as? Double == 1)
-        #expect(abs((metric("trial-3d", "revenue_per_user")?["sum"] as? Double ?? -1)) < 1e-9, "\(String(describing: metric("trial-3d", "revenue_per_user")))")
+        report.expect("trial-7d", counts: ["trial_start_rate": 1, "paid_conversion": 2, "trial_to_paid": 1, "refund_rate": 1], revenue: 69.98)
+        report.expect("trial-3d", counts: ["trial_start_rate": 1, "paid_conversion": 1, "refund_rate": 1], revenue: 0)
         // SPEC §5 offers: a1's trial ran 7 days in the 7-day arm, b2's 3 in the 3-day arm; a2 and b1 paid at once where
         // their arms offered a trial: 1 of 1 trial start each, a warning.
-        let offers = report.json?["offer_mismatch"] as? [String: Any]
+        let offers = report.json["offer_mismatch"] as? [String: Any]
         for arm in ["trial-7d", "trial-3d"] {
             let offer = offers?[arm] as? [String: Any]
             #expect(offer?["trial_starts"] as? Int == 1 && offer?["trial_days_differ"] as? Int == 0 && offer?["paid_without_trial"] as? Int == 1, "\(arm): \(String(describing: offer))")

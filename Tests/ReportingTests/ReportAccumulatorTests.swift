@@ -102,3 +102,60 @@ import Testing
         #expect(abs(acc.tallies[0].survivalDays[0] - (2 - 1.0 / 24)) < 1e-12)
     }
 }
+
+/// SPEC §5 maturity for Day-0 cancels: a trial starter counts once the Day-0 window (24 h here) has
+/// passed by the as-of time; a trial started 2 h before it is not yet countable, one 25 h before is.
+@Suite struct Day0CancelMaturityTests {
+    typealias F = Fixtures
+    static let asOf = F.start + 10 * F.day
+
+    static func rows() -> [UserFacts] {
+        let a = asOf, h = F.hour
+        return [
+            // control, trial 2 h before as-of, cancelled 1 h later: the window is open, so neither counted nor cancelled yet.
+            UserFacts.row(userID: "c-2h", variant: "control", firstExposure: a - 3 * h, trialStart: a - 2 * h, firstCancel: a - h),
+            // control, trial 25 h before as-of, no cancel: counted, not cancelled.
+            UserFacts.row(userID: "c-25h", variant: "control", firstExposure: a - 26 * h, trialStart: a - 25 * h),
+            // control, trial 25 h before as-of, cancelled 3 h in: counted, a Day-0 cancel.
+            UserFacts.row(userID: "c-25h-cancel", variant: "control", firstExposure: a - 26 * h, trialStart: a - 25 * h, firstCancel: a - 22 * h),
+            // control, trial exactly 24 h before as-of: the window has just passed, counted.
+            UserFacts.row(userID: "c-24h", variant: "control", firstExposure: a - 25 * h, trialStart: a - 24 * h),
+            // ai, trial 2 h before as-of, no cancel: not yet countable.
+            UserFacts.row(userID: "a-2h", variant: "ai", firstExposure: a - 2 * h, trialStart: a - 2 * h),
+            // ai, trial 25 h before as-of, no cancel: counted.
+            UserFacts.row(userID: "a-25h", variant: "ai", firstExposure: a - 25 * h, trialStart: a - 25 * h),
+        ]
+    }
+
+    func accumulate() -> ReportAccumulator {
+        var acc = ReportAccumulator(experiment: F.experiment(), options: ReportOptions(generatedAt: F.date(Self.asOf)))
+        for row in Self.rows() { acc.add(row) }
+        return acc
+    }
+
+    @Test func aTrialStarterEntersOnceTheDay0WindowHasPassed() {
+        let acc = accumulate()
+        let day0 = [0, 1].map { acc.tally(.day0CancelRate, variant: $0) }
+        #expect(day0.map(\.denominator) == [3, 1], "2 h trials are left out, 24 h and 25 h ones counted")
+        #expect(day0.map(\.count) == [1, 0], "the 2 h trial's cancel is not counted while its window is open")
+        // Other trial-starter metrics still count every trial starter.
+        #expect([0, 1].map { acc.tally(.named("trial_to_paid"), variant: $0).denominator } == [4, 2])
+        #expect([0, 1].map { acc.tally(.named("trial_start_rate"), variant: $0).count } == [4, 2])
+    }
+
+    @Test func theReportAndItsComparisonReadTheMatureTrialStartersOnly() throws {
+        let report = try ReportAnalyzer.analyze(accumulate())
+        let control = try #require(report.control.metric(.day0CancelRate))
+        #expect(control.count == 1 && control.denominator == 3)
+        let ai = try #require(report.variants[1].metric(.day0CancelRate))
+        #expect(ai.count == 0 && ai.denominator == 1)
+    }
+
+    @Test func aDayLaterTheTwoHourTrialsCountToo() {
+        // The same rows read 23 h later: every Day-0 window has passed.
+        var acc = ReportAccumulator(experiment: F.experiment(), options: ReportOptions(generatedAt: F.date(Self.asOf + 23 * F.hour)))
+        for row in Self.rows() { acc.add(row) }
+        #expect([0, 1].map { acc.tally(.day0CancelRate, variant: $0).denominator } == [4, 2])
+        #expect([0, 1].map { acc.tally(.day0CancelRate, variant: $0).count } == [2, 0])
+    }
+}

@@ -25,48 +25,16 @@ import Testing
     static let usersPerSeed = 1600
     static let metrics = ["revenue_per_user_d14", "paid_conversion_d14"]
 
-    /// `experiments` identical two-arm experiments (same paywall in both arms), with the shipped products.
-    static func catalog(in folder: String) throws -> ExperimentCatalog {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        try FileManager.default.copyItem(atPath: url.path + "/Experiments/products.json", toPath: folder + "/products.json")
-        let arm = #"{ "offering": "chorus_plus", "trial_days": 3, "discount_framing": "none", "copy": { "strategy": "static", "text": "Hear every bird." } }"#
-        for k in 0..<experiments {
-            try """
-            { "id": "aa-\(k)", "name": "A/A \(k)", "status": "running", "start": "2026-12-01T00:00:00Z",
-              "metrics": { "primary": "paid_conversion_d14", "secondary": ["revenue_per_user_d14"] },
-              "variants": [ { "key": "a", "paywall": \(arm) }, { "key": "b", "paywall": \(arm) } ] }
-            """.write(toFile: folder + "/aa-\(k).json", atomically: true, encoding: .utf8)
-        }
-        return try ExperimentFiles.load(directory: folder)
-    }
-
     @Test func falsePositivesAndCoverageAreCalibrated() throws {
-        let folder = NSTemporaryDirectory() + "abctl-aa-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let catalog = try Self.catalog(in: folder)
-        let assigner = try Assigner(catalog: catalog)
+        let aa = try AAExperiments(count: Self.experiments,
+                                   metrics: #"{ "primary": "paid_conversion_d14", "secondary": ["revenue_per_user_d14"] }"#)
+        defer { aa.removeFolder() }
         var flagged: [String: Int] = [:], covered: [String: Int] = [:], compared: [String: Int] = [:]
         for seed in Self.seeds {
-            let simulator = Simulator(catalog: catalog, assigner: assigner, truth: Truth(),
-                                      options: .init(users: Self.usersPerSeed, seed: seed, days: 14))
-            var byUser: [UserID: [Event]] = [:]
-            _ = try simulator.run { batch in
-                for e in batch { byUser[e.userID, default: []].append(e) }
-                return AppendResult(stored: batch.count)
-            }
-            var facts: [String: [UserFacts]] = [:]
-            for user in byUser.keys.sorted() {
-                for f in FactsBuilder.facts(userID: user, events: byUser[user]!) { facts[f.experiment, default: []].append(f) }
-            }
-            for experiment in catalog.experiments {
-                var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil))
-                for f in facts[experiment.id] ?? [] { acc.add(f) }
-                let report = try ReportAnalyzer.analyze(acc)
+            for report in try aa.reports(options: .init(users: Self.usersPerSeed, seed: seed, days: 14)) {
                 for name in Self.metrics {
                     let c = try #require(report.comparison("b", .named(name)), "\(name) missing")
-                    let p = try #require(c.pValue, "seed \(seed) \(experiment.id) \(name): \(c.nullReasons)")
+                    let p = try #require(c.pValue, "seed \(seed) \(report.figures.experimentID) \(name): \(c.nullReasons)")
                     let ci = try #require(c.absoluteCI)
                     compared[name, default: 0] += 1
                     if p < 0.05 { flagged[name, default: 0] += 1 }

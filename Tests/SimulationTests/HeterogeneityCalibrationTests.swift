@@ -19,46 +19,17 @@ import Testing
     static let experiments = 12
     static let usersPerSeed = 2000
 
-    @Test(.timeLimit(.minutes(2))) func anEffectThatDoesNotDifferIsFlaggedAtItsLevel() throws {
-        let folder = NSTemporaryDirectory() + "abctl-het-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        try FileManager.default.copyItem(atPath: url.path + "/Experiments/products.json", toPath: folder + "/products.json")
-        let arm = #"{ "offering": "chorus_plus", "trial_days": 3, "discount_framing": "none", "copy": { "strategy": "static", "text": "Hear every bird." } }"#
-        for k in 0..<Self.experiments {
-            try """
-            { "id": "aa-\(k)", "name": "A/A \(k)", "status": "running", "start": "2026-12-01T00:00:00Z",
-              "metrics": { "primary": "trial_start_rate", "guardrails": [] },
-              "variants": [ { "key": "a", "paywall": \(arm) }, { "key": "b", "paywall": \(arm) } ] }
-            """.write(toFile: folder + "/aa-\(k).json", atomically: true, encoding: .utf8)
-        }
-        let catalog = try ExperimentFiles.load(directory: folder)
-        let assigner = try Assigner(catalog: catalog)
+    @Test func anEffectThatDoesNotDifferIsFlaggedAtItsLevel() throws {
+        let aa = try AAExperiments(count: Self.experiments, metrics: #"{ "primary": "trial_start_rate", "guardrails": [] }"#)
+        defer { aa.removeFolder() }
         var tests = 0, below05 = 0, below01 = 0
         let began = Date()
         for seed in Self.seeds {
-            let simulator = Simulator(catalog: catalog, assigner: assigner, truth: Truth(),
-                                      options: .init(users: Self.usersPerSeed, seed: seed, days: 14))
-            var byUser: [UserID: [Event]] = [:]
-            _ = try simulator.run { batch in
-                for e in batch { byUser[e.userID, default: []].append(e) }
-                return AppendResult(stored: batch.count)
-            }
-            var facts: [String: [UserFacts]] = [:]
-            for user in byUser.keys.sorted() {
-                for f in FactsBuilder.facts(userID: user, events: byUser[user]!) { facts[f.experiment, default: []].append(f) }
-            }
-            for experiment in catalog.experiments {
-                var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil,
-                                                                                          segments: ["platform", "country"]))
-                for f in facts[experiment.id] ?? [] { acc.add(f) }
-                let report = try ReportAnalyzer.analyze(acc)
+            for report in try aa.reports(options: .init(users: Self.usersPerSeed, seed: seed, days: 14), segments: ["platform", "country"]) {
                 #expect(report.segments.map(\.dimension) == ["platform", "country"])
                 for d in report.segments {
                     let h = try #require(d.heterogeneity.first { $0.metric.name == "trial_start_rate" && $0.variant == "b" })
-                    let p = try #require(h.pValue, "seed \(seed) \(experiment.id) \(d.dimension): \(h.nullReason ?? "")")
+                    let p = try #require(h.pValue, "seed \(seed) \(report.figures.experimentID) \(d.dimension): \(h.nullReason ?? "")")
                     #expect(h.cells == (d.dimension == "platform" ? 2 : 4), "every value stands alone: \(d.cells.map(\.value))")
                     tests += 1
                     if p < 0.05 { below05 += 1 }

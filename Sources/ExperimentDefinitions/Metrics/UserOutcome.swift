@@ -20,6 +20,9 @@ public struct UserOutcome: Sendable, Equatable {
     public var refund: Int64?
     /// Net revenue in the window (capping happens later, over all users).
     public var revenue: Double
+    /// Whether the trial start's Day-0 window had passed by the as-of time: until then the user's
+    /// Day-0 cancel is still open, and `day0_cancel_rate` leaves the user out (SPEC §5 maturity).
+    public var day0WindowPassed: Bool = true
 
     public init(exposure: Int64, trialStart: Int64? = nil, paid: Int64? = nil, converted: Int64? = nil, day0Cancel: Int64? = nil,
                 trialCancel: Int64? = nil, refund: Int64? = nil, revenue: Double = 0) {

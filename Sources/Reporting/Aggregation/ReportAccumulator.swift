@@ -179,7 +179,7 @@ public struct ReportAccumulator: Sendable {
         if lookDays > 0 {
             func day(_ t: Int64) -> Int { Int(min(max(0, (t - lookOrigin) / Self.microsPerDay), Int64(lookDays - 1))) }
             for (slot, rule) in lookSlots {
-                guard let entered = o.time(rule.unit), let numerator = rule.numerator else { continue }
+                guard let entered = rule.entered(o), let numerator = rule.numerator else { continue }
                 tallies[v].recordLook(slot, day: day(entered), numeratorDay: o.time(numerator).map(day))
             }
         }
@@ -235,6 +235,11 @@ public struct ReportAccumulator: Sendable {
         }
         var o = UserOutcome(exposure: row.firstExposure.microseconds, trialStart: within(row.trialStart), paid: within(row.firstPaid),
                             converted: within(row.firstConverted), refund: within(row.refundedAt), revenue: revenue)
+        if let trialStart = o.trialStart {
+            // Day-0 cancels are read among trial starters whose window has passed (SPEC §5): by the as-of time,
+            // or for a `_dN` metric by the end of the user's first N days, so no window is cut short.
+            o.day0WindowPassed = trialStart + day0Window < limit
+        }
         if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
             let elapsed = cancel - trialStart
             if elapsed <= day0Window { o.day0Cancel = cancel }

@@ -82,17 +82,27 @@ public struct VariantTally: Sendable, Equatable {
         let unit: UserOutcome.Fact
         /// The numerator's fact for a proportion; nil for mean revenue.
         let numerator: UserOutcome.Fact?
+        /// Day-0 cancels: a trial starter enters only once the Day-0 window has passed (SPEC §5 maturity).
+        let needsDay0WindowPassed: Bool
 
         init(_ d: MetricDefinition) {
             unit = d.unit.fact
             if case .proportion(let n) = d.statistic { numerator = n } else { numerator = nil }
+            needsDay0WindowPassed = numerator == .day0Cancel
+        }
+
+        /// When the user entered the denominator, or nil when not (yet) in it.
+        @inline(__always)
+        func entered(_ outcome: UserOutcome) -> Int64? {
+            if needsDay0WindowPassed && !outcome.day0WindowPassed { return nil }
+            return outcome.time(unit)
         }
     }
 
     /// Counts one user in metric slot `m`, from the user's outcome inside that metric's window.
     @inline(__always)
     mutating func record(_ m: Int, _ rule: SlotRule, _ outcome: UserOutcome) {
-        guard outcome.time(rule.unit) != nil else { return }
+        guard rule.entered(outcome) != nil else { return }
         denominators[m] += 1
         if let numerator = rule.numerator {
             if outcome.time(numerator) != nil { counts[m] += 1 }

@@ -3,10 +3,12 @@
 shapes, each with an OIDC token signed by the key tokens.py wrote (k1), and the
 SubscriptionPurchaseV2 each purchase token reads as.
 
-Usage: pushes.py DIR AUDIENCE ACCOUNT PACKAGE NOW
+Usage: pushes.py DIR AUDIENCE ACCOUNT PACKAGE NOW [currency]
 
 Reads DIR/k1.key.pem; writes DIR/pushes.json ({name, body, token, status, type} in delivery
-order: what abctl must answer) and DIR/purchases.json ({purchaseToken: purchase}).
+order: what abctl must answer; `status` 422 means refused) and DIR/purchases.json
+({purchaseToken: purchase}). With `currency`, the scenario is revenue in EUR and JPY (converted
+by products.json's `exchange_rates`) and in SEK (no rate: refused).
 """
 import base64
 import datetime
@@ -50,16 +52,27 @@ def main():
     folder, audience, account, package, now = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     key = serialization.load_pem_private_key(open(os.path.join(folder, "k1.key.pem"), "rb").read(), password=None)
     t = lambda days: now - int(days * DAY)
-    purchases = {
-        # p1 (arm trial-7d): a 7-day free trial, then paid.
-        "tok-p1-trial": purchase("p1", t(9), t(2), "freeTrial", 59, 990000000),
-        "tok-p1": purchase("p1", t(9), t(2) + 365 * DAY, "basePrice", 59, 990000000),
-        # p2 (arm trial-3d): paid at once, then refunded (voided).
-        "tok-p2": purchase("p2", t(6), t(6) + 365 * DAY, "basePrice", 29, 990000000),
-        # p3 (arm trial-3d): a 3-day trial, cancelled.
-        "tok-p3": purchase("p3", t(3), t(0), "freeTrial", 59, 990000000),
-        "tok-nouser": purchase(None, t(2), t(2) + 365 * DAY, "basePrice", 9, 990000000),
-    }
+    currency = sys.argv[6:7] == ["currency"]
+    if currency:
+        purchases = {
+            # q1 (arm trial-7d): paid 49.99 EUR at once.
+            "tok-q1": purchase("q1", t(5), t(5) + 365 * DAY, "basePrice", 49, 990000000, currency="EUR"),
+            # q2 (arm trial-3d): paid 8900 JPY at once, then refunded (voided).
+            "tok-q2": purchase("q2", t(5), t(5) + 365 * DAY, "basePrice", 8900, 0, currency="JPY"),
+            # q3 (arm trial-3d): paid 599 SEK, which has no rate.
+            "tok-q3": purchase("q3", t(5), t(5) + 365 * DAY, "basePrice", 599, 0, currency="SEK"),
+        }
+    else:
+        purchases = {
+            # p1 (arm trial-7d): a 7-day free trial, then paid.
+            "tok-p1-trial": purchase("p1", t(9), t(2), "freeTrial", 59, 990000000),
+            "tok-p1": purchase("p1", t(9), t(2) + 365 * DAY, "basePrice", 59, 990000000),
+            # p2 (arm trial-3d): paid at once, then refunded (voided).
+            "tok-p2": purchase("p2", t(6), t(6) + 365 * DAY, "basePrice", 29, 990000000),
+            # p3 (arm trial-3d): a 3-day trial, cancelled.
+            "tok-p3": purchase("p3", t(3), t(0), "freeTrial", 59, 990000000),
+            "tok-nouser": purchase(None, t(2), t(2) + 365 * DAY, "basePrice", 9, 990000000),
+        }
     pushes = []
     counter = [0]
 
@@ -73,6 +86,21 @@ def main():
 
     sub = lambda kind, token, at: {"at": at, "subscriptionNotification": {"version": "1.0", "notificationType": kind, "purchaseToken": token,
                                                                          "subscriptionId": "chorus.plus.annual"}}
+    if currency:
+        push("q1 purchased in EUR", sub(4, "tok-q1", t(5)), "stored", "purchased")
+        push("q2 purchased in JPY", sub(4, "tok-q2", t(5)), "stored", "purchased")
+        push("q2 voided", {"at": t(4), "voidedPurchaseNotification": {"purchaseToken": "tok-q2", "orderId": "GPA.3", "productType": 1, "refundType": 1}},
+             "stored", "refunded")
+        push("q3 purchased in SEK", sub(4, "tok-q3", t(5)), "422")
+    else:
+        main_scenario(push, sub, t)
+    with open(os.path.join(folder, "pushes.json"), "w") as f:
+        json.dump(pushes, f, indent=1)
+    with open(os.path.join(folder, "purchases.json"), "w") as f:
+        json.dump(purchases, f, indent=1)
+
+
+def main_scenario(push, sub, t):
     push("p1 trial", sub(4, "tok-p1-trial", t(9)), "stored", "trial_started")
     push("p1 converted", sub(2, "tok-p1", t(2)), "stored", "converted")
     push("p1 converted retried", sub(2, "tok-p1", t(2)), "duplicate", message_id="msg-2")
@@ -87,10 +115,6 @@ def main():
          "ignored")
     push("test notification", {"at": t(1), "testNotification": {"version": "1.0"}}, "ignored")
     push("paused (type 10)", sub(10, "tok-p1", t(1)), "ignored")
-    with open(os.path.join(folder, "pushes.json"), "w") as f:
-        json.dump(pushes, f, indent=1)
-    with open(os.path.join(folder, "purchases.json"), "w") as f:
-        json.dump(purchases, f, indent=1)
 
 
 if __name__ == "__main__":

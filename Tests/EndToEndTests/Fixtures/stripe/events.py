@@ -2,10 +2,12 @@
 """Stripe events in Stripe's documented shapes (API 2025-03-31.basil, and the older invoice
 fields `charge`, `payment_intent`, `subscription_details`), signed by Stripe's own library.
 
-Usage: events.py OUT.json SECRET NOW
+Usage: events.py OUT.json SECRET NOW [currency]
 
 Writes a list of {name, body, header, status, type} in delivery order; `status` and `type` are
-what abctl must answer (SPEC §7 "Stripe"). Times are days before NOW so a report at NOW counts
+what abctl must answer (SPEC §7 "Stripe"; `status` 422 means refused). With `currency`, the
+scenario is revenue in EUR and JPY (converted by products.json's `exchange_rates`) and in SEK
+(no rate: refused). Times are days before NOW so a report at NOW counts
 them; the expected report per arm is computed by hand in the test.
 """
 import json
@@ -113,9 +115,29 @@ def scenario(now):
     return out
 
 
+def currency_scenario(now):
+    """c1 (trial-7d) pays 49.99 EUR and gets 10.00 EUR back; c2 (trial-3d) pays 8900 JPY (zero-decimal:
+    the amount is in yen); c3 (trial-3d) pays 59.99 SEK, which has no rate: 422, nothing stored."""
+    t = lambda days: now - days * DAY
+    out = []
+
+    def add(name, body, status, etype=None):
+        out.append({"name": name, "body": json.dumps(body, separators=(",", ":")), "status": status, "type": etype})
+
+    add("c1 purchased in EUR", event("evt_c1_1", "invoice.paid", t(5), invoice("in_c1_1", "c1", 4999, "eur", "subscription_create", t(5),
+                                                                              intent="pi_c1_1")), "stored", "purchased")
+    add("c1 partly refunded in EUR", event("evt_c1_2", "charge.refunded", t(4), charge("ch_c1_1", "pi_c1_1", 4999, 1000, currency="eur")),
+        "stored", "refunded")
+    add("c2 purchased in JPY", event("evt_c2_1", "invoice.paid", t(5), invoice("in_c2_1", "c2", 8900, "jpy", "subscription_create", t(5),
+                                                                              intent="pi_c2_1")), "stored", "purchased")
+    add("c3 purchased in SEK", event("evt_c3_1", "invoice.paid", t(5), invoice("in_c3_1", "c3", 5999, "sek", "subscription_create", t(5),
+                                                                              intent="pi_c3_1")), "422")
+    return out
+
+
 def main():
     out_path, secret, now = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    cases = scenario(now)
+    cases = currency_scenario(now) if sys.argv[4:5] == ["currency"] else scenario(now)
     for c in cases:
         c["header"] = stripe.WebhookSignature.generate_signature_header(c["body"], secret)
     with open(out_path, "w") as f:

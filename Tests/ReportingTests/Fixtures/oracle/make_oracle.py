@@ -159,7 +159,8 @@ TABLE = {
     "trial_start_rate": ("exposure", "trial_start"),
     "paid_conversion": ("exposure", "paid"),
     "trial_to_paid": ("trial_start", "converted"),
-    "day0_cancel_rate": ("trial_start", "day0_cancel"),
+    # Day-0 cancels are read among trial starters whose Day-0 window has passed by the as-of time (SPEC section 5).
+    "day0_cancel_rate": ("trial_start_day0_passed", "day0_cancel"),
     "trial_cancel_rate": ("trial_start", "trial_cancel"),
     "revenue_per_user": ("exposure", None),
     "refund_rate": ("paid", "refund"),
@@ -193,6 +194,8 @@ def outcome(r, key, horizon_days):
     w = lambda t: t if t is not None and t < limit else None
     o = {"exposure": r["first_exposure"], "trial_start": w(r["trial_start"]), "paid": w(r["first_paid"]),
          "converted": w(r["first_converted"]), "refund": w(r["refunded_at"]), "day0_cancel": None, "trial_cancel": None}
+    # Day-0 cancels count a trial starter once the window has passed: by the as-of time, or for _dN by the end of the first N days.
+    o["trial_start_day0_passed"] = o["trial_start"] if o["trial_start"] is not None and o["trial_start"] + DAY0_HOURS * 3600 < limit else None
     c = w(r["first_cancel"])
     if o["trial_start"] is not None and c is not None and c >= o["trial_start"]:
         hours = (c - o["trial_start"]) / 3600
@@ -321,7 +324,7 @@ def daily_series(m, kc_rows, kv_rows, key_c, key_v):
                 t = r["trial_start"] if m == "trial_start_rate" else r["first_paid"]
                 if t is not None:
                     num[day_index(t)] += 1
-            elif r["trial_start"] is not None:
+            elif r["trial_start"] is not None and (m != "day0_cancel_rate" or r["trial_start"] + DAY0_HOURS * 3600 <= AS_OF):
                 den[day_index(r["trial_start"])] += 1
                 if m == "trial_to_paid":
                     t = r["first_converted"]
