@@ -80,7 +80,7 @@ work = sys.argv[1]
 for name in ["reference", "plain", "horizons", "by", "forecast"]:
     r = json.load(open(f"{work}/report-{name}.json"))
     names = sorted(r["variants"][0]["metrics"])
-    segments = ", ".join(f"{d}: {len(c)} cells" for d, c in (r.get("segments") or {}).items())
+    segments = ", ".join(f"{d}: {len(c['cells'])} cells" for d, c in (r.get("segments") or {}).items())
     print(f"{name}: {r['users']} users, verdict {r['decision']['verdict']}, metrics {', '.join(names)}" + (f"; segments {segments}" if segments else ""))
 times = {}
 for line in open(f"{work}/times.txt"):

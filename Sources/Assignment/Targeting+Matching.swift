@@ -8,17 +8,23 @@ extension Targeting {
     /// matches `gb`); the attribute must be a string. `app_version` must be a string of dotted
     /// whole numbers satisfying the constraint (`VersionConstraint.matches`); `new_users_only`
     /// requires `"new_user": true`.
-    public func matches(_ attributes: Attributes) -> Bool {
-        if let platform, !Self.listMatches(platform, attributes["platform"]) { return false }
-        if let country, !Self.listMatches(country, attributes["country"]) { return false }
-        if let language, !Self.listMatches(language, attributes["language"]) { return false }
+    public func matches(_ attributes: Attributes) -> Bool { failedAttribute(attributes) == nil }
+
+    /// The attribute whose targeting key `attributes` fail (missing, of the wrong type, or a
+    /// value the key does not take): the first of `platform`, `country`, `language`,
+    /// `app_version`, `new_user` that fails; nil when every key passes. `/v1/assign` and
+    /// `abctl assign` name it as `targeting_attribute` when `reason` is `targeting`.
+    public func failedAttribute(_ attributes: Attributes) -> String? {
+        if let platform, !Self.listMatches(platform, attributes["platform"]) { return "platform" }
+        if let country, !Self.listMatches(country, attributes["country"]) { return "country" }
+        if let language, !Self.listMatches(language, attributes["language"]) { return "language" }
         if let appVersion {
-            guard case .string(let text)? = attributes["app_version"], Self.versionMatches(appVersion, text) else { return false }
+            guard case .string(let text)? = attributes["app_version"], Self.versionMatches(appVersion, text) else { return "app_version" }
         }
         if newUsersOnly == true {
-            guard case .bool(true)? = attributes["new_user"] else { return false }
+            guard case .bool(true)? = attributes["new_user"] else { return "new_user" }
         }
-        return true
+        return nil
     }
 
     /// `VersionConstraint.matches` without building substrings: the same rules (dot-separated

@@ -71,19 +71,28 @@ import Testing
         let e = try Self.exp(targeting: rule)
         let ok: Attributes = ["platform": .string("ios"), "country": .string("gb"), "app_version": .string("2.10"), "new_user": .bool(true)]
         #expect(Self.one(e, "u", ok).reason == .assigned)
+        #expect(rule.failedAttribute(ok) == nil)
         for (key, _) in ok.members {
             var missing = ok
             missing[key] = nil
             #expect(Self.one(e, "u", missing).reason == .targeting, "missing \(key)")
+            #expect(rule.failedAttribute(missing) == key, "missing \(key)")
         }
         var old = ok; old["app_version"] = .string("2.0.9")
         #expect(Self.one(e, "u", old).reason == .targeting)
+        #expect(rule.failedAttribute(old) == "app_version")
         var returning = ok; returning["new_user"] = .bool(false)
         #expect(Self.one(e, "u", returning).reason == .targeting)
+        #expect(rule.failedAttribute(returning) == "new_user")
         var android = ok; android["platform"] = .string("android")
         #expect(Self.one(e, "u", android).reason == .targeting)
+        #expect(rule.failedAttribute(android) == "platform")
         var numeric = ok; numeric["country"] = .number(44)
         #expect(Self.one(e, "u", numeric).reason == .targeting)
+        #expect(rule.failedAttribute(numeric) == "country")
+        // Several failing: the first in the order platform, country, language, app_version, new_user.
+        #expect(rule.failedAttribute(["country": .string("FR"), "new_user": .bool(false)]) == "platform")
+        #expect(rule.failedAttribute(["platform": .string("ios"), "new_user": .bool(false)]) == "country")
     }
 
     @Test(arguments: [

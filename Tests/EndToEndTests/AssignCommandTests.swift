@@ -84,9 +84,43 @@ import Testing
         #expect(row["variant"] is NSNull)
         #expect(row["in_experiment"] as? Bool == false)
         #expect(row["reason"] as? String == "targeting")
+        #expect(row["targeting_attribute"] as? String == "platform")
         #expect(row["bucket"] as? Double == 0.1912)
+        // A missing attribute is named too; the text form adds it as a sixth column.
+        let missing = try await Abctl.run(["assign", "--experiments", folder.path, "--user", "user-1", "--format", "text"])
+        #expect(missing.stdout == "user-1 e2e - targeting 0.1912 platform\n")
         let qa = try await Abctl.run(["assign", "--experiments", folder.path, "--user", "qa-device-1", "--format", "text"])
         #expect(qa.stdout == "qa-device-1 e2e c forced 0.1979\n")
+    }
+
+    /// `/v1/assign` names the attribute a `targeting` answer failed on, in both forms, and only there.
+    @Test func serveNamesTheTargetingAttributeThatFailed() async throws {
+        let server = try await ServeProcess.start()
+        let reply = try await server.request("POST", "/v1/assign", body: #"{"user_id":"u1","attributes":{"platform":"web"}}"#)
+        let answers = Dictionary(uniqueKeysWithValues: ((reply.json?["assignments"] as? [[String: Any]]) ?? []).map { ($0["experiment"] as? String ?? "", $0) })
+        #expect(answers["chorus-paywall-copy"]?["reason"] as? String == "targeting")
+        #expect(answers["chorus-paywall-copy"]?["targeting_attribute"] as? String == "platform")
+        #expect(answers["chorus-discount-framing"]?["reason"] as? String == "targeting")
+        #expect(answers["chorus-discount-framing"]?["targeting_attribute"] as? String == "app_version", "missing, so named")
+        #expect(answers["chorus-trial-length"]?["reason"] as? String != "targeting")
+        #expect(answers["chorus-trial-length"]?["targeting_attribute"] == nil)
+        #expect(reply.text.contains(#""reason":"targeting","targeting_attribute":"platform","paywall":null"#))
+        let taken = try await server.request("POST", "/v1/assign", body: #"{"user_id":"u1","attributes":{"platform":"ios","app_version":"3.0"}}"#)
+        #expect(!taken.text.contains("targeting_attribute"), "\(taken.text)")
+
+        // The placement form: everyone's audience shows the platform-targeted experiment.
+        let placements = try await ServeProcess.start { folder in
+            let path = folder + "/placements.json"
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            try text.replacingOccurrences(of: #"{ "name": "everyone", "experiment": "chorus-trial-length" }"#,
+                                          with: #"{ "name": "everyone", "experiment": "chorus-paywall-copy" }"#)
+                .write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let placed = try #require(try await placements.request("POST", "/v1/assign",
+            body: #"{"user_id":"u1","attributes":{"platform":"web"},"placement":"onboarding_end"}"#).json)
+        #expect(placed["audience"] as? String == "everyone")
+        #expect(placed["reason"] as? String == "targeting")
+        #expect(placed["targeting_attribute"] as? String == "platform")
     }
 
     @Test func usersFromAFileSkipBlankLinesAndCRLF() async throws {

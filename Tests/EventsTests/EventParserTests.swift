@@ -141,7 +141,9 @@ func rejectsBadLineNamingTheField(bad: BadLine) throws {
     let lines = Array(ndjson.utf8).withUnsafeBufferPointer { parser.parseBody($0) }
     #expect(lines.map(\.position) == [1, 3])
     #expect((try? lines[0].result.get())?.id == "a")
-    #expect(lines[1].result == .failure(EventRejection(field: "event_id", reason: "missing")))
+    #expect(lines[1].result == .failure(EventRejection(field: "event_id", reason: "missing", more: [
+        EventRejection(field: "type", reason: "missing"), EventRejection(field: "user_id", reason: "missing"),
+        EventRejection(field: "ts", reason: "missing")])))
     let array = #"[{"event_id":"a","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}, {"event_id":"b","type":"nope","user_id":"u","ts":"2026-12-01T10:00:00Z"}]"#
     let items = Array(array.utf8).withUnsafeBufferPointer { parser.parseBody($0) }
     #expect(items.map(\.position) == [1, 2])
@@ -237,4 +239,24 @@ extension Result {
     // Events mapped from webhooks are held to the same limit.
     let mapped = Event(id: "e", type: .renewed, userID: UserID(longest + "x"), timestamp: Timestamp(microseconds: 0))
     #expect(parser.validate(mapped)?.field == "user_id")
+}
+
+/// Every bad field of a line, in the order a reader checks it; the first is what a one-problem
+/// reader (an error's `field`) names.
+@Test func aLineWithSeveralBadFieldsNamesEveryOne() throws {
+    let catalog = KnownVariants(["paywall": ["control", "new"]])
+    let line = #"{"event_id":"","type":"exposure","user_id":"\#(String(repeating: "u", count: 300))","experiment":"paywall","variant":"old","copy_source":"llm","attributes":{"a":[1],"b":"ok","c":{}},"trial_days":3}"#
+    let r = try #require(rejection(line, with: EventParser(catalog: catalog)))
+    #expect(r.problems.map(\.field) == ["event_id", "user_id", "attributes.a", "attributes.c", "ts", "copy_source", "variant", "trial_days"])
+    #expect(r.field == "event_id" && r.reason == "must be a non-empty string")
+    #expect(r.problems.first { $0.field == "user_id" }?.reason == "is longer than 256 bytes (300)")
+    #expect(r.problems.first { $0.field == "trial_days" }?.reason == "only trial_started events carry trial_days")
+    #expect(r.problems.first { $0.field == "copy_source" }?.reason.hasPrefix("unknown copy source 'llm' (expected one of: static") == true)
+    // An unknown type is one problem; the fields that need a type are not judged without one.
+    let unknown = try #require(rejection(#"{"event_id":"e","type":"buy","user_id":"u"}"#))
+    #expect(unknown.problems.map(\.field) == ["type", "ts"])
+    #expect(unknown.reason.hasPrefix("unknown event type 'buy' (expected one of: exposure, "))
+    // A good line has no problem, and a line with one problem has no `more`.
+    #expect(rejection(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#) == nil)
+    #expect(rejection(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"yesterday"}"#)?.more == [])
 }

@@ -106,8 +106,8 @@ public struct EventParser: Sendable {
         if let id = event.storeAccountID, id.isEmpty || id.utf8.count > Self.maxStoreAccountBytes {
             return EventRejection(field: "store_account_id", reason: "must be a non-empty string of at most \(Self.maxStoreAccountBytes) bytes")
         }
-        return checkExposure(type: event.type, experiment: event.experiment, variant: event.variant)
-            ?? checkStoreFields(type: event.type, storeAccountID: event.storeAccountID, trialDays: event.trialDays)
+        return exposureProblems(type: event.type, experiment: event.experiment, variant: event.variant).first
+            ?? storeFieldProblems(type: event.type, storeAccountID: event.storeAccountID, trialDays: event.trialDays).first
     }
 
     /// An event built by other means (a webhook's), checked as `validate` does and its revenue
@@ -153,7 +153,9 @@ public struct EventParser: Sendable {
         var attributes: ExposureAttributes = .empty
         var storeAccountID: String?
         var trialDays: Int?
-        var rejection: EventRejection?
+        /// Every bad field met, in key order (at most one per field).
+        var problems: [EventRejection] = []
+        var rejected: UInt32 = 0
     }
 
     /// The keys an event object may have; a key's position in `allCases` is its bit in `seen`.
@@ -191,8 +193,10 @@ public struct EventParser: Sendable {
             // Unknown keys are ignored; known ones are found by their bytes, no String per key.
             guard let index = bytesScanner.index(of: keyValue, in: Self.fieldKeys) else { return }
             let field = Self.fields[index]
+            let bit: UInt32 = 1 << index
             func reject(_ reason: String) {
-                if f.rejection == nil { f.rejection = EventRejection(field: field.rawValue, reason: reason) }
+                if f.rejected & bit == 0 { f.problems.append(EventRejection(field: field.rawValue, reason: reason)) }
+                f.rejected |= bit
             }
             func checkedString(required: Bool) -> JSONScanner.Value? {
                 switch value {
@@ -216,7 +220,6 @@ public struct EventParser: Sendable {
                 if case .string(_, _, false) = checked, text.utf8.contains(0) { reject(Self.nulReason); return nil }
                 return text
             }
-            let bit: UInt32 = 1 << index
             if seen & bit != 0 { reject("appears twice"); return }
             seen |= bit
             switch field {
@@ -266,40 +269,62 @@ public struct EventParser: Sendable {
                 case .object(let start):
                     switch try Self.attributes(in: bytesScanner, at: start) {
                     case .success(let attributes): f.attributes = attributes
-                    case .failure(let rejection): if f.rejection == nil { f.rejection = rejection }
+                    case .failure(let rejection):
+                        f.problems += rejection.problems
+                        f.rejected |= bit
                     }
                 default: reject("must be an object, found \(value.kindName)")
                 }
             }
         }
-        // Rejections in the order a reader checks a line: a bad field first, then what is missing.
-        if let rejection = f.rejection { return .failure(rejection) }
-        guard let eventID = f.eventID else { return .failure(missing("event_id")) }
-        guard let typeName = f.type else { return .failure(missing("type")) }
-        guard let type = EventType(name: typeName) else {
-            return .failure(EventRejection(field: "type", reason: "unknown event type '\(typeName)'; expected one of: \(EventParser.typeNames)"))
+        // Every problem of the line, in the order a reader checks it: the bad fields first, then
+        // what is missing or wrong field by field, then what the fields mean together.
+        var problems = f.problems
+        func add(_ problem: EventRejection) {
+            if !problems.contains(where: { $0.field == problem.field }) { problems.append(problem) }
         }
-        guard let userID = f.userID else { return .failure(missing("user_id")) }
-        guard let tsValue = f.ts else { return .failure(missing("ts")) }
-        let parsed: Timestamp?
-        if case .string(let start, let end, true) = tsValue {
-            parsed = RFC3339.parseMicroseconds(UnsafeBufferPointer(rebasing: bytesScanner.bytes[start..<end])).map(Timestamp.init(microseconds:))
+        if f.eventID == nil { add(missing("event_id")) }
+        if f.type == nil { add(missing("type")) }
+        let type = f.type.flatMap { EventType(name: $0) }
+        if let typeName = f.type, type == nil {
+            add(EventRejection(field: "type", reason: "unknown event type '\(typeName)' (expected one of: \(EventParser.typeNames))"))
+        }
+        if f.userID == nil { add(missing("user_id")) }
+        var timestamp: Timestamp?
+        if let tsValue = f.ts {
+            if case .string(let start, let end, true) = tsValue {
+                timestamp = RFC3339.parseMicroseconds(UnsafeBufferPointer(rebasing: bytesScanner.bytes[start..<end])).map(Timestamp.init(microseconds:))
+            } else {
+                timestamp = Timestamp(rfc3339: bytesScanner.decode(tsValue))
+            }
+            if timestamp == nil {
+                let ts = bytesScanner.decode(tsValue)
+                add(EventRejection(field: "ts", reason: "not an RFC 3339 timestamp: '\(ts.count > 40 ? String(ts.prefix(40)) + "…" : ts)'"))
+            }
         } else {
-            parsed = Timestamp(rfc3339: bytesScanner.decode(tsValue))
-        }
-        guard let timestamp = parsed else {
-            let ts = bytesScanner.decode(tsValue)
-            return .failure(EventRejection(field: "ts", reason: "not an RFC 3339 timestamp: '\(ts.count > 40 ? String(ts.prefix(40)) + "…" : ts)'"))
+            add(missing("ts"))
         }
         var copySource: CopySource?
         if let name = f.copySource {
-            guard let source = CopySource(rawValue: name) else {
-                return .failure(EventRejection(field: "copy_source", reason: "unknown copy source '\(name)'; expected one of: \(EventParser.copySources)"))
+            copySource = CopySource(rawValue: name)
+            if copySource == nil {
+                add(EventRejection(field: "copy_source", reason: "unknown copy source '\(name)' (expected one of: \(EventParser.copySources))"))
             }
-            copySource = source
         }
-        if let rejection = checkExposure(type: type, experiment: f.experiment, variant: f.variant) { return .failure(rejection) }
-        if let rejection = checkStoreFields(type: type, storeAccountID: f.storeAccountID, trialDays: f.trialDays) { return .failure(rejection) }
+        if let type {
+            exposureProblems(type: type, experiment: f.experiment, variant: f.variant).forEach(add)
+            storeFieldProblems(type: type, storeAccountID: f.storeAccountID, trialDays: f.trialDays).forEach(add)
+        }
+        if let first = problems.first {
+            // A currency with no rate, named beside the line's other problems (alone, `converted` names it).
+            if let converter = currency, let amount = f.revenue, let code = f.currency {
+                do { _ = try converter.convert(amount, from: code) } catch { add(EventRejection(field: "currency", reason: error.description)) }
+            }
+            return .failure(EventRejection(field: first.field, reason: first.reason, more: Array(problems.dropFirst())))
+        }
+        guard let eventID = f.eventID, let type, let userID = f.userID, let timestamp else {
+            preconditionFailure("a line without a required field has a problem listed")
+        }
         return converted(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
                                experiment: f.experiment, variant: f.variant, revenue: f.revenue,
                                currency: f.currency, productID: f.productID, copySource: copySource,
@@ -310,22 +335,25 @@ public struct EventParser: Sendable {
 
     /// The members of an `attributes` object (already validated as JSON) starting at `start`:
     /// at most 32 keys, each a string, number or boolean of at most 256 bytes (a number: its text),
-    /// keys at most 256 bytes, none twice, no NUL. A bad member is named `attributes.KEY`.
+    /// keys at most 256 bytes, none twice, no NUL. A bad member is named `attributes.KEY`; every
+    /// bad member is listed (up to the 33rd key, where `attributes` itself is refused).
     private static func attributes(in text: JSONScanner, at start: Int) throws(JSONScanner.SyntaxError)
         -> Result<ExposureAttributes, EventRejection> {
         var scanner = text
         scanner.i = start
         var pairs: [(key: String, value: ExposureAttributes.Value)] = []
-        var rejection: EventRejection?
+        var problems: [EventRejection] = []
+        var tooMany = false
         var keys: Set<[UInt8]> = []   // by bytes, as the stores keep them
         let limit = ExposureAttributes.maxBytes
         try scanner.scanObject { (keyValue, value) throws(JSONScanner.SyntaxError) in
-            guard rejection == nil else { return }
+            if tooMany { return }
             let key = text.decode(keyValue)
             let field = "attributes." + (key.utf8.count > 40 ? String(key.prefix(40)) + "…" : key)
-            func reject(_ reason: String) { rejection = EventRejection(field: field, reason: reason) }
-            guard pairs.count < ExposureAttributes.maxKeys else {
-                rejection = EventRejection(field: "attributes", reason: "at most \(ExposureAttributes.maxKeys) keys")
+            func reject(_ reason: String) { problems.append(EventRejection(field: field, reason: reason)) }
+            guard pairs.count + problems.count < ExposureAttributes.maxKeys else {
+                problems.append(EventRejection(field: "attributes", reason: "at most \(ExposureAttributes.maxKeys) keys"))
+                tooMany = true
                 return
             }
             if key.isEmpty { return reject("the key must be a non-empty string") }
@@ -348,7 +376,7 @@ public struct EventParser: Sendable {
                 reject("must be a string, number or boolean, found \(value.kindName)")
             }
         }
-        if let rejection { return .failure(rejection) }
+        if let first = problems.first { return .failure(EventRejection(field: first.field, reason: first.reason, more: Array(problems.dropFirst()))) }
         return .success(ExposureAttributes(pairs))
     }
 
@@ -357,32 +385,32 @@ public struct EventParser: Sendable {
     }
 
     /// `store_account_id` belongs on exposures (the app sends it with what it showed), `trial_days` on trial starts.
-    private func checkStoreFields(type: EventType, storeAccountID: String?, trialDays: Int?) -> EventRejection? {
+    private func storeFieldProblems(type: EventType, storeAccountID: String?, trialDays: Int?) -> [EventRejection] {
+        var problems: [EventRejection] = []
         if storeAccountID != nil && type != .exposure {
-            return EventRejection(field: "store_account_id", reason: "only exposure events carry a store account id")
+            problems.append(EventRejection(field: "store_account_id", reason: "only exposure events carry a store account id"))
         }
         if trialDays != nil && type != .trialStarted {
-            return EventRejection(field: "trial_days", reason: "only trial_started events carry trial_days")
+            problems.append(EventRejection(field: "trial_days", reason: "only trial_started events carry trial_days"))
         }
-        return nil
+        return problems
     }
 
-    private func checkExposure(type: EventType, experiment: String?, variant: String?) -> EventRejection? {
-        guard type == .exposure else { return nil }
-        guard let experiment, !experiment.isEmpty else {
-            return EventRejection(field: "experiment", reason: "required for exposure events")
+    /// An exposure names an experiment and a variant of it (of the catalog, when there is one).
+    private func exposureProblems(type: EventType, experiment: String?, variant: String?) -> [EventRejection] {
+        guard type == .exposure else { return [] }
+        var problems: [EventRejection] = []
+        let knownVariants = experiment.flatMap { e in catalog.map { $0.variants[e] } }
+        if experiment?.isEmpty ?? true {
+            problems.append(EventRejection(field: "experiment", reason: "required for exposure events"))
+        } else if let experiment, let knownVariants, knownVariants == nil {
+            problems.append(EventRejection(field: "experiment", reason: "unknown experiment '\(experiment)'"))
         }
-        guard let variant, !variant.isEmpty else {
-            return EventRejection(field: "variant", reason: "required for exposure events")
+        if variant?.isEmpty ?? true {
+            problems.append(EventRejection(field: "variant", reason: "required for exposure events"))
+        } else if let experiment, let variant, let variants = knownVariants ?? nil, !variants.contains(variant) {
+            problems.append(EventRejection(field: "variant", reason: "experiment '\(experiment)' has no variant '\(variant)'; its variants: \(variants.sorted().joined(separator: ", "))"))
         }
-        if let catalog {
-            guard let variants = catalog.variants[experiment] else {
-                return EventRejection(field: "experiment", reason: "unknown experiment '\(experiment)'")
-            }
-            guard variants.contains(variant) else {
-                return EventRejection(field: "variant", reason: "experiment '\(experiment)' has no variant '\(variant)'; its variants: \(variants.sorted().joined(separator: ", "))")
-            }
-        }
-        return nil
+        return problems
     }
 }

@@ -87,7 +87,13 @@ extension APIServer {
             if let variant { out.append(bytes: variant.key) } else { out.append(literal: "null") }
             out.append(literal: a.inExperiment ? #","in_experiment":true,"bucket":"# : #","in_experiment":false,"bucket":"#)
             JSONWriter.writeNumber(a.bucket, to: &out)
-            out.append(literal: a.reason.answerMembers)
+            if a.reason == .targeting {
+                out.append(literal: #","reason":"targeting","targeting_attribute":"#)
+                writeFailedAttribute(a.experiment, body: body, to: &out)
+                out.append(literal: #","paywall":"#)
+            } else {
+                out.append(literal: a.reason.answerMembers)
+            }
             // The variant's paywall; the winner's when shipped, the control's for a held-out user or a safeguard stop.
             if let shown = a.paywallVariantIndex.flatMap({ $0 < answer.variants.count ? answer.variants[$0] : nil }) {
                 writePaywall(shown, experimentID: a.experimentID, body: body, request: &paywallRequest, to: &out)
@@ -140,9 +146,22 @@ extension APIServer {
         }
         out.append(literal: (p.assignment?.inExperiment ?? false) ? #","in_experiment":true,"reason":"# : #","in_experiment":false,"reason":"#)
         JSONWriter.writeString(p.reason, to: &out)
+        if let a = p.assignment, a.reason == .targeting {
+            out.append(literal: #","targeting_attribute":"#)
+            writeFailedAttribute(a.experiment, body: body, to: &out)
+        }
         writeHoldouts(snapshot: snapshot, body: body, to: &out)
         out.append(literal: "}")
         return HTTPResponse(status: 200, body: out.bytes)
+    }
+
+    /// The attribute whose targeting key of `experiment` the request failed, as a JSON string.
+    func writeFailedAttribute(_ experiment: AssignableExperiment, body: AssignBody, to out: inout ByteWriter) {
+        if let name = experiment.targeting.failedAttribute(body.attributes) {
+            JSONWriter.writeString(name, to: &out)
+        } else {
+            out.append(literal: "null")
+        }
     }
 
     /// `,"holdouts":[{"experiment","variant"}…]`: the user's arm in each holdout that takes them.

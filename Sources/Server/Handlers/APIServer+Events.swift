@@ -3,7 +3,7 @@ import ExperimentDefinitions
 import HTTPTransport
 
 extension APIServer {
-    /// Rejections listed in a 4xx answer at most; the count is always complete.
+    /// Problems listed in a 4xx answer's `rejections` at most; the count of lines is always complete.
     static let maxListedRejections = 100
 
     /// `POST /v1/events`: NDJSON or one JSON array of SPEC §4 events.
@@ -46,14 +46,11 @@ extension APIServer {
         if let first = rejections.first {
             metrics.events(stored: 0, duplicate: 0, rejected: rejections.count)
             let syntax = rejections.contains { $0.rejection.field == "json" }
-            let listed: [JSONValue] = rejections.prefix(Self.maxListedRejections).map {
-                .object([("line", .number(Double($0.line))), ("field", .string($0.rejection.field)), ("message", .string($0.rejection.reason))])
-            }
-            let place = first.line == 0 ? "the body" : "line \(first.line)"
             throw APIError(syntax ? .badRequest : .unprocessable, code: syntax ? "invalid_json" : "invalid_event",
-                           "\(place): \(first.rejection.field): \(first.rejection.reason)" + (rejections.count > 1 ? " (and \(rejections.count - 1) more)" : "") + "; nothing was stored",
+                           Self.rejectionMessage(rejections, events: parsed.count),
                            field: first.rejection.field,
-                           details: [("stored", .number(0)), ("duplicate", .number(0)), ("rejected", .number(Double(rejections.count))), ("rejections", .array(listed))])
+                           details: [("stored", .number(0)), ("duplicate", .number(0)), ("rejected", .number(Double(rejections.count))),
+                                     ("rejections", .array(Self.listedRejections(rejections)))])
         }
         let store = backend.store
         let metrics = self.metrics
@@ -68,6 +65,32 @@ extension APIServer {
                     respond(Self.storeUnavailable(error, route: "/v1/events"))
                 }
             }
+        }
+    }
+
+    /// Problems a rejected batch's message names at most; `rejections` lists more.
+    static let maxProblemsInMessage = 20
+
+    /// The message of a rejected batch: a summary (nothing stored, how many problems on how many
+    /// of the events), then every problem as `line N: field: reason`, the first 20 of them and
+    /// then how many more.
+    static func rejectionMessage(_ rejections: [(line: Int, rejection: EventRejection)], events: Int) -> String {
+        let problems = rejections.flatMap { r in r.rejection.problems.map { (line: r.line, problem: $0) } }
+        let listed = problems.prefix(maxProblemsInMessage).map {
+            "\($0.line == 0 ? "the body" : "line \($0.line)"): \($0.problem.field): \($0.problem.reason)"
+        }
+        let summary = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+        let rejected = rejections.count == 1 && rejections[0].line == 0 ? "the body"
+            : "\(rejections.count) of \(events) \(events == 1 ? "event" : "events")"
+        let more = problems.count > maxProblemsInMessage ? "; and \(problems.count - maxProblemsInMessage) more problems" : ""
+        return "nothing was stored: \(summary) in \(rejected): " + listed.joined(separator: "; ") + more
+    }
+
+    /// `rejections` beside the error: one `{"line", "field", "message"}` per problem, every bad
+    /// field of every rejected line, up to `maxListedRejections`.
+    static func listedRejections(_ rejections: [(line: Int, rejection: EventRejection)]) -> [JSONValue] {
+        rejections.lazy.flatMap { r in r.rejection.problems.lazy.map { (line: r.line, problem: $0) } }.prefix(maxListedRejections).map {
+            .object([("line", .number(Double($0.line))), ("field", .string($0.problem.field)), ("message", .string($0.problem.reason))])
         }
     }
 

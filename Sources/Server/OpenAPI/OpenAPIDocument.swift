@@ -359,6 +359,7 @@ enum OpenAPIDocument {
           "variant": { "type": ["string", "null"], "description": "Set when in the experiment (and for forced users); log an exposure only when in_experiment is true." },
           "in_experiment": { "type": "boolean" },
           "reason": { "type": "string", "description": "The experiment's reason (as in Assignment, or shipped or holdout), audience for a fixed paywall or none, default when no audience matched." },
+          "targeting_attribute": { "type": "string", "enum": ["platform", "country", "language", "app_version", "new_user"], "description": "Only when reason is targeting: the attribute whose targeting key the request failed, as in Assignment." },
           "holdouts": { "$ref": "#/components/schemas/Holdouts" }
         }
       },
@@ -370,7 +371,8 @@ enum OpenAPIDocument {
           "variant": { "type": ["string", "null"], "description": "null when the user is not in the experiment." },
           "in_experiment": { "type": "boolean", "description": "false for forced (QA) users, who get a variant but are never counted." },
           "bucket": { "type": "number", "minimum": 0, "maximum": 1 },
-          "reason": { "type": "string", "enum": ["forced", "holdout", "shipped", "not_running", "outside_dates", "targeting", "condition", "namespace", "sticky", "paused", "coverage", "assigned"] },
+          "reason": { "type": "string", "enum": ["forced", "holdout", "shipped", "not_running", "outside_dates", "targeting", "condition", "namespace", "sticky", "paused", "coverage", "assigned", "safeguard"] },
+          "targeting_attribute": { "type": "string", "enum": ["platform", "country", "language", "app_version", "new_user"], "description": "Only when reason is targeting: the attribute whose targeting key the request failed (missing, of the wrong type, or a value the key does not take); the first in this order." },
           "paywall": { "oneOf": [{ "$ref": "#/components/schemas/Paywall" }, { "type": "null" }], "description": "The variant's paywall; the winner's when shipped; the control's for a user a holdout holds out." }
         }
       },
@@ -458,6 +460,7 @@ enum OpenAPIDocument {
           "rejected": { "type": "integer", "minimum": 1 },
           "rejections": {
             "type": "array",
+            "description": "One item per problem: every bad field of every rejected line (or array position; 0 is the whole body), the first 100. The error's message names the first 20 after a summary, and its field is the first problem's.",
             "items": {
               "type": "object",
               "required": ["line", "field", "message"],

@@ -43,6 +43,7 @@ enum AssignCommand {
             throw CLIError.usage("give exactly one of '--user <id>' or '--users <file>'", command: "assign")
         }
         if let user, user.isEmpty { throw CLIError.usage("'--user' needs a non-empty id", command: "assign") }
+        if let user, let refusal = UserID(user).refusal { throw CLIError.usage("'--user' \(refusal)", command: "assign") }
         let attributes = try parseAttributes(args.all("--attr"))
         let format = AssignmentPrinter.Format(rawValue: try args.required("--format")) ?? .json
 
@@ -65,12 +66,12 @@ enum AssignCommand {
             func emit(_ userID: UserID) throws {
                 guard let answer = assigner.assign(userID: userID, attributes: attributes, placement: placement) else { return }
                 let holdouts = assigner.holdoutAssignments(userID: userID, attributes: attributes)
-                out.append(Array(placementLine(userID, answer, holdouts: holdouts, format: format).utf8))
+                out.append(Array(placementLine(userID, answer, attributes: attributes, holdouts: holdouts, format: format).utf8))
                 try out.flushIfFull()
             }
-            try forEachUser(user: user, usersFile: usersFile, emit)
+            let refused = try forEachUser(user: user, usersFile: usersFile, emit)
             try out.flush()
-            return .success
+            return refused > 0 ? .checkFailed : .success
         }
         let wanted = args.all("--experiment")
         for id in wanted where assigner.experiment(id) == nil {
@@ -83,36 +84,50 @@ enum AssignCommand {
         var results: [AssignmentDecision] = []
         func emit(_ userID: UserID) throws {
             assigner.decide(userID: userID, attributes: attributes, into: &results)
-            printer.write(userPrefix: printer.userPrefix(userID.text), results: results, indices: indices, to: &out)
+            printer.write(userPrefix: printer.userPrefix(userID.text), attributes: attributes, results: results, indices: indices, to: &out)
             try out.flushIfFull()
         }
-        try forEachUser(user: user, usersFile: usersFile, emit)
+        let refused = try forEachUser(user: user, usersFile: usersFile, emit)
         try out.flush()
-        return .success
+        return refused > 0 ? .checkFailed : .success
     }
 
-    static func forEachUser(user: String?, usersFile: String?, _ emit: (UserID) throws -> Void) throws {
+    /// Calls `emit` for `user`, or for each non-blank line of `usersFile`; a line whose id is over
+    /// 256 bytes (SPEC §4) is skipped and named on stderr as `LINE: user_id: reason`, as `ingest`
+    /// names a rejected line. Returns how many were skipped.
+    static func forEachUser(user: String?, usersFile: String?, _ emit: (UserID) throws -> Void) throws -> Int {
+        var refused = 0
         if let user {
             try emit(UserID(user))
         } else if let usersFile {
             var reader = try InputLines.open(usersFile)
             defer { reader.close() }
+            var number = 0
             while let line = try reader.next() {
+                number += 1
                 if line.isEmpty { continue }
-                try emit(UserID(line))
+                let id = UserID(line)
+                if let refusal = id.refusal {
+                    refused += 1
+                    FileHandle.standardError.write(Data("\(number): user_id: \(refusal)\n".utf8))
+                    continue
+                }
+                try emit(id)
             }
         }
+        return refused
     }
 
     /// One `--placement` line: the fields of `/v1/assign`'s placement answer, the paywall's offering for its body.
-    static func placementLine(_ userID: UserID, _ a: PlacementAssignment, holdouts: [Assignment], format: AssignmentPrinter.Format) -> String {
+    static func placementLine(_ userID: UserID, _ a: PlacementAssignment, attributes: Attributes, holdouts: [Assignment],
+                              format: AssignmentPrinter.Format) -> String {
         let paywall = a.paywall
         let variant = a.assignment?.variantKey
         if format == .text {
             return [userID.text, a.placement.id, a.audience?.name ?? "-", a.audience?.experimentIndex.flatMap { _ in a.assignment?.experimentID } ?? "-",
                     variant ?? "-", a.reason, paywall?.offering ?? "-"].joined(separator: " ") + "\n"
         }
-        let line: JSONValue = .object([
+        var members: [(String, JSONValue)] = [
             ("user_id", .string(userID.text)),
             ("placement", .string(a.placement.id)),
             ("audience", a.audience.map { .string($0.name) } ?? .null),
@@ -122,8 +137,12 @@ enum AssignCommand {
             ("variant", variant.map(JSONValue.string) ?? .null),
             ("in_experiment", .bool(a.assignment?.inExperiment ?? false)),
             ("reason", .string(a.reason)),
-            ("holdouts", .array(holdouts.map { .object([("experiment", .string($0.experimentID)), ("variant", $0.variantKey.map(JSONValue.string) ?? .null)]) })),
-        ])
+        ]
+        if let assignment = a.assignment, assignment.reason == .targeting {
+            members.append(("targeting_attribute", assignment.experiment.targeting.failedAttribute(attributes).map(JSONValue.string) ?? .null))
+        }
+        members.append(("holdouts", .array(holdouts.map { .object([("experiment", .string($0.experimentID)), ("variant", $0.variantKey.map(JSONValue.string) ?? .null)]) })))
+        let line: JSONValue = .object(members)
         return line.serialized() + "\n"
     }
 

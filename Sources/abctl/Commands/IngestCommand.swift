@@ -107,7 +107,7 @@ enum IngestCommand {
                         }
                     case .failure(let rejection)?:
                         rejected += 1
-                        errorLines += "\(number): \(rejection.field): \(rejection.reason)\n"
+                        for problem in rejection.problems { errorLines += "\(number): \(problem.field): \(problem.reason)\n" }
                         if errorLines.utf8.count > 64 * 1024 { flushErrors() }
                     }
                 }

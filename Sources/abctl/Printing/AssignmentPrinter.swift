@@ -2,8 +2,9 @@ import Assignment
 import ExperimentDefinitions
 
 /// Writes `abctl assign` answers: NDJSON (`user_id`, `experiment`, `variant`, `in_experiment`,
-/// `bucket`, `reason`; SPEC §6) or space-separated text columns
-/// (`user_id experiment variant|- reason bucket`).
+/// `bucket`, `reason`; SPEC §6, and `targeting_attribute` when `reason` is `targeting`) or
+/// space-separated text columns (`user_id experiment variant|- reason bucket`, and the
+/// attribute as a sixth column when `reason` is `targeting`).
 ///
 /// Per-experiment JSON fragments are encoded once, so a line costs a few byte copies.
 struct AssignmentPrinter {
@@ -13,6 +14,8 @@ struct AssignmentPrinter {
     /// Per experiment (snapshot order): `,"experiment":"ID","variant":` and each variant's quoted key.
     private let experimentFragments: [[UInt8]]
     private let variantFragments: [[[UInt8]]]
+    /// Per experiment, to name the attribute a `targeting` answer failed on.
+    private let targetings: [Targeting]
     /// In `Assignment.Reason.allCases` order (an array, not a dictionary: no hashing per line).
     private let reasonFragments: [[UInt8]]
 
@@ -24,6 +27,7 @@ struct AssignmentPrinter {
         variantFragments = experiments.map { e in
             e.variantKeys.map { format == .json ? Array(Self.quoted($0).utf8) : Array($0.utf8) }
         }
+        targetings = experiments.map(\.targeting)
         reasonFragments = Assignment.Reason.allCases.map { r in
             format == .json ? Array(",\"reason\":\"\(r.rawValue)\"}\n".utf8) : Array(" \(r.rawValue) ".utf8)
         }
@@ -54,20 +58,27 @@ struct AssignmentPrinter {
         return out
     }
 
-    /// Appends one line per answer; `results` are in snapshot order (decision i ↔ experiment i).
-    func write(userPrefix: [UInt8], results: [AssignmentDecision], indices: [Int], to out: inout OutputBuffer) {
+    /// Appends one line per answer; `results` are in snapshot order (decision i ↔ experiment i),
+    /// decided for `attributes`.
+    func write(userPrefix: [UInt8], attributes: Attributes, results: [AssignmentDecision], indices: [Int], to out: inout OutputBuffer) {
         for i in indices {
             let r = results[i]
             out.append(userPrefix)
             out.append(experimentFragments[i])
             if let v = r.variantIndex { out.append(variantFragments[i][v]) } else { out.append(format == .json ? Self.null : Self.dash) }
+            let failed = r.reason == .targeting ? targetings[i].failedAttribute(attributes) : nil
             if format == .json {
                 out.append(r.inExperiment ? Self.inTrue : Self.inFalse)
                 Self.appendBucket(r.bucket, to: &out)
-                out.append(reasonFragments[Self.ordinal(r.reason)])
+                if let failed {
+                    out.append(Array(",\"reason\":\"targeting\",\"targeting_attribute\":\(Self.quoted(failed))}\n".utf8))
+                } else {
+                    out.append(reasonFragments[Self.ordinal(r.reason)])
+                }
             } else {
                 out.append(reasonFragments[Self.ordinal(r.reason)])
                 Self.appendBucket(r.bucket, to: &out)
+                if let failed { out.append(Array(" \(failed)".utf8)) }
                 out.append(0x0A)
             }
         }
