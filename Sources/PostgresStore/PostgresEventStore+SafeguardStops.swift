@@ -5,7 +5,7 @@ extension PostgresEventStore {
     public func safeguardStops(experiment: String?) throws -> [SafeguardStop] {
         try readers.withConnection { c in
             let rows = try c.executePrepared("safeguard_stops", """
-                SELECT id, experiment, arm, metric, action, stopped_ts, figures, reset_ts, reset_by, notified_ts
+                SELECT id, experiment, arm, metric, action, stopped_ts, figures, reset_ts, reset_by, notified_ts, reset_notified_ts
                 FROM safeguard_stops WHERE $1::text IS NULL OR experiment = $1 ORDER BY stopped_ts, id
                 """, [experiment], context: "read safeguard stops")
             var stops: [SafeguardStop] = []
@@ -14,7 +14,8 @@ extension PostgresEventStore {
                 stops.append(SafeguardStop(id: rows.text(r, 0), experiment: rows.text(r, 1), arm: rows.text(r, 2), metric: rows.text(r, 3),
                                            action: action, stoppedAt: Timestamp(microseconds: rows.int64(r, 5)), figures: figures,
                                            resetAt: rows.optionalInt64(r, 7).map(Timestamp.init(microseconds:)), resetBy: rows.optionalText(r, 8),
-                                           notifiedAt: rows.optionalInt64(r, 9).map(Timestamp.init(microseconds:))))
+                                           notifiedAt: rows.optionalInt64(r, 9).map(Timestamp.init(microseconds:)),
+                                           resetNotifiedAt: rows.optionalInt64(r, 10).map(Timestamp.init(microseconds:))))
             }
             return stops
         }
@@ -46,6 +47,14 @@ extension PostgresEventStore {
             _ = try c.executePrepared("mark_safeguard_stop_notified",
                                       "UPDATE safeguard_stops SET notified_ts = $1 WHERE id = $2 AND notified_ts IS NULL",
                                       [String(time.microseconds), id], context: "mark safeguard stop notified")
+        }
+    }
+
+    public func markSafeguardResetNotified(id: String, at time: Timestamp) throws {
+        try readers.withConnection { c in
+            _ = try c.executePrepared("mark_safeguard_reset_notified",
+                                      "UPDATE safeguard_stops SET reset_notified_ts = $1 WHERE id = $2 AND reset_ts IS NOT NULL AND reset_notified_ts IS NULL",
+                                      [String(time.microseconds), id], context: "mark safeguard reset notified")
         }
     }
 

@@ -122,6 +122,10 @@ enum PostgresSchema {
             ALTER TABLE facts ADD COLUMN trial_days integer;
             CREATE INDEX events_by_store_account ON events (store_account_id, ts) WHERE store_account_id IS NOT NULL;
             """),
+        // The `--notify-url` outbox sends a stop's reset too, once acknowledged (SPEC §5).
+        Migration(version: 10, description: "the outbox's mark for a safeguard reset's notification", sql: """
+            ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts bigint;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -13,6 +13,13 @@ public enum SafeguardText {
             + "Its users now get the control's paywall; lift with 'abctl safeguards reset \(s.experiment) \(s.arm)'."
     }
 
+    /// "Safeguard stop lifted: arm 'ai' of chorus-trial-length (stopped on day0_cancel_rate at …) takes users again, reset by ana at …"
+    public static func reset(_ s: SafeguardStop) -> String {
+        let what = s.action == .stopExperiment ? "the experiment \(s.experiment) (every arm)" : "arm '\(s.arm)' of \(s.experiment)"
+        return "Safeguard stop lifted: \(what), stopped on \(s.metric) at \(s.stoppedAt.rfc3339), shows its own paywall again"
+            + (s.resetAt.map { ", reset\(s.resetBy.map { " by \($0)" } ?? "") at \($0.rfc3339)." } ?? ".")
+    }
+
     /// One line per finding.
     public static func finding(_ f: SafeguardEvaluator.Finding) -> String {
         if let skipped = f.skipped { return "\(f.experiment) \(f.arm) \(f.metric): not tested (\(skipped))" }

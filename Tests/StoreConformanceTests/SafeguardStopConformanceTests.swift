@@ -40,6 +40,13 @@ import TestSupport
             try store.markSafeguardStopNotified(id: "stop-4", at: notified)
             try store.markSafeguardStopNotified(id: "stop-4", at: notified.adding(hours: 1))   // the first mark stays
             #expect(try store.safeguardStops(experiment: nil).first { $0.id == "stop-4" }?.notifiedAt == notified)
+            // A reset's notification has its own mark, only for a stop that was reset.
+            try store.markSafeguardResetNotified(id: "stop-4", at: notified)   // stop-4 is in force: no mark
+            #expect(try store.safeguardStops(experiment: nil).first { $0.id == "stop-4" }?.resetNotifiedAt == nil)
+            #expect(lifted.resetNotifiedAt == nil)
+            try store.markSafeguardResetNotified(id: "stop-1", at: notified)
+            try store.markSafeguardResetNotified(id: "stop-1", at: notified.adding(hours: 1))   // the first mark stays
+            #expect(try store.safeguardStops(experiment: nil).first { $0.id == "stop-1" }?.resetNotifiedAt == notified)
             #expect(try store.withSafeguardLease { 42 } == 42)
         }
     }

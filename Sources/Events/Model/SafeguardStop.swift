@@ -17,12 +17,13 @@ public struct SafeguardStop: Sendable, Equatable {
     /// Set when the stop was lifted (`abctl safeguards reset`), with who lifted it.
     public var resetAt: Timestamp?
     public var resetBy: String?
-    /// When a `--notify-url` receiver acknowledged the notification of this stop.
+    /// When a `--notify-url` receiver acknowledged the notification of this stop, and of its reset.
     public var notifiedAt: Timestamp?
+    public var resetNotifiedAt: Timestamp?
 
     public init(id: String = UUID().uuidString.lowercased(), experiment: String, arm: String, metric: String,
                 action: SafeguardsConfig.Action, stoppedAt: Timestamp, figures: SafeguardFigures,
-                resetAt: Timestamp? = nil, resetBy: String? = nil, notifiedAt: Timestamp? = nil) {
+                resetAt: Timestamp? = nil, resetBy: String? = nil, notifiedAt: Timestamp? = nil, resetNotifiedAt: Timestamp? = nil) {
         self.id = id
         self.experiment = experiment
         self.arm = arm
@@ -33,6 +34,7 @@ public struct SafeguardStop: Sendable, Equatable {
         self.resetAt = resetAt
         self.resetBy = resetBy
         self.notifiedAt = notifiedAt
+        self.resetNotifiedAt = resetNotifiedAt
     }
 
     /// Not reset.

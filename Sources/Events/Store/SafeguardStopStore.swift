@@ -14,6 +14,9 @@ public protocol SafeguardStopStore: Sendable {
     /// Records that the receiver acknowledged stop `id`'s notification (the outbox's mark).
     func markSafeguardStopNotified(id: String, at time: Timestamp) throws
 
+    /// Records that the receiver acknowledged the notification of stop `id`'s reset.
+    func markSafeguardResetNotified(id: String, at time: Timestamp) throws
+
     /// Runs `body` unless another process is running it now, and returns its value; nil when
     /// another holds the lease. On PostgreSQL a session advisory lock (released if the holder
     /// dies); on SQLite the serving process is the only evaluator, so it always runs.

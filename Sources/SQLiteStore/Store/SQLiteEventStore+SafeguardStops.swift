@@ -7,7 +7,7 @@ extension SQLiteEventStore {
     public func safeguardStops(experiment: String?) throws -> [SafeguardStop] {
         try readers.read { c in
             let s = try c.cached("""
-                SELECT id, experiment, arm, metric, action, stopped_ts, figures, reset_ts, reset_by, notified_ts
+                SELECT id, experiment, arm, metric, action, stopped_ts, figures, reset_ts, reset_by, notified_ts, reset_notified_ts
                 FROM safeguard_stops WHERE ?1 IS NULL OR experiment = ?1 ORDER BY stopped_ts, id
                 """)
             defer { s.finish() }
@@ -18,7 +18,8 @@ extension SQLiteEventStore {
                 stops.append(SafeguardStop(id: s.text(0), experiment: s.text(1), arm: s.text(2), metric: s.text(3), action: action,
                                            stoppedAt: Timestamp(microseconds: s.int64(5)), figures: figures,
                                            resetAt: s.optionalInt64(7).map(Timestamp.init(microseconds:)), resetBy: s.optionalText(8),
-                                           notifiedAt: s.optionalInt64(9).map(Timestamp.init(microseconds:))))
+                                           notifiedAt: s.optionalInt64(9).map(Timestamp.init(microseconds:)),
+                                           resetNotifiedAt: s.optionalInt64(10).map(Timestamp.init(microseconds:))))
             }
             return stops
         }
@@ -61,6 +62,16 @@ extension SQLiteEventStore {
     public func markSafeguardStopNotified(id: String, at time: Timestamp) throws {
         try writer.perform(context: "mark safeguard stop notified") { c in
             let s = try c.cached("UPDATE safeguard_stops SET notified_ts = ?1 WHERE id = ?2 AND notified_ts IS NULL")
+            defer { s.finish() }
+            try s.bind(1, time.microseconds)
+            try s.bind(2, id)
+            try s.run()
+        }
+    }
+
+    public func markSafeguardResetNotified(id: String, at time: Timestamp) throws {
+        try writer.perform(context: "mark safeguard reset notified") { c in
+            let s = try c.cached("UPDATE safeguard_stops SET reset_notified_ts = ?1 WHERE id = ?2 AND reset_ts IS NOT NULL AND reset_notified_ts IS NULL")
             defer { s.finish() }
             try s.bind(1, time.microseconds)
             try s.bind(2, id)

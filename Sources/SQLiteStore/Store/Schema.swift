@@ -124,6 +124,10 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN trial_days INTEGER;
             CREATE INDEX events_by_store_account ON events(store_account_id, ts) WHERE store_account_id IS NOT NULL;
             """),
+        // The `--notify-url` outbox sends a stop's reset too, once acknowledged (SPEC §5).
+        Migration(version: 11, description: "the outbox's mark for a safeguard reset's notification", sql: """
+            ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts INTEGER;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -229,54 +229,74 @@ public final class SafeguardService: Sendable {
 
     // MARK: Notifications
 
-    /// The body POSTed for a stop: its JSON (as in `GET /v1/experiments`) with a readable `text`.
-    static func notification(_ s: SafeguardStop) -> [UInt8] {
-        guard case .object(var members) = s.json else { return [] }
-        members.append(("text", .string(SafeguardText.stop(s))))
-        return Array(JSONValue.object(members).serialized().utf8)
+    /// A notification not yet acknowledged: a stop, or the reset of a stop whose own notification
+    /// was acknowledged (so a receiver never hears of a reset before its stop).
+    struct Notification {
+        enum Event: String { case stop, reset }
+        var stop: SafeguardStop
+        var event: Event
+
+        /// The `Idempotency-Key` a receiver deduplicates by, and the outbox's backoff key.
+        var key: String { event == .stop ? stop.id : stop.id + ":reset" }
+
+        static func pending(_ stops: [SafeguardStop]) -> [Notification] {
+            stops.filter { $0.notifiedAt == nil }.map { Notification(stop: $0, event: .stop) }
+                + stops.filter { $0.notifiedAt != nil && $0.resetAt != nil && $0.resetNotifiedAt == nil }.map { Notification(stop: $0, event: .reset) }
+        }
+
+        /// The body POSTed: the stop's JSON (as in `GET /v1/experiments`), `event`, and a readable `text`.
+        var body: [UInt8] {
+            guard case .object(var members) = stop.json else { return [] }
+            members.append(("event", .string(event.rawValue)))
+            members.append(("text", .string(event == .stop ? SafeguardText.stop(stop) : SafeguardText.reset(stop))))
+            return Array(JSONValue.object(members).serialized().utf8)
+        }
     }
 
-    /// Stops not yet acknowledged, with when each may be tried again.
+    /// Notifications not yet acknowledged, with when each may be tried again.
     struct Outbox {
         var backoff: [String: (attempts: Int, next: Double)] = [:]
 
         var nextAttempt: Double? { backoff.values.map(\.next).min() }
 
         mutating func deliver(to url: URL, service: SafeguardService) throws {
-            let pending = try service.store.safeguardStops(experiment: nil).filter { $0.notifiedAt == nil }
+            let pending = Notification.pending(try service.store.safeguardStops(experiment: nil))
             service.notificationsPending.store(pending.count, ordering: .relaxed)
-            let ids = Set(pending.map(\.id))
-            backoff = backoff.filter { ids.contains($0.key) }
-            for stop in pending {
+            let keys = Set(pending.map(\.key))
+            backoff = backoff.filter { keys.contains($0.key) }
+            for notification in pending {
                 if service.isStopping { return }
-                let now = Monotonic.seconds()
-                if let b = backoff[stop.id], b.next > now { continue }
+                let now = Monotonic.seconds(), key = notification.key
+                if let b = backoff[key], b.next > now { continue }
                 var request = URLRequest(url: url, timeoutInterval: service.options.notifyTimeoutSeconds)
                 request.httpMethod = "POST"
                 request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                request.setValue(stop.id, forHTTPHeaderField: "Idempotency-Key")
-                request.httpBody = Data(SafeguardService.notification(stop))
+                request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+                request.httpBody = Data(notification.body)
                 let status: Int
                 var problem = ""
                 switch BlockingHTTP.send(request) {
                 case .success(let (_, response)): status = (response as? HTTPURLResponse)?.statusCode ?? 0
                 case .failure(let failure): status = 0; problem = "\(failure)"
                 }
+                let fields: [String: JSONValue] = ["id": .string(notification.stop.id), "event": .string(notification.event.rawValue), "status": .number(Double(status))]
                 if (200..<300).contains(status) {
-                    try service.store.markSafeguardStopNotified(id: stop.id, at: Timestamp(Date()))
-                    backoff[stop.id] = nil
+                    switch notification.event {
+                    case .stop: try service.store.markSafeguardStopNotified(id: notification.stop.id, at: Timestamp(Date()))
+                    case .reset: try service.store.markSafeguardResetNotified(id: notification.stop.id, at: Timestamp(Date()))
+                    }
+                    backoff[key] = nil
                     service.notificationsDelivered.add(1, ordering: .relaxed)
                     service.notificationsPending.subtract(1, ordering: .relaxed)
-                    Log.shared.write(level: .info, "safeguard notification delivered", ["id": .string(stop.id), "status": .number(Double(status))])
+                    Log.shared.write(level: .info, "safeguard notification delivered", fields)
                 } else {
-                    let attempts = (backoff[stop.id]?.attempts ?? 0) + 1
+                    let attempts = (backoff[key]?.attempts ?? 0) + 1
                     let wait = min(service.options.maxBackoffSeconds, pow(2, Double(attempts - 1)))
-                    backoff[stop.id] = (attempts, Monotonic.seconds() + wait)
+                    backoff[key] = (attempts, Monotonic.seconds() + wait)
                     service.notificationAttemptsFailed.add(1, ordering: .relaxed)
-                    Log.shared.write(level: .warning, "safeguard notification failed; retrying", [
-                        "id": .string(stop.id), "status": .number(Double(status)), "error": problem.isEmpty ? .null : .string(problem),
-                        "attempt": .number(Double(attempts)), "retry_in_s": .number(wait),
-                    ])
+                    Log.shared.write(level: .warning, "safeguard notification failed; retrying", fields.merging([
+                        "error": problem.isEmpty ? .null : .string(problem), "attempt": .number(Double(attempts)), "retry_in_s": .number(wait),
+                    ]) { a, _ in a })
                 }
             }
         }
@@ -304,9 +324,9 @@ public final class SafeguardService: Sendable {
         gauge("abctl_safeguard_last_evaluation_seconds", "How long this node's last safeguard evaluation took.", Double(lastEvaluationMicros.load(ordering: .relaxed)) / 1e6)
         gauge("abctl_safeguard_last_evaluation_cpu_seconds", "CPU time of this node's last safeguard evaluation (one thread).", Double(lastEvaluationCPUMicros.load(ordering: .relaxed)) / 1e6)
         counter("abctl_safeguard_stops_total", "Safeguard stops written by this node.", stopsWritten.load(ordering: .relaxed))
-        counter("abctl_safeguard_notifications_total", "Stop notifications acknowledged (2xx) by --notify-url.", notificationsDelivered.load(ordering: .relaxed))
+        counter("abctl_safeguard_notifications_total", "Stop and reset notifications acknowledged (2xx) by --notify-url.", notificationsDelivered.load(ordering: .relaxed))
         counter("abctl_safeguard_notification_failures_total", "Stop notification attempts that got no 2xx (each is retried).", notificationAttemptsFailed.load(ordering: .relaxed))
-        gauge("abctl_safeguard_notifications_pending", "Stops whose notification is not yet acknowledged.", Double(notificationsPending.load(ordering: .relaxed)))
+        gauge("abctl_safeguard_notifications_pending", "Stop and reset notifications not yet acknowledged.", Double(notificationsPending.load(ordering: .relaxed)))
         counter("abctl_safeguard_stop_read_failures_total", "Reads of the stops in force that failed.", pollFailures.load(ordering: .relaxed))
         gauge("abctl_safeguard_stops_read_timestamp_seconds", "When this node last read the stops in force.", Double(lastPollSeconds.load(ordering: .relaxed)))
         return out
