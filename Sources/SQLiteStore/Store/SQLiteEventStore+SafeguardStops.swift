@@ -60,18 +60,19 @@ extension SQLiteEventStore {
     }
 
     public func markSafeguardStopNotified(id: String, at time: Timestamp) throws {
-        try writer.perform(context: "mark safeguard stop notified") { c in
-            let s = try c.cached("UPDATE safeguard_stops SET notified_ts = ?1 WHERE id = ?2 AND notified_ts IS NULL")
-            defer { s.finish() }
-            try s.bind(1, time.microseconds)
-            try s.bind(2, id)
-            try s.run()
-        }
+        try mark("UPDATE safeguard_stops SET notified_ts = ?1 WHERE id = ?2 AND notified_ts IS NULL", id: id, at: time,
+                 context: "mark safeguard stop notified")
     }
 
     public func markSafeguardResetNotified(id: String, at time: Timestamp) throws {
-        try writer.perform(context: "mark safeguard reset notified") { c in
-            let s = try c.cached("UPDATE safeguard_stops SET reset_notified_ts = ?1 WHERE id = ?2 AND reset_ts IS NOT NULL AND reset_notified_ts IS NULL")
+        try mark("UPDATE safeguard_stops SET reset_notified_ts = ?1 WHERE id = ?2 AND reset_ts IS NOT NULL AND reset_notified_ts IS NULL",
+                 id: id, at: time, context: "mark safeguard reset notified")
+    }
+
+    /// One of the outbox's marks: `sql` sets ?1 (the time) on stop ?2 once.
+    private func mark(_ sql: String, id: String, at time: Timestamp, context: String) throws {
+        try writer.perform(context: context) { c in
+            let s = try c.cached(sql)
             defer { s.finish() }
             try s.bind(1, time.microseconds)
             try s.bind(2, id)
