@@ -28,6 +28,8 @@ public struct ReportAccumulator: Sendable {
     /// Users first exposed to an arm while a safeguard stop held it, by variant key: left out, since
     /// they were shown the control's paywall (the arm is reported as of its stop, SPEC §5).
     public private(set) var exposedWhileStopped: [String: Int] = [:]
+    /// The experiment's safeguard stops made by the as-of time, oldest first (a reset after it had not happened yet).
+    public let safeguards: [SafeguardStop]
     /// The first safeguard stop made by the as-of time: the sample ratio check counts only users
     /// first exposed before it, because a stopped arm takes no new users after it.
     public let firstStop: Int64?
@@ -110,8 +112,8 @@ public struct ReportAccumulator: Sendable {
         }
         self.splits = splits
         var spans = Array(repeating: [(from: Int64, to: Int64)](), count: variantKeys.count)
-        let stops = ReportAnalyzer.safeguardsAsOf(options.safeguardStops.filter { $0.experiment == experiment.id }, asOf: options.asOf)
-        for stop in stops {
+        safeguards = ReportAnalyzer.safeguardsAsOf(options.safeguardStops.filter { $0.experiment == experiment.id }, asOf: options.asOf)
+        for stop in safeguards {
             let span = (from: stop.stoppedAt.microseconds, to: stop.resetAt?.microseconds ?? .max)
             switch stop.action {
             case .stopArm: if let v = variantKeys.firstIndex(of: stop.arm) { spans[v].append(span) }
@@ -119,7 +121,7 @@ public struct ReportAccumulator: Sendable {
             }
         }
         stoppedSpans = spans
-        firstStop = stops.first?.stoppedAt.microseconds
+        firstStop = safeguards.first?.stoppedAt.microseconds
     }
 
     /// Counts one user.

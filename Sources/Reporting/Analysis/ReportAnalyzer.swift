@@ -62,7 +62,7 @@ public enum ReportAnalyzer {
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
         figures.offerMismatch = OfferChecks.figures(acc)
         try addForecast(&figures, acc)
-        figures.safeguards = safeguardsAsOf(options.safeguardStops.filter { $0.experiment == exp.id }, asOf: options.asOf)
+        figures.safeguards = acc.safeguards
         figures.readComparisons()
         var decision = DecisionRule.decide(figures, required: required)
         if figures.primaryMetric.isForecast {
