@@ -107,11 +107,9 @@ struct WebhookEventWriter: Sendable {
 struct StoreLookups: Sendable {
     let store: any EventStore
 
-    /// Whether an App Store or Stripe renewal for this user is the trial's conversion (see
-    /// `TrialHistory`); false when the store cannot say.
+    /// Whether a renewal for this user is the trial's conversion (see `TrialHistory`).
     func trialAwaitingConversion(userID: UserID) throws -> Bool {
-        guard let history = store as? any TrialHistory else { return false }
-        return try history.trialAwaitingConversion(userID: userID)
+        try store.trialAwaitingConversion(userID: userID)
     }
 
     /// The user whose exposures carry this store account id (`appAccountToken`, Play's
