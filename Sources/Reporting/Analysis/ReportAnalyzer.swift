@@ -383,7 +383,7 @@ public enum ReportAnalyzer {
                                                        alpha: options.alpha, power: options.power, variants: tallies.count)
                 return SampleRequirement(perVariant: n, smallestArm: smallest)
             } catch {
-                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "a \(ReportFormat.signedPercent(mde, digits: 0)) change is too small to size")
+                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "a \(Wording.signedPercent(mde, digits: 0)) change is too small to size")
             }
         }
         let k = tallies[0].counts[slot], n = tallies[0].denominators[slot]
@@ -397,7 +397,7 @@ public enum ReportAnalyzer {
             return SampleRequirement(perVariant: s.usersPerVariant, smallestArm: smallest)
         } catch {
             return SampleRequirement(perVariant: nil, smallestArm: smallest,
-                               reasonUnknown: "a \(ReportFormat.signedPercent(mde, digits: 0)) change from \(ReportFormat.percent(baseline)) is not a possible rate")
+                               reasonUnknown: "a \(Wording.signedPercent(mde, digits: 0)) change from \(Wording.percent(baseline)) is not a possible rate")
         }
     }
 
