@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", "ExperimentDefinitions"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Events", "ExperimentDefinitions", "Statistics"]),
+        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Reporting", "Events", "ExperimentDefinitions", "Statistics"]),
     ],
     swiftLanguageModes: [.v6]
 )

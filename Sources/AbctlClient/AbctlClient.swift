@@ -16,6 +16,7 @@ public actor AbctlClient {
     private var placementCache: PlacementCache
     private var storeAccounts: StoreAccounts
     private let outbox: EventOutbox
+    private let serverClock: ServerClock
     /// The last assign call that failed for want of a server, while `retryAfter` has not passed.
     private var lastAssignFailure: (error: ServerError, at: ContinuousClock.Instant)?
     private var tally = ClientDiagnostics()
@@ -25,7 +26,9 @@ public actor AbctlClient {
     public init(configuration: ClientConfiguration) throws {
         self.configuration = configuration
         try FileManager.default.createDirectory(at: configuration.storageDirectory, withIntermediateDirectories: true)
-        let connection = ServerConnection(baseURL: configuration.serverURL, apiKey: configuration.apiKey)
+        let serverClock = ServerClock(deviceNow: configuration.clock)
+        self.serverClock = serverClock
+        let connection = ServerConnection(baseURL: configuration.serverURL, apiKey: configuration.apiKey, clock: serverClock)
         self.connection = connection
         copyWriter = OnDeviceCopyWriter(model: configuration.model, deadline: configuration.copyDeadline)
         cache = AssignmentCache(file: configuration.storageDirectory.appendingPathComponent("assignments.json"))
@@ -34,12 +37,13 @@ public actor AbctlClient {
         let storeAccounts = StoreAccounts(file: configuration.storageDirectory.appendingPathComponent("store_accounts.json"))
         self.storeAccounts = storeAccounts
         let sendTimeout = configuration.sendTimeout
-        outbox = try EventOutbox(directory: configuration.storageDirectory, configuration: configuration) { body in
+        outbox = try EventOutbox(directory: configuration.storageDirectory, configuration: configuration, serverClock: serverClock,
+                                 probeClock: { _ = try? await connection.get("healthz", deadline: sendTimeout) }) { body in
             try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: sendTimeout)
         }
         if let problem = cache.loadProblem ?? placementCache.loadProblem ?? storeAccounts.loadProblem {
             tally.lastError = problem
-            tally.lastErrorAt = Date()
+            tally.lastErrorAt = configuration.clock()
         }
         let outbox = self.outbox
         Task { await outbox.resume() }
@@ -56,18 +60,22 @@ public actor AbctlClient {
             let reply = try await postAssign(query.body(hasModel: configuration.model != nil))
             let assignment = try Self.assignment(in: reply, experiment: query.experiment)
             lastAssignFailure = nil
-            guard let variant = assignment.variant, let paywall = assignment.paywall else {
+            if Self.expiringReasons.contains(assignment.reason) { expireCached(experiment: query.experiment, keeping: nil) }
+            guard let paywall = assignment.paywall else {
                 try? forget(query)
                 return await answer(query, variant: nil, paywall: defaultPaywall(query.experiment), source: .default,
                                     reason: AnswerReason(.notInExperiment, assignment.reason))
             }
+            // A paywall with no arm (a shipped winner, the control's under a safeguard stop or for a
+            // held-out user) is the server's answer too: shown and kept, but it logs no exposure.
             do {
-                try cache.save(user: query.userID, experiment: query.experiment, variant: variant, paywall: paywall.resolved,
-                               json: paywall.json, at: Date())
+                try cache.save(user: query.userID, experiment: query.experiment, variant: assignment.variant, paywall: paywall.resolved,
+                               json: paywall.json, reason: assignment.reason, at: configuration.clock())
             } catch {
                 note("saving the assignment cache failed: \(error)")
             }
-            return await answer(query, variant: variant, paywall: paywall.resolved, source: .server, reason: AnswerReason(.assigned, assignment.reason))
+            return await answer(query, variant: assignment.variant, paywall: paywall.resolved, source: .server,
+                                reason: AnswerReason(assignment.variant != nil ? .assigned : .notInExperiment, assignment.reason))
         } catch {
             return await fallbackAnswer(query, failedAssign(error))
         }
@@ -90,9 +98,33 @@ public actor AbctlClient {
         return reply
     }
 
+    /// The server's reasons that end every kept arm of the experiment at once (SPEC §7).
+    static let expiringReasons: Set<String> = ["not_running", "shipped", "safeguard"]
+
+    /// Forgets every cached answer naming `experiment` in both caches, but the placement answer
+    /// just saved.
+    private func expireCached(experiment: String, keeping: (user: String, placement: String)?) {
+        do {
+            try cache.expire(experiment: experiment, keeping: nil)
+            try placementCache.expire(experiment: experiment, keeping: keeping)
+        } catch {
+            note("expiring cached answers of '\(experiment)' failed: \(error)")
+        }
+    }
+
     /// The answer reason for a failed assign call; an outage (not a status below 500, which is this
     /// request's fault) starts the back-off.
     private func failedAssign(_ error: any Error) -> AnswerReason {
+        if case .status(let status, let code, let message)? = error as? ServerError, status == 401 || status == 403 {
+            let body = Array(JSONValue.object([("error", .object([("code", code.map(JSONValue.string) ?? .null),
+                                                                   ("message", message.map(JSONValue.string) ?? .null)]))]).serialized().utf8)
+            if let failure = AuthFailure.from(status: status, body: body, path: "v1/assign", routeScope: configuration.isAppKey ? "app" : "assign",
+                                              at: configuration.clock()) {
+                tally.authFailures += 1
+                tally.lastAuthFailure = failure
+                configuration.logger(.error, failure.description)
+            }
+        }
         note("assign failed: \(error)")
         guard let error = error as? ServerError else { return AnswerReason(.badAnswer, String(describing: error)) }
         if case .status(let status, _, _) = error, status < 500 {} else { lastAssignFailure = (error, ContinuousClock.now) }
@@ -110,8 +142,11 @@ public actor AbctlClient {
             do { json = try JSONValue.parse(reply) } catch { throw ServerError.badAnswer("not JSON: \(error)") }
             var answer = try Self.placementAnswer(json, query: query, source: .server)
             lastAssignFailure = nil
-            do { try placementCache.save(json, user: query.userID.text, placement: query.placement) } catch {
+            do { try placementCache.save(json, user: query.userID.text, placement: query.placement, at: configuration.clock()) } catch {
                 note("saving the placement cache failed: \(error)")
+            }
+            if let experiment = answer.experiment, let reason = json["reason"]?.string, Self.expiringReasons.contains(reason) {
+                expireCached(experiment: experiment, keeping: (query.userID.text, query.placement))
             }
             answer.copy = await shownCopy(answer.paywall, query.variables)
             tally.answersBySource[.server, default: 0] += 1
@@ -125,7 +160,7 @@ public actor AbctlClient {
     private func fallbackAnswer(_ query: PlacementQuery, _ reason: AnswerReason) async -> PlacementAnswer {
         tally.paywallFallbacks[reason.code, default: 0] += 1
         var answer: PlacementAnswer
-        if let cached = placementCache.answer(user: query.userID.text, placement: query.placement),
+        if let cached = placementCache.answer(user: query.userID.text, placement: query.placement, now: configuration.clock(), lifetime: lifetime),
            var fromCache = try? Self.placementAnswer(cached, query: query, source: .cache) {
             fromCache.reason = reason
             answer = fromCache
@@ -176,10 +211,15 @@ public actor AbctlClient {
     /// The cached assignment for this user, else the default.
     private func fallbackAnswer(_ query: PaywallQuery, _ reason: AnswerReason) async -> PaywallAnswer {
         tally.paywallFallbacks[reason.code, default: 0] += 1
-        if let entry = cache.entry(user: query.userID, experiment: query.experiment) {
+        if let entry = cache.entry(user: query.userID, experiment: query.experiment, now: configuration.clock(), lifetime: lifetime) {
             return await answer(query, variant: entry.variant, paywall: entry.paywall, source: .cache, reason: reason)
         }
         return await answer(query, variant: nil, paywall: defaultPaywall(query.experiment), source: .default, reason: reason)
+    }
+
+    /// How long a cached answer stands in for the server's.
+    private var lifetime: TimeInterval {
+        Double(configuration.cacheLifetime.components.seconds) + Double(configuration.cacheLifetime.components.attoseconds) / 1e18
     }
 
     private func defaultPaywall(_ experiment: String) -> ResolvedPaywall {
@@ -225,9 +265,8 @@ public actor AbctlClient {
             throw ServerError.badAnswer("no assignment for experiment '\(experiment)'")
         }
         let reason = item["reason"]?.string ?? ""
-        guard let variant = item["variant"]?.string, let json = item["paywall"], !json.isNull else {
-            return ServerAssignment(variant: nil, paywall: nil, reason: reason)
-        }
+        let variant = item["variant"]?.string
+        guard let json = item["paywall"], !json.isNull else { return ServerAssignment(variant: variant, paywall: nil, reason: reason) }
         do {
             return ServerAssignment(variant: variant, paywall: (try ResolvedPaywall(reading: json), json), reason: reason)
         } catch {
@@ -260,8 +299,8 @@ public actor AbctlClient {
     /// Queues the exposure of a paywall that was shown; false when there is nothing to log (the
     /// default paywall) or the queue was full. On return the event is on disk.
     @discardableResult
-    public func logExposure(_ answer: PaywallAnswer, at timestamp: Date = Date()) async throws -> Bool {
-        guard let event = ClientEvent.exposure(of: answer, at: timestamp) else { return false }
+    public func logExposure(_ answer: PaywallAnswer, at timestamp: Date? = nil) async throws -> Bool {
+        guard let event = ClientEvent.exposure(of: answer, at: timestamp ?? configuration.clock()) else { return false }
         return try await outbox.enqueue(withStoreAccounts([event])) == 1
     }
 
@@ -270,8 +309,9 @@ public actor AbctlClient {
     /// revenue comes from the store webhooks, never from a device.
     @discardableResult
     public func logPurchase(_ kind: ClientEvent.Kind, userID: UserID, productID: String? = nil, revenue: Double? = nil,
-                            currency: String? = nil, at timestamp: Date = Date()) async throws -> Bool {
-        let event = ClientEvent(kind: kind, userID: userID, timestamp: timestamp, revenue: revenue, currency: currency, productID: productID)
+                            currency: String? = nil, at timestamp: Date? = nil) async throws -> Bool {
+        let event = ClientEvent(kind: kind, userID: userID, timestamp: timestamp ?? configuration.clock(), revenue: revenue, currency: currency,
+                                productID: productID)
         try refuseThroughAppKey([event])
         return try await outbox.enqueue([event]) == 1
     }
@@ -279,8 +319,8 @@ public actor AbctlClient {
     /// Queues the exposures of a placement's answer (the experiment's when the user is in it, and
     /// each holdout arm), with the placement and attributes; returns how many were queued.
     @discardableResult
-    public func logExposure(_ answer: PlacementAnswer, at timestamp: Date = Date()) async throws -> Int {
-        let events = ClientEvent.exposures(of: answer, at: timestamp)
+    public func logExposure(_ answer: PlacementAnswer, at timestamp: Date? = nil) async throws -> Int {
+        let events = ClientEvent.exposures(of: answer, at: timestamp ?? configuration.clock())
         return events.isEmpty ? 0 : try await outbox.enqueue(withStoreAccounts(events))
     }
 
@@ -329,12 +369,18 @@ public actor AbctlClient {
             d.lastError = sendError.message
             d.lastErrorAt = sendError.at
         }
+        d.authFailures += await outbox.authFailures
+        if let sendFailure = await outbox.lastAuthFailure, sendFailure.at >= (d.lastAuthFailure?.at ?? .distantPast) {
+            d.lastAuthFailure = sendFailure
+        }
+        d.clockOffsetSeconds = serverClock.offset
+        d.timestampsCorrected = counts.timestampsCorrected
         return d
     }
 
     private func note(_ message: String) {
         tally.lastError = message
-        tally.lastErrorAt = Date()
+        tally.lastErrorAt = configuration.clock()
     }
 
     private static func seconds(_ d: Duration) -> String {

@@ -4,7 +4,8 @@ import Foundation
 public struct ClientConfiguration: Sendable {
     /// The root of `abctl serve`, e.g. `https://abctl.example.com`.
     public var serverURL: URL
-    /// Sent as `Authorization: Bearer KEY`; needs the `assign` and `ingest` scopes, or `app`.
+    /// Sent as `Authorization: Bearer KEY`. An app build carries an `app` key (set `isAppKey`); a
+    /// key with `assign` and `ingest` is for a server or a tool of your own, never for an app.
     public var apiKey: String?
     /// The key is an `app` key (SPEC §7, the one an app build carries): the client queues exposures
     /// only and refuses a purchase at once, so nothing it queued can be lost to the server's 403.
@@ -40,13 +41,24 @@ public struct ClientConfiguration: Sendable {
     public var sendTimeout: Duration
     /// When true, queued events are sent in the background as they arrive; when false only `flush()` sends.
     public var sendsAutomatically: Bool
+    /// How long a cached answer may stand in for the server's (SPEC §7): past it, an offline
+    /// device shows the bundled default instead of an arm that may have been stopped since.
+    /// An answer that says the experiment is `not_running`, `shipped` or stopped by a
+    /// `safeguard` expires every cached answer for that experiment at once.
+    public var cacheLifetime: Duration
+    /// Hears 401s and 403s (with the scope the key lacks) and clock corrections; see `ClientLogger`.
+    public var logger: ClientLogger
+    /// The device's clock: timestamps of events, ages of cached answers. Tests set it.
+    public var clock: @Sendable () -> Date
 
     public init(serverURL: URL, apiKey: String? = nil, storageDirectory: URL, defaultPaywall: ResolvedPaywall,
                 defaultPaywalls: [String: ResolvedPaywall] = [:], placementDefaults: [String: ResolvedPaywall?] = [:],
                 isAppKey: Bool = false, assignDeadline: Duration = .milliseconds(800),
                 retryAfter: Duration = .seconds(10), model: (any CopyModel)? = nil, copyDeadline: Duration = .milliseconds(1500),
                 queueCapacity: Int = 10_000, batchSize: Int = 100, initialBackoff: Duration = .milliseconds(500),
-                maxBackoff: Duration = .seconds(60), sendTimeout: Duration = .seconds(10), sendsAutomatically: Bool = true) {
+                maxBackoff: Duration = .seconds(60), sendTimeout: Duration = .seconds(10), sendsAutomatically: Bool = true,
+                cacheLifetime: Duration = .seconds(24 * 3600), logger: @escaping ClientLogger = ClientConfiguration.standardErrorLogger,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.serverURL = serverURL
         self.apiKey = apiKey
         self.storageDirectory = storageDirectory
@@ -64,5 +76,8 @@ public struct ClientConfiguration: Sendable {
         self.maxBackoff = maxBackoff
         self.sendTimeout = sendTimeout
         self.sendsAutomatically = sendsAutomatically
+        self.cacheLifetime = cacheLifetime
+        self.logger = logger
+        self.clock = clock
     }
 }

@@ -31,6 +31,14 @@ public struct ClientDiagnostics: Sendable, Equatable {
     public var queueCorruptRecords = 0
     public var lastError: String?
     public var lastErrorAt: Date?
+    /// Answers of 401 (no key, or one the server does not know) and 403 (a key without the scope).
+    public var authFailures = 0
+    /// The latest of them, with the scope the key lacks.
+    public var lastAuthFailure: AuthFailure?
+    /// The server's clock minus the device's, in seconds, from the last answer's `Date` header.
+    public var clockOffsetSeconds: Double?
+    /// Event timestamps more than 10 minutes ahead of the server's clock, moved back by that offset.
+    public var timestampsCorrected = 0
 
     /// The same as JSON, members in a fixed order, for logs or a support screen.
     public var json: JSONValue {
@@ -55,6 +63,61 @@ public struct ClientDiagnostics: Sendable, Equatable {
             ("queue_corrupt_records", .number(Double(queueCorruptRecords))),
             ("last_error", lastError.map(JSONValue.string) ?? .null),
             ("last_error_at", lastErrorAt.map { .string(RFC3339.format($0)) } ?? .null),
+            ("auth_failures", .number(Double(authFailures))),
+            ("last_auth_failure", lastAuthFailure?.json ?? .null),
+            ("clock_offset_s", clockOffsetSeconds.map(JSONValue.number) ?? .null),
+            ("timestamps_corrected", .number(Double(timestampsCorrected))),
         ])
+    }
+}
+
+/// A call the server refused for the key: 401 (no key, or an unknown one) or 403 (a key without
+/// the scope the route needs). Retrying cannot mend it; a new key (or the server's keys file) can.
+public struct AuthFailure: Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    /// `v1/assign` or `v1/events`.
+    public var path: String
+    /// The scope the call needed and the key lacks: the one the server's 403 names, else the
+    /// route's (`assign` or `ingest`; `app` for an app key).
+    public var missingScope: String
+    /// The server's error code and message.
+    public var message: String
+    public var at: Date
+
+    public init(status: Int, path: String, missingScope: String, message: String, at: Date) {
+        self.status = status
+        self.path = path
+        self.missingScope = missingScope
+        self.message = message
+        self.at = at
+    }
+
+    public var description: String {
+        let what = status == 401 ? "the server does not accept this key (401)" : "this key lacks the '\(missingScope)' scope (403)"
+        return "POST /\(path): \(what), needed scope '\(missingScope)': \(message)"
+    }
+
+    var json: JSONValue {
+        .object([
+            ("status", .number(Double(status))), ("path", .string(path)), ("missing_scope", .string(missingScope)),
+            ("message", .string(message)), ("at", .string(RFC3339.format(at))),
+        ])
+    }
+
+    /// The failure an answer of 401 or 403 stands for; nil for other statuses. `routeScope` is the
+    /// scope the route needs of this client's key.
+    static func from(status: Int, body: [UInt8], path: String, routeScope: String, at: Date) -> AuthFailure? {
+        guard status == 401 || status == 403 else { return nil }
+        let error = (try? JSONValue.parse(body))?["error"]
+        let code = error?["code"]?.string, message = error?["message"]?.string ?? ""
+        var scope = routeScope
+        if code == "app_scope" {
+            // An app key posted something other than exposures: that needs `ingest`.
+            scope = "ingest"
+        } else if let range = message.range(of: "lacks the '"), let end = message[range.upperBound...].firstIndex(of: "'") {
+            scope = String(message[range.upperBound..<end])
+        }
+        return AuthFailure(status: status, path: path, missingScope: scope,
+                           message: [code, message.isEmpty ? nil : message].compactMap { $0 }.joined(separator: ": "), at: at)
     }
 }

@@ -25,6 +25,8 @@ actor EventOutbox {
         var rejected = 0
         var failedSends = 0
         var refused = 0
+        /// Timestamps moved back because the device's clock ran ahead of the server's.
+        var timestampsCorrected = 0
     }
 
     private let log: EventLog
@@ -34,8 +36,18 @@ actor EventOutbox {
     private let initialBackoff: Duration
     private let maxBackoff: Duration
     private let sendsAutomatically: Bool
+    private let logger: ClientLogger
+    private let deviceNow: @Sendable () -> Date
+    /// The scope `POST /v1/events` needs of this client's key.
+    private let routeScope: String
+    /// The device's clock against the server's; nil: timestamps are sent as logged.
+    private let serverClock: ServerClock?
+    /// The offset last reported as a correction, so a steady skew is logged once, not per batch.
+    private var reportedOffset: TimeInterval?
     private(set) var counts = Counts()
     private(set) var lastError: (message: String, at: Date)?
+    private(set) var lastAuthFailure: AuthFailure?
+    private(set) var authFailures = 0
     /// The send in flight: a flush and the background loop share it, so no batch goes out twice at once.
     /// Set by the caller that starts it, cleared by the send itself as it ends.
     private var inFlight: Task<Bool, Never>?
@@ -44,8 +56,18 @@ actor EventOutbox {
     private var loop: Task<Void, Never>?
     private var closed = false
 
-    init(directory: URL, configuration: ClientConfiguration, post: @escaping Poster) throws {
+    /// Asks the server anything, for its `Date` header, before the first send of a run that has
+    /// heard no answer yet (an app that logs before it asks for a paywall).
+    private let probeClock: (@Sendable () async -> Void)?
+
+    init(directory: URL, configuration: ClientConfiguration, serverClock: ServerClock? = nil,
+         probeClock: (@Sendable () async -> Void)? = nil, post: @escaping Poster) throws {
+        self.probeClock = probeClock
         log = try EventLog(directory: directory)
+        logger = configuration.logger
+        deviceNow = configuration.clock
+        routeScope = configuration.isAppKey ? "app" : "ingest"
+        self.serverClock = serverClock
         self.post = post
         capacity = max(1, configuration.queueCapacity)
         batchSize = max(1, configuration.batchSize)
@@ -61,7 +83,16 @@ actor EventOutbox {
     /// capacity are dropped and counted.
     func enqueue(_ events: [ClientEvent]) throws -> Int {
         let room = max(0, capacity - log.pending.count)
-        let kept = Array(events.prefix(room))
+        var kept = Array(events.prefix(room))
+        // Corrected before it reaches the disk, with the offset of the moment it was logged.
+        var corrected = 0
+        for i in kept.indices {
+            if let ts = serverClock?.corrected(kept[i].timestamp) {
+                kept[i].timestamp = ts
+                corrected += 1
+            }
+        }
+        if corrected > 0 { recordCorrection(corrected) }
         counts.droppedQueueFull += events.count - kept.count
         if kept.count < events.count { note("the event queue is full (\(capacity)); \(events.count - kept.count) event(s) dropped") }
         do {
@@ -133,14 +164,24 @@ actor EventOutbox {
         return await task.value
     }
 
-    private func sendBatch(limit: Int? = nil) async -> Bool {
+    private func sendBatch(limit: Int? = nil, clockRetried: Bool = false) async -> Bool {
         let batch = Array(log.pending.prefix(min(batchSize, limit ?? batchSize)))
         guard !batch.isEmpty else { return true }
+        if let serverClock, serverClock.offset == nil, let probeClock { await probeClock() }
         var body: [UInt8] = []
+        var corrected = 0
+        // Records are read back only when the device runs ahead: otherwise they go as they lie on disk.
+        let mayCorrect = (serverClock?.offset ?? 0) < -60
         for (i, record) in batch.enumerated() {
             if i > 0 { body.append(0x0A) }
-            body += record.json
+            if mayCorrect, let line = correctedLine(record.json) {
+                body += line
+                corrected += 1
+            } else {
+                body += record.json
+            }
         }
+        if corrected > 0 { recordCorrection(corrected) }
         let status: Int, answer: [UInt8]
         do {
             (status, answer) = try await post(body)
@@ -156,6 +197,11 @@ actor EventOutbox {
             counts.duplicates += Int(json?["duplicate"]?.number ?? 0)
             return acknowledge(batch.count)
         case 400, 422:
+            if !clockRetried && batch.contains(where: { correctedLine($0.json) != nil }) {
+                // The answer's `Date` header showed the device's clock ahead of the server's (the first
+                // answer this run, or the clock moved): send the batch again, its timestamps corrected.
+                return await sendBatch(limit: limit, clockRetried: true)
+            }
             // The batch was refused whole and nothing stored; drop the lines the server named and
             // send the rest again. Without line numbers there is nothing safe to drop: keep all.
             // `rejections` sits beside `error` in the answer: [{"line", "field", "message"}].
@@ -173,10 +219,18 @@ actor EventOutbox {
             return await sendBatch(limit: first - 1)
         case 403:
             // The key may not post these events (an app key and a purchase, a key without ingest):
-            // retrying cannot help, so the batch leaves the queue and the refusal is reported.
+            // retrying cannot help, so the batch leaves the queue and the refusal is reported, loudly.
             counts.refused += batch.count
-            note("the server refused events for this key's scope (\(batch.count) dropped): \(ServerConnection.statusError(status, answer))")
+            let failure = recordAuthFailure(status, answer)
+            note("the server refused events for this key's scope (\(batch.count) dropped): \(failure)")
             return acknowledge(batch.count)
+        case 401:
+            // No key or one the server does not know: kept and retried with backoff, since the
+            // server's keys can be mended without a new app build; said aloud each time.
+            counts.failedSends += 1
+            let failure = recordAuthFailure(status, answer)
+            note("sending events failed: \(failure)")
+            return false
         default:
             counts.failedSends += 1
             note("sending events failed: \(ServerConnection.statusError(status, answer))")
@@ -195,6 +249,36 @@ actor EventOutbox {
     }
 
     private func note(_ message: String) {
-        lastError = (message, Date())
+        lastError = (message, deviceNow())
+    }
+
+    private func recordAuthFailure(_ status: Int, _ answer: [UInt8]) -> AuthFailure {
+        let failure = AuthFailure.from(status: status, body: answer, path: "v1/events", routeScope: routeScope, at: deviceNow())
+            ?? AuthFailure(status: status, path: "v1/events", missingScope: routeScope, message: "", at: deviceNow())
+        authFailures += 1
+        lastAuthFailure = failure
+        logger(.error, failure.description)
+        return failure
+    }
+
+    /// An NDJSON record with its `ts` corrected by the server's clock; nil when it needs none.
+    private func correctedLine(_ line: [UInt8]) -> [UInt8]? {
+        guard let serverClock, serverClock.offset != nil, case .object(var members)? = try? JSONValue.parse(line),
+              let i = members.firstIndex(where: { $0.0 == "ts" }), let text = members[i].1.string, let ts = RFC3339.parse(text),
+              let corrected = serverClock.corrected(ts) else { return nil }
+        members[i].1 = .string(RFC3339.format(corrected))
+        return Array(JSONValue.object(members).serialized().utf8)
+    }
+
+    /// Counts corrected timestamps, and says so when the skew is new (or has changed by a minute).
+    private func recordCorrection(_ count: Int) {
+        counts.timestampsCorrected += count
+        guard let offset = serverClock?.offset else { return }
+        if let reported = reportedOffset, abs(reported - offset) < 60 { return }
+        reportedOffset = offset
+        let message = "the device clock is \(Int(-offset)) s ahead of the server's (its Date header); event timestamps more than "
+            + "\(Int(ServerClock.tolerance / 60)) minutes ahead are moved back by \(Int(-offset)) s"
+        note(message)
+        logger(.warning, message)
     }
 }

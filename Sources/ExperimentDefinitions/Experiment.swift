@@ -137,13 +137,27 @@ public struct Namespace: Sendable, Equatable {
     public func overlaps(_ other: Namespace) -> Bool {
         id == other.id && start < other.end && other.start < end
     }
+
+    /// The parts of [0, 1) that none of `taken` covers, in order (the slices of one namespace still free).
+    public static func freeSlices(taken: [Namespace]) -> [Range<Double>] {
+        var free: [Range<Double>] = []
+        var cursor = 0.0
+        for slice in taken.sorted(by: { $0.start < $1.start }) {
+            if slice.start > cursor { free.append(cursor..<slice.start) }
+            cursor = max(cursor, slice.end)
+        }
+        if cursor < 1 { free.append(cursor..<1) }
+        return free
+    }
 }
 
 extension Experiment {
-    /// Days until a user's figures settle: the longest trial of any arm (none for a `paywall: null` arm) plus `metrics.maturity_grace_days`.
-    public var maturityDays: Int {
-        (variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0) + metrics.maturityGraceDays
-    }
+    /// SPEC §5 maturity, the one rule reports, forecasts and safeguards all read: days until a
+    /// user's figures settle, the longest trial of any arm plus `metrics.maturity_grace_days`.
+    public var maturityDays: Int { longestTrialDays + metrics.maturityGraceDays }
+
+    /// The longest `trial_days` of any arm (0 for a `paywall: null` arm).
+    public var longestTrialDays: Int { variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0 }
 }
 
 /// Which metrics decide the experiment, and its metric settings.
