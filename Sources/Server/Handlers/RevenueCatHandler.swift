@@ -31,6 +31,6 @@ struct RevenueCatHandler: Responder {
         } catch {
             throw APIError(webhook: error)
         }
-        return try events.store(outcome, route: route) { [metrics] in metrics.webhook(type: $0, outcome: $1) }
+        return try events.store(outcome, route: route, bodyField: RevenueCatMapping.bodyField) { [metrics] in metrics.webhook(type: $0, outcome: $1) }
     }
 }

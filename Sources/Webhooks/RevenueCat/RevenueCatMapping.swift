@@ -18,6 +18,17 @@ import ExperimentDefinitions
 /// refunds by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
 /// RevenueCat reports in USD. A pure function: no I/O, no clock.
 public enum RevenueCatMapping {
+    /// The field of RevenueCat's body an event field was read from, so a refusal names what the sender wrote.
+    public static func bodyField(_ eventField: String) -> String {
+        switch eventField {
+        case "event_id": "event.id"
+        case "user_id": "event.app_user_id"
+        case "ts": "event.purchased_at_ms"
+        case "revenue": "event.price"
+        default: "event.\(eventField)"
+        }
+    }
+
     /// A type this project does not use is `.ignored(type:reason: .type)`: the webhook answers 200 and counts it.
     public static func map(_ body: [UInt8]) throws(WebhookError) -> WebhookOutcome {
         let object = try WebhookBody.object(body)
