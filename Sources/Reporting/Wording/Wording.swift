@@ -14,10 +14,25 @@ enum Wording {
     /// The legend of the comparisons, the same words in every format (only the marks differ).
     static func legend(_ r: Report, better: String = "▲", worse: String = "▼") -> [String] {
         [
-            "\(better) clearly better than the control, \(worse) clearly worse, each in its metric's good direction: higher for trial starts, conversion and revenue; lower for cancel and refund rates (marked “lower is better”).",
+            "\(better) \(legendBetter), \(worse) \(legendWorse)",
             "Chance better: the chance the variant is better in that direction. Expected loss: what shipping the variant gives up on average if it is in fact worse, in percentage points (pp) of the rate, or for revenue in \(r.currency) per user.",
             "Revenue figures are net of refunds, per exposed user, in \(r.currency).",
         ]
+    }
+
+    /// The legend's first line around its two marks.
+    static let legendBetter = "clearly better than the control"
+    static let legendWorse = "clearly worse, each in its metric's good direction: higher for trial starts, conversion and revenue; lower for cancel and refund rates (marked “lower is better”)."
+
+    /// "1 user", "29,958 users": a count with its noun, singular for one.
+    static func counted(_ n: Int, _ noun: String) -> String { "\(count(n)) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// The survival table's column for `day`.
+    static func survivalDay(_ day: Int) -> String { "day \(day)" }
+
+    /// What the survival section shows, and up to when.
+    static func survivalNote(_ r: Report) -> String {
+        "Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(date(r.asOf))."
     }
 
     /// What the rate is out of, in words.
