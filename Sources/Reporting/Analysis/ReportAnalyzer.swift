@@ -60,7 +60,7 @@ public enum ReportAnalyzer {
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
-        figures.offerMismatch = OfferChecks.figures(acc)
+        figures.offerMismatch = try OfferChecks.figures(acc)
         try addForecast(&figures, acc)
         figures.safeguards = acc.safeguards
         figures.readComparisons()

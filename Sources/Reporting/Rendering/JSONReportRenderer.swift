@@ -9,8 +9,9 @@ import Foundation
 /// per comparison `test`, `lower_is_better`, `chance_to_be_better`, the sequential fields and
 /// `null_reasons`, survival `intervals`/`trial_starters`/`cancels`, `conversion_by_day`,
 /// `fallback_reasons`, `copy_source_paid` and `offer_mismatch` (per variant, SPEC §5: `arm_trial_days`,
-/// `trial_starts`, `trial_days_differ`, `granted_trial_days`, `paid_without_trial`, `count`, `share`,
-/// `flagged`). A number that cannot be computed is `null`, with its reason
+/// `trial_starts`, `trial_days_differ`, `granted_trial_days`, `paid_without_trial`, `users` (trial starters
+/// and purchasers), `count`, `share`, `p_value` (exact binomial against 2%), `control_p_value` (Fisher's
+/// exact test against the control), `flagged`). A number that cannot be computed is `null`, with its reason
 /// beside it (`null_reason` or `null_reasons`).
 public enum JSONReportRenderer {
     public static func render(_ r: Report) -> String { value(r).serialized() }
@@ -150,10 +151,12 @@ public enum JSONReportRenderer {
             ("arm_trial_days", .number(Double(m.armTrialDays))), ("trial_starts", .number(Double(m.trialStarts))),
             ("trial_days_differ", .number(Double(m.trialDaysDiffer))),
             ("granted_trial_days", .object(m.grantedDays.map { (String($0.days), .number(Double($0.users))) })),
-            ("paid_without_trial", .number(Double(m.paidWithoutTrial))), ("count", .number(Double(m.count))),
-            ("share", num(m.share)), ("flagged", .bool(m.flagged)),
+            ("paid_without_trial", .number(Double(m.paidWithoutTrial))), ("users", .number(Double(m.users))), ("count", .number(Double(m.count))),
+            ("share", num(m.share)), ("p_value", num(m.pValue)), ("control_p_value", num(m.controlPValue)), ("flagged", .bool(m.flagged)),
         ]
-        if let reason = m.nullReason { members.append(("null_reason", .string(reason))) }
+        if !m.nullReasons.isEmpty {
+            members.append(("null_reasons", .object(m.nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
         return .object(members)
     }
 
