@@ -64,7 +64,7 @@ enum OfferChecks {
                                    message: "“\(m.variant)” did not show what it tested: \(what); \(share), above \(expected) beyond noise (\(tests)). Its results compare what the stores gave, not the paywall it tested; check the offers set up in App Store Connect, Play Console and Stripe, and who is eligible for a trial.")
             }
             return HealthCheck(level: .info, code: "offer_mismatch",
-                               message: "“\(m.variant)”: \(what) (\(share); not clearly above \(expected) or the control's share: \(tests)).")
+                               message: "“\(m.variant)”: \(what) (\(share); not clearly above \(expected)\(m.controlPValue == nil ? "" : " and the control's share"): \(tests)).")
         }
     }
 

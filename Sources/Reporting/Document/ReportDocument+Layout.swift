@@ -32,8 +32,9 @@ extension ReportDocument {
     static func verdict(_ r: Report) -> Section {
         var title: [Inline] = [.text("Verdict: " + r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))]
         if let w = r.decision.winner { title += [.text(" "), .code(w)] }
-        return Section(verdict: r.decision.verdict, title: title,
-                       blocks: [.list(r.decision.reasons.map { (nil, $0) }), .paragraph([.text(Wording.eta(r))], .plain)])
+        var blocks: [Block] = [.list(r.decision.reasons.map { (nil, $0) })]
+        if let eta = Wording.eta(r) { blocks.append(.paragraph([.text(eta)], .plain)) }
+        return Section(verdict: r.decision.verdict, title: title, blocks: blocks)
     }
 
     static func health(_ r: Report) -> Section {

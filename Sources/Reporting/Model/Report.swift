@@ -369,7 +369,8 @@ public struct SurvivalResult: Sendable, Equatable {
         public var key: String
         public var trialStarters: Int
         public var cancels: Int
-        /// S(day) at each of `days`; nil when the variant has no trial starters.
+        /// At each of `days`: the share still subscribed at the end of that day since trial start (day 0 is the
+        /// first 24 hours, where Day-0 cancels fall), S(d + 1) in days; nil when the variant has no trial starters.
         public var atDays: [Double]?
         public var intervals: [Bounds]?
         /// The step curve for charts: (day, S) at each drop, up to `maxDay`.

@@ -130,6 +130,13 @@ public enum JSONReportRenderer {
         return .number(x)
     }
 
+    /// An amount of money (a total, a cap) to the cent, as it was paid: a sum of many payments carries
+    /// float noise (129807.96000000702) that is no figure. Per-user means and intervals keep full precision.
+    static func money(_ x: Double?) -> JSONValue {
+        guard let x, x.isFinite else { return .null }
+        return .number(Wording.cents(x))
+    }
+
     /// `{"percentile": p}`, `{"absolute": x}` or null, as the experiment file says.
     static func revenueCap(_ cap: RevenueCap?) -> JSONValue {
         switch cap {
@@ -176,8 +183,8 @@ public enum JSONReportRenderer {
             ("metrics", .object(v.metrics.map { m in
                 var fields: [(String, JSONValue)] = [("count", .number(Double(m.count))), ("rate", num(m.rate)), ("ci", bounds(m.ci)),
                                                      ("denominator", .number(Double(m.denominator)))]
-                if let sum = m.sum { fields.append(("sum", num(sum))) }
-                if m.metric.isRevenue { fields.append(("cap", num(m.cap))) }
+                if let sum = m.sum { fields.append(("sum", money(sum))) }
+                if m.metric.isRevenue { fields.append(("cap", money(m.cap))) }
                 if let reason = m.nullReason { fields.append(("null_reason", .string(reason))) }
                 return (m.metric.name, .object(fields))
             })),
@@ -203,7 +210,7 @@ public enum JSONReportRenderer {
             ("chance_to_be_better", num(c.chanceToBeBetter)),
             ("expected_loss_if_shipped", num(c.expectedLossIfShipped)),
         ]
-        if c.metric.isRevenue { fields.append(("cap", num(c.cap))) }
+        if c.metric.isRevenue { fields.append(("cap", money(c.cap))) }
         if let a = c.adjustment {
             fields.append(("variance_reduction", num(a.varianceReduction)))
             fields.append(("adjusted_for", .array(a.attributes.map(JSONValue.string))))

@@ -53,7 +53,8 @@ public enum MarkdownReportRenderer {
             for row in t.rows {
                 lines.append("| " + row.map { cell in
                     var text = esc(cell.text) + (cell.tag.map { " (\(esc($0)))" } ?? "")
-                    if let detail = cell.detail, !detail.isEmpty { text += " " + esc(detail) }
+                    // An interval is the report's own figures: brackets stay brackets, only a pipe could break the cell.
+                    if let detail = cell.detail, !detail.isEmpty { text += " " + detail.replacingOccurrences(of: "|", with: "\\|") }
                     if cell.marked, let tone = cell.tone { text += " " + mark(tone) }
                     return text
                 }.joined(separator: " | ") + " |")
