@@ -44,7 +44,8 @@ public struct Simulator: Sendable {
     }
 
     let catalog: ExperimentDefinitions.ExperimentCatalog
-    let assigner: Assigner
+    /// The stops in force swap in as the story goes (`run` with checkpoints).
+    var assigner: Assigner
     /// The same experiments with no global holdout: what a held-out user would have been shown
     /// (the control's paywall of the experiment that would have taken them, SPEC §1).
     let withoutHoldouts: Assigner?
@@ -65,16 +66,68 @@ public struct Simulator: Sendable {
         observedUntil = start.addingTimeInterval(Double(options.days + options.tailDays) * 86400)
     }
 
+    /// Moments of the story at which the caller looks at what has been written so far and answers
+    /// the safeguard stops in force then (SPEC §5), so a stop made during the story changes what later
+    /// arrivals are shown, as a server honours it.
+    public struct Checkpoints {
+        /// Simulated time between two looks (an experiment's `check_minutes`).
+        public var every: TimeInterval
+        /// Called at each look, once everyone who arrived before it is written; answers the stops in force
+        /// by experiment id (an experiment not named has none) and whether to look again (nothing is
+        /// left to stop: the stops stay and the rest of the story is written in large batches).
+        public var look: (Date) throws -> (stops: [String: ArmStops], again: Bool)
+
+        public init(every: TimeInterval, look: @escaping (Date) throws -> (stops: [String: ArmStops], again: Bool)) {
+            self.every = every
+            self.look = look
+        }
+    }
+
     /// Generates every user's events and hands them to `write` in batches of about `batchSize`.
-    public func run(batchSize: Int = 20_000, write: ([Event]) throws -> AppendResult, progress: (Int) -> Void = { _ in }) throws -> Summary {
+    /// With `checkpoints`, users are simulated in order of arrival and each look sees every user who
+    /// arrived before it; each user's events are the same as without, until a stop changes their arm.
+    public func run(batchSize: Int = 20_000, write: ([Event]) throws -> AppendResult, checkpoints: Checkpoints? = nil,
+                    progress: (Int) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
         summary.start = start
         summary.observedUntil = observedUntil
         var batch: [Event] = []
         batch.reserveCapacity(batchSize + 64)
-        for index in 0..<options.users {
+        var order = Array(0..<options.users)
+        var arrivals: [Double] = []
+        if checkpoints != nil {
+            // The first draw of a user's stream is the arrival (simulateUser); drawn here from a copy of it.
+            arrivals = order.map { index in
+                var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
+                return rng.uniform(0, Double(options.days) * 86400)
+            }
+            order.sort { (arrivals[$0], $0) < (arrivals[$1], $1) }
+        }
+        var simulator = self
+        var nextLook = checkpoints.map { $0.every } ?? .infinity
+        var stops: [String: ArmStops] = [:]
+        for (done, index) in order.enumerated() {
+            if let checkpoints, arrivals[index] >= nextLook {
+                if !batch.isEmpty {
+                    summary.events += batch.count
+                    let r = try write(batch)
+                    summary.stored += r.stored
+                    summary.duplicates += r.duplicates
+                    batch.removeAll(keepingCapacity: true)
+                }
+                while arrivals[index] >= nextLook {
+                    let now = start.addingTimeInterval(nextLook)
+                    let answer = try checkpoints.look(now)
+                    if answer.stops != stops {
+                        stops = answer.stops
+                        simulator.assigner = assigner.withStops(answer.stops)
+                    }
+                    nextLook = answer.again ? nextLook + checkpoints.every : .infinity
+                }
+                progress(done)
+            }
             var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
-            let exposures = simulateUser(index: index, rng: &rng, into: &batch)
+            let exposures = simulator.simulateUser(index: index, rng: &rng, into: &batch)
             for (experiment, variant) in exposures { summary.exposed[experiment, default: [:]][variant, default: 0] += 1 }
             if batch.count >= batchSize {
                 summary.events += batch.count
@@ -82,7 +135,7 @@ public struct Simulator: Sendable {
                 summary.stored += r.stored
                 summary.duplicates += r.duplicates
                 batch.removeAll(keepingCapacity: true)
-                progress(index + 1)
+                progress(done + 1)
             }
         }
         if !batch.isEmpty {
@@ -154,6 +207,12 @@ public struct Simulator: Sendable {
                withoutHoldouts.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival).inExperiment {
                 // Held out by a global holdout: no exposure here, and the paywall the experiments form
                 // gives such a user, the control's, with the control's rates.
+                behaviour = (ratesFor(experiment.id, experiment.variants[0].key), experiment.variants[0].paywall, experiment)
+                continue
+            }
+            if a.reason == .safeguard, behaviour == nil, let experiment = catalog.experiment(a.experimentID) {
+                // A stopped arm's user gets the control's paywall (SPEC §2), logs no exposure and
+                // behaves as the control's users do.
                 behaviour = (ratesFor(experiment.id, experiment.variants[0].key), experiment.variants[0].paywall, experiment)
                 continue
             }

@@ -28,8 +28,9 @@ import Testing
             return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["as_of"] as? String
         }
         let recorded = try #require(try await asOf([], noClock))
-        #expect(recorded < "2026-12-01")
-        let now = "2027-03-01T00:00:00Z"
+        // The story: 60 days of arrivals from the experiments' start (2026-11-02), 60 more observed.
+        #expect(recorded == "2027-03-02T00:00:00Z")
+        let now = "2027-06-01T00:00:00Z"
         #expect(try await asOf([], ["ABCTL_NOW": now]) == now)
         let until = try #require(try await asOf(["--until", "2026-11-20"], noClock))
         #expect(until.hasPrefix("2026-11-20"))

@@ -61,11 +61,12 @@ import Testing
         let r = try await Abctl.run(["demo", "--users", "5000"], in: folder.path)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         for id in ["chorus-paywall-copy", "chorus-trial-length", "chorus-discount-framing"] {
-            for ext in ["html", "md"] {
+            for ext in ["html", "md", "json"] {
                 #expect(FileManager.default.fileExists(atPath: "\(folder.path)/Reports/\(id).\(ext)"), "\(id).\(ext)")
             }
-            #expect(r.stdout.contains("   \(id): "))
+            #expect(r.stdout.contains("\n\(id): "), "the summary names \(id)")
         }
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/Reports/index.html"))
         #expect(FileManager.default.fileExists(atPath: folder.path + "/abctl.sqlite"))
     }
 }

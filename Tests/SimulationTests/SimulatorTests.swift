@@ -42,6 +42,42 @@ import Testing
         #expect(Set(a.map(\.id)).count == a.count, "event ids are unique")
     }
 
+    /// With checkpoints users are simulated in order of arrival: each look has seen every exposure
+    /// before it and none after, the events are those of a run without looks, and a stop made at a
+    /// look turns the arm's later arrivals away (no exposure) while earlier ones keep theirs.
+    @Test func checkpointsLookInArrivalOrderAndLaterArrivalsHonourAStop() throws {
+        let s = simulator(users: 3000, seed: 7)
+        let plain = try events(s, batchSize: 100)
+        var written: [Event] = []
+        var looks: [(Date, Int)] = []
+        _ = try s.run(batchSize: 100, write: { written += $0; return AppendResult(stored: $0.count) },
+                      checkpoints: .init(every: 86_400) { now in
+                          looks.append((now, written.filter { $0.type == .exposure }.count))
+                          return ([:], true)
+                      })
+        #expect(written.sorted { $0.id < $1.id } == plain.sorted { $0.id < $1.id })
+        #expect(looks.count == 13, "a look at the end of each of the first 13 of 14 days")
+        for (now, seen) in looks {
+            let before = plain.filter { $0.type == .exposure && $0.timestamp.date < now }
+            #expect(seen == before.count, "the look at \(now) saw every exposure before it and none after")
+        }
+
+        let stopAt = s.start.addingTimeInterval(7 * 86_400)
+        var stopped: [Event] = []
+        _ = try s.run(batchSize: 100, write: { stopped += $0; return AppendResult(stored: $0.count) },
+                      checkpoints: .init(every: 86_400) { now in
+                          now >= stopAt ? (["chorus-trial-length": ArmStops(stoppedArms: [false, true], holdStageAt: stopAt)], false) : ([:], true)
+                      })
+        func exposures(_ all: [Event], _ variant: String) -> [Event] {
+            all.filter { $0.type == .exposure && $0.experiment == "chorus-trial-length" && $0.variant == variant }
+        }
+        let late = exposures(plain, "trial-7d").filter { $0.timestamp.date >= stopAt }
+        #expect(!late.isEmpty)
+        #expect(exposures(stopped, "trial-7d").allSatisfy { $0.timestamp.date < stopAt })
+        #expect(exposures(stopped, "trial-7d").count == exposures(plain, "trial-7d").count - late.count)
+        #expect(exposures(stopped, "trial-3d").count == exposures(plain, "trial-3d").count)
+    }
+
     @Test func eventsStayInsideTheObservedWindowAndFollowTheirUser() throws {
         let s = simulator(users: 2000, seed: 3)
         let all = try events(s, batchSize: 1000)

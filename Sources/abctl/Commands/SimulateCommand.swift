@@ -57,8 +57,10 @@ enum SimulateCommand {
         do { return try Truth.load(path: path) } catch { throw CLIError.usage(error.message, command: command) }
     }
 
-    /// Runs the simulation into the database at `db`, with a progress bar on a terminal.
-    static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, tailDays: Int = 10, db: String) throws -> (Simulator.Summary, TimeInterval) {
+    /// Runs the simulation into the database at `db`, with a progress bar on a terminal. With
+    /// `safeguards`, safeguards are evaluated every `check_minutes` of the story and their stops honoured.
+    static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, tailDays: Int = 10,
+                         safeguards: Bool = false, db: String) throws -> (Simulator.Summary, TimeInterval) {
         // Simulated events acknowledge nobody, so a commit need not wait for the disk (a crash loses only a rerun).
         let store = try StoreOpener.open(db, .init(durable: false))
         defer { store.close() }
@@ -70,7 +72,9 @@ enum SimulateCommand {
         let began = Date()
         let summary: Simulator.Summary
         do {
-            summary = try simulator.run(write: { try store.appendAndWait($0) }, progress: { progress.update($0) })
+            summary = try simulator.run(write: { try store.appendAndWait($0) },
+                                        checkpoints: safeguards ? StorySafeguards.checkpoints(catalog: catalog, store: store) : nil,
+                                        progress: { progress.update($0) })
         } catch {
             throw CLIError.runtime("simulation failed: \(error)")
         }

@@ -1,0 +1,56 @@
+import Events
+import ExperimentDefinitions
+import Foundation
+import Reporting
+
+/// The demo's closing summary (and the index page's lines): per experiment the verdict, when a
+/// decision can be expected while there is none, the forecast per arm and any safeguard stop.
+enum DemoSummary {
+    static func text(_ reports: [Report], asOf: Date, out: String) -> String {
+        var lines = ["Summary as of \(RFC3339.format(asOf)) (open \(out)/index.html):"]
+        for r in reports {
+            lines.append("\(r.experimentID): \(verdict(r))")
+            lines.append("  forecast: \(forecast(r))")
+            lines.append("  \(safeguards(r))")
+        }
+        lines.append("Not in the demo yet: bandits, storefront prices per country, people who log in (not built).")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "ship ai", "stop", "inconclusive" or "keep running; a decision is expected by 2027-03-20".
+    static func verdict(_ r: Report) -> String {
+        let d = r.decision
+        switch d.verdict {
+        case .ship: return "ship \(d.winner ?? "")"
+        case .stop: return "stop"
+        case .inconclusive: return "inconclusive"
+        case .keepRunning:
+            guard let eta = d.eta else { return "keep running; when a decision can be expected is unknown: \(d.etaReason ?? "no estimate")" }
+            return eta > r.asOf ? "keep running; a decision is expected by \(day(eta))"
+                : "keep running; every arm has had the users it was sized for since \(day(eta))"
+        }
+    }
+
+    /// Each arm's revenue per user at the horizon with its 90% interval, or why there is none.
+    static func forecast(_ r: Report) -> String {
+        guard let arms = r.forecast, let horizon = arms.first?.horizonDays else { return "none: no arm has a mature payer yet" }
+        let parts = arms.map { a -> String in
+            guard let x = a.revenuePerUser else { return "\(a.variant) none (\(a.nullReason ?? "no figure"))" }
+            return "\(a.variant) \(money(x))" + (a.ci.map { " [\(money($0.lower))–\(money($0.upper))]" } ?? "")
+        }
+        return "revenue per user by day \(horizon), \(r.currency): " + parts.joined(separator: ", ")
+    }
+
+    static func safeguards(_ r: Report) -> String {
+        guard !r.safeguards.isEmpty else { return "safeguards: no stop" }
+        return r.safeguards.map { s in
+            let lifted = s.resetAt.map { ", lifted \(day($0.date))" } ?? ""
+            let f = s.figures
+            return "safeguard stopped \(s.action == .stopExperiment ? "the experiment" : "arm \(s.arm)") on \(s.metric) on \(day(s.stoppedAt.date))"
+                + String(format: " (%.1f%% against %.1f%% in the control)", f.armRate * 100, f.controlRate * 100) + lifted
+        }.joined(separator: "; ")
+    }
+
+    static func money(_ x: Double) -> String { String(format: "%.2f", x) }
+    static func day(_ d: Date) -> String { String(RFC3339.format(d).prefix(10)) }
+}
