@@ -29,8 +29,11 @@ public enum SafeguardEvaluator {
     }
 
     /// Evaluates every running experiment with `safeguards` at `now` and records a stop for each
-    /// harmful arm not already stopped. The caller holds the store's lease.
-    public static func run(experiments: [Experiment], store: any FactsReader & SafeguardStopStore, now: Date) throws -> Outcome {
+    /// harmful arm not already stopped. The caller holds the store's lease. `stopID` names a new stop
+    /// (experiment, arm, time); by default a random UUID (a simulated story names its stops by what
+    /// they are, so a rerun writes the same bytes).
+    public static func run(experiments: [Experiment], store: any FactsReader & SafeguardStopStore, now: Date,
+                           stopID: ((String, String, Date) -> String)? = nil) throws -> Outcome {
         var outcome = Outcome()
         let inForce = try store.safeguardStopsInForce()
         for e in experiments where e.status == .running && e.safeguards != nil {
@@ -43,8 +46,9 @@ public enum SafeguardEvaluator {
             var stoppedArms = Set(stops.map(\.arm))
             for f in findings where f.harmful && !stoppedArms.contains(f.arm) {
                 guard let figures = f.figures, let config = e.safeguards else { continue }
-                let stop = SafeguardStop(experiment: e.id, arm: f.arm, metric: f.metric, action: config.action,
+                var stop = SafeguardStop(experiment: e.id, arm: f.arm, metric: f.metric, action: config.action,
                                          stoppedAt: Timestamp(now), figures: figures)
+                if let stopID { stop.id = stopID(e.id, f.arm, now) }
                 if try store.recordSafeguardStop(stop) { outcome.newStops.append(stop) }
                 stoppedArms.insert(f.arm)
                 if config.action == .stopExperiment { break }

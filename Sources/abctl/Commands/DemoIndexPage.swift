@@ -11,7 +11,7 @@ enum DemoIndexPage {
         for r in reports {
             let id = escape(r.experimentID)
             let reason = r.decision.reasons.first.map { "<p class=\"why\">\(escape($0))</p>" } ?? ""
-            let stops = r.safeguards.isEmpty ? "" : "<p class=\"stop\">\(escape(DemoSummary.safeguards(r)))</p>"
+            let stops = r.safeguards.isEmpty ? "" : "<p class=\"safeguard\">\(escape(DemoSummary.safeguards(r)))</p>"
             items += """
             <li class="\(escape(r.decision.verdict.rawValue))"><h2><a href="\(id).html">\(escape(r.experimentName))</a></h2>
             <p class="verdict"><strong>\(escape(DemoSummary.verdict(r)))</strong> · \(Self.count(r.users)) users</p>\(reason)\(stops)
@@ -63,7 +63,7 @@ enum DemoIndexPage {
     a{color:inherit}.muted{color:var(--muted);font-size:.9em}code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
     .reports{list-style:none;padding:0}.reports li{border-left:6px solid var(--muted);background:var(--card);border-radius:6px;padding:10px 16px;margin:12px 0;overflow-wrap:anywhere}
     .reports li.ship{border-color:var(--good)}.reports li.stop{border-color:var(--bad)}.reports li.keep_running,.reports li.inconclusive{border-color:var(--warn)}
-    .reports p{margin:.3em 0}.stop{color:var(--bad)}
+    .reports p{margin:.3em 0}.safeguard{color:var(--bad)}
     @media (max-width:600px){main{padding:10px}body{font-size:14px}}
     """
 }

@@ -19,7 +19,10 @@ enum StorySafeguards {
             func inForce() throws -> [SafeguardStop] {
                 try store.safeguardStopsInForce().filter { $0.stoppedAt.date <= now }
             }
-            _ = try store.withSafeguardLease { try SafeguardEvaluator.run(experiments: guarded, store: store, now: now) }
+            _ = try store.withSafeguardLease {
+                try SafeguardEvaluator.run(experiments: guarded, store: store, now: now,
+                                           stopID: { experiment, arm, at in "story:\(experiment):\(arm):\(RFC3339.format(at))" })
+            }
             let stops = try inForce()
             return (armStops(stops, experiments: guarded), !allStopped(guarded, stops))
         }
