@@ -15,7 +15,9 @@ import Testing
         try #require(demo.status == 0, "\(demo.stderr)")
 
         for experiment in ["chorus-trial-length", "chorus-paywall-copy"] {
-            let later = try await Abctl.run(["report", experiment, "--format", "markdown", "--out", "later"], in: folder.path, environment: noClock)
+            // The demo splits its reports by country and platform.
+            let later = try await Abctl.run(["report", experiment, "--format", "markdown", "--out", "later", "--by", "country", "--by", "platform"],
+                                            in: folder.path, environment: noClock)
             #expect(later.status == 0, "\(later.stderr)")
             let written = try String(contentsOfFile: "\(folder.path)/Reports/\(experiment).md", encoding: .utf8)
             let reported = try String(contentsOfFile: "\(folder.path)/later/\(experiment).md", encoding: .utf8)
