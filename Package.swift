@@ -61,12 +61,13 @@ let package = Package(
         .target(name: "Server", dependencies: ["HTTPTransport", "COpenSSL", "ExperimentDefinitions", "PaywallCopy", "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards"]),
 
         .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "ExperimentDefinitions", "Assignment", "PaywallCopy", "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards"]),
-        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", "ExperimentDefinitions"], path: "Benchmarks/AssignBenchmark"),
-        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
-        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "Benchmarks/WebhookBenchmark"),
+        // Benchmark executables, in bench/ beside the scripts that build and run them (`make bench`).
+        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", "ExperimentDefinitions"], path: "bench/AssignBenchmark"),
+        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore"], path: "bench/HandlerBenchmark"),
+        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "bench/WebhookBenchmark"),
         // The app-side library: Foundation and the two pure model targets only (no C, no store).
         .target(name: "AbctlClient", dependencies: ["ExperimentDefinitions", "PaywallCopy"]),
-        .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"], path: "Benchmarks/ClientBenchmark"),
+        .executableTarget(name: "ClientBenchmark", dependencies: ["AbctlClient"], path: "bench/ClientBenchmark"),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", "ExperimentDefinitions"], path: "Tests/TestSupport"),
@@ -79,7 +80,8 @@ let package = Package(
         // One suite over the store protocols, run against every store in StoreFactories.swift.
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "ExperimentDefinitions", "Assignment", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ExperimentDefinitions", "Assignment", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "ExperimentDefinitions", "TestSupport", "Webhooks"]),
+        // Handlers in process (InProcess/InProcessServer.swift: a temporary store, a Server, its handle).
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTPTransport", "ExperimentDefinitions", "Events", "SQLiteStore", "PostgresStore", "TestSupport", "Webhooks"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", "ExperimentDefinitions"], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.
