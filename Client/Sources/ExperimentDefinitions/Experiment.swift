@@ -140,10 +140,12 @@ public struct Namespace: Sendable, Equatable {
 }
 
 extension Experiment {
-    /// Days until a user's figures settle: the longest trial of any arm (none for a `paywall: null` arm) plus `metrics.maturity_grace_days`.
-    public var maturityDays: Int {
-        (variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0) + metrics.maturityGraceDays
-    }
+    /// SPEC §5 maturity, the one rule reports, forecasts and safeguards all read: days until a
+    /// user's figures settle, the longest trial of any arm plus `metrics.maturity_grace_days`.
+    public var maturityDays: Int { longestTrialDays + metrics.maturityGraceDays }
+
+    /// The longest `trial_days` of any arm (0 for a `paywall: null` arm).
+    public var longestTrialDays: Int { variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0 }
 }
 
 /// Which metrics decide the experiment, and its metric settings.

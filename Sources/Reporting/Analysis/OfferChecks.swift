@@ -25,20 +25,20 @@ enum OfferChecks {
             guard m.count > 0 else { return nil }
             var parts: [String] = []
             if m.trialDaysDiffer > 0 {
-                let granted = m.grantedDays.map { "\(ReportFormat.count($0.users)) got \(days($0.days))" }.joined(separator: ", ")
-                parts.append("\(ReportFormat.count(m.trialDaysDiffer)) of its \(ReportFormat.count(m.trialStarts)) trial starts got another trial than the \(days(m.armTrialDays)) it tested (\(granted))")
+                let granted = m.grantedDays.map { "\(Wording.count($0.users)) got \(days($0.days))" }.joined(separator: ", ")
+                parts.append("\(Wording.count(m.trialDaysDiffer)) of its \(Wording.count(m.trialStarts)) trial starts got another trial than the \(days(m.armTrialDays)) it tested (\(granted))")
             }
             if m.paidWithoutTrial > 0 {
-                parts.append("\(m.paidWithoutTrial == 1 ? "1 user" : "\(ReportFormat.count(m.paidWithoutTrial)) users") paid at once where it offered a trial (the store gave none: not eligible)")
+                parts.append("\(m.paidWithoutTrial == 1 ? "1 user" : "\(Wording.count(m.paidWithoutTrial)) users") paid at once where it offered a trial (the store gave none: not eligible)")
             }
-            let share = m.share.map { "\(ReportFormat.percent($0, digits: 2)) of its trial starts" } ?? "and it has no trial starts"
+            let share = m.share.map { "\(Wording.percent($0, digits: 2)) of its trial starts" } ?? "and it has no trial starts"
             let what = parts.joined(separator: "; ")
             if m.flagged {
                 return HealthCheck(level: .warning, code: "offer_mismatch",
-                                   message: "“\(m.variant)” did not show what it tested: \(what); \(share), above \(ReportFormat.percent(OfferMismatch.warningShare, digits: 0)). Its results compare what the stores gave, not the paywall it tested; check the offers set up in App Store Connect, Play Console and Stripe, and who is eligible for a trial.")
+                                   message: "“\(m.variant)” did not show what it tested: \(what); \(share), above \(Wording.percent(OfferMismatch.warningShare, digits: 0)). Its results compare what the stores gave, not the paywall it tested; check the offers set up in App Store Connect, Play Console and Stripe, and who is eligible for a trial.")
             }
             return HealthCheck(level: .info, code: "offer_mismatch",
-                               message: "“\(m.variant)”: \(what) (\(share), at most \(ReportFormat.percent(OfferMismatch.warningShare, digits: 0)) is expected).")
+                               message: "“\(m.variant)”: \(what) (\(share), at most \(Wording.percent(OfferMismatch.warningShare, digits: 0)) is expected).")
         }
     }
 

@@ -22,15 +22,15 @@ public enum HTMLReportRenderer {
 
         """
         b += "<header><h1>\(escape(r.experimentName))</h1>"
-        b += "<p class=\"meta\"><code>\(escape(r.experimentID))</code> · \(escape(r.status)) · generated \(escape(ReportFormat.date(r.generatedAt))) · data as of \(escape(ReportFormat.date(r.asOf))) · "
-        b += "\(ReportFormat.count(r.users)) users · \(r.confidenceLabel) intervals · primary metric: <strong>\(ReportFormat.title(r.primaryMetric))</strong></p>"
+        b += "<p class=\"meta\"><code>\(escape(r.experimentID))</code> · \(escape(r.status)) · generated \(escape(Wording.date(r.generatedAt))) · data as of \(escape(Wording.date(r.asOf))) · "
+        b += "\(Wording.count(r.users)) users · \(r.confidenceLabel) intervals · primary metric: <strong>\(Wording.title(r.primaryMetric))</strong></p>"
         if let h = r.hypothesis { b += "<p class=\"hypothesis\">\(escape(h))</p>" }
         b += "</header>\n"
 
         let verdictClass = r.decision.verdict.rawValue
         b += "<section class=\"verdict \(verdictClass)\"><h2>Verdict: \(escape(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " ")))"
         if let w = r.decision.winner { b += " — ship <code>\(escape(w))</code>" }
-        b += "</h2><ul>" + r.decision.reasons.map { "<li>\(escape($0))</li>" }.joined() + "</ul><p>\(escape(ReportFormat.eta(r)))</p></section>\n"
+        b += "</h2><ul>" + r.decision.reasons.map { "<li>\(escape($0))</li>" }.joined() + "</ul><p>\(escape(Wording.eta(r)))</p></section>\n"
 
         b += "<section><h2>Health</h2><ul class=\"health\">"
         for h in r.health { b += "<li class=\"\(h.level.rawValue)\"><span class=\"badge\">\(h.level.rawValue)</span> \(escape(h.message))</li>" }
@@ -39,25 +39,25 @@ public enum HTMLReportRenderer {
         if !r.safeguards.isEmpty {
             b += "<section><h2>Safeguards</h2><ul class=\"health\">"
             for s in r.safeguards {
-                b += "<li class=\"\(s.inForce ? "alert" : "info")\"><span class=\"badge\">\(s.inForce ? "stop" : "reset")</span> \(escape(ReportFormat.safeguard(s)))</li>"
+                b += "<li class=\"\(s.inForce ? "alert" : "info")\"><span class=\"badge\">\(s.inForce ? "stop" : "reset")</span> \(escape(Wording.safeguard(s)))</li>"
             }
             b += "</ul></section>\n"
         }
 
         b += "<section><h2>Metrics by variant</h2><p class=\"muted\">Rate with its \(r.confidenceLabel) interval.</p><div class=\"scroll\"><table><thead><tr><th>metric</th>"
         for v in r.variants { b += "<th>\(escape(v.key))\(v.isControl ? " <span class=\"muted\">(control)</span>" : "")</th>" }
-        b += "</tr></thead><tbody><tr><td>users</td>" + r.variants.map { "<td class=\"num\">\(ReportFormat.count($0.users))</td>" }.joined() + "</tr>"
+        b += "</tr></thead><tbody><tr><td>users</td>" + r.variants.map { "<td class=\"num\">\(Wording.count($0.users))</td>" }.joined() + "</tr>"
         for metric in r.metrics {
-            b += "<tr><td>\(ReportFormat.title(metric))\(metric == r.primaryMetric ? " <span class=\"tag\">primary</span>" : "")</td>"
+            b += "<tr><td>\(Wording.title(metric))\(metric == r.primaryMetric ? " <span class=\"tag\">primary</span>" : "")</td>"
             for v in r.variants {
                 guard let m = v.metric(metric), m.rate != nil else { b += "<td class=\"num\">n/a</td>"; continue }
-                b += "<td class=\"num\">\(escape(ReportFormat.value(metric, m.rate, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.interval(metric, m.ci, in: r.currency)))</span>"
-                b += "<br><span class=\"ci\">\(ReportFormat.count(m.count)) of \(ReportFormat.count(m.denominator))\(metric.isRevenue ? " paid" : "")</span></td>"
+                b += "<td class=\"num\">\(escape(Wording.value(metric, m.rate, in: r.currency)))<br><span class=\"ci\">\(escape(Wording.interval(metric, m.ci, in: r.currency)))</span>"
+                b += "<br><span class=\"ci\">\(Wording.count(m.count)) of \(Wording.count(m.denominator))\(metric.isRevenue ? " paid" : "")</span></td>"
             }
             b += "</tr>"
         }
         b += "</tbody></table></div>"
-        if let note = ReportFormat.capNote(r) { b += "<p class=\"muted\">\(escape(note))</p>" }
+        if let note = Wording.capNote(r) { b += "<p class=\"muted\">\(escape(note))</p>" }
         b += "</section>\n"
 
         if !r.comparisons.isEmpty {
@@ -69,26 +69,26 @@ public enum HTMLReportRenderer {
             for c in r.comparisons {
                 let cls = c.reading.clearlyBetter ? "good" : c.reading.clearlyWorse ? "bad" : ""
                 let mark = c.reading.clearlyBetter ? " ▲" : c.reading.clearlyWorse ? " ▼" : ""
-                b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(escape(ReportFormat.directedTitle(c.metric)))</td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency) + mark))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(ReportFormat.liftInterval(c.relativeCI)))</span></td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.pValue)))</td><td class=\"num\">\(escape(ReportFormat.pValue(c.pValueAdjusted)))</td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.probability(c.chanceToBeBetter)))</td>"
-                b += "<td class=\"num\">\(escape(ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)))</td>"
+                b += "<tr class=\"\(cls)\"><td>\(escape(c.variant))</td><td>\(escape(Wording.directedTitle(c.metric)))</td>"
+                b += "<td class=\"num\">\(escape(Wording.difference(c.metric, c.absoluteDiff, in: r.currency) + mark))<br><span class=\"ci\">\(escape(Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
+                b += "<td class=\"num\">\(escape(Wording.signedPercent(c.relativeLift)))<br><span class=\"ci\">\(escape(Wording.liftInterval(c.relativeCI)))</span></td>"
+                b += "<td class=\"num\">\(escape(Wording.pValue(c.pValue)))</td><td class=\"num\">\(escape(Wording.pValue(c.pValueAdjusted)))</td>"
+                b += "<td class=\"num\">\(escape(Wording.probability(c.chanceToBeBetter)))</td>"
+                b += "<td class=\"num\">\(escape(Wording.loss(c.metric, c.expectedLossIfShipped, in: r.currency)))</td>"
                 if r.sequential {
-                    b += "<td class=\"num\">\(escape(ReportFormat.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)))</td>"
+                    b += "<td class=\"num\">\(escape(Wording.pValue(c.sequentialPValue)))</td><td class=\"num\">\(escape(Wording.differenceInterval(c.metric, c.sequentialCI, in: r.currency)))</td>"
                 }
                 b += "</tr>"
             }
             b += "</tbody></table></div>"
-            b += ReportFormat.legend(r).map { "<p class=\"muted\">\(escape($0))</p>" }.joined()
+            b += Wording.legend(r).map { "<p class=\"muted\">\(escape($0))</p>" }.joined()
             if let note = SegmentRows.adjustmentNote(r) {
                 b += "<p class=\"muted\">\(escape(note))</p><div class=\"scroll\"><table><thead><tr><th>variant</th><th>metric</th><th>adjusted</th><th>unadjusted</th><th>variance reduction</th><th>strata</th></tr></thead><tbody>"
                 for c in SegmentRows.adjusted(r) {
                     guard let a = c.adjustment else { continue }
-                    b += "<tr><td>\(escape(c.variant))</td><td>\(ReportFormat.title(c.metric))</td>"
-                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
-                    b += "<td class=\"num\">\(escape(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)))</span></td>"
+                    b += "<tr><td>\(escape(c.variant))</td><td>\(Wording.title(c.metric))</td>"
+                    b += "<td class=\"num\">\(escape(Wording.difference(c.metric, c.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency)))</span></td>"
+                    b += "<td class=\"num\">\(escape(Wording.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)))<br><span class=\"ci\">\(escape(Wording.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)))</span></td>"
                     b += "<td class=\"num\">\(escape(SegmentRows.varianceReduction(a)))</td><td class=\"num\">\(a.strata)</td></tr>"
                 }
                 b += "</tbody></table></div>"
@@ -99,7 +99,7 @@ public enum HTMLReportRenderer {
         for d in r.segments {
             b += "<section><h2>By \(escape(d.dimension))</h2><p class=\"muted\">\(escape(SegmentDimension.exploratoryNote))</p>"
             for sentence in d.differenceSentences { b += "<p class=\"differs\"><strong>\(escape(sentence))</strong></p>" }
-            b += "<figure><div class=\"chartbox\">\(SVGCharts.segmentForestPlot(d, r))</div><figcaption>\(escape(ReportFormat.title(r.primaryMetric))): each value's difference to the control with its \(r.confidenceLabel) interval; the dashed line is all users'.</figcaption></figure>"
+            b += "<figure><div class=\"chartbox\">\(SVGCharts.segmentForestPlot(d, r))</div><figcaption>\(escape(Wording.title(r.primaryMetric))): each value's difference to the control with its \(r.confidenceLabel) interval; the dashed line is all users'.</figcaption></figure>"
             b += "<div class=\"scroll\"><table><thead><tr><th>value</th><th>users</th><th>metric</th><th>variant</th><th>difference</th><th>lift</th><th>p (Holm)</th></tr></thead><tbody>"
             for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
                 let cls = row.reading.clearlyBetter ? "good" : row.reading.clearlyWorse ? "bad" : ""
@@ -119,15 +119,15 @@ public enum HTMLReportRenderer {
         if let forecasts = r.forecast {
             b += "<section><h2>Forecast</h2><figure><div class=\"chartbox\">\(SVGCharts.forecastChart(r, forecasts))</div>"
             b += "<figcaption>Realised revenue per exposed user by day (solid), extended to day \(forecasts[0].horizonDays) by the forecast (dashed) with its 90% interval (shaded).</figcaption></figure><ul>"
-            b += forecasts.map { "<li>\(escape(ReportFormat.forecastLine($0, in: r.currency)))</li>" }.joined() + "</ul><p class=\"muted\">\(escape(ReportFormat.forecastNote))</p></section>\n"
+            b += forecasts.map { "<li>\(escape(Wording.forecastLine($0, in: r.currency)))</li>" }.joined() + "</ul><p class=\"muted\">\(escape(Wording.forecastNote))</p></section>\n"
         }
         b += "<section><h2>Subscriptions still active</h2><figure><div class=\"chartbox\">\(SVGCharts.survivalChart(r))</div>"
-        b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(ReportFormat.date(r.asOf))). "
-        b += "Log-rank test \(escape(ReportFormat.pEquals(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"
+        b += "<figcaption>Kaplan–Meier survival from trial start to cancel; users still subscribed are counted up to \(escape(Wording.date(r.asOf))). "
+        b += "Log-rank test \(escape(Wording.pEquals(r.survival.logRankP)))\(r.survival.nullReason.map { " (\(escape($0)))" } ?? "").</figcaption></figure>"
         b += "<div class=\"scroll\"><table><thead><tr><th>variant</th><th>trial starters</th><th>cancels</th>" + r.survival.days.map { "<th>day \($0)</th>" }.joined() + "</tr></thead><tbody>"
         for curve in r.survival.curves {
-            b += "<tr><td>\(escape(curve.key))</td><td class=\"num\">\(ReportFormat.count(curve.trialStarters))</td><td class=\"num\">\(ReportFormat.count(curve.cancels))</td>"
-            b += (curve.atDays?.map { "<td class=\"num\">\(ReportFormat.percent($0, digits: 1))</td>" } ?? r.survival.days.map { _ in "<td class=\"num\">n/a</td>" }).joined()
+            b += "<tr><td>\(escape(curve.key))</td><td class=\"num\">\(Wording.count(curve.trialStarters))</td><td class=\"num\">\(Wording.count(curve.cancels))</td>"
+            b += (curve.atDays?.map { "<td class=\"num\">\(Wording.percent($0, digits: 1))</td>" } ?? r.survival.days.map { _ in "<td class=\"num\">n/a</td>" }).joined()
             b += "</tr>"
         }
         b += "</tbody></table></div></section>\n"
@@ -135,11 +135,11 @@ public enum HTMLReportRenderer {
         for split in r.copySources {
             b += "<section><h2>Copy sources of <code>\(escape(split.variant))</code></h2><div class=\"scroll\"><table><thead><tr><th>source</th><th>users</th><th>paid</th><th>paid conversion</th></tr></thead><tbody>"
             for s in split.sources {
-                b += "<tr><td>\(escape(s.source))</td><td class=\"num\">\(ReportFormat.count(s.users))</td><td class=\"num\">\(ReportFormat.count(s.paid))</td><td class=\"num\">\(escape(ReportFormat.percent(s.paidRate)))</td></tr>"
+                b += "<tr><td>\(escape(s.source))</td><td class=\"num\">\(Wording.count(s.users))</td><td class=\"num\">\(Wording.count(s.paid))</td><td class=\"num\">\(escape(Wording.percent(s.paidRate)))</td></tr>"
             }
             b += "</tbody></table></div>"
             if !split.fallbackReasons.isEmpty {
-                b += "<p>Why lines fell back: " + split.fallbackReasons.prefix(5).map { "\(escape($0.reason)) (\(ReportFormat.count($0.count)))" }.joined(separator: ", ") + "</p>"
+                b += "<p>Why lines fell back: " + split.fallbackReasons.prefix(5).map { "\(escape($0.reason)) (\(Wording.count($0.count)))" }.joined(separator: ", ") + "</p>"
             }
             b += "</section>\n"
         }
@@ -151,7 +151,7 @@ public enum HTMLReportRenderer {
     /// ", each user's revenue capped at …", when the report caps revenue.
     static func capCaption(_ r: Report) -> String {
         guard let cap = r.variants.first?.metric(.revenuePerUser)?.cap else { return "" }
-        return "; each user's revenue capped at \(escape(ReportFormat.money(cap, in: r.currency)))"
+        return "; each user's revenue capped at \(escape(Wording.money(cap, in: r.currency)))"
     }
 
     /// Escapes text for HTML element content and quoted attribute values.

@@ -51,7 +51,7 @@ public enum JSONReportRenderer {
             ("minimum_effect", .number(r.minimumEffect)),
             ("sequential", .bool(r.sequential)),
             ("required_users_per_variant", int(r.requiredUsersPerVariant)),
-            ("legend", .array(ReportFormat.legend(r).map(JSONValue.string))),
+            ("legend", .array(Wording.legend(r).map(JSONValue.string))),
             ("safeguards", .array(r.safeguards.map(\.json))),
             ("health", .array(r.health.map { .object([("level", .string($0.level.rawValue)), ("code", .string($0.code)), ("message", .string($0.message))]) })),
             ("conversion_by_day", .object(r.conversionByDay.map { curve in

@@ -7,15 +7,15 @@ import Foundation
 public enum MarkdownReportRenderer {
     public static func render(_ r: Report) -> String {
         var out = "# \(esc(r.experimentName))\n\n"
-        out += "`\(code(r.experimentID))` · generated \(ReportFormat.date(r.generatedAt)) · data as of \(ReportFormat.date(r.asOf)) · "
-        out += "\(ReportFormat.count(r.users)) users · \(r.confidenceLabel) intervals · primary metric: **\(ReportFormat.title(r.primaryMetric))**\n\n"
+        out += "`\(code(r.experimentID))` · generated \(Wording.date(r.generatedAt)) · data as of \(Wording.date(r.asOf)) · "
+        out += "\(Wording.count(r.users)) users · \(r.confidenceLabel) intervals · primary metric: **\(Wording.title(r.primaryMetric))**\n\n"
         if let h = r.hypothesis { out += "> \(esc(h))\n\n" }
 
         var verdict = "## Verdict: \(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))"
         if let w = r.decision.winner { verdict += " `\(code(w))`" }
         out += verdict + "\n\n"
         for reason in r.decision.reasons { out += "- \(esc(reason))\n" }
-        out += "\n\(esc(ReportFormat.eta(r)))\n"
+        out += "\n\(esc(Wording.eta(r)))\n"
 
         out += "\n## Health\n\n"
         for h in r.health {
@@ -30,21 +30,21 @@ public enum MarkdownReportRenderer {
 
         if !r.safeguards.isEmpty {
             out += "\n## Safeguards\n\n"
-            for s in r.safeguards { out += "- \(s.inForce ? "🛑" : "↩️") \(esc(ReportFormat.safeguard(s)))\n" }
+            for s in r.safeguards { out += "- \(s.inForce ? "🛑" : "↩️") \(esc(Wording.safeguard(s)))\n" }
         }
 
         out += "\n## Metrics by variant\n\nRate and \(r.confidenceLabel) interval.\n\n"
         out += "| metric | " + r.variants.map { esc($0.key) + ($0.isControl ? " (control)" : "") }.joined(separator: " | ") + " |\n"
         out += "|---|" + r.variants.map { _ in "---:" }.joined(separator: "|") + "|\n"
-        out += "| users | " + r.variants.map { ReportFormat.count($0.users) }.joined(separator: " | ") + " |\n"
+        out += "| users | " + r.variants.map { Wording.count($0.users) }.joined(separator: " | ") + " |\n"
         for metric in r.metrics {
-            out += "| \(ReportFormat.title(metric)) | " + r.variants.map { v in
+            out += "| \(Wording.title(metric)) | " + r.variants.map { v in
                 guard let m = v.metric(metric), m.rate != nil else { return "n/a" }
-                return "\(ReportFormat.value(metric, m.rate, in: r.currency)) \(ReportFormat.interval(metric, m.ci, in: r.currency))"
+                return "\(Wording.value(metric, m.rate, in: r.currency)) \(Wording.interval(metric, m.ci, in: r.currency))"
             }.joined(separator: " | ") + " |\n"
         }
 
-        if let note = ReportFormat.capNote(r) { out += "\n\(esc(note))\n" }
+        if let note = Wording.capNote(r) { out += "\n\(esc(note))\n" }
 
         if !r.comparisons.isEmpty {
             out += "\n## Against the control (`\(code(r.control.key))`)\n\n"
@@ -52,26 +52,26 @@ public enum MarkdownReportRenderer {
             out += "|---|---|---:|---:|---:|---:|---:|---:|\n"
             for c in r.comparisons {
                 let mark = c.reading.clearlyBetter ? " ✅" : c.reading.clearlyWorse ? " 🔻" : ""
-                let metricName = ReportFormat.directedTitle(c.metric) + (c.metric == r.primaryMetric ? " (primary)" : "")
-                out += "| \(esc(c.variant)) | \(metricName) | \(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency))\(mark) "
-                out += "| \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI)) | \(ReportFormat.pValue(c.pValue)) "
-                out += "| \(ReportFormat.pValue(c.pValueAdjusted)) | \(ReportFormat.probability(c.chanceToBeBetter)) "
-                out += "| \(ReportFormat.loss(c.metric, c.expectedLossIfShipped, in: r.currency)) |\n"
+                let metricName = Wording.directedTitle(c.metric) + (c.metric == r.primaryMetric ? " (primary)" : "")
+                out += "| \(esc(c.variant)) | \(metricName) | \(Wording.difference(c.metric, c.absoluteDiff, in: r.currency)) \(Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency))\(mark) "
+                out += "| \(Wording.signedPercent(c.relativeLift)) \(Wording.liftInterval(c.relativeCI)) | \(Wording.pValue(c.pValue)) "
+                out += "| \(Wording.pValue(c.pValueAdjusted)) | \(Wording.probability(c.chanceToBeBetter)) "
+                out += "| \(Wording.loss(c.metric, c.expectedLossIfShipped, in: r.currency)) |\n"
             }
-            out += "\n" + ReportFormat.legend(r, better: "✅", worse: "🔻").map { "\(esc($0))\n" }.joined(separator: "\n")
+            out += "\n" + Wording.legend(r, better: "✅", worse: "🔻").map { "\(esc($0))\n" }.joined(separator: "\n")
             if let note = SegmentRows.adjustmentNote(r) {
                 out += "\n\(esc(note))\n\n| variant | metric | adjusted | unadjusted | variance reduction | strata |\n|---|---|---:|---:|---:|---:|\n"
                 for c in SegmentRows.adjusted(r) {
                     guard let a = c.adjustment else { continue }
-                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: r.currency)) "
-                    out += "| \(ReportFormat.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)) \(ReportFormat.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)) "
+                    out += "| \(esc(c.variant)) | \(Wording.title(c.metric)) | \(Wording.difference(c.metric, c.absoluteDiff, in: r.currency)) \(Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency)) "
+                    out += "| \(Wording.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)) \(Wording.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)) "
                     out += "| \(SegmentRows.varianceReduction(a)) | \(a.strata) |\n"
                 }
             }
             if r.sequential {
                 out += "\nAlways-valid (sequential) results, safe to check every day:\n\n| variant | metric | p (always valid) | interval (always valid) |\n|---|---|---:|---:|\n"
                 for c in r.comparisons where c.sequentialPValue != nil {
-                    out += "| \(esc(c.variant)) | \(ReportFormat.title(c.metric)) | \(ReportFormat.pValue(c.sequentialPValue)) | \(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency)) |\n"
+                    out += "| \(esc(c.variant)) | \(Wording.title(c.metric)) | \(Wording.pValue(c.sequentialPValue)) | \(Wording.differenceInterval(c.metric, c.sequentialCI, in: r.currency)) |\n"
                 }
             }
         }
@@ -89,28 +89,28 @@ public enum MarkdownReportRenderer {
         }
 
         if let forecasts = r.forecast {
-            out += "\n## Forecast\n\n\(esc(ReportFormat.forecastHeading(forecasts).prefix(1).uppercased() + ReportFormat.forecastHeading(forecasts).dropFirst())).\n\n"
-            for f in forecasts { out += "- \(esc(ReportFormat.forecastLine(f, in: r.currency)))\n" }
-            out += "\n\(esc(ReportFormat.forecastNote))\n"
+            out += "\n## Forecast\n\n\(esc(Wording.forecastHeading(forecasts).prefix(1).uppercased() + Wording.forecastHeading(forecasts).dropFirst())).\n\n"
+            for f in forecasts { out += "- \(esc(Wording.forecastLine(f, in: r.currency)))\n" }
+            out += "\n\(esc(Wording.forecastNote))\n"
         }
         out += "\n## Subscriptions still active\n\nKaplan–Meier survival from trial start to cancel.\n\n"
         out += "| variant | trial starters | cancels | " + r.survival.days.map { "day \($0)" }.joined(separator: " | ") + " |\n"
         out += "|---|---:|---:|" + r.survival.days.map { _ in "---:" }.joined(separator: "|") + "|\n"
         for curve in r.survival.curves {
-            let cells = curve.atDays?.map { ReportFormat.percent($0, digits: 1) } ?? r.survival.days.map { _ in "n/a" }
-            out += "| \(esc(curve.key)) | \(ReportFormat.count(curve.trialStarters)) | \(ReportFormat.count(curve.cancels)) | " + cells.joined(separator: " | ") + " |\n"
+            let cells = curve.atDays?.map { Wording.percent($0, digits: 1) } ?? r.survival.days.map { _ in "n/a" }
+            out += "| \(esc(curve.key)) | \(Wording.count(curve.trialStarters)) | \(Wording.count(curve.cancels)) | " + cells.joined(separator: " | ") + " |\n"
         }
-        out += "\nLog-rank test \(ReportFormat.pEquals(r.survival.logRankP))"
+        out += "\nLog-rank test \(Wording.pEquals(r.survival.logRankP))"
         if let reason = r.survival.nullReason { out += " (\(esc(reason)))" }
         out += "\n"
 
         for split in r.copySources {
             out += "\n## Copy sources of `\(code(split.variant))`\n\n| source | users | paid | paid conversion |\n|---|---:|---:|---:|\n"
             for s in split.sources {
-                out += "| \(esc(s.source)) | \(ReportFormat.count(s.users)) | \(ReportFormat.count(s.paid)) | \(ReportFormat.percent(s.paidRate)) |\n"
+                out += "| \(esc(s.source)) | \(Wording.count(s.users)) | \(Wording.count(s.paid)) | \(Wording.percent(s.paidRate)) |\n"
             }
             if !split.fallbackReasons.isEmpty {
-                out += "\nWhy lines fell back: " + split.fallbackReasons.prefix(5).map { "\(esc($0.reason)) (\(ReportFormat.count($0.count)))" }.joined(separator: ", ") + "\n"
+                out += "\nWhy lines fell back: " + split.fallbackReasons.prefix(5).map { "\(esc($0.reason)) (\(Wording.count($0.count)))" }.joined(separator: ", ") + "\n"
             }
         }
         return out

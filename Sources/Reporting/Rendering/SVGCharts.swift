@@ -30,14 +30,14 @@ enum SVGCharts {
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"Relative lift of each variant against the control, with intervals\">"
         for t in ticks(lo, hi, count: 6) {
             s += "<line x1=\"\(f(x(t)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(t)))\" y2=\"\(f(height - 42))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(ReportFormat.signedPercent(t, digits: 0)))</text>"
+            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(Wording.signedPercent(t, digits: 0)))</text>"
         }
         s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(height - 42))\" class=\"zero\"/>"
         let variantIndex = Dictionary(r.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         for (i, c) in rows.enumerated() {
             let y = top + Double(i) * rowHeight + rowHeight / 2
             let col = color(variantIndex[c.variant] ?? i)
-            let label = "\(c.variant) · \(ReportFormat.title(c.metric))"
+            let label = "\(c.variant) · \(Wording.title(c.metric))"
             s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(truncate(label, 34)))</text>"
             if let ci = c.relativeCI {
                 s += "<line x1=\"\(f(x(ci.lower)))\" y1=\"\(f(y))\" x2=\"\(f(x(ci.upper)))\" y2=\"\(f(y))\" stroke=\"\(col)\" stroke-width=\"3\"/>"
@@ -47,7 +47,7 @@ enum SVGCharts {
             let shape = c.metric == r.primaryMetric ? "<rect x=\"\(f(x(c.relativeLift!) - 6))\" y=\"\(f(y - 6))\" width=\"12\" height=\"12\" fill=\"\(col)\"/>"
                 : "<circle cx=\"\(f(x(c.relativeLift!)))\" cy=\"\(f(y))\" r=\"5\" fill=\"\(col)\"/>"
             s += shape
-            s += "<title>\(HTMLReportRenderer.escape("\(label): \(ReportFormat.signedPercent(c.relativeLift)) \(ReportFormat.liftInterval(c.relativeCI))"))</title>"
+            s += "<title>\(HTMLReportRenderer.escape("\(label): \(Wording.signedPercent(c.relativeLift)) \(Wording.liftInterval(c.relativeCI))"))</title>"
         }
         s += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 8))\" text-anchor=\"middle\" class=\"axis\">relative lift against the control (square: primary metric)</text>"
         return s + "</svg>"
@@ -64,7 +64,7 @@ enum SVGCharts {
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
         for t in ticks(yMin, yMax, count: 5) {
             s += "<line x1=\"\(f(left))\" y1=\"\(f(y(t)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(t)))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(yTick?(t) ?? ReportFormat.percent(t, digits: yMax - yMin < 0.05 ? 1 : 0)))</text>"
+            s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(yTick?(t) ?? Wording.percent(t, digits: yMax - yMin < 0.05 ? 1 : 0)))</text>"
         }
         for t in ticks(0, xMax, count: 6) {
             s += "<text x=\"\(f(x(t)))\" y=\"\(f(top + ph + 16))\" text-anchor=\"middle\" class=\"tick\">\(Int(t.rounded()))</text>"
@@ -125,7 +125,7 @@ enum SVGCharts {
         guard series.contains(where: { !$0.points.isEmpty }), yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
                          xLabel: "days since first exposure", yLabel: "revenue per user", aria: "Cumulative revenue per exposed user by day since first exposure, per variant",
-                         yTick: { ReportFormat.money($0, in: r.currency) })
+                         yTick: { Wording.money($0, in: r.currency) })
     }
 
     /// The realised revenue-per-user curve of each arm, extended from its last point to the horizon by the
@@ -148,7 +148,7 @@ enum SVGCharts {
         guard yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: horizon, yMin: 0, yMax: niceMax(yMax), xLabel: "days since first exposure",
                          yLabel: "revenue per user", aria: "Realised revenue per user by day, extended by the forecast to day \(Int(horizon)) with its 90% interval, per variant",
-                         yTick: { ReportFormat.money($0, in: r.currency) }, extensions: extensions)
+                         yTick: { Wording.money($0, in: r.currency) }, extensions: extensions)
     }
 
     static func survivalChart(_ r: Report) -> String {

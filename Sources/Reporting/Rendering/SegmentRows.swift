@@ -23,26 +23,26 @@ enum SegmentRows {
                     let shown = cell.pooledValues.prefix(4).joined(separator: ", ")
                     value += " (\(shown)\(cell.pooledValues.count > 4 ? ", …" : ""))"
                 }
-                return Row(value: value, users: ReportFormat.count(cell.users),
-                           metric: ReportFormat.title(c.metric) + (c.metric == primary ? " *" : ""), variant: c.variant,
-                           difference: ReportFormat.difference(c.metric, c.absoluteDiff, in: currency),
-                           interval: ReportFormat.differenceInterval(c.metric, c.absoluteCI, in: currency),
-                           lift: ReportFormat.signedPercent(c.relativeLift), pHolm: ReportFormat.pValue(c.pValueAdjusted), reading: c.reading)
+                return Row(value: value, users: Wording.count(cell.users),
+                           metric: Wording.title(c.metric) + (c.metric == primary ? " *" : ""), variant: c.variant,
+                           difference: Wording.difference(c.metric, c.absoluteDiff, in: currency),
+                           interval: Wording.differenceInterval(c.metric, c.absoluteCI, in: currency),
+                           lift: Wording.signedPercent(c.relativeLift), pHolm: Wording.pValue(c.pValueAdjusted), reading: c.reading)
             }
         }
     }
 
     /// "Users with fewer than 100 in an arm, or under 10 events or non-events of a rate, are pooled into `other`."
     static func poolingNote(_ d: SegmentDimension) -> String {
-        "Values with fewer than \(ReportFormat.count(d.minUsers)) users in an arm are pooled into \"other\"; values with fewer than 10 users with or without the event of a rate in an arm are pooled into \"other\" for that rate only; p (Holm) is adjusted across the cells of each metric and variant."
+        "Values with fewer than \(Wording.count(d.minUsers)) users in an arm are pooled into \"other\"; values with fewer than 10 users with or without the event of a rate in an arm are pooled into \"other\" for that rate only; p (Holm) is adjusted across the cells of each metric and variant."
     }
 
     /// Per (metric, variant): Cochran's Q p-value in words.
     static func heterogeneityLines(_ d: SegmentDimension) -> [String] {
         d.heterogeneity.map { h in
-            let head = "\(ReportFormat.title(h.metric)), \(h.variant): heterogeneity "
+            let head = "\(Wording.title(h.metric)), \(h.variant): heterogeneity "
             guard let p = h.pValue else { return head + "n/a (\(h.nullReason ?? "not computed"))" }
-            return head + "p = \(ReportFormat.pValue(p))" + (h.differs ? ": the effect differs by \(d.dimension)" : "")
+            return head + "p = \(Wording.pValue(p))" + (h.differs ? ": the effect differs by \(d.dimension)" : "")
         }
     }
 
@@ -56,6 +56,6 @@ enum SegmentRows {
 
     static func varianceReduction(_ a: Adjustment) -> String {
         guard let v = a.varianceReduction else { return "n/a" }
-        return ReportFormat.signedPercent(v, digits: 1)
+        return Wording.signedPercent(v, digits: 1)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ReportFormat {
+extension Wording {
     /// The forecast section's heading words: "revenue per user by day 365, 90% interval".
     static func forecastHeading(_ forecasts: [ArmForecast]) -> String {
         "revenue per user by day \(forecasts.first?.horizonDays ?? 365) after first exposure, 90% interval"

@@ -2,8 +2,10 @@ import ExperimentDefinitions
 import Events
 import Foundation
 
-/// Number and label formatting shared by the human-readable renderers (text, Markdown, HTML, CSV's headers).
-enum ReportFormat {
+/// Figures into words: numbers, money, p-values, dates, and the sentences the analysis (verdict
+/// reasons, health checks) and every format (text, Markdown, HTML, JSON's legend) say the same way.
+/// No layout here: the renderers only place these words.
+enum Wording {
     static func title(_ m: Metric) -> String { m.title }
 
     /// The title, with "(lower is better)" for metrics where a fall is good news (cancel and refund rates).
