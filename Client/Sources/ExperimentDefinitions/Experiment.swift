@@ -137,6 +137,18 @@ public struct Namespace: Sendable, Equatable {
     public func overlaps(_ other: Namespace) -> Bool {
         id == other.id && start < other.end && other.start < end
     }
+
+    /// The parts of [0, 1) that none of `taken` covers, in order (the slices of one namespace still free).
+    public static func freeSlices(taken: [Namespace]) -> [Range<Double>] {
+        var free: [Range<Double>] = []
+        var cursor = 0.0
+        for slice in taken.sorted(by: { $0.start < $1.start }) {
+            if slice.start > cursor { free.append(cursor..<slice.start) }
+            cursor = max(cursor, slice.end)
+        }
+        if cursor < 1 { free.append(cursor..<1) }
+        return free
+    }
 }
 
 extension Experiment {

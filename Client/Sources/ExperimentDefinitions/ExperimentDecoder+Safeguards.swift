@@ -50,10 +50,14 @@ extension ExperimentDecoder {
         return valid ? Rollout(stages: stages) : nil
     }
 
-    func decodeSafeguards(_ node: JSONNode, guardrails: [Metric]) -> SafeguardsConfig? {
+    /// `guardrailsComplete`: false when a guardrail was refused (its own error said why), so an
+    /// empty list of watched metrics is not reported again as a second problem.
+    func decodeSafeguards(_ node: JSONNode, guardrails: [Metric], guardrailsComplete: Bool = true) -> SafeguardsConfig? {
         guard let r = ObjectReader(node, what: "'safeguards'", allowed: ["metrics", "action", "alpha", "min_users", "check_minutes"], sink: sink) else { return nil }
         var config = SafeguardsConfig(metrics: guardrails.filter { $0.horizonDays == nil && !$0.isRevenue })
-        if let items = r.array("metrics") {
+        let errorsBefore = sink.errorCount
+        let listed = r.array("metrics")
+        if let items = listed {
             var metrics: [Metric] = []
             for item in items {
                 guard case .string(let name) = item.kind else {
@@ -81,7 +85,9 @@ extension ExperimentDecoder {
             }
             config.metrics = metrics
         }
-        if config.metrics.isEmpty {
+        // A refused metric already has its error; "watch no metric" would be the same problem again.
+        let cascades = r.has("metrics") ? sink.errorCount > errorsBefore || listed == nil : !guardrailsComplete
+        if config.metrics.isEmpty && !cascades {
             sink.error("empty_value", at: r.has("metrics") ? r.position("metrics") : node.position, "safeguards watch no metric",
                        hint: "list rates to watch, e.g. \"metrics\": [\"day0_cancel_rate\", \"refund_rate\"]")
         }

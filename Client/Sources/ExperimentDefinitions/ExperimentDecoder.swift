@@ -40,6 +40,8 @@ struct ExperimentDecoder {
         var namespace: Namespace?
         var namespacePosition: SourcePosition
         var kind: Experiment.Kind = .experiment
+        /// Whether the file is a JSON object at all.
+        var isObject = false
     }
 
     func decode(_ root: JSONNode) -> (Experiment?, Outline) {
@@ -52,6 +54,7 @@ struct ExperimentDecoder {
         guard let r = ObjectReader(root, what: "the experiment", allowed: Self.topKeys,
                                    required: isHoldout ? ["id", "name", "status", "fraction"] : ["id", "name", "status", "variants"], sink: sink)
         else { return (nil, outline) }
+        outline.isObject = true
         outline.kind = isHoldout ? .holdout : .experiment
 
         if let schema = r.string("$schema"), schema != "schema.json" {
@@ -91,11 +94,16 @@ struct ExperimentDecoder {
         outline.namespacePosition = r.position("namespace")
         let targeting = r.node("targeting").map(decodeTargeting) ?? Targeting()
         let condition = r.node("condition").flatMap(decodeCondition)
+        let errorsBeforeMetrics = sink.errorCount
         let metrics = r.node("metrics").map(decodeMetrics) ?? MetricsConfig()
+        let metricsComplete = sink.errorCount == errorsBeforeMetrics
         // A holdout's membership is its hash alone (no sticky record), as a GrowthBook SDK sees it.
         let sticky = isHoldout ? false : (r.bool("sticky") ?? true)
 
         var variants: [Variant] = []
+        // False when a variant was refused (its error said why): checks that look a key up among
+        // the variants (forced, winner) are skipped rather than reporting the same problem again.
+        var variantsComplete = true
         var fraction: Double? = nil
         if let k = r.string("kind"), Experiment.Kind(rawValue: k) == nil {
             sink.error("unknown_kind", at: r.position("kind"), "unknown kind '\(k)'", hint: "use \"holdout\" for a global holdout, or leave 'kind' out for an experiment")
@@ -122,7 +130,7 @@ struct ExperimentDecoder {
             }
             var seen: [String: SourcePosition] = [:]
             for item in items {
-                guard let (variant, keyPosition) = decodeVariant(item) else { continue }
+                guard let (variant, keyPosition) = decodeVariant(item) else { variantsComplete = false; continue }
                 if let first = seen[variant.key] {
                     sink.error("duplicate_variant_key", at: keyPosition, "variant key '\(variant.key)' is used twice (first at line \(first.line))", hint: "give each variant its own key")
                 } else {
@@ -131,10 +139,10 @@ struct ExperimentDecoder {
                 variants.append(variant)
             }
         }
-        let forced = decodeForced(r, variants: variants)
+        let forced = decodeForced(r, variants: variants, variantsComplete: variantsComplete)
         let rollout = r.node("rollout").flatMap { decodeRollout($0, start: start, hasStart: r.has("start")) }
-        let safeguards = r.node("safeguards").flatMap { decodeSafeguards($0, guardrails: metrics.guardrails) }
-        let winner = decodeWinner(r, status: status, end: end, variants: variants, isHoldout: isHoldout)
+        let safeguards = r.node("safeguards").flatMap { decodeSafeguards($0, guardrails: metrics.guardrails, guardrailsComplete: metricsComplete) }
+        let winner = decodeWinner(r, status: status, end: end, variants: variants, isHoldout: isHoldout, variantsComplete: variantsComplete)
         let segments = decodeAttributeNames(r, "segments", what: "'segments'")
         for (name, position) in segments where Segments.standardDimensions.contains(name) {
             sink.warning("segment_always_kept", at: position, "segment '\(name)' is always kept",
@@ -147,8 +155,10 @@ struct ExperimentDecoder {
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
             variants: variants, rollout: rollout, safeguards: safeguards, segments: segments.map(\.name), sourcePath: sink.file,
             kind: isHoldout ? .holdout : .experiment, fraction: fraction, winner: winner)
+        let errorsBeforeForecast = sink.errorCount
         if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
-        for m in [metrics.primary] + metrics.secondary where m.isForecast && m.horizonDays != experiment.forecast.horizonDays {
+        // A refused forecast already has its error; its default horizon would only add a second one.
+        for m in [metrics.primary] + metrics.secondary where m.isForecast && m.horizonDays != experiment.forecast.horizonDays && sink.errorCount == errorsBeforeForecast {
             sink.error("forecast_horizon", at: r.position("metrics"),
                        "metric '\(m.name)' forecasts day \(m.horizonDays ?? 0), but the forecast's horizon is day \(experiment.forecast.horizonDays)",
                        hint: "name 'revenue_per_user_forecast_d\(experiment.forecast.horizonDays)', or set forecast.horizon_days to \(m.horizonDays ?? 0)")
@@ -173,7 +183,8 @@ struct ExperimentDecoder {
     }
 
     /// `winner`: required with status `shipped` (with `end`, when enrollment closed), a variant key, and nowhere else.
-    private func decodeWinner(_ r: ObjectReader, status: Experiment.Status?, end: Date?, variants: [Variant], isHoldout: Bool) -> String? {
+    private func decodeWinner(_ r: ObjectReader, status: Experiment.Status?, end: Date?, variants: [Variant], isHoldout: Bool,
+                              variantsComplete: Bool) -> String? {
         let winner = r.string("winner")
         guard status == .shipped else {
             if r.has("winner") {
@@ -188,13 +199,14 @@ struct ExperimentDecoder {
         }
         guard let winner else {
             if !r.has("winner") {
+                // No arm is named here: which arm to ship is the report's verdict, not the file's order.
                 sink.error("missing_winner", at: r.position("status"), "a shipped experiment needs 'winner', the variant everyone now gets",
-                           hint: "add \"winner\": \"\(variants.dropFirst().first?.key ?? "treatment")\"")
+                           hint: "add \"winner\": the key of the arm to ship (one of: \(variants.map(\.key).joined(separator: ", "))); 'abctl report \({ if case .string(let id)? = r.node("id")?.kind { id } else { "ID" } }())' says which arm its verdict keeps")
             }
             return nil
         }
         let keys = variants.map(\.key)
-        guard keys.contains(winner) else {
+        guard keys.contains(winner) || !variantsComplete else {
             sink.error("unknown_winner", at: r.position("winner"), "winner '\(winner)' is not a variant of this experiment",
                        hint: Spelling.closest(to: winner, in: keys).map { "did you mean '\($0)'?" } ?? "use one of: \(keys.joined(separator: ", "))")
             return nil
@@ -257,7 +269,9 @@ struct ExperimentDecoder {
         guard let items = r.array("range") else { return nil }
         let bounds = items.compactMap { item -> Double? in if case .number(let n) = item.kind { n } else { nil } }
         guard items.count == 2, bounds.count == 2 else {
-            sink.error("namespace_range", at: r.position("range"), "namespace range must be two numbers [start, end]", hint: "e.g. [0.0, 0.5]")
+            let found = items.count != 2 ? "\(items.count) \(items.count == 1 ? "item" : "items")"
+                : items.first { if case .number = $0.kind { false } else { true } }.map { "a \($0.typeName)" } ?? "?"
+            sink.error("namespace_range", at: r.position("range"), "namespace range must be two numbers [start, end], not \(found)", hint: "e.g. [0.0, 0.5]")
             return nil
         }
         guard bounds[0] >= 0, bounds[1] <= 1, bounds[0] < bounds[1] else {
@@ -434,7 +448,7 @@ struct ExperimentDecoder {
         return .absolute(x)
     }
 
-    private func decodeForced(_ r: ObjectReader, variants: [Variant]) -> [UserID: String] {
+    private func decodeForced(_ r: ObjectReader, variants: [Variant], variantsComplete: Bool) -> [UserID: String] {
         guard let node = r.node("forced") else { return [:] }
         guard case .object(let members) = node.kind else {
             sink.error("wrong_type", at: node.position, "'forced' must be an object of user id to variant key, not \(node.typeName)")
@@ -448,7 +462,7 @@ struct ExperimentDecoder {
                 sink.error("wrong_type", at: m.value.position, "forced user '\(m.key)' must map to a variant key string, not \(m.value.typeName)")
                 continue
             }
-            if !keys.isEmpty && !keys.contains(key) {
+            if variantsComplete && !keys.isEmpty && !keys.contains(key) {
                 sink.error("forced_unknown_variant", at: m.value.position, "forced user '\(m.key)' points at variant '\(key)', which this experiment does not have",
                            hint: Spelling.closest(to: key, in: keys).map { "did you mean '\($0)'?" } ?? "use one of: \(keys.joined(separator: ", "))")
                 continue
@@ -469,7 +483,7 @@ struct ExperimentDecoder {
         var weight = 1.0
         if let w = r.number("weight") {
             if w > 0 && w.isFinite { weight = w } else {
-                sink.error("bad_weight", at: r.position("weight"), "weight \(Self.format(w)) of variant '\(key)' must be a positive number", hint: "weights are relative, e.g. 1 and 1 for an even split")
+                sink.error("bad_weight", at: r.position("weight"), "weight of variant '\(key)' must be positive, not \(Self.format(w))", hint: "weights are relative, e.g. 1 and 1 for an even split")
             }
         }
         guard let p = r.node("paywall") else {
@@ -656,7 +670,7 @@ struct ExperimentDecoder {
                 if t >= 0 && t <= 2 { temperature = t } else { sink.error("out_of_range", at: gr.position("temperature"), "temperature \(Self.format(t)) is outside [0, 2]") }
             }
             if let m = gr.integer("max_tokens") {
-                if m > 0 { maxTokens = m } else { sink.error("out_of_range", at: gr.position("max_tokens"), "max_tokens must be positive") }
+                if m > 0 { maxTokens = m } else { sink.error("out_of_range", at: gr.position("max_tokens"), "max_tokens must be positive, not \(m)") }
             }
             if let p = gr.number("top_p"), !(p > 0 && p <= 1) { sink.error("out_of_range", at: gr.position("top_p"), "top_p \(Self.format(p)) is outside (0, 1]") }
         }
@@ -717,7 +731,8 @@ struct ExperimentDecoder {
                 case ("in", .array(let values)):
                     let strings = values.compactMap { v -> String? in if case .string(let s) = v.kind { s } else { nil } }
                     if strings.count != values.count || strings.isEmpty {
-                        sink.error("wrong_type", at: m.value.position, "'in' must be a non-empty list of strings")
+                        sink.error("wrong_type", at: m.value.position, strings.isEmpty && values.isEmpty ? "'in' must be a non-empty list of strings, not an empty list"
+                                   : "'in' must be a non-empty list of strings, not a list holding a \(values.first { if case .string = $0.kind { false } else { true } }?.typeName ?? "string")")
                     }
                     test = .isIn(strings)
                 case ("present", .bool(let b)): test = .present(b)
@@ -745,7 +760,7 @@ struct ExperimentDecoder {
         guard let r = ObjectReader(node, what: "'guard'", allowed: Self.guardKeys, sink: sink) else { return CopyGuard() }
         var g = CopyGuard()
         if let m = r.integer("max_words") {
-            if m > 0 { g.maxWords = m } else { sink.error("out_of_range", at: r.position("max_words"), "max_words must be positive") }
+            if m > 0 { g.maxWords = m } else { sink.error("out_of_range", at: r.position("max_words"), "max_words must be positive, not \(m)") }
         }
         g.mentionOnce = r.strings("mention_once") ?? []
         g.forbid = r.strings("forbid") ?? []

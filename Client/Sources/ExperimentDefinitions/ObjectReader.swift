@@ -64,8 +64,10 @@ struct ObjectReader {
 
     func integer(_ key: String) -> Int? {
         guard let v = node(key) else { return nil }
-        guard case .number(let n) = v.kind, n == n.rounded(), abs(n) < 1e9 else {
-            wrongType(key, v, expected: "a whole number")
+        guard case .number(let n) = v.kind else { wrongType(key, v, expected: "a whole number"); return nil }
+        guard n == n.rounded(), abs(n) < 1e9 else {
+            // The type is right; the value is not: name the value, not "number".
+            sink.error("wrong_type", at: v.position, "'\(key)' in \(what) must be a whole number, not \(ExperimentDecoder.format(n))")
             return nil
         }
         return Int(n)

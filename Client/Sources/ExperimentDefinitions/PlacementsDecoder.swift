@@ -6,6 +6,16 @@ struct PlacementsDecoder {
     /// Experiment id → kind, of the experiments beside the file.
     let experiments: [String: Experiment.Kind]
     var conditionLinter: ExperimentLoader.ConditionLinter
+    /// True when an experiment file beside it could not be read: a name not found may be that file's
+    /// experiment, so it is collected in `skippedNames` instead of being reported as unknown.
+    var someExperimentsUnreadable = false
+    /// The audiences whose experiment name was not checked, for the loader's one note.
+    let skipped = SkippedNames()
+    var skippedNames: [(file: String, audience: String, experiment: String)] { skipped.items }
+
+    final class SkippedNames {
+        var items: [(file: String, audience: String, experiment: String)] = []
+    }
 
     static let placementKeys = ["default", "audiences", "description"]
     static let audienceKeys = ["name", "condition", "experiment", "paywall"]
@@ -77,6 +87,8 @@ struct PlacementsDecoder {
         case (.some, .none):
             guard let id = r.string("experiment") else { return nil }
             switch experiments[id] {
+            case nil where someExperimentsUnreadable:
+                skipped.items.append((sink.file, "'\(name)' of '\(placement)'", id))
             case nil:
                 let known = experiments.filter { $0.value == .experiment }.keys.sorted()
                 sink.error("unknown_experiment", at: r.position("experiment"), "audience '\(name)' names experiment '\(id)', which is not in this folder",

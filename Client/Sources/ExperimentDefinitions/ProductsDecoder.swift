@@ -31,7 +31,7 @@ struct ProductsDecoder {
                 let productID = pr.string("product_id") ?? ""
                 let price = pr.number("price") ?? 0
                 if pr.has("price") && !(price > 0) {
-                    sink.error("bad_price", at: pr.position("price"), "price of plan '\(plan.key)' must be positive", hint: "prices are in \(currency), e.g. 9.99")
+                    sink.error("bad_price", at: pr.position("price"), "price of plan '\(plan.key)' must be positive, not \(ExperimentDecoder.format(price))", hint: "prices are in \(currency), e.g. 9.99")
                 }
                 let period = pr.string("period") ?? ""
                 if pr.has("period") && !Self.periods.contains(period) {
@@ -61,8 +61,13 @@ struct ProductsDecoder {
                 sink.error("bad_exchange_rate", at: m.keyPosition, "'\(m.key)' is the report currency; it needs no rate", hint: "remove it")
                 continue
             }
-            guard case .number(let rate) = m.value.kind, rate.isFinite, rate > 0 else {
-                sink.error("bad_exchange_rate", at: m.value.position, "the rate of \(m.key) must be a positive number, not \(m.value.typeName)",
+            guard case .number(let rate) = m.value.kind else {
+                sink.error("wrong_type", at: m.value.position, "the rate of \(m.key) must be a number, not \(m.value.typeName)",
+                           hint: "what one \(m.key) is worth in \(currency), e.g. 1.08")
+                continue
+            }
+            guard rate.isFinite, rate > 0 else {
+                sink.error("bad_exchange_rate", at: m.value.position, "the rate of \(m.key) must be positive, not \(ExperimentDecoder.format(rate))",
                            hint: "what one \(m.key) is worth in \(currency), e.g. 1.08")
                 continue
             }

@@ -276,12 +276,12 @@ public final class APIServer: HTTPHandler {
     }
 
     /// What refused a reload: each error of the folder as `file:line:column: error: message`
-    /// (as `abctl validate` writes it), the first 20 and then how many more; or the one error
-    /// that was not about the files.
+    /// (as `abctl validate` writes it), with its notes of checks skipped because a file could not
+    /// be read, the first 20 and then how many more; or the one error that was not about the files.
     static func reloadProblems(_ error: any Error) -> [String] {
         guard let load = error as? ExperimentLoader.LoadError else { return [String(describing: error)] }
-        let errors = load.diagnostics.filter { $0.severity == .error }
-        var problems = errors.prefix(20).map { "\($0.file):\($0.position.line):\($0.position.column): error: \($0.message)" }
+        let errors = load.diagnostics.filter { $0.severity != .warning }
+        var problems = errors.prefix(20).map(\.line)
         if errors.count > 20 { problems.append("and \(errors.count - 20) more") }
         return problems
     }
