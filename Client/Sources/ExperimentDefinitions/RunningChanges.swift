@@ -96,7 +96,7 @@ public struct RunningChanges {
             // Paused, stopped and shipped keep every enrolled user's answer or end the experiment on purpose.
             guard new.status == .draft else { return [] }
             return [reshuffle(old.id, file: file, at: tree.position("status"), fields: ["status"], share: 1,
-                              what: "set back to draft, which assigns nobody",
+                              what: "changed status to \"draft\", which assigns nobody: 100.00% of the users it enrolled at \(ref.label) would get another answer",
                               hint: "stop it (\"status\": \"stopped\") or pause it (\"paused\": sticky users keep their arm)")]
         }
         var out: [Diagnostic] = []

@@ -1,12 +1,15 @@
 import ExperimentDefinitions
 import HTTPTransport
 
-extension APIServer {
+/// `POST /v1/copy/check`.
+struct CopyCheckHandler: Responder {
+    let snapshots: SnapshotHolder
+
     /// `POST /v1/copy/check`: runs a variant's guard (SPEC §3) on a line and lists every broken rule.
     ///
     /// Body `{"experiment", "variant", "text", "user_name"?}`; answers 200 with the verdict
     /// whether or not the line passes.
-    func copyCheck(_ request: HTTPRequest) throws -> HandlerOutcome {
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
         let body = try JSONBody(request.body)
         try body.only(["experiment", "variant", "text", "user_name"])
         let experimentID = try body.string("experiment")
@@ -17,7 +20,7 @@ extension APIServer {
 
         let catalog = snapshots.snapshot.catalog
         guard let experiment = catalog.experiment(experimentID) else {
-            throw APIError(.notFound, code: "experiment_not_found", "no experiment '\(experimentID)'", field: "experiment")
+            throw APIError(.notFound, code: "experiment_not_found", catalog.unknownExperimentMessage(experimentID), field: "experiment")
         }
         guard let variant = experiment.variant(variantKey) else {
             throw APIError(.notFound, code: "variant_not_found",

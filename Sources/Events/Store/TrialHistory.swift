@@ -1,11 +1,10 @@
-import Events
 import ExperimentDefinitions
 
 /// What `DID_RENEW` needs from the store: App Store notifications do not say whether a renewal
 /// is the first paid period after a free trial (`converted`) or a later one (`renewed`).
 ///
-/// Not part of the store protocols of `Events`: a store that cannot answer it (the server then
-/// maps every renewal to `renewed`) still serves everything else.
+/// A store protocol every `EventStore` answers, so a renewal maps the same on every store and
+/// in a server built in process.
 public protocol TrialHistory: Sendable {
     /// Whether the user's latest `trial_started` has no `converted` after it.
     func trialAwaitingConversion(userID: UserID) throws -> Bool

@@ -2,18 +2,25 @@ import Events
 import ExperimentDefinitions
 import HTTPTransport
 
-extension APIServer {
+/// `POST /v1/webhooks/revenuecat`.
+struct RevenueCatHandler: Responder {
+    /// The exact `Authorization` header RevenueCat sends; nil when not configured.
+    let authorization: String?
+    let serverHasKeys: Bool
+    let events: WebhookEventWriter
+    let metrics: Metrics
+
     /// `POST /v1/webhooks/revenuecat`: one RevenueCat webhook event, mapped by `RevenueCatMapping`.
     ///
     /// The `Authorization` header must equal `ABCTL_REVENUECAT_AUTH` (compared in constant time).
     /// Without that setting the webhook is open only when the whole server is (no API keys,
     /// loopback). Answers 200 with `stored`, `duplicate` or `ignored` once durable.
-    func revenueCat(_ request: HTTPRequest) throws -> HandlerOutcome {
-        if let expected = options.revenueCatAuthorization {
-            guard let given = request.authorization, APIKeys.constantTimeEquals(Array(given.utf8), Array(expected.utf8)) else {
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
+        if let expected = authorization {
+            guard let given = request.http.authorization, APIKeys.constantTimeEquals(Array(given.utf8), Array(expected.utf8)) else {
                 throw APIError(.unauthorized, code: "unauthorized", "the Authorization header does not match the one configured for RevenueCat")
             }
-        } else if !options.keys.isEmpty {
+        } else if serverHasKeys {
             throw APIError(.unauthorized, code: "unauthorized", "the RevenueCat webhook is not configured on this server (ABCTL_REVENUECAT_AUTH)")
         }
         let body = try JSONBody(request.body)
@@ -22,7 +29,7 @@ extension APIServer {
             metrics.webhook(type: type, outcome: .ignored)
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
         case .event(let mapped):
-            return try storeWebhookEvent(mapped, fieldPrefix: "event.", route: "/v1/webhooks/revenuecat") { [metrics] in
+            return try events.store(mapped, fieldPrefix: "event.", route: "/v1/webhooks/revenuecat") { [metrics] in
                 metrics.webhook(type: $0, outcome: $1)
             }
         }

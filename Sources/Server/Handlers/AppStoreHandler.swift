@@ -2,7 +2,14 @@ import Events
 import ExperimentDefinitions
 import HTTPTransport
 
-extension APIServer {
+/// `POST /v1/webhooks/appstore`.
+struct AppStoreHandler: Responder {
+    /// nil: the route answers 404.
+    let options: AppStoreOptions?
+    let lookups: StoreLookups
+    let events: WebhookEventWriter
+    let metrics: Metrics
+
     /// `POST /v1/webhooks/appstore`: one App Store Server Notification V2 (`{"signedPayload": JWS}`).
     ///
     /// The notification and its nested `signedTransactionInfo` and `signedRenewalInfo` are
@@ -10,8 +17,8 @@ extension APIServer {
     /// (`AppStoreMapping`) or stored: a bad signature or chain, or another app's bundle id, is 401;
     /// a body that is not a notification is 400. Answers 200 with `stored`, `duplicate` or
     /// `ignored` once durable.
-    func appStore(_ request: HTTPRequest) throws -> HandlerOutcome {
-        guard let appStore = options.appStore else {
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
+        guard let appStore = options else {
             throw APIError(.notFound, code: "not_found", "the App Store webhook is not configured on this server (--appstore-root-ca, --appstore-bundle-id)")
         }
         let body = try JSONBody(request.body)
@@ -43,14 +50,13 @@ extension APIServer {
             _ = try Self.verified(jws, appStore, field: "data.signedRenewalInfo")
         }
 
-        let backend = self.backend
-        switch try AppStoreMapping.map(payload: payload, transaction: transaction, trialAwaitingConversion: { try backend.trialAwaitingConversion(userID: $0) },
-                                       userForStoreAccount: { try backend.userForStoreAccount($0).map { UserID($0) } }) {
+        switch try AppStoreMapping.map(payload: payload, transaction: transaction, trialAwaitingConversion: lookups.trialAwaitingConversion,
+                                       userForStoreAccount: { [lookups] in try lookups.userForStoreAccount($0).map { UserID($0) } }) {
         case .ignored(let type):
             metrics.appStore(type: type, outcome: .ignored)
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
         case .event(let mapped):
-            return try storeWebhookEvent(mapped, fieldPrefix: "", route: "/v1/webhooks/appstore") { [metrics] in
+            return try events.store(mapped, fieldPrefix: "", route: "/v1/webhooks/appstore") { [metrics] in
                 metrics.appStore(type: $0, outcome: $1)
             }
         }

@@ -1,17 +1,26 @@
+import CopyGeneration
 import Assignment
 import Dispatch
+import Events
 import ExperimentDefinitions
 import HTTPTransport
 import PaywallCopy
 
-extension APIServer {
+/// `POST /v1/assign`: the hottest path of the server.
+struct AssignHandler: Responder {
+    let snapshots: SnapshotHolder
+    /// Sticky records: an exposure already stored decides the arm (SPEC §2).
+    let exposures: any StickyReader
+    /// Writes ai_generated lines for devices with no on-device model; nil without `--llm-url`.
+    let copyGenerator: ServerCopyGenerator?
+
     /// `POST /v1/assign`: body `{"user_id", "attributes"?, "variables"?, "signals"?, "experiments"? | "placement"?, "on_device_model"?}`.
     ///
     /// One answer per experiment in folder order, holdouts aside (or per listed id, in the order
     /// given), each with the variant's paywall resolved for this request: discount text, copy text
     /// or an AI recipe; or, with `placement`, that placement's one answer (SPEC §7).
     /// With `"on_device_model": false` and `--llm-url`, the server writes the AI line itself.
-    func assign(_ request: HTTPRequest) throws -> HandlerOutcome {
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
         let body = try AssignBody(request.body)
         let snapshot = snapshots.snapshot
         let placement: (assignable: AssignablePlacement, answer: PlacementAnswer, audience: Int?)?
@@ -36,25 +45,24 @@ extension APIServer {
             placement = nil
             indices = snapshot.defaultIndices
         }
-        let respond = { @Sendable [self] (assignments: [Assignment]) -> HTTPResponse in
+        let answer = { @Sendable [self] (assignments: [Assignment]) -> HTTPResponse in
             if let placement {
                 return placementResponse(PlacementAssignment(placement: placement.assignable, audienceIndex: placement.audience, assignment: assignments.first),
                                          answer: placement.answer, snapshot: snapshot, body: body)
             }
             return assignResponse(assignments, indices: indices, snapshot: snapshot, body: body)
         }
-        let exposures = backend.exposures
         guard exposures.waitsForRoundTrip else {
             // An in-process store answers sticky lookups on this thread.
-            return .response(respond(snapshot.assigner.assign(userID: body.userID, attributes: body.attributes, experimentsAt: indices)))
+            return .response(answer(snapshot.assigner.assign(userID: body.userID, attributes: body.attributes, experimentsAt: indices)))
         }
         // A remote store: the request waits for its sticky records without holding a thread,
         // so many requests can wait together and share one query.
         let pending = snapshot.assigner.prepare(userID: body.userID, attributes: body.attributes, experimentsAt: indices)
         if pending.stickyExperimentIDs.isEmpty {
-            return .response(respond(snapshot.assigner.finish(pending, stickyKeys: [])))
+            return .response(answer(snapshot.assigner.finish(pending, stickyKeys: [])))
         }
-        return .deferred { [self] reply in
+        return .deferred { [exposures, copyGenerator] reply in
             exposures.exposedVariants(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
                 let keys: [String?]
                 switch result {
@@ -64,9 +72,9 @@ extension APIServer {
                     Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
                     keys = []
                 }
-                let finish = { @Sendable in reply(respond(snapshot.assigner.finish(pending, stickyKeys: keys))) }
+                let finish = { @Sendable in reply(answer(snapshot.assigner.finish(pending, stickyKeys: keys))) }
                 // Writing copy may wait on a model: never on the lookup's thread.
-                if self.copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
+                if copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
             }
         }
     }

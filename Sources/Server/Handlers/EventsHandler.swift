@@ -2,7 +2,12 @@ import Events
 import ExperimentDefinitions
 import HTTPTransport
 
-extension APIServer {
+/// `POST /v1/events`.
+struct EventsHandler: Responder {
+    let snapshots: SnapshotHolder
+    let store: any EventStore
+    let metrics: Metrics
+
     /// Problems listed in a 4xx answer's `rejections` at most; the count of lines is always complete.
     static let maxListedRejections = 100
 
@@ -15,7 +20,8 @@ extension APIServer {
     ///
     /// `exposuresOnly` (an `app` key, SPEC §7): any other event type refuses the whole batch with
     /// 403 and stores nothing, since revenue must come from verified webhooks or an `ingest` key.
-    func events(_ request: HTTPRequest, exposuresOnly: Bool = false) throws -> HandlerOutcome {
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
+        let exposuresOnly = request.viaAppScope
         let snapshot = snapshots.snapshot
         let parsed = request.body.withUnsafeBufferPointer { snapshot.eventParser.parseBody($0) }
         if exposuresOnly {
@@ -52,7 +58,7 @@ extension APIServer {
                            details: [("stored", .number(0)), ("duplicate", .number(0)), ("rejected", .number(Double(rejections.count))),
                                      ("rejections", .array(Self.listedRejections(rejections)))])
         }
-        let store = backend.store
+        let store = self.store
         let metrics = self.metrics
         let batch = events
         return .deferred { respond in
@@ -62,7 +68,7 @@ extension APIServer {
                     metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
                     respond(Self.counts(counts))
                 case .failure(let error):
-                    respond(Self.storeUnavailable(error, route: "/v1/events"))
+                    respond(WebhookEventWriter.storeUnavailable(error, route: "/v1/events"))
                 }
             }
         }
@@ -96,12 +102,5 @@ extension APIServer {
 
     static func counts(_ r: AppendResult) -> HTTPResponse {
         .json(.object([("stored", .number(Double(r.stored))), ("duplicate", .number(Double(r.duplicates))), ("rejected", .number(0))]))
-    }
-
-    /// A failed commit: the details go to the log, the client learns only that nothing was stored.
-    static func storeUnavailable(_ error: any Error, route: String) -> HTTPResponse {
-        Log.shared.write(level: .error, "event store failure", ["route": .string(route), "error": .string(String(describing: error))])
-        return ErrorResponses.response(for: APIError(.unavailable, code: "store_unavailable",
-                                                     "the event store could not commit; nothing was stored, retry later"), route: route)
     }
 }

@@ -1,9 +1,8 @@
+import Events
 import ExperimentDefinitions
-import Server
-import SQLiteStore
 
-/// SQLite answers the App Store webhook's renewal question from the user's stored events.
-extension SQLiteEventStore: TrialHistory {
+/// SQLite answers the webhooks' renewal question from the user's stored events.
+extension SQLiteEventStore {
     public func trialAwaitingConversion(userID: UserID) throws -> Bool {
         Self.trialAwaitingConversion(in: try events(userID: userID))
     }

@@ -5,7 +5,14 @@ import Foundation
 import HTTPTransport
 import Webhooks
 
-extension APIServer {
+/// `POST /v1/webhooks/googleplay`.
+struct GooglePlayHandler: Responder {
+    /// nil: the route answers 404.
+    let options: GooglePlayOptions?
+    let lookups: StoreLookups
+    let events: WebhookEventWriter
+    let metrics: Metrics
+
     /// `POST /v1/webhooks/googleplay`: one Pub/Sub push of a Google Play real-time developer
     /// notification (SPEC §7).
     ///
@@ -13,25 +20,23 @@ extension APIServer {
     /// (401). A subscription notification's purchase is read with `purchases.subscriptionsv2.get`
     /// on a thread of its own (a failed or slow lookup answers 503, so Pub/Sub retries, and never
     /// holds a server thread); the event is stored and its payment kept for a later voided purchase.
-    func googlePlay(_ request: HTTPRequest) throws -> HandlerOutcome {
-        guard let play = options.googlePlay else {
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
+        guard let play = options else {
             throw APIError(.notFound, code: "not_found", "the Google Play webhook is not configured on this server (--google-certs, --googleplay-audience, --googleplay-push-account, --googleplay-package, --googleplay-service-account)")
         }
         let notification: GooglePlayMapping.Notification
         do {
             let now = Int64(Date().timeIntervalSince1970)
-            try play.verifier.verify(authorization: request.authorization, now: now)
+            try play.verifier.verify(authorization: request.http.authorization, now: now)
             notification = try GooglePlayMapping.parse(request.body, packageName: play.api.packageName)
         } catch {
             throw APIError(webhook: error)
         }
         let route = "/v1/webhooks/googleplay"
         let count: @Sendable (String, Metrics.WebhookOutcome) -> Void = { [metrics] in metrics.googlePlay(type: $0, outcome: $1) }
-        let backend = self.backend
-        let store = backend.store
-        let lookups: GooglePlayMapping.Lookups = (trialAwaitingConversion: { try backend.trialAwaitingConversion(userID: $0) },
-                                                  payment: { try store.payment(key: $0) },
-                                                  userForStoreAccount: { try backend.userForStoreAccount($0) })
+        let lookups: GooglePlayMapping.Lookups = (trialAwaitingConversion: self.lookups.trialAwaitingConversion,
+                                                  payment: self.lookups.payment,
+                                                  userForStoreAccount: self.lookups.userForStoreAccount)
         guard notification.needsPurchase else {
             return try mapped(notification, purchase: nil, lookups: lookups, route: route, count: count)
         }
@@ -49,7 +54,7 @@ extension APIServer {
                     if let failure = error as? WebhookError, failure.kind == .unavailable {
                         Log.shared.write(level: .warning, "Google Play lookup failed", ["route": .string(route), "error": .string(failure.message)])
                     }
-                    respond(ErrorResponses.response(for: Self.apiError(error, route: route), route: route))
+                    respond(ErrorResponses.response(for: WebhookEventWriter.apiError(error, route: route), route: route))
                 }
             }
         }
@@ -62,17 +67,8 @@ extension APIServer {
         do {
             outcome = try GooglePlayMapping.map(notification, purchase: purchase, lookups: lookups)
         } catch {
-            throw Self.apiError(error, route: route)
+            throw WebhookEventWriter.apiError(error, route: route)
         }
-        return try storeWebhookOutcome(outcome, route: route, count: count)
-    }
-
-    /// A webhook's or a lookup's error in its HTTP form; a store error becomes 503.
-    static func apiError(_ error: any Error, route: String) -> APIError {
-        switch error {
-        case let failure as WebhookError: APIError(webhook: failure)
-        case let failure as APIError: failure
-        default: storeUnavailableError(error, route: route)
-        }
+        return try events.store(outcome, route: route, count: count)
     }
 }
