@@ -60,7 +60,7 @@ public enum ReportAnalyzer {
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
-        figures.offerMismatch = OfferChecks.figures(acc)
+        figures.offerMismatch = try OfferChecks.figures(acc)
         try addForecast(&figures, acc)
         figures.safeguards = acc.safeguards
         figures.readComparisons()
@@ -320,7 +320,9 @@ public enum ReportAnalyzer {
     static let chartPoints = 400
 
     static func survivalResult(_ tallies: [VariantTally], options: ReportOptions) throws -> SurvivalResult {
-        let days = SurvivalResult.reportDays.map(Double.init)
+        // Day d of the table is the (d + 1)-th 24 hours since trial start (day 0 holds the Day-0 cancels):
+        // survival at its end, so day 0 shows who is still subscribed after the first day, not a bare 100%.
+        let days = SurvivalResult.reportDays.map { Double($0 + 1) }
         var curves: [SurvivalResult.Curve] = []
         var groups: [[SurvivalObservation]] = []
         for t in tallies {
