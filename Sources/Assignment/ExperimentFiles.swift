@@ -13,6 +13,42 @@ public enum ExperimentFiles {
         ExperimentLoader.validate(paths: paths, now: now, conditionLinter: linter)
     }
 
+    /// `validate --against REF` (SPEC §6): the checks of `validate`, with a clash between a changed
+    /// and an unchanged file reported at the changed one, and what changed since REF in the
+    /// experiments REF was running. REF is a folder or a git revision; each folder named (or
+    /// holding a named file) is compared with its own version at REF.
+    /// - Throws: when REF is neither a folder nor a revision of the folder's repository.
+    public static func validate(paths: [String], against ref: String, now: Date = Date()) throws(ReferenceFiles.ReadError) -> ExperimentLoader.Report {
+        var folders: [(path: String, whole: Bool, ref: ReferenceFiles)] = []
+        var changed: Set<String> = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            let whole = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            let folder = whole ? path : { let f = (path as NSString).deletingLastPathComponent; return f.isEmpty ? "." : f }()
+            guard !folders.contains(where: { $0.path == folder }) else { continue }
+            let files = try ReferenceFiles.read(ref, for: folder)
+            folders.append((folder, whole, files))
+            for name in ExperimentLoader.experimentFiles(inFolder: folder) {
+                let bytes = FileManager.default.contents(atPath: folder + "/" + name).map { [UInt8]($0) }
+                guard bytes != files.files[name] else { continue }
+                // Named as the loader names it: from the folder when one was given, else as the file was given.
+                changed.insert(whole ? ExperimentLoader.path(of: name, inFolder: folder) : paths.first { ($0 as NSString).lastPathComponent == name } ?? name)
+            }
+        }
+        var report = ExperimentLoader.validate(paths: paths, now: now, changed: changed, conditionLinter: linter)
+        for folder in folders {
+            let mine = report.experimentFiles.filter { f in
+                let dir = (f.file as NSString).deletingLastPathComponent
+                return (dir.isEmpty ? "." : dir) == (folder.path.hasSuffix("/") ? String(folder.path.dropLast()) : folder.path)
+            }
+            let checker = RunningChanges(ref: folder.ref, folder: folder.path.hasSuffix("/") ? String(folder.path.dropLast()) : folder.path, now: now,
+                                         share: { AnswerChange.share(from: $0, to: $1, at: $2) }, conditionLinter: linter)
+            report.diagnostics += checker.check(mine, wholeFolder: folder.whole)
+        }
+        if report.errorCount > 0 { report.catalog = nil }
+        return report
+    }
+
     /// Loads a folder for use; throws the diagnostics when any file has an error.
     public static func load(directory: String) throws(ExperimentLoader.LoadError) -> ExperimentCatalog {
         try ExperimentLoader.load(directory: directory, conditionLinter: linter)

@@ -71,6 +71,8 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// The port actually bound (useful with port 0).
     public let port: UInt16
     let handler: any HTTPHandler
+    /// The headers copied into each request: the handler's, read once.
+    private let requestHeaderNames: [String]
     private var daemon: OpaquePointer?
     private let lifecycle = Mutex<Lifecycle>(Lifecycle())
     /// Requests begun and not yet completed (including suspended ones).
@@ -95,6 +97,7 @@ public final class HTTPDaemon: @unchecked Sendable {
     public init(configuration: Configuration, handler: any HTTPHandler, stats: ConnectionStats = ConnectionStats()) throws(CCallError) {
         self.configuration = configuration
         self.handler = handler
+        requestHeaderNames = handler.requestHeaderNames
         self.stats = stats
         fileLimit = FileLimit.raiseToHard()
         connectionLimit = max(1, configuration.resolvedConnectionLimit(fileLimit: fileLimit.soft))
@@ -260,10 +263,11 @@ public final class HTTPDaemon: @unchecked Sendable {
 
         // The body is in; the handler (or the store, for a deferred answer) has no deadline.
         guard context.connection?.enter(.handling, deadline: 0) ?? true else { return false }
-        let request = HTTPRequest(method: context.method, path: context.path, query: context.query,
-                                  authorization: header(connection, "Authorization"),
-                                  body: context.body, ifNoneMatch: context.method == "GET" ? header(connection, "If-None-Match") : nil,
-                                  stripeSignature: context.path == "/v1/webhooks/stripe" ? header(connection, "Stripe-Signature") : nil)
+        var headers: [(name: String, value: String)] = []
+        for name in requestHeaderNames {
+            if let value = header(connection, name) { headers.append((name, value)) }
+        }
+        let request = HTTPRequest(method: context.method, path: context.path, query: context.query, headers: headers, body: context.body)
         context.body = []
         let result = handler.handle(request)
         context.route = result.route

@@ -1,25 +1,32 @@
-/// One HTTP request as the handlers see it: the body is complete and the headers they need are copied out.
+/// One HTTP request as the handlers see it: the body is complete and the headers the handler
+/// asked for (`HTTPHandler.requestHeaderNames`) are copied out.
 public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string, percent-decoding left to the router.
     public var path: String
     public var query: String?
-    /// The `Authorization` header, if any.
-    public var authorization: String?
-    /// The `If-None-Match` header, if any (`GET /api/features` answers 304 when it matches).
-    public var ifNoneMatch: String?
-    /// `Stripe-Signature`, read only for the Stripe webhook.
-    public var stripeSignature: String?
+    /// The headers the handler reads, as sent (names compared case-insensitively by `header(_:)`).
+    public var headers: [(name: String, value: String)]
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: String? = nil, authorization: String? = nil, body: [UInt8] = [],
-                ifNoneMatch: String? = nil, stripeSignature: String? = nil) {
-        self.ifNoneMatch = ifNoneMatch
-        self.stripeSignature = stripeSignature
+    public init(method: String, path: String, query: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
-        self.authorization = authorization
+        self.headers = headers
         self.body = body
+    }
+
+    /// The first value of the header `name` (ASCII case-insensitive), if it was sent.
+    public func header(_ name: String) -> String? {
+        headers.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// `Authorization`, the one header every scoped route reads.
+    public var authorization: String? { header("Authorization") }
+
+    private static func sameName(_ a: String, _ b: String) -> Bool {
+        func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+        return a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lower($0) == lower($1) }
     }
 }

@@ -43,6 +43,8 @@ public struct HandlerResult: Sendable {
 
 /// Receives every complete request from the daemon.
 public protocol HTTPHandler: Sendable {
+    /// The request headers the handler reads; only these are copied out of each request.
+    var requestHeaderNames: [String] { get }
     func handle(_ request: HTTPRequest) -> HandlerResult
     /// The response for a body over the size limit (the daemon never reads such a body whole).
     func payloadTooLarge(limit: Int) -> HTTPResponse

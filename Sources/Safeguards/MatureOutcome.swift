@@ -13,11 +13,10 @@ import ExperimentDefinitions
 /// | `trial_cancel_rate` | trial starters | the end of the arm's trial | cancelled before it |
 /// | `refund_rate` | payers | first payment + H + 14 days | refunded before then |
 ///
-/// H is the experiment's longest `trial_days` plus the grace days (SPEC §5 maturity).
+/// H is `Experiment.maturityDays` (the longest `trial_days` plus `metrics.maturity_grace_days`),
+/// the same maturity the report reads.
 struct MatureOutcome: Sendable {
     static let microsPerDay: Int64 = 86_400_000_000
-    /// SPEC §5's `metrics.maturity_grace_days` default.
-    static let graceDays = 3
     /// Refunds are counted this long after the first payment, beyond H.
     static let refundExtraDays = 14
 
@@ -31,8 +30,7 @@ struct MatureOutcome: Sendable {
     init(metric: Metric, experiment: Experiment) {
         guard case .proportion(let numerator) = metric.definition.statistic else { preconditionFailure("safeguards watch rates only") }
         fact = numerator
-        let longest = experiment.variants.map { $0.paywall?.trialDays ?? 0 }.max() ?? 0
-        horizon = Int64(longest + Self.graceDays) * Self.microsPerDay
+        horizon = Int64(experiment.maturityDays) * Self.microsPerDay
         day0Window = Int64(experiment.metrics.day0WindowHours * 3_600_000_000)
         trialLengths = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
     }

@@ -17,6 +17,15 @@ public enum MultipleTesting {
         return adjusted
     }
 
+    /// Holm over the p-values that exist: a nil (a test that could not be run) is no member of the
+    /// family and stays nil; the others are adjusted among themselves, in the input order.
+    public static func holm(_ pValues: [Double?]) throws -> [Double?] {
+        let present = pValues.indices.filter { pValues[$0] != nil }
+        var out = [Double?](repeating: nil, count: pValues.count)
+        for (i, p) in zip(present, try holm(present.map { pValues[$0]! })) { out[i] = p }
+        return out
+    }
+
     /// Benjamini–Hochberg step-up adjustment (controls the false discovery rate).
     public static func benjaminiHochberg(_ pValues: [Double]) throws -> [Double] {
         for p in pValues { try Check.probability(p, "pValues") }

@@ -13,19 +13,22 @@ import Testing
         let serverURL = server.url, storageDirectory = storage.url
         // README begins
         let abctl = try AbctlClient(configuration: ClientConfiguration(
-            serverURL: serverURL, storageDirectory: storageDirectory,
+            serverURL: serverURL, apiKey: "APP_KEY", storageDirectory: storageDirectory,
             defaultPaywall: ResolvedPaywall(offering: "chorus_plus", trialDays: 3,
-                                            copy: .text("Hear every bird on every walk.", source: .static, fallbackReason: nil))))
-        let shown = await abctl.paywall(for: PaywallQuery(userID: "u1", experiment: "chorus-paywall-copy",
-                                                          attributes: ["platform": .string("ios")]))
+                                            copy: .text("Hear every bird on every walk.", source: .static, fallbackReason: nil)),
+            isAppKey: true))
+        let shown = await abctl.paywall(for: PlacementQuery(userID: "u1", placement: "onboarding_end",
+                                                            attributes: ["platform": .string("ios"), "new_user": .bool(true)]))
         try await abctl.logExposure(shown)
-        try await abctl.logPurchase(.trialStarted, userID: "u1", productID: "chorus.plus.annual")
+        let appAccountToken = UUID(uuidString: try await abctl.storeAccountID(for: "u1"))   // for StoreKit's purchase
         _ = await abctl.flush()
         // README ends
-        #expect(shown.source == .server)
-        #expect(!shown.copy.text.isEmpty)
-        // The purchase, and the exposure when the paywall was a variant's (the default logs none).
-        let expected = [[shown.variant == nil ? "1" : "2"]]
+        #expect(shown.source == .server && shown.showPaywall)
+        #expect(shown.copy?.text.isEmpty == false)
+        #expect(appAccountToken != nil)
+        // The exposure when the placement showed an arm (a default or a fixed paywall logs none);
+        // the purchase is the store webhook's to bring.
+        let expected = [[shown.inExperiment ? "1" : "0"]]
         let stored = try await server.query("SELECT count(*) FROM events WHERE user_id = 'u1'")
         let diagnostics = await abctl.diagnostics().json.serialized()
         #expect(stored == expected, "variant \(String(describing: shown.variant)), \(diagnostics)")

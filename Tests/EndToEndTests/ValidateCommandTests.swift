@@ -45,7 +45,9 @@ import Testing
         #expect(root["valid"] as? Bool == false)
         #expect(root["errors"] as? Int == 3)
         let diagnostics = try #require(root["diagnostics"] as? [[String: Any]])
-        #expect(Set(diagnostics.compactMap { $0["code"] as? String }) == ["unknown_status", "trial_days_out_of_range", "invalid_json"])
+        #expect(Set(diagnostics.compactMap { $0["code"] as? String }) == ["unknown_status", "trial_days_out_of_range", "invalid_json", "checks_skipped"])
+        // The note of checks skipped because typo.json is not JSON is a note, not a fourth error.
+        #expect(diagnostics.filter { $0["severity"] as? String == "note" }.compactMap { $0["code"] as? String } == ["checks_skipped"])
         #expect(diagnostics.allSatisfy { ($0["line"] as? Int ?? 0) > 0 && ($0["column"] as? Int ?? 0) > 0 && $0["file"] is String })
     }
 
@@ -99,10 +101,15 @@ import Testing
         #expect(sub.status == 2 && sub.stderr.contains("Did you mean 'validate'?"))
     }
 
-    @Test func missingPathIsAnError() async throws {
+    /// A path that does not exist is a usage error (exit 2, SPEC §6); an empty folder is a failed check.
+    @Test func missingPathIsAUsageErrorAndAnEmptyFolderFails() async throws {
         let r = try await Abctl.run(["validate", "/nonexistent/abctl"])
-        #expect(r.status == 1)
-        #expect(r.stdout.contains("/nonexistent/abctl:1:1: error: no such file or folder"))
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("abctl: error: no such file or folder: '/nonexistent/abctl'"), "\(r.stderr)")
+        let empty = TemporaryFolder()
+        let e = try await Abctl.run(["validate", empty.path])
+        #expect(e.status == 1)
+        #expect(e.stdout.contains("error: no experiment files in this folder"), "\(e.stdout)")
     }
 
     @Test func helpIsTheSameThreeWays() async throws {

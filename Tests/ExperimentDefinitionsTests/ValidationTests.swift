@@ -168,7 +168,9 @@ import TestSupport
         let report = validate(["a.json": broken, "b.json": "{ \"id\": ", "c.json": validExperiment.replacingOccurrences(of: "exp-a", with: "exp-c")])
         let byFile = Dictionary(grouping: report.diagnostics, by: { String($0.file.split(separator: "/").last!) })
         #expect(Set(byFile["a.json"]?.map(\.code) ?? []) == ["unknown_status", "coverage_out_of_range", "trial_days_out_of_range"])
-        #expect(byFile["b.json"]?.map(\.code) == ["invalid_json"])
+        // The broken file's one error, and one note naming the checks skipped because of it.
+        #expect(byFile["b.json"]?.map(\.code) == ["invalid_json", "checks_skipped"])
+        #expect(byFile["b.json"]?.last?.severity == .note)
         #expect(byFile["b.json"]?.first?.position == SourcePosition(line: 1, column: 9))
         #expect(byFile["c.json"] == nil)
         #expect(report.files.count == 4)
@@ -221,10 +223,14 @@ import TestSupport
     @Test func badRatesAreNamedWhereTheyAre() {
         let report = validate(#"{ "eur": 1.08, "GBP": 0, "USD": 1, "JPY": "0.0067" }"#)
         let errors = report.diagnostics.filter { $0.severity == .error }
-        #expect(errors.map(\.code) == ["bad_currency", "bad_exchange_rate", "bad_exchange_rate", "bad_exchange_rate"], "\(errors)")
+        #expect(errors.map(\.code) == ["bad_currency", "bad_exchange_rate", "bad_exchange_rate", "wrong_type"], "\(errors)")
+        // Each message names what it found: a number that is not positive, a string where a number belongs.
+        #expect(errors[1].message == "the rate of GBP must be positive, not 0")
+        #expect(errors[3].message == "the rate of JPY must be a number, not string")
         #expect(errors.allSatisfy { $0.file.hasSuffix("products.json") && $0.position.line == 2 })
         #expect(errors.map(\.position.column) == [23, 43, 46, 63], "\(errors.map(\.position))")
         #expect(errors[2].message.contains("'USD' is the report currency"))
-        #expect(validate("[1]").diagnostics.map(\.code) == ["wrong_type"])
+        // products.json unusable: its error, and one note for the offering checks skipped because of it.
+        #expect(validate("[1]").diagnostics.map(\.code) == ["wrong_type", "checks_skipped"])
     }
 }

@@ -109,7 +109,7 @@ import Testing
     @Test func directionLegendAndCurrencyInEveryFormat() throws {
         let r = Fixtures.report()
         let text = TextReportRenderer.render(r, color: false), md = MarkdownReportRenderer.render(r), html = HTMLReportRenderer.render(r)
-        let legend = ReportFormat.legend(r)
+        let legend = Wording.legend(r)
         for out in [text, html] { #expect(legend.allSatisfy { out.contains(HTMLReportRenderer.escape($0)) || out.contains($0) }, "\(out.prefix(100))") }
         #expect(md.contains("🔻 clearly worse") && md.contains("in USD per user"))
         for out in [text, md, html] {

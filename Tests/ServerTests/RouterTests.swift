@@ -1,8 +1,9 @@
+import HTTPTransport
 import Testing
 @testable import Server
 
 @Suite struct RouterTests {
-    let router = Router(APIServer.routes)
+    let router = Router(APIServer.routes.map { Router.Route($0, responder: ClosureResponder { _ in .response(HTTPResponse(status: 200, body: [])) }) })
 
     @Test func matchesPatternsAndCaptures() {
         guard case .found(let route, let captures) = router.match(method: "GET", path: "/v1/experiments/chorus%2Dx/report") else {
@@ -32,14 +33,6 @@ import Testing
     @Test(arguments: ["/", "/v1", "/v1/assign/x", "/v1/experiments//report", "/v1/experiments/%zz/report"])
     func unknownPathsAreNotFound(path: String) {
         guard case .notFound = router.match(method: "GET", path: path) else { Issue.record("expected 404 for \(path)"); return }
-    }
-
-    @Test func everyRouteIsInTheOpenAPIDocument() throws {
-        for route in APIServer.routes {
-            #expect(OpenAPIDocument.json.contains("\"\(route.pattern)\": {"), "\(route.pattern) is not described")
-            let start = try #require(OpenAPIDocument.json.range(of: "\"\(route.pattern)\": {"))
-            #expect(OpenAPIDocument.json[start.upperBound...].prefix(200).contains("\"\(route.method.lowercased())\": {"))
-        }
     }
 
     @Test func errorsMapToStatusInOnePlace() {

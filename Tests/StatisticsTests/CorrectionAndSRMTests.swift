@@ -20,6 +20,21 @@ struct CorrectionAndSRMTests {
         #expect(try MultipleTesting.holm([]) == [])
     }
 
+    /// A test that could not be run is no member of the family: Holm over the others, nil kept.
+    @Test func holmSkipsMissingPValues() throws {
+        let cases = try loadCases("multiple", as: MultipleCase.self).filter { $0.p.count >= 2 }
+        for c in cases.prefix(40) {
+            // nil interleaved after every p-value: the same adjusted values, at the same places.
+            let holed: [Double?] = c.p.flatMap { [$0, nil] }
+            let adjusted = try MultipleTesting.holm(holed)
+            for i in c.p.indices {
+                #expect(adjusted[2 * i + 1] == nil)
+                #expect(isClose(adjusted[2 * i]!, c.holm[i], relative: 1e-14, absolute: 1e-300), "\(c)")
+            }
+        }
+        #expect(try MultipleTesting.holm([nil, nil] as [Double?]) == [nil, nil])
+    }
+
     // The statistic is a sum of squares (1e-12 relative); the p-value is the chi-square tail,
     // good to 1e-12, magnified in the far tail by the statistic's error times ~χ²/2: 1e-9.
     @Test func srmMatchesScipy() throws {

@@ -193,8 +193,8 @@ public struct ReportAccumulator: Sendable {
         tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
     }
 
-    /// SPEC §5 offers: a trial start whose store-granted trial differs from the arm's, or a payment
-    /// with no trial in an arm that offered one (the store gave none: the user was not eligible).
+    /// SPEC §5 offers: trial starts (and whether the store granted another trial than the arm's), and
+    /// purchasers, who paid with no trial (in an arm that offered one, the store gave none: the user was not eligible).
     @inline(__always)
     private mutating func recordOffer(_ row: UserFacts, _ o: UserOutcome, variant v: Int) {
         if o.trialStart != nil {
@@ -203,8 +203,8 @@ public struct ReportAccumulator: Sendable {
                 tallies[v].offerTrialDiffers += 1
                 tallies[v].offerGrantedDays[granted, default: 0] += 1
             }
-        } else if o.paid != nil, armTrialDays[v] > 0 {
-            tallies[v].offerPaidWithoutTrial += 1
+        } else if o.paid != nil {
+            tallies[v].offerPurchasers += 1
         }
     }
 

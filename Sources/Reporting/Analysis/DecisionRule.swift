@@ -41,7 +41,7 @@ public enum DecisionRule {
         for key in r.variants.dropFirst().map(\.key) {
             guard let c = r.comparison(key, other), c.reading.decisive else { continue }
             let (from, to) = rates(c, r)
-            let name = ReportFormat.title(other).lowercased()
+            let name = Wording.title(other).lowercased()
             if c.reading.outcome == .better && key != winner {
                 out.append("But “\(key)” is clearly better than “\(r.control.key)” on \(name) (\(from) → \(to), \(liftWords(c, r)); \(pWords(c, r))), which the verdict's metric does not show: weigh it before deciding.")
             } else if c.reading.outcome == .worse && key == winner {
@@ -61,7 +61,7 @@ public enum DecisionRule {
     static func maturityNote(_ r: ReportFigures) -> String? {
         let read = ([r.primaryMetric] + guardrailsAsNamed(r)).filter { r.verdictForm($0) != $0 }
         guard !read.isEmpty else { return nil }
-        let names = read.map { ReportFormat.title($0).lowercased() }.joined(separator: ", ")
+        let names = read.map { Wording.title($0).lowercased() }.joined(separator: ", ")
         return "The verdict reads \(names) in users' first \(r.maturityDays) days (\(maturityWords(r))), so arms with different trials are compared at the same age."
     }
 
@@ -82,15 +82,15 @@ public enum DecisionRule {
         }
         if r.srm.flagged {
             return Decision(verdict: .inconclusive, reasons: [
-                "Users did not split between the variants as planned (sample ratio mismatch, \(ReportFormat.pEquals(r.srm.pValue))). That usually means a bug in assignment or event logging, and it can fake or hide any effect.",
+                "Users did not split between the variants as planned (sample ratio mismatch, \(Wording.pEquals(r.srm.pValue))). That usually means a bug in assignment or event logging, and it can fake or hide any effect.",
                 "Do not act on these numbers: find the cause, fix it, and restart the experiment.",
             ])
         }
         // Maturity: never judge on figures still moving (SPEC §5).
         if let young = r.smallestMatureShare, young.share < 0.5 {
-            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(ReportFormat.percent($0, digits: 0))" } }
+            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.percent($0, digits: 0))" } }
             return Decision(verdict: .keepRunning, reasons: [
-                "Too early: only \(ReportFormat.percent(young.share, digits: 0)) of \(q(young.key))'s users were first exposed at least \(r.maturityDays) days ago (\(maturityWords(r))), so conversion and revenue are still moving; the verdict waits until half of every arm's users are that old.",
+                "Too early: only \(Wording.percent(young.share, digits: 0)) of \(q(young.key))'s users were first exposed at least \(r.maturityDays) days ago (\(maturityWords(r))), so conversion and revenue are still moving; the verdict waits until half of every arm's users are that old.",
                 "Users that old, per arm: \(shares.joined(separator: ", ")).",
             ])
         }
@@ -101,11 +101,11 @@ public enum DecisionRule {
         for key in treatments {
             var problems: [String] = []
             if let c = r.comparison(key, primary), c.reading.clearlyWorse {
-                problems.append("\(ReportFormat.title(primary).lowercased()) fell \(change(c, r))")
+                problems.append("\(Wording.title(primary).lowercased()) fell \(change(c, r))")
             }
             for g in guards {
                 if let c = r.comparison(key, g), c.reading.clearlyWorse {
-                    problems.append("\(ReportFormat.title(g).lowercased()) got worse \(change(c, r))")
+                    problems.append("\(Wording.title(g).lowercased()) got worse \(change(c, r))")
                 }
             }
             if !problems.isEmpty { hurts[key] = problems }
@@ -119,7 +119,7 @@ public enum DecisionRule {
             if best.metric.isRevenue, let p = best.chanceToWin {
                 reasons.append(bayesWords(best, p, r))
             } else if let p = best.chanceToBeBetter {
-                reasons.append("Chance that \(q(best.variant)) really is better: \(ReportFormat.probability(p)).")
+                reasons.append("Chance that \(q(best.variant)) really is better: \(Wording.probability(p)).")
             }
             reasons.append(guardSummary(best.variant, r))
             for (key, problems) in hurts.sorted(by: { $0.key < $1.key }) { reasons.append("Do not ship \(q(key)): \(problems.joined(separator: "; ")).") }
@@ -145,7 +145,7 @@ public enum DecisionRule {
             }
         }
         if required.reached {
-            reasons.insert("Each variant has the \(ReportFormat.count(required.perVariant ?? 0)) \(unit(r)) needed to spot a \(ReportFormat.percent(r.minimumEffect, digits: 0)) change in \(ReportFormat.title(primary).lowercased()), and no new paywall clearly beats \(q(control.key)).", at: 0)
+            reasons.insert("Each variant has the \(Wording.count(required.perVariant ?? 0)) \(unit(r)) needed to spot a \(Wording.percent(r.minimumEffect, digits: 0)) change in \(Wording.title(primary).lowercased()), and no new paywall clearly beats \(q(control.key)).", at: 0)
             reasons.append("Any real difference is smaller than the one this test was sized for. Keep \(q(control.key)), or choose on other grounds (cost, brand, simplicity).")
             return Decision(verdict: .inconclusive, reasons: reasons)
         }
@@ -176,7 +176,7 @@ public enum DecisionRule {
     static func pWords(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let seq = c.reading.readsSequential
         let label = seq ? "always-valid p" : (r.variants.count > 2 ? "Holm-adjusted p" : "p")
-        let p = ReportFormat.pValue(c.reading.pValue)
+        let p = Wording.pValue(c.reading.pValue)
         var words = p.hasPrefix("<") ? "\(label) \(p.prefix(1)) \(p.dropFirst())" : "\(label) = \(p)"
         if seq && c.reading.sequentialConflict {
             words += ", set aside: its interval contradicts today's difference"
@@ -187,12 +187,12 @@ public enum DecisionRule {
     static func unit(_ r: ReportFigures) -> String { r.verdictPrimary.unit.words }
 
     static func sizeWords(_ req: SampleRequirement, _ r: ReportFigures) -> String {
-        "each variant needs about \(ReportFormat.count(req.perVariant ?? 0)) \(unit(r)) to spot a \(ReportFormat.percent(r.minimumEffect, digits: 0)) change, the smallest has \(ReportFormat.count(req.smallestArm)), about \(ReportFormat.count(req.missingPerVariant)) more per variant"
+        "each variant needs about \(Wording.count(req.perVariant ?? 0)) \(unit(r)) to spot a \(Wording.percent(r.minimumEffect, digits: 0)) change, the smallest has \(Wording.count(req.smallestArm)), about \(Wording.count(req.missingPerVariant)) more per variant"
     }
 
     static func rates(_ c: ComparisonResult, _ r: ReportFigures) -> (String, String) {
         let v = r.variants.first { $0.key == c.variant }?.metric(c.metric)?.rate
-        return (ReportFormat.value(c.metric, r.control.metric(c.metric)?.rate, in: r.currency), ReportFormat.value(c.metric, v, in: r.currency))
+        return (Wording.value(c.metric, r.control.metric(c.metric)?.rate, in: r.currency), Wording.value(c.metric, v, in: r.currency))
     }
 
     static func change(_ c: ComparisonResult, _ r: ReportFigures) -> String {
@@ -202,11 +202,11 @@ public enum DecisionRule {
 
     static func liftWords(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         if let lift = c.relativeLift {
-            var s = ReportFormat.signedPercent(lift)
-            if let ci = c.relativeCI { s += "; the true change is likely between \(ReportFormat.signedPercent(ci.lower)) and \(ReportFormat.signedPercent(ci.upper))" }
+            var s = Wording.signedPercent(lift)
+            if let ci = c.relativeCI { s += "; the true change is likely between \(Wording.signedPercent(ci.lower)) and \(Wording.signedPercent(ci.upper))" }
             return s
         }
-        return ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency)
+        return Wording.difference(c.metric, c.absoluteDiff, in: r.currency)
     }
 
     static func winReason(_ c: ComparisonResult, _ r: ReportFigures) -> String {
@@ -217,7 +217,7 @@ public enum DecisionRule {
 
     static func noWinnerYet(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let (from, to) = rates(c, r)
-        var words = "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(ReportFormat.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c, r)); \(pWords(c, r)))\(capWords(c, r))."
+        var words = "“\(c.variant)” is not clearly different from “\(r.control.key)” on \(Wording.title(c.metric).lowercased()): \(to) against \(from) (\(liftWords(c, r)); \(pWords(c, r)))\(capWords(c, r))."
         if c.metric.isRevenue, let chance = c.chanceToWin {
             words += " \(bayesWords(c, chance, r))"
         }
@@ -226,19 +226,19 @@ public enum DecisionRule {
 
     /// For revenue: the chance the variant earns more and what shipping it would cost if it does not.
     static func bayesWords(_ c: ComparisonResult, _ chance: Double, _ r: ReportFigures) -> String {
-        "Chance that “\(c.variant)” earns more per user: \(ReportFormat.probability(chance)); if it does not, shipping it loses about \(ReportFormat.loss(c.metric, c.expectedLoss, in: r.currency)) on average."
+        "Chance that “\(c.variant)” earns more per user: \(Wording.probability(chance)); if it does not, shipping it loses about \(Wording.loss(c.metric, c.expectedLoss, in: r.currency)) on average."
     }
 
     static func capWords(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         guard let cap = c.cap else { return "" }
-        return ", with each user's revenue capped at \(ReportFormat.money(cap, in: r.currency))"
+        return ", with each user's revenue capped at \(Wording.money(cap, in: r.currency))"
     }
 
     static func guardSummary(_ key: String, _ r: ReportFigures) -> String {
         let parts = guardrails(r).compactMap { g -> String? in
             guard let c = r.comparison(key, g) else { return nil }
             let (from, to) = rates(c, r)
-            return "\(ReportFormat.title(g).lowercased()) \(from) → \(to)"
+            return "\(Wording.title(g).lowercased()) \(from) → \(to)"
         }
         return parts.isEmpty ? "No guardrail metric to check." : "No guardrail clearly got worse: \(parts.joined(separator: ", "))."
     }

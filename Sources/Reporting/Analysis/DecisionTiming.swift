@@ -29,8 +29,8 @@ enum DecisionTiming {
             guard let date = date(t, needed: neededUsers, maturityDays: maturityDays, asOf: asOf) else {
                 let arrivals = t.users(olderThan: 0) - t.users(olderThan: 7)
                 return (nil, arrivals == 0
-                    ? "no user arrived in “\(t.key)” in the last 7 days, so it will not reach the \(ReportFormat.count(neededUsers)) users it needs"
-                    : "at the last 7 days' arrival rate “\(t.key)” needs more than ten years to reach \(ReportFormat.count(neededUsers)) users \(maturityDays) days old")
+                    ? "no user arrived in “\(t.key)” in the last 7 days, so it will not reach the \(Wording.count(neededUsers)) users it needs"
+                    : "at the last 7 days' arrival rate “\(t.key)” needs more than ten years to reach \(Wording.count(neededUsers)) users \(maturityDays) days old")
             }
             latest = max(latest, date)
         }

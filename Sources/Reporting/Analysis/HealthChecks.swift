@@ -31,33 +31,33 @@ public enum HealthChecks {
             let counts = r.srm.counts.isEmpty ? r.variants.map(\.users) : r.srm.counts
             let counted = counts.reduce(0, +)
             let shares = counts.map { counted > 0 ? Double($0) / Double(counted) : 0 }
-            var detail = zip(r.variants, zip(shares, r.srm.expectedShares)).map { v, s in "\(q(v.key)) \(ReportFormat.percent(s.0, digits: 1)) (planned \(ReportFormat.percent(s.1, digits: 1)))" }.joined(separator: ", ")
-            if let before = r.srm.countedBefore { detail += ", users first exposed before the first safeguard stop (\(ReportFormat.date(before)))" }
+            var detail = zip(r.variants, zip(shares, r.srm.expectedShares)).map { v, s in "\(q(v.key)) \(Wording.percent(s.0, digits: 1)) (planned \(Wording.percent(s.1, digits: 1)))" }.joined(separator: ", ")
+            if let before = r.srm.countedBefore { detail += ", users first exposed before the first safeguard stop (\(Wording.date(before)))" }
             if r.srm.flagged {
-                out.append(HealthCheck(level: .alert, code: "srm", message: "Users did not split as planned: \(detail); \(ReportFormat.pEquals(p)). This usually means a bug in assignment or in event logging, so no result below can be trusted until it is found."))
+                out.append(HealthCheck(level: .alert, code: "srm", message: "Users did not split as planned: \(detail); \(Wording.pEquals(p)). This usually means a bug in assignment or in event logging, so no result below can be trusted until it is found."))
             } else {
-                out.append(HealthCheck(level: .ok, code: "srm", message: "Users split as planned (\(detail); \(ReportFormat.pEquals(p)))."))
+                out.append(HealthCheck(level: .ok, code: "srm", message: "Users split as planned (\(detail); \(Wording.pEquals(p)))."))
             }
         }
 
         // Maturity: to-date figures that still include users whose conversion is moving (SPEC §5).
         let settling = ([r.primaryMetric] + DecisionRule.guardrailsAsNamed(r)).filter { r.verdictForm($0) != $0 }
         if !settling.isEmpty, r.users > 0, r.matureShares.contains(where: { ($0 ?? 1) < 1 }) {
-            let names = settling.map { ReportFormat.title($0).lowercased() }.joined(separator: ", ")
-            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(ReportFormat.percent($0, digits: 0))" } }
+            let names = settling.map { Wording.title($0).lowercased() }.joined(separator: ", ")
+            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.percent($0, digits: 0))" } }
             out.append(HealthCheck(level: .warning, code: "immature", message: "To-date \(names) include users first exposed less than \(r.maturityDays) days ago (\(DecisionRule.maturityWords(r))), whose figures are still moving. Share of users old enough, per arm: \(shares.joined(separator: ", ")). The verdict reads the first-\(r.maturityDays)-day forms."))
         }
 
         // Enough users for the minimum effect?
-        let metricName = ReportFormat.title(r.verdictPrimary).lowercased()
+        let metricName = Wording.title(r.verdictPrimary).lowercased()
         let unit = r.verdictPrimary.unit.words
-        let effect = ReportFormat.percent(r.minimumEffect, digits: 0)
+        let effect = Wording.percent(r.minimumEffect, digits: 0)
         if let need = required.perVariant {
             if required.reached {
-                out.append(HealthCheck(level: .ok, code: "sample_size", message: "Enough \(unit) to spot a \(effect) change in \(metricName): each variant needs \(ReportFormat.count(need)) and the smallest has \(ReportFormat.count(required.smallestArm))."))
+                out.append(HealthCheck(level: .ok, code: "sample_size", message: "Enough \(unit) to spot a \(effect) change in \(metricName): each variant needs \(Wording.count(need)) and the smallest has \(Wording.count(required.smallestArm))."))
             } else {
                 let more = required.missingPerVariant
-                out.append(HealthCheck(level: .warning, code: "sample_size", message: "Too few \(unit) to spot a \(effect) change in \(metricName): each variant needs about \(ReportFormat.count(need)), the smallest has \(ReportFormat.count(required.smallestArm)), so about \(ReportFormat.count(more)) more per variant (\(ReportFormat.count(more * r.variants.count)) in total)."))
+                out.append(HealthCheck(level: .warning, code: "sample_size", message: "Too few \(unit) to spot a \(effect) change in \(metricName): each variant needs about \(Wording.count(need)), the smallest has \(Wording.count(required.smallestArm)), so about \(Wording.count(more)) more per variant (\(Wording.count(more * r.variants.count)) in total)."))
             }
         } else if let why = required.reasonUnknown, r.users > 0 {
             out.append(HealthCheck(level: .info, code: "sample_size", message: "The number of \(unit) needed to spot a \(effect) change cannot be worked out yet: \(why)."))
@@ -69,16 +69,16 @@ public enum HealthChecks {
             for c in r.comparisons where c.metric == metric {
                 guard c.reading.outcome == .worse, let control = r.control.metric(metric)?.rate,
                       let variant = r.variants.first(where: { $0.key == c.variant })?.metric(metric)?.rate else { continue }
-                let change = "from \(ReportFormat.value(metric, control, in: r.currency)) to \(ReportFormat.value(metric, variant, in: r.currency)) (\(ReportFormat.difference(metric, c.absoluteDiff, in: r.currency)))"
+                let change = "from \(Wording.value(metric, control, in: r.currency)) to \(Wording.value(metric, variant, in: r.currency)) (\(Wording.difference(metric, c.absoluteDiff, in: r.currency)))"
                 if c.reading.decisive {
-                    guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(ReportFormat.title(metric).lowercased()) worse: \(change), \(DecisionRule.pWords(c, r)). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
+                    guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(Wording.title(metric).lowercased()) worse: \(change), \(DecisionRule.pWords(c, r)). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
                 } else {
-                    guardrailNews.append(HealthCheck(level: .info, code: "guardrail", message: "\(q(c.variant)) has slightly worse \(ReportFormat.title(metric).lowercased()), \(change), but not clearly beyond chance (\(DecisionRule.pWords(c, r)))."))
+                    guardrailNews.append(HealthCheck(level: .info, code: "guardrail", message: "\(q(c.variant)) has slightly worse \(Wording.title(metric).lowercased()), \(change), but not clearly beyond chance (\(DecisionRule.pWords(c, r)))."))
                 }
             }
         }
         if guardrailNews.isEmpty && r.variants.count >= 2 && r.users > 0 {
-            let names = DecisionRule.guardrails(r).map { ReportFormat.title($0).lowercased() }.joined(separator: ", ")
+            let names = DecisionRule.guardrails(r).map { Wording.title($0).lowercased() }.joined(separator: ", ")
             out.append(HealthCheck(level: .ok, code: "guardrail", message: "No guardrail got worse (\(names))."))
         }
         out += guardrailNews
@@ -87,7 +87,7 @@ public enum HealthChecks {
         if r.sequential {
             let conflicts = r.comparisons.filter { $0.reading.sequentialConflict && ($0.metric == r.primaryMetric || DecisionRule.guardrails(r).contains($0.metric)) }
             for c in conflicts {
-                out.append(HealthCheck(level: .warning, code: "sequential", message: "The always-valid interval for \(q(c.variant)) on \(ReportFormat.title(c.metric).lowercased()) (\(ReportFormat.differenceInterval(c.metric, c.sequentialCI, in: r.currency))) no longer contains today's difference (\(ReportFormat.difference(c.metric, c.absoluteDiff, in: r.currency))). The effect changed over time (a longer trial delays conversions, or a novelty effect faded), which sequential testing assumes it does not, so that result does not count toward the verdict."))
+                out.append(HealthCheck(level: .warning, code: "sequential", message: "The always-valid interval for \(q(c.variant)) on \(Wording.title(c.metric).lowercased()) (\(Wording.differenceInterval(c.metric, c.sequentialCI, in: r.currency))) no longer contains today's difference (\(Wording.difference(c.metric, c.absoluteDiff, in: r.currency))). The effect changed over time (a longer trial delays conversions, or a novelty effect faded), which sequential testing assumes it does not, so that result does not count toward the verdict."))
             }
         }
 
@@ -95,9 +95,9 @@ public enum HealthChecks {
         if r.crossoverUsers > 0 {
             let share = r.users > 0 ? Double(r.crossoverUsers) / Double(r.users) : 0
             if share > 0.01 {
-                out.append(HealthCheck(level: .warning, code: "crossover", message: "\(users(r.crossoverUsers)) (\(ReportFormat.percent(share, digits: 1)) of the experiment's users) exposed to more than one variant. Each is counted in the first variant seen, which blurs the difference between variants; check that the app keeps a user's variant (sticky assignment) across devices and reinstalls."))
+                out.append(HealthCheck(level: .warning, code: "crossover", message: "\(users(r.crossoverUsers)) (\(Wording.percent(share, digits: 1)) of the experiment's users) exposed to more than one variant. Each is counted in the first variant seen, which blurs the difference between variants; check that the app keeps a user's variant (sticky assignment) across devices and reinstalls."))
             } else {
-                out.append(HealthCheck(level: .info, code: "crossover", message: "\(users(r.crossoverUsers)) exposed to more than one variant (\(ReportFormat.percent(share, digits: 1)), at most 1% is expected); each is counted in the first variant seen."))
+                out.append(HealthCheck(level: .info, code: "crossover", message: "\(users(r.crossoverUsers)) exposed to more than one variant (\(Wording.percent(share, digits: 1)), at most 1% is expected); each is counted in the first variant seen."))
             }
         }
 
@@ -107,26 +107,26 @@ public enum HealthChecks {
         // Dates.
         let exp = acc.experiment
         if acc.exposedBeforeStart > 0, let start = exp.start {
-            out.append(HealthCheck(level: .warning, code: "dates", message: "\(users(acc.exposedBeforeStart)) first exposed before the experiment started (\(ReportFormat.date(start))). They are counted; check for test traffic or a wrong start date."))
+            out.append(HealthCheck(level: .warning, code: "dates", message: "\(users(acc.exposedBeforeStart)) first exposed before the experiment started (\(Wording.date(start))). They are counted; check for test traffic or a wrong start date."))
         }
         if acc.exposedAfterEnd > 0, let end = exp.end {
-            out.append(HealthCheck(level: .warning, code: "dates", message: "\(users(acc.exposedAfterEnd)) first exposed after the experiment ended (\(ReportFormat.date(end))). They are counted; check whether the app still shows the experiment."))
+            out.append(HealthCheck(level: .warning, code: "dates", message: "\(users(acc.exposedAfterEnd)) first exposed after the experiment ended (\(Wording.date(end))). They are counted; check whether the app still shows the experiment."))
         }
         for (key, count) in acc.exposedWhileStopped.sorted(by: { $0.key < $1.key }) {
             out.append(HealthCheck(level: .info, code: "safeguard", message: "\(users(count)) first exposed to \(q(key)) while a safeguard stop held it were shown the control's paywall, and are left out: \(q(key)) is reported as of its stop."))
         }
         if acc.exposedAfterAsOf > 0 {
-            out.append(HealthCheck(level: .info, code: "dates", message: "\(users(acc.exposedAfterAsOf)) first exposed after \(ReportFormat.date(r.asOf)), and left out."))
+            out.append(HealthCheck(level: .info, code: "dates", message: "\(users(acc.exposedAfterAsOf)) first exposed after \(Wording.date(r.asOf)), and left out."))
         }
         if r.since != nil || r.until != nil {
-            let from = r.since.map(ReportFormat.date) ?? "the beginning"
-            let to = r.until.map(ReportFormat.date) ?? "now"
+            let from = r.since.map(Wording.date) ?? "the beginning"
+            let to = r.until.map(Wording.date) ?? "now"
             out.append(HealthCheck(level: .info, code: "window", message: "Only users first exposed from \(from) to \(to) are counted."))
         }
 
         // Left out.
         if acc.forcedUsers > 0 {
-            out.append(HealthCheck(level: .info, code: "forced_users", message: "\(ReportFormat.count(acc.forcedUsers)) forced QA \(acc.forcedUsers == 1 ? "user was" : "users were") left out."))
+            out.append(HealthCheck(level: .info, code: "forced_users", message: "\(Wording.count(acc.forcedUsers)) forced QA \(acc.forcedUsers == 1 ? "user was" : "users were") left out."))
         }
         if !acc.unknownVariants.isEmpty {
             let total = acc.unknownVariants.values.reduce(0, +)
@@ -138,5 +138,5 @@ public enum HealthChecks {
 }
 
 extension HealthChecks {
-    static func users(_ n: Int) -> String { n == 1 ? "1 user was" : "\(ReportFormat.count(n)) users were" }
+    static func users(_ n: Int) -> String { n == 1 ? "1 user was" : "\(Wording.count(n)) users were" }
 }

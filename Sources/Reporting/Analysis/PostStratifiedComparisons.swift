@@ -28,9 +28,10 @@ enum PostStratifiedComparisons {
         }
         // Holm across treatments again, over the adjusted p-values.
         for metric in touched {
-            let rows = comparisons.indices.filter { comparisons[$0].metric == metric && comparisons[$0].pValue != nil }
-            let adjustedP = try MultipleTesting.holm(rows.map { comparisons[$0].pValue! })
-            for (i, p) in zip(rows, adjustedP) { comparisons[i].pValueAdjusted = p }
+            let rows = comparisons.indices.filter { comparisons[$0].metric == metric }
+            var family = rows.map { comparisons[$0] }
+            try ComparisonResult.adjustHolm(&family)
+            for (i, adjusted) in zip(rows, family) { comparisons[i] = adjusted }
         }
     }
 

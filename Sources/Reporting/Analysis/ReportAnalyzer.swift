@@ -53,14 +53,14 @@ public enum ReportAnalyzer {
             generatedAt: options.generatedAt, asOf: options.asOf, since: options.since, until: options.until, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
             metrics: metrics, revenueCap: exp.metrics.revenueCap, maturityDays: maturityDays,
-            longestTrialDays: maturityDays - exp.metrics.maturityGraceDays, matureShares: matureShares, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
+            longestTrialDays: exp.longestTrialDays, matureShares: matureShares, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
             sequential: exp.metrics.sequential, users: acc.users, crossoverUsers: acc.crossoverUsers,
             firstExposure: acc.firstExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             lastExposure: acc.lastExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
-        figures.offerMismatch = OfferChecks.figures(acc)
+        figures.offerMismatch = try OfferChecks.figures(acc)
         try addForecast(&figures, acc)
         figures.safeguards = acc.safeguards
         figures.readComparisons()
@@ -134,11 +134,7 @@ public enum ReportAnalyzer {
                     ? try compareRevenue(m, control: ctx.summaries[0][slot]!, variant: ctx.summaries[v][slot]!, key: t.key, cap: ctx.caps[slot], alpha: alpha)
                     : try compareRates(m, slot: slot, control, t, alpha: alpha, experiment: experiment))
             }
-            // Holm across the treatments of this metric, over the p-values that exist.
-            let present = rows.indices.filter { rows[$0].pValue != nil }
-            let adjusted = try MultipleTesting.holm(present.map { rows[$0].pValue! })
-            for (i, p) in zip(present, adjusted) { rows[i].pValueAdjusted = p }
-            for i in rows.indices where rows[i].pValue == nil { rows[i].nullReasons["p_value_adjusted"] = rows[i].nullReasons["p_value"] }
+            try ComparisonResult.adjustHolm(&rows)
             out += rows
         }
         return out
@@ -324,7 +320,9 @@ public enum ReportAnalyzer {
     static let chartPoints = 400
 
     static func survivalResult(_ tallies: [VariantTally], options: ReportOptions) throws -> SurvivalResult {
-        let days = SurvivalResult.reportDays.map(Double.init)
+        // Day d of the table is the (d + 1)-th 24 hours since trial start (day 0 holds the Day-0 cancels):
+        // survival at its end, so day 0 shows who is still subscribed after the first day, not a bare 100%.
+        let days = SurvivalResult.reportDays.map { Double($0 + 1) }
         var curves: [SurvivalResult.Curve] = []
         var groups: [[SurvivalObservation]] = []
         for t in tallies {
@@ -387,7 +385,7 @@ public enum ReportAnalyzer {
                                                        alpha: options.alpha, power: options.power, variants: tallies.count)
                 return SampleRequirement(perVariant: n, smallestArm: smallest)
             } catch {
-                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "a \(ReportFormat.signedPercent(mde, digits: 0)) change is too small to size")
+                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "a \(Wording.signedPercent(mde, digits: 0)) change is too small to size")
             }
         }
         let k = tallies[0].counts[slot], n = tallies[0].denominators[slot]
@@ -401,7 +399,7 @@ public enum ReportAnalyzer {
             return SampleRequirement(perVariant: s.usersPerVariant, smallestArm: smallest)
         } catch {
             return SampleRequirement(perVariant: nil, smallestArm: smallest,
-                               reasonUnknown: "a \(ReportFormat.signedPercent(mde, digits: 0)) change from \(ReportFormat.percent(baseline)) is not a possible rate")
+                               reasonUnknown: "a \(Wording.signedPercent(mde, digits: 0)) change from \(Wording.percent(baseline)) is not a possible rate")
         }
     }
 

@@ -100,10 +100,10 @@ enum SegmentAnalysis {
                 let at: [(cell: Int, index: Int)] = serving.compactMap { c in
                     results[c].comparisons.firstIndex { $0.metric == m && $0.variant == variant.key }.map { (c, $0) }
                 }
-                // Holm across the cells of this (metric, variant), over the p-values that exist.
-                let present = at.filter { results[$0.cell].comparisons[$0.index].pValue != nil }
-                let adjusted = try MultipleTesting.holm(present.map { results[$0.cell].comparisons[$0.index].pValue! })
-                for (c, p) in zip(present, adjusted) { results[c.cell].comparisons[c.index].pValueAdjusted = p }
+                // Holm across the cells of this (metric, variant).
+                var family = at.map { results[$0.cell].comparisons[$0.index] }
+                try ComparisonResult.adjustHolm(&family)
+                for (c, adjusted) in zip(at, family) { results[c.cell].comparisons[c.index] = adjusted }
                 let estimates = serving.compactMap { c in
                     differenceAndVariance(cells[c].tallies, control: 0, variant: vi, slot: slots[mi], metric: m, cap: caps[slots[mi]])
                 }

@@ -43,10 +43,10 @@ extension ForecastBacktest {
             let header = ["arm", "users", "forecast", "90% interval", "realized", "error"]
             var lines = [header]
             for arm in row.arms {
-                let realized = arm.realized.map { ReportFormat.money($0, in: currency) + (arm.complete ? "" : " so far, \(percent(arm.stillToCome)) to come") } ?? "—"
-                lines.append([arm.variant, ReportFormat.count(arm.users), ReportFormat.money(arm.forecast, in: currency),
-                              arm.ci.map { "\(ReportFormat.money($0.lower, in: currency)) to \(ReportFormat.money($0.upper, in: currency))" } ?? "—",
-                              realized, arm.error.map { ReportFormat.signedPercent($0) } ?? "—"])
+                let realized = arm.realized.map { Wording.money($0, in: currency) + (arm.complete ? "" : " so far, \(percent(arm.stillToCome)) to come") } ?? "—"
+                lines.append([arm.variant, Wording.count(arm.users), Wording.money(arm.forecast, in: currency),
+                              arm.ci.map { "\(Wording.money($0.lower, in: currency)) to \(Wording.money($0.upper, in: currency))" } ?? "—",
+                              realized, arm.error.map { Wording.signedPercent($0) } ?? "—"])
             }
             let widths = header.indices.map { i in lines.map { $0[i].count }.max() ?? 0 }
             for line in lines {

@@ -24,10 +24,7 @@ extension ReportAnalyzer {
             for v in figures.variants.indices.dropFirst() {
                 rows.append(try compareForecasts(metric, control: forecasts?[0], variant: forecasts?[v], key: figures.variants[v].key, alpha: figures.alpha))
             }
-            let present = rows.indices.filter { rows[$0].pValue != nil }
-            let adjusted = try MultipleTesting.holm(present.map { rows[$0].pValue! })
-            for (i, p) in zip(present, adjusted) { rows[i].pValueAdjusted = p }
-            for i in rows.indices where rows[i].pValue == nil { rows[i].nullReasons["p_value_adjusted"] = rows[i].nullReasons["p_value"] }
+            try ComparisonResult.adjustHolm(&rows)
             figures.comparisons += rows
         }
     }

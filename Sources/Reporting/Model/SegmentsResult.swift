@@ -79,7 +79,7 @@ public struct SegmentDimension: Sendable, Equatable {
     /// The plain-words line for each (metric, variant) whose effect differs by this dimension.
     public var differenceSentences: [String] {
         heterogeneity.filter(\.differs).map { h in
-            "The effect of \(h.variant) on \(h.metric.title.lowercased()) differs by \(dimension) (Cochran's Q p = \(ReportFormat.pValue(h.pValue)))."
+            "The effect of \(h.variant) on \(h.metric.title.lowercased()) differs by \(dimension) (Cochran's Q p = \(Wording.pValue(h.pValue)))."
         }
     }
 

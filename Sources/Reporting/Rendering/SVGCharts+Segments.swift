@@ -13,7 +13,8 @@ extension SVGCharts {
         }
         guard !rows.isEmpty else { return "<p class=\"muted\">No differences to plot for \(HTMLReportRenderer.escape(d.dimension)).</p>" }
         let overall = r.comparisons.filter { $0.metric == metric }
-        let rowHeight = 26.0, top = 22.0, labelWidth = 200.0, width = 720.0, right = 20.0
+        let rowHeight = 26.0, top = 22.0, width = 720.0, right = 20.0
+        let labelWidth = labelColumn(rows.map(\.label))
         let height = top + Double(rows.count) * rowHeight + 46
         var lo = 0.0, hi = 0.0
         for row in rows {
@@ -26,7 +27,7 @@ extension SVGCharts {
         hi += pad
         let plotWidth = width - labelWidth - right
         func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
-        func tick(_ v: Double) -> String { metric.isRevenue ? ReportFormat.signedMoney(v, in: r.currency) : ReportFormat.points(v) }
+        func tick(_ v: Double) -> String { metric.isRevenue ? Wording.signedMoney(v, in: r.currency) : Wording.points(v) }
         let aria = "\(metric.title) difference to the control by \(d.dimension), with intervals"
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
         for t in ticks(lo, hi, count: 6) {
@@ -44,13 +45,13 @@ extension SVGCharts {
             let y = top + Double(i) * rowHeight + rowHeight / 2
             let col = color(variantIndex[row.variant] ?? 1)
             let c = row.c
-            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(truncate(row.label, 30)))</text>"
+            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(fit(row.label, labelWidth - 16)))</text>"
             if let ci = c.absoluteCI {
                 s += "<line x1=\"\(f(x(ci.lower)))\" y1=\"\(f(y))\" x2=\"\(f(x(ci.upper)))\" y2=\"\(f(y))\" stroke=\"\(col)\" stroke-width=\"3\"/>"
             }
             s += "<circle cx=\"\(f(x(c.absoluteDiff!)))\" cy=\"\(f(y))\" r=\"5\" fill=\"\(col)\"/>"
-            let p = ReportFormat.pValue(c.pValueAdjusted)
-            s += "<title>\(HTMLReportRenderer.escape("\(row.label): \(tick(c.absoluteDiff!)) \(ReportFormat.differenceInterval(metric, c.absoluteCI, in: r.currency)), p (Holm) \(p)"))</title>"
+            let p = Wording.pValue(c.pValueAdjusted)
+            s += "<title>\(HTMLReportRenderer.escape("\(row.label): \(tick(c.absoluteDiff!)) \(Wording.differenceInterval(metric, c.absoluteCI, in: r.currency)), p (Holm) \(p)"))</title>"
         }
         let axis = "\(metric.title.lowercased()): difference to the control by \(d.dimension) (dashed: all users)"
         s += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 8))\" text-anchor=\"middle\" class=\"axis\">\(HTMLReportRenderer.escape(axis))</text>"

@@ -31,19 +31,6 @@ public final class Backend: Sendable {
                                    retryAfter: options.retryAfter)
     }
 
-    /// Whether an App Store renewal for this user is the trial's conversion (see `TrialHistory`);
-    /// false when the store cannot say.
-    func trialAwaitingConversion(userID: UserID) throws -> Bool {
-        guard let history = store as? any TrialHistory else { return false }
-        return try history.trialAwaitingConversion(userID: userID)
-    }
-
-    /// The user whose exposures carry this store account id (`appAccountToken`, Play's
-    /// obfuscated account id), or nil: the webhook then takes the id itself as the user.
-    func userForStoreAccount(_ account: String) throws -> String? {
-        try store.user(forStoreAccount: account)?.text
-    }
-
     /// Waits for queued writes, then closes the store.
     func close() {
         store.close()

@@ -1,28 +1,20 @@
-import HTTPTransport
 
 /// Matches a method and path to a route; `{name}` segments capture one path segment.
 public struct Router: Sendable {
-    public typealias Handler = @Sendable (APIServer, HTTPRequest, [String: String]) throws -> HandlerOutcome
-
-    /// A class: a match hands out one reference instead of copying five fields.
+    /// A route ready to answer: its description and its handler behind the access middleware.
+    /// A class: a match hands out one reference instead of copying the fields.
     public final class Route: Sendable {
-        public let method: String
-        /// The pattern, e.g. `/v1/experiments/{id}/report`; also the metrics label.
-        public let pattern: String
-        /// The scope a key needs; nil for open routes (and the webhook, which checks its own header).
-        public let scope: APIKeys.Scope?
-        /// Whether an `app` key may call it too (`/v1/assign`, and `/v1/events` for exposures only).
-        public let allowsApp: Bool
-        public let handler: Handler
+        public let spec: RouteSpec
+        public let responder: any Responder
         let segments: [Substring]
 
-        public init(_ method: String, _ pattern: String, scope: APIKeys.Scope?, allowsApp: Bool = false, _ handler: @escaping Handler) {
-            self.method = method
-            self.pattern = pattern
-            self.scope = scope
-            self.allowsApp = allowsApp
-            self.handler = handler
-            self.segments = pattern.split(separator: "/")
+        public var method: String { spec.method }
+        public var pattern: String { spec.pattern }
+
+        public init(_ spec: RouteSpec, responder: any Responder) {
+            self.spec = spec
+            self.responder = responder
+            self.segments = spec.pattern.split(separator: "/")
         }
 
         func match(_ path: [Substring]) -> [String: String]? {

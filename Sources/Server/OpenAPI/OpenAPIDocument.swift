@@ -1,591 +1,89 @@
 import ExperimentDefinitions
 
-/// The OpenAPI 3.1 description of every endpoint, served at `GET /openapi.json`.
-///
-/// Kept by hand next to the handlers; `OpenAPITests` checks that every route of the router is
-/// described, and schemathesis (`tools/schemathesis.sh`) checks the answers against it.
+/// `GET /openapi.json`, written from the route table: each route's operation from its
+/// `RouteDocument`, and the answers its shape implies (a body: 400, 408, 413; query parameters:
+/// 400; a key: 401 and 403; a vendor's credential: 401). The components are `OpenAPIComponents`.
 enum OpenAPIDocument {
-    /// The event types' wire names, from the one vocabulary the parser reads.
-    private static let eventTypeNames = EventType.allCases.map { "\"\($0.name)\"" }.joined(separator: ", ")
+    static let json: JSONValue = document(APIRoutes.all)
+    static let bytes: [UInt8] = JSONWriter.bytes(json, reserving: 64 << 10)
 
-    static let json = #"""
-{
-  "openapi": "3.1.0",
-  "info": {
-    "title": "abctl",
-    "version": "1.0.0",
-    "summary": "A/B experiments for subscription-app paywalls: assignment, events, RevenueCat webhooks, reports.",
-    "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`; a key with scope app (the one an app build carries) may call `/v1/assign` and post `exposure` events only: any other event type through it is 403 and nothing of the batch is stored. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
-  },
-  "servers": [{ "url": "/" }],
-  "security": [{ "bearer": [] }],
-  "paths": {
-    "/healthz": {
-      "get": {
-        "operationId": "health",
-        "summary": "Liveness; 503 while draining after SIGTERM.",
-        "security": [],
-        "responses": {
-          "200": { "description": "Serving.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Health" } } } },
-          "503": { "description": "Draining: finishing requests in flight before exiting.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Health" } } } }
+    /// A reference to a schema of the components.
+    static func ref(_ schema: String) -> String { ##"{"$ref":"#/components/schemas/\##(schema)"}"## }
+
+    static func document(_ routes: [RouteSpec]) -> JSONValue {
+        var paths: [(String, JSONValue)] = []
+        for route in routes {
+            let operation = (route.method.lowercased(), self.operation(route))
+            if let i = paths.firstIndex(where: { $0.0 == route.pattern }), case .object(let operations) = paths[i].1 {
+                paths[i].1 = .object(operations + [operation])
+            } else {
+                paths.append((route.pattern, .object([operation])))
+            }
         }
-      }
-    },
-    "/metrics": {
-      "get": {
-        "operationId": "metrics",
-        "summary": "Prometheus text format: requests by route and status, latency histogram, events, webhook events, reloads.",
-        "security": [],
-        "responses": {
-          "200": { "description": "Metrics.", "content": { "text/plain": { "schema": { "type": "string" } } } }
-        }
-      }
-    },
-    "/openapi.json": {
-      "get": {
-        "operationId": "openapi",
-        "summary": "This document.",
-        "security": [],
-        "responses": {
-          "200": { "description": "OpenAPI 3.1.", "content": { "application/json": { "schema": { "type": "object" } } } }
-        }
-      }
-    },
-    "/v1/assign": {
-      "post": {
-        "operationId": "assign",
-        "summary": "Assign a user to the running experiments, or answer one placement, and resolve the paywall.",
-        "description": "Scope: assign or app. One answer per experiment (or per listed experiment), in the order of the folder, global holdouts aside (they answer in `holdouts`). With `placement` instead of `experiments`, the placement's one answer (`PlacementResponse`): the first audience of placements.json whose condition matches decides; its experiment, fixed paywall or none; the placement's default otherwise, with the reason. Assignment is not exposure: log an `exposure` event when the paywall is shown. An ai_generated variant answers a recipe (`source: on_device`) unless the request says `on_device_model: false` and the server runs with `--llm-url`: then the server writes the line (`source: server`), or ships the fallback with its `fallback_reason` (`timeout` when the model is slower than `--llm-deadline-ms`).",
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AssignRequest" },
-          "example": { "user_id": "u-123", "attributes": { "platform": "ios", "country": "US", "app_version": "2.3.0", "new_user": true }, "variables": { "userName": "Ana" }, "signals": { "companion": "dog" } } } } },
-        "responses": {
-          "200": { "description": "Assignments, or a placement's answer.", "content": { "application/json": { "schema": { "oneOf": [{ "$ref": "#/components/schemas/AssignResponse" }, { "$ref": "#/components/schemas/PlacementResponse" }] } } } },
-          "400": { "$ref": "#/components/responses/BadRequest" },
-          "401": { "$ref": "#/components/responses/Unauthorized" },
-          "403": { "$ref": "#/components/responses/Forbidden" },
-          "408": { "$ref": "#/components/responses/Timeout" },
-          "413": { "$ref": "#/components/responses/TooLarge" }
-        }
-      }
-    },
-    "/v1/events": {
-      "post": {
-        "operationId": "events",
-        "summary": "Store events (SPEC §4): NDJSON or one JSON array. 200 only after they are durable.",
-        "description": "Scope: ingest. A batch is stored whole or not at all: one invalid event rejects the batch with 422 and every rejection listed. The same event twice (the same `user_id` and `event_id`) is stored once and counted as a duplicate; the same `event_id` under another user is another event.",
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/x-ndjson": { "schema": { "type": "string", "description": "One event object a line." } },
-            "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
-              "example": [{ "event_id": "e1", "type": "exposure", "user_id": "u1", "experiment": "chorus-paywall-copy", "variant": "ai", "ts": "2026-12-01T10:00:00Z", "copy_source": "on_device" },
-                          { "event_id": "e2", "type": "trial_started", "user_id": "u1", "ts": "2026-12-01T10:01:00Z", "product_id": "chorus.plus.annual" }] }
-          }
-        },
-        "responses": {
-          "200": { "description": "Durable.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventCounts" } } } },
-          "400": { "$ref": "#/components/responses/BadRequest" },
-          "401": { "$ref": "#/components/responses/Unauthorized" },
-          "403": { "$ref": "#/components/responses/Forbidden" },
-          "408": { "$ref": "#/components/responses/Timeout" },
-          "413": { "$ref": "#/components/responses/TooLarge" },
-          "422": { "description": "Valid JSON, but some events break the rules; nothing was stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventRejections" } } } },
-          "503": { "$ref": "#/components/responses/Unavailable" }
-        }
-      }
-    },
-    "/v1/webhooks/revenuecat": {
-      "post": {
-        "operationId": "revenuecatWebhook",
-        "summary": "A RevenueCat webhook event, mapped onto SPEC §4 and stored.",
-        "description": "Checks `Authorization` against ABCTL_REVENUECAT_AUTH. INITIAL_PURCHASE with period_type TRIAL becomes trial_started; other INITIAL_PURCHASE and NON_RENEWING_PURCHASE become purchased; RENEWAL with is_trial_conversion becomes converted, other RENEWAL renewed; CANCELLATION cancelled; a negative price refunded. Other types are accepted, ignored and counted. `id` is the idempotency key.",
-        "security": [{ "revenuecat": [] }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RevenueCatWebhook" },
-          "example": { "api_version": "1.0", "event": { "type": "RENEWAL", "id": "4c3f7e2a-rc", "app_user_id": "u1", "is_trial_conversion": true, "price": 59.99, "product_id": "chorus.plus.annual", "purchased_at_ms": 1764583200000, "event_timestamp_ms": 1764583201000 } } } } },
-        "responses": {
-          "200": { "description": "Stored, a duplicate, or ignored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
-          "400": { "$ref": "#/components/responses/BadRequest" },
-          "401": { "$ref": "#/components/responses/Unauthorized" },
-          "408": { "$ref": "#/components/responses/Timeout" },
-          "413": { "$ref": "#/components/responses/TooLarge" },
-          "422": { "description": "The event cannot be mapped (no id, no user, no time).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "503": { "$ref": "#/components/responses/Unavailable" }
-        }
-      }
-    },
-    "/v1/copy/check": {
-      "post": {
-        "operationId": "copyCheck",
-        "summary": "Run an ai_generated variant's guard (SPEC §3) on a line.",
-        "description": "Scope: assign. Answers 200 whether or not the line passes; `violations` names every broken rule.",
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyCheckRequest" },
-          "example": { "experiment": "chorus-paywall-copy", "variant": "ai", "text": "Picture your next walk with every song named. Chorus can help you get there.", "user_name": "Ana" } } } },
-        "responses": {
-          "200": { "description": "The verdict.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyCheckResponse" } } } },
-          "400": { "$ref": "#/components/responses/BadRequest" },
-          "401": { "$ref": "#/components/responses/Unauthorized" },
-          "403": { "$ref": "#/components/responses/Forbidden" },
-          "404": { "$ref": "#/components/responses/NotFound" },
-          "408": { "$ref": "#/components/responses/Timeout" },
-          "413": { "$ref": "#/components/responses/TooLarge" }
-        }
-      }
-    },
-    "/v1/experiments": {
-      "get": {
-        "operationId": "experiments",
-        "summary": "The loaded experiment definitions, as written in their files, and the price table.",
-        "description": "Scope: admin. An experiment with a rollout also carries rollout_stage; one with safeguards carries safeguard_stops, the stops in force (id, experiment, arm, metric, action, at, figures, reset_at, reset_by).",
-        "responses": {
-          "200": { "description": "Definitions.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Experiments" } } } },
-          "401": { "$ref": "#/components/responses/Unauthorized" },
-          "403": { "$ref": "#/components/responses/Forbidden" }
-        }
-      }
-    },
-    "/v1/experiments/{id}/report": {
-      "get": {
-        "operationId": "report",
-        "summary": "The report JSON of SPEC §8 for one experiment.",
-        "description": "Scope: admin.",
-        "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "minLength": 1 }, "example": "chorus-paywall-copy" }],
-        "responses": {
-          "200": { "description": "The report.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Report" } } } },
-          "401": { "$ref": "#/components/responses/Unauthorized" },
-          "403": { "$ref": "#/components/responses/Forbidden" },
-          "404": { "$ref": "#/components/responses/NotFound" },
-          "503": { "$ref": "#/components/responses/Unavailable" }
-        }
-      }
-    },
-    "/v1/diagnostics/copy": {
-      "get": {
-        "operationId": "copyDiagnostics",
-        "summary": "Server-side copy generation (--llm-url): lines generated, cache hits, fallbacks by reason, the latest failures.",
-        "description": "Scope: admin. Counts run from the server's start. Without --llm-url the shape is the same, with `enabled: false` and zeros.",
-        "responses": {
-          "200": { "description": "Diagnostics.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CopyDiagnostics" } } } },
-          "401": { "$ref": "#/components/responses/Unauthorized" },
-          "403": { "$ref": "#/components/responses/Forbidden" }
-        }
-      }
-    },
-    "/v1/webhooks/appstore": {
-      "post": {
-        "operationId": "appStoreWebhook",
-        "summary": "An App Store Server Notification V2, verified, mapped onto SPEC §4 and stored.",
-        "description": "On only with --appstore-root-ca and --appstore-bundle-id (else 404). The JWS and its nested signedTransactionInfo and signedRenewalInfo must be ES256 with an x5c chain (leaf, intermediate, root) that validates to a configured root at the payload's signedDate, the leaf carrying OID 1.2.840.113635.100.6.11.1 and the intermediate 1.2.840.113635.100.6.2.1; data.bundleId must be the configured one. SUBSCRIBED becomes trial_started (offerDiscountType FREE_TRIAL) or purchased; DID_RENEW converted (the user's trial not yet converted) or renewed; DID_CHANGE_RENEWAL_STATUS with AUTO_RENEW_DISABLED cancelled; REFUND refunded. The user is the transaction's appAccountToken, event_id the notificationUUID, ts the signedDate, revenue price / 1000. Other types are accepted, ignored and counted.",
-        "security": [],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AppStoreNotification" } } } },
-        "responses": {
-          "200": { "description": "Stored, a duplicate, or ignored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
-          "400": { "$ref": "#/components/responses/BadRequest" },
-          "401": { "description": "The signature, the certificate chain, an OID or the bundle id does not check out; nothing stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "404": { "description": "The webhook is not configured on this server.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "408": { "$ref": "#/components/responses/Timeout" },
-          "413": { "$ref": "#/components/responses/TooLarge" },
-          "422": { "description": "Verified, but it cannot be mapped (no appAccountToken, no notificationUUID).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "503": { "$ref": "#/components/responses/Unavailable" }
-        }
-      }
-    },
-    "/v1/webhooks/stripe": {
-      "post": {
-        "operationId": "stripeWebhook",
-        "summary": "A Stripe event (web checkout), verified, mapped onto SPEC §4 and stored.",
-        "description": "On only with --stripe-secret or ABCTL_STRIPE_SECRETS (else 404). The Stripe-Signature header must carry t and a v1 equal to HMAC-SHA256 of t.body under one configured secret, t no older than --stripe-tolerance-s (300). customer.subscription.created trialing becomes trial_started (trial_days from trial_end); invoice.paid with amount_paid > 0 purchased (billing_reason subscription_create), converted (the user's trial not yet converted) or renewed; customer.subscription.updated whose cancel_at_period_end turned true, and customer.subscription.deleted, cancelled; charge.refunded refunded (the rise in amount_refunded, found through the charge or payment intent of a paid invoice). The user is metadata.abctl_user_id of the subscription; event_id the Stripe event id. Other types and events with no user are accepted, ignored and counted.",
-        "security": [],
-        "parameters": [ { "name": "Stripe-Signature", "in": "header", "required": true, "schema": { "type": "string" } } ],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object" } } } },
-        "responses": {
-          "200": { "description": "Stored, a duplicate, or ignored (reason no_user or already_counted when it names no user or repeats a counted refund).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
-          "400": { "$ref": "#/components/responses/BadRequest" },
-          "401": { "description": "The signature does not verify or is too old; nothing stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "404": { "description": "The webhook is not configured on this server.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "408": { "$ref": "#/components/responses/Timeout" },
-          "413": { "$ref": "#/components/responses/TooLarge" },
-          "422": { "description": "Verified, but it cannot become an event (a bad currency, a time out of range).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "503": { "$ref": "#/components/responses/Unavailable" }
-        }
-      }
-    },
-    "/v1/webhooks/googleplay": {
-      "post": {
-        "operationId": "googlePlayWebhook",
-        "summary": "A Google Play real-time developer notification pushed by Cloud Pub/Sub, verified, mapped onto SPEC §4 and stored.",
-        "description": "On only with --google-certs, --googleplay-audience, --googleplay-push-account, --googleplay-package and --googleplay-service-account (else 404). The Authorization: Bearer token must be a Google-signed OIDC JWT (RS256, a known kid, iat <= now <= exp with no leeway, aud the configured audience, iss accounts.google.com, email the push account with email_verified). The notification's packageName must be the configured one. A subscription notification's purchase is read with purchases.subscriptionsv2.get: SUBSCRIPTION_PURCHASED (4) becomes trial_started (free-trial offer phase, with trial_days) or purchased; SUBSCRIPTION_RENEWED (2) converted or renewed; SUBSCRIPTION_CANCELED (3) cancelled; a voidedPurchaseNotification refunded (the last payment kept for the token). The user is externalAccountIdentifiers.obfuscatedExternalAccountId, event_id the Pub/Sub messageId, ts eventTimeMillis, revenue the recurring price.",
-        "security": [ { "googlePush": [] } ],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object" } } } },
-        "responses": {
-          "200": { "description": "Stored, a duplicate, or ignored (reason no_user when it names no user).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookResult" } } } },
-          "400": { "$ref": "#/components/responses/BadRequest" },
-          "401": { "description": "The token or the package does not check out; nothing stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "404": { "description": "The webhook is not configured on this server.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "408": { "$ref": "#/components/responses/Timeout" },
-          "413": { "$ref": "#/components/responses/TooLarge" },
-          "422": { "description": "Verified, but it cannot become an event.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-          "503": { "description": "The purchase lookup or the store failed; nothing stored (Pub/Sub retries).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
-        }
-      }
-    },
-    "/api/features/{clientKey}": {
-      "get": {
-        "operationId": "growthBookFeatures",
-        "summary": "The running experiments as a GrowthBook SDK payload, for GrowthBook SDKs given apiHost and clientKey.",
-        "description": "The client key is a key with scope sdk (any key when the server has no keys). Cached per loaded snapshot; send If-None-Match with the ETag to get 304.",
-        "security": [],
-        "parameters": [
-          { "name": "clientKey", "in": "path", "required": true, "schema": { "type": "string" } },
-          { "name": "If-None-Match", "in": "header", "required": false, "schema": { "type": "string" } }
-        ],
-        "responses": {
-          "200": { "description": "The payload.", "headers": { "ETag": { "schema": { "type": "string" } } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/GrowthBookPayload" } } } },
-          "304": { "description": "Not modified: the ETag still matches.", "headers": { "ETag": { "schema": { "type": "string" } } } },
-          "401": { "description": "Not a client key.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
-        }
-      }
+        return .object([
+            ("openapi", .string("3.1.0")),
+            ("info", parse(OpenAPIComponents.info)),
+            ("servers", .array([.object([("url", .string("/"))])])),
+            ("security", .array([.object([("bearer", .array([]))])])),
+            ("paths", .object(paths)),
+            ("components", parse(OpenAPIComponents.components)),
+        ])
     }
-  },
-  "components": {
-    "securitySchemes": {
-      "bearer": { "type": "http", "scheme": "bearer", "description": "An API key from ABCTL_API_KEYS or --keys-file." },
-      "revenuecat": { "type": "apiKey", "in": "header", "name": "Authorization", "description": "The exact header value configured in RevenueCat and in ABCTL_REVENUECAT_AUTH." },
-      "googlePush": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "The OIDC token Cloud Pub/Sub sends with an authenticated push, signed by Google." }
-    },
-    "responses": {
-      "BadRequest": { "description": "Not JSON, or a field is missing or wrong; `field` names it.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-      "Unauthorized": { "description": "Missing or unknown key.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-      "Forbidden": { "description": "The key lacks the scope.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-      "NotFound": { "description": "No such experiment or variant.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-      "Timeout": { "description": "The request head or body did not arrive within its deadline (--header-timeout, --body-timeout plus the body's size at --min-rate); the connection is closed after this answer.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-      "TooLarge": { "description": "The body is over the limit (16 MiB unless --max-body says otherwise).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-      "Unavailable": { "description": "The event store cannot be reached; nothing was acknowledged.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
-    },
-    "schemas": {
-      "AppStoreNotification": {
-        "type": "object",
-        "required": ["signedPayload"],
-        "properties": { "signedPayload": { "type": "string", "description": "A JWS (compact form) signed by the App Store." } }
-      },
-      "GrowthBookPayload": {
-        "type": "object",
-        "required": ["status", "features", "dateUpdated"],
-        "properties": {
-          "status": { "type": "integer" },
-          "features": { "type": "object", "description": "One feature per running experiment inside its dates, keyed by experiment id: defaultValue null, force rules for forced users, then one experiment rule.", "additionalProperties": { "type": "object" } },
-          "dateUpdated": { "type": "string", "format": "date-time" }
+
+    static func operation(_ route: RouteSpec) -> JSONValue {
+        let doc = route.document
+        var members: [(String, JSONValue)] = [("operationId", .string(doc.operationID)), ("summary", .string(doc.summary))]
+        if let description = doc.description { members.append(("description", .string(description))) }
+        switch route.access {
+        case .open: members.append(("security", .array([])))
+        case .scoped: break
+        case .vendor(let schemes): members.append(("security", .array(schemes.map { .object([($0, .array([]))]) })))
         }
-      },
-      "Error": {
-        "type": "object",
-        "required": ["error"],
-        "properties": {
-          "error": {
-            "type": "object",
-            "required": ["code", "message"],
-            "properties": {
-              "code": { "type": "string", "description": "Stable, e.g. invalid_json, missing_field, unauthorized, not_found, body_too_large, invalid_event, store_unavailable." },
-              "message": { "type": "string" },
-              "field": { "type": "string", "description": "The request field at fault, when there is one." },
-              "line": { "type": "integer", "description": "For events: the line (NDJSON) or position (array) of the first rejection." }
-            }
-          }
+        if !doc.parameters.isEmpty {
+            members.append(("parameters", .array(doc.parameters.map { p in
+                var fields: [(String, JSONValue)] = [("name", .string(p.name)), ("in", .string(p.location.rawValue))]
+                if p.required { fields.append(("required", .bool(true))) }
+                if !p.description.isEmpty { fields.append(("description", .string(p.description))) }
+                fields.append(("schema", parse(p.schema)))
+                return .object(fields)
+            })))
         }
-      },
-      "Health": {
-        "type": "object",
-        "required": ["status", "experiments", "loaded_at", "reloads", "uptime_seconds", "last_reload_error"],
-        "properties": {
-          "status": { "type": "string", "enum": ["ok", "draining"] },
-          "experiments": { "type": "integer", "minimum": 0 },
-          "loaded_at": { "type": "string", "format": "date-time" },
-          "reloads": { "type": "integer", "minimum": 0 },
-          "uptime_seconds": { "type": "number", "minimum": 0 },
-          "last_reload_error": {
-            "description": "The last refused reload (SIGHUP with a broken experiments folder; the old experiments stay), until a later reload succeeds; null when there is none.",
-            "oneOf": [
-              { "type": "null" },
-              {
-                "type": "object",
-                "required": ["at", "problems"],
-                "properties": {
-                  "at": { "type": "string", "format": "date-time" },
-                  "problems": { "type": "array", "items": { "type": "string" }, "description": "Each error as file:line:column: error: message, the first 20, then \"and N more\"." }
-                }
-              }
-            ]
-          }
+        if let body = doc.body {
+            members.append(("requestBody", .object([
+                ("required", .bool(true)),
+                ("content", .object(body.content.map { content in
+                    var fields: [(String, JSONValue)] = [("schema", parse(content.schema))]
+                    if let example = content.example { fields.append(("example", parse(example))) }
+                    return (content.mediaType, .object(fields))
+                })),
+            ])))
         }
-      },
-      "AssignRequest": {
-        "type": "object",
-        "required": ["user_id"],
-        "additionalProperties": false,
-        "properties": {
-          "user_id": { "type": "string", "minLength": 1 },
-          "attributes": { "type": "object", "description": "Targeting attributes: platform, country, language, app_version, new_user, and anything a condition reads." },
-          "variables": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Values for {{ custom.NAME }} placeholders, e.g. userName." },
-          "signals": { "type": "object", "description": "Fixed onboarding answers that brief rules read." },
-          "experiments": { "type": "array", "items": { "type": "string" }, "description": "Only these experiments (default: all but global holdouts)." },
-          "placement": { "type": "string", "description": "A placement of placements.json, instead of experiments: the answer is a PlacementResponse." },
-          "on_device_model": { "type": "boolean", "default": true, "description": "false when the device cannot run a model: a server started with --llm-url then writes ai_generated lines itself; otherwise the recipe is handed over as usual." }
-        }
-      },
-      "AssignResponse": {
-        "type": "object",
-        "required": ["user_id", "assignments"],
-        "properties": {
-          "user_id": { "type": "string" },
-          "assignments": { "type": "array", "items": { "$ref": "#/components/schemas/Assignment" } },
-          "holdouts": { "$ref": "#/components/schemas/Holdouts" }
-        }
-      },
-      "Holdouts": {
-        "type": "array",
-        "description": "The user's arm in each global holdout that takes them; log it with the exposure like any other.",
-        "items": { "type": "object", "required": ["experiment", "variant"],
-                   "properties": { "experiment": { "type": "string" }, "variant": { "type": "string", "enum": ["holdout", "general"] } } }
-      },
-      "PlacementResponse": {
-        "type": "object",
-        "required": ["user_id", "placement", "audience", "show_paywall", "paywall", "experiment", "variant", "in_experiment", "reason", "holdouts"],
-        "properties": {
-          "user_id": { "type": "string" },
-          "placement": { "type": "string" },
-          "audience": { "type": ["string", "null"], "description": "The audience that decided; null when none matched." },
-          "show_paywall": { "type": "boolean", "description": "false: show no paywall here (an audience or arm with a null paywall)." },
-          "paywall": { "oneOf": [{ "$ref": "#/components/schemas/Paywall" }, { "type": "null" }] },
-          "experiment": { "type": ["string", "null"], "description": "The audience's experiment, if it names one." },
-          "variant": { "type": ["string", "null"], "description": "Set when in the experiment (and for forced users); log an exposure only when in_experiment is true." },
-          "in_experiment": { "type": "boolean" },
-          "reason": { "type": "string", "description": "The experiment's reason (as in Assignment, or shipped or holdout), audience for a fixed paywall or none, default when no audience matched." },
-          "targeting_attribute": { "type": "string", "enum": ["platform", "country", "language", "app_version", "new_user"], "description": "Only when reason is targeting: the attribute whose targeting key the request failed, as in Assignment." },
-          "holdouts": { "$ref": "#/components/schemas/Holdouts" }
-        }
-      },
-      "Assignment": {
-        "type": "object",
-        "required": ["experiment", "variant", "in_experiment", "bucket", "reason", "paywall"],
-        "properties": {
-          "experiment": { "type": "string" },
-          "variant": { "type": ["string", "null"], "description": "null when the user is not in the experiment." },
-          "in_experiment": { "type": "boolean", "description": "false for forced (QA) users, who get a variant but are never counted." },
-          "bucket": { "type": "number", "minimum": 0, "maximum": 1 },
-          "reason": { "type": "string", "enum": ["forced", "holdout", "shipped", "not_running", "outside_dates", "targeting", "condition", "namespace", "sticky", "paused", "coverage", "assigned", "safeguard"] },
-          "targeting_attribute": { "type": "string", "enum": ["platform", "country", "language", "app_version", "new_user"], "description": "Only when reason is targeting: the attribute whose targeting key the request failed (missing, of the wrong type, or a value the key does not take); the first in this order." },
-          "paywall": { "oneOf": [{ "$ref": "#/components/schemas/Paywall" }, { "type": "null" }], "description": "The variant's paywall; the winner's when shipped; the control's for a user a holdout holds out." }
-        }
-      },
-      "Paywall": {
-        "type": "object",
-        "required": ["offering", "trial_days", "discount_framing", "discount_text", "highlighted_plan", "plans", "copy"],
-        "properties": {
-          "offering": { "type": "string" },
-          "trial_days": { "type": "integer", "minimum": 0, "maximum": 31 },
-          "discount_framing": { "type": "string", "enum": ["none", "percent_off", "months_free", "per_week"] },
-          "discount_text": { "type": ["string", "null"], "description": "Computed from products.json, e.g. 'Save 49%'." },
-          "highlighted_plan": { "type": ["string", "null"] },
-          "plans": {
-            "type": "array",
-            "description": "The offering's plans from products.json, so the app needs no copy of the price table.",
-            "items": { "type": "object", "required": ["key", "product_id", "price", "period", "currency", "highlighted"],
-                       "properties": { "key": { "type": "string" }, "product_id": { "type": "string" }, "price": { "type": "number" },
-                                       "period": { "type": "string" }, "currency": { "type": "string" }, "highlighted": { "type": "boolean" } } }
-          },
-          "copy": {
-            "type": "object",
-            "required": ["source", "text"],
-            "properties": {
-              "source": { "type": "string", "enum": ["static", "template", "on_device", "server", "fallback"] },
-              "text": { "type": ["string", "null"], "description": "null when the app generates the line from `recipe`." },
-              "fallback_reason": { "type": "string" },
-              "recipe": {
-                "type": "object",
-                "required": ["instructions", "brief", "prompt", "generation", "guard", "fallback"],
-                "properties": {
-                  "instructions": { "type": "string" },
-                  "brief": { "type": "string" },
-                  "prompt": { "type": "string" },
-                  "generation": { "type": "object" },
-                  "guard": { "type": "object" },
-                  "fallback": { "type": "string" }
-                }
-              }
-            }
-          }
-        }
-      },
-      "Event": {
-        "type": "object",
-        "required": ["event_id", "type", "user_id", "ts"],
-        "properties": {
-          "event_id": { "type": "string", "minLength": 1 },
-          "type": { "type": "string", "enum": [\#(eventTypeNames)] },
-          "user_id": { "type": "string", "minLength": 1 },
-          "ts": { "type": "string", "format": "date-time" },
-          "experiment": { "type": ["string", "null"] },
-          "variant": { "type": ["string", "null"] },
-          "revenue": { "type": ["number", "null"] },
-          "currency": { "type": ["string", "null"] },
-          "product_id": { "type": ["string", "null"] },
-          "copy_source": { "type": ["string", "null"], "enum": ["static", "template", "on_device", "server", "fallback", null] },
-          "copy_text": { "type": ["string", "null"] },
-          "copy_fallback_reason": { "type": ["string", "null"] },
-          "placement": { "type": ["string", "null"], "description": "The placement the paywall was shown in (exposures)." },
-          "attributes": {
-            "type": ["object", "null"], "maxProperties": 32,
-            "description": "The attributes the app sent to assign (exposures); kept per user from the first exposure for segments. Keys and values at most 256 bytes.",
-            "additionalProperties": { "type": ["string", "number", "boolean"] }
-          },
-          "store_account_id": { "type": ["string", "null"], "minLength": 1, "description": "Exposures only: what the app handed the App Store (appAccountToken, a UUID) or Google Play (obfuscatedExternalAccountId) for this user; those webhooks map it back to the user. At most 256 bytes." },
-          "trial_days": { "type": ["integer", "null"], "minimum": 0, "maximum": 3660, "description": "trial_started only: the trial the store actually granted, in days (the webhooks fill it)." }
-        }
-      },
-      "EventCounts": {
-        "type": "object",
-        "required": ["stored", "duplicate", "rejected"],
-        "properties": {
-          "stored": { "type": "integer", "minimum": 0 },
-          "duplicate": { "type": "integer", "minimum": 0 },
-          "rejected": { "type": "integer", "minimum": 0 }
-        }
-      },
-      "EventRejections": {
-        "type": "object",
-        "required": ["error", "stored", "duplicate", "rejected", "rejections"],
-        "properties": {
-          "error": { "$ref": "#/components/schemas/Error/properties/error" },
-          "stored": { "type": "integer", "const": 0 },
-          "duplicate": { "type": "integer", "const": 0 },
-          "rejected": { "type": "integer", "minimum": 1 },
-          "rejections": {
-            "type": "array",
-            "description": "One item per problem: every bad field of every rejected line (or array position; 0 is the whole body), the first 100. The error's message names the first 20 after a summary, and its field is the first problem's.",
-            "items": {
-              "type": "object",
-              "required": ["line", "field", "message"],
-              "properties": { "line": { "type": "integer" }, "field": { "type": "string" }, "message": { "type": "string" } }
-            }
-          }
-        }
-      },
-      "RevenueCatWebhook": {
-        "type": "object",
-        "required": ["event"],
-        "properties": {
-          "api_version": { "type": "string" },
-          "event": {
-            "type": "object",
-            "required": ["type"],
-            "properties": {
-              "type": { "type": "string", "description": "INITIAL_PURCHASE, RENEWAL, CANCELLATION, NON_RENEWING_PURCHASE, or any other type (ignored)." },
-              "id": { "type": "string" },
-              "app_user_id": { "type": "string" },
-              "original_app_user_id": { "type": "string" },
-              "period_type": { "type": "string" },
-              "is_trial_conversion": { "type": "boolean" },
-              "price": { "type": "number" },
-              "product_id": { "type": "string" },
-              "purchased_at_ms": { "type": "integer" },
-              "event_timestamp_ms": { "type": "integer" }
-            }
-          }
-        }
-      },
-      "WebhookResult": {
-        "type": "object",
-        "required": ["status", "type"],
-        "properties": {
-          "status": { "type": "string", "enum": ["stored", "duplicate", "ignored"] },
-          "type": { "type": "string", "description": "The SPEC §4 event type it became, or the RevenueCat type (App Store notificationType.subtype) that was ignored." },
-          "event_id": { "type": "string" },
-          "reason": { "type": "string", "enum": ["no_user", "already_counted"], "description": "Why a verified Stripe or Google Play event was ignored, when not for its type." }
-        }
-      },
-      "CopyCheckRequest": {
-        "type": "object",
-        "required": ["experiment", "variant", "text"],
-        "additionalProperties": false,
-        "properties": {
-          "experiment": { "type": "string", "minLength": 1 },
-          "variant": { "type": "string", "minLength": 1 },
-          "text": { "type": "string" },
-          "user_name": { "type": ["string", "null"] }
-        }
-      },
-      "CopyCheckResponse": {
-        "type": "object",
-        "required": ["experiment", "variant", "text", "accepted", "violations"],
-        "properties": {
-          "experiment": { "type": "string" },
-          "variant": { "type": "string" },
-          "text": { "type": "string", "description": "The line after stray quotes, braces and spaces are trimmed." },
-          "accepted": { "type": "boolean" },
-          "violations": {
-            "type": "array",
-            "items": { "type": "object", "required": ["rule", "message"], "properties": { "rule": { "type": "string" }, "message": { "type": "string" } } }
-          }
-        }
-      },
-      "CopyDiagnostics": {
-        "type": "object",
-        "required": ["enabled", "model", "deadline_ms", "counts", "recent_failures"],
-        "properties": {
-          "enabled": { "type": "boolean", "description": "Whether the server runs with --llm-url." },
-          "model": { "type": ["string", "null"], "description": "--llm-model." },
-          "deadline_ms": { "type": ["integer", "null"], "minimum": 1, "description": "--llm-deadline-ms." },
-          "counts": {
-            "type": "object",
-            "required": ["generated", "cache_hits", "fallbacks"],
-            "properties": {
-              "generated": { "type": "integer", "minimum": 0, "description": "Lines the model wrote that passed the guard." },
-              "cache_hits": { "type": "integer", "minimum": 0, "description": "Assign answers with a line generated before (in memory or from the store's copy cache)." },
-              "fallbacks": {
-                "type": "object",
-                "required": ["guard_rejected", "timeout", "empty_answer", "error"],
-                "additionalProperties": { "type": "integer", "minimum": 0 },
-                "description": "Assign answers that shipped the fallback, by reason."
-              }
-            }
-          },
-          "recent_failures": {
-            "type": "array",
-            "description": "The latest failed model calls and rejected lines (at most 50), newest first.",
-            "items": {
-              "type": "object",
-              "required": ["at", "experiment", "variant", "reason", "detail"],
-              "properties": {
-                "at": { "type": "string", "format": "date-time" },
-                "experiment": { "type": "string" },
-                "variant": { "type": "string" },
-                "reason": { "type": "string", "enum": ["guard_rejected", "timeout", "empty_answer", "error"] },
-                "detail": { "type": "string" }
-              }
-            }
-          }
-        }
-      },
-      "Experiments": {
-        "type": "object",
-        "required": ["experiments", "products"],
-        "properties": {
-          "experiments": { "type": "array", "items": { "type": "object", "required": ["id", "name", "status", "variants"] } },
-          "products": { "type": "object", "required": ["currency", "offerings"] }
-        }
-      },
-      "Report": {
-        "type": "object",
-        "required": ["experiment", "generated_at", "users", "variants", "comparisons"],
-        "properties": {
-          "experiment": { "type": "string" },
-          "generated_at": { "type": "string" },
-          "users": { "type": "integer" },
-          "variants": { "type": "array" },
-          "comparisons": { "type": "array" }
-        }
-      }
+        members.append(("responses", .object(answers(route).map { answer in
+            if let shared = answer.shared { return (String(answer.status), .object([("$ref", .string("#/components/responses/\(shared)"))])) }
+            var fields: [(String, JSONValue)] = [("description", .string(answer.description))]
+            if let schema = answer.schema { fields.append(("content", .object([(answer.mediaType, .object([("schema", parse(schema))]))]))) }
+            return (String(answer.status), .object(fields))
+        })))
+        return .object(members)
     }
-  }
-}
-"""#
+
+    /// The route's own answers, and the ones its shape implies where it names none for that status.
+    static func answers(_ route: RouteSpec) -> [RouteDocument.Answer] {
+        var implied: [RouteDocument.Answer] = []
+        if route.document.body != nil { implied += [.shared(400, "BadRequest"), .shared(408, "Timeout"), .shared(413, "TooLarge")] }
+        if route.document.parameters.contains(where: { $0.location == .query }) { implied.append(.shared(400, "BadRequest")) }
+        switch route.access {
+        case .open: break
+        case .scoped: implied += [.shared(401, "Unauthorized"), .shared(403, "Forbidden")]
+        case .vendor: implied.append(.shared(401, "Unauthorized"))
+        }
+        var all = route.document.answers
+        for answer in implied where !all.contains(where: { $0.status == answer.status }) { all.append(answer) }
+        return all.sorted { $0.status < $1.status }
+    }
+
+    /// The document's JSON texts are the project's own and checked by tests: a syntax error is a bug.
+    private static func parse(_ text: String) -> JSONValue {
+        do { return try JSONReader.parse(text).value } catch { preconditionFailure("OpenAPI JSON text: \(error.message) at \(error.position)\n\(text)") }
+    }
 }

@@ -75,7 +75,7 @@ enum AssignCommand {
         }
         let wanted = args.all("--experiment")
         for id in wanted where assigner.experiment(id) == nil {
-            throw CLIError.usage("no experiment '\(id)' in the experiments folder", command: "assign")
+            throw CLIError.usage(ExperimentCatalog.unknownExperimentMessage(id, known: assigner.experiments.map(\.id)), command: "assign")
         }
         let indices = assigner.experiments.indices.filter { wanted.isEmpty || wanted.contains(assigner.experiments[$0].id) }
 

@@ -30,9 +30,7 @@ enum CopyCheckCommand {
         }
         let experimentID = try args.required("--experiment"), variantKey = try args.required("--variant"), text = try args.required("--text")
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        guard let experiment = catalog.experiment(experimentID) else {
-            throw CLIError.usage("no experiment '\(experimentID)' in the experiments folder", command: "copy")
-        }
+        let experiment = try ExperimentArgument.resolve(experimentID, in: catalog, command: "copy")
         guard let variant = experiment.variant(variantKey) else {
             throw CLIError.usage("experiment '\(experimentID)' has no variant '\(variantKey)'", command: "copy")
         }

@@ -24,6 +24,7 @@ enum ForecastCommand {
             .experiments,
             OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
         ],
+        settings: [.now],
         run: run
     )
 
@@ -45,12 +46,7 @@ enum ForecastCommand {
         var experiments: [Experiment] = []
         if args.positionals.count == 2 {
             let id = args.positionals[1]
-            guard let e = catalog.experiment(id) else {
-                var message = "no experiment '\(id)' in the experiment folder"
-                if let guess = Spelling.closest(to: id, in: catalog.experiments.map(\.id)) { message += ". Did you mean '\(guess)'?" }
-                throw CLIError.usage(message, command: "forecast")
-            }
-            experiments = [e]
+            experiments = [try ExperimentArgument.resolve(id, in: catalog, command: "forecast")]
         } else {
             experiments = summaries.compactMap { catalog.experiment($0.experiment) }
         }

@@ -12,26 +12,56 @@ enum ValidateCommand {
         Check experiment files and products.json, reporting every problem in one run.
           A file named on its own is also checked against the other experiment files of its
           folder (duplicate ids, namespace overlaps), as CI sees one changed file.
-          Exits 0 when valid (warnings included), 1 when any file has an error, 2 on bad arguments.
+          A file that cannot be read is reported once; the checks that needed it are named
+          in one note instead of failing one by one.
+          --against REF also checks what changed since REF (a folder, or a git revision read
+          with git, e.g. origin/main) in the experiments REF was running: an edit that moves
+          users between arms or out of the experiment is an error naming the field and the
+          share of REF's enrolled users whose answer changes; a removed file is an error; an
+          arm's paywall edited is a warning. A problem between a changed and an unchanged file
+          is reported at the changed file.
+          Exits 0 when valid (warnings included, unless --strict), 1 when any file has an error
+          (or a warning with --strict) or the folder has no experiment file, 2 on bad arguments
+          (a path that does not exist, a REF that is neither a folder nor a revision).
         """,
-        usage: "[<path> ...] [--format <format>]",
+        usage: "[<path> ...] [--against <ref>] [--strict] [--db <path>] [--format <format>]",
         arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders.", environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
         options: [
             OptionSpec(name: "--format", valueName: "format", help: "text: file:line:column lines; json: a list; github: Actions annotations.",
                        choices: ["text", "json", "github"], default: "text"),
+            OptionSpec(name: "--against", valueName: "ref", help: "Also check what changed since REF: a folder, or a git revision (e.g. origin/main)."),
+            OptionSpec(name: "--strict", help: "Fail (exit 1) on warnings too."),
+            OptionSpec(name: "--db", valueName: "path", help: "A store: a shipped experiment's missing-winner hint then names the arm the report's verdict ships."),
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        let report = ExperimentFiles.validate(paths: args.positionals, now: try FixedClock.now(command: "validate") ?? Date())
+        // A path that does not exist is a mistake in the command, not in the files: a usage error (exit 2).
+        for path in args.positionals where !FileManager.default.fileExists(atPath: path) {
+            throw CLIError.usage("no such file or folder: '\(path)'", command: "validate")
+        }
+        let fixedNow = try FixedClock.now(command: "validate")
+        let now = fixedNow ?? Date()
+        var report: ExperimentLoader.Report
+        if let ref = args.value("--against") {
+            do {
+                report = try ExperimentFiles.validate(paths: args.positionals, against: ref, now: now)
+            } catch {
+                throw CLIError.usage("--against: \(error.description)", command: "validate")
+            }
+        } else {
+            report = ExperimentFiles.validate(paths: args.positionals, now: now)
+        }
+        if let db = args.value("--db") { try WinnerHint.fill(&report, db: db, fixedNow: fixedNow) }
         let output: String
         switch args.value("--format") {
-        case "json": output = DiagnosticPrinter.json(report)
+        case "json": output = DiagnosticPrinter.json(report, strict: args.flag("--strict"))
         case "github": output = DiagnosticPrinter.github(report)
-        default: output = DiagnosticPrinter.text(report, color: Terminal.stdoutSupportsColor)
+        default: output = DiagnosticPrinter.text(report, color: Terminal.stdoutSupportsColor, strict: args.flag("--strict"))
         }
         print(output, terminator: "")
-        return report.errorCount > 0 ? .checkFailed : .success
+        let failed = report.errorCount > 0 || (args.flag("--strict") && report.warningCount > 0)
+        return failed ? .checkFailed : .success
     }
 }

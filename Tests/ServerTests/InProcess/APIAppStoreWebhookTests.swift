@@ -2,6 +2,7 @@ import Foundation
 import Server
 import Testing
 import TestSupport
+import Webhooks
 
 /// `POST /v1/webhooks/appstore` (SPEC §7) in process: notifications signed by a throwaway CA chain
 /// with Apple's OIDs, each judged first by Apple's own app-store-server-library; abctl accepts

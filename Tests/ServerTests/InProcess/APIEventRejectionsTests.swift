@@ -94,7 +94,7 @@ struct APIEventRejectionsTests {
         let webhook = await server.request("POST", "/v1/webhooks/revenuecat", headers: ["Authorization": "Bearer rc"], body:
             #"{"event":{"type":"NON_RENEWING_PURCHASE","id":"rc-1","app_user_id":"\#(huge)","price":4,"purchased_at_ms":1764583200000}}"#)
         #expect(webhook.status == 422, "\(webhook.text.prefix(300))")
-        #expect(webhook.error?["field"] as? String == "event.user_id")
+        #expect(webhook.error?["field"] as? String == "event.app_user_id")
         let assign = await server.request("POST", "/v1/assign", body: #"{"user_id":"\#(huge)","attributes":{}}"#)
         #expect(assign.status == 400)
         #expect(assign.error?["field"] as? String == "user_id")

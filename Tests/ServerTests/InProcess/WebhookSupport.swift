@@ -140,14 +140,14 @@ struct WebhookReport {
     }
 
     /// Expects `arm`'s count of each named rate and its net revenue (the sum of `revenue_per_user`,
-    /// in the report currency), as counted by hand.
+    /// in the report currency, which the JSON gives to the cent), as counted by hand.
     func expect(_ arm: String, counts: [String: Int], revenue: Double, sourceLocation: SourceLocation = #_sourceLocation) {
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
             #expect(metric(arm, name)?["count"] as? Double == Double(count), "\(arm) \(name): \(String(describing: metric(arm, name)))",
                     sourceLocation: sourceLocation)
         }
         let sum = metric(arm, "revenue_per_user")?["sum"] as? Double
-        #expect(sum.map { abs($0 - revenue) < 1e-9 } == true, "\(arm) revenue: \(String(describing: sum)), by hand \(revenue)",
+        #expect(sum.map { abs($0 - (revenue * 100).rounded() / 100) < 1e-9 } == true, "\(arm) revenue: \(String(describing: sum)), by hand \(revenue)",
                 sourceLocation: sourceLocation)
     }
 }

@@ -401,9 +401,11 @@ for k in VARIANTS:
     t = [((r["first_cancel"] - r["trial_start"]) if r["first_cancel"] is not None else (AS_OF - r["trial_start"])) / DAY for r in V[k]["starters"]]
     e = [r["first_cancel"] is not None for r in V[k]["starters"]]
     kmf = KaplanMeierFitter(alpha=ALPHA).fit(t, e)
-    survival["variants"][k] = [float(s) for s in kmf.survival_function_at_times(REPORT_DAYS)]
+    # Day d is the (d + 1)-th 24 hours since trial start (day 0 holds the Day-0 cancels): survival at its end.
+    ends = [d + 1 for d in REPORT_DAYS]
+    survival["variants"][k] = [float(s) for s in kmf.survival_function_at_times(ends)]
     ci = kmf.confidence_interval_
-    survival["intervals"][k] = [[float(ci[ci.index <= d].iloc[-1, 0]), float(ci[ci.index <= d].iloc[-1, 1])] for d in REPORT_DAYS]
+    survival["intervals"][k] = [[float(ci[ci.index <= d].iloc[-1, 0]), float(ci[ci.index <= d].iloc[-1, 1])] for d in ends]
     T += t; E += e; G += [k] * len(t)
 survival["log_rank_p"] = float(multivariate_logrank_test(T, G, E).p_value)
 

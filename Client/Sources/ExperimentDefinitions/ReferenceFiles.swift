@@ -1,0 +1,116 @@
+import Foundation
+
+/// The files of an experiments folder as they were at REF (`validate --against REF`, SPEC §6): REF is
+/// another folder, or a git revision read with the `git` command from the folder's repository.
+public struct ReferenceFiles: Sendable {
+    /// How REF is named in messages: the folder's path, or the revision as given.
+    public var label: String
+    /// File name (no folder) → bytes, for every `*.json` directly in the folder at REF.
+    public var files: [String: [UInt8]]
+
+    public init(label: String, files: [String: [UInt8]]) {
+        self.label = label
+        self.files = files
+    }
+
+    /// Why REF could not be read: neither a folder nor a revision the repository knows, or `git` failed.
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads `ref` for the experiments folder `folder`: a folder when `ref` names one, else a git revision.
+    public static func read(_ ref: String, for folder: String) throws(ReadError) -> ReferenceFiles {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: ref, isDirectory: &isDirectory), isDirectory.boolValue {
+            return readFolder(ref)
+        }
+        return try readRevision(ref, folder: folder)
+    }
+
+    static func readFolder(_ path: String) -> ReferenceFiles {
+        var files: [String: [UInt8]] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where name.hasSuffix(".json") {
+            if let data = FileManager.default.contents(atPath: path + "/" + name) { files[name] = [UInt8](data) }
+        }
+        return ReferenceFiles(label: path, files: files)
+    }
+
+    /// Two `git` runs whatever the number of files: `ls-tree REF` in the folder (its entries at REF),
+    /// then one `cat-file --batch` for all of their blobs.
+    static func readRevision(_ revision: String, folder: String) throws(ReadError) -> ReferenceFiles {
+        guard !revision.hasPrefix("-") else { throw ReadError(description: "'\(revision)' is neither a folder nor a git revision") }
+        let listing = try git(["ls-tree", "-z", revision, "--"], in: folder, input: nil)
+        guard listing.status == 0 else {
+            let why = String(decoding: listing.error, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw ReadError(description: "'\(revision)' is neither a folder nor a git revision of the repository holding \(folder)" + (why.isEmpty ? "" : " (git: \(why))"))
+        }
+        // Each entry: "<mode> <type> <object>\t<name>\0".
+        var blobs: [(name: String, object: String)] = []
+        for entry in listing.output.split(separator: 0) {
+            guard let tab = entry.firstIndex(of: 9) else { continue }
+            let head = String(decoding: entry[entry.startIndex..<tab], as: UTF8.self).split(separator: " ")
+            let name = String(decoding: entry[(tab + 1)...], as: UTF8.self)
+            guard head.count == 3, head[1] == "blob", name.hasSuffix(".json") else { continue }
+            blobs.append((name, String(head[2])))
+        }
+        guard !blobs.isEmpty else { return ReferenceFiles(label: revision, files: [:]) }
+        let batch = try git(["cat-file", "--batch"], in: folder, input: Array(blobs.map { $0.object + "\n" }.joined().utf8))
+        guard batch.status == 0 else {
+            throw ReadError(description: "git cat-file failed reading \(revision): \(String(decoding: batch.error, as: UTF8.self))")
+        }
+        // Each answer: "<object> blob <size>\n<size bytes>\n", in the order asked.
+        var files: [String: [UInt8]] = [:]
+        var at = batch.output.startIndex
+        for blob in blobs {
+            guard let newline = batch.output[at...].firstIndex(of: 10) else { break }
+            let header = String(decoding: batch.output[at..<newline], as: UTF8.self).split(separator: " ")
+            guard header.count == 3, let size = Int(header[2]), newline + 1 + size <= batch.output.endIndex else {
+                throw ReadError(description: "git cat-file gave an unexpected answer for \(blob.name) at \(revision)")
+            }
+            files[blob.name] = Array(batch.output[(newline + 1)..<(newline + 1 + size)])
+            at = newline + 1 + size + 1
+        }
+        return ReferenceFiles(label: revision, files: files)
+    }
+
+    private static func git(_ arguments: [String], in folder: String, input: [UInt8]?) throws(ReadError) -> (status: Int32, output: [UInt8], error: [UInt8]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", folder] + arguments
+        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        do { try process.run() } catch {
+            throw ReadError(description: "cannot run git: \(error.localizedDescription)")
+        }
+        // Written from another thread: a large answer would otherwise fill the output pipe while we still write.
+        let writer = stdin.fileHandleForWriting
+        if let input {
+            let data = Data(input)
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: data)
+                try? writer.close()
+            }
+        }
+        let errorReader = stderr.fileHandleForReading
+        let collected = ErrorBytes()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            collected.set(errorReader.readDataToEndOfFile())
+            done.signal()
+        }
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, [UInt8](output), [UInt8](collected.get()))
+    }
+
+    /// stderr's bytes, handed from the thread that reads them.
+    private final class ErrorBytes: @unchecked Sendable {
+        // Safe: written once before `done.signal()` and read only after `done.wait()`.
+        private var data = Data()
+        func set(_ d: Data) { data = d }
+        func get() -> Data { data }
+    }
+}

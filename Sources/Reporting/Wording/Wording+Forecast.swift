@@ -1,0 +1,27 @@
+import Foundation
+
+extension Wording {
+    /// The forecast section's heading words: "revenue per user by day 365, 90% interval".
+    static func forecastHeading(_ forecasts: [ArmForecast]) -> String {
+        "revenue per user by day \(forecasts.first?.horizonDays ?? 365) after first exposure, 90% interval"
+    }
+
+    /// One arm's forecast in words, the same in text, Markdown and HTML.
+    static func forecastLine(_ f: ArmForecast, in currency: String) -> String {
+        guard let value = f.revenuePerUser else { return "\(f.variant): no forecast: \(f.nullReason ?? "not enough data")" }
+        var s = "\(f.variant): \(money(value, in: currency))"
+        if let ci = f.ci { s += " (\(money(ci.lower, in: currency)) to \(money(ci.upper, in: currency)))" }
+        s += " over \(count(f.users)) users who have finished the trial"
+        let models = f.model.keys.sorted().map { period -> String in
+            let m = f.model[period]!
+            let churn = m.alpha + m.beta > 0 ? m.alpha / (m.alpha + m.beta) : 0
+            let shape = m.capped ? "a plain geometric model (no heterogeneity seen: α + β at the cap)"
+                : String(format: "churn per period from Beta(α %.3g, β %.3g)", m.alpha, m.beta)
+            return "\(ArmForecast.periodWords(period)) renewals of \(count(m.payers)) payers follow \(shape), mean churn \(percent(churn, digits: 1)) a period"
+        }
+        if !models.isEmpty { s += "; " + models.joined(separator: "; ") }
+        return s
+    }
+
+    static let forecastNote = "Revenue to date of users who have finished the trial, plus the further payments the shifted-beta-geometric renewal model (Fader and Hardie 2007), fitted per arm and plan period, expects of payers still subscribed. A forecast, not revenue earned: see docs/Forecast.md for its measured error."
+}

@@ -1,0 +1,20 @@
+import CopyGeneration
+import Events
+import HTTPTransport
+
+/// Everything a handler may be given. Each route's `make` passes its handler only the parts it
+/// declares (see `APIRoutes`), so no handler reaches state it does not name.
+struct HandlerDependencies: Sendable {
+    let options: APIServer.Options
+    let snapshots: SnapshotHolder
+    let store: any EventStore
+    let exposures: any StickyReader
+    let metrics: Metrics
+    let connections: ConnectionStats
+    let status: ServerStatus
+    let safeguards: SafeguardService
+    let copyGenerator: ServerCopyGenerator?
+
+    var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics) }
+    var storeLookups: StoreLookups { StoreLookups(store: store) }
+}

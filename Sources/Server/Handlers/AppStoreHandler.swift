@@ -1,0 +1,42 @@
+import Events
+import ExperimentDefinitions
+import HTTPTransport
+import Webhooks
+
+/// `POST /v1/webhooks/appstore`.
+struct AppStoreHandler: Responder {
+    /// nil: the route answers 404.
+    let options: AppStoreOptions?
+    let lookups: StoreLookups
+    let events: WebhookEventWriter
+    let metrics: Metrics
+
+    /// `POST /v1/webhooks/appstore`: one App Store Server Notification V2 (`{"signedPayload": JWS}`).
+    ///
+    /// The notification and its nested `signedTransactionInfo` and `signedRenewalInfo` are
+    /// verified (`AppStoreJWSVerifier`) and the bundle id checked before anything is mapped
+    /// (`AppStoreMapping`) or stored: a bad signature or chain, or another app's bundle id, is 401;
+    /// a body that is not a notification is 400. Answers 200 with `stored`, `duplicate` or
+    /// `ignored` once durable.
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
+        guard let appStore = options else {
+            throw APIError(.notFound, code: "not_found", "the App Store webhook is not configured on this server (--appstore-root-ca, --appstore-bundle-id)")
+        }
+        let notification: (payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?)
+        do throws(WebhookError) {
+            notification = try AppStoreNotification.verified(request.body, verifier: appStore.verifier, bundleID: appStore.bundleID)
+        } catch {
+            throw APIError(webhook: error)
+        }
+        let route = "/v1/webhooks/appstore"
+        let outcome: WebhookOutcome
+        do {
+            outcome = try AppStoreMapping.map(payload: notification.payload, transaction: notification.transaction,
+                                              trialAwaitingConversion: lookups.trialAwaitingConversion,
+                                              userForStoreAccount: { [lookups] in try lookups.userForStoreAccount($0).map { UserID($0) } })
+        } catch {
+            throw WebhookEventWriter.apiError(error, route: route)
+        }
+        return try events.store(outcome, route: route) { [metrics] in metrics.appStore(type: $0, outcome: $1) }
+    }
+}

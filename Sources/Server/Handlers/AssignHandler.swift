@@ -1,0 +1,231 @@
+import CopyGeneration
+import Assignment
+import Dispatch
+import Events
+import ExperimentDefinitions
+import HTTPTransport
+import PaywallCopy
+
+/// `POST /v1/assign`: the hottest path of the server.
+struct AssignHandler: Responder {
+    let snapshots: SnapshotHolder
+    /// Sticky records: an exposure already stored decides the arm (SPEC §2).
+    let exposures: any StickyReader
+    /// Writes ai_generated lines for devices with no on-device model; nil without `--llm-url`.
+    let copyGenerator: ServerCopyGenerator?
+
+    /// `POST /v1/assign`: body `{"user_id", "attributes"?, "variables"?, "signals"?, "experiments"? | "placement"?, "on_device_model"?}`.
+    ///
+    /// One answer per experiment in folder order, holdouts aside (or per listed id, in the order
+    /// given), each with the variant's paywall resolved for this request: discount text, copy text
+    /// or an AI recipe; or, with `placement`, that placement's one answer (SPEC §7).
+    /// With `"on_device_model": false` and `--llm-url`, the server writes the AI line itself.
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
+        let body = try AssignBody(request.body)
+        let snapshot = snapshots.snapshot
+        let placement: (assignable: AssignablePlacement, answer: PlacementAnswer, audience: Int?)?
+        let indices: [Int]
+        if let id = body.placement {
+            guard let p = snapshot.assigner.placement(id), let answer = snapshot.placementAnswers[id] else {
+                let known = snapshot.assigner.placements.map(\.id)
+                throw APIError.badRequest("unknown_placement", "no placement '\(id)'" + (known.isEmpty ? "; Experiments/ has no placements.json" : "; placements: \(known.joined(separator: ", "))"), field: "placement")
+            }
+            let audience = p.audienceIndex(attributes: body.attributes)
+            placement = (p, answer, audience)
+            indices = audience.flatMap { p.audiences[$0].experimentIndex }.map { [$0] } ?? []
+        } else if let only = body.experiments {
+            placement = nil
+            indices = try only.map { id throws(APIError) in
+                guard let i = snapshot.assigner.index(of: id) else {
+                    throw APIError.badRequest("unknown_experiment", "no experiment '\(id)'", field: "experiments")
+                }
+                return i
+            }
+        } else {
+            placement = nil
+            indices = snapshot.defaultIndices
+        }
+        let answer = { @Sendable [self] (assignments: [Assignment]) -> HTTPResponse in
+            if let placement {
+                return placementResponse(PlacementAssignment(placement: placement.assignable, audienceIndex: placement.audience, assignment: assignments.first),
+                                         answer: placement.answer, snapshot: snapshot, body: body)
+            }
+            return assignResponse(assignments, indices: indices, snapshot: snapshot, body: body)
+        }
+        guard exposures.waitsForRoundTrip else {
+            // An in-process store answers sticky lookups on this thread.
+            return .response(answer(snapshot.assigner.assign(userID: body.userID, attributes: body.attributes, experimentsAt: indices)))
+        }
+        // A remote store: the request waits for its sticky records without holding a thread,
+        // so many requests can wait together and share one query.
+        let pending = snapshot.assigner.prepare(userID: body.userID, attributes: body.attributes, experimentsAt: indices)
+        if pending.stickyExperimentIDs.isEmpty {
+            return .response(answer(snapshot.assigner.finish(pending, stickyKeys: [])))
+        }
+        return .deferred { [exposures, copyGenerator] reply in
+            exposures.exposedVariants(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
+                let keys: [String?]
+                switch result {
+                case .success(let found): keys = found
+                case .failure(let error):
+                    // Without the record the user is bucketed by hash, which agrees unless weights changed.
+                    Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
+                    keys = []
+                }
+                let finish = { @Sendable in reply(answer(snapshot.assigner.finish(pending, stickyKeys: keys))) }
+                // Writing copy may wait on a model: never on the lookup's thread.
+                if copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
+            }
+        }
+    }
+
+    /// The answer of `POST /v1/assign` for `assignments` (answer n is `snapshot.answers[indices[n]]`).
+    func assignResponse(_ assignments: [Assignment], indices: [Int], snapshot: ExperimentSnapshot, body: AssignBody) -> HTTPResponse {
+        // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
+        var paywallRequest: PaywallRequest?
+        var out = ByteWriter(capacity: 512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
+        out.append(literal: #"{"user_id":"#)
+        JSONWriter.writeString(body.userID.text, to: &out)
+        out.append(literal: #","assignments":["#)
+        for (n, a) in assignments.enumerated() {
+            if n > 0 { out.append(0x2C) }
+            let answer = snapshot.answers[indices[n]]
+            out.append(bytes: answer.head)
+            let variant = a.variantIndex.flatMap { $0 < answer.variants.count ? answer.variants[$0] : nil }
+            if let variant { out.append(bytes: variant.key) } else { out.append(literal: "null") }
+            out.append(literal: a.inExperiment ? #","in_experiment":true,"bucket":"# : #","in_experiment":false,"bucket":"#)
+            JSONWriter.writeNumber(a.bucket, to: &out)
+            if a.reason == .targeting {
+                out.append(literal: #","reason":"targeting","targeting_attribute":"#)
+                writeFailedAttribute(a.experiment, body: body, to: &out)
+                out.append(literal: #","paywall":"#)
+            } else {
+                out.append(literal: a.reason.answerMembers)
+            }
+            // The variant's paywall; the winner's when shipped, the control's for a held-out user or a safeguard stop.
+            if let shown = a.paywallVariantIndex.flatMap({ $0 < answer.variants.count ? answer.variants[$0] : nil }) {
+                writePaywall(shown, experimentID: a.experimentID, body: body, request: &paywallRequest, to: &out)
+            } else {
+                out.append(literal: "null")
+            }
+            out.append(0x7D)
+        }
+        out.append(literal: "]")
+        writeHoldouts(snapshot: snapshot, body: body, to: &out)
+        out.append(literal: "}")
+        return HTTPResponse(status: 200, body: out.bytes)
+    }
+
+    /// The answer of `POST /v1/assign` with `placement` (SPEC §7).
+    func placementResponse(_ p: PlacementAssignment, answer: PlacementAnswer, snapshot: ExperimentSnapshot, body: AssignBody) -> HTTPResponse {
+        var paywallRequest: PaywallRequest?
+        var out = ByteWriter(capacity: 1536)
+        out.append(literal: #"{"user_id":"#)
+        JSONWriter.writeString(body.userID.text, to: &out)
+        out.append(bytes: answer.placement)
+        let audience = p.audienceIndex.map { answer.audiences[$0] }
+        if let audience { out.append(bytes: audience.audience) } else { out.append(literal: #","audience":null"#) }
+        let shown: ExperimentAnswer.VariantAnswer?
+        var source = "default"
+        switch p.shows {
+        case .variant(let i):
+            let variants = p.assignment.flatMap { a in snapshot.assigner.index(of: a.experimentID).map { snapshot.answers[$0].variants } } ?? []
+            shown = i < variants.count ? variants[i] : nil
+            source = p.assignment?.experimentID ?? source
+        case .audience:
+            shown = audience?.paywall
+            source = p.audience?.name ?? source
+        case .placementDefault:
+            shown = answer.defaultPaywall
+        }
+        let show = shown?.showsPaywall ?? false
+        out.append(literal: show ? #","show_paywall":true,"paywall":"# : #","show_paywall":false,"paywall":"#)
+        if let shown, show {
+            writePaywall(shown, experimentID: source, body: body, request: &paywallRequest, to: &out)
+        } else {
+            out.append(literal: "null")
+        }
+        if let audience { out.append(bytes: audience.experiment) } else { out.append(literal: #","experiment":null"#) }
+        out.append(literal: #","variant":"#)
+        if let name = p.assignment?.variantKey {
+            JSONWriter.writeString(name, to: &out)
+        } else {
+            out.append(literal: "null")
+        }
+        out.append(literal: (p.assignment?.inExperiment ?? false) ? #","in_experiment":true,"reason":"# : #","in_experiment":false,"reason":"#)
+        JSONWriter.writeString(p.reason, to: &out)
+        if let a = p.assignment, a.reason == .targeting {
+            out.append(literal: #","targeting_attribute":"#)
+            writeFailedAttribute(a.experiment, body: body, to: &out)
+        }
+        writeHoldouts(snapshot: snapshot, body: body, to: &out)
+        out.append(literal: "}")
+        return HTTPResponse(status: 200, body: out.bytes)
+    }
+
+    /// The attribute whose targeting key of `experiment` the request failed, as a JSON string.
+    func writeFailedAttribute(_ experiment: AssignableExperiment, body: AssignBody, to out: inout ByteWriter) {
+        if let name = experiment.targeting.failedAttribute(body.attributes) {
+            JSONWriter.writeString(name, to: &out)
+        } else {
+            out.append(literal: "null")
+        }
+    }
+
+    /// `,"holdouts":[{"experiment","variant"}…]`: the user's arm in each holdout that takes them.
+    func writeHoldouts(snapshot: ExperimentSnapshot, body: AssignBody, to out: inout ByteWriter) {
+        out.append(literal: #","holdouts":["#)
+        if !snapshot.assigner.holdouts.isEmpty {
+            for (n, h) in snapshot.assigner.holdoutAssignments(userID: body.userID, attributes: body.attributes).enumerated() {
+                if n > 0 { out.append(0x2C) }
+                out.append(literal: #"{"experiment":"#)
+                JSONWriter.writeString(h.experimentID, to: &out)
+                out.append(literal: #","variant":"#)
+                JSONWriter.writeString(h.variantKey ?? "", to: &out)
+                out.append(0x7D)
+            }
+        }
+        out.append(literal: "]")
+    }
+
+    /// One paywall object, its copy resolved for this request (and written by the server's model when asked).
+    func writePaywall(_ variant: ExperimentAnswer.VariantAnswer, experimentID: String, body: AssignBody, request: inout PaywallRequest?,
+                      to out: inout ByteWriter) {
+        if let fixed = variant.fixedPaywall {
+            out.append(bytes: fixed)
+            return
+        }
+        let paywallRequest = request ?? PaywallRequest(
+            variables: Dictionary(body.variables.compactMap { name, value in
+                if case .string(let text) = value { (name, text) } else { nil }
+            }, uniquingKeysWith: { $1 }),
+            signals: JSONBody.dictionary(body.signals), hasOnDeviceModel: body.onDeviceModel)
+        request = paywallRequest
+        var copy = PaywallResolver.resolveCopy(variant.copy, request: paywallRequest)
+        if let copyGenerator {
+            copy = copyGenerator.copy(copy, for: paywallRequest, experiment: experimentID, variant: variant.variantKey)
+        }
+        variant.writePaywall(copy: copy, to: &out)
+    }
+}
+
+extension Assignment.Reason {
+    /// `,"reason":"…","paywall":` for this reason, as one literal.
+    var answerMembers: StaticString {
+        switch self {
+        case .forced: #","reason":"forced","paywall":"#
+        case .holdout: #","reason":"holdout","paywall":"#
+        case .shipped: #","reason":"shipped","paywall":"#
+        case .notRunning: #","reason":"not_running","paywall":"#
+        case .outsideDates: #","reason":"outside_dates","paywall":"#
+        case .targeting: #","reason":"targeting","paywall":"#
+        case .condition: #","reason":"condition","paywall":"#
+        case .namespace: #","reason":"namespace","paywall":"#
+        case .sticky: #","reason":"sticky","paywall":"#
+        case .paused: #","reason":"paused","paywall":"#
+        case .coverage: #","reason":"coverage","paywall":"#
+        case .assigned: #","reason":"assigned","paywall":"#
+        case .safeguard: #","reason":"safeguard","paywall":"#
+        }
+    }
+}

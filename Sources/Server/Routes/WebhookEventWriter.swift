@@ -1,0 +1,137 @@
+import Dispatch
+import Events
+import ExperimentDefinitions
+import HTTPTransport
+import Webhooks
+
+/// What every webhook handler shares: an event a vendor's notification mapped to is checked as
+/// `/v1/events` checks one, stored through the same writer, and answered once durable.
+struct WebhookEventWriter: Sendable {
+    let snapshots: SnapshotHolder
+    let store: any EventStore
+    let metrics: Metrics
+
+    /// Stores one mapped event and answers `stored` or `duplicate` once it is durable, or 503
+    /// when the store cannot take it.
+    ///
+    /// `bodyField` names the field of the vendor's body an invalid event field came from; `count` records
+    /// the outcome in the webhook's own metric. `after` runs once the event is durable (stored or
+    /// a duplicate, so a retry redoes it) and before the answer; when it fails the answer is 503.
+    func store(_ mapped: MappedEvent, bodyField: @Sendable (String) -> String, route: String,
+               count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void,
+               after: (@Sendable () throws -> Void)? = nil) throws -> HandlerOutcome {
+        let type = mapped.type
+        let mappedEvent = Event(id: mapped.eventID, type: type, userID: mapped.userID,
+                                timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
+                                revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
+                                trialDays: type == .trialStarted ? mapped.trialDays : nil)
+        // Checked and converted into the report currency as `/v1/events` does; a currency with no rate is 422, nothing stored.
+        let event: Event
+        switch snapshots.snapshot.eventParser.check(mappedEvent) {
+        case .success(let checked): event = checked
+        case .failure(let rejection):
+            throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: bodyField(rejection.field))
+        }
+        let store = self.store
+        let metrics = self.metrics
+        return .deferred { respond in
+            store.submit([event]) { result in
+                switch result {
+                case .success(let counts):
+                    let answer = { @Sendable in
+                        metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
+                        count(mapped.type.name, counts.stored == 1 ? .mapped : .duplicate)
+                        respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
+                                               ("type", .string(mapped.type.name)), ("event_id", .string(mapped.eventID.text))])))
+                    }
+                    guard let after else { return answer() }
+                    // Completions run on the store's writer; a second write must not wait on it.
+                    DispatchQueue.global().async {
+                        do {
+                            try after()
+                            answer()
+                        } catch {
+                            respond(Self.storeUnavailable(error, route: route))
+                        }
+                    }
+                case .failure(let error):
+                    respond(Self.storeUnavailable(error, route: route))
+                }
+            }
+        }
+    }
+
+    /// Answers an ignored outcome at once, or stores the event, then keeps its ledger entry.
+    func store(_ outcome: WebhookOutcome, route: String, bodyField: @Sendable (String) -> String = { $0 },
+               count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome {
+        switch outcome {
+        case .ignored(let type, let reason):
+            count(type, reason == .noUser ? .noUser : reason == .alreadyCounted ? .alreadyCounted : .ignored)
+            var body: [(String, JSONValue)] = [("status", .string("ignored")), ("type", .string(type))]
+            if reason != .type { body.append(("reason", .string(reason.rawValue))) }
+            return .response(.json(.object(body)))
+        case .event(let mapped, let remember):
+            var after: (@Sendable () throws -> Void)?
+            if let remember {
+                let store = self.store
+                after = { try store.remember(remember.payment, keys: remember.keys) }
+            }
+            return try store(mapped, bodyField: bodyField, route: route, count: count, after: after)
+        }
+    }
+
+    /// A failed commit: the details go to the log, the client learns only that nothing was stored.
+    static func storeUnavailable(_ error: any Error, route: String) -> HTTPResponse {
+        Log.shared.write(level: .error, "event store failure", ["route": .string(route), "error": .string(String(describing: error))])
+        return ErrorResponses.response(for: APIError(.unavailable, code: "store_unavailable",
+                                                     "the event store could not commit; nothing was stored, retry later"), route: route)
+    }
+
+    /// A store failure met before anything was stored: 503, so the vendor retries.
+    static func storeUnavailableError(_ error: any Error, route: String) -> APIError {
+        Log.shared.write(level: .error, "webhook lookup failed", ["route": .string(route), "error": .string(String(describing: error))])
+        return APIError(.unavailable, code: "store_unavailable", "the store could not be read; nothing was stored (retry later)")
+    }
+
+    /// A webhook's or a lookup's error in its HTTP form; a store error becomes 503.
+    static func apiError(_ error: any Error, route: String) -> APIError {
+        switch error {
+        case let failure as WebhookError: APIError(webhook: failure)
+        case let failure as APIError: failure
+        default: storeUnavailableError(error, route: route)
+        }
+    }
+}
+
+/// The store reads the webhooks' mappings ask for, answered from the store.
+struct StoreLookups: Sendable {
+    let store: any EventStore
+
+    /// Whether a renewal for this user is the trial's conversion (see `TrialHistory`).
+    func trialAwaitingConversion(userID: UserID) throws -> Bool {
+        try store.trialAwaitingConversion(userID: userID)
+    }
+
+    /// The user whose exposures carry this store account id (`appAccountToken`, Play's
+    /// obfuscated account id), or nil: the webhook then takes the id itself as the user.
+    func userForStoreAccount(_ account: String) throws -> String? {
+        try store.user(forStoreAccount: account)?.text
+    }
+
+    func payment(key: String) throws -> LedgerPayment? {
+        try store.payment(key: key)
+    }
+}
+
+extension APIError {
+    /// The HTTP form of a webhook's refusal.
+    init(webhook error: WebhookError) {
+        let kind: APIError.Kind = switch error.kind {
+        case .malformed: .badRequest
+        case .unverified: .unauthorized
+        case .unprocessable: .unprocessable
+        case .unavailable: .unavailable
+        }
+        self.init(kind, code: error.code, error.message, field: error.field)
+    }
+}
