@@ -1,5 +1,5 @@
+import Events
 import ExperimentDefinitions
-import Webhooks
 
 /// Maps one verified App Store Server Notification V2 onto a SPEC §4 event.
 ///
@@ -22,9 +22,6 @@ import Webhooks
 /// is the trial's conversion needs the user's history, which the caller answers
 /// (`trialAwaitingConversion`, asked only for `DID_RENEW`). No I/O, no clock.
 public enum AppStoreMapping {
-    public typealias MappedEvent = RevenueCatMapping.MappedEvent
-    public typealias Outcome = RevenueCatMapping.Outcome
-
     /// The SPEC §4 type a notification becomes, or nil when it is ignored; `trial` tells
     /// whether the transaction is a free trial, `renewalConverts` whether a renewal is the conversion.
     static func type(notification: String, subtype: String?, freeTrial: Bool, renewalConverts: () throws -> Bool) rethrows -> EventType? {
@@ -40,12 +37,10 @@ public enum AppStoreMapping {
     /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`.
     public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
                            trialAwaitingConversion: (UserID) throws -> Bool,
-                           userForStoreAccount: (String) throws -> UserID? = { _ in nil }) throws -> Outcome {
-        func invalid(_ field: String, _ message: String) -> APIError {
-            APIError(.unprocessable, code: "invalid_webhook_event", message, field: field)
-        }
+                           userForStoreAccount: (String) throws -> UserID? = { _ in nil }) throws -> WebhookOutcome {
+        func invalid(_ field: String, _ message: String) -> WebhookError { .invalid(field, message) }
         guard case .string(let notification)? = member(payload, "notificationType") else {
-            throw APIError.badRequest("missing_field", "'notificationType' is required", field: "notificationType")
+            throw WebhookError(.malformed, code: "missing_field", "'notificationType' is required", field: "notificationType")
         }
         var subtype: String?
         if case .string(let s)? = member(payload, "subtype") { subtype = s }
@@ -60,7 +55,7 @@ public enum AppStoreMapping {
             guard let user else { return false }
             return try trialAwaitingConversion(user)
         }
-        guard let mapped else { return .ignored(type: subtype.map { "\(notification).\($0)" } ?? notification) }
+        guard let mapped else { return .ignored(type: subtype.map { "\(notification).\($0)" } ?? notification, reason: .type) }
         guard let transaction else { throw invalid("data.signedTransactionInfo", "a \(notification) notification needs data.signedTransactionInfo") }
         guard let user else {
             throw invalid("appAccountToken", "the transaction has no appAccountToken; the app must set it to its user id at purchase")
@@ -119,6 +114,6 @@ public enum AppStoreMapping {
     }
 
     static func member(_ members: [(String, JSONValue)], _ key: String) -> JSONValue? {
-        members.last { $0.0 == key }?.1
+        WebhookBody.member(members, key)
     }
 }

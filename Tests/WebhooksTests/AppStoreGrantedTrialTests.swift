@@ -1,6 +1,6 @@
 import ExperimentDefinitions
 import Testing
-@testable import Server
+@testable import Webhooks
 
 /// The trial Apple granted (SPEC §4 `trial_days`) and the user behind an `appAccountToken`.
 @Suite struct AppStoreGrantedTrialTests {
@@ -18,11 +18,11 @@ import Testing
         var trial = AppStoreMappingTests.transaction(offer: "FREE_TRIAL", user: "6f1a3c2e-8d4b-4f7a-9c0e-2b5d7e9f1a3c")
         trial.append(("purchaseDate", .number(1_764_000_000_000)))
         trial.append(("expiresDate", .number(1_764_000_000_000 + 3 * 86_400_000 + 1000)))
-        func event(_ transaction: [(String, JSONValue)], type: String = "SUBSCRIBED") throws -> AppStoreMapping.MappedEvent? {
+        func event(_ transaction: [(String, JSONValue)], type: String = "SUBSCRIBED") throws -> MappedEvent? {
             let outcome = try AppStoreMapping.map(payload: AppStoreMappingTests.payload(type, "INITIAL_BUY"), transaction: transaction,
                                                   trialAwaitingConversion: { _ in false },
                                                   userForStoreAccount: { $0 == "6f1a3c2e-8d4b-4f7a-9c0e-2b5d7e9f1a3c" ? "ana" : nil })
-            if case .event(let e) = outcome { return e } else { return nil }
+            if case .event(let e, _) = outcome { return e } else { return nil }
         }
         let byDates = try #require(try event(trial))
         #expect(byDates.type == .trialStarted && byDates.trialDays == 3 && byDates.userID == "ana")

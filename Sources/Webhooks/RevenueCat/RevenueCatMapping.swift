@@ -1,5 +1,5 @@
+import Events
 import ExperimentDefinitions
-import Webhooks
 
 /// Maps one RevenueCat webhook body (`{"api_version", "event": {…}}`) onto a SPEC §4 event.
 ///
@@ -18,42 +18,49 @@ import Webhooks
 /// refunds by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
 /// RevenueCat reports in USD. A pure function: no I/O, no clock.
 public enum RevenueCatMapping {
-    public typealias MappedEvent = Webhooks.MappedEvent
-
-    public enum Outcome: Sendable, Equatable {
-        case event(MappedEvent)
-        /// A type this project does not use; the webhook answers 200 and counts it.
-        case ignored(type: String)
+    /// The field of RevenueCat's body an event field was read from, so a refusal names what the sender wrote.
+    public static func bodyField(_ eventField: String) -> String {
+        switch eventField {
+        case "event_id": "event.id"
+        case "user_id": "event.app_user_id"
+        case "ts": "event.purchased_at_ms"
+        case "revenue": "event.price"
+        default: "event.\(eventField)"
+        }
     }
 
-    public static func map(_ body: JSONBody) throws(APIError) -> Outcome {
-        guard let eventValue = body["event"], eventValue != .null else {
-            throw .badRequest("missing_field", "'event' is required (a RevenueCat webhook body is {\"api_version\", \"event\": {…}})", field: "event")
+    /// A type this project does not use is `.ignored(type:reason: .type)`: the webhook answers 200 and counts it.
+    public static func map(_ body: [UInt8]) throws(WebhookError) -> WebhookOutcome {
+        let object = try WebhookBody.object(body)
+        guard let eventValue = WebhookBody.member(object, "event"), eventValue != .null else {
+            throw WebhookError(.malformed, code: "missing_field", "'event' is required (a RevenueCat webhook body is {\"api_version\", \"event\": {…}})", field: "event")
         }
-        guard case .object(let members) = eventValue else { throw JSONBody.wrongType("event", "an object", eventValue) }
+        guard case .object(let members) = eventValue else {
+            throw WebhookError(.malformed, code: "invalid_field", "'event' must be an object, not \(eventValue.typeName)", field: "event")
+        }
         var event: [String: JSONValue] = [:]
         for (k, v) in members where event[k] == nil { event[k] = v }
 
-        func invalid(_ field: String, _ message: String) -> APIError {
-            APIError(.unprocessable, code: "invalid_webhook_event", message, field: "event.\(field)")
+        func invalid(_ field: String, _ message: String) -> WebhookError {
+            .invalid("event.\(field)", message)
         }
-        func string(_ key: String) throws(APIError) -> String? {
+        func string(_ key: String) throws(WebhookError) -> String? {
             switch event[key] {
             case nil, .null?: return nil
             case .string(let s)?: return s.isEmpty ? nil : s
-            case let other?: throw invalid(key, "'event.\(key)' must be a string, not \(JSONBody.typeName(other))")
+            case let other?: throw invalid(key, "'event.\(key)' must be a string, not \(other.typeName)")
             }
         }
-        func number(_ key: String) throws(APIError) -> Double? {
+        func number(_ key: String) throws(WebhookError) -> Double? {
             switch event[key] {
             case nil, .null?: return nil
             case .number(let n)?: return n
-            case let other?: throw invalid(key, "'event.\(key)' must be a number, not \(JSONBody.typeName(other))")
+            case let other?: throw invalid(key, "'event.\(key)' must be a number, not \(other.typeName)")
             }
         }
 
         guard let type = try string("type") else {
-            throw APIError(.badRequest, code: "missing_field", "'event.type' is required", field: "event.type")
+            throw WebhookError(.malformed, code: "missing_field", "'event.type' is required", field: "event.type")
         }
         let price = try number("price")
         let mappedType: EventType
@@ -68,11 +75,11 @@ public enum RevenueCatMapping {
                 switch event["is_trial_conversion"] {
                 case .bool(let b)?: conversion = b
                 case nil, .null?: conversion = false
-                case let other?: throw invalid("is_trial_conversion", "'event.is_trial_conversion' must be a boolean, not \(JSONBody.typeName(other))")
+                case let other?: throw invalid("is_trial_conversion", "'event.is_trial_conversion' must be a boolean, not \(other.typeName)")
                 }
                 mappedType = conversion ? .converted : .renewed
             case "CANCELLATION": mappedType = .cancelled
-            default: return .ignored(type: type)
+            default: return .ignored(type: type, reason: .type)
             }
         }
 

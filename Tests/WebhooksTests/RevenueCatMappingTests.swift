@@ -1,14 +1,14 @@
 import ExperimentDefinitions
 import Testing
-@testable import Server
+@testable import Webhooks
 
 @Suite struct RevenueCatMappingTests {
-    func map(_ event: String) throws -> RevenueCatMapping.Outcome {
-        try RevenueCatMapping.map(try JSONBody(Array(#"{"api_version":"1.0","event":\#(event)}"#.utf8)))
+    func map(_ event: String) throws -> WebhookOutcome {
+        try RevenueCatMapping.map(Array(#"{"api_version":"1.0","event":\#(event)}"#.utf8))
     }
 
-    func mapped(_ event: String) throws -> RevenueCatMapping.MappedEvent {
-        guard case .event(let e) = try map(event) else { Issue.record("expected an event"); throw APIError(.badRequest, code: "x", "x") }
+    func mapped(_ event: String) throws -> MappedEvent {
+        guard case .event(let e, _) = try map(event) else { Issue.record("expected an event"); throw WebhookError(.malformed, code: "x", "x") }
         return e
     }
 
@@ -55,19 +55,19 @@ import Testing
 
     @Test(arguments: ["TEST", "EXPIRATION", "BILLING_ISSUE", "UNCANCELLATION", "PRODUCT_CHANGE", "SUBSCRIBER_ALIAS", "TRANSFER"])
     func otherTypesAreIgnored(type: String) throws {
-        #expect(try map(#"{"type":"\#(type)","id":"x"}"#) == .ignored(type: type))
+        #expect(try map(#"{"type":"\#(type)","id":"x"}"#) == .ignored(type: type, reason: .type))
     }
 
     @Test func usesOriginalAppUserIDWhenAppUserIDIsMissing() throws {
         #expect(try mapped(#"{"id":"a","original_app_user_id":"orig","type":"RENEWAL","purchased_at_ms":1}"#).userID == "orig")
     }
 
-    func failure(_ event: String) -> APIError? {
+    func failure(_ event: String) -> WebhookError? {
         do {
             _ = try map(event)
             return nil
         } catch {
-            return error as? APIError
+            return error as? WebhookError
         }
     }
 
@@ -78,7 +78,7 @@ import Testing
         #expect(failure(#"{"type":"RENEWAL","id":"a","app_user_id":"u","purchased_at_ms":"1"}"#)?.field == "event.purchased_at_ms")
         #expect(failure(#"{"type":"RENEWAL","id":"a","app_user_id":"u","purchased_at_ms":"1"}"#)?.kind == .unprocessable)
         #expect(failure(#"{"id":"a"}"#)?.field == "event.type")
-        #expect(failure(#"{"id":"a"}"#)?.kind == .badRequest)
+        #expect(failure(#"{"id":"a"}"#)?.kind == .malformed)
         #expect(failure(#"[]"#)?.field == "event")
     }
 }
