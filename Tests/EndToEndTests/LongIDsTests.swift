@@ -30,7 +30,7 @@ import TestSupport
         let webhook = try await server.request("POST", "/v1/webhooks/revenuecat", headers: ["Authorization": "Bearer rc"], body:
             #"{"event":{"type":"NON_RENEWING_PURCHASE","id":"rc-1","app_user_id":"\#(huge)","price":4,"purchased_at_ms":1764583200000}}"#)
         #expect(webhook.status == 422, "\(webhook.text.prefix(300))")
-        #expect(webhook.error?["field"] as? String == "event.user_id")
+        #expect(webhook.error?["field"] as? String == "event.app_user_id")
         let assign = try await server.request("POST", "/v1/assign", body: #"{"user_id":"\#(huge)","attributes":{}}"#)
         #expect(assign.status == 400)
         #expect(assign.error?["field"] as? String == "user_id")

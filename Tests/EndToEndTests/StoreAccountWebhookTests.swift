@@ -58,11 +58,12 @@ struct StoreAccountWebhookTests {
         let variants = try #require(report.json?["variants"] as? [[String: Any]], "\(report.text)")
         let arm = (variants.first { $0["key"] as? String == "trial-3d" }?["metrics"] as? [String: Any])?["trial_start_rate"] as? [String: Any]
         #expect(arm?["count"] as? Double == 1, "the trial counts in the user's arm: \(String(describing: arm))")
-        // The arm tested 3 days; Apple granted 7 (SPEC §5 offer_mismatch): 1 of its 1 trial start, a warning.
+        // The arm tested 3 days; Apple granted 7 (SPEC §5 offer_mismatch): 1 of its 1 trial start, counted and
+        // noted, but one user is no evidence against 2% (exact binomial p = 0.02, not below 0.01): no warning.
         let offer = (report.json?["offer_mismatch"] as? [String: Any])?["trial-3d"] as? [String: Any]
-        #expect(offer?["trial_days_differ"] as? Int == 1 && offer?["trial_starts"] as? Int == 1 && offer?["flagged"] as? Bool == true, "\(String(describing: offer))")
+        #expect(offer?["trial_days_differ"] as? Int == 1 && offer?["trial_starts"] as? Int == 1 && offer?["flagged"] as? Bool == false, "\(String(describing: offer))")
         let health = report.json?["health"] as? [[String: Any]] ?? []
-        #expect(health.contains { $0["code"] as? String == "offer_mismatch" && $0["level"] as? String == "warning" }, "\(health)")
+        #expect(health.contains { $0["code"] as? String == "offer_mismatch" && $0["level"] as? String == "info" }, "\(health)")
         #expect(try await Self.storedRows(server) == ["\(Self.user)|2|7", "\(Self.user)|2|3", "\(unknown)|3|"])
     }
 

@@ -6,21 +6,25 @@ import Testing
 
 /// SPEC §5 offers, counted by hand: per arm, trial starts whose store-granted `trial_days` differs
 /// from the arm's, and users who paid at once where the arm offered a trial, over the arm's trial
-/// starts; above 2% a health warning, in the JSON under `offer_mismatch`.
+/// starters and purchasers; a health warning only when a one-sided exact binomial test against 2%
+/// and, where the control offers the same trial, a one-sided Fisher exact test against the control's
+/// share both give p < 0.01. p-values from scipy `binomtest` / `fisher_exact` (alternative "greater").
 @Suite struct OfferMismatchTests {
     typealias F = Fixtures
 
-    /// control tests 3 days, ai 7 days, none tests no trial. `starts` trial starters per arm, of which
-    /// `control` and `ai` got `differ` other trials, and `paidAtOnce` users paid with no trial.
-    static func report(starts: Int = 100, differ: Int = 0, paidAtOnce: Int = 0, late: Bool = false) throws -> Report {
-        let exp = F.experiment(variants: [("control", 1, 3), ("ai", 1, 7), ("none", 1, 0)])
+    /// `starts` trial starters per arm, of which the first `differ[arm]` got 14-day trials, and
+    /// `paidAtOnce` users per arm who paid with no trial.
+    static func report(arms: [(String, Int)] = [("control", 3), ("ai", 7), ("none", 0)], starts: Int = 100, differ: [String: Int] = [:],
+                       paidAtOnce: Int = 0, late: Bool = false) throws -> Report {
+        let exp = F.experiment(variants: arms.map { ($0.0, 1, $0.1) })
         var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day)))
-        for (arm, days) in [("control", 3), ("ai", 7), ("none", 0)] {
+        for (arm, days) in arms {
+            let differing = differ[arm] ?? 0
             for i in 0..<starts {
                 let exposure = F.start + F.hour
                 var row = UserFacts.row(userID: UserID("\(arm)-t\(i)"), variant: arm, firstExposure: exposure, trialStart: exposure + F.hour)
-                // The first `differ` got 14 days, the next one said nothing, the rest got the arm's trial.
-                row.grantedTrialDays = i < differ ? 14 : i == differ ? nil : days
+                // The first `differing` got 14 days, the next one said nothing, the rest got the arm's trial.
+                row.grantedTrialDays = i < differing ? 14 : i == differing ? nil : days
                 acc.add(row)
             }
             for i in 0..<paidAtOnce {
@@ -34,44 +38,83 @@ import Testing
         return try ReportAnalyzer.analyze(acc)
     }
 
+    static func byArm(_ r: Report) -> [String: OfferMismatch] { Dictionary(uniqueKeysWithValues: r.offerMismatch.map { ($0.variant, $0) }) }
+
     @Test func countsPerArmAsByHand() throws {
-        let r = try Self.report(starts: 100, differ: 2, paidAtOnce: 1, late: true)
-        let m = Dictionary(uniqueKeysWithValues: r.offerMismatch.map { ($0.variant, $0) })
+        let r = try Self.report(differ: ["control": 2, "ai": 2, "none": 2], paidAtOnce: 1, late: true)
+        let m = Self.byArm(r)
         let control = try #require(m["control"]), ai = try #require(m["ai"]), none = try #require(m["none"])
         #expect(control.armTrialDays == 3 && control.trialStarts == 100 && control.trialDaysDiffer == 2 && control.paidWithoutTrial == 1)
-        #expect(control.count == 3 && control.share == 0.03 && control.flagged)
+        #expect(control.users == 101 && control.count == 3 && control.share == 3.0 / 101)
         #expect(control.grantedDays.map(\.days) == [14] && control.grantedDays.map(\.users) == [2])
-        #expect(ai.count == 3 && ai.flagged)
+        // 3 of 101 against 2%: scipy binomtest p = 0.3287826558796165, noise.
+        #expect(abs(control.pValue! - 0.3287826558796165) < 1e-12 && !control.flagged)
+        #expect(control.controlPValue == nil && control.nullReasons["control_p_value"] == "this is the control")
+        // ai offers 7 days against the control's 3: no Fisher test, its reason instead.
+        #expect(ai.count == 3 && !ai.flagged && ai.controlPValue == nil && ai.nullReasons["control_p_value"] == "the control offers another trial (3 days)")
         // An arm that offers no trial: paying at once is what it tested; the 14-day trials still differ.
-        #expect(none.paidWithoutTrial == 0 && none.trialDaysDiffer == 2 && none.share == 0.02 && !none.flagged)
-        let warnings = r.health.filter { $0.code == "offer_mismatch" }
-        #expect(warnings.filter { $0.level == .warning }.count == 2 && warnings.filter { $0.level == .info }.count == 1, "\(warnings)")
-        let aiWarning = try #require(warnings.first { $0.message.hasPrefix("“ai”") })
-        #expect(aiWarning.message.contains("2 of its 100 trial starts got another trial than the 7 days it tested (2 got 14 days)"), "\(aiWarning.message)")
-        #expect(aiWarning.message.contains("1 user paid at once where it offered a trial") && aiWarning.message.contains("3.00% of its trial starts"), "\(aiWarning.message)")
+        #expect(none.paidWithoutTrial == 0 && none.trialDaysDiffer == 2 && none.users == 101 && none.count == 2 && !none.flagged)
+        let notes = r.health.filter { $0.code == "offer_mismatch" }
+        #expect(notes.count == 3 && notes.allSatisfy { $0.level == .info }, "\(notes)")
+        let aiNote = try #require(notes.first { $0.message.hasPrefix("“ai”") })
+        #expect(aiNote.message.contains("2 of its 100 trial starts got another trial than the 7 days it tested (2 got 14 days)"), "\(aiNote.message)")
+        #expect(aiNote.message.contains("1 user paid at once where it offered a trial") && aiNote.message.contains("2.97% of its 101 trial starters and purchasers"), "\(aiNote.message)")
+        #expect(aiNote.message.contains("not clearly above 2%") && aiNote.message.contains("p = 0.3288"), "\(aiNote.message)")
     }
 
-    @Test func atOrUnderTwoPercentIsANoteAndNothingIsNothing() throws {
-        let two = try Self.report(starts: 100, differ: 2)
-        #expect(two.offerMismatch.allSatisfy { !$0.flagged })
-        #expect(two.health.filter { $0.code == "offer_mismatch" }.allSatisfy { $0.level == .info })
-        let clean = try Self.report(starts: 100)
-        #expect(clean.offerMismatch.allSatisfy { $0.count == 0 && $0.share == 0 })
+    /// The demo's case: a share a little above 2% is no warning without a test behind it.
+    @Test func aShareJustAboveTwoPercentIsNoWarning() throws {
+        let r = try Self.report(starts: 100, differ: ["ai": 3])
+        let ai = try #require(Self.byArm(r)["ai"])
+        #expect(ai.share == 0.03 && !ai.flagged)
+        #expect(!r.health.contains { $0.code == "offer_mismatch" && $0.level == .warning })
+    }
+
+    @Test func farAboveTwoPercentIsAWarning() throws {
+        // 10 of 100 against 2%: scipy p = 3.441680604304282e-05; the control offers another trial, so the binomial test alone decides.
+        let r = try Self.report(differ: ["ai": 10])
+        let ai = try #require(Self.byArm(r)["ai"])
+        #expect(abs(ai.pValue! - 3.441680604304282e-05) < 1e-15 && ai.flagged)
+        let warning = try #require(r.health.first { $0.code == "offer_mismatch" && $0.level == .warning })
+        #expect(warning.message.hasPrefix("“ai” did not show what it tested: 10 of its 100 trial starts got another trial than the 7 days it tested"), "\(warning.message)")
+    }
+
+    @Test func whereTheControlOffersTheSameTrialItsShareIsTheBar() throws {
+        // Both arms 7 days. ai 12 of 100 against the control's 10 of 100: binomial p = 8.42e-07, but Fisher p = 0.4109.
+        let same = try Self.report(arms: [("control", 7), ("ai", 7)], differ: ["control": 10, "ai": 12])
+        let ai = try #require(Self.byArm(same)["ai"]), control = try #require(Self.byArm(same)["control"])
+        #expect(abs(ai.pValue! - 8.420024304713487e-07) < 1e-15 && abs(ai.controlPValue! - 0.41087425817549966) < 1e-12)
+        #expect(!ai.flagged)
+        // The control's own mismatches have only the binomial test: flagged.
+        #expect(control.flagged && control.controlPValue == nil)
+        // Against the control's 1 of 100: Fisher p = 0.0012697487279323503, flagged.
+        let apart = try Self.report(arms: [("control", 7), ("ai", 7)], differ: ["control": 1, "ai": 12])
+        let flagged = try #require(Self.byArm(apart)["ai"])
+        #expect(abs(flagged.controlPValue! - 0.0012697487279323503) < 1e-12 && flagged.flagged)
+    }
+
+    @Test func nothingIsNothingAndNoUsersSaySo() throws {
+        let clean = try Self.report()
+        #expect(clean.offerMismatch.allSatisfy { $0.count == 0 && $0.share == 0 && !$0.flagged })
         #expect(!clean.health.contains { $0.code == "offer_mismatch" })
-        // No trial starts at all, yet users paid at once: flagged, the share null with its reason.
+        // No trial starts at all, yet users paid at once: 3 of 3 purchasers, scipy p = 8e-06.
         let noTrials = try Self.report(starts: 0, paidAtOnce: 3)
         let control = try #require(noTrials.offerMismatch.first)
-        #expect(control.share == nil && control.nullReason == "no trial starts" && control.flagged)
+        #expect(control.users == 3 && control.share == 1 && abs(control.pValue! - 8e-06) < 1e-15 && control.flagged)
+        let empty = try Self.report(starts: 0)
+        #expect(empty.offerMismatch.allSatisfy { $0.share == nil && $0.pValue == nil && $0.nullReasons["share"] == "no trial starters or purchasers" })
     }
 
     @Test func theJSONCarriesThePerArmFigures() throws {
-        let r = try Self.report(starts: 100, differ: 2, paidAtOnce: 1)
+        let r = try Self.report(differ: ["ai": 10], paidAtOnce: 1)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(r).utf8)) as? [String: Any])
         let offers = try #require(json["offer_mismatch"] as? [String: Any])
         let ai = try #require(offers["ai"] as? [String: Any])
-        #expect(ai["arm_trial_days"] as? Int == 7 && ai["trial_starts"] as? Int == 100 && ai["trial_days_differ"] as? Int == 2)
-        #expect(ai["paid_without_trial"] as? Int == 1 && ai["count"] as? Int == 3 && ai["share"] as? Double == 0.03 && ai["flagged"] as? Bool == true)
-        #expect((ai["granted_trial_days"] as? [String: Any])?["14"] as? Int == 2)
+        #expect(ai["arm_trial_days"] as? Int == 7 && ai["trial_starts"] as? Int == 100 && ai["trial_days_differ"] as? Int == 10)
+        #expect(ai["paid_without_trial"] as? Int == 1 && ai["users"] as? Int == 101 && ai["count"] as? Int == 11 && ai["flagged"] as? Bool == true)
+        #expect(ai["p_value"] is Double && ai["control_p_value"] is NSNull)
+        #expect((ai["null_reasons"] as? [String: String])?["control_p_value"] == "the control offers another trial (3 days)")
+        #expect((ai["granted_trial_days"] as? [String: Any])?["14"] as? Int == 10)
         let health = try #require(json["health"] as? [[String: Any]])
         #expect(health.contains { $0["code"] as? String == "offer_mismatch" && $0["level"] as? String == "warning" })
     }

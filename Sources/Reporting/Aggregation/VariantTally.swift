@@ -28,10 +28,10 @@ public struct VariantTally: Sendable, Equatable {
     public private(set) var usersByAge = Array(repeating: 0, count: maxAgeDays + 1)
     public static let maxAgeDays = 400
     /// SPEC §5 offers, up to the as-of time: trial starters, those whose store-granted `trial_days`
-    /// differs from the arm's, and users who paid with no trial in an arm that offered one.
+    /// differs from the arm's, and purchasers (users who paid with no trial start).
     public var offerTrialStarts = 0
     public var offerTrialDiffers = 0
-    public var offerPaidWithoutTrial = 0
+    public var offerPurchasers = 0
     /// The granted trials that differed: users by days granted.
     public var offerGrantedDays: [Int: Int] = [:]
     /// Survival from trial start to cancel, one entry per trial starter: days, and whether a cancel was seen.
@@ -186,7 +186,7 @@ public struct VariantTally: Sendable, Equatable {
         guard !entries.isEmpty else { return }
         ltvFollowed.append(followedDays)
         ltvEntryStart.append(ltvEntryDay.count)
-        for e in entries where e.offset <= observedFor {
+        for e in entries where e.offset < observedFor {
             let day = Int(e.offset / 86_400_000_000)
             guard day <= followedDays else { continue }
             ltvEntryDay.append(UInt8(day))

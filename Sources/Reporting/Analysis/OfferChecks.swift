@@ -1,25 +1,47 @@
 import ExperimentDefinitions
+import Statistics
 
 /// SPEC §5 offers: per arm, trial starts whose store-granted `trial_days` differs from what the arm
 /// tested, and users who paid at once where the arm offered a trial (the store gave none: they were
-/// not eligible), over the arm's trial starts; above 2% a health warning says the arm did not show
-/// what it tested. The stores fill `trial_days` (docs/Webhooks.md); a trial start that does not
-/// say is not counted as a mismatch.
+/// not eligible), over the arm's trial starters and purchasers. A health warning says the arm did not
+/// show what it tested only when that is not noise: the one-sided exact binomial test against 2% gives
+/// p < 0.01 and, where the control offers the same `trial_days`, the one-sided Fisher exact test
+/// against the control's share does too. The stores fill `trial_days` (docs/Webhooks.md); a trial
+/// start that does not say is not counted as a mismatch.
 enum OfferChecks {
-    static func figures(_ acc: ReportAccumulator) -> [OfferMismatch] {
-        zip(acc.experiment.variants, acc.tallies).map { variant, t in
-            let count = t.offerTrialDiffers + t.offerPaidWithoutTrial
-            let share = t.offerTrialStarts > 0 ? Double(count) / Double(t.offerTrialStarts) : nil
-            return OfferMismatch(variant: t.key, armTrialDays: variant.paywall?.trialDays ?? 0, trialStarts: t.offerTrialStarts,
-                                 trialDaysDiffer: t.offerTrialDiffers,
-                                 grantedDays: t.offerGrantedDays.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                                 paidWithoutTrial: t.offerPaidWithoutTrial, share: share,
-                                 nullReason: share == nil ? "no trial starts" : nil,
-                                 flagged: count > 0 && (share.map { $0 > OfferMismatch.warningShare } ?? true))
+    static func figures(_ acc: ReportAccumulator) throws -> [OfferMismatch] {
+        let arms = zip(acc.experiment.variants, acc.tallies).map { variant, t in
+            let days = variant.paywall?.trialDays ?? 0
+            return (key: t.key, days: days, t: t, paidWithoutTrial: days > 0 ? t.offerPurchasers : 0, users: t.offerTrialStarts + t.offerPurchasers)
+        }
+        return try arms.enumerated().map { i, arm in
+            let count = arm.t.offerTrialDiffers + arm.paidWithoutTrial
+            var m = OfferMismatch(variant: arm.key, armTrialDays: arm.days, trialStarts: arm.t.offerTrialStarts, trialDaysDiffer: arm.t.offerTrialDiffers,
+                                  grantedDays: arm.t.offerGrantedDays.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                  paidWithoutTrial: arm.paidWithoutTrial, users: arm.users, share: nil, flagged: false)
+            guard arm.users > 0 else {
+                for field in ["share", "p_value", "control_p_value"] { m.nullReasons[field] = "no trial starters or purchasers" }
+                return m
+            }
+            m.share = Double(count) / Double(arm.users)
+            m.pValue = try ExactTests.binomialGreater(successes: count, trials: arm.users, probability: OfferMismatch.expectedShare)
+            let control = arms[0]
+            if i == 0 {
+                m.nullReasons["control_p_value"] = "this is the control"
+            } else if control.days != arm.days {
+                m.nullReasons["control_p_value"] = "the control offers another trial (\(days(control.days)))"
+            } else if control.users == 0 {
+                m.nullReasons["control_p_value"] = "the control has no trial starters or purchasers"
+            } else {
+                let controlCount = control.t.offerTrialDiffers + control.paidWithoutTrial
+                m.controlPValue = try ExactTests.fisherGreater(events: count, of: arm.users, againstEvents: controlCount, of: control.users)
+            }
+            m.flagged = m.pValue! < OfferMismatch.level && (m.controlPValue.map { $0 < OfferMismatch.level } ?? true)
+            return m
         }
     }
 
-    /// A warning per flagged arm; a note for an arm with mismatches at or under 2%.
+    /// A warning per flagged arm; a note for an arm with mismatches the tests do not tell from noise.
     static func health(_ r: ReportFigures) -> [HealthCheck] {
         r.offerMismatch.compactMap { m in
             guard m.count > 0 else { return nil }
@@ -31,14 +53,18 @@ enum OfferChecks {
             if m.paidWithoutTrial > 0 {
                 parts.append("\(m.paidWithoutTrial == 1 ? "1 user" : "\(Wording.count(m.paidWithoutTrial)) users") paid at once where it offered a trial (the store gave none: not eligible)")
             }
-            let share = m.share.map { "\(Wording.percent($0, digits: 2)) of its trial starts" } ?? "and it has no trial starts"
             let what = parts.joined(separator: "; ")
+            let share = "\(Wording.percent(m.share, digits: 2)) of its \(Wording.count(m.users)) trial starters and purchasers"
+            let expected = Wording.percent(OfferMismatch.expectedShare, digits: 0)
+            let control = r.offerMismatch.first
+            let against = m.controlPValue.map { p in "; against the control's \(Wording.percent(control?.share, digits: 2)), Fisher's exact test \(Wording.pEquals(p))" } ?? ""
+            let tests = "one-sided exact binomial test against \(expected) \(m.pValue.map(Wording.pEquals) ?? "n/a")\(against)"
             if m.flagged {
                 return HealthCheck(level: .warning, code: "offer_mismatch",
-                                   message: "“\(m.variant)” did not show what it tested: \(what); \(share), above \(Wording.percent(OfferMismatch.warningShare, digits: 0)). Its results compare what the stores gave, not the paywall it tested; check the offers set up in App Store Connect, Play Console and Stripe, and who is eligible for a trial.")
+                                   message: "“\(m.variant)” did not show what it tested: \(what); \(share), above \(expected) beyond noise (\(tests)). Its results compare what the stores gave, not the paywall it tested; check the offers set up in App Store Connect, Play Console and Stripe, and who is eligible for a trial.")
             }
             return HealthCheck(level: .info, code: "offer_mismatch",
-                               message: "“\(m.variant)”: \(what) (\(share), at most \(Wording.percent(OfferMismatch.warningShare, digits: 0)) is expected).")
+                               message: "“\(m.variant)”: \(what) (\(share); not clearly above \(expected)\(m.controlPValue == nil ? "" : " and the control's share"): \(tests)).")
         }
     }
 

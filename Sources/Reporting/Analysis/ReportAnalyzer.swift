@@ -50,7 +50,9 @@ public enum ReportAnalyzer {
 
         var figures = ReportFigures(
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
-            generatedAt: options.generatedAt, asOf: options.asOf, since: options.since, until: options.until, alpha: alpha,
+            // SPEC §5: `generated_at` is the as-of moment, and the window of first exposures ends there,
+            // so a store read as of one moment gives the same report however the moment was given.
+            generatedAt: options.asOf, asOf: options.asOf, since: options.since, until: options.asOf, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
             metrics: metrics, revenueCap: exp.metrics.revenueCap, maturityDays: maturityDays,
             longestTrialDays: exp.longestTrialDays, matureShares: matureShares, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
@@ -60,7 +62,7 @@ public enum ReportAnalyzer {
             srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
-        figures.offerMismatch = OfferChecks.figures(acc)
+        figures.offerMismatch = try OfferChecks.figures(acc)
         try addForecast(&figures, acc)
         figures.safeguards = acc.safeguards
         figures.readComparisons()
@@ -320,7 +322,9 @@ public enum ReportAnalyzer {
     static let chartPoints = 400
 
     static func survivalResult(_ tallies: [VariantTally], options: ReportOptions) throws -> SurvivalResult {
-        let days = SurvivalResult.reportDays.map(Double.init)
+        // Day d of the table is the (d + 1)-th 24 hours since trial start (day 0 holds the Day-0 cancels):
+        // survival at its end, so day 0 shows who is still subscribed after the first day, not a bare 100%.
+        let days = SurvivalResult.reportDays.map { Double($0 + 1) }
         var curves: [SurvivalResult.Curve] = []
         var groups: [[SurvivalObservation]] = []
         for t in tallies {

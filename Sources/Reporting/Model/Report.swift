@@ -38,8 +38,9 @@ public struct ReportFigures: Sendable {
     public var experimentName: String
     public var hypothesis: String?
     public var status: String
+    /// The as-of moment, as SPEC §5 says `generated_at` is (the analysis sets it to `asOf`).
     public var generatedAt: Date
-    /// The instant the data was read as of (`--until`, else `generatedAt`).
+    /// The one moment every figure is cut at (`ReportOptions.asOf`: `--until`, else the clock).
     public var asOf: Date
     public var since: Date?
     public var until: Date?
@@ -164,10 +165,15 @@ public struct ReportFigures: Sendable {
 
 /// One arm's offers as the stores gave them (SPEC §5 `offer_mismatch`): trial starts whose
 /// store-granted `trial_days` differs from the arm's, and users who paid with no trial where the arm
-/// offered one (the store gave none: the user was not eligible).
+/// offered one (the store gave none: the user was not eligible), over the arm's trial starters and
+/// purchasers. Flagged only when that is not noise: a one-sided exact binomial test against 2% gives
+/// p < 0.01 and, where the control offers the same `trial_days`, so does a one-sided Fisher exact test
+/// against the control's share.
 public struct OfferMismatch: Sendable, Equatable {
-    /// Above this share of the arm's trial starts, a health warning says the arm did not show what it tested.
-    public static let warningShare = 0.02
+    /// The share the binomial test is against.
+    public static let expectedShare = 0.02
+    /// Both tests must fall below this for a warning.
+    public static let level = 0.01
 
     public var variant: String
     /// The arm's `trial_days`.
@@ -178,19 +184,45 @@ public struct OfferMismatch: Sendable, Equatable {
     public var grantedDays: [(days: Int, users: Int)]
     /// Users who paid with no trial start in an arm with a trial.
     public var paidWithoutTrial: Int
+    /// Trial starters and purchasers (users who paid with no trial start): the share's denominator.
+    public var users: Int
     /// `trialDaysDiffer + paidWithoutTrial`.
     public var count: Int { trialDaysDiffer + paidWithoutTrial }
-    /// `count` / `trialStarts`; nil with no trial starts (`nullReason` says so).
+    /// `count` / `users`; nil with no users (`nullReasons` says why).
     public var share: Double?
-    public var nullReason: String?
-    /// Above `warningShare`, or mismatches in an arm with no trial starts at all.
+    /// The one-sided exact binomial test of `count` of `users` against 2%.
+    public var pValue: Double?
+    /// The one-sided Fisher exact test against the control's share, when the control offers the same
+    /// `trial_days` (nil for the control itself, with the reason).
+    public var controlPValue: Double?
+    /// Field name (as in JSON) to why it is null.
+    public var nullReasons: [String: String] = [:]
+    /// Both tests below `level`: the arm did not show what it tested.
     public var flagged: Bool
+
+    public init(variant: String, armTrialDays: Int, trialStarts: Int, trialDaysDiffer: Int, grantedDays: [(days: Int, users: Int)],
+                paidWithoutTrial: Int, users: Int, share: Double?, pValue: Double? = nil, controlPValue: Double? = nil,
+                nullReasons: [String: String] = [:], flagged: Bool) {
+        self.variant = variant
+        self.armTrialDays = armTrialDays
+        self.trialStarts = trialStarts
+        self.trialDaysDiffer = trialDaysDiffer
+        self.grantedDays = grantedDays
+        self.paidWithoutTrial = paidWithoutTrial
+        self.users = users
+        self.share = share
+        self.pValue = pValue
+        self.controlPValue = controlPValue
+        self.nullReasons = nullReasons
+        self.flagged = flagged
+    }
 
     public static func == (a: OfferMismatch, b: OfferMismatch) -> Bool {
         a.variant == b.variant && a.armTrialDays == b.armTrialDays && a.trialStarts == b.trialStarts
             && a.trialDaysDiffer == b.trialDaysDiffer && a.grantedDays.map(\.days) == b.grantedDays.map(\.days)
             && a.grantedDays.map(\.users) == b.grantedDays.map(\.users) && a.paidWithoutTrial == b.paidWithoutTrial
-            && a.share == b.share && a.nullReason == b.nullReason && a.flagged == b.flagged
+            && a.users == b.users && a.share == b.share && a.pValue == b.pValue && a.controlPValue == b.controlPValue
+            && a.nullReasons == b.nullReasons && a.flagged == b.flagged
     }
 }
 
@@ -338,7 +370,8 @@ public struct SurvivalResult: Sendable, Equatable {
         public var key: String
         public var trialStarters: Int
         public var cancels: Int
-        /// S(day) at each of `days`; nil when the variant has no trial starters.
+        /// At each of `days`: the share still subscribed at the end of that day since trial start (day 0 is the
+        /// first 24 hours, where Day-0 cancels fall), S(d + 1) in days; nil when the variant has no trial starters.
         public var atDays: [Double]?
         public var intervals: [Bounds]?
         /// The step curve for charts: (day, S) at each drop, up to `maxDay`.

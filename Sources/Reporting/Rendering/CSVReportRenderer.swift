@@ -26,7 +26,7 @@ public enum CSVReportRenderer {
                     num(c?.absoluteDiff), num(c?.absoluteCI?.lower), num(c?.absoluteCI?.upper),
                     num(c?.relativeLift), num(c?.relativeCI?.lower), num(c?.relativeCI?.upper),
                     num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
-                    num(m.cap), "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
+                    num(m.cap.map(Wording.cents)), "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
                     num(c?.adjustment?.unadjusted.pValue),
                     m.metric.direction, r.currency, text(nullReasons(m, c)),
                 ]
@@ -43,7 +43,7 @@ public enum CSVReportRenderer {
                         text(r.experimentID), text(c.variant), "false", c.metric.name, users.map(String.init) ?? "", "", "", "", "", "",
                         num(c.absoluteDiff), num(c.absoluteCI?.lower), num(c.absoluteCI?.upper),
                         num(c.relativeLift), num(c.relativeCI?.lower), num(c.relativeCI?.upper),
-                        num(c.pValue), num(c.pValueAdjusted), num(c.chanceToWin), num(c.expectedLoss), "", num(c.cap),
+                        num(c.pValue), num(c.pValueAdjusted), num(c.chanceToWin), num(c.expectedLoss), "", num(c.cap.map(Wording.cents)),
                         text(d.dimension), text(cell.value), "", "", "",
                         c.metric.direction, r.currency, text(nullReasons(nil, c)),
                     ]

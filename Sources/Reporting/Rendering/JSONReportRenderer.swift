@@ -9,8 +9,9 @@ import Foundation
 /// per comparison `test`, `lower_is_better`, `chance_to_be_better`, the sequential fields and
 /// `null_reasons`, survival `intervals`/`trial_starters`/`cancels`, `conversion_by_day`,
 /// `fallback_reasons`, `copy_source_paid` and `offer_mismatch` (per variant, SPEC §5: `arm_trial_days`,
-/// `trial_starts`, `trial_days_differ`, `granted_trial_days`, `paid_without_trial`, `count`, `share`,
-/// `flagged`). A number that cannot be computed is `null`, with its reason
+/// `trial_starts`, `trial_days_differ`, `granted_trial_days`, `paid_without_trial`, `users` (trial starters
+/// and purchasers), `count`, `share`, `p_value` (exact binomial against 2%), `control_p_value` (Fisher's
+/// exact test against the control), `flagged`). A number that cannot be computed is `null`, with its reason
 /// beside it (`null_reason` or `null_reasons`).
 public enum JSONReportRenderer {
     public static func render(_ r: Report) -> String { value(r).serialized() }
@@ -129,6 +130,13 @@ public enum JSONReportRenderer {
         return .number(x)
     }
 
+    /// An amount of money (a total, a cap) to the cent, as it was paid: a sum of many payments carries
+    /// float noise (129807.96000000702) that is no figure. Per-user means and intervals keep full precision.
+    static func money(_ x: Double?) -> JSONValue {
+        guard let x, x.isFinite else { return .null }
+        return .number(Wording.cents(x))
+    }
+
     /// `{"percentile": p}`, `{"absolute": x}` or null, as the experiment file says.
     static func revenueCap(_ cap: RevenueCap?) -> JSONValue {
         switch cap {
@@ -150,10 +158,12 @@ public enum JSONReportRenderer {
             ("arm_trial_days", .number(Double(m.armTrialDays))), ("trial_starts", .number(Double(m.trialStarts))),
             ("trial_days_differ", .number(Double(m.trialDaysDiffer))),
             ("granted_trial_days", .object(m.grantedDays.map { (String($0.days), .number(Double($0.users))) })),
-            ("paid_without_trial", .number(Double(m.paidWithoutTrial))), ("count", .number(Double(m.count))),
-            ("share", num(m.share)), ("flagged", .bool(m.flagged)),
+            ("paid_without_trial", .number(Double(m.paidWithoutTrial))), ("users", .number(Double(m.users))), ("count", .number(Double(m.count))),
+            ("share", num(m.share)), ("p_value", num(m.pValue)), ("control_p_value", num(m.controlPValue)), ("flagged", .bool(m.flagged)),
         ]
-        if let reason = m.nullReason { members.append(("null_reason", .string(reason))) }
+        if !m.nullReasons.isEmpty {
+            members.append(("null_reasons", .object(m.nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
         return .object(members)
     }
 
@@ -173,8 +183,8 @@ public enum JSONReportRenderer {
             ("metrics", .object(v.metrics.map { m in
                 var fields: [(String, JSONValue)] = [("count", .number(Double(m.count))), ("rate", num(m.rate)), ("ci", bounds(m.ci)),
                                                      ("denominator", .number(Double(m.denominator)))]
-                if let sum = m.sum { fields.append(("sum", num(sum))) }
-                if m.metric.isRevenue { fields.append(("cap", num(m.cap))) }
+                if let sum = m.sum { fields.append(("sum", money(sum))) }
+                if m.metric.isRevenue { fields.append(("cap", money(m.cap))) }
                 if let reason = m.nullReason { fields.append(("null_reason", .string(reason))) }
                 return (m.metric.name, .object(fields))
             })),
@@ -200,7 +210,7 @@ public enum JSONReportRenderer {
             ("chance_to_be_better", num(c.chanceToBeBetter)),
             ("expected_loss_if_shipped", num(c.expectedLossIfShipped)),
         ]
-        if c.metric.isRevenue { fields.append(("cap", num(c.cap))) }
+        if c.metric.isRevenue { fields.append(("cap", money(c.cap))) }
         if let a = c.adjustment {
             fields.append(("variance_reduction", num(a.varianceReduction)))
             fields.append(("adjusted_for", .array(a.attributes.map(JSONValue.string))))

@@ -2,133 +2,84 @@ import Events
 import ExperimentDefinitions
 import Foundation
 
-/// The report as GitHub-flavoured Markdown: verdict, health, then pipe tables.
-/// Text from experiment files and events is escaped so it cannot break a table or inject HTML.
+/// The report as GitHub-flavoured Markdown: `ReportDocument` written as headings, lists and pipe
+/// tables. Text from experiment files and events is escaped so it cannot break a table or inject
+/// HTML. Charts are left to the HTML report.
 public enum MarkdownReportRenderer {
-    public static func render(_ r: Report) -> String {
-        var out = "# \(esc(r.experimentName))\n\n"
-        out += "`\(code(r.experimentID))` · generated \(Wording.date(r.generatedAt)) · data as of \(Wording.date(r.asOf)) · "
-        out += "\(Wording.count(r.users)) users · \(r.confidenceLabel) intervals · primary metric: **\(Wording.title(r.primaryMetric))**\n\n"
-        if let h = r.hypothesis { out += "> \(esc(h))\n\n" }
+    public static func render(_ r: Report) -> String { write(ReportDocument(r)) }
 
-        var verdict = "## Verdict: \(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))"
-        if let w = r.decision.winner { verdict += " `\(code(w))`" }
-        out += verdict + "\n\n"
-        for reason in r.decision.reasons { out += "- \(esc(reason))\n" }
-        out += "\n\(esc(Wording.eta(r)))\n"
-
-        out += "\n## Health\n\n"
-        for h in r.health {
-            let mark = switch h.level {
-            case .alert: "🛑"
-            case .warning: "⚠️"
-            case .info: "ℹ️"
-            case .ok: "✅"
-            }
-            out += "- \(mark) \(esc(h.message))\n"
-        }
-
-        if !r.safeguards.isEmpty {
-            out += "\n## Safeguards\n\n"
-            for s in r.safeguards { out += "- \(s.inForce ? "🛑" : "↩️") \(esc(Wording.safeguard(s)))\n" }
-        }
-
-        out += "\n## Metrics by variant\n\nRate and \(r.confidenceLabel) interval.\n\n"
-        out += "| metric | " + r.variants.map { esc($0.key) + ($0.isControl ? " (control)" : "") }.joined(separator: " | ") + " |\n"
-        out += "|---|" + r.variants.map { _ in "---:" }.joined(separator: "|") + "|\n"
-        out += "| users | " + r.variants.map { Wording.count($0.users) }.joined(separator: " | ") + " |\n"
-        for metric in r.metrics {
-            out += "| \(Wording.title(metric)) | " + r.variants.map { v in
-                guard let m = v.metric(metric), m.rate != nil else { return "n/a" }
-                return "\(Wording.value(metric, m.rate, in: r.currency)) \(Wording.interval(metric, m.ci, in: r.currency))"
-            }.joined(separator: " | ") + " |\n"
-        }
-
-        if let note = Wording.capNote(r) { out += "\n\(esc(note))\n" }
-
-        if !r.comparisons.isEmpty {
-            out += "\n## Against the control (`\(code(r.control.key))`)\n\n"
-            out += "| variant | metric | difference | lift | p | p (Holm) | chance better | expected loss |\n"
-            out += "|---|---|---:|---:|---:|---:|---:|---:|\n"
-            for c in r.comparisons {
-                let mark = c.reading.clearlyBetter ? " ✅" : c.reading.clearlyWorse ? " 🔻" : ""
-                let metricName = Wording.directedTitle(c.metric) + (c.metric == r.primaryMetric ? " (primary)" : "")
-                out += "| \(esc(c.variant)) | \(metricName) | \(Wording.difference(c.metric, c.absoluteDiff, in: r.currency)) \(Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency))\(mark) "
-                out += "| \(Wording.signedPercent(c.relativeLift)) \(Wording.liftInterval(c.relativeCI)) | \(Wording.pValue(c.pValue)) "
-                out += "| \(Wording.pValue(c.pValueAdjusted)) | \(Wording.probability(c.chanceToBeBetter)) "
-                out += "| \(Wording.loss(c.metric, c.expectedLossIfShipped, in: r.currency)) |\n"
-            }
-            out += "\n" + Wording.legend(r, better: "✅", worse: "🔻").map { "\(esc($0))\n" }.joined(separator: "\n")
-            if let note = SegmentRows.adjustmentNote(r) {
-                out += "\n\(esc(note))\n\n| variant | metric | adjusted | unadjusted | variance reduction | strata |\n|---|---|---:|---:|---:|---:|\n"
-                for c in SegmentRows.adjusted(r) {
-                    guard let a = c.adjustment else { continue }
-                    out += "| \(esc(c.variant)) | \(Wording.title(c.metric)) | \(Wording.difference(c.metric, c.absoluteDiff, in: r.currency)) \(Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency)) "
-                    out += "| \(Wording.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency)) \(Wording.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)) "
-                    out += "| \(SegmentRows.varianceReduction(a)) | \(a.strata) |\n"
-                }
-            }
-            if r.sequential {
-                out += "\nAlways-valid (sequential) results, safe to check every day:\n\n| variant | metric | p (always valid) | interval (always valid) |\n|---|---|---:|---:|\n"
-                for c in r.comparisons where c.sequentialPValue != nil {
-                    out += "| \(esc(c.variant)) | \(Wording.title(c.metric)) | \(Wording.pValue(c.sequentialPValue)) | \(Wording.differenceInterval(c.metric, c.sequentialCI, in: r.currency)) |\n"
-                }
-            }
-        }
-
-        for d in r.segments {
-            out += "\n## By \(esc(d.dimension))\n\n_\(SegmentDimension.exploratoryNote)_\n\n"
-            out += "| value | users | metric | variant | difference | lift | p (Holm) |\n|---|---:|---|---|---:|---:|---:|\n"
-            for row in SegmentRows.rows(d, primary: r.primaryMetric, in: r.currency) {
-                let mark = row.reading.clearlyBetter ? " ✅" : row.reading.clearlyWorse ? " 🔻" : ""
-                out += "| \(esc(row.value)) | \(row.users) | \(esc(row.metric)) | \(esc(row.variant)) | \(row.difference) \(row.interval)\(mark) | \(row.lift) | \(row.pHolm) |\n"
-            }
-            out += "\n" + SegmentRows.heterogeneityLines(d).map { "- \(esc($0))" }.joined(separator: "\n") + "\n"
-            for sentence in d.differenceSentences { out += "\n**\(esc(sentence))**\n" }
-            out += "\n\(esc(SegmentRows.poolingNote(d)))\n"
-        }
-
-        if let forecasts = r.forecast {
-            out += "\n## Forecast\n\n\(esc(Wording.forecastHeading(forecasts).prefix(1).uppercased() + Wording.forecastHeading(forecasts).dropFirst())).\n\n"
-            for f in forecasts { out += "- \(esc(Wording.forecastLine(f, in: r.currency)))\n" }
-            out += "\n\(esc(Wording.forecastNote))\n"
-        }
-        out += "\n## Subscriptions still active\n\nKaplan–Meier survival from trial start to cancel.\n\n"
-        out += "| variant | trial starters | cancels | " + r.survival.days.map { "day \($0)" }.joined(separator: " | ") + " |\n"
-        out += "|---|---:|---:|" + r.survival.days.map { _ in "---:" }.joined(separator: "|") + "|\n"
-        for curve in r.survival.curves {
-            let cells = curve.atDays?.map { Wording.percent($0, digits: 1) } ?? r.survival.days.map { _ in "n/a" }
-            out += "| \(esc(curve.key)) | \(Wording.count(curve.trialStarters)) | \(Wording.count(curve.cancels)) | " + cells.joined(separator: " | ") + " |\n"
-        }
-        out += "\nLog-rank test \(Wording.pEquals(r.survival.logRankP))"
-        if let reason = r.survival.nullReason { out += " (\(esc(reason)))" }
-        out += "\n"
-
-        for split in r.copySources {
-            out += "\n## Copy sources of `\(code(split.variant))`\n\n| source | users | paid | paid conversion |\n|---|---:|---:|---:|\n"
-            for s in split.sources {
-                out += "| \(esc(s.source)) | \(Wording.count(s.users)) | \(Wording.count(s.paid)) | \(Wording.percent(s.paidRate)) |\n"
-            }
-            if !split.fallbackReasons.isEmpty {
-                out += "\nWhy lines fell back: " + split.fallbackReasons.prefix(5).map { "\(esc($0.reason)) (\(Wording.count($0.count)))" }.joined(separator: ", ") + "\n"
-            }
+    static func write(_ doc: ReportDocument) -> String {
+        var out = "# \(esc(doc.title))\n\n`\(code(doc.experimentID))` · \(doc.facts.map(esc).joined(separator: " · ")) · primary metric: **\(esc(doc.primaryMetric))**\n"
+        if let h = doc.hypothesis { out += "\n> \(esc(h))\n" }
+        for section in doc.sections {
+            let blocks = section.blocks.compactMap(block)
+            guard !blocks.isEmpty else { continue }
+            out += "\n## \(inline(section.title))\n\n" + blocks.joined(separator: "\n\n") + "\n"
         }
         return out
     }
 
+    static func mark(_ tone: ReportDocument.Tone) -> String { tone == .good ? "✅" : "🔻" }
+
+    static func inline(_ parts: [ReportDocument.Inline]) -> String {
+        parts.map { part in
+            switch part {
+            case .text(let s): esc(s)
+            case .code(let s): "`\(code(s))`"
+            case .mark(let tone): mark(tone)
+            }
+        }.joined()
+    }
+
+    static func block(_ b: ReportDocument.Block) -> String? {
+        switch b {
+        case .paragraph(let parts, let style):
+            return style == .strong ? "**\(inline(parts))**" : inline(parts)
+        case .list(let items):
+            return items.map { item in
+                let badge: String = switch item.badge {
+                case nil: ""
+                case .alert?, .stop?: "🛑 "
+                case .warning?: "⚠️ "
+                case .info?: "ℹ️ "
+                case .ok?: "✅ "
+                case .reset?: "↩️ "
+                }
+                return "- \(badge)\(esc(item.text))"
+            }.joined(separator: "\n")
+        case .table(let t):
+            var lines = ["| " + t.columns.map { esc($0.header) }.joined(separator: " | ") + " |",
+                         "|" + t.columns.map { $0.align == .left ? "---" : "---:" }.joined(separator: "|") + "|"]
+            for row in t.rows {
+                lines.append("| " + row.map { cell in
+                    var text = esc(cell.text) + (cell.tag.map { " (\(esc($0)))" } ?? "")
+                    // An interval is the report's own figures: brackets stay brackets, only a pipe could break the cell.
+                    if let detail = cell.detail, !detail.isEmpty { text += " " + detail.replacingOccurrences(of: "|", with: "\\|") }
+                    if cell.marked, let tone = cell.tone { text += " " + mark(tone) }
+                    return text
+                }.joined(separator: " | ") + " |")
+            }
+            return lines.joined(separator: "\n")
+        case .chart:
+            return nil
+        }
+    }
+
     /// Escapes what Markdown and HTML would read as syntax in text from experiment files or events:
     /// emphasis, code, links, table pipes, strikethrough and tags. Brackets, parentheses, `#`, `+` and `!`
-    /// mid-line are plain text in GitHub and chat Markdown, so a pasted report reads as written.
+    /// mid-line are plain text in GitHub and chat Markdown, so a pasted report reads as written; so is
+    /// a "<" that cannot open a tag ("p < 0.0001", "<0.1%").
     static func esc(_ s: String) -> String {
         var out = ""
         let chars = Array(TextReportRenderer.clean(s))
         for (i, ch) in chars.enumerated() {
+            let next = i + 1 < chars.count ? chars[i + 1] : nil
             switch ch {
-            // "<" could open a tag and "&" an entity; ">" only quotes at the start of a line, where this text never is.
-            case "&" where i + 1 < chars.count && (chars[i + 1].isLetter || chars[i + 1] == "#"): out += "&amp;"
-            case "<": out += "&lt;"
+            // "&" could open an entity, and "<" a tag or comment only before a letter, "/", "!" or "?".
+            case "&" where next.map { $0.isLetter || $0 == "#" } ?? false: out += "&amp;"
+            case "<" where next.map { $0.isLetter || "/!?".contains($0) } ?? false: out += "&lt;"
             // An underscore inside a word (paid_conversion) is never emphasis in GitHub Markdown.
-            case "_" where i > 0 && i + 1 < chars.count && (chars[i - 1].isLetter || chars[i - 1].isNumber) && (chars[i + 1].isLetter || chars[i + 1].isNumber):
+            case "_" where i > 0 && (chars[i - 1].isLetter || chars[i - 1].isNumber) && (next.map { $0.isLetter || $0.isNumber } ?? false):
                 out.append(ch)
             case "\\", "`", "*", "_", "[", "]", "|", "~":
                 out += "\\" + String(ch)

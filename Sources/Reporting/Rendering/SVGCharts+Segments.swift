@@ -13,7 +13,8 @@ extension SVGCharts {
         }
         guard !rows.isEmpty else { return "<p class=\"muted\">No differences to plot for \(HTMLReportRenderer.escape(d.dimension)).</p>" }
         let overall = r.comparisons.filter { $0.metric == metric }
-        let rowHeight = 26.0, top = 22.0, labelWidth = 200.0, width = 720.0, right = 20.0
+        let rowHeight = 26.0, top = 22.0, width = 720.0, right = 20.0
+        let labelWidth = labelColumn(rows.map(\.label))
         let height = top + Double(rows.count) * rowHeight + 46
         var lo = 0.0, hi = 0.0
         for row in rows {
@@ -44,7 +45,7 @@ extension SVGCharts {
             let y = top + Double(i) * rowHeight + rowHeight / 2
             let col = color(variantIndex[row.variant] ?? 1)
             let c = row.c
-            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(truncate(row.label, 30)))</text>"
+            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(fit(row.label, labelWidth - 16)))</text>"
             if let ci = c.absoluteCI {
                 s += "<line x1=\"\(f(x(ci.lower)))\" y1=\"\(f(y))\" x2=\"\(f(x(ci.upper)))\" y2=\"\(f(y))\" stroke=\"\(col)\" stroke-width=\"3\"/>"
             }

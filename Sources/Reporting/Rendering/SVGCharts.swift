@@ -15,7 +15,9 @@ enum SVGCharts {
     static func forestPlot(_ r: Report) -> String {
         let rows = r.comparisons.filter { $0.relativeLift != nil }
         guard !rows.isEmpty else { return "<p class=\"muted\">No lifts to plot (no treatment, or the control's rate is 0).</p>" }
-        let rowHeight = 28.0, top = 24.0, labelWidth = 230.0, width = 720.0, right = 20.0
+        let labels = rows.map { "\($0.variant) · \(Wording.title($0.metric))" }
+        let rowHeight = 28.0, top = 24.0, width = 720.0, right = 20.0
+        let labelWidth = labelColumn(labels)
         let height = top + Double(rows.count) * rowHeight + 46
         var lo = 0.0, hi = 0.0
         for c in rows {
@@ -37,8 +39,8 @@ enum SVGCharts {
         for (i, c) in rows.enumerated() {
             let y = top + Double(i) * rowHeight + rowHeight / 2
             let col = color(variantIndex[c.variant] ?? i)
-            let label = "\(c.variant) · \(Wording.title(c.metric))"
-            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(truncate(label, 34)))</text>"
+            let label = labels[i]
+            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(fit(label, labelWidth - 16)))</text>"
             if let ci = c.relativeCI {
                 s += "<line x1=\"\(f(x(ci.lower)))\" y1=\"\(f(y))\" x2=\"\(f(x(ci.upper)))\" y2=\"\(f(y))\" stroke=\"\(col)\" stroke-width=\"3\"/>"
                 if ci.lower < lo { s += "<text x=\"\(f(labelWidth + 2))\" y=\"\(f(y + 4))\" class=\"tick\">◀</text>" }
@@ -57,14 +59,19 @@ enum SVGCharts {
     static func lineChart(series: [(name: String, color: String, points: [(Double, Double)], step: Bool)], xMax: Double, yMin: Double, yMax: Double,
                           xLabel: String, yLabel: String, aria: String, yTick: ((Double) -> String)? = nil,
                           extensions: [(color: String, from: (Double, Double), to: Double, lower: Double, upper: Double)] = []) -> String {
-        let width = 720.0, height = 320.0, left = 56.0, right = 16.0, top = 16.0, bottom = 58.0
+        let yTicks = ticks(yMin, yMax, count: 5)
+        let yLabels = yTicks.map { yTick?($0) ?? Wording.percent($0, digits: yMax - yMin < 0.05 ? 1 : 0) }
+        // The y axis title (rotated, centred at x = 12) takes the first 20 units; the tick labels, right-aligned
+        // 6 units left of the plot, take their own width: the plot starts after both, so neither is cut or overlaps.
+        let width = 720.0, height = 320.0, right = 16.0, top = 16.0, bottom = 58.0
+        let left = max(56, 20 + textWidth(yLabels.max { $0.count < $1.count } ?? "", size: 11) + 10)
         let pw = width - left - right, ph = height - top - bottom
         func x(_ v: Double) -> Double { left + min(max(v, 0), xMax) / xMax * pw }
         func y(_ v: Double) -> Double { top + (1 - (min(max(v, yMin), yMax) - yMin) / (yMax - yMin)) * ph }
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
-        for t in ticks(yMin, yMax, count: 5) {
+        for (t, label) in zip(yTicks, yLabels) {
             s += "<line x1=\"\(f(left))\" y1=\"\(f(y(t)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(t)))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(yTick?(t) ?? Wording.percent(t, digits: yMax - yMin < 0.05 ? 1 : 0)))</text>"
+            s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(label))</text>"
         }
         for t in ticks(0, xMax, count: 6) {
             s += "<text x=\"\(f(x(t)))\" y=\"\(f(top + ph + 16))\" text-anchor=\"middle\" class=\"tick\">\(Int(t.rounded()))</text>"
@@ -187,4 +194,22 @@ enum SVGCharts {
     }
 
     static func truncate(_ s: String, _ n: Int) -> String { s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
+
+    /// An estimate of the width of `s` in SVG units at `size` px of the report's sans-serif font
+    /// (0.6 em a character, generous for digits and capitals), for laying out labels without a browser.
+    static func textWidth(_ s: String, size: Double) -> Double { Double(s.count) * size * 0.6 }
+
+    /// The label column of a forest plot: wide enough for the longest label at 12 px, within 150 to 400 units.
+    static func labelColumn(_ labels: [String]) -> Double {
+        min(400, max(150, (labels.map { textWidth($0, size: 12) }.max() ?? 0) + 16))
+    }
+
+    /// `s` within `width` units at 12 px: cut in the middle when it must be, so that labels which differ
+    /// only at the end ("…, first 14 days", "…, first 10 days") stay told apart.
+    static func fit(_ s: String, _ width: Double) -> String {
+        let n = Int(width / (12 * 0.6))
+        guard s.count > n, n > 6 else { return s }
+        let tail = (n - 1) / 2, head = n - 1 - tail
+        return String(s.prefix(head)) + "…" + String(s.suffix(tail))
+    }
 }

@@ -14,10 +14,25 @@ enum Wording {
     /// The legend of the comparisons, the same words in every format (only the marks differ).
     static func legend(_ r: Report, better: String = "▲", worse: String = "▼") -> [String] {
         [
-            "\(better) clearly better than the control, \(worse) clearly worse, each in its metric's good direction: higher for trial starts, conversion and revenue; lower for cancel and refund rates (marked “lower is better”).",
+            "\(better) \(legendBetter), \(worse) \(legendWorse)",
             "Chance better: the chance the variant is better in that direction. Expected loss: what shipping the variant gives up on average if it is in fact worse, in percentage points (pp) of the rate, or for revenue in \(r.currency) per user.",
             "Revenue figures are net of refunds, per exposed user, in \(r.currency).",
         ]
+    }
+
+    /// The legend's first line around its two marks.
+    static let legendBetter = "clearly better than the control"
+    static let legendWorse = "clearly worse, each in its metric's good direction: higher for trial starts, conversion and revenue; lower for cancel and refund rates (marked “lower is better”)."
+
+    /// "1 user", "29,958 users": a count with its noun, singular for one.
+    static func counted(_ n: Int, _ noun: String) -> String { "\(count(n)) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// The survival table's column for `day`.
+    static func survivalDay(_ day: Int) -> String { "day \(day)" }
+
+    /// What the survival section shows, and up to when.
+    static func survivalNote(_ r: Report) -> String {
+        "Kaplan–Meier survival from trial start to cancel: day d is the share still subscribed at the end of day d since trial start (day 0 is the first 24 hours, where Day-0 cancels fall); users still subscribed are counted up to \(date(r.asOf))."
     }
 
     /// What the rate is out of, in words.
@@ -52,6 +67,9 @@ enum Wording {
         guard let x, x.isFinite else { return "n/a" }
         return String(format: "%+.2f pp", x * 100)
     }
+
+    /// `x` rounded to the cent: how every total and cap of money is written in JSON and CSV.
+    static func cents(_ x: Double) -> Double { (x * 100).rounded() / 100 }
 
     /// An amount in the report currency, its code after it: "1.25 USD".
     static func money(_ x: Double?, in currency: String) -> String {
@@ -121,13 +139,15 @@ enum Wording {
 
     static func date(_ d: Date) -> String { RFC3339.format(d) }
 
-    /// `decision.eta` in words, the same in every format.
-    static func eta(_ r: Report) -> String {
+    /// `decision.eta` in words, the same in every format; nil once the verdict is a decision (ship or
+    /// stop) before the planned size, where "a decision can be expected by" would contradict it.
+    static func eta(_ r: Report) -> String? {
+        let decided = r.decision.verdict == .ship || r.decision.verdict == .stop
         if let eta = r.decision.eta {
-            return eta <= r.asOf ? "Every arm has had the users the test was sized for since \(date(eta))."
-                : "A decision can be expected by \(date(eta)), at the last 7 days' arrival rate."
+            if eta <= r.asOf { return "Every arm has had the users the test was sized for since \(date(eta))." }
+            return decided ? nil : "A decision can be expected by \(date(eta)), at the last 7 days' arrival rate."
         }
-        return "When a decision can be expected is unknown: \(r.decision.etaReason ?? "no estimate")."
+        return decided ? nil : "When a decision can be expected is unknown: \(r.decision.etaReason ?? "no estimate")."
     }
 
     /// One safeguard stop in words, the same in every format: "treatment stopped on day0_cancel_rate

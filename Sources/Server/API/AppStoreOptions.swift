@@ -1,3 +1,5 @@
+import Webhooks
+
 /// `--appstore-root-ca` and `--appstore-bundle-id`: without them `POST /v1/webhooks/appstore` answers 404.
 public struct AppStoreOptions: Sendable {
     public let verifier: AppStoreJWSVerifier

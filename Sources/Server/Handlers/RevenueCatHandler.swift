@@ -1,6 +1,7 @@
 import Events
 import ExperimentDefinitions
 import HTTPTransport
+import Webhooks
 
 /// `POST /v1/webhooks/revenuecat`.
 struct RevenueCatHandler: Responder {
@@ -23,15 +24,13 @@ struct RevenueCatHandler: Responder {
         } else if serverHasKeys {
             throw APIError(.unauthorized, code: "unauthorized", "the RevenueCat webhook is not configured on this server (ABCTL_REVENUECAT_AUTH)")
         }
-        let body = try JSONBody(request.body)
-        switch try RevenueCatMapping.map(body) {
-        case .ignored(let type):
-            metrics.webhook(type: type, outcome: .ignored)
-            return .response(.json(.object([("status", .string("ignored")), ("type", .string(type))])))
-        case .event(let mapped):
-            return try events.store(mapped, fieldPrefix: "event.", route: "/v1/webhooks/revenuecat") { [metrics] in
-                metrics.webhook(type: $0, outcome: $1)
-            }
+        let route = "/v1/webhooks/revenuecat"
+        let outcome: WebhookOutcome
+        do throws(WebhookError) {
+            outcome = try RevenueCatMapping.map(request.body)
+        } catch {
+            throw APIError(webhook: error)
         }
+        return try events.store(outcome, route: route, bodyField: RevenueCatMapping.bodyField) { [metrics] in metrics.webhook(type: $0, outcome: $1) }
     }
 }

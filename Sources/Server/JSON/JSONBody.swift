@@ -91,14 +91,5 @@ public struct JSONBody: Sendable {
         .badRequest("invalid_field", "'\(key)' must be \(expected), not \(typeName(value))", field: key)
     }
 
-    public static func typeName(_ value: JSONValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
+    public static func typeName(_ value: JSONValue) -> String { value.typeName }
 }

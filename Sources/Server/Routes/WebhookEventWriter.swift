@@ -14,10 +14,10 @@ struct WebhookEventWriter: Sendable {
     /// Stores one mapped event and answers `stored` or `duplicate` once it is durable, or 503
     /// when the store cannot take it.
     ///
-    /// `fieldPrefix` is put before the event field an invalid event is blamed on; `count` records
+    /// `bodyField` names the field of the vendor's body an invalid event field came from; `count` records
     /// the outcome in the webhook's own metric. `after` runs once the event is durable (stored or
     /// a duplicate, so a retry redoes it) and before the answer; when it fails the answer is 503.
-    func store(_ mapped: MappedEvent, fieldPrefix: String, route: String,
+    func store(_ mapped: MappedEvent, bodyField: @Sendable (String) -> String, route: String,
                count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void,
                after: (@Sendable () throws -> Void)? = nil) throws -> HandlerOutcome {
         let type = mapped.type
@@ -30,7 +30,7 @@ struct WebhookEventWriter: Sendable {
         switch snapshots.snapshot.eventParser.check(mappedEvent) {
         case .success(let checked): event = checked
         case .failure(let rejection):
-            throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: fieldPrefix + rejection.field)
+            throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: bodyField(rejection.field))
         }
         let store = self.store
         let metrics = self.metrics
@@ -62,7 +62,7 @@ struct WebhookEventWriter: Sendable {
     }
 
     /// Answers an ignored outcome at once, or stores the event, then keeps its ledger entry.
-    func store(_ outcome: WebhookOutcome, route: String,
+    func store(_ outcome: WebhookOutcome, route: String, bodyField: @Sendable (String) -> String = { $0 },
                count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome {
         switch outcome {
         case .ignored(let type, let reason):
@@ -76,7 +76,7 @@ struct WebhookEventWriter: Sendable {
                 let store = self.store
                 after = { try store.remember(remember.payment, keys: remember.keys) }
             }
-            return try store(mapped, fieldPrefix: "", route: route, count: count, after: after)
+            return try store(mapped, bodyField: bodyField, route: route, count: count, after: after)
         }
     }
 

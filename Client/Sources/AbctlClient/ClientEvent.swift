@@ -1,0 +1,94 @@
+import ExperimentDefinitions
+import Foundation
+
+/// One SPEC §4 event as the app logs it. Its id is made once, when the event is created, and
+/// travels with it through the queue and every resend: the server stores it once per (user, id).
+public struct ClientEvent: Sendable, Equatable {
+    /// SPEC §4's event types, the same vocabulary the server parses.
+    public typealias Kind = EventType
+
+    public var id: EventID
+    public var kind: Kind
+    public var userID: UserID
+    public var timestamp: Date
+    public var experiment: String?
+    public var variant: String?
+    public var revenue: Double?
+    public var currency: String?
+    public var productID: String?
+    public var copySource: CopySource?
+    public var copyText: String?
+    public var copyFallbackReason: FallbackReason?
+    /// The placement the paywall was shown at, and the attributes the app sent to assign (SPEC §4).
+    public var placement: String?
+    public var attributes: [String: JSONValue]?
+    /// What the app hands the App Store (`appAccountToken`) and Google Play (obfuscated account id)
+    /// for this user (exposures; SPEC §4). The client fills it with `AbctlClient.storeAccountID(for:)`.
+    public var storeAccountID: String?
+
+    public init(id: EventID = EventID(UUID().uuidString.lowercased()), kind: Kind, userID: UserID, timestamp: Date = Date(),
+                experiment: String? = nil, variant: String? = nil, revenue: Double? = nil, currency: String? = nil,
+                productID: String? = nil, copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: FallbackReason? = nil) {
+        self.id = id
+        self.kind = kind
+        self.userID = userID
+        self.timestamp = timestamp
+        self.experiment = experiment
+        self.variant = variant
+        self.revenue = revenue
+        self.currency = currency
+        self.productID = productID
+        self.copySource = copySource
+        self.copyText = copyText
+        self.copyFallbackReason = copyFallbackReason
+    }
+
+    /// The exposures of a placement's answer: the experiment's when the user is in it, and the
+    /// user's arm of each global holdout; each carries the placement and the attributes sent.
+    /// Empty when there is nothing to log (the default, an audience's fixed paywall).
+    public static func exposures(of answer: PlacementAnswer, at timestamp: Date = Date()) -> [ClientEvent] {
+        var events: [ClientEvent] = []
+        if answer.inExperiment, let experiment = answer.experiment, let variant = answer.variant {
+            var e = ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: experiment, variant: variant,
+                                copySource: answer.copy?.source, copyText: answer.copy?.text, copyFallbackReason: answer.copy?.fallbackReason)
+            e.placement = answer.placement
+            e.attributes = answer.attributes
+            events.append(e)
+        }
+        for h in answer.holdouts {
+            var e = ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: h.experiment, variant: h.variant)
+            e.placement = answer.placement
+            e.attributes = answer.attributes
+            events.append(e)
+        }
+        return events
+    }
+
+    /// The exposure of a paywall that was shown: its variant and the copy it showed, with where
+    /// the line came from and why it fell back. Nil for the default paywall, which is no variant.
+    public static func exposure(of answer: PaywallAnswer, at timestamp: Date = Date()) -> ClientEvent? {
+        guard let variant = answer.variant else { return nil }
+        return ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: answer.experiment, variant: variant,
+                           copySource: answer.copy.source, copyText: answer.copy.text, copyFallbackReason: answer.copy.fallbackReason)
+    }
+
+    /// The event as one line of `POST /v1/events`.
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("event_id", .string(id.text)), ("type", .string(kind.name)), ("user_id", .string(userID.text)),
+            ("ts", .string(RFC3339.format(timestamp))),
+        ]
+        if let experiment { members.append(("experiment", .string(experiment))) }
+        if let variant { members.append(("variant", .string(variant))) }
+        if let revenue { members.append(("revenue", .number(revenue))) }
+        if let currency { members.append(("currency", .string(currency))) }
+        if let productID { members.append(("product_id", .string(productID))) }
+        if let copySource { members.append(("copy_source", .string(copySource.rawValue))) }
+        if let copyText { members.append(("copy_text", .string(copyText))) }
+        if let copyFallbackReason { members.append(("copy_fallback_reason", .string(copyFallbackReason.rawValue))) }
+        if let placement { members.append(("placement", .string(placement))) }
+        if let attributes { members.append(("attributes", .object(attributes.sorted { $0.key < $1.key }))) }
+        if let storeAccountID, kind == .exposure { members.append(("store_account_id", .string(storeAccountID))) }
+        return .object(members)
+    }
+}

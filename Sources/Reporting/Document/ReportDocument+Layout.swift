@@ -1,0 +1,203 @@
+import ExperimentDefinitions
+import Foundation
+
+extension ReportDocument {
+    /// Lays out `r` once: the sections, their order, tables and columns every writer shows.
+    init(_ r: Report) {
+        title = r.experimentName
+        experimentID = r.experimentID
+        status = r.status
+        facts = ["data as of \(Wording.date(r.asOf))",
+                 Wording.counted(r.users, "user"), "\(r.confidenceLabel) intervals"]
+        primaryMetric = Wording.title(r.primaryMetric)
+        hypothesis = r.hypothesis
+        footer = "abctl report · rates are Wilson intervals; differences unpooled Wald; lifts delta-method; p-values pooled z-test (Welch for revenue), Holm-adjusted across treatments; chance to win from Beta(1, 1) priors (for revenue, the normal approximation of the difference)."
+        sections = [Self.verdict(r), Self.health(r)]
+        if !r.safeguards.isEmpty {
+            sections.append(Section(title: [.text("Safeguards")],
+                                    blocks: [.list(r.safeguards.map { ($0.inForce ? .stop : .reset, Wording.safeguard($0)) })]))
+        }
+        sections.append(Self.metrics(r))
+        if !r.comparisons.isEmpty { sections.append(Self.comparisons(r)) }
+        sections += r.segments.indices.map { Self.segment(r, $0) }
+        sections.append(Section(title: [.text("Cumulative paid conversion")], blocks: [.chart(.conversion, caption:
+            "Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.")]))
+        sections.append(Section(title: [.text("Revenue per user by day")], blocks: [.chart(.revenue, caption:
+            "Cumulative net revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(Self.capCaption(r)). Curves stop where fewer than 20 users have been followed that long.")]))
+        if let forecasts = r.forecast { sections.append(Self.forecast(r, forecasts)) }
+        sections.append(Self.survival(r))
+        sections += r.copySources.map(Self.copySources)
+    }
+
+    static func verdict(_ r: Report) -> Section {
+        var title: [Inline] = [.text("Verdict: " + r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))]
+        if let w = r.decision.winner { title += [.text(" "), .code(w)] }
+        var blocks: [Block] = [.list(r.decision.reasons.map { (nil, $0) })]
+        if let eta = Wording.eta(r) { blocks.append(.paragraph([.text(eta)], .plain)) }
+        return Section(verdict: r.decision.verdict, title: title, blocks: blocks)
+    }
+
+    static func health(_ r: Report) -> Section {
+        Section(title: [.text("Health")], blocks: [.list(r.health.map { h in
+            let badge: Badge = switch h.level {
+            case .alert: .alert
+            case .warning: .warning
+            case .info: .info
+            case .ok: .ok
+            }
+            return (badge, h.message)
+        })])
+    }
+
+    static func metrics(_ r: Report) -> Section {
+        let columns = [Table.Column(header: "metric", align: .left)]
+            + r.variants.map { Table.Column(header: $0.key + ($0.isControl ? " (control)" : ""), align: .right) }
+        var rows: [[Table.Cell]] = [[Table.Cell("users")] + r.variants.map { Table.Cell(Wording.count($0.users)) }]
+        for metric in r.metrics {
+            rows.append([Table.Cell(text: Wording.title(metric), tag: metric == r.primaryMetric ? "primary" : nil)] + r.variants.map { v in
+                guard let m = v.metric(metric), m.rate != nil else { return Table.Cell("n/a") }
+                return Table.Cell(text: Wording.value(metric, m.rate, in: r.currency), detail: Wording.interval(metric, m.ci, in: r.currency),
+                                  note: "\(Wording.count(m.count)) of \(Wording.count(m.denominator))\(metric.isRevenue ? " paid" : "")")
+            })
+        }
+        var blocks: [Block] = [.paragraph([.text("Rate with its \(r.confidenceLabel) interval.")], .muted), .table(Table(columns: columns, rows: rows))]
+        if let note = Wording.capNote(r) { blocks.append(.paragraph([.text(note)], .muted)) }
+        return Section(title: [.text("Metrics by variant")], blocks: blocks)
+    }
+
+    static func comparisons(_ r: Report) -> Section {
+        let columns: [Table.Column] = [
+            .init(header: "variant", align: .left), .init(header: "metric", align: .left),
+            .init(header: "difference", align: .right, detailHeader: "interval"), .init(header: "lift", align: .right, detailHeader: "lift interval"),
+            .init(header: "p", align: .right), .init(header: "p (Holm)", align: .right),
+            .init(header: "chance better", align: .right), .init(header: "expected loss", align: .right),
+        ]
+        let rows = r.comparisons.map { c -> [Table.Cell] in
+            let tone = tone(c.reading)
+            return [
+                Table.Cell(c.variant),
+                Table.Cell(text: Wording.directedTitle(c.metric), tag: c.metric == r.primaryMetric ? "primary" : nil),
+                Table.Cell(text: Wording.difference(c.metric, c.absoluteDiff, in: r.currency),
+                           detail: Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency), tone: tone, marked: true),
+                Table.Cell(text: Wording.signedPercent(c.relativeLift), detail: Wording.liftInterval(c.relativeCI), tone: tone),
+                Table.Cell(Wording.pValue(c.pValue)), Table.Cell(Wording.pValue(c.pValueAdjusted)),
+                Table.Cell(Wording.probability(c.chanceToBeBetter)),
+                Table.Cell(Wording.loss(c.metric, c.expectedLossIfShipped, in: r.currency)),
+            ]
+        }
+        var blocks: [Block] = [
+            .chart(.forest, caption: "Relative lift with its \(r.confidenceLabel) interval. For cancel rates, left of zero is good."),
+            .table(Table(columns: columns, rows: rows)),
+            .paragraph([.mark(.good), .text(" " + Wording.legendBetter + ", "), .mark(.bad), .text(" " + Wording.legendWorse)], .muted),
+        ]
+        blocks += Wording.legend(r).dropFirst().map { .paragraph([.text($0)], .muted) }
+        if let note = Wording.adjustmentNote(r) {
+            let adjusted = r.comparisons.compactMap { c in c.adjustment.map { (c, $0) } }
+            blocks.append(.paragraph([.text(note)], .muted))
+            blocks.append(.table(Table(columns: [
+                .init(header: "variant", align: .left), .init(header: "metric", align: .left),
+                .init(header: "adjusted", align: .right, detailHeader: "interval"), .init(header: "unadjusted", align: .right, detailHeader: "interval"),
+                .init(header: "variance reduction", align: .right), .init(header: "strata", align: .right),
+            ], rows: adjusted.map { c, a in [
+                Table.Cell(c.variant), Table.Cell(Wording.title(c.metric)),
+                Table.Cell(text: Wording.difference(c.metric, c.absoluteDiff, in: r.currency), detail: Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency)),
+                Table.Cell(text: Wording.difference(c.metric, a.unadjusted.absoluteDiff, in: r.currency),
+                           detail: Wording.differenceInterval(c.metric, a.unadjusted.absoluteCI, in: r.currency)),
+                Table.Cell(Wording.varianceReduction(a)), Table.Cell(String(a.strata)),
+            ] })))
+        }
+        if r.sequential {
+            blocks.append(.paragraph([.text("Always-valid (sequential) results, safe to check every day:")], .muted))
+            blocks.append(.table(Table(columns: [
+                .init(header: "variant", align: .left), .init(header: "metric", align: .left),
+                .init(header: "p (always valid)", align: .right), .init(header: "interval (always valid)", align: .right),
+            ], rows: r.comparisons.filter { $0.sequentialPValue != nil }.map { c in [
+                Table.Cell(c.variant), Table.Cell(Wording.title(c.metric)), Table.Cell(Wording.pValue(c.sequentialPValue)),
+                Table.Cell(Wording.differenceInterval(c.metric, c.sequentialCI, in: r.currency)),
+            ] })))
+        }
+        return Section(title: [.text("Against the control ("), .code(r.control.key), .text(")")], blocks: blocks)
+    }
+
+    static func segment(_ r: Report, _ index: Int) -> Section {
+        let d = r.segments[index]
+        var blocks: [Block] = [.paragraph([.text(SegmentDimension.exploratoryNote)], .muted)]
+        blocks += d.differenceSentences.map { .paragraph([.text($0)], .strong) }
+        blocks.append(.chart(.segment(index), caption: "\(Wording.title(r.primaryMetric)): each value's difference to the control with its \(r.confidenceLabel) interval; the dashed line is all users'."))
+        let rows = d.cells.flatMap { cell in
+            cell.comparisons.map { c -> [Table.Cell] in
+                let tone = tone(c.reading)
+                return [
+                    Table.Cell(Wording.segmentValue(cell)), Table.Cell(Wording.count(cell.users)),
+                    Table.Cell(text: Wording.title(c.metric), tag: c.metric == r.primaryMetric ? "primary" : nil), Table.Cell(c.variant),
+                    Table.Cell(text: Wording.difference(c.metric, c.absoluteDiff, in: r.currency),
+                               detail: Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency), tone: tone, marked: true),
+                    Table.Cell(text: Wording.signedPercent(c.relativeLift), tone: tone), Table.Cell(Wording.pValue(c.pValueAdjusted)),
+                ]
+            }
+        }
+        blocks.append(.table(Table(columns: [
+            .init(header: "value", align: .left), .init(header: "users", align: .right), .init(header: "metric", align: .left),
+            .init(header: "variant", align: .left), .init(header: "difference", align: .right, detailHeader: "interval"),
+            .init(header: "lift", align: .right), .init(header: "p (Holm)", align: .right),
+        ], rows: rows)))
+        blocks.append(.list(Wording.heterogeneityLines(d).map { (nil, $0) }))
+        blocks.append(.paragraph([.text(Wording.poolingNote(d))], .muted))
+        return Section(title: [.text("By \(d.dimension)")], blocks: blocks)
+    }
+
+    static func forecast(_ r: Report, _ forecasts: [ArmForecast]) -> Section {
+        let heading = Wording.forecastHeading(forecasts)
+        return Section(title: [.text("Forecast")], blocks: [
+            .paragraph([.text(heading.prefix(1).uppercased() + heading.dropFirst() + ".")], .plain),
+            .chart(.forecast, caption: "Realised revenue per exposed user by day (solid), extended to day \(forecasts[0].horizonDays) by the forecast (dashed) with its 90% interval (shaded)."),
+            .list(forecasts.map { (nil, Wording.forecastLine($0, in: r.currency)) }),
+            .paragraph([.text(Wording.forecastNote)], .muted),
+        ])
+    }
+
+    static func survival(_ r: Report) -> Section {
+        let s = r.survival
+        let columns = [Table.Column(header: "variant", align: .left), .init(header: "trial starters", align: .right), .init(header: "cancels", align: .right)]
+            + s.days.map { Table.Column(header: Wording.survivalDay($0), align: .right) }
+        let rows = s.curves.map { curve in
+            [Table.Cell(curve.key), Table.Cell(Wording.count(curve.trialStarters)), Table.Cell(Wording.count(curve.cancels))]
+                + (curve.atDays?.map { Table.Cell(Wording.percent($0, digits: 1)) } ?? s.days.map { _ in Table.Cell("n/a") })
+        }
+        var logRank = "Log-rank test \(Wording.pEquals(s.logRankP))"
+        if let reason = s.nullReason { logRank += " (\(reason))" }
+        return Section(title: [.text("Subscriptions still active")], blocks: [
+            .paragraph([.text(Wording.survivalNote(r))], .plain),
+            .chart(.survival, caption: "Share of trial starters still subscribed by day since their trial start, per variant."),
+            .table(Table(columns: columns, rows: rows)),
+            .paragraph([.text(logRank + ".")], .plain),
+        ])
+    }
+
+    static func copySources(_ split: CopySourceSplit) -> Section {
+        let total = split.sources.reduce(0) { $0 + $1.users }
+        let rows = split.sources.map { s in
+            [Table.Cell(s.source), Table.Cell(Wording.count(s.users)),
+             Table.Cell(Wording.percent(total > 0 ? Double(s.users) / Double(total) : nil, digits: 1)),
+             Table.Cell(Wording.count(s.paid)), Table.Cell(Wording.percent(s.paidRate))]
+        }
+        var blocks: [Block] = [.table(Table(columns: [
+            .init(header: "source", align: .left), .init(header: "users", align: .right), .init(header: "share", align: .right),
+            .init(header: "paid", align: .right), .init(header: "paid conversion", align: .right),
+        ], rows: rows))]
+        if !split.fallbackReasons.isEmpty {
+            blocks.append(.paragraph([.text("Why lines fell back: " + split.fallbackReasons.prefix(5).map { "\($0.reason) (\(Wording.count($0.count)))" }.joined(separator: ", ") + ".")], .plain))
+        }
+        return Section(title: [.text("Copy sources of "), .code(split.variant)], blocks: blocks)
+    }
+
+    static func tone(_ reading: VerdictReading) -> Tone? {
+        reading.clearlyBetter ? .good : reading.clearlyWorse ? .bad : nil
+    }
+
+    /// "; each user's revenue capped at …", when the report caps revenue.
+    static func capCaption(_ r: Report) -> String {
+        guard let cap = r.variants.first?.metric(.revenuePerUser)?.cap else { return "" }
+        return "; each user's revenue capped at \(Wording.money(cap, in: r.currency))"
+    }
+}

@@ -1,0 +1,106 @@
+import Events
+import ExperimentDefinitions
+
+/// Maps one RevenueCat webhook body (`{"api_version", "event": {…}}`) onto a SPEC §4 event.
+///
+/// | RevenueCat | SPEC §4 |
+/// | --- | --- |
+/// | any type with a negative `price` | `refunded` |
+/// | `INITIAL_PURCHASE` with `period_type` `TRIAL` | `trial_started` |
+/// | `INITIAL_PURCHASE` otherwise, `NON_RENEWING_PURCHASE` | `purchased` |
+/// | `RENEWAL` with `is_trial_conversion` true | `converted` |
+/// | `RENEWAL` otherwise | `renewed` |
+/// | `CANCELLATION` | `cancelled` |
+/// | anything else (`TEST`, `EXPIRATION`, `BILLING_ISSUE`, …) | ignored (accepted and counted) |
+///
+/// `id` is the idempotency key (RevenueCat retries with the same id); `app_user_id` is the user.
+/// Payments are timed by `purchased_at_ms` (else `event_timestamp_ms`); cancellations and
+/// refunds by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
+/// RevenueCat reports in USD. A pure function: no I/O, no clock.
+public enum RevenueCatMapping {
+    /// The field of RevenueCat's body an event field was read from, so a refusal names what the sender wrote.
+    public static func bodyField(_ eventField: String) -> String {
+        switch eventField {
+        case "event_id": "event.id"
+        case "user_id": "event.app_user_id"
+        case "ts": "event.purchased_at_ms"
+        case "revenue": "event.price"
+        default: "event.\(eventField)"
+        }
+    }
+
+    /// A type this project does not use is `.ignored(type:reason: .type)`: the webhook answers 200 and counts it.
+    public static func map(_ body: [UInt8]) throws(WebhookError) -> WebhookOutcome {
+        let object = try WebhookBody.object(body)
+        guard let eventValue = WebhookBody.member(object, "event"), eventValue != .null else {
+            throw WebhookError(.malformed, code: "missing_field", "'event' is required (a RevenueCat webhook body is {\"api_version\", \"event\": {…}})", field: "event")
+        }
+        guard case .object(let members) = eventValue else {
+            throw WebhookError(.malformed, code: "invalid_field", "'event' must be an object, not \(eventValue.typeName)", field: "event")
+        }
+        var event: [String: JSONValue] = [:]
+        for (k, v) in members where event[k] == nil { event[k] = v }
+
+        func invalid(_ field: String, _ message: String) -> WebhookError {
+            .invalid("event.\(field)", message)
+        }
+        func string(_ key: String) throws(WebhookError) -> String? {
+            switch event[key] {
+            case nil, .null?: return nil
+            case .string(let s)?: return s.isEmpty ? nil : s
+            case let other?: throw invalid(key, "'event.\(key)' must be a string, not \(other.typeName)")
+            }
+        }
+        func number(_ key: String) throws(WebhookError) -> Double? {
+            switch event[key] {
+            case nil, .null?: return nil
+            case .number(let n)?: return n
+            case let other?: throw invalid(key, "'event.\(key)' must be a number, not \(other.typeName)")
+            }
+        }
+
+        guard let type = try string("type") else {
+            throw WebhookError(.malformed, code: "missing_field", "'event.type' is required", field: "event.type")
+        }
+        let price = try number("price")
+        let mappedType: EventType
+        if let price, price < 0 {
+            mappedType = .refunded
+        } else {
+            switch type {
+            case "INITIAL_PURCHASE": mappedType = try string("period_type") == "TRIAL" ? .trialStarted : .purchased
+            case "NON_RENEWING_PURCHASE": mappedType = .purchased
+            case "RENEWAL":
+                let conversion: Bool
+                switch event["is_trial_conversion"] {
+                case .bool(let b)?: conversion = b
+                case nil, .null?: conversion = false
+                case let other?: throw invalid("is_trial_conversion", "'event.is_trial_conversion' must be a boolean, not \(other.typeName)")
+                }
+                mappedType = conversion ? .converted : .renewed
+            case "CANCELLATION": mappedType = .cancelled
+            default: return .ignored(type: type, reason: .type)
+            }
+        }
+
+        guard let id = try string("id") else { throw invalid("id", "'event.id' is required: it is the idempotency key") }
+        let appUser = try string("app_user_id")
+        let originalUser = try string("original_app_user_id")
+        guard let user = appUser ?? originalUser else {
+            throw invalid("app_user_id", "'event.app_user_id' is required")
+        }
+        let purchased = try number("purchased_at_ms")
+        let happened = try number("event_timestamp_ms")
+        let isPayment = mappedType != .cancelled && mappedType != .refunded
+        guard let milliseconds = isPayment ? (purchased ?? happened) : (happened ?? purchased) else {
+            throw invalid(isPayment ? "purchased_at_ms" : "event_timestamp_ms", "the event has neither 'purchased_at_ms' nor 'event_timestamp_ms'")
+        }
+        guard milliseconds.isFinite, milliseconds >= 0, milliseconds < 32_503_680_000_000 else {
+            throw invalid(isPayment ? "purchased_at_ms" : "event_timestamp_ms", "the time \(JSONValue.format(milliseconds)) ms is out of range")
+        }
+        let revenue = mappedType.carriesRevenue ? price : nil
+        let product = try string("product_id")
+        return .event(MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
+                                  revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product))
+    }
+}

@@ -1,0 +1,88 @@
+import ExperimentDefinitions
+import Foundation
+import Testing
+@testable import Reporting
+
+/// Issue 36's "the report reads right", in every format: no float noise in money, no "a decision can
+/// be expected by" after a stop, no escaped "<" in Markdown prose, chart labels that fit and stay
+/// told apart. (The survival table's day 0 is checked against lifelines in OracleReportTests.)
+@Suite struct ReportReadsRightTests {
+    typealias F = Fixtures
+
+    func formats(_ r: Report) -> [String] {
+        [TextReportRenderer.render(r, color: false), MarkdownReportRenderer.render(r), HTMLReportRenderer.render(r)]
+    }
+
+    @Test func aStopIsNotFollowedByWhenADecisionCanBeExpected() {
+        var r = F.report(verdict: .stop)
+        r.decision.eta = r.asOf.addingTimeInterval(40 * 86_400)
+        for out in formats(r) { #expect(!out.contains("can be expected"), "\(out.prefix(300))") }
+        // Still running, the date is the news.
+        r.decision.verdict = .keepRunning
+        for out in formats(r) { #expect(out.contains("A decision can be expected by")) }
+    }
+
+    @Test func markdownProseShowsALessThanSignAsWritten() {
+        var r = F.report()
+        r.decision.reasons = ["“ai” converts more (p < 0.0001), <0.1% lost."]
+        let md = MarkdownReportRenderer.render(r)
+        #expect(md.contains("(p < 0.0001), <0.1% lost."), "\(md)")
+        #expect(!md.contains("&lt; 0") && !md.contains("&lt;0"))
+    }
+
+    @Test func theHTMLVerdictNamesTheWinnerOnce() {
+        let html = HTMLReportRenderer.render(F.report())
+        #expect(html.contains("<h2>Verdict: ship <code>ai</code></h2>"))
+        #expect(!html.contains("ship — ship") && !html.contains("text-transform:capitalize"))
+    }
+
+    @Test func moneyTotalsHaveNoFloatNoise() throws {
+        var r = F.report()
+        let slot = try #require(r.variants[0].metrics.firstIndex { $0.metric == .revenuePerUser })
+        r.variants[0].metrics[slot].sum = 129807.96000000702
+        r.variants[0].metrics[slot].cap = 59.99000000000007
+        let json = JSONReportRenderer.render(r)
+        #expect(json.contains("\"sum\":129807.96,") && !json.contains("129807.96000000702"))
+        #expect(json.contains("\"cap\":59.99") && !json.contains("59.99000000000007"))
+        let csv = CSVReportRenderer.render(r)
+        #expect(csv.contains(",59.99,") && !csv.contains("59.99000000000007"))
+    }
+
+    @Test func forestLabelsAreWholeOrCutInTheMiddleAndNeverAlike() throws {
+        var r = F.report()
+        for days in [14, 10] {
+            let m = try #require(Metric(name: "paid_conversion_d\(days)"))
+            r.comparisons.append(ComparisonResult(variant: "a-rather-long-treatment-name", metric: m, absoluteDiff: 0.01, absoluteCI: Bounds(0, 0.02),
+                                                  relativeLift: 0.05, relativeCI: Bounds(-0.01, 0.1), pValue: 0.1, test: "z-test"))
+        }
+        let labels = try Self.texts(SVGCharts.forestPlot(r), cls: "label")
+        // The fixture's Day-0 comparison has no lift, so it is not plotted: three rows.
+        #expect(labels.count == 3 && Set(labels).count == 3, "\(labels)")
+        #expect(labels.contains("ai · Paid conversion"), "\(labels)")
+        #expect(labels.filter { $0.hasSuffix("first 14 days") }.count == 1 && labels.filter { $0.hasSuffix("first 10 days") }.count == 1, "\(labels)")
+    }
+
+    /// The y ticks sit right-aligned 6 units left of the plot; the rotated axis title takes the first 20
+    /// units: the widest tick label ("10.00 USD") must fit between them.
+    @Test func moneyTicksFitBesideTheAxisTitle() throws {
+        let svg = SVGCharts.lineChart(series: [(name: "control", color: "#000", points: [(0, 0), (30, 9.5)], step: false)], xMax: 30, yMin: 0, yMax: 10,
+                                      xLabel: "days", yLabel: "revenue per user", aria: "revenue", yTick: { Wording.money($0, in: "USD") })
+        let ticks = try Self.ticks(svg)
+        let widest = try #require(ticks.first { $0.text == "10.00 USD" })
+        #expect(widest.x - SVGCharts.textWidth(widest.text, size: 11) >= 20, "\(widest)")
+    }
+
+    /// The text of every `<text … class="CLS">…</text>`.
+    static func texts(_ svg: String, cls: String) throws -> [String] {
+        let regex = try Regex("class=\"\(cls)\">([^<]*)</text>")
+        return svg.matches(of: regex).compactMap { $0.output[1].substring.map(String.init) }
+    }
+
+    static func ticks(_ svg: String) throws -> [(x: Double, text: String)] {
+        let regex = try Regex("<text x=\"([0-9.]+)\" y=\"[0-9.]+\" text-anchor=\"end\" class=\"tick\">([^<]*)</text>")
+        return svg.matches(of: regex).compactMap { m in
+            guard let x = m.output[1].substring.flatMap({ Double($0) }), let t = m.output[2].substring else { return nil }
+            return (x, String(t))
+        }
+    }
+}
