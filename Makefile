@@ -37,7 +37,9 @@ demo: release
 END_TO_END := EndToEndTests|AbctlClientTests
 END_TO_END_WIDTH := 4
 
+# The package an app adds (Client/), built alone from its own folder: no system library, no C headers.
 test: deps venv build
+	cd Client && $(SWIFT) build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
 	$(SWIFT) test --skip '$(END_TO_END)'
 	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --filter '$(END_TO_END)' --experimental-maximum-parallelization-width $(END_TO_END_WIDTH)

@@ -53,6 +53,12 @@ public enum ArgumentParser {
             given[name, default: []].append(value)
         }
 
+        for setting in spec.settings {
+            guard let value = environment[setting.variable] else { continue }
+            if let problem = setting.problem(value) { throw CLIError.usage(problem, command: spec.name) }
+            parsed.settings[setting.variable] = value
+        }
+
         for option in spec.options where !option.isFlag {
             let texts: [String], source: ParsedArguments.Source
             if let fromCommandLine = given[option.name] {

@@ -13,16 +13,19 @@ public struct CommandSpec: Sendable {
     public var arguments: [ArgumentSpec]
     /// The command's options, each declared once: name, value type, default, environment variable.
     public var options: [OptionSpec]
+    /// The environment settings it reads besides its options' variables, each checked before it runs.
+    public var settings: [SettingSpec]
     public var run: @Sendable (ParsedArguments) throws -> ExitCode
 
     public init(name: String, abstract: String, discussion: String = "", usage: String, arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], run: @escaping @Sendable (ParsedArguments) throws -> ExitCode) {
+                options: [OptionSpec] = [], settings: [SettingSpec] = [], run: @escaping @Sendable (ParsedArguments) throws -> ExitCode) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.usage = usage
         self.arguments = arguments
         self.options = options
+        self.settings = settings
         self.run = run
     }
 }

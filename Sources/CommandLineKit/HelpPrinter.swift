@@ -47,6 +47,10 @@ public struct HelpPrinter: Sendable {
             out += "  " + Self.pad(label, 24) + Self.annotated(text, default: o.defaultValue, environment: o.environment) + "\n"
         }
         out += "  " + Self.pad("-h, --help", 24) + "Show help information.\n"
+        if !spec.settings.isEmpty {
+            out += "\nENVIRONMENT:\n"
+            for s in spec.settings { out += "  " + Self.pad(s.variable, 24) + s.help + "\n" }
+        }
         return out
     }
 

@@ -33,6 +33,12 @@ public struct ParsedArguments: Sendable {
 
     /// The last value of `--name` (as text), or nil when it has none.
     public func value(_ name: String) -> String? { values[name]?.last?.text }
+
+    /// Declared environment settings that are set (already checked), by variable.
+    public var settings: [String: String] = [:]
+
+    /// A declared setting's value, or nil when unset.
+    public func setting(_ variable: String) -> String? { settings[variable] }
     /// Every value of a repeatable `--name`, in order.
     public func all(_ name: String) -> [String] { values[name]?.map(\.text) ?? [] }
     public func flag(_ name: String) -> Bool { flags.contains(name) }

@@ -1,4 +1,5 @@
 @testable import AbctlClient
+import ExperimentDefinitions
 import Foundation
 import Synchronization
 import TestSupport

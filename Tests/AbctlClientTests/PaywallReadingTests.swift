@@ -45,6 +45,6 @@ import Testing
     }
 }
 
-extension ResolvedPaywall: CustomTestStringConvertible {
+extension ResolvedPaywall: @retroactive CustomTestStringConvertible {
     public var testDescription: String { "\(offering) \(trialDays)d \(json.serialized().prefix(60))" }
 }

@@ -19,6 +19,7 @@ enum ExportCommand {
             OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"], required: true),
             .experiments,
         ],
+        settings: [.now],
         run: run
     )
 

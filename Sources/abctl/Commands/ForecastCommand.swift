@@ -24,6 +24,7 @@ enum ForecastCommand {
             .experiments,
             OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
         ],
+        settings: [.now],
         run: run
     )
 

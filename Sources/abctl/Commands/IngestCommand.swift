@@ -29,6 +29,10 @@ enum IngestCommand {
                        help: "Experiment folder; exposures must name one of its experiments and variants (default: Experiments/ when present).",
                        environment: "ABCTL_EXPERIMENTS"),
         ],
+        settings: [
+            SettingSpec("ABCTL_INGEST_COMMIT_EVERY", .integer(minimum: 1), help: "Events per committed batch (default 500000)."),
+            SettingSpec("ABCTL_CACHE_MIB", .integer(minimum: 1), help: "SQLite page cache in MiB while ingesting."),
+        ],
         run: run
     )
 
@@ -44,9 +48,8 @@ enum IngestCommand {
             throw CLIError.usage(args.positionals.isEmpty ? "missing <file> (use '-' for standard input)" : "expected one <file>, got \(args.positionals.count)",
                                  command: "ingest")
         }
-        let environment = Environment.process
         let dbPath = try args.required("--db")
-        let commitEvery = environment["ABCTL_INGEST_COMMIT_EVERY"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCommitEvery
+        let commitEvery = args.setting("ABCTL_INGEST_COMMIT_EVERY").flatMap { Int($0) } ?? defaultCommitEvery
         let catalog = try loadCatalog(args.value("--experiments"))
 
         let input = args.positionals[0]
@@ -59,7 +62,7 @@ enum IngestCommand {
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
 
-        let store = try StoreOpener.open(dbPath, .init(cacheMiB: environment["ABCTL_CACHE_MIB"].flatMap { Int($0) }))
+        let store = try StoreOpener.open(dbPath, .init(cacheMiB: args.setting("ABCTL_CACHE_MIB").flatMap { Int($0) }))
         defer { store.close() }
 
         let parser = EventParser(catalog: catalog.map { KnownVariants($0.variantKeys) }, currency: catalog?.products.converter)

@@ -35,6 +35,7 @@ enum ReportCommand {
             OptionSpec(name: parameter.option, valueName: parameter.valueName, help: parameter.help,
                        repeatable: parameter.repeatable, default: parameter.defaultValue)
         },
+        settings: [.now],
         run: run
     )
 

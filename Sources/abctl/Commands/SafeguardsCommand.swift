@@ -25,6 +25,7 @@ enum SafeguardsCommand {
             OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
             OptionSpec(name: "--by", valueName: "who", help: "Who lifts the stop (reset; default $USER)."),
         ],
+        settings: [.now],
         run: run
     )
 

@@ -73,6 +73,12 @@ enum ServeCommand {
             OptionSpec(name: "--googleplay-api-url", valueName: "url", help: "The Google Play Developer API root.", default: "https://androidpublisher.googleapis.com"),
             OptionSpec(name: "--notify-url", valueName: "url", help: "Each safeguard stop is POSTed here as JSON with a readable 'text' (a chat webhook can post it), retried with backoff until a 2xx answer, once per stop."),
         ],
+        settings: [
+            .now,
+            SettingSpec("ABCTL_API_KEYS", .secret, help: "API keys, 'KEY:scope,scope' separated by ';' (or --keys-file)."),
+            SettingSpec("ABCTL_REVENUECAT_AUTH", .secret, help: "The exact Authorization header RevenueCat sends to the webhook."),
+            SettingSpec("ABCTL_LLM_API_KEY", .secret, help: "The key of the --llm-url endpoint."),
+        ],
         run: run
     )
 

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// The Swift library an app adds to show the right paywall, always.

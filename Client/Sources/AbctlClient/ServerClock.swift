@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// How far the device's clock is from the server's, learned from the `Date` header of every

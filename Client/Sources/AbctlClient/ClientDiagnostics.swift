@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// What the client has done since it started, for the app to show or send.

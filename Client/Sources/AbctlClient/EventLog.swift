@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// The event queue's files: an append-only log of records and the offset up to which the server

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// One SPEC §4 event as the app logs it. Its id is made once, when the event is created, and

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// The server's last answer for each (user, placement), on disk, so the device keeps showing the

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// The durable event queue and its delivery to `POST /v1/events`: events are on disk before

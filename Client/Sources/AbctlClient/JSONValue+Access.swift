@@ -1,3 +1,5 @@
+import ExperimentDefinitions
+
 extension JSONValue {
     /// The member `key` of an object (the first, should it repeat); nil for other values.
     subscript(key: String) -> JSONValue? {

@@ -1,3 +1,5 @@
+import ExperimentDefinitions
+
 /// A paywall read back from the `paywall` object of a `/v1/assign` answer: the inverse of
 /// `ResolvedPaywall.json`, used for server answers and for the assignment cache on disk.
 struct PaywallReadingError: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// The last answer the server gave each (user, experiment), on disk, so the device stays sticky
