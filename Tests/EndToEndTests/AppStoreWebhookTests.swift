@@ -56,7 +56,7 @@ struct AppStoreWebhookTests {
         let cases = try await Self.makeCases(in: folder)
         #expect(cases.count >= 20)
         #expect(cases.filter(\.apple_accepts).count == 11, "Apple's verifier accepts the eleven good notifications: \(cases.map { ($0.name, $0.apple_accepts) })")
-        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", Self.bundle],
+        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", Self.bundle, "--appstore-environment", "sandbox"],
                                     environment: ["ABCTL_API_KEYS": "k1:admin"])
         var stored = try await Self.storedCount(server)
         #expect(stored == 0)
@@ -104,6 +104,18 @@ struct AppStoreWebhookTests {
             #expect(abs((Double(row[0]) ?? 0) - amount * 1.08) < 1e-9, "\(c.name): \(row)")
             #expect(row[1] == "USD" && Double(row[2]) == amount && row[3] == code, "\(c.name): \(row)")
         }
+    }
+
+    /// The fixtures are Apple's sandbox notifications: a server left at the production default
+    /// acknowledges them as ignored and stores nothing.
+    @Test func sandboxNotificationsStayOutOfProductionData() async throws {
+        let folder = TemporaryFolder()
+        let cases = try await Self.makeCases(in: folder)
+        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", Self.bundle])
+        let good = try #require(cases.first { $0.apple_accepts && $0.status == "stored" })
+        let reply = try await server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: good.body)
+        #expect(reply.status == 200 && reply.json?["status"] as? String == "ignored" && reply.json?["reason"] as? String == "environment", "\(reply.text)")
+        #expect(try await Self.storedCount(server) == 0)
     }
 
     @Test func offWithoutItsFlags() async throws {

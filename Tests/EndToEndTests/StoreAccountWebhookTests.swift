@@ -45,7 +45,7 @@ struct StoreAccountWebhookTests {
         try #require(run.status == 0, "store_accounts.py: \(run.stderr.suffix(2000))")
         let cases = try JSONDecoder().decode([AppStoreCase].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
         #expect(cases.count == 3 && cases.allSatisfy(\.apple_accepts), "\(cases.map { ($0.name, $0.apple_accepts) })")
-        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", AppStoreWebhookTests.bundle]) {
+        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", AppStoreWebhookTests.bundle, "--appstore-environment", "sandbox"]) {
             try StripeWebhookTests.experiment.write(toFile: $0 + "/webhook-revenue.json", atomically: true, encoding: .utf8)
         }
         let posted = try await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-3d", storeAccount: known))

@@ -898,7 +898,8 @@ enum OpenAPIComponents {
             "no_user",
             "already_counted",
             "doubtful_revenue",
-            "doubtful_ts"
+            "doubtful_ts",
+            "environment"
           ],
           "description": "Why a verified event was ignored, when not for its type: no user, a refund already counted, or a doubtful event (revenue of the wrong sign, a time ahead of the clock; SPEC §4)."
         },
