@@ -66,10 +66,11 @@ let package = Package(
         .target(name: "Server", dependencies: ["HTTPTransport", "COpenSSL", definitions, paywallCopy, "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards"]),
 
         .executableTarget(name: "abctl", dependencies: ["CommandLineKit", definitions, "Assignment", paywallCopy, "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards"]),
-        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", definitions], path: "Benchmarks/AssignBenchmark"),
-        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore"], path: "Benchmarks/HandlerBenchmark"),
-        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "Benchmarks/WebhookBenchmark"),
-        .executableTarget(name: "ClientBenchmark", dependencies: [abctlClient], path: "Benchmarks/ClientBenchmark"),
+        // Benchmark executables, in bench/ beside the scripts that build and run them (`make bench`).
+        .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", definitions], path: "bench/AssignBenchmark"),
+        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore"], path: "bench/HandlerBenchmark"),
+        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "bench/WebhookBenchmark"),
+        .executableTarget(name: "ClientBenchmark", dependencies: [abctlClient], path: "bench/ClientBenchmark"),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", definitions], path: "Tests/TestSupport"),
@@ -82,7 +83,8 @@ let package = Package(
         // One suite over the store protocols, run against every store in StoreFactories.swift.
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", definitions, "Assignment", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", definitions, "Assignment", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", definitions, "TestSupport", "Webhooks"]),
+        // Handlers in process (InProcess/InProcessServer.swift: a temporary store, a Server, its handle).
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTPTransport", definitions, "Events", "SQLiteStore", "PostgresStore", "TestSupport", "Webhooks"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", definitions], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.

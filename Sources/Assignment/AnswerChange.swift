@@ -17,9 +17,11 @@ public enum AnswerChange {
         guard let a = assignable(old), let b = assignable(new) else { return 1 }
         let namespace = namespaceOdds(old.namespace, new.namespace)
         let bucket = bucketOdds(a, b, now: now)
+        // In grid counts, not fractions: where both versions share the hashes every product is a whole
+        // number a double holds exactly, so 500 of 10,000 points is 0.05, not 1 - 0.95.
         let enrolled = namespace.old * bucket.old
         guard enrolled > 0 else { return 0 }
-        return max(0, 1 - namespace.both * bucket.same / enrolled)
+        return max(0, (enrolled - namespace.both * bucket.same) / enrolled)
     }
 
     /// The experiment as the assigner prepares it, without its condition (which the share does not read).
@@ -29,7 +31,8 @@ public enum AnswerChange {
                                   rollout: e.rollout, isHoldout: e.isHoldout)
     }
 
-    /// P(in old's range) and P(in both ranges), over the namespace grid.
+    /// How many of the namespace grid's 1,000 points are in old's range, and in both ranges (a
+    /// product over 1,000 when the ids differ and the positions are independent).
     private static func namespaceOdds(_ old: Namespace?, _ new: Namespace?) -> (old: Double, both: Double) {
         let grid = 1_000
         func inside(_ ns: Namespace?, _ k: Int) -> Bool {
@@ -37,14 +40,15 @@ public enum AnswerChange {
             let n = Double(k) / Double(grid)
             return ns.start <= n && n < ns.end
         }
-        func odds(_ ns: Namespace?) -> Double { Double((0..<grid).count { inside(ns, $0) }) / Double(grid) }
-        let pOld = odds(old)
+        func count(_ ns: Namespace?) -> Double { Double((0..<grid).count { inside(ns, $0) }) }
+        let pOld = count(old)
         // The same namespace id places a user at the same point in both versions; another id, independently.
-        if let old, let new, old.id != new.id { return (pOld, pOld * odds(new)) }
-        return (pOld, Double((0..<grid).count { inside(old, $0) && inside(new, $0) }) / Double(grid))
+        if let old, let new, old.id != new.id { return (pOld, pOld * count(new) / Double(grid)) }
+        return (pOld, Double((0..<grid).count { inside(old, $0) && inside(new, $0) }))
     }
 
-    /// P(old assigns an arm) and P(old and new assign the same arm key), over the bucket grid.
+    /// How many points of old's bucket grid get an arm, and how many the same arm key in new (a sum
+    /// of products scaled to old's grid when the hashes differ and are independent).
     private static func bucketOdds(_ a: AssignableExperiment, _ b: AssignableExperiment, now: Date) -> (old: Double, same: Double) {
         let rangesA = a.ranges(at: now), rangesB = b.ranges(at: now)
         func arm(_ e: AssignableExperiment, _ ranges: [Range<Double>], _ bucket: Double) -> String? {
@@ -52,15 +56,15 @@ public enum AnswerChange {
             return nil
         }
         func grid(_ e: AssignableExperiment) -> Int { e.hashVersion == 2 ? 10_000 : 1_000 }
-        /// Each arm key's share of the grid.
-        func shares(_ e: AssignableExperiment, _ ranges: [Range<Double>]) -> [String: Double] {
+        /// Each arm key's count of grid points.
+        func counts(_ e: AssignableExperiment, _ ranges: [Range<Double>]) -> [String: Double] {
             let n = grid(e)
             var counts: [String: Int] = [:]
             for k in 0..<n { if let key = arm(e, ranges, Double(k) / Double(n)) { counts[key, default: 0] += 1 } }
-            return counts.mapValues { Double($0) / Double(n) }
+            return counts.mapValues(Double.init)
         }
-        let sharesA = shares(a, rangesA)
-        let pOld = sharesA.values.reduce(0, +)
+        let countsA = counts(a, rangesA)
+        let pOld = countsA.values.reduce(0, +)
         if a.seed == b.seed && a.hashVersion == b.hashVersion {
             let n = grid(a)
             var same = 0
@@ -68,10 +72,10 @@ public enum AnswerChange {
                 let bucket = Double(k) / Double(n)
                 if let key = arm(a, rangesA, bucket), key == arm(b, rangesB, bucket) { same += 1 }
             }
-            return (pOld, Double(same) / Double(n))
+            return (pOld, Double(same))
         }
         // A new seed or hash version draws every user's bucket again, independently of the old one.
-        let sharesB = shares(b, rangesB)
-        return (pOld, sharesA.reduce(0) { $0 + $1.value * (sharesB[$1.key] ?? 0) })
+        let countsB = counts(b, rangesB), nB = Double(grid(b))
+        return (pOld, countsA.reduce(0) { $0 + $1.value * (countsB[$1.key] ?? 0) / nB })
     }
 }

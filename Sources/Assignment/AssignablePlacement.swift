@@ -117,11 +117,13 @@ public struct PlacementAssignment: Sendable {
 extension Assigner {
     /// The answer for one placement: the first matching audience decides; its experiment is
     /// assigned as usual (with the sticky record); nil when no placement has this id.
-    public func assign(userID: UserID, attributes: Attributes = [:], placement id: String) -> PlacementAssignment? {
+    /// `time`: when the checks are made (dates, rollout stages, holdouts); the clock's now when nil.
+    /// The simulator passes each user's arrival.
+    public func assign(userID: UserID, attributes: Attributes = [:], placement id: String, at time: Date? = nil) -> PlacementAssignment? {
         guard let p = placement(id) else { return nil }
         let audience = p.audienceIndex(attributes: attributes)
         let assignment = audience.flatMap { p.audiences[$0].experimentIndex }.map {
-            assign(userID: userID, attributes: attributes, experimentsAt: [$0])[0]
+            assign(userID: userID, attributes: attributes, experimentsAt: [$0], at: time)[0]
         }
         return PlacementAssignment(placement: p, audienceIndex: audience, assignment: assignment)
     }

@@ -65,9 +65,9 @@ public struct Assigner: Sendable {
     }
 
     /// The user's arm in each holdout that takes them (`holdouts` of an assign answer), in snapshot order.
-    public func holdoutAssignments(userID: UserID, attributes: Attributes = [:]) -> [Assignment] {
+    public func holdoutAssignments(userID: UserID, attributes: Attributes = [:], at time: Date? = nil) -> [Assignment] {
         if holdouts.isEmpty { return [] }
-        let now = needsClock ? clock() : Date.distantPast
+        let now = time ?? (needsClock ? clock() : Date.distantPast)
         return holdouts.compactMap { h in
             let d = holdoutDecision(userID: userID, attributes: attributes, holdout: h, now: now)
             return d.variant < 0 ? nil : Assignment(experiment: h, decision: d)
@@ -130,8 +130,8 @@ public struct Assigner: Sendable {
     /// The answers for `experiments[i]` for each i of `indices`, in that order, with the sticky
     /// records they need read in one `stickyVariants` call (one round trip to a remote store
     /// per request, not one per experiment).
-    public func assign(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int]) -> [Assignment] {
-        let pending = prepare(userID: userID, attributes: attributes, experimentsAt: indices)
+    public func assign(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int], at time: Date? = nil) -> [Assignment] {
+        let pending = prepare(userID: userID, attributes: attributes, experimentsAt: indices, at: time)
         guard let sticky, !pending.stickyExperimentIDs.isEmpty else { return finish(pending, stickyKeys: []) }
         return finish(pending, stickyKeys: sticky.stickyVariants(experimentIDs: pending.stickyExperimentIDs, userID: userID))
     }
@@ -139,8 +139,9 @@ public struct Assigner: Sendable {
     /// The checks before the sticky record for `experiments[i]`, i in `indices`: what they
     /// decided, and which experiments' sticky records the rest needs. `finish` completes it once
     /// the records are read (the server reads them without holding a thread).
-    public func prepare(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int]) -> PendingAssignments {
-        let now = needsClock ? clock() : Date.distantPast
+    /// `time`: when the checks are made (the simulator's users arrive in the past); the clock's now when nil.
+    public func prepare(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int], at time: Date? = nil) -> PendingAssignments {
+        let now = time ?? (needsClock ? clock() : Date.distantPast)
         let heldOut = isHeldOut(userID: userID, attributes: attributes, now: now)
         var pending = PendingAssignments(indices: indices, now: now)
         pending.decided.reserveCapacity(indices.count)

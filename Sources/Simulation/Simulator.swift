@@ -12,6 +12,13 @@ import Statistics
 /// and then behaves by its variant's true rates. Events later than `observedUntil` are not written, as
 /// in a real store read before the future happens. Each user draws from its own random stream, so a
 /// seed gives the same events however the run is batched.
+///
+/// A user the truth gives a placement (`population.placement`) is routed as the app routes it: the
+/// answer of `/v1/assign`'s placement form (`Assigner.assign(placement:at:)`, the same resolution
+/// the server uses), one exposure for the placement when the answer puts the user in an
+/// experiment (beside the holdout arms the answer lists, as the app logs them), and behaviour by
+/// the paywall it showed: an arm's rates, or the default rates under a fixed paywall, the
+/// placement's default or none. Users without a placement get every experiment that takes them.
 public struct Simulator: Sendable {
     public struct Options: Sendable {
         public var users: Int
@@ -21,13 +28,17 @@ public struct Simulator: Sendable {
         public var start: Date?
         /// How long after the last arrival events are still observed, so trials can finish.
         public var tailDays: Int
+        /// When observation ends, if not `tailDays` after the last arrival (the CLI passes the
+        /// present, so nothing is written in the future unless asked).
+        public var until: Date?
 
-        public init(users: Int, seed: UInt64 = 1, days: Int = 14, start: Date? = nil, tailDays: Int = 10) {
+        public init(users: Int, seed: UInt64 = 1, days: Int = 14, start: Date? = nil, tailDays: Int = 10, until: Date? = nil) {
             self.users = users
             self.seed = seed
             self.days = days
             self.start = start
             self.tailDays = tailDays
+            self.until = until
         }
     }
 
@@ -40,7 +51,11 @@ public struct Simulator: Sendable {
         public var stored = 0
         public var duplicates = 0
         public var start = Date()
+        /// When the last user arrives (arrivals are uniform over [start, arrivalsEnd)).
+        public var arrivalsEnd = Date()
         public var observedUntil = Date()
+        /// Users who arrived before `observedUntil` (the others left no event).
+        public var arrived = 0
     }
 
     let catalog: ExperimentDefinitions.ExperimentCatalog
@@ -51,6 +66,7 @@ public struct Simulator: Sendable {
     let truth: Truth
     let options: Options
     public let start: Date
+    public let arrivalsEnd: Date
     public let observedUntil: Date
 
     public init(catalog: ExperimentDefinitions.ExperimentCatalog, assigner: Assigner, truth: Truth, options: Options) {
@@ -62,20 +78,23 @@ public struct Simulator: Sendable {
         self.options = options
         let starts = catalog.experiments.filter { $0.status == .running }.compactMap(\.start)
         start = options.start ?? starts.max() ?? Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 86400).rounded(.down) * 86400 - Double(options.days + options.tailDays) * 86400)
-        observedUntil = start.addingTimeInterval(Double(options.days + options.tailDays) * 86400)
+        arrivalsEnd = start.addingTimeInterval(Double(options.days) * 86400)
+        observedUntil = options.until ?? start.addingTimeInterval(Double(options.days + options.tailDays) * 86400)
     }
 
     /// Generates every user's events and hands them to `write` in batches of about `batchSize`.
     public func run(batchSize: Int = 20_000, write: ([Event]) throws -> AppendResult, progress: (Int) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
         summary.start = start
+        summary.arrivalsEnd = arrivalsEnd
         summary.observedUntil = observedUntil
         var batch: [Event] = []
         batch.reserveCapacity(batchSize + 64)
         for index in 0..<options.users {
             var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
-            let exposures = simulateUser(index: index, rng: &rng, into: &batch)
+            let (exposures, arrived) = simulateUser(index: index, rng: &rng, into: &batch)
             for (experiment, variant) in exposures { summary.exposed[experiment, default: [:]][variant, default: 0] += 1 }
+            if arrived { summary.arrived += 1 }
             if batch.count >= batchSize {
                 summary.events += batch.count
                 let r = try write(batch)
@@ -96,8 +115,9 @@ public struct Simulator: Sendable {
         return summary
     }
 
-    /// One user's events; returns the (experiment, variant) pairs it was exposed to.
-    func simulateUser(index: Int, rng: inout SplitMix64, into events: inout [Event]) -> [(String, String)] {
+    /// One user's events; returns the (experiment, variant) pairs it was exposed to, and whether it
+    /// arrived before observation ended.
+    func simulateUser(index: Int, rng: inout SplitMix64, into events: inout [Event]) -> (exposed: [(String, String)], arrived: Bool) {
         let userID: UserID = "sim-\(options.seed)-\(index)"
         let arrival = start.addingTimeInterval(rng.uniform(0, Double(options.days) * 86400))
         var attributes: Attributes = [:]
@@ -135,26 +155,74 @@ public struct Simulator: Sendable {
         let request = PaywallRequest(variables: rng.chance(0.6) ? ["userName": "Walker\(index % 97)"] : [:], signals: signals)
 
         var eventNumber = 0
+        @discardableResult
         func add(_ type: EventType, at time: Date, experiment: String? = nil, variant: String? = nil, revenue: Double? = nil,
-                 productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) {
-            guard time < observedUntil else { return }
+                 productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) -> Bool {
+            guard time < observedUntil else { return false }
             eventNumber += 1
             events.append(Event(
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: userID, timestamp: Timestamp(time),
                 experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : catalog.products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
                 placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty))
+            return true
         }
 
         var exposed: [(String, String)] = []
-        var behaviour: (Rates: Truth.Rates, paywall: Paywall?, experiment: Experiment)? = nil
+        /// The rates the user behaves by, the paywall it saw (nil: none) and the Day-0 window of its trial.
+        var behaviour: (rates: Truth.Rates, paywall: Paywall?, day0WindowHours: Double)? = nil
+        if let placement, let answer = assigner.assign(userID: userID, attributes: attributes, placement: placement, at: arrival) {
+            // The app's placement answer: the holdout arms it lists, each logged with the placement.
+            for h in assigner.holdoutAssignments(userID: userID, attributes: attributes, at: arrival) {
+                guard let i = h.variantIndex, let holdout = catalog.experiment(h.experimentID) else { continue }
+                if add(.exposure, at: arrival, experiment: holdout.id, variant: holdout.variants[i].key) { exposed.append((holdout.id, holdout.variants[i].key)) }
+            }
+            switch answer.shows {
+            case .variant(let i):
+                guard let assignment = answer.assignment, let experiment = catalog.experiment(assignment.experimentID) else { break }
+                let variant = experiment.variants[i]
+                let rates = ratesFor(experiment.id, variant.key)
+                // One exposure for the placement, when the answer puts the user in the experiment (not
+                // for a shipped winner or a safeguard stop's control, which the app does not log).
+                if assignment.inExperiment && !rng.chance(rates.exposureLoss) {
+                    let copy = variant.paywall.map { shownCopy($0, request: request, rng: &rng) }
+                    if add(.exposure, at: arrival, experiment: experiment.id, variant: variant.key, copy: copy) { exposed.append((experiment.id, variant.key)) }
+                }
+                behaviour = (rates, variant.paywall, experiment.metrics.day0WindowHours)
+            case .audience, .placementDefault:
+                break
+            }
+            if behaviour == nil {
+                // A fixed paywall, the placement's default, or none: no experiment's arm, the default rates.
+                behaviour = (truth.hasSegmentRates ? truth.rates(experiment: "", variant: "", value: segmentValue) : truth.defaultRates,
+                             answer.paywall, Self.defaultDay0WindowHours)
+            }
+        } else {
+            experimentsPath(userID: userID, attributes: attributes, arrival: arrival, request: request, rng: &rng, ratesFor: ratesFor,
+                            add: add, exposed: &exposed, behaviour: &behaviour)
+        }
+        let arrived = arrival < observedUntil
+        guard let (rates, paywall, window) = behaviour else { return (exposed, arrived) }
+        behave(rates: rates, paywall: paywall, window: window, arrival: arrival, rng: &rng, add: add)
+        return (exposed, arrived)
+    }
+
+    /// The Day-0 window of a user who saw no experiment's arm (SPEC's default, 24 hours).
+    static let defaultDay0WindowHours = 24.0
+
+    /// A user with no placement: every experiment that takes it, in snapshot order; it behaves by
+    /// the first that showed it a paywall.
+    private func experimentsPath(userID: UserID, attributes: Attributes, arrival: Date, request: PaywallRequest, rng: inout SplitMix64,
+                                 ratesFor: (String, String) -> Truth.Rates,
+                                 add: (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?) -> Bool,
+                                 exposed: inout [(String, String)], behaviour: inout (rates: Truth.Rates, paywall: Paywall?, day0WindowHours: Double)?) {
         for candidate in assigner.experiments {
             let a = assigner.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival)
             if a.reason == .holdout, behaviour == nil, let withoutHoldouts, let experiment = catalog.experiment(a.experimentID),
                withoutHoldouts.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival).inExperiment {
                 // Held out by a global holdout: no exposure here, and the paywall the experiments form
                 // gives such a user, the control's, with the control's rates.
-                behaviour = (ratesFor(experiment.id, experiment.variants[0].key), experiment.variants[0].paywall, experiment)
+                behaviour = (ratesFor(experiment.id, experiment.variants[0].key), experiment.variants[0].paywall, experiment.metrics.day0WindowHours)
                 continue
             }
             guard a.inExperiment, let i = a.variantIndex, let experiment = catalog.experiment(a.experimentID) else { continue }
@@ -163,13 +231,20 @@ public struct Simulator: Sendable {
             if rng.chance(rates.exposureLoss) { continue }
             // An arm with no paywall (a holdout arm) logs its exposure with no copy.
             let copy = variant.paywall.map { shownCopy($0, request: request, rng: &rng) }
-            add(.exposure, at: arrival, experiment: experiment.id, variant: variant.key, copy: copy)
-            exposed.append((experiment.id, variant.key))
+            if add(.exposure, arrival, experiment.id, variant.key, nil, nil, copy) { exposed.append((experiment.id, variant.key)) }
             // A user behaves once, by the first experiment that showed them a paywall; a global
             // holdout's arms show none of their own, so the experiments after it decide.
-            if behaviour == nil && !experiment.isHoldout { behaviour = (rates, variant.paywall, experiment) }
+            if behaviour == nil && !experiment.isHoldout { behaviour = (rates, variant.paywall, experiment.metrics.day0WindowHours) }
         }
-        guard let (rates, paywall, experiment) = behaviour else { return exposed }
+    }
+
+    /// What a user does after the paywall it saw (nil: none): a trial or a purchase, cancellations,
+    /// conversion, renewals and refunds, by `rates`.
+    private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, rng: inout SplitMix64,
+                        add emit: (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?) -> Bool) {
+        func add(_ type: EventType, at time: Date, revenue: Double? = nil, productID: String? = nil) {
+            _ = emit(type, time, nil, nil, revenue, productID, nil)
+        }
 
         // With no paywall shown the user may still buy in the app's own store screen: the first offering, no trial.
         let offering = paywall?.offering ?? catalog.products.offerings.keys.sorted().first ?? ""
@@ -201,7 +276,6 @@ public struct Simulator: Sendable {
             }
         }
 
-        let window = experiment.metrics.day0WindowHours
         let trialHours = Double(trialDays) * 24
         if trialDays > 0 && rng.chance(rates.trialStart) {
             let trialStart = arrival.addingTimeInterval(rng.uniform(1, 30) * 60)
@@ -216,7 +290,6 @@ public struct Simulator: Sendable {
         } else if rng.chance(rates.directPurchase) {
             pay(at: arrival.addingTimeInterval(rng.uniform(2, 60) * 60), type: .purchased)
         }
-        return exposed
     }
 
     /// Days between renewals of a plan period, as the simulation bills them.

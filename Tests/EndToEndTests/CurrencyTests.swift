@@ -1,14 +1,11 @@
 import Foundation
 import TestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// SPEC §4 currency, end to end through the built binary: revenue in another currency is stored
-/// converted with `exchange_rates` (the amount and currency as sent kept), by `abctl ingest`,
-/// `POST /v1/events` and the RevenueCat webhook (the App Store's is in AppStoreWebhookTests); a
-/// currency with no rate is refused naming `currency`, and nothing of it is stored.
+/// SPEC §4 currency through `abctl ingest`: revenue in another currency is stored converted with
+/// `exchange_rates` (the amount and currency as sent kept); a currency with no rate is refused
+/// naming `currency`, and nothing of it is stored. `POST /v1/events` and the webhooks are checked
+/// in process (ServerTests/InProcess/APICurrencyTests and the webhook suites there).
 @Suite(.timeLimit(.minutes(3)))
 struct CurrencyTests {
     /// Rows of `SELECT …` on a store, split into fields.
@@ -54,50 +51,5 @@ struct CurrencyTests {
         // Facts sum the converted amounts.
         let net = try await Self.rows(db, "SELECT SUM(revenue) FROM events").first.flatMap { Double($0[0]) }
         #expect(abs((net ?? 0) - (49.99 * 1.08 + 8900 * 0.0067 + 9.99 - 9.99 * 1.27)) < 1e-9)
-    }
-
-    @Test func eventsEndpointConvertsAndRefusesTheWholeBatch() async throws {
-        let server = try await ServeProcess.start()
-        let refused = try await server.request("POST", "/v1/events", body: [Self.line("a1", "purchased", revenue: 10, currency: "EUR"),
-                                                                      Self.line("a2", "purchased", user: "u2", revenue: 10, currency: "CHF")].joined(separator: "\n"))
-        #expect(refused.status == 422, "\(refused.text)")
-        #expect(refused.error?["field"] as? String == "currency")
-        #expect(refused.json?["stored"] as? Int == 0)
-        let ok = try await server.request("POST", "/v1/events", body: Self.line("a1", "purchased", revenue: 10, currency: "EUR"))
-        #expect(ok.json?["stored"] as? Int == 1, "\(ok.text)")
-        server.signal(SIGTERM)
-        #expect(await server.exit(within: .seconds(20)) == 0)
-        let stored = try await Self.rows(server.databasePath, "SELECT event_id, revenue, original_revenue, original_currency FROM events")
-        #expect(stored.count == 1)
-        #expect(stored.first?[0] == "a1" && abs((Double(stored.first?[1] ?? "") ?? 0) - 10.8) < 1e-9 && stored.first?[2] == "10.0" && stored.first?[3] == "EUR", "\(stored)")
-    }
-
-    /// RevenueCat's `price` is in USD: with a euro report currency it needs a USD rate.
-    @Test func revenueCatPricesConvertFromDollars() async throws {
-        let renewal = #"{"event":{"type":"RENEWAL","id":"rc-1","app_user_id":"u9","product_id":"chorus.plus.annual","price":59.99,"purchased_at_ms":1764583200000}}"#
-        let auth = ["Authorization": "Bearer rc-secret"]
-        func euroProducts(rates: String) -> (String) throws -> Void {
-            { folder in
-                let path = folder + "/products.json"
-                let text = try String(contentsOfFile: path, encoding: .utf8)
-                    .replacingOccurrences(of: #""currency": "USD""#, with: #""currency": "EUR""#)
-                    .replacingOccurrences(of: #"{ "EUR": 1.08, "GBP": 1.27, "JPY": 0.0067 }"#, with: rates)
-                try text.write(toFile: path, atomically: true, encoding: .utf8)
-            }
-        }
-        let noRate = try await ServeProcess.start(environment: ["ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"], experiments: euroProducts(rates: "{}"))
-        let refused = try await noRate.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: renewal)
-        #expect(refused.status == 422, "\(refused.text)")
-        #expect(refused.error?["field"] as? String == "event.currency")
-        #expect((refused.error?["message"] as? String)?.contains("no exchange rate from USD to EUR") == true, "\(refused.text)")
-        #expect(try await AppStoreWebhookTests.storedCount(noRate) == 0)
-
-        let withRate = try await ServeProcess.start(environment: ["ABCTL_REVENUECAT_AUTH": "Bearer rc-secret"], experiments: euroProducts(rates: #"{ "USD": 0.93 }"#))
-        let stored = try await withRate.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: renewal)
-        #expect(stored.status == 200, "\(stored.text)")
-        withRate.signal(SIGTERM)
-        #expect(await withRate.exit(within: .seconds(20)) == 0)
-        let row = try await Self.rows(withRate.databasePath, "SELECT revenue, currency, original_revenue, original_currency FROM events").first ?? []
-        #expect(row.count == 4 && abs((Double(row[0]) ?? 0) - 59.99 * 0.93) < 1e-9 && row[1] == "EUR" && row[2] == "59.99" && row[3] == "USD", "\(row)")
     }
 }

@@ -59,7 +59,7 @@ import Testing
     static func run(seed: Int, folder: TemporaryFolder) async throws -> SeedResult {
         let db = folder.path + "/seed-\(seed).sqlite"
         let sim = try await Abctl.run(["simulate", "--users", String(users), "--days", "14", "--tail-days", "0", "--seed", String(seed),
-                                       "--experiments", folder.path + "/exp", "--db", db])
+                                       "--experiments", folder.path + "/exp", "--db", db, "--until", "2026-12-15T00:00:00Z"])
         #expect(sim.status == 0, "seed \(seed): \(sim.stderr)")
         var result = SeedResult()
         for (i, until) in looks.enumerated() {

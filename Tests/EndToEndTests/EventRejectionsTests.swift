@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A rejected batch names every bad field of every line (SPEC §4).
+/// `abctl ingest` names every bad field of every line (SPEC §4).
 @Suite struct EventRejectionsTests {
     static let good = #"{"event_id":"g1","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#
     /// Line 1 good; line 2 three problems (event_id, type, ts); line 3 three (trial_days, event_id,
@@ -13,27 +13,8 @@ import TestSupport
         #"{"type":"trial_started","user_id":"u","ts":"yesterday","trial_days":-1}"#,
     ] + (4...30).map { #"{"event_id":"m\#($0)","type":"renewed","ts":"2026-12-01T10:00:00Z"}"# }
 
-    @Test func aRejectedBatchNamesEveryBadFieldOfEveryLine() async throws {
-        let server = try await ServeProcess.start()
-        let reply = try await server.request("POST", "/v1/events", body: Self.lines.joined(separator: "\n"))
-        #expect(reply.status == 422)
-        #expect(reply.errorCode == "invalid_event")
-        #expect(reply.error?["field"] as? String == "event_id")
-        #expect(reply.json?["rejected"] as? Int == 29)
-        let message = try #require(reply.error?["message"] as? String)
-        #expect(message.hasPrefix("nothing was stored: 33 problems in 29 of 30 events: line 2: event_id: must be a non-empty string; "
-                                  + "line 2: type: unknown event type 'buy' (expected one of: exposure, "), "\(message)")
-        #expect(message.contains("refunded); line 2: ts: missing; line 3: trial_days: must be a whole number of days from 0 to 3660; "
-                                 + "line 3: event_id: missing; line 3: ts: not an RFC 3339 timestamp: 'yesterday'; line 4: user_id: missing"), "\(message)")
-        #expect(message.hasSuffix("line 17: user_id: missing; and 13 more problems"), "\(message)")
-        #expect(message.components(separatedBy: "; line ").count == 20)
-        let rejections = try #require(reply.json?["rejections"] as? [[String: Any]])
-        #expect(rejections.count == 33)
-        #expect(rejections.prefix(7).map { "\($0["line"] as? Int ?? 0) \($0["field"] as? String ?? "")" }
-                == ["2 event_id", "2 type", "2 ts", "3 trial_days", "3 event_id", "3 ts", "4 user_id"])
-        // Nothing of it was stored: the good line alone is new.
-        #expect(try await server.request("POST", "/v1/events", body: Self.good).json?["stored"] as? Int == 1)
-
+    /// The same batch through `/v1/events` is checked in process (ServerTests/InProcess/APIEventRejectionsTests).
+    @Test func ingestNamesEveryBadFieldOfEveryLine() async throws {
         // abctl ingest: each problem of each line on stderr, the good line stored.
         let folder = TemporaryFolder()
         let file = folder.write("events.ndjson", Self.lines.joined(separator: "\n") + "\n")

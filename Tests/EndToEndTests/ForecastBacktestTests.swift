@@ -67,7 +67,7 @@ import Testing
         let truth = folder.write("truth.json", Self.truth)
         // Users arrive over 40 days; events are observed for 400 days more (2027-02-15).
         let sim = try await Abctl.run(["simulate", "--users", "6000", "--days", "40", "--tail-days", "400", "--seed", "3", "--truth", truth,
-                                     "--experiments", folder.path + "/exp", "--db", folder.path + "/fc.sqlite"])
+                                     "--experiments", folder.path + "/exp", "--db", folder.path + "/fc.sqlite", "--until", "2027-03-17T00:00:00Z"])
         #expect(sim.status == 0, "\(sim.stderr)")
         let db = folder.path + "/fc.sqlite"
 

@@ -40,7 +40,7 @@ import Testing
         folder.write("exp/chorus-trial-length.json", file)
         let db = folder.path + "/t.sqlite"
         let sim = try await Abctl.run(["simulate", "--users", "30000", "--days", "30", "--tail-days", "5", "--seed", "7",
-                                       "--experiments", exp, "--db", db])
+                                       "--experiments", exp, "--db", db, "--until", observedUntil])
         #expect(sim.status == 0, "\(sim.stderr)")
         #expect(sim.stdout.contains("observed until"), "\(sim.stdout)")
         var out: [Look] = []

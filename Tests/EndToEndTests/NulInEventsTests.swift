@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A `\u0000` in an event's string is refused per line, naming the field, on every store alike
-/// (PostgreSQL text cannot hold NUL; before, one such line failed the whole batch there).
+/// `abctl ingest` refuses a `\u0000` in an event's string per line, naming the field, on every store
+/// alike; `/v1/events` is checked in process (ServerTests/InProcess/APIEventRejectionsTests).
 @Suite(.timeLimit(.minutes(2))) struct NulInEventsTests {
     enum Store: String, CaseIterable, Sendable { case sqlite, postgres }
 
@@ -18,24 +18,6 @@ import TestSupport
     static let nulUser = #"{"event_id":"n1","type":"trial_started","user_id":"u\u0000","ts":"2026-12-01T10:01:00Z"}"#
     static let nulVariant = #"{"event_id":"n2","type":"exposure","user_id":"u2","experiment":"chorus-paywall-copy","variant":"ai\u0000","ts":"2026-12-01T10:00:00Z"}"#
     static let nulProduct = #"{"event_id":"n3","type":"purchased","user_id":"u3","revenue":4.99,"product_id":"\u0000","ts":"2026-12-01T10:00:00Z"}"#
-
-    @Test(arguments: Store.allCases)
-    func theHTTPRouteAnswers422NamingTheField(_ store: Store) async throws {
-        let folder = TemporaryFolder()
-        let server = try await ServeProcess.start(database: try await Self.database(store, folder: folder))
-        let reply = try await server.request("POST", "/v1/events", body: [Self.good, Self.nulUser, Self.nulVariant, Self.nulProduct].joined(separator: "\n"))
-        #expect(reply.status == 422, "\(reply.text)")
-        #expect(reply.errorCode == "invalid_event")
-        #expect(reply.error?["field"] as? String == "user_id")
-        let rejections = try #require(reply.json?["rejections"] as? [[String: Any]])
-        #expect(rejections.map { $0["line"] as? Int } == [2, 3, 4])
-        #expect(rejections.map { $0["field"] as? String } == ["user_id", "variant", "product_id"])
-        #expect(rejections.allSatisfy { ($0["message"] as? String)?.contains("NUL") == true }, "\(rejections)")
-        // The store is fine: the good line alone is stored.
-        let alone = try await server.request("POST", "/v1/events", body: Self.good)
-        #expect(alone.status == 200, "\(alone.text)")
-        #expect(alone.json?["stored"] as? Int == 1)
-    }
 
     @Test(arguments: Store.allCases)
     func ingestRejectsTheLineAndStoresTheRest(_ store: Store) async throws {

@@ -21,9 +21,14 @@ import Testing
         """
     static let now = ["ABCTL_NOW": "2026-11-26T00:00:00Z"]
 
+    /// The simulated store the tests below read (none writes to it): simulated once per run, on
+    /// first use, instead of once per test.
+    static let simulated = Task { try await simulate() }
+
     /// The simulated store: (the folder that holds it, experiments folder, database).
     static func simulate() async throws -> (TemporaryFolder, String, String) {
         let folder = TemporaryFolder()
+        folder.removeAtExit()
         let experiments = folder.path + "/Experiments"
         try FileManager.default.createDirectory(atPath: experiments, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Abctl.packageRoot + "/Experiments/products.json", toPath: experiments + "/products.json")
@@ -105,8 +110,7 @@ import Testing
     }
 
     @Test func theJSONFindsTheHeterogeneityAndPoolsRightly() async throws {
-        let (folder, experiments, db) = try await Self.simulate()
-        defer { withExtendedLifetime(folder) {} }
+        let (_, experiments, db) = try await Self.simulated.value
         let json = try await report("json", experiments: experiments, db: db)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         try Self.check(report)
@@ -118,8 +122,7 @@ import Testing
     }
 
     @Test func everyFormatCarriesTheSegments() async throws {
-        let (folder, experiments, db) = try await Self.simulate()
-        defer { withExtendedLifetime(folder) {} }
+        let (_, experiments, db) = try await Self.simulated.value
         let text = try await report("text", experiments: experiments, db: db)
         #expect(text.contains("BY PLATFORM") && text.contains("BY COUNTRY"))
         #expect(text.contains("differs by platform") && text.contains("never change the verdict"))
@@ -142,8 +145,7 @@ import Testing
     }
 
     @Test func theEndpointGivesTheSameSegments() async throws {
-        let (folder, experiments, db) = try await Self.simulate()
-        defer { withExtendedLifetime(folder) {} }
+        let (_, experiments, db) = try await Self.simulated.value
         let cli = try await Abctl.run(["report", Self.experiment, "--db", db, "--experiments", experiments, "--format", "json",
                                        "--by", "platform", "--by", "country"], environment: Self.now)
         let fromCLI = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any])

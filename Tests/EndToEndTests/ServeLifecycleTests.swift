@@ -5,35 +5,11 @@ import Testing
 import Glibc
 #endif
 
-/// `abctl serve`: API keys, the loopback rule, SIGHUP reload and SIGTERM drain.
+/// `abctl serve`: the keys file, the loopback rule, SIGHUP reload and SIGTERM drain (the keys'
+/// scopes are checked in process: ServerTests/InProcess/APIKeyScopeTests).
 @Suite(.timeLimit(.minutes(2)))
 struct ServeLifecycleTests {
     static let keys = "assign-key-123:assign;ingest-key-456:ingest;admin-key-789:admin"
-
-    @Test func apiKeysAndScopes() async throws {
-        let server = try await ServeProcess.start(environment: ["ABCTL_API_KEYS": Self.keys])
-        let copy = #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#
-        let none = try await server.request("POST", "/v1/copy/check", body: copy)
-        #expect(none.status == 401)
-        #expect(none.errorCode == "unauthorized")
-        #expect(none.headers["www-authenticate"] == "Bearer")
-        let wrong = try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer assign-key-124"], body: copy)
-        #expect(wrong.status == 401)
-        let basic = try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Basic assign-key-123"], body: copy)
-        #expect(basic.status == 401)
-        #expect(try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer assign-key-123"], body: copy).status == 200)
-        #expect(try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer admin-key-789"], body: copy).status == 200)
-        let scope = try await server.request("POST", "/v1/copy/check", headers: ["Authorization": "Bearer ingest-key-456"], body: copy)
-        #expect(scope.status == 403)
-        #expect(scope.errorCode == "insufficient_scope")
-        // Definitions need admin.
-        #expect(try await server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer assign-key-123"]).status == 403)
-        #expect(try await server.request("GET", "/v1/experiments", headers: ["Authorization": "Bearer admin-key-789"]).status == 200)
-        // Health, metrics and the document stay open.
-        #expect(try await server.request("GET", "/healthz").status == 200)
-        #expect(try await server.request("GET", "/metrics").status == 200)
-        #expect(try await server.request("GET", "/openapi.json").status == 200)
-    }
 
     @Test func keysFile() async throws {
         let folder = TemporaryFolder()

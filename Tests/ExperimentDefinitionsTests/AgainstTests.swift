@@ -280,3 +280,20 @@ import TestSupport
         #expect(p.terminationStatus == 0, "git \(arguments)")
     }
 }
+
+/// A running global holdout: its `fraction` lays its two implicit arms out, so changing it moves users.
+@Suite struct AgainstHoldoutTests {
+    @Test func aHoldoutsFractionMovesTheUsersBetweenItsArms() throws {
+        func holdout(_ fraction: Double) -> String {
+            #"{"$schema": "schema.json", "id": "hold", "name": "Holdout", "kind": "holdout", "fraction": \#(fraction), "status": "running", "start": "2026-12-01T00:00:00Z"}"#
+        }
+        let ref = TemporaryFolder(), folder = TemporaryFolder()
+        for f in [ref, folder] { f.write("products.json", productsJSON) }
+        ref.write("hold.json", holdout(0.05))
+        folder.write("hold.json", holdout(0.1))
+        let report = try ExperimentFiles.validate(paths: [folder.path], against: ref.path, now: AgainstTests.now)
+        #expect(report.diagnostics.map(\.code) == ["reshuffles_running_experiment"], "\(report.diagnostics)")
+        // [0.05, 0.1) of the grid moves from general to holdout.
+        #expect(report.diagnostics.first?.change == Diagnostic.Change(fields: ["fraction"], share: 0.05))
+    }
+}

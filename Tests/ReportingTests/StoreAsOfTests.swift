@@ -49,3 +49,62 @@ import Testing
         #expect(try revenueSums(until: nil) == [59.99 + 59.99 - 30, 9.99 + 9.99])
     }
 }
+
+/// SPEC §5 "as of one moment": one store read as of one moment, however the moment is given
+/// (`--until`, `ABCTL_NOW` or a simulation's end, which set the clock), gives byte-identical JSON,
+/// and nothing at or after the moment counts in any figure.
+@Suite struct OneAsOfMomentTests {
+    typealias F = Fixtures
+
+    static func event(_ id: EventID, _ type: EventType, _ user: UserID, day: Double, variant: String? = nil, revenue: Double? = nil) -> Event {
+        Event(id: id, type: type, userID: user, timestamp: Timestamp(microseconds: F.start + Int64(day * Double(F.day))),
+              experiment: variant == nil ? nil : "exp", variant: variant, revenue: revenue, currency: revenue == nil ? nil : "USD")
+    }
+
+    /// Twelve users in two arms with trials, cancels, payments, renewals and refunds on both sides of day 20.
+    static let events: [Event] = {
+        var out: [Event] = []
+        for i in 0..<12 {
+            let u = UserID("u\(i)"), arm = i % 2 == 0 ? "control" : "ai", d = Double(i) * 2.5
+            out.append(event("\(u)-x", .exposure, u, day: d, variant: arm))
+            out.append(event("\(u)-t", .trialStarted, u, day: d + 0.1))
+            if i % 3 == 0 { out.append(event("\(u)-c", .cancelled, u, day: d + 0.5)); continue }
+            out.append(event("\(u)-p", .converted, u, day: d + 3.1, revenue: 9.99))
+            out.append(event("\(u)-r", .renewed, u, day: d + 10.1, revenue: 9.99))
+            if i % 4 == 1 { out.append(event("\(u)-f", .refunded, u, day: d + 12, revenue: -9.99)) }
+            if i % 5 == 2 { out.append(event("\(u)-k", .cancelled, u, day: d + 13)) }
+        }
+        return out
+    }()
+
+    static let moment = F.date(F.start + 20 * F.day)
+
+    static func json(_ events: [Event], _ options: ReportOptions) throws -> String {
+        let dir = NSTemporaryDirectory() + "abctl-moment-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteEventStore(path: dir + "/events.sqlite")
+        defer { store.close() }
+        _ = try store.appendAndWait(events)
+        return JSONReportRenderer.render(try ReportBuilder.report(store: store, experiment: F.experiment(), options: options))
+    }
+
+    @Test func theMomentGivenAsUntilOrAsTheClockGivesTheSameJSON() throws {
+        let clock = try Self.json(Self.events, ReportOptions(generatedAt: Self.moment))
+        let until = try Self.json(Self.events, ReportOptions(generatedAt: Self.moment.addingTimeInterval(90 * 86_400), until: Self.moment))
+        #expect(clock == until)
+        #expect(clock.contains("\"generated_at\":\"2026-12-21T00:00:00Z\""), "\(clock.prefix(200))")
+    }
+
+    @Test func nothingAtOrAfterTheMomentCounts() throws {
+        let cut = Timestamp(Self.moment)
+        let before = Self.events.filter { $0.timestamp < cut }
+        #expect(before.count < Self.events.count - 10)
+        let all = try Self.json(Self.events, ReportOptions(generatedAt: Self.moment))
+        let only = try Self.json(before, ReportOptions(generatedAt: Self.moment))
+        #expect(all == only)
+        // An event exactly at the moment is after it.
+        let atTheMoment = before + [Event(id: "late", type: .purchased, userID: "u1", timestamp: cut, revenue: 99, currency: "USD")]
+        #expect(try Self.json(atTheMoment, ReportOptions(generatedAt: Self.moment)) == only)
+    }
+}

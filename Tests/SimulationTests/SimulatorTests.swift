@@ -245,12 +245,11 @@ import Testing
         }
     }
 
-    /// Simulated exposures carry the attributes the user was drawn with and the truth's placement, and
-    /// each segment behaves by its own rates: a country that starts more trials in every arm, and an
-    /// arm whose lift is gone on Android.
+    /// Simulated exposures carry the attributes the user was drawn with, and each segment behaves by
+    /// its own rates: a country that starts more trials in every arm, and an arm whose lift is gone
+    /// on Android. (No placement: every experiment that takes a user exposes it.)
     @Test func simulatedUsersCarryAttributesAndFollowSegmentRates() throws {
         var truth = Truth()
-        truth.population.placement = [("onboarding_end", 0.7), ("feature_gate", 0.3)]
         truth.population.attributes.append(("acquisition", [("organic", 0.6), ("paid", 0.4)]))
         truth.defaultBy = [.init(attribute: "country", value: "US", rates: ["trial_start": 0.5])]
         truth.variants["chorus-paywall-copy"] = ["ai": { var r = Truth.Rates(); r.trialStart = 0.45; return r }()]
@@ -262,11 +261,9 @@ import Testing
         for e in exposures {
             let keys = Set(e.attributes.pairs.map(\.key))
             #expect(keys == ["platform", "country", "language", "app_version", "new_user", "acquisition"], "\(keys)")
-            #expect(e.placement == "onboarding_end" || e.placement == "feature_gate")
+            #expect(e.placement == nil)
         }
         #expect(all.filter { $0.type != .exposure }.allSatisfy { $0.placement == nil && $0.attributes.isEmpty })
-        let onboarding = Double(exposures.filter { $0.placement == "onboarding_end" }.count) / Double(exposures.count)
-        #expect(abs(onboarding - 0.7) < 0.02, "\(onboarding)")
 
         // Trial starts per (experiment, variant, platform, US or not), among the copy experiment's users.
         let starters = Set(all.filter { $0.type == .trialStarted }.map(\.userID))
@@ -289,6 +286,36 @@ import Testing
         check("ai/ios/US", 0.45)        // the arm's own trial_start is beyond the default's `by`
         check("ai/android/rest", 0.3)
         check("ai/android/US", 0.3)
+    }
+
+    /// Users with a placement are routed by the shipped placements.json as `/v1/assign` routes them:
+    /// at `onboarding_end` new iOS users see chorus-paywall-copy and everyone else chorus-trial-length;
+    /// `feature_gate` shows no experiment (a fixed paywall or the default). So each user has at most
+    /// one exposure, carrying its placement, and chorus-discount-framing, which no audience names,
+    /// none.
+    @Test func usersWithAPlacementGetThatPlacementsAnswerAndOneExposure() throws {
+        var truth = Truth()
+        truth.population.placement = [("onboarding_end", 0.7), ("feature_gate", 0.3)]
+        let all = try events(simulator(users: 20_000, seed: 33, truth: truth), batchSize: 5_000)
+        let exposures = all.filter { $0.type == .exposure }
+        var perUser: [UserID: Int] = [:]
+        for e in exposures {
+            perUser[e.userID, default: 0] += 1
+            #expect(e.placement == "onboarding_end", "\(e.userID): exposed at \(e.placement ?? "no placement")")
+            let newIOS = e.attributes["platform"] == .string("ios") && e.attributes["new_user"] == .bool(true)
+            switch e.experiment {
+            case "chorus-paywall-copy": #expect(newIOS, "\(e.userID) is not a new iOS user")
+            case "chorus-trial-length": #expect(!newIOS, "\(e.userID) is a new iOS user: the audience new-ios decides")
+            default: Issue.record("\(e.userID) exposed to \(e.experiment ?? "?"), which no audience shows")
+            }
+        }
+        #expect(perUser.values.allSatisfy { $0 == 1 })
+        // 70% at onboarding_end; new iOS users (0.6 × 0.9) in chorus-paywall-copy's 40% of the
+        // namespace, the others in chorus-trial-length's 30%: 20,000 × 0.7 × (0.216 + 0.138) ≈ 4,956.
+        #expect(abs(perUser.count - 4_956) < 300, "\(perUser.count)")
+        // Users who saw no arm still behave (the default rates): trials among the unexposed.
+        let exposedUsers = Set(perUser.keys)
+        #expect(all.contains { $0.type == .trialStarted && !exposedUsers.contains($0.userID) })
     }
 
     /// A global holdout: its users log the holdout exposure and nothing of the experiments it keeps them

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fresh directory under the system temp folder, removed by `remove()` or `withTemporaryDirectory`.
 public struct TemporaryDirectory: Sendable {
@@ -38,5 +39,23 @@ public final class TemporaryFolder: Sendable {
         let file = directory.path(name)
         try! text.write(toFile: file, atomically: true, encoding: .utf8)
         return file
+    }
+}
+
+extension TemporaryFolder {
+    /// Removes the folder when the test process exits: for one a `static` keeps (never released),
+    /// e.g. a store several tests of a run read instead of each building its own.
+    public func removeAtExit() { ExitCleanup.add(path) }
+}
+
+private enum ExitCleanup {
+    static let paths = Mutex<[String]>([])
+    static let registered: Void = {
+        atexit { for path in ExitCleanup.paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) } }
+    }()
+
+    static func add(_ path: String) {
+        _ = registered
+        paths.withLock { $0.append(path) }
     }
 }

@@ -22,6 +22,9 @@ public enum ExperimentLoader {
         public var file: String
         public var root: JSONNode?
         public var experiment: Experiment?
+        /// The model decoded with defaults in place of what was refused, errors or not (what the
+        /// missing-winner hint reports on); nil when the file is not a JSON object.
+        public var draft: Experiment?
         var outline: ExperimentDecoder.Outline?
         /// Why the file could not be read, when it could not ("not valid JSON").
         var unreadable: String?
@@ -110,7 +113,7 @@ public enum ExperimentLoader {
             let sink = DiagnosticSink(file: file)
             guard let root = parse(file: file, sink: sink) else {
                 diagnostics += sink.diagnostics
-                decodedFiles.append(ExperimentFile(file: file, root: nil, experiment: nil, outline: nil, unreadable: sink.diagnostics.first?.code == "unreadable" ? "cannot be read" : "is not valid JSON"))
+                decodedFiles.append(ExperimentFile(file: file, root: nil, experiment: nil, draft: nil, outline: nil, unreadable: sink.diagnostics.first?.code == "unreadable" ? "cannot be read" : "is not valid JSON"))
                 continue
             }
             var decoder = ExperimentDecoder(sink: sink, products: productsByFolder[folder] ?? nil, conditionLinter: conditionLinter)
@@ -120,7 +123,7 @@ public enum ExperimentLoader {
             outlines.append((file, outline))
             let valid = experiment != nil && !sink.hasErrors
             if let experiment, valid { experiments.append(experiment) }
-            decodedFiles.append(ExperimentFile(file: file, root: root, experiment: valid ? experiment : nil, outline: outline,
+            decodedFiles.append(ExperimentFile(file: file, root: root, experiment: valid ? experiment : nil, draft: experiment, outline: outline,
                                                unreadable: outline.id == nil ? (outline.isObject ? "has no readable 'id'" : "is not a JSON object") : nil))
         }
         let context = siblingOutlines(of: experimentFiles, products: productsByFolder, conditionLinter: conditionLinter)

@@ -136,7 +136,8 @@ public struct ReportAccumulator: Sendable {
             return
         }
         let exposure = row.firstExposure.microseconds
-        guard exposure <= asOf else { exposedAfterAsOf += 1; return }
+        // SPEC §5 as of one moment: nothing at or after it counts, the first exposure included.
+        guard exposure < asOf else { exposedAfterAsOf += 1; return }
         if !stoppedSpans[v].isEmpty, stoppedSpans[v].contains(where: { $0.from <= exposure && exposure < $0.to }) {
             exposedWhileStopped[row.variant, default: 0] += 1
             return
@@ -153,8 +154,9 @@ public struct ReportAccumulator: Sendable {
             tallies[v].crossedOver += 1
         }
 
-        // Up to the as-of time (revenue: the row's net revenue, cut by the store read), then each horizon's window.
-        let o = outcome(row, variant: v, before: asOf + 1, revenue: row.netRevenue)
+        // Before the as-of time (revenue too, from the row's entries), then each horizon's window.
+        // A Day-0 window that ends at the as-of moment has passed (the moment itself is after it).
+        let o = outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
         tallies[v].record(windows[0].slots, o)
         recordOffer(row, o, variant: v)
         if !splits.isEmpty {
@@ -175,7 +177,7 @@ public struct ReportAccumulator: Sendable {
         if paidDay > followed { paidDay = cap + 1 }
         var trial: (start: Int64, cancelAfter: Int64?)?
         if let trialStart = o.trialStart {
-            let cancel = row.firstCancel.flatMap { $0.microseconds <= asOf && $0.microseconds >= trialStart ? $0.microseconds - trialStart : nil }
+            let cancel = row.firstCancel.flatMap { $0.microseconds < asOf && $0.microseconds >= trialStart ? $0.microseconds - trialStart : nil }
             trial = (trialStart, cancel)
         }
         if lookDays > 0 {
@@ -228,9 +230,10 @@ public struct ReportAccumulator: Sendable {
         }
     }
 
-    /// What `row`'s user did before `limit` (exclusive), with `revenue` its net revenue in that window.
+    /// What `row`'s user did before `limit` (exclusive), with `revenue` its net revenue in that window; a
+    /// Day-0 window has passed when it ends before `windowsPassedBy` (default `limit`).
     @inline(__always)
-    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, revenue: Double) -> UserOutcome {
+    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, windowsPassedBy: Int64? = nil, revenue: Double) -> UserOutcome {
         func within(_ t: Timestamp?) -> Int64? {
             guard let t = t?.microseconds, t < limit else { return nil }
             return t
@@ -240,7 +243,7 @@ public struct ReportAccumulator: Sendable {
         if let trialStart = o.trialStart {
             // Day-0 cancels are read among trial starters whose window has passed (SPEC §5): by the as-of time,
             // or for a `_dN` metric by the end of the user's first N days, so no window is cut short.
-            o.day0WindowPassed = trialStart + day0Window < limit
+            o.day0WindowPassed = trialStart + day0Window < (windowsPassedBy ?? limit)
         }
         if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
             let elapsed = cancel - trialStart
@@ -248,6 +251,18 @@ public struct ReportAccumulator: Sendable {
             if elapsed < trialLength[v] { o.trialCancel = cancel }
         }
         return o
+    }
+
+    /// The row's net revenue from events before `limit` (µs): the facts' total to date when every
+    /// revenue entry is before it (the usual case, no sum again), else the entries before it. So a
+    /// report as of an earlier moment cuts revenue there however the moment was given.
+    @inline(__always)
+    static func revenue(_ row: UserFacts, before limit: Int64) -> Double {
+        let cut = limit - row.firstExposure.microseconds
+        guard row.revenueEntries.contains(where: { $0.offset >= cut }) else { return row.netRevenue }
+        var sum = 0.0
+        for e in row.revenueEntries where e.offset < cut { sum += e.amount }
+        return sum
     }
 
     /// The slot of `metric` in `metrics`.

@@ -186,7 +186,7 @@ public struct VariantTally: Sendable, Equatable {
         guard !entries.isEmpty else { return }
         ltvFollowed.append(followedDays)
         ltvEntryStart.append(ltvEntryDay.count)
-        for e in entries where e.offset <= observedFor {
+        for e in entries where e.offset < observedFor {
             let day = Int(e.offset / 86_400_000_000)
             guard day <= followedDays else { continue }
             ltvEntryDay.append(UInt8(day))

@@ -118,10 +118,8 @@ public enum HealthChecks {
         if acc.exposedAfterAsOf > 0 {
             out.append(HealthCheck(level: .info, code: "dates", message: "\(users(acc.exposedAfterAsOf)) first exposed after \(Wording.date(r.asOf)), and left out."))
         }
-        if r.since != nil || r.until != nil {
-            let from = r.since.map(Wording.date) ?? "the beginning"
-            let to = r.until.map(Wording.date) ?? "now"
-            out.append(HealthCheck(level: .info, code: "window", message: "Only users first exposed from \(from) to \(to) are counted."))
+        if let since = r.since {
+            out.append(HealthCheck(level: .info, code: "window", message: "Only users first exposed from \(Wording.date(since)) to \(Wording.date(r.asOf)) are counted."))
         }
 
         // Left out.

@@ -3,26 +3,14 @@ import ExperimentDefinitions
 import Foundation
 
 extension ReportAccumulator {
-    /// Reads `experiment`'s facts from a store in one pass (one row per user).
-    /// `options.since`/`until` bound the first exposure in the store's read itself.
+    /// Reads `experiment`'s facts from a store in one pass (one row per user): users first exposed
+    /// from `options.since` to the as-of moment, bounded in the store's read itself.
     ///
-    /// Facts hold times, so `add` cuts them at the "as of" time, but net revenue is a total to
-    /// date: with `--until`, each user's revenue is summed again from the events up to that time.
+    /// One as-of moment (SPEC §5), however it was given (`--until`, `ABCTL_NOW`, a simulation's end,
+    /// now): facts hold times and revenue entries, so `add` cuts every figure there, revenue included.
     public static func read(store: any FactsReader, experiment: Experiment, options: ReportOptions) throws -> ReportAccumulator {
         var acc = ReportAccumulator(experiment: experiment, options: options)
-        let since = options.since.map(Timestamp.init), until = options.until.map(Timestamp.init)
-        let revenueAsOf = try options.until.map { _ in
-            try store.netRevenue(experiment: experiment.id, asOf: Timestamp(options.asOf), since: since, until: until)
-        }
-        try store.forEachFact(experiment: experiment.id, since: since, until: until) { facts in
-            if let revenueAsOf {
-                var cut = facts
-                cut.netRevenue = revenueAsOf[facts.userID] ?? 0
-                acc.add(cut)
-            } else {
-                acc.add(facts)
-            }
-        }
+        try store.forEachFact(experiment: experiment.id, since: options.since.map(Timestamp.init), until: Timestamp(options.asOf)) { acc.add($0) }
         return acc
     }
 }

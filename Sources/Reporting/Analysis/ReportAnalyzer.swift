@@ -50,7 +50,9 @@ public enum ReportAnalyzer {
 
         var figures = ReportFigures(
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
-            generatedAt: options.generatedAt, asOf: options.asOf, since: options.since, until: options.until, alpha: alpha,
+            // SPEC §5: `generated_at` is the as-of moment, and the window of first exposures ends there,
+            // so a store read as of one moment gives the same report however the moment was given.
+            generatedAt: options.asOf, asOf: options.asOf, since: options.since, until: options.asOf, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
             metrics: metrics, revenueCap: exp.metrics.revenueCap, maturityDays: maturityDays,
             longestTrialDays: exp.longestTrialDays, matureShares: matureShares, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,

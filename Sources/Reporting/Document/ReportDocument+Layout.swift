@@ -7,7 +7,7 @@ extension ReportDocument {
         title = r.experimentName
         experimentID = r.experimentID
         status = r.status
-        facts = ["generated \(Wording.date(r.generatedAt))", "data as of \(Wording.date(r.asOf))",
+        facts = ["data as of \(Wording.date(r.asOf))",
                  Wording.counted(r.users, "user"), "\(r.confidenceLabel) intervals"]
         primaryMetric = Wording.title(r.primaryMetric)
         hypothesis = r.hypothesis

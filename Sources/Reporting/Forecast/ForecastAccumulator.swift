@@ -97,7 +97,7 @@ public struct ForecastAccumulator: Sendable {
     /// Counts one user of arm `v` whom the caller has already checked (not forced, of this experiment).
     mutating func record(_ row: UserFacts, arm v: Int) {
         let exposure = row.firstExposure.microseconds
-        guard exposure <= asOf else { return }
+        guard exposure < asOf else { return }
         exposed[v] += 1
         guard asOf - exposure >= matureAge else { return }
         if row.revenueEntries.isEmpty && realizedAsOf == nil {
@@ -112,7 +112,7 @@ public struct ForecastAccumulator: Sendable {
         }
         var revenue = 0.0, payments = 0
         var firstPayment: RevenueEntry?, lastPayment: Int64 = 0
-        for e in row.revenueEntries where e.offset <= seen {
+        for e in row.revenueEntries where e.offset < seen {
             if e.offset < horizon { revenue += e.amount }
             if e.amount > 0 {
                 payments += 1
@@ -132,7 +132,7 @@ public struct ForecastAccumulator: Sendable {
         }
         let period = Int64(days) * Self.microsPerDay
         let last = exposure + lastPayment
-        func after(_ t: Timestamp?) -> Bool { t.map { $0.microseconds >= last && $0.microseconds <= asOf } ?? false }
+        func after(_ t: Timestamp?) -> Bool { t.map { $0.microseconds >= last && $0.microseconds < asOf } ?? false }
         let churned = after(row.firstCancel) || after(row.refundedAt) || asOf > last + period + Self.overdueGraceDays * Self.microsPerDay
         // Payment j falls at first + (j − 1)·period; those before the horizon are due.
         let due = first.offset < horizon ? Int((horizon - 1 - first.offset) / period) + 1 : 0

@@ -38,8 +38,9 @@ public struct ReportFigures: Sendable {
     public var experimentName: String
     public var hypothesis: String?
     public var status: String
+    /// The as-of moment, as SPEC §5 says `generated_at` is (the analysis sets it to `asOf`).
     public var generatedAt: Date
-    /// The instant the data was read as of (`--until`, else `generatedAt`).
+    /// The one moment every figure is cut at (`ReportOptions.asOf`: `--until`, else the clock).
     public var asOf: Date
     public var since: Date?
     public var until: Date?

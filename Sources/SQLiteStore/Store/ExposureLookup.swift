@@ -19,6 +19,10 @@ import Glibc
 /// An open read transaction keeps a checkpoint from finishing and the WAL from starting over,
 /// so none is kept while the WAL holds more than `keepLimitFrames` frames, and a timer ends
 /// those of connections idle for `idleRelease`.
+///
+/// Before any read, the writer's `StickyRecordFilter` answers for the pairs it is sure were
+/// never exposed, while the WAL index shows the stamp it was published at: most users asking
+/// for a paywall have no exposure yet, and they cost no read at all.
 public final class ExposureLookup: StickyReader {
     /// Past this many WAL frames (4 MiB at 4 KiB pages; the writer checkpoints at 1000), lookups
     /// run in transactions of their own again, so the WAL can be reset.
@@ -34,6 +38,14 @@ public final class ExposureLookup: StickyReader {
     private let anchor: Connection
     /// Dispatch sources are thread-safe; the type is just not marked `Sendable`.
     nonisolated(unsafe) private let sweeper: DispatchSourceTimer
+    /// Kept current by the store's writer (the pairs that may have a record).
+    private let records: StickyRecordFilter
+    private let writer: GroupCommitWriter
+    /// When a reader last asked the writer to check the filter again (coarse seconds × 1000).
+    private let lastRecheck = Atomic<Int64>(0)
+    /// Lookups answered by the filter without a read, and those that read (for tests and benchmarks).
+    private let skipped = Atomic<Int>(0)
+    private let read = Atomic<Int>(0)
 
     /// `maxIdle` connections are kept open (one per server thread avoids opening any per call).
     public init(store: SQLiteEventStore, maxIdle: Int) throws {
@@ -42,24 +54,64 @@ public final class ExposureLookup: StickyReader {
         anchor = try Connection(path: path, readOnly: false)
         try anchor.execute("PRAGMA query_only = 1; SELECT count(*) FROM sqlite_master")   // maps the WAL index
         watch = WALIndexWatch(databasePath: path)
+        records = store.writer.stickyRecords
+        writer = store.writer
         sweeper = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
         sweeper.schedule(deadline: .now() + Self.idleRelease, repeating: Self.idleRelease)
         sweeper.setEventHandler { [weak self] in self?.releaseIdle() }
         sweeper.resume()
+        writer.keepStickyRecords()
     }
 
     deinit { sweeper.cancel() }
 
     /// The variant `userID` was first exposed to in `experiment`, or nil when never exposed.
     public func exposedVariant(experiment: String, userID: UserID) throws -> String? {
+        try exposedVariants(experiments: [experiment], userID: userID)[0]
+    }
+
+    /// One answer per experiment; the filter's certain "never" first, one connection for the rest.
+    public func exposedVariants(experiments: [String], userID: UserID) throws -> [String?] {
+        var answers = [String?](repeating: nil, count: experiments.count)
+        if experiments.isEmpty { return answers }
+        let stamp = watch?.stamp()
+        var toRead = experiments.indices.count
+        var maybe = [Bool](repeating: true, count: experiments.count)
+        let view = records.view
+        if let stamp, let exactAt = view.exactAt, stamp == exactAt {
+            toRead = 0
+            for (i, experiment) in experiments.enumerated() {
+                maybe[i] = view.mightContain(StickyRecordFilter.PairHash(experiment: experiment, userID: userID))
+                if maybe[i] { toRead += 1 }
+            }
+            skipped.add(experiments.count - toRead, ordering: .relaxed)
+            if toRead == 0 { return answers }
+        } else if watch != nil {
+            recheckFilter()
+        }
+        read.add(toRead, ordering: .relaxed)
         // On an error the reader is dropped: closing its connection ends any open transaction.
         let reader = try idle.withLock { $0.popLast() } ?? Reader(path: path)
-        try reader.refresh(watch?.stamp(), watching: watch != nil)
-        let variant = try reader.variant(experiment: experiment, userID: userID)
+        try reader.refresh(stamp, watching: watch != nil)
+        for (i, experiment) in experiments.enumerated() where maybe[i] {
+            answers[i] = try reader.variant(experiment: experiment, userID: userID)
+        }
         reader.lastUsed = Self.now()
         idle.withLock { if $0.count < maxIdle { $0.append(reader) } }
-        return variant
+        return answers
     }
+
+    /// Asks the writer to check the filter again, at most every 20 ms: the WAL index moved past
+    /// the published stamp (a commit the writer is about to publish, or another process's).
+    private func recheckFilter() {
+        let now = Int64(Self.now() * 1000)
+        let last = lastRecheck.load(ordering: .relaxed)
+        guard now - last >= 20, lastRecheck.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else { return }
+        writer.recheckStickyRecords()
+    }
+
+    /// Pairs the filter answered without a read, and pairs read from the store, so far.
+    public var lookupCounts: (skipped: Int, read: Int) { (skipped.load(ordering: .relaxed), read.load(ordering: .relaxed)) }
 
     /// Ends the transactions of connections idle for `idleRelease` or more.
     func releaseIdle() {

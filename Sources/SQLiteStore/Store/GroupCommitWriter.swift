@@ -62,6 +62,20 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var exposedUsersVersion: Int64 = 0
     private var lastFilterBuild: UInt64?
 
+    /// The (experiment, user) pairs with a sticky record, for the assign path (see
+    /// `StickyRecordFilter`); built only once a sticky reader asks for it.
+    let stickyRecords = StickyRecordFilter()
+    // On `queue` only:
+    /// Whether a sticky reader wants `stickyRecords` kept.
+    private var stickyRecordsWanted = false
+    /// `PRAGMA data_version` when `stickyRecords` held every pair of `facts`; nil when it may not.
+    private var stickyRecordsVersion: Int64?
+    /// The WAL index the filter's stamps are read from (the writer's connection keeps it mapped).
+    private var walIndex: WALIndexWatch?
+    private let path: String
+    /// A reader has asked for the filter to be checked again (at most one check queued).
+    private let stickyCheckQueued = Atomic<Bool>(false)
+
     /// The writer's statements, prepared once (`Connection.cached` would hash their long SQL on
     /// every use, several times per event).
     private var insertEvent, selectUserEvents, upsertFacts: Statement?
@@ -76,8 +90,9 @@ final class GroupCommitWriter: @unchecked Sendable {
         return statement
     }
 
-    init(connection: Connection, readers: ReaderPool, maxEventsPerTransaction: Int, factsBesideMinimum: Int) {
+    init(connection: Connection, path: String, readers: ReaderPool, maxEventsPerTransaction: Int, factsBesideMinimum: Int) {
         self.connection = connection
+        self.path = path
         self.readers = readers
         self.maxEventsPerTransaction = maxEventsPerTransaction
         self.factsBesideMinimum = factsBesideMinimum
@@ -111,6 +126,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         if isClosed.load(ordering: .acquiring) { throw StoreError(kind: .closed, message: "closed", context: context) }
         return try queue.sync {
             if !held.isEmpty { commitHeld() }
+            defer { publishStickyRecords() }
             return try connection.transaction { try body(connection) }
         }
     }
@@ -206,13 +222,15 @@ final class GroupCommitWriter: @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
-            let filter = try currentExposedUsers()
+            let filter = try currentFilters()
             if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
                 try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             } else {
                 try writeWithFactsInline(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             }
             try connection.execute("COMMIT")
+            // Before the completions run: an acknowledged exposure is the next call's sticky record.
+            publishStickyRecords()
             if exposedUsers != nil { for user in newlyExposed { exposedUsers!.insert(user) } }
             newlyExposed = []
             transactionCount.add(1, ordering: .relaxed)
@@ -300,7 +318,13 @@ final class GroupCommitWriter: @unchecked Sendable {
             if try insert(events[i]) {
                 results[Int(owners[i])].stored += 1
                 stored += 1
-                if events[i].type == .exposure { exposed = true }
+                if events[i].type == .exposure {
+                    exposed = true
+                    // Before the commit: a reader that sees the commit sees the pair.
+                    if stickyRecordsVersion != nil, let experiment = events[i].experiment {
+                        stickyRecords.insert(experiment: experiment, userID: events[i].userID)
+                    }
+                }
             } else {
                 results[Int(owners[i])].duplicates += 1
             }
@@ -308,25 +332,114 @@ final class GroupCommitWriter: @unchecked Sendable {
         return (stored, exposed)
     }
 
-    /// The filter of exposed users when it can be trusted in the open transaction, else nil.
+    /// The filter of exposed users when it can be trusted in the open transaction, else nil;
+    /// and `stickyRecords` brought up to date for it (see `StickyRecordFilter`).
     ///
-    /// Built from `facts` (one row per exposed user and experiment) on first use, and again when
-    /// another connection has committed since, as that may have stored exposures; at most once a
-    /// second, so a steady writer elsewhere costs a recompute of every touched user instead.
-    private func currentExposedUsers() throws -> ExposedUserFilter? {
+    /// Both are built from `facts` (one row per exposed user and experiment) on first use, and
+    /// again when another connection has committed, as that may have stored exposures; at most
+    /// once a second, so a steady writer elsewhere costs a recompute of every touched user (and
+    /// sticky reads from the store) instead.
+    private func currentFilters() throws -> ExposedUserFilter? {
         let version = try connection.scalarInt("PRAGMA data_version") ?? 0
-        if let exposedUsers, version == exposedUsersVersion, exposedUsers.inserted <= exposedUsers.capacity { return exposedUsers }
-        exposedUsers = nil
+        let usersValid = exposedUsers.map { version == exposedUsersVersion && $0.inserted <= $0.capacity } ?? false
+        if !usersValid { exposedUsers = nil }
+        if stickyRecordsVersion != nil && stickyRecordsVersion != version {
+            stickyRecordsVersion = nil
+            stickyRecords.publish(nil)
+        }
+        let stickyValid = !stickyRecordsWanted || stickyRecordsVersion != nil
+        if usersValid && stickyValid { return exposedUsers }
         let now = DispatchTime.now().uptimeNanoseconds
-        if let lastFilterBuild, now &- lastFilterBuild < 1_000_000_000 { return nil }
+        if let lastFilterBuild, now &- lastFilterBuild < 1_000_000_000 { return exposedUsers }
         lastFilterBuild = now
+        try buildFilters(users: !usersValid, stickyRecords: !stickyValid, version: version)
+        return exposedUsers
+    }
+
+    /// Reads every (experiment, user) pair of `facts` in the open transaction into the filters asked for.
+    private func buildFilters(users: Bool, stickyRecords sticky: Bool, version: Int64) throws {
         let rows = try connection.scalarInt("SELECT count(*) FROM facts") ?? 0
-        var filter = ExposedUserFilter(capacity: Int(rows) * 2)
-        let users = try connection.prepare("SELECT user_id FROM facts")
-        while try users.step() { filter.insert(UserID(users.text(0))) }
-        exposedUsers = filter
-        exposedUsersVersion = version
-        return filter
+        var filter = users ? ExposedUserFilter(capacity: Int(rows) * 2) : nil
+        if sticky { stickyRecords.reset(expecting: Int(rows)) }
+        let pairs = try connection.prepare("SELECT experiment, user_id FROM facts")
+        while try pairs.step() {
+            if filter != nil { filter!.insert(UserID(pairs.text(1))) }
+            if sticky {
+                let hash = pairs.withText(0) { experiment in pairs.withText(1) { user in StickyRecordFilter.PairHash(experiment: experiment, user: user) } }
+                stickyRecords.insert(hash)
+            }
+        }
+        if let filter {
+            exposedUsers = filter
+            exposedUsersVersion = version
+        }
+        if sticky { stickyRecordsVersion = version }
+    }
+
+    /// After a commit on this connection: readers may trust `stickyRecords` at the WAL index's
+    /// stamp if no other connection has committed since it was complete. The stamp is read
+    /// before `data_version`, so an unchanged version means the stamp shows only this
+    /// connection's commits, whose exposures the filter already holds.
+    private func publishStickyRecords() {
+        guard let version = stickyRecordsVersion else { return }
+        if walIndex == nil { walIndex = WALIndexWatch(databasePath: path) }
+        let stamp = walIndex?.stamp()
+        guard let stamp, let now = try? connection.scalarInt("PRAGMA data_version"), now == version else {
+            stickyRecordsVersion = nil
+            stickyRecords.publish(nil)
+            return
+        }
+        stickyRecords.publish(stamp)
+    }
+
+    /// Builds `stickyRecords` if needed and publishes it; from now on every commit keeps it.
+    /// Asynchronous: until it is published, sticky readers read the store.
+    func keepStickyRecords() {
+        queue.async {
+            self.stickyRecordsWanted = true
+            self.checkStickyRecords()
+        }
+    }
+
+    /// For a reader that found the WAL index past the published stamp while the writer was
+    /// idle (another process committed, say): checks the filter again on the writer's queue.
+    func recheckStickyRecords() {
+        guard stickyCheckQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        queue.async {
+            self.stickyCheckQueued.store(false, ordering: .releasing)
+            self.checkStickyRecords()
+        }
+    }
+
+    /// On `queue`: rebuilds the filter in a read transaction of its own if another connection
+    /// has committed since it was complete (at most once a second), then publishes it.
+    private func checkStickyRecords() {
+        guard stickyRecordsWanted, !isClosed.load(ordering: .acquiring) else { return }
+        do {
+            try connection.execute("BEGIN")
+            do {
+                let version = try connection.scalarInt("PRAGMA data_version") ?? 0
+                if stickyRecordsVersion != version {
+                    if stickyRecordsVersion != nil {
+                        stickyRecordsVersion = nil
+                        stickyRecords.publish(nil)
+                    }
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    if lastFilterBuild == nil || now &- lastFilterBuild! >= 1_000_000_000 {
+                        lastFilterBuild = now
+                        try buildFilters(users: false, stickyRecords: true, version: version)
+                    }
+                }
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+            publishStickyRecords()
+        } catch {
+            stickyRecordsVersion = nil
+            stickyRecords.publish(nil)
+        }
     }
 
     /// Inserts one event; false when its key (user_id, event_id) is already stored.

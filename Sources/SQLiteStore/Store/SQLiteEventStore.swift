@@ -61,7 +61,7 @@ public final class SQLiteEventStore: EventStore {
         try connection.execute("PRAGMA temp_store = MEMORY")
         try Schema.migrate(connection)
         readers = ReaderPool(path: path, maxIdle: options.maxIdleReaders)
-        writer = GroupCommitWriter(connection: connection, readers: readers, maxEventsPerTransaction: options.maxEventsPerTransaction,
+        writer = GroupCommitWriter(connection: connection, path: path, readers: readers, maxEventsPerTransaction: options.maxEventsPerTransaction,
                                    factsBesideMinimum: options.factsBesideMinimumEvents)
     }
 

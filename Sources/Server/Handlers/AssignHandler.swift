@@ -45,24 +45,20 @@ struct AssignHandler: Responder {
             placement = nil
             indices = snapshot.defaultIndices
         }
-        let answer = { @Sendable [self] (assignments: [Assignment]) -> HTTPResponse in
-            if let placement {
-                return placementResponse(PlacementAssignment(placement: placement.assignable, audienceIndex: placement.audience, assignment: assignments.first),
-                                         answer: placement.answer, snapshot: snapshot, body: body)
-            }
-            return assignResponse(assignments, indices: indices, snapshot: snapshot, body: body)
-        }
         guard exposures.waitsForRoundTrip else {
-            // An in-process store answers sticky lookups on this thread.
-            return .response(answer(snapshot.assigner.assign(userID: body.userID, attributes: body.attributes, experimentsAt: indices)))
+            // An in-process store answers sticky lookups on this thread (and skips users it has
+            // never seen without a read): no closure, no copy of the body.
+            let assignments = snapshot.assigner.assign(userID: body.userID, attributes: body.attributes, experimentsAt: indices)
+            return .response(response(assignments, placement: placement, indices: indices, snapshot: snapshot, body: body))
         }
         // A remote store: the request waits for its sticky records without holding a thread,
         // so many requests can wait together and share one query.
         let pending = snapshot.assigner.prepare(userID: body.userID, attributes: body.attributes, experimentsAt: indices)
         if pending.stickyExperimentIDs.isEmpty {
-            return .response(answer(snapshot.assigner.finish(pending, stickyKeys: [])))
+            return .response(response(snapshot.assigner.finish(pending, stickyKeys: []), placement: placement, indices: indices,
+                                      snapshot: snapshot, body: body))
         }
-        return .deferred { [exposures, copyGenerator] reply in
+        return .deferred { [self] reply in
             exposures.exposedVariants(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
                 let keys: [String?]
                 switch result {
@@ -72,17 +68,30 @@ struct AssignHandler: Responder {
                     Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
                     keys = []
                 }
-                let finish = { @Sendable in reply(answer(snapshot.assigner.finish(pending, stickyKeys: keys))) }
+                let finish = { @Sendable in
+                    reply(response(snapshot.assigner.finish(pending, stickyKeys: keys), placement: placement, indices: indices,
+                                   snapshot: snapshot, body: body))
+                }
                 // Writing copy may wait on a model: never on the lookup's thread.
                 if copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
             }
         }
     }
 
+    /// The answer for `assignments`: the placement's form when the body names one, else one answer per experiment.
+    func response(_ assignments: [Assignment], placement: (assignable: AssignablePlacement, answer: PlacementAnswer, audience: Int?)?,
+                  indices: [Int], snapshot: ExperimentSnapshot, body: AssignBody) -> HTTPResponse {
+        if let placement {
+            return placementResponse(PlacementAssignment(placement: placement.assignable, audienceIndex: placement.audience, assignment: assignments.first),
+                                     answer: placement.answer, snapshot: snapshot, body: body)
+        }
+        return assignResponse(assignments, indices: indices, snapshot: snapshot, body: body)
+    }
+
     /// The answer of `POST /v1/assign` for `assignments` (answer n is `snapshot.answers[indices[n]]`).
     func assignResponse(_ assignments: [Assignment], indices: [Int], snapshot: ExperimentSnapshot, body: AssignBody) -> HTTPResponse {
         // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
-        var paywallRequest: PaywallRequest?
+        var paywallRequest = CopyInputs()
         var out = ByteWriter(capacity: 512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
         out.append(literal: #"{"user_id":"#)
         JSONWriter.writeString(body.userID.text, to: &out)
@@ -118,7 +127,7 @@ struct AssignHandler: Responder {
 
     /// The answer of `POST /v1/assign` with `placement` (SPEC §7).
     func placementResponse(_ p: PlacementAssignment, answer: PlacementAnswer, snapshot: ExperimentSnapshot, body: AssignBody) -> HTTPResponse {
-        var paywallRequest: PaywallRequest?
+        var paywallRequest = CopyInputs()
         var out = ByteWriter(capacity: 1536)
         out.append(literal: #"{"user_id":"#)
         JSONWriter.writeString(body.userID.text, to: &out)
@@ -189,18 +198,13 @@ struct AssignHandler: Responder {
     }
 
     /// One paywall object, its copy resolved for this request (and written by the server's model when asked).
-    func writePaywall(_ variant: ExperimentAnswer.VariantAnswer, experimentID: String, body: AssignBody, request: inout PaywallRequest?,
+    func writePaywall(_ variant: ExperimentAnswer.VariantAnswer, experimentID: String, body: AssignBody, request: inout CopyInputs,
                       to out: inout ByteWriter) {
         if let fixed = variant.fixedPaywall {
             out.append(bytes: fixed)
             return
         }
-        let paywallRequest = request ?? PaywallRequest(
-            variables: Dictionary(body.variables.compactMap { name, value in
-                if case .string(let text) = value { (name, text) } else { nil }
-            }, uniquingKeysWith: { $1 }),
-            signals: JSONBody.dictionary(body.signals), hasOnDeviceModel: body.onDeviceModel)
-        request = paywallRequest
+        let paywallRequest = request.request(for: variant.copy, body: body, everything: copyGenerator != nil)
         var copy = PaywallResolver.resolveCopy(variant.copy, request: paywallRequest)
         if let copyGenerator {
             copy = copyGenerator.copy(copy, for: paywallRequest, experiment: experimentID, variant: variant.variantKey)
@@ -227,5 +231,35 @@ extension Assignment.Reason {
         case .assigned: #","reason":"assigned","paywall":"#
         case .safeguard: #","reason":"safeguard","paywall":"#
         }
+    }
+}
+
+/// What a request's copy reads from its body, decoded the first time a paywall needs it: a
+/// template its variables, a recipe its signals (the server's model reads both); static copy
+/// and fixed paywalls decode nothing.
+struct CopyInputs {
+    private var request = PaywallRequest()
+    private var variablesRead = false
+    private var signalsRead = false
+
+    mutating func request(for copy: CopySpec, body: AssignBody, everything: Bool) -> PaywallRequest {
+        request.hasOnDeviceModel = body.onDeviceModel
+        var variables = everything, signals = everything
+        switch copy {
+        case .customVariable: variables = true
+        case .aiGenerated: signals = true
+        case .staticText: break
+        }
+        if variables && !variablesRead {
+            request.variables = Dictionary(body.variables.compactMap { name, value in
+                if case .string(let text) = value { (name, text) } else { nil }
+            }, uniquingKeysWith: { $1 })
+            variablesRead = true
+        }
+        if signals && !signalsRead {
+            request.signals = JSONBody.dictionary(body.signals)
+            signalsRead = true
+        }
+        return request
     }
 }

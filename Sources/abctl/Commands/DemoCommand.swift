@@ -48,6 +48,8 @@ enum DemoCommand {
         }
         let truth = try SimulateCommand.loadTruth(truthPath, command: "demo")
         print("2. simulate \(users) users (seed \(seed)) into \(StoreOpener.displayName(db)) with the truth of \(truthPath)")
+        try SimulateCommand.checkPlacements(truth, catalog, command: "demo")
+        // The whole window, whatever the present: the demo's dates are fixed, and so are its reports.
         let result = try SimulateCommand.simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, db: db)
         print(SimulateCommand.describe(result).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
 

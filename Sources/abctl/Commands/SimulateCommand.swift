@@ -25,8 +25,14 @@ enum SimulateCommand {
           shares of platform, country, language, app_version, new_user, "placement" and any other "attributes", which
           every exposure carries (docs/Reports.md#simulation). The shipped Chorus+ story is
           Experiments/simulation/chorus-plus-truth.json.
+          A user with a placement (population.placement) is routed as the app routes it: the answer of
+          /v1/assign's placement form, one exposure for the placement when that answer puts it in an
+          experiment, and behaviour by the paywall it showed.
+          Users arrive over --days from the latest start of the running experiments and are followed
+          --tail-days more, but no event is written after the present (ABCTL_NOW, else the clock) unless
+          --until names the end of observation.
         """,
-        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>]",
+        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>] [--until <time>]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
             .experiments,
@@ -36,6 +42,8 @@ enum SimulateCommand {
             OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...1000), default: "14"),
             OptionSpec(name: "--tail-days", valueName: "t", help: "Days after the last arrival that events are still observed (renewals, a year's revenue).",
                        type: .integer(0...1000), default: "10"),
+            OptionSpec(name: "--until", valueName: "time",
+                       help: "End of observation (RFC 3339), even in the future (default: --tail-days after the last arrival, or the present if sooner)."),
         ],
         run: run
     )
@@ -46,8 +54,15 @@ enum SimulateCommand {
         let seed = UInt64(try args.required(int: "--seed"))
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let truth = try loadTruth(args.value("--truth"))
+        try checkPlacements(truth, catalog)
+        var until: Date?
+        if let text = args.value("--until") {
+            guard let date = RFC3339.parse(text) else { throw CLIError.usage("--until is not an RFC 3339 time: '\(text)'", command: "simulate") }
+            until = date
+        }
+        let present = try FixedClock.now(command: "simulate") ?? Date()
         let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days,
-                                   tailDays: try args.required(int: "--tail-days"), db: args.required("--db"))
+                                   tailDays: try args.required(int: "--tail-days"), until: until, present: present, db: args.required("--db"))
         print(describe(summary), terminator: "")
         return .success
     }
@@ -57,15 +72,33 @@ enum SimulateCommand {
         do { return try Truth.load(path: path) } catch { throw CLIError.usage(error.message, command: command) }
     }
 
+    /// A truth's placements must be the folder's: a user is routed by its placement's answer.
+    static func checkPlacements(_ truth: Truth, _ catalog: ExperimentDefinitions.ExperimentCatalog, command: String = "simulate") throws {
+        let known = Set(catalog.placements.map(\.id))
+        for (placement, _) in truth.population.placement where !known.contains(placement) {
+            throw CLIError.usage("the truth's population.placement names '\(placement)', which the experiments folder does not have"
+                                 + (known.isEmpty ? " (no placements.json)" : "; placements: \(known.sorted().joined(separator: ", "))"), command: command)
+        }
+    }
+
     /// Runs the simulation into the database at `db`, with a progress bar on a terminal.
-    static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, tailDays: Int = 10, db: String) throws -> (Simulator.Summary, TimeInterval) {
+    ///
+    /// Observation ends at `until` when given; else `tailDays` after the last arrival, or at
+    /// `present` when that comes first (no event is written in the future). Nil `present`: the
+    /// whole window (the demo, whose dates are fixed).
+    static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, tailDays: Int = 10,
+                         until: Date? = nil, present: Date? = nil, db: String) throws -> (Simulator.Summary, TimeInterval) {
         // Simulated events acknowledge nobody, so a commit need not wait for the disk (a crash loses only a rerun).
         let store = try StoreOpener.open(db, .init(durable: false))
         defer { store.close() }
         let assigner: Assigner
         do { assigner = try Assigner(catalog: catalog) } catch { throw CLIError.runtime("cannot build the assigner: \(error)") }
-        let simulator = Simulator(catalog: catalog, assigner: assigner, truth: truth,
-                                  options: Simulator.Options(users: users, seed: seed, days: days, tailDays: tailDays))
+        var options = Simulator.Options(users: users, seed: seed, days: days, tailDays: tailDays, until: until)
+        if until == nil, let present {
+            let window = Simulator(catalog: catalog, assigner: assigner, truth: truth, options: options)
+            if present < window.observedUntil { options.until = present }
+        }
+        let simulator = Simulator(catalog: catalog, assigner: assigner, truth: truth, options: options)
         let progress = ProgressBar(total: users, label: "simulating")
         let began = Date()
         let summary: Simulator.Summary
@@ -80,7 +113,9 @@ enum SimulateCommand {
 
     static func describe(_ result: (Simulator.Summary, TimeInterval)) -> String {
         let (s, seconds) = result
-        var out = "simulated \(s.users) users arriving \(RFC3339.format(s.start)) to \(RFC3339.format(s.observedUntil)) (observed until)\n"
+        var out = "simulated \(s.users) users arriving \(RFC3339.format(s.start)) to \(RFC3339.format(s.arrivalsEnd))\n"
+        out += "events observed until \(RFC3339.format(s.observedUntil))"
+        out += s.arrived < s.users ? " (\(s.arrived) of the users arrived by then; --until observes later)\n" : "\n"
         for experiment in s.exposed.keys.sorted() {
             let variants = s.exposed[experiment]!.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             out += "  \(experiment): \(variants)\n"

@@ -24,13 +24,14 @@ enum ValidateCommand {
           (or a warning with --strict) or the folder has no experiment file, 2 on bad arguments
           (a path that does not exist, a REF that is neither a folder nor a revision).
         """,
-        usage: "[<path> ...] [--against <ref>] [--strict] [--format <format>]",
+        usage: "[<path> ...] [--against <ref>] [--strict] [--db <path>] [--format <format>]",
         arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders.", environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
         options: [
             OptionSpec(name: "--format", valueName: "format", help: "text: file:line:column lines; json: a list; github: Actions annotations.",
                        choices: ["text", "json", "github"], default: "text"),
             OptionSpec(name: "--against", valueName: "ref", help: "Also check what changed since REF: a folder, or a git revision (e.g. origin/main)."),
             OptionSpec(name: "--strict", help: "Fail (exit 1) on warnings too."),
+            OptionSpec(name: "--db", valueName: "path", help: "A store: a shipped experiment's missing-winner hint then names the arm the report's verdict ships."),
         ],
         run: run
     )
@@ -40,8 +41,9 @@ enum ValidateCommand {
         for path in args.positionals where !FileManager.default.fileExists(atPath: path) {
             throw CLIError.usage("no such file or folder: '\(path)'", command: "validate")
         }
-        let now = try FixedClock.now(command: "validate") ?? Date()
-        let report: ExperimentLoader.Report
+        let fixedNow = try FixedClock.now(command: "validate")
+        let now = fixedNow ?? Date()
+        var report: ExperimentLoader.Report
         if let ref = args.value("--against") {
             do {
                 report = try ExperimentFiles.validate(paths: args.positionals, against: ref, now: now)
@@ -51,6 +53,7 @@ enum ValidateCommand {
         } else {
             report = ExperimentFiles.validate(paths: args.positionals, now: now)
         }
+        if let db = args.value("--db") { try WinnerHint.fill(&report, db: db, fixedNow: fixedNow) }
         let output: String
         switch args.value("--format") {
         case "json": output = DiagnosticPrinter.json(report, strict: args.flag("--strict"))

@@ -186,7 +186,7 @@ def split(name):
 def outcome(r, key, horizon_days):
     """What user r did in the window: up to the as-of time, or in its first N days (None: not followed that long)."""
     if horizon_days is None:
-        limit = AS_OF + 1
+        limit = AS_OF   # SPEC §5: nothing at or after the as-of moment counts
     else:
         limit = r["first_exposure"] + horizon_days * DAY
         if limit > AS_OF:
@@ -195,7 +195,9 @@ def outcome(r, key, horizon_days):
     o = {"exposure": r["first_exposure"], "trial_start": w(r["trial_start"]), "paid": w(r["first_paid"]),
          "converted": w(r["first_converted"]), "refund": w(r["refunded_at"]), "day0_cancel": None, "trial_cancel": None}
     # Day-0 cancels count a trial starter once the window has passed: by the as-of time, or for _dN by the end of the first N days.
-    o["trial_start_day0_passed"] = o["trial_start"] if o["trial_start"] is not None and o["trial_start"] + DAY0_HOURS * 3600 < limit else None
+    # A window that ends at the as-of moment has passed (the moment itself is after it).
+    passed_by = AS_OF + 1 if horizon_days is None else limit
+    o["trial_start_day0_passed"] = o["trial_start"] if o["trial_start"] is not None and o["trial_start"] + DAY0_HOURS * 3600 < passed_by else None
     c = w(r["first_cancel"])
     if o["trial_start"] is not None and c is not None and c >= o["trial_start"]:
         hours = (c - o["trial_start"]) / 3600
@@ -428,7 +430,7 @@ def revenue_by_day(k):
     for r, f in zip(rows, followed):
         total = 0.0
         for off, a in r["revenue_entries"]:
-            if off > AS_OF - r["first_exposure"] or off // DAY > f:
+            if off >= AS_OF - r["first_exposure"] or off // DAY > f:
                 continue
             before = min(total, cap) if cap is not None else total
             total += a

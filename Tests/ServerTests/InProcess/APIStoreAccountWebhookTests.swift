@@ -1,17 +1,16 @@
 import Foundation
-import TestSupport
+import Server
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import TestSupport
+import Webhooks
 
-/// Store identities through a live `abctl serve` (SPEC §4, §7): an exposure posted to
+/// Store identities through the API in process (SPEC §4, §7; moved from EndToEndTests): an exposure posted to
 /// `/v1/events` carries `store_account_id`; an App Store notification (judged by Apple's
 /// app-store-server-library) or a Google Play purchase naming only that id lands on the user who
 /// carried it, with the trial the store granted as `trial_days`; an id no exposure carried is
 /// taken as the user itself.
 @Suite(.timeLimit(.minutes(3)))
-struct StoreAccountWebhookTests {
+struct APIStoreAccountWebhookTests {
     struct AppStoreCase: Decodable {
         var name: String
         var body: String
@@ -24,37 +23,31 @@ struct StoreAccountWebhookTests {
     static let user = "Ana Lima <ana.lima@example.com> signed up through the referral programme, 2026"
 
     static func exposure(_ id: String, user: String, arm: String, storeAccount: String) -> String {
-        #"{"event_id":"\#(id)","type":"exposure","user_id":"\#(user)","experiment":"webhook-revenue","variant":"\#(arm)","ts":"\#(RFC3339Text.format(Int(Date().timeIntervalSince1970) - 10 * 86_400))","store_account_id":"\#(storeAccount)"}"#
+        #"{"event_id":"\#(id)","type":"exposure","user_id":"\#(user)","experiment":"webhook-revenue","variant":"\#(arm)","ts":"\#(WebhookSupport.rfc3339(Int(Date().timeIntervalSince1970) - 10 * 86_400))","store_account_id":"\#(storeAccount)"}"#
     }
 
-    /// user_id, type and trial_days of every stored event but exposures, from the stopped server's database.
-    static func storedRows(_ server: ServeProcess) async throws -> [String] {
-        server.signal(SIGTERM)
-        #expect(await server.exit(within: .seconds(20)) == 0)
-        let rows = try await ChildProcess.run("/usr/bin/sqlite3", [server.databasePath,
-            "SELECT user_id, type, trial_days FROM events WHERE type <> 1 ORDER BY ts, event_id"])
-        return rows.stdout.split(separator: "\n").map(String.init)
+    /// user_id, type and trial_days of every stored event but exposures, as sqlite3 shows them.
+    static func storedRows(_ server: InProcessServer) async throws -> [String] {
+        try await server.query("SELECT user_id, type, trial_days FROM events WHERE type <> 1 ORDER BY ts, event_id").map { $0.joined(separator: "|") }
     }
 
     @Test func appStoreNotificationsLandOnTheUserWhoseExposureCarriedTheToken() async throws {
         let folder = TemporaryFolder()
         let known = UUID().uuidString.lowercased(), unknown = UUID().uuidString.lowercased()
-        let python = Abctl.packageRoot + "/.venv/bin/python"
-        let run = try await ChildProcess.run(python, [Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/appstore/store_accounts.py",
-                                                      folder.path, AppStoreWebhookTests.bundle, known, unknown])
-        try #require(run.status == 0, "store_accounts.py: \(run.stderr.suffix(2000))")
+        try await WebhookSupport.python([WebhookSupport.fixtures + "/appstore/store_accounts.py", folder.path, APIAppStoreWebhookTests.bundle, known, unknown])
         let cases = try JSONDecoder().decode([AppStoreCase].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
         #expect(cases.count == 3 && cases.allSatisfy(\.apple_accepts), "\(cases.map { ($0.name, $0.apple_accepts) })")
-        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", folder.path + "/root.pem", "--appstore-bundle-id", AppStoreWebhookTests.bundle, "--appstore-environment", "sandbox"]) {
-            try StripeWebhookTests.experiment.write(toFile: $0 + "/webhook-revenue.json", atomically: true, encoding: .utf8)
-        }
-        let posted = try await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-3d", storeAccount: known))
+        let root = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/root.pem")))
+        let server = try InProcessServer(options: {
+            $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: APIAppStoreWebhookTests.bundle, environment: "Sandbox")
+        }, experiments: WebhookSupport.addExperiment)
+        let posted = await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-3d", storeAccount: known))
         #expect(posted.status == 200 && posted.json?["stored"] as? Int == 1, "\(posted.text)")
         for c in cases {
-            let reply = try await server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: c.body)
+            let reply = await server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: c.body)
             #expect(reply.status == 200 && reply.json?["status"] as? String == "stored", "\(c.name): \(reply.status) \(reply.text)")
         }
-        let report = try await server.request("GET", "/v1/experiments/webhook-revenue/report")
+        let report = await server.request("GET", "/v1/experiments/webhook-revenue/report")
         let variants = try #require(report.json?["variants"] as? [[String: Any]], "\(report.text)")
         let arm = (variants.first { $0["key"] as? String == "trial-3d" }?["metrics"] as? [String: Any])?["trial_start_rate"] as? [String: Any]
         #expect(arm?["count"] as? Double == 1, "the trial counts in the user's arm: \(String(describing: arm))")
@@ -70,31 +63,29 @@ struct StoreAccountWebhookTests {
     @Test func googlePlayPurchasesLandOnTheUserWhoseExposureCarriedTheAccountID() async throws {
         let folder = TemporaryFolder()
         let now = Int(Date().timeIntervalSince1970)
-        try await GooglePlayWebhookTests.python([Abctl.packageRoot + "/Tests/WebhooksTests/Fixtures/googleplay/tokens.py", folder.path])
-        try await GooglePlayWebhookTests.python([Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/googleplay/pushes.py", folder.path,
-                                                 GooglePlayWebhookTests.audience, GooglePlayWebhookTests.account, GooglePlayWebhookTests.package, String(now)])
-        let pushes = try JSONDecoder().decode([GooglePlayWebhookTests.Push].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/pushes.json")))
+        try await WebhookSupport.python([WebhookSupport.unitFixtures + "/googleplay/tokens.py", folder.path])
+        try await WebhookSupport.python([WebhookSupport.fixtures + "/googleplay/pushes.py", folder.path,
+                                         WebhookSupport.audience, WebhookSupport.account, WebhookSupport.package, String(now)])
+        let pushes = try JSONDecoder().decode([WebhookSupport.Push].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/pushes.json")))
         let bearer = try #require(pushes.first?.token)
         let known = UUID().uuidString.lowercased(), unknown = "an-id-no-exposure-carried"
-        let fake = try FakeGooglePlay(package: GooglePlayWebhookTests.package)
+        let fake = try FakeGooglePlay(package: WebhookSupport.package)
         func purchase(_ account: String, trialDays: Int?) -> String {
-            let start = RFC3339Text.format(now - 9 * 86_400), expiry = RFC3339Text.format(now - 9 * 86_400 + (trialDays ?? 365) * 86_400)
+            let start = WebhookSupport.rfc3339(now - 9 * 86_400), expiry = WebhookSupport.rfc3339(now - 9 * 86_400 + (trialDays ?? 365) * 86_400)
             let phase = trialDays == nil ? "basePrice" : "freeTrial"
             return #"{"kind":"androidpublisher#subscriptionPurchaseV2","startTime":"\#(start)","subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","externalAccountIdentifiers":{"obfuscatedExternalAccountId":"\#(account)"},"lineItems":[{"productId":"chorus.plus.annual","expiryTime":"\#(expiry)","autoRenewingPlan":{"autoRenewEnabled":true,"recurringPrice":{"currencyCode":"USD","units":"59","nanos":990000000}},"offerPhase":{"\#(phase)":{}}}]}"#
         }
         fake.setPurchase("tok-known", json: purchase(known, trialDays: 7))
         fake.setPurchase("tok-unknown", json: purchase(unknown, trialDays: nil))
         func push(_ id: String, token: String) -> String {
-            let data = Data(#"{"version":"1.0","packageName":"\#(GooglePlayWebhookTests.package)","eventTimeMillis":"\#((now - 9 * 86_400) * 1000)","subscriptionNotification":{"version":"1.0","notificationType":4,"purchaseToken":"\#(token)","subscriptionId":"chorus.plus.annual"}}"#.utf8).base64EncodedString()
-            return #"{"message":{"data":"\#(data)","messageId":"\#(id)","publishTime":"\#(RFC3339Text.format(now))"},"subscription":"projects/p/subscriptions/s"}"#
+            let data = Data(#"{"version":"1.0","packageName":"\#(WebhookSupport.package)","eventTimeMillis":"\#((now - 9 * 86_400) * 1000)","subscriptionNotification":{"version":"1.0","notificationType":4,"purchaseToken":"\#(token)","subscriptionId":"chorus.plus.annual"}}"#.utf8).base64EncodedString()
+            return #"{"message":{"data":"\#(data)","messageId":"\#(id)","publishTime":"\#(WebhookSupport.rfc3339(now))"},"subscription":"projects/p/subscriptions/s"}"#
         }
-        let server = try await GooglePlayWebhookTests.serve(folder, fake) {
-            try StripeWebhookTests.experiment.write(toFile: $0 + "/webhook-revenue.json", atomically: true, encoding: .utf8)
-        }
-        let posted = try await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-7d", storeAccount: known))
+        let server = try await WebhookSupport.googlePlayServer(folder, fake, experiments: WebhookSupport.addExperiment)
+        let posted = await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-7d", storeAccount: known))
         #expect(posted.status == 200 && posted.json?["stored"] as? Int == 1, "\(posted.text)")
         for (id, token) in [("m-known", "tok-known"), ("m-unknown", "tok-unknown")] {
-            let reply = try await server.request("POST", "/v1/webhooks/googleplay", headers: ["Authorization": "Bearer " + bearer, "Content-Type": "application/json"],
+            let reply = await server.request("POST", "/v1/webhooks/googleplay", headers: ["Authorization": "Bearer " + bearer, "Content-Type": "application/json"],
                                                  body: push(id, token: token))
             #expect(reply.status == 200 && reply.json?["status"] as? String == "stored", "\(id): \(reply.status) \(reply.text)")
         }
