@@ -9,11 +9,11 @@
 #    alternating runs of ROUND_SECONDS (nginx, abctl, nginx, ...): on a shared 2-core machine one
 #    pair of runs moves by 10% or more, so each round's ratio is printed and the median judged;
 #    many short pairs follow the machine's drifting load more closely than a few long ones.
-#    Goals: >= 60% of nginx's requests per second, p99 < 10 ms. Then bench/mhd_fixed.c, a bare
+#    Goals (issue 40): >= 85% of nginx's requests per second, p99 < 5 ms. Then bench/mhd_fixed.c, a bare
 #    libmicrohttpd server set up as abctl's (fixed body, no work), shows the HTTP layer's own ceiling.
 #    In the same rounds, the same abctl server answers POST /v1/assign with one experiment
 #    ("experiments": ["chorus-paywall-copy"]) and with a placement ("placement": "onboarding_end",
-#    whose audience for these attributes shows that experiment): goal placement >= 0.9x one experiment.
+#    whose audience for these attributes shows that experiment): goal placement >= 0.95x one experiment.
 #    Also in the same rounds, right after the plain abctl run, a second abctl server whose experiments
 #    have `safeguards` (day0_cancel_rate, trial_cancel_rate, refund_rate; checked every minute, so
 #    evaluations of the users the rounds expose happen during the runs): goal >= 0.95x the same
@@ -214,14 +214,14 @@ by_round = ", ".join(f"{r:.1%}" for r in ratios)
 p99s = ", ".join(f"{a['p99_ms']:.2f}" for a in abctl_runs)
 print(f"  assign / nginx, by round: {by_round}   (abctl p99: {p99s} ms)")
 print(f"  libmicrohttpd, fixed : {mhd['rps']:>10.0f} req/s   p99 {mhd['p99_ms']:.2f} ms   ({mhd['rps'] / nginx['rps']:.1%} of nginx: the HTTP layer alone)")
-print(f"  assign / nginx median: {ratio:>10.1%}   (goal >= 60%: {'met' if ratio >= 0.6 else 'NOT met'}; p99 goal < 10 ms: {'met' if abctl['p99_ms'] < 10 else 'NOT met'})")
+print(f"  assign / nginx median: {ratio:>10.1%}   (goal >= 85%: {'met' if ratio >= 0.85 else 'NOT met'}; p99 goal < 5 ms: {'met' if abctl['p99_ms'] < 5 else 'NOT met'})")
 one_runs = [parse(l) for l in sys.argv[8].split(";") if l]
 placement_runs = [parse(l) for l in sys.argv[9].split(";") if l]
 placement_ratios = [p["rps"] / o["rps"] for o, p in zip(one_runs, placement_runs)]
 placement_ratio = statistics.median(placement_ratios)
 print(f"  assign, 1 experiment : {statistics.median(o['rps'] for o in one_runs):>10.0f} req/s   p99 {statistics.median(o['p99_ms'] for o in one_runs):.2f} ms")
 print(f"  assign, placement    : {statistics.median(p['rps'] for p in placement_runs):>10.0f} req/s   p99 {statistics.median(p['p99_ms'] for p in placement_runs):.2f} ms   errors {int(sum(p['errors'] for p in placement_runs))}")
-print(f"  placement / 1 experiment, by round: {', '.join(f'{r:.2f}x' for r in placement_ratios)}; median {placement_ratio:.2f}x (goal >= 0.9x: {'met' if placement_ratio >= 0.9 else 'NOT met'})")
+print(f"  placement / 1 experiment, by round: {', '.join(f'{r:.2f}x' for r in placement_ratios)}; median {placement_ratio:.2f}x (goal >= 0.95x: {'met' if placement_ratio >= 0.95 else 'NOT met'})")
 guarded_runs = [parse(l) for l in sys.argv[10].split(";") if l]
 guarded_ratios = [g["rps"] / a["rps"] for a, g in zip(abctl_runs, guarded_runs)]
 guarded_ratio = statistics.median(guarded_ratios)

@@ -27,7 +27,7 @@ public struct SettingSpec: Sendable {
     func problem(_ value: String) -> String? {
         switch kind {
         case .time:
-            RFC3339.parse(value) == nil ? "\(variable) must be an RFC 3339 time (e.g. 2026-12-01T00:00:00Z), got '\(value)'" : nil
+            RFC3339.parse(value) == nil ? "\(variable) is not an RFC 3339 time: '\(value)' (write e.g. 2026-12-01T00:00:00Z)" : nil
         case .integer(let minimum):
             Int(value).map { $0 >= minimum } == true ? nil : "\(variable) must be a whole number of at least \(minimum), got '\(value)'"
         case .secret:

@@ -46,7 +46,7 @@ import TestSupport
         #expect(script.status == 0, "\(script.stderr.suffix(2000))")
         let cases = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: appStore.path + "/cases.json"))) as? [[String: Any]])
 
-        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", appStore.path + "/root.pem", "--appstore-bundle-id", Self.bundle],
+        let server = try await ServeProcess.start(arguments: ["--appstore-root-ca", appStore.path + "/root.pem", "--appstore-bundle-id", Self.bundle, "--appstore-environment", "sandbox"],
                                     environment: ["ABCTL_API_KEYS": "k1:ingest,assign,admin", "ABCTL_REVENUECAT_AUTH": "Bearer rc"], database: database)
         let key = ["Authorization": "Bearer k1"]
 

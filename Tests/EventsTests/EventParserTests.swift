@@ -15,7 +15,13 @@ private func rejection(_ line: String, with parser: EventParser = parser) -> Eve
 
 @Test(arguments: EventType.allCases)
 func parsesEveryEventType(type: EventType) throws {
-    let extra = type == .exposure ? #","experiment":"exp","variant":"a","copy_source":"on_device","copy_text":"Hi","copy_fallback_reason":"r""# : #","revenue":9.99,"currency":"USD","product_id":"p""#
+    let extra: String
+    switch type {
+    case .exposure: extra = #","experiment":"exp","variant":"a","copy_source":"on_device","copy_text":"Hi","copy_fallback_reason":"r""#
+    case .refunded: extra = #","revenue":-9.99,"currency":"USD","product_id":"p""#
+    case .purchased, .converted, .renewed: extra = #","revenue":9.99,"currency":"USD","product_id":"p""#
+    case .trialStarted, .cancelled: extra = #","product_id":"p""#
+    }
     let line = #"{"event_id":"e1","type":"\#(type.name)","user_id":"u1","ts":"2026-12-01T10:00:00Z"\#(extra)}"#
     let event = try #require(try parse(line)?.get())
     #expect(event.id == "e1")
@@ -25,8 +31,10 @@ func parsesEveryEventType(type: EventType) throws {
     if type == .exposure {
         #expect(event.experiment == "exp" && event.variant == "a")
         #expect(event.copySource == .onDevice && event.copyText == "Hi" && event.copyFallbackReason == "r")
+    } else if type.carriesRevenue {
+        #expect(abs(event.revenue ?? 0) == 9.99 && event.currency == "USD" && event.productID == "p")
     } else {
-        #expect(event.revenue == 9.99 && event.currency == "USD" && event.productID == "p")
+        #expect(event.revenue == nil && event.productID == "p")
     }
 }
 
@@ -99,7 +107,7 @@ func rejectsBadLineNamingTheField(bad: BadLine) throws {
 }
 
 @Test func decodesEscapesAndUnicode() throws {
-    let line = #"{"event_id":"e\u00e9\"1","type":"renewed","user_id":"u\ud83d\udc26 ü","ts":"2026-12-01T10:00:00Z","nested":{"a":[1,{"b":null}],"c":true}}"#
+    let line = #"{"event_id":"e\u00e9\"1","type":"renewed","user_id":"u\ud83d\udc26 ü","ts":"2026-12-01T10:00:00Z"}"#
     let event = try #require(try parse(line)?.get())
     #expect(event.id == "eé\"1")
     #expect(event.userID == "u🐦 ü")
@@ -143,7 +151,7 @@ func rejectsBadLineNamingTheField(bad: BadLine) throws {
     #expect((try? lines[0].result.get())?.id == "a")
     #expect(lines[1].result == .failure(EventRejection(field: "event_id", reason: "missing", more: [
         EventRejection(field: "type", reason: "missing"), EventRejection(field: "user_id", reason: "missing"),
-        EventRejection(field: "ts", reason: "missing")])))
+        EventRejection(field: "ts", reason: "missing"), EventRejection(field: "bad", reason: "is not a key of any event")])))
     let array = #"[{"event_id":"a","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}, {"event_id":"b","type":"nope","user_id":"u","ts":"2026-12-01T10:00:00Z"}]"#
     let items = Array(array.utf8).withUnsafeBufferPointer { parser.parseBody($0) }
     #expect(items.map(\.position) == [1, 2])
@@ -160,7 +168,8 @@ func rejectsMalformedNumbers(number: String) throws {
 
 @Test(arguments: [("0", 0.0), ("-0.5", -0.5), ("1e2", 100.0), ("59.99", 59.99), ("1E-2", 0.01)])
 func acceptsJSONNumbers(text: String, value: Double) throws {
-    let event = try #require(try parse(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":\#(text)}"#)?.get())
+    let type = value < 0 ? "refunded" : "renewed"
+    let event = try #require(try parse(#"{"event_id":"e","type":"\#(type)","user_id":"u","ts":"2026-12-01T10:00:00Z","revenue":\#(text)}"#)?.get())
     #expect(event.revenue == value)
 }
 
@@ -214,7 +223,7 @@ func aNulEscapeInAStringFieldIsRefused(field: String) throws {
     #expect(noRate.field == "currency")
     #expect(noRate.reason.contains("no exchange rate from SEK to USD"))
     // A currency beside no amount changes nothing and is not refused.
-    #expect(rejection(#"{"event_id":"c","type":"cancelled","user_id":"u","ts":"2026-12-01T10:00:00Z","currency":"SEK"}"#, with: eur) == nil)
+    #expect(rejection(#"{"event_id":"c","type":"purchased","user_id":"u","ts":"2026-12-01T10:00:00Z","currency":"SEK"}"#, with: eur) == nil)
     // Webhooks' events go through `check`: the same conversion and the same refusal.
     let mapped = Event(id: "w", type: .purchased, userID: "u", timestamp: Timestamp(microseconds: 0), revenue: 10, currency: "GBP")
     #expect(eur.check(mapped).failure?.field == "currency")
@@ -259,4 +268,62 @@ extension Result {
     // A good line has no problem, and a line with one problem has no `more`.
     #expect(rejection(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#) == nil)
     #expect(rejection(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"yesterday"}"#)?.more == [])
+}
+
+/// SPEC §4's doubtful lines: refused naming the field, never silently changed.
+@Suite struct DoubtfulLinesTests {
+    let base = #""event_id":"e","user_id":"u","ts":"2026-12-01T10:00:00Z""#
+    let clock = parser.receiving(at: Timestamp(rfc3339: "2026-12-01T12:00:00Z")!)
+
+    @Test(arguments: [
+        (#""type":"purchased","revenue":-5"#, "revenue"),
+        (#""type":"converted","revenue":-0.01"#, "revenue"),
+        (#""type":"renewed","revenue":-9.99"#, "revenue"),
+        (#""type":"refunded","revenue":5"#, "revenue"),
+        (#""type":"exposure","experiment":"x","variant":"a","revenue":50"#, "revenue"),
+        (#""type":"trial_started","trail_days":7"#, "trail_days"),
+        (##""type":"cancelled","copy_text":"hi""##, "copy_text"),
+    ])
+    func refused(fields: String, field: String) throws {
+        let r = try #require(rejection("{\(base),\(fields)}"), "\(fields) was accepted")
+        #expect(r.problems.contains { $0.field == field }, "\(r)")
+        #expect(!r.ignored)
+    }
+
+    @Test func aTypoGetsTheNearestKey() throws {
+        let r = try #require(rejection(#"{\#(base),"type":"trial_started","trail_days":7}"#))
+        #expect(r.reason.contains("did you mean 'trial_days'?"), "\(r)")
+    }
+
+    @Test func aTimeAheadOfTheClockIsRefusedAndTenMinutesIsAllowed() throws {
+        let line = { (ts: String) in #"{"event_id":"e","type":"renewed","user_id":"u","ts":"\#(ts)","revenue":1}"# }
+        #expect(rejection(line("2026-12-01T12:10:00Z"), with: clock) == nil)
+        #expect(rejection(line("2026-12-01T12:10:01Z"), with: clock)?.field == "ts")
+        #expect(rejection(line("2099-01-01T00:00:00Z"), with: clock)?.field == "ts")
+        // Without a clock (simulate, demo) any time is taken.
+        #expect(rejection(line("2099-01-01T00:00:00Z")) == nil)
+    }
+
+    @Test func anAppKeysOldExposureIsRefused() throws {
+        let app = parser.receiving(at: Timestamp(rfc3339: "2026-12-20T00:00:00Z")!, appKey: true)
+        let exposure = #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"x","variant":"a"}"#
+        #expect(rejection(exposure, with: app)?.field == "ts")
+        #expect(rejection(exposure, with: parser.receiving(at: Timestamp(rfc3339: "2026-12-20T00:00:00Z")!)) == nil)
+    }
+
+    @Test func anUnknownExperimentIsIgnoredNotRefused() throws {
+        let strict = EventParser(catalog: KnownVariants(["exp": ["a", "b"]]))
+        let exposure = #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"gone","variant":"a"}"#
+        let r = try #require(rejection(exposure, with: strict))
+        #expect(r.ignored && r.field == "experiment" && r.reason.hasPrefix("unknown_experiment"))
+        let purchase = #"{"event_id":"p","type":"purchased","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"gone","revenue":5}"#
+        #expect(rejection(purchase, with: strict)?.ignored == true)
+        // A line with a real problem besides is refused, not ignored.
+        #expect(rejection(#"{"event_id":"p","type":"purchased","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"gone","revenue":-5}"#, with: strict)?.ignored == false)
+    }
+
+    @Test func webhookEventsGetTheSameSignRule() {
+        let refund = Event(id: "w", type: .refunded, userID: "u", timestamp: Timestamp(microseconds: 0), revenue: 10)
+        #expect(parser.check(refund).failure?.field == "revenue")
+    }
 }

@@ -1,12 +1,34 @@
 import ExperimentDefinitions
 /// Turns NDJSON lines into checked `Event`s, or a rejection naming the field and the reason.
 ///
-/// Unknown keys are ignored (for forward compatibility); `null` counts as absent for optional
-/// fields. With a catalog, an exposure must name a known experiment and one of its variants.
+/// Doubtful lines are refused, naming the field, never silently changed (SPEC §4): a key the
+/// type does not have (with the nearest known key as a hint), revenue of the wrong sign, a time
+/// too far ahead of `notAfter`. `null` counts as absent for optional fields. With a catalog, an
+/// exposure must name a variant of its experiment; an event naming an experiment the catalog does
+/// not have is `ignored` (`unknown_experiment`), not refused.
 public struct EventParser: Sendable {
     public var catalog: KnownVariants?
     /// Converts revenue into the report currency; nil (no products.json) keeps amounts as sent.
     public var currency: CurrencyConverter?
+    /// The latest `ts` taken: the receiving node's clock plus `clockSkewAllowance` (nil: any;
+    /// `abctl simulate` and `demo` write their own timeline).
+    public var notAfter: Timestamp?
+    /// The earliest `ts` an exposure may have (an `app` key's: 7 days before the clock); nil: any.
+    public var exposuresNotBefore: Timestamp?
+
+    /// How far ahead of the receiving node's clock an event may be (SPEC §4).
+    public static let clockSkewAllowance: Int64 = 10 * 60 * 1_000_000
+    /// How old an exposure an `app` key posts may be (SPEC §4).
+    public static let appExposureMaxAge: Int64 = 7 * 86_400 * 1_000_000
+
+    /// The parser as a node receiving events at `now` sees them: `ts` at most 10 minutes ahead;
+    /// with `appKey`, exposures at most 7 days old.
+    public func receiving(at now: Timestamp, appKey: Bool = false) -> EventParser {
+        var parser = self
+        parser.notAfter = Timestamp(microseconds: now.microseconds + Self.clockSkewAllowance)
+        parser.exposuresNotBefore = appKey ? Timestamp(microseconds: now.microseconds - Self.appExposureMaxAge) : nil
+        return parser
+    }
 
     public init(catalog: KnownVariants? = nil, currency: CurrencyConverter? = nil) {
         self.catalog = catalog
@@ -100,6 +122,8 @@ public struct EventParser: Sendable {
             return EventRejection(field: field.rawValue, reason: Self.nulReason)
         }
         if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
+        if let problem = revenueSignProblem(type: event.type, revenue: event.revenue) { return problem }
+        if let problem = timeProblem(type: event.type, timestamp: event.timestamp) { return problem }
         if let days = event.trialDays, !(0...Self.maxTrialDays).contains(days) {
             return EventRejection(field: "trial_days", reason: "must be a whole number of days from 0 to \(Self.maxTrialDays)")
         }
@@ -108,6 +132,7 @@ public struct EventParser: Sendable {
         }
         return exposureProblems(type: event.type, experiment: event.experiment, variant: event.variant).first
             ?? storeFieldProblems(type: event.type, storeAccountID: event.storeAccountID, trialDays: event.trialDays).first
+            ?? unknownExperiment(event.experiment)
     }
 
     /// An event built by other means (a webhook's), checked as `validate` does and its revenue
@@ -153,6 +178,8 @@ public struct EventParser: Sendable {
         var attributes: ExposureAttributes = .empty
         var storeAccountID: String?
         var trialDays: Int?
+        /// Keys no event has, as sent (the first few).
+        var unknownKeys: [String] = []
         /// Every bad field met, in key order (at most one per field).
         var problems: [EventRejection] = []
         var rejected: UInt32 = 0
@@ -190,8 +217,11 @@ public struct EventParser: Sendable {
         }
         let bytesScanner = scanner
         try scanner.scanObject { (keyValue, value) throws(JSONScanner.SyntaxError) in
-            // Unknown keys are ignored; known ones are found by their bytes, no String per key.
-            guard let index = bytesScanner.index(of: keyValue, in: Self.fieldKeys) else { return }
+            // Known keys are found by their bytes, no String per key; an unknown one is refused below.
+            guard let index = bytesScanner.index(of: keyValue, in: Self.fieldKeys) else {
+                if f.unknownKeys.count < 8 { f.unknownKeys.append(bytesScanner.decode(keyValue)) }
+                return
+            }
             let field = Self.fields[index]
             let bit: UInt32 = 1 << index
             func reject(_ reason: String) {
@@ -311,9 +341,20 @@ public struct EventParser: Sendable {
                 add(EventRejection(field: "copy_source", reason: "unknown copy source '\(name)' (expected one of: \(EventParser.copySources))"))
             }
         }
+        for key in f.unknownKeys {
+            let hint = Spelling.closest(to: key, in: Self.fields.map(\.rawValue)).map { "; did you mean '\($0)'?" } ?? ""
+            add(EventRejection(field: key, reason: "is not a key of any event\(hint)"))
+        }
         if let type {
+            let allowed = Self.keys(of: type)
+            for (index, field) in Self.fields.enumerated() where seen & (1 << index) != 0 && !allowed.contains(field) {
+                if field == .storeAccountID || field == .trialDays { continue }   // named by storeFieldProblems
+                add(EventRejection(field: field.rawValue, reason: "is not a key of \(type.name) events (they take: \(allowed.map(\.rawValue).joined(separator: ", ")))"))
+            }
             exposureProblems(type: type, experiment: f.experiment, variant: f.variant).forEach(add)
             storeFieldProblems(type: type, storeAccountID: f.storeAccountID, trialDays: f.trialDays).forEach(add)
+            if let problem = revenueSignProblem(type: type, revenue: f.revenue) { add(problem) }
+            if let timestamp, let problem = timeProblem(type: type, timestamp: timestamp) { add(problem) }
         }
         if let first = problems.first {
             // A currency with no rate, named beside the line's other problems (alone, `converted` names it).
@@ -325,6 +366,7 @@ public struct EventParser: Sendable {
         guard let eventID = f.eventID, let type, let userID = f.userID, let timestamp else {
             preconditionFailure("a line without a required field has a problem listed")
         }
+        if let problem = unknownExperiment(f.experiment) { return .failure(problem) }
         return converted(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
                                experiment: f.experiment, variant: f.variant, revenue: f.revenue,
                                currency: f.currency, productID: f.productID, copySource: copySource,
@@ -380,6 +422,49 @@ public struct EventParser: Sendable {
         return .success(ExposureAttributes(pairs))
     }
 
+    /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table,
+    /// less `store`, `proceeds` and `allocation_period`, which this version does not store).
+    private static func keys(of type: EventType) -> [Field] {
+        let always: [Field] = [.eventID, .type, .userID, .ts]
+        switch type {
+        case .exposure: return always + [.experiment, .variant, .copySource, .copyText, .copyFallbackReason, .placement, .attributes, .storeAccountID]
+        case .trialStarted: return always + [.productID, .trialDays, .experiment]
+        case .purchased, .converted, .renewed, .refunded: return always + [.revenue, .currency, .productID, .experiment]
+        case .cancelled: return always + [.productID, .experiment]
+        }
+    }
+
+    /// An event naming an experiment the catalog does not have (an old app build, a deleted file):
+    /// ignored, not refused.
+    func unknownExperiment(_ experiment: String?) -> EventRejection? {
+        guard let experiment, !experiment.isEmpty, let catalog, catalog.variants[experiment] == nil else { return nil }
+        return EventRejection(field: "experiment", reason: "\(EventRejection.unknownExperiment): no experiment '\(experiment)' in the folder; the line is not stored", ignored: true)
+    }
+
+    /// A payment's revenue is never negative and a refund's never positive: a sign is not guessed.
+    public func revenueSignProblem(type: EventType, revenue: Double?) -> EventRejection? {
+        guard let revenue else { return nil }
+        switch type {
+        case .purchased where revenue < 0, .converted where revenue < 0, .renewed where revenue < 0:
+            return EventRejection(field: "revenue", reason: "must not be negative on \(type.name) (a refund is a 'refunded' event with negative revenue)")
+        case .refunded where revenue > 0:
+            return EventRejection(field: "revenue", reason: "must be negative on refunded (what was paid back), got \(revenue)")
+        default:
+            return nil
+        }
+    }
+
+    /// A time past the node's clock (by more than the allowance), or an `app` key's old exposure.
+    public func timeProblem(type: EventType, timestamp: Timestamp) -> EventRejection? {
+        if let notAfter, timestamp.microseconds > notAfter.microseconds {
+            return EventRejection(field: "ts", reason: "is more than 10 minutes after this server's clock (\(notAfter.rfc3339) with the allowance); check the device's clock")
+        }
+        if type == .exposure, let notBefore = exposuresNotBefore, timestamp.microseconds < notBefore.microseconds {
+            return EventRejection(field: "ts", reason: "an exposure an app key posts must be at most 7 days old")
+        }
+        return nil
+    }
+
     private func missing(_ field: String) -> EventRejection {
         EventRejection(field: field, reason: "missing")
     }
@@ -403,8 +488,6 @@ public struct EventParser: Sendable {
         let knownVariants = experiment.flatMap { e in catalog.map { $0.variants[e] } }
         if experiment?.isEmpty ?? true {
             problems.append(EventRejection(field: "experiment", reason: "required for exposure events"))
-        } else if let experiment, let knownVariants, knownVariants == nil {
-            problems.append(EventRejection(field: "experiment", reason: "unknown experiment '\(experiment)'"))
         }
         if variant?.isEmpty ?? true {
             problems.append(EventRejection(field: "variant", reason: "required for exposure events"))

@@ -15,6 +15,6 @@ struct HandlerDependencies: Sendable {
     let safeguards: SafeguardService
     let copyGenerator: ServerCopyGenerator?
 
-    var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics) }
+    var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock) }
     var storeLookups: StoreLookups { StoreLookups(store: store) }
 }

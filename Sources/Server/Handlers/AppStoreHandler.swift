@@ -29,6 +29,14 @@ struct AppStoreHandler: Responder {
             throw APIError(webhook: error)
         }
         let route = "/v1/webhooks/appstore"
+        // Sandbox notifications (TestFlight, review) stay out of production data, and the other way round.
+        if case .object(let data)? = notification.payload.last(where: { $0.0 == "data" })?.1,
+           case .string(let environment)? = data.last(where: { $0.0 == "environment" })?.1, environment != appStore.environment {
+            let type = notification.payload.last(where: { $0.0 == "notificationType" }).flatMap { if case .string(let t) = $0.1 { t } else { nil } } ?? "unknown"
+            metrics.appStore(type: type, outcome: .ignored)
+            return .response(.json(.object([("status", .string("ignored")), ("type", .string(type)), ("reason", .string("environment")),
+                                            ("message", .string("a \(environment) notification; this server stores \(appStore.environment) ones (--appstore-environment)"))])))
+        }
         let outcome: WebhookOutcome
         do {
             outcome = try AppStoreMapping.map(payload: notification.payload, transaction: notification.transaction,

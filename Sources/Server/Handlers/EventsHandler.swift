@@ -1,4 +1,5 @@
 import Events
+import Foundation
 import ExperimentDefinitions
 import HTTPTransport
 
@@ -7,6 +8,8 @@ struct EventsHandler: Responder {
     let snapshots: SnapshotHolder
     let store: any EventStore
     let metrics: Metrics
+    /// The node's clock for the time checks (`ABCTL_NOW` where set); nil: the time of the request.
+    let clock: Date?
 
     /// Problems listed in a 4xx answer's `rejections` at most; the count of lines is always complete.
     static let maxListedRejections = 100
@@ -23,7 +26,8 @@ struct EventsHandler: Responder {
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let exposuresOnly = request.viaAppScope
         let snapshot = snapshots.snapshot
-        let parsed = request.body.withUnsafeBufferPointer { snapshot.eventParser.parseBody($0) }
+        let parser = snapshot.eventParser.receiving(at: Timestamp(clock ?? Date()), appKey: exposuresOnly)
+        let parsed = request.body.withUnsafeBufferPointer { parser.parseBody($0) }
         if exposuresOnly {
             for (position, result) in parsed {
                 guard case .success(let event) = result, event.type != .exposure else { continue }
@@ -43,9 +47,11 @@ struct EventsHandler: Responder {
         var events: [Event] = []
         events.reserveCapacity(parsed.count)
         var rejections: [(line: Int, rejection: EventRejection)] = []
+        var ignored = 0
         for (position, result) in parsed {
             switch result {
             case .success(let event): events.append(event)
+            case .failure(let rejection) where rejection.ignored: ignored += 1
             case .failure(let rejection): rejections.append((position, rejection))
             }
         }
@@ -61,12 +67,17 @@ struct EventsHandler: Responder {
         let store = self.store
         let metrics = self.metrics
         let batch = events
+        let ignoredLines = ignored
+        if batch.isEmpty {
+            metrics.events(stored: 0, duplicate: 0, rejected: 0, ignored: ignored)
+            return .response(Self.counts(AppendResult(), ignored: ignored))
+        }
         return .deferred { respond in
             store.submit(batch) { result in
                 switch result {
                 case .success(let counts):
-                    metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
-                    respond(Self.counts(counts))
+                    metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0, ignored: ignoredLines)
+                    respond(Self.counts(counts, ignored: ignoredLines))
                 case .failure(let error):
                     respond(WebhookEventWriter.storeUnavailable(error, route: "/v1/events"))
                 }
@@ -100,7 +111,10 @@ struct EventsHandler: Responder {
         }
     }
 
-    static func counts(_ r: AppendResult) -> HTTPResponse {
-        .json(.object([("stored", .number(Double(r.stored))), ("duplicate", .number(Double(r.duplicates))), ("rejected", .number(0))]))
+    /// `{"stored", "duplicate", "rejected", "ignored"}`: `ignored` counts lines naming an experiment
+    /// the folder does not have (`unknown_experiment`), not stored.
+    static func counts(_ r: AppendResult, ignored: Int = 0) -> HTTPResponse {
+        .json(.object([("stored", .number(Double(r.stored))), ("duplicate", .number(Double(r.duplicates))), ("rejected", .number(0)),
+                       ("ignored", .number(Double(ignored)))]))
     }
 }

@@ -70,6 +70,7 @@ public final class Metrics: Sendable {
     private let eventsStored = Atomic<Int>(0)
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
+    private let eventsIgnored = Atomic<Int>(0)
     private let reloadsOK = Atomic<Int>(0)
     private let reloadsFailed = Atomic<Int>(0)
 
@@ -97,7 +98,8 @@ public final class Metrics: Sendable {
         return totals
     }
 
-    public func events(stored: Int, duplicate: Int, rejected: Int) {
+    public func events(stored: Int, duplicate: Int, rejected: Int, ignored: Int = 0) {
+        if ignored > 0 { eventsIgnored.add(ignored, ordering: .relaxed) }
         if stored > 0 { eventsStored.add(stored, ordering: .relaxed) }
         if duplicate > 0 { eventsDuplicate.add(duplicate, ordering: .relaxed) }
         if rejected > 0 { eventsRejected.add(rejected, ordering: .relaxed) }
@@ -198,6 +200,7 @@ public final class Metrics: Sendable {
         out += "abctl_events_total{outcome=\"stored\"} \(eventsStored.load(ordering: .relaxed))\n"
         out += "abctl_events_total{outcome=\"duplicate\"} \(eventsDuplicate.load(ordering: .relaxed))\n"
         out += "abctl_events_total{outcome=\"rejected\"} \(eventsRejected.load(ordering: .relaxed))\n"
+        out += "abctl_events_total{outcome=\"ignored\"} \(eventsIgnored.load(ordering: .relaxed))\n"
         out += "# HELP abctl_webhook_events_total RevenueCat webhook events, by the event type they became or the type that was ignored.\n"
         out += "# TYPE abctl_webhook_events_total counter\n"
         for (key, n) in webhooks.withLock({ $0 }).sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {

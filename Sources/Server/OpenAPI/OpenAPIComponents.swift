@@ -762,6 +762,11 @@ enum OpenAPIComponents {
         "rejected": {
           "type": "integer",
           "minimum": 0
+        },
+        "ignored": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Lines naming an experiment the folder does not have (unknown_experiment): not stored, not refused."
         }
       }
     },
@@ -891,9 +896,16 @@ enum OpenAPIComponents {
           "type": "string",
           "enum": [
             "no_user",
-            "already_counted"
+            "already_counted",
+            "doubtful_revenue",
+            "doubtful_ts",
+            "environment"
           ],
-          "description": "Why a verified Stripe or Google Play event was ignored, when not for its type."
+          "description": "Why a verified event was ignored, when not for its type: no user, a refund already counted, or a doubtful event (revenue of the wrong sign, a time ahead of the clock; SPEC §4)."
+        },
+        "message": {
+          "type": "string",
+          "description": "With a doubtful event: the field of the vendor's body and what is wrong with it."
         }
       }
     },

@@ -32,7 +32,7 @@ enum APIRoutes {
                   answers: [.answer(200, "Durable.", schema: OpenAPIDocument.ref("EventCounts")),
                             .answer(422, "Valid JSON, but some events break the rules; nothing was stored.", schema: OpenAPIDocument.ref("EventRejections")),
                             .shared(503, "Unavailable")]),
-              make: { EventsHandler(snapshots: $0.snapshots, store: $0.store, metrics: $0.metrics) }),
+              make: { EventsHandler(snapshots: $0.snapshots, store: $0.store, metrics: $0.metrics, clock: $0.options.reportClock) }),
         .init("POST", "/v1/webhooks/revenuecat", access: .vendor(schemes: ["revenuecat"]),
               document: RouteDocument("revenuecatWebhook", summary: "A RevenueCat webhook event, mapped onto SPEC §4 and stored.",
                   description: "Checks `Authorization` against ABCTL_REVENUECAT_AUTH. INITIAL_PURCHASE with period_type TRIAL becomes trial_started; other INITIAL_PURCHASE and NON_RENEWING_PURCHASE become purchased; RENEWAL with is_trial_conversion becomes converted, other RENEWAL renewed; CANCELLATION cancelled; a negative price refunded. Other types are accepted, ignored and counted. `id` is the idempotency key.",

@@ -1,5 +1,6 @@
 import Dispatch
 import Events
+import Foundation
 import ExperimentDefinitions
 import HTTPTransport
 import Webhooks
@@ -10,6 +11,8 @@ struct WebhookEventWriter: Sendable {
     let snapshots: SnapshotHolder
     let store: any EventStore
     let metrics: Metrics
+    /// The node's clock for the time check (`ABCTL_NOW` where set); nil: now.
+    let clock: Date?
 
     /// Stores one mapped event and answers `stored` or `duplicate` once it is durable, or 503
     /// when the store cannot take it.
@@ -25,9 +28,20 @@ struct WebhookEventWriter: Sendable {
                                 timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
                                 revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
                                 trialDays: type == .trialStarted ? mapped.trialDays : nil)
+        // A doubtful event (revenue of the wrong sign, a time ahead of the clock) is acknowledged as
+        // ignored with its reason: the vendor's retry could not mend it (SPEC §4).
+        let parser = snapshots.snapshot.eventParser.receiving(at: Timestamp(clock ?? Date()))
+        if let doubt = parser.revenueSignProblem(type: type, revenue: mappedEvent.revenue)
+            ?? parser.timeProblem(type: type, timestamp: mappedEvent.timestamp) {
+            count(type.name, .ignored)
+            Log.shared.write(level: .warning, "webhook event ignored", ["route": .string(route), "field": .string(bodyField(doubt.field)),
+                                                                       "reason": .string(doubt.reason)])
+            return .response(.json(.object([("status", .string("ignored")), ("type", .string(type.name)),
+                                            ("reason", .string("doubtful_\(doubt.field)")), ("message", .string("\(bodyField(doubt.field)): \(doubt.reason)"))])))
+        }
         // Checked and converted into the report currency as `/v1/events` does; a currency with no rate is 422, nothing stored.
         let event: Event
-        switch snapshots.snapshot.eventParser.check(mappedEvent) {
+        switch parser.check(mappedEvent) {
         case .success(let checked): event = checked
         case .failure(let rejection):
             throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: bodyField(rejection.field))

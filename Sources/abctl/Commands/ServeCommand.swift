@@ -31,7 +31,7 @@ enum ServeCommand {
           PostgreSQL, the holder of an advisory lock; another node takes over if it dies); every node
           reads the stops in force every 2 s. With --notify-url each stop is POSTed there as JSON.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id>] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]] [--google-certs <file> --googleplay-audience <aud> --googleplay-push-account <email> --googleplay-package <name> --googleplay-service-account <file> [--googleplay-api-url <url>]] [--notify-url <url>]",
+        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id> [--appstore-environment production|sandbox]] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]] [--google-certs <file> --googleplay-audience <aud> --googleplay-push-account <email> --googleplay-package <name> --googleplay-service-account <file> [--googleplay-api-url <url>]] [--notify-url <url>]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
@@ -61,6 +61,8 @@ enum ServeCommand {
                        type: .integer(0...86_400), default: "30"),
             OptionSpec(name: "--appstore-root-ca", valueName: "file", help: "A root certificate (PEM or DER) App Store notifications must chain to (repeatable; Apple Root CA - G3 in production).", repeatable: true),
             OptionSpec(name: "--appstore-bundle-id", valueName: "id", help: "The app's bundle id; POST /v1/webhooks/appstore accepts only its notifications."),
+            OptionSpec(name: "--appstore-environment", valueName: "env", help: "Which App Store environment's notifications are stored; the other's answer 200 ignored.",
+                       choices: ["production", "sandbox"], default: "production"),
             OptionSpec(name: "--stripe-secret", valueName: "whsec", help: "A Stripe endpoint signing secret for POST /v1/webhooks/stripe (repeatable while rolling one; or ABCTL_STRIPE_SECRETS, comma-separated).",
                        repeatable: true, environment: "ABCTL_STRIPE_SECRETS"),
             OptionSpec(name: "--stripe-tolerance-s", valueName: "seconds", help: "Oldest Stripe signature timestamp accepted, in seconds (0: no limit, as in Stripe's libraries).",
@@ -175,7 +177,8 @@ enum ServeCommand {
             roots.append([UInt8](data))
         }
         do {
-            return AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: roots), bundleID: bundle)
+            return AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: roots), bundleID: bundle,
+                                   environment: args.value("--appstore-environment") == "sandbox" ? "Sandbox" : "Production")
         } catch {
             throw CLIError.usage("--appstore-root-ca: \(error.description)", command: "serve")
         }

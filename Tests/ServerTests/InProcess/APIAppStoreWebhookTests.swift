@@ -35,6 +35,22 @@ struct APIAppStoreWebhookTests {
         }
     }
 
+    /// The fixtures are Apple's sandbox notifications: a server left at the production default
+    /// (`--appstore-environment`) acknowledges them as ignored and stores nothing.
+    @Test func sandboxNotificationsStayOutOfProductionData() async throws {
+        let folder = TemporaryFolder()
+        try await WebhookSupport.python([WebhookSupport.fixtures + "/appstore/notifications.py", folder.path, Self.bundle])
+        let cases = try JSONDecoder().decode([Case].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
+        let root = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/root.pem")))
+        let server = try InProcessServer {
+            $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: Self.bundle)
+        }
+        let good = try #require(cases.first { $0.apple_accepts && $0.status == "stored" })
+        let reply = await server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: good.body)
+        #expect(reply.status == 200 && reply.json?["status"] as? String == "ignored" && reply.json?["reason"] as? String == "environment", "\(reply.text)")
+        #expect(await WebhookSupport.storedCount(server) == 0)
+    }
+
     @Test
     func acceptsExactlyWhatApplesVerifierAccepts() async throws {
         let folder = TemporaryFolder()
@@ -45,7 +61,7 @@ struct APIAppStoreWebhookTests {
         // As `--appstore-root-ca root.pem --appstore-bundle-id` and ABCTL_API_KEYS=k1:admin set it.
         let root = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/root.pem")))
         let server = try InProcessServer {
-            $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: Self.bundle)
+            $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: Self.bundle, environment: "Sandbox")
             $0.keys = try APIKeys.parse(environment: "k1:admin")
         }
         var stored = await WebhookSupport.storedCount(server)

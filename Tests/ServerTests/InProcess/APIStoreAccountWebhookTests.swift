@@ -39,7 +39,7 @@ struct APIStoreAccountWebhookTests {
         #expect(cases.count == 3 && cases.allSatisfy(\.apple_accepts), "\(cases.map { ($0.name, $0.apple_accepts) })")
         let root = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/root.pem")))
         let server = try InProcessServer(options: {
-            $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: APIAppStoreWebhookTests.bundle)
+            $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: APIAppStoreWebhookTests.bundle, environment: "Sandbox")
         }, experiments: WebhookSupport.addExperiment)
         let posted = await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-3d", storeAccount: known))
         #expect(posted.status == 200 && posted.json?["stored"] as? Int == 1, "\(posted.text)")

@@ -92,7 +92,7 @@ for i in range(N + 1):
         if not cancelled and rng.random() < p_convert and trial_end < AS_OF:
             emit("converted", user, trial_end, revenue=59.99, currency="USD", product_id="chorus.plus.annual")
             if rng.random() < 0.05 and trial_end + 2 * DAY < AS_OF:
-                emit("refunded", user, trial_end + 2 * DAY, revenue=59.99, currency="USD")
+                emit("refunded", user, trial_end + 2 * DAY, revenue=-59.99, currency="USD")
     elif rng.random() < p_buy:
         buy = exposure + rng.randrange(60, 5 * DAY)
         if buy < AS_OF:
