@@ -20,7 +20,8 @@ import TestSupport
         #expect(!pg.stdout.contains("abctl-test-secret"), "the password never appears in output")
 
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/sqlite").sorted()
-        #expect(written.count == 6, "an HTML and a Markdown report per shipped experiment: \(written)")
+        #expect(written.count == 10, "an HTML, a Markdown and a JSON report per experiment, and index.html: \(written)")
+        #expect(written.contains("index.html"), "\(written)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/pg").sorted() == written)
         for name in written {
             let fromPG = try String(contentsOfFile: "\(folder.path)/pg/\(name)", encoding: .utf8)

@@ -56,8 +56,14 @@ struct ServeLifecycleTests {
         }
         #expect(try await ids().count == 3)
 
-        // Good change: one experiment removed.
+        // Good change: one experiment removed, with the placement audience that showed it.
         try FileManager.default.removeItem(atPath: server.experimentsPath + "/chorus-discount-framing.json")
+        let placementsPath = server.experimentsPath + "/placements.json"
+        let placements = try String(contentsOfFile: placementsPath, encoding: .utf8)
+        let withoutAudience = placements.replacingOccurrences(
+            of: #",\n\s*\{ "name": "android"[^\n]*"chorus-discount-framing" \}"#, with: "", options: .regularExpression)
+        #expect(withoutAudience != placements, "placements.json shows chorus-discount-framing to an audience")
+        try withoutAudience.write(toFile: placementsPath, atomically: true, encoding: .utf8)
         server.signal(SIGHUP)
         #expect(try await eventually { try await ids() == ["chorus-paywall-copy", "chorus-trial-length"] })
         #expect(try await server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="ok"} 1"#))
