@@ -14,7 +14,7 @@ struct ExperimentDecoder {
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
         "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants", "rollout", "safeguards",
-        "kind", "fraction", "winner",
+        "allocation", "kind", "fraction", "winner",
         "forecast", "segments",
     ]
     static let variantKeys = ["key", "weight", "description", "paywall"]
@@ -142,6 +142,7 @@ struct ExperimentDecoder {
         let forced = decodeForced(r, variants: variants, variantsComplete: variantsComplete)
         let rollout = r.node("rollout").flatMap { decodeRollout($0, start: start, hasStart: r.has("start")) }
         let safeguards = r.node("safeguards").flatMap { decodeSafeguards($0, guardrails: metrics.guardrails, guardrailsComplete: metricsComplete) }
+        let allocation = r.node("allocation").flatMap { decodeAllocation($0, top: r, arms: variants.count, isHoldout: isHoldout) }
         let winner = decodeWinner(r, status: status, end: end, variants: variants, isHoldout: isHoldout, variantsComplete: variantsComplete)
         let segments = decodeAttributeNames(r, "segments", what: "'segments'")
         for (name, position) in segments where Segments.standardDimensions.contains(name) {
@@ -155,6 +156,7 @@ struct ExperimentDecoder {
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
             variants: variants, rollout: rollout, safeguards: safeguards, segments: segments.map(\.name), sourcePath: sink.file,
             kind: isHoldout ? .holdout : .experiment, fraction: fraction, winner: winner)
+        experiment.allocation = allocation
         let errorsBeforeForecast = sink.errorCount
         if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
         // A refused forecast already has its error; its default horizon would only add a second one.
