@@ -126,6 +126,18 @@ enum PostgresSchema {
         Migration(version: 10, description: "the outbox's mark for a safeguard reset's notification", sql: """
             ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts bigint;
             """),
+        // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
+        Migration(version: 11, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
+            CREATE TABLE allocation_periods (
+                experiment text COLLATE "C" NOT NULL,
+                period integer NOT NULL,
+                from_ts bigint NOT NULL,
+                rule text NOT NULL,
+                figures text NOT NULL,
+                computed_ts bigint NOT NULL,
+                PRIMARY KEY (experiment, period)
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
