@@ -103,7 +103,7 @@ enum DemoCommand {
             reports.append(report)
         }
         try write(DemoIndexPage.render(reports, asOf: asOf), to: "\(out)/index.html")
-        print("   \(reports.count) experiments × html, md, json; \(out)/index.html")
+        print("   \(Plural.count(reports.count, "experiment")) × html, md, json; \(out)/index.html")
 
         print("\n" + DemoSummary.text(reports, asOf: asOf, out: out))
         return .success
