@@ -26,6 +26,10 @@ public enum SafeguardEvaluator {
         public var findings: [Finding] = []
         /// Stops written by this evaluation.
         public var newStops: [SafeguardStop] = []
+        /// The experiments whose arms were tested, in folder order.
+        public var evaluated: [String] = []
+        /// Running experiments with no `safeguards`: nothing watches them.
+        public var withoutSafeguards: [String] = []
     }
 
     /// Evaluates every running experiment with `safeguards` at `now` and records a stop for each
@@ -36,11 +40,13 @@ public enum SafeguardEvaluator {
                            stopID: ((String, String, Date) -> String)? = nil) throws -> Outcome {
         var outcome = Outcome()
         let inForce = try store.safeguardStopsInForce()
+        outcome.withoutSafeguards = experiments.filter { $0.status == .running && $0.safeguards == nil }.map(\.id)
         for e in experiments where e.status == .running && e.safeguards != nil {
             if let start = e.start, now < start { continue }
             let stops = inForce.filter { $0.experiment == e.id }
             // A stopped experiment has nothing left to stop.
             if stops.contains(where: { $0.action == .stopExperiment }) { continue }
+            outcome.evaluated.append(e.id)
             let findings = try evaluate(e, facts: store, now: now)
             outcome.findings += findings
             var stoppedArms = Set(stops.map(\.arm))

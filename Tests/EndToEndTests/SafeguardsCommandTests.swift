@@ -51,6 +51,7 @@ import Testing
         let early = try await Abctl.run(["safeguards", "check"] + base, environment: ["ABCTL_NOW": "2026-12-01T12:00:00Z"])
         #expect(early.status == 0, "\(early.stdout)\(early.stderr)")
         #expect(early.stdout.contains("not tested (no mature trial starters yet"))
+        #expect(early.stdout.contains("evaluated 1 experiment: e2e"), "\(early.stdout)")
 
         let check = try await Abctl.run(["safeguards", "check", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T00:00:00Z"])
         #expect(check.status == 1, "\(check.stdout)\(check.stderr)")
@@ -114,5 +115,20 @@ import Testing
         #expect(twice.status == 1 && twice.stderr.contains("no safeguard stop in force for e2e treatment"))
         let bad = try await Abctl.run(["safeguards", "frobnicate"] + base)
         #expect(bad.status == 2)
+    }
+
+    /// A folder where nothing is watched says so, rather than "no stop" as if it had looked (issue 36).
+    @Test func checkSaysWhatItEvaluatedAndWhatIsUnguarded() async throws {
+        let (folder, db) = try await Self.setUp()
+        folder.write("e2e.json", Self.experiment().replacingOccurrences(of: #""safeguards": { "metrics": ["day0_cancel_rate"], "min_users": 100 },"#, with: ""))
+        let base = ["--db", db, "--experiments", folder.path]
+        let text = try await Abctl.run(["safeguards", "check"] + base, environment: ["ABCTL_NOW": "2026-12-03T00:00:00Z"])
+        #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
+        #expect(text.stdout.contains("evaluated 0 experiments\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("1 running experiment without safeguards: e2e"), "\(text.stdout)")
+        let json = try await Abctl.run(["safeguards", "check", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T00:00:00Z"])
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(body["experiments_evaluated"] as? [String] == [])
+        #expect(body["without_safeguards"] as? [String] == ["e2e"])
     }
 }

@@ -76,7 +76,7 @@ import Testing
                       "'chorus-discount-framing' [0.7, 1) at chorus-discount-framing.json:12:16"] {
             #expect(errors.first?.contains(other) == true, "\(other) in \(r.stdout)")
         }
-        #expect(r.stdout.contains("2 files checked (1 experiments): 1 error, 0 warnings"), "\(r.stdout)")
+        #expect(r.stdout.contains("2 files checked (1 experiment): 1 error, 0 warnings"), "\(r.stdout)")
 
         // Moved into a slice of its own and stopped by its end date while still "running": valid, with a warning.
         folder.write("new-test.json", copy.replacingOccurrences(of: "\"id\": \"chorus-paywall-copy\"", with: "\"id\": \"new-test\"")

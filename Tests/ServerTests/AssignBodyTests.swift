@@ -28,6 +28,7 @@ import Testing
         #"{"user_id":"u","experiments":[1]}"#, #"{"user_id":"u","on_device_model":"yes"}"#,
         #"{"user_id":"u"} x"#, #"{"user_id":"u",}"#, #"{"user_id":"u" "attributes":{}}"#, #"{"user_id":"u\x"}"#,
         #"{"user_id":"u","attributes":{"a":nul}}"#, #"{"user_id":"u","on_device_model":tru}"#,
+        #"{"user_id":"u","attributes":{"platform":3}}"#, #"{"user_id":"u","attributes":{"new_user":"yes"}}"#,
         "{\"user_id\":\"u\",\"signals\":" + String(repeating: "[", count: 80) + String(repeating: "]", count: 80) + "}",
     ]
 

@@ -48,6 +48,8 @@ public struct Experiment: Sendable {
     public var rollout: Rollout?
     /// Harmful arms stop themselves; nil: no safeguards.
     public var safeguards: SafeguardsConfig?
+    /// Learned weights (a bandit); nil: the file's weights always hold.
+    public var allocation: AllocationConfig?
     /// Exposure attributes beyond `Segments.standardDimensions` that `report --by` may split by (SPEC §1, §5).
     public var segments: [String]
     /// The file it came from, for messages.

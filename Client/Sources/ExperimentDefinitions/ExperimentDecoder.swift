@@ -14,7 +14,7 @@ struct ExperimentDecoder {
     static let topKeys = [
         "$schema", "id", "name", "hypothesis", "owner", "status", "start", "end", "seed", "hash_version", "coverage",
         "namespace", "targeting", "condition", "metrics", "sticky", "forced", "variants", "rollout", "safeguards",
-        "kind", "fraction", "winner",
+        "allocation", "kind", "fraction", "winner",
         "forecast", "segments",
     ]
     static let variantKeys = ["key", "weight", "description", "paywall"]
@@ -142,6 +142,7 @@ struct ExperimentDecoder {
         let forced = decodeForced(r, variants: variants, variantsComplete: variantsComplete)
         let rollout = r.node("rollout").flatMap { decodeRollout($0, start: start, hasStart: r.has("start")) }
         let safeguards = r.node("safeguards").flatMap { decodeSafeguards($0, guardrails: metrics.guardrails, guardrailsComplete: metricsComplete) }
+        let allocation = r.node("allocation").flatMap { decodeAllocation($0, top: r, arms: variants.count, isHoldout: isHoldout) }
         let winner = decodeWinner(r, status: status, end: end, variants: variants, isHoldout: isHoldout, variantsComplete: variantsComplete)
         let segments = decodeAttributeNames(r, "segments", what: "'segments'")
         for (name, position) in segments where Segments.standardDimensions.contains(name) {
@@ -155,6 +156,7 @@ struct ExperimentDecoder {
             namespace: namespace, targeting: targeting, condition: condition, metrics: metrics, sticky: sticky, forced: forced,
             variants: variants, rollout: rollout, safeguards: safeguards, segments: segments.map(\.name), sourcePath: sink.file,
             kind: isHoldout ? .holdout : .experiment, fraction: fraction, winner: winner)
+        experiment.allocation = allocation
         let errorsBeforeForecast = sink.errorCount
         if let node = r.node("forecast") { experiment.forecast = decodeForecast(node) }
         // A refused forecast already has its error; its default horizon would only add a second one.
@@ -520,11 +522,21 @@ struct ExperimentDecoder {
             }
         }
         if let products, framing != .none, products.offerings[offering] != nil {
-            do {
-                _ = try products.discountText(framing, offering: offering)
-            } catch {
-                sink.error("discount_claim", at: pr.position("discount_framing"), "\(framing.rawValue) cannot be shown for '\(offering)': \(error)",
-                           hint: "check the prices in products.json, or use \"none\"")
+            // The claim must hold in every storefront (SPEC §1): one error per storefront currency it fails in.
+            let plans = products.offerings[offering]?.values ?? [:].values
+            for currency in products.storefrontCurrencies {
+                // A missing price was named in products.json's own errors.
+                guard plans.allSatisfy({ $0.price(in: currency, default: products.currency) != nil }) else { continue }
+                do {
+                    _ = try products.discountText(framing, offering: offering, in: currency)
+                } catch {
+                    let countries = products.countries(pricedIn: currency)
+                    let whereShown = currency == products.currency ? (products.storefronts.isEmpty ? "" : " in the default storefront (\(currency))")
+                        : " in storefront\(countries.count == 1 ? "" : "s") \(countries.joined(separator: ", ")) (\(currency))"
+                    sink.error("discount_claim", at: pr.position("discount_framing"), "\(framing.rawValue) cannot be shown for '\(offering)'\(whereShown): \(error)",
+                               hint: "check the prices in products.json, or use \"none\"")
+                    if case .needsMonthlyAndAnnual = error { break }
+                }
             }
         }
         let highlighted = pr.string("highlighted_plan")

@@ -31,6 +31,8 @@ public struct Event: Sendable, Hashable {
     public var storeAccountID: String?
     /// The trial the store actually granted, in days (`trial_started`; SPEC §4, filled by the webhooks).
     public var trialDays: Int?
+    /// The known id this event's user is (`identified` only; SPEC §4 people).
+    public var identity: UserID?
 
     public init(id: EventID, type: EventType, userID: UserID, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
@@ -38,7 +40,7 @@ public struct Event: Sendable, Hashable {
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
                 placement: String? = nil, attributes: ExposureAttributes = .empty,
                 originalRevenue: Double? = nil, originalCurrency: String? = nil,
-                storeAccountID: String? = nil, trialDays: Int? = nil) {
+                storeAccountID: String? = nil, trialDays: Int? = nil, identity: UserID? = nil) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -57,5 +59,6 @@ public struct Event: Sendable, Hashable {
         self.originalCurrency = originalCurrency
         self.storeAccountID = storeAccountID
         self.trialDays = trialDays
+        self.identity = identity
     }
 }

@@ -187,7 +187,10 @@ public final class ExposureLookup: StickyReader {
         private func select(_ experiment: String) throws -> Statement {
             if let known = selects.first(where: { $0.experiment == experiment }) { return known.statement }
             if selects.count >= 64 { selects.removeAll() }   // experiments come and go with reloads
-            let statement = try connection.prepare("SELECT variant FROM facts WHERE experiment = ?1 AND user_id = ?2")
+            let statement = try connection.prepare("""
+                SELECT variant FROM facts
+                WHERE experiment = ?1 AND user_id = coalesce((SELECT person_id FROM people WHERE user_id = ?2), ?2)
+                """)
             try statement.bind(1, experiment)
             selects.append((experiment, statement))
             return statement

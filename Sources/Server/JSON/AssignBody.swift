@@ -8,6 +8,20 @@ struct AssignBody: Sendable, Equatable {
     /// The attributes targeting reads, sent with nearly every request.
     static let targetingKeys = BodyParser.KeyTable(["platform", "country", "language", "app_version", "new_user"])
 
+    /// A known attribute of the wrong type (SPEC §2: `platform`, `country`, `language`, `app_version`
+    /// strings, `new_user` a boolean; null is absent): what it must be, else nil. Targeting would
+    /// otherwise just not match, answering `reason: targeting` for a client's bug.
+    static func knownAttributeType(_ name: String, _ value: JSONValue) -> String? {
+        switch (name, value) {
+        case (_, .null): return nil
+        case ("platform", .string), ("country", .string), ("language", .string), ("app_version", .string): return nil
+        case ("platform", _), ("country", _), ("language", _), ("app_version", _): return "a string"
+        case ("new_user", .bool): return nil
+        case ("new_user", _): return "a boolean"
+        default: return nil
+        }
+    }
+
     var userID: UserID
     var attributes: Attributes = [:]
     /// In body order; every value is a string.
@@ -33,7 +47,11 @@ struct AssignBody: Sendable, Equatable {
         try body.only(Self.fields.strings)
         userID = UserID(try body.string("user_id"))
         if let refusal = userID.refusal { throw APIError.badRequest("invalid_field", "'user_id' \(refusal)", field: "user_id") }
-        attributes = Attributes(try body.members("attributes"))
+        let attributeMembers = try body.members("attributes")
+        for (name, value) in attributeMembers {
+            if let expected = Self.knownAttributeType(name, value) { throw JSONBody.wrongType("attributes.\(name)", expected, value) }
+        }
+        attributes = Attributes(attributeMembers)
         let variables = try body.members("variables")
         for (name, value) in variables {
             guard case .string = value else { throw JSONBody.wrongType("variables.\(name)", "a string", value) }
@@ -114,7 +132,11 @@ extension BodyParser {
                 guard bytes[i] == UInt8(ascii: "{") else { return nil }
                 var members: [(String, JSONValue)] = []
                 members.reserveCapacity(8)
-                _ = try forEachMember(depth: 2, known: AssignBody.targetingKeys) { key, value in members.append((key, value)); return true }
+                // A known attribute of the wrong type: the general path names it.
+                guard try forEachMember(depth: 2, known: AssignBody.targetingKeys, { key, value in
+                    members.append((key, value))
+                    return AssignBody.knownAttributeType(key, value) == nil
+                }) else { return nil }
                 body.attributes = Attributes(members)
             case 2, 3:   // variables (an object of strings) and signals (an object), kept as JSON
                 if isNull { break }

@@ -108,7 +108,7 @@ enum DemoCommand {
         }
         let holdouts = Set(catalog.experiments.filter(\.isHoldout).map(\.id))
         try write(DemoIndexPage.render(reports, holdouts: holdouts, asOf: asOf), to: "\(out)/index.html")
-        print("   \(reports.count) experiments × html, md, json; \(out)/index.html (the demo's own page)")
+        print("   \(Plural.count(reports.count, "experiment")) × html, md, json; \(out)/index.html (the demo's own page)")
 
         tour.step(4, "How well the revenue forecast made on day \(backtestDays.map(String.init).joined(separator: ", ")) did.",
                   ["forecast", "backtest"] + backtestDays.flatMap { ["--at", String($0)] }, now: now)

@@ -54,13 +54,23 @@ enum SafeguardsCommand {
         if try args.required("--format") == "json" {
             let body: JSONValue = .object([
                 ("evaluated", .bool(outcome != nil)),
+                ("experiments_evaluated", .array((outcome?.evaluated ?? []).map(JSONValue.string))),
+                ("without_safeguards", .array((outcome?.withoutSafeguards ?? []).map(JSONValue.string))),
                 ("findings", .array((outcome?.findings ?? []).map(json))),
                 ("new_stops", .array((outcome?.newStops ?? []).map(\.json))),
                 ("in_force", .array(inForce.map(\.json))),
             ])
             print(body.serialized())
         } else {
-            if outcome == nil { print("another process is evaluating safeguards now; showing the stops in force") }
+            if let outcome {
+                // Say what was looked at: a folder where nothing is watched must not read as all clear.
+                print("evaluated \(Plural.count(outcome.evaluated.count, "experiment"))\(outcome.evaluated.isEmpty ? "" : ": " + outcome.evaluated.joined(separator: ", "))")
+                if !outcome.withoutSafeguards.isEmpty {
+                    print("\(Plural.count(outcome.withoutSafeguards.count, "running experiment")) without safeguards: \(outcome.withoutSafeguards.joined(separator: ", "))")
+                }
+            } else {
+                print("another process is evaluating safeguards now; showing the stops in force")
+            }
             for f in outcome?.findings ?? [] { print(SafeguardText.finding(f)) }
             for s in outcome?.newStops ?? [] { print("NEW: " + SafeguardText.stop(s)) }
             print(inForceText(inForce), terminator: "")

@@ -16,7 +16,7 @@ enum DiagnosticPrinter {
             if let hint = d.hint { out += "    hint: \(hint)\n" }
         }
         let experiments = report.files.filter { !$0.hasSuffix("products.json") && !$0.hasSuffix("placements.json") }.count
-        let summary = "\(report.files.count) files checked (\(experiments) experiments): \(counts(report))"
+        let summary = "\(Plural.count(report.files.count, "file")) checked (\(Plural.count(experiments, "experiment"))): \(counts(report))"
         let passed = report.errorCount == 0 && !(strict && report.warningCount > 0)
         out += passed ? Terminal.paint("ok", "1;32", color) + " -- " + summary + "\n" : summary + "\n"
         return out
@@ -56,7 +56,7 @@ enum DiagnosticPrinter {
             // GitHub's three levels: error, warning, notice.
             out += "::\(d.severity == .note ? "notice" : d.severity.rawValue) file=\(escapeProperty(d.file)),line=\(d.position.line),col=\(d.position.column),title=\(escapeProperty("abctl validate: \(d.code)"))::\(escapeData(message))\n"
         }
-        out += "abctl validate: \(report.files.count) files checked, \(counts(report))\n"
+        out += "abctl validate: \(Plural.count(report.files.count, "file")) checked, \(counts(report))\n"
         return out
     }
 
@@ -84,5 +84,5 @@ enum DiagnosticPrinter {
         return "\(plural(report.errorCount, "error")), \(plural(report.warningCount, "warning"))" + (notes > 0 ? ", \(plural(notes, "note"))" : "")
     }
 
-    private static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+    private static func plural(_ n: Int, _ word: String) -> String { Plural.count(n, word) }
 }

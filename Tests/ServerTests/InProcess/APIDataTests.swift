@@ -72,6 +72,20 @@ struct APIDataTests {
         let attributesNotObject = await server.request("POST", "/v1/assign", body: #"{"user_id":"u","attributes":[1]}"#)
         #expect(attributesNotObject.status == 400)
         #expect(attributesNotObject.error?["field"] as? String == "attributes")
+        // A known attribute of the wrong type is the client's bug, not a targeting miss (SPEC §2).
+        for (body, field) in [(#"{"user_id":"u","attributes":{"platform":3}}"#, "attributes.platform"),
+                              (#"{"user_id":"u","attributes":{"country":true,"platform":"ios"}}"#, "attributes.country"),
+                              (#"{"user_id":"u","attributes":{"language":["en"]}}"#, "attributes.language"),
+                              (#"{"user_id":"u","attributes":{"app_version":2.3}}"#, "attributes.app_version"),
+                              (#"{"user_id":"u","attributes":{"new_user":"true"}}"#, "attributes.new_user")] {
+            let answer = await server.request("POST", "/v1/assign", body: body)
+            #expect(answer.status == 400, "\(body)")
+            #expect(answer.errorCode == "invalid_field")
+            #expect(answer.error?["field"] as? String == field)
+        }
+        // Null is absent; other attributes take any type the targeting language reads.
+        let fine = await server.request("POST", "/v1/assign", body: #"{"user_id":"u","attributes":{"platform":null,"tier":3,"new_user":false}}"#)
+        #expect(fine.status == 200)
     }
 
     @Test
