@@ -195,8 +195,18 @@ public final class AssignableExperiment: Sendable {
         }
     }
 
-    /// The user's hash in this experiment (SPEC §2), in [0, 1).
+    /// GrowthBook's `chooseVariation` over `ranges` (no rollout stage): the variant whose range
+    /// holds `bucket`, or -1. Reads the ranges in place, so a hot loop retains nothing.
     @inlinable
+    public func variantIndex(bucket: Double) -> Int {
+        ranges.withUnsafeBufferPointer { ranges in
+            for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound { return i }
+            return -1
+        }
+    }
+
+    /// The user's hash in this experiment (SPEC §2), in [0, 1).
+    @inlinable @inline(__always)
     public func bucket(userID: String) -> Double {
         hashVersion == 2 ? Bucketing.hashV2(seedState: seedState, value: userID) : Bucketing.hashV1(value: userID, seed: seed)
     }
