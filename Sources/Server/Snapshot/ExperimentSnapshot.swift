@@ -94,12 +94,12 @@ public final class ExperimentSnapshot: Sendable {
         features = FeaturesPayloadCache(catalog: s.catalog, stops: byExperiment.payloadStops)
     }
 
-    /// The storefront of a request: its `country` attribute's (codes compared in capitals), else the default (0).
+    /// The storefront of a request: its `country` attribute's (`Products.storefrontKey`), else the default (0).
     @inline(__always)
     func storefront(_ attributes: Attributes) -> Int {
         if storefrontIndex.isEmpty { return 0 }
-        guard case .string(let country)? = attributes["country"] else { return 0 }
-        return storefrontIndex[country] ?? storefrontIndex[country.uppercased()] ?? 0
+        guard case .string(let country)? = attributes["country"], let key = Products.storefrontKey(country) else { return 0 }
+        return storefrontIndex[key] ?? 0
     }
 
     /// This snapshot with `stops` (the stops in force, oldest first) instead of its own.
