@@ -20,7 +20,7 @@ enum AssignCommand {
           user_id, placement, audience, show_paywall, offering, experiment, variant, in_experiment, reason
           (the experiment's, or audience, or default) and holdouts.
         """,
-        usage: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--format <format>]",
+        synopsis: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--format <format>]",
         options: [
             OptionSpec(name: "--user", valueName: "id", help: "One user id."),
             OptionSpec(name: "--users", valueName: "file", help: "A file of user ids, one a line; '-' for standard input."),

@@ -14,7 +14,6 @@ enum ExportCommand {
           /api/features/{clientKey}: one feature per experiment, with forced users as force rules and
           the targeting as a GrowthBook condition. ABCTL_NOW (RFC 3339) fixes the clock.
         """,
-        usage: "--format growthbook [--experiments <dir>]",
         options: [
             OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"], required: true),
             .experiments,

@@ -32,7 +32,6 @@ enum SimulateCommand {
           --tail-days more, but no event is written after the present (ABCTL_NOW, else the clock) unless
           --until names the end of observation.
         """,
-        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>] [--until <time>]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
             .experiments,
