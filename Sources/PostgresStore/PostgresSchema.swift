@@ -142,6 +142,18 @@ enum PostgresSchema {
                 PRIMARY KEY (user_id, event_id)
             );
             """),
+        // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
+        Migration(version: 12, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
+            CREATE TABLE allocation_periods (
+                experiment text COLLATE "C" NOT NULL,
+                period integer NOT NULL,
+                from_ts bigint NOT NULL,
+                rule text NOT NULL,
+                figures text NOT NULL,
+                computed_ts bigint NOT NULL,
+                PRIMARY KEY (experiment, period)
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

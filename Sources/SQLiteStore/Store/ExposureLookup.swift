@@ -67,7 +67,17 @@ public final class ExposureLookup: StickyReader {
 
     /// The variant `userID` was first exposed to in `experiment`, or nil when never exposed.
     public func exposedVariant(experiment: String, userID: UserID) throws -> String? {
-        try exposedVariants(experiments: [experiment], userID: userID)[0]
+        // The filter's certain "never" without the arrays of the general form (most requests).
+        // The stamp first, then the view: the order `exposedVariants` reads them in.
+        if let stamp = watch?.stamp() {
+            let view = records.view
+            if let exactAt = view.exactAt, stamp == exactAt,
+               !view.mightContain(StickyRecordFilter.PairHash(experiment: experiment, userID: userID)) {
+                skipped.add(1, ordering: .relaxed)
+                return nil
+            }
+        }
+        return try exposedVariants(experiments: [experiment], userID: userID)[0]
     }
 
     /// One answer per experiment; the filter's certain "never" first, one connection for the rest.

@@ -147,6 +147,18 @@ enum Schema {
                 PRIMARY KEY (user_id, event_id)
             ) WITHOUT ROWID;
             """),
+        // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
+        Migration(version: 13, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
+            CREATE TABLE allocation_periods (
+                experiment TEXT NOT NULL,
+                period INTEGER NOT NULL,
+                from_ts INTEGER NOT NULL,
+                rule TEXT NOT NULL,
+                figures TEXT NOT NULL,
+                computed_ts INTEGER NOT NULL,
+                PRIMARY KEY (experiment, period)
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
