@@ -207,6 +207,14 @@ public struct Simulator: Sendable {
         }
         let request = PaywallRequest(variables: rng.chance(0.6) ? ["userName": "Walker\(index % 97)"] : [:], signals: signals)
 
+        // Payments go through the store of the user's platform (SPEC §5 proceeds): the App Store on iOS,
+        // Google Play on Android, Stripe otherwise; proceeds are the revenue less that store's cut.
+        let store: PaymentStore = switch attributes["platform"] {
+        case .string("ios")?: .appStore
+        case .string("android")?: .googlePlay
+        default: .stripe
+        }
+        let fees = catalog.products.stores
         var eventNumber = 0
         @discardableResult
         func add(_ type: EventType, at time: Date, experiment: String? = nil, variant: String? = nil, revenue: Double? = nil,
@@ -217,7 +225,9 @@ public struct Simulator: Sendable {
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: userID, timestamp: Timestamp(time),
                 experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : catalog.products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
-                placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty))
+                placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
+                store: type == .exposure ? nil : store, proceeds: revenue.map { fees.proceeds(of: $0, store: store) },
+                proceedsBeforeTax: revenue != nil))
             return true
         }
 
@@ -314,7 +324,7 @@ public struct Simulator: Sendable {
             guard let plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
             add(type, at: time, revenue: plan.price, productID: plan.productID)
             if rng.chance(rates.refund) {
-                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: plan.price, productID: plan.productID)
+                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: -plan.price, productID: plan.productID)
             } else if let churn = rates.renewalChurn, let days = Simulator.periodDays[plan.period] {
                 // θ ~ Beta(α, β) per payer; each renewal comes unless the payer churns first.
                 let theta = rng.beta(churn.alpha, churn.beta)

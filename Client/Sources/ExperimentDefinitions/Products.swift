@@ -21,11 +21,14 @@ public struct Products: Sendable {
     public var offerings: [String: [String: Plan]]
     /// `exchange_rates`: currency code → what one unit of it is worth in `currency` (`{"EUR": 1.08}`).
     public var exchangeRates: [String: Double]
+    /// `stores`: each store's cut of a payment, for proceeds the store did not report (SPEC §1, §5).
+    public var stores: StoreFees
 
-    public init(currency: String, offerings: [String: [String: Plan]], exchangeRates: [String: Double] = [:]) {
+    public init(currency: String, offerings: [String: [String: Plan]], exchangeRates: [String: Double] = [:], stores: StoreFees = .standard) {
         self.currency = currency
         self.offerings = offerings
         self.exchangeRates = exchangeRates
+        self.stores = stores
     }
 
     /// Converts revenue into the report currency with these rates.

@@ -31,6 +31,14 @@ public struct Event: Sendable, Hashable {
     public var storeAccountID: String?
     /// The trial the store actually granted, in days (`trial_started`; SPEC §4, filled by the webhooks).
     public var trialDays: Int?
+    /// The store the payment (or trial, or cancel) went through (SPEC §4; the webhooks fill it).
+    public var store: PaymentStore?
+    /// What the team receives for this payment, in the report currency like `revenue`, with its sign
+    /// (SPEC §4): as the store said it, or, once parsed, the revenue less the store's cut
+    /// (`proceedsBeforeTax`). Nil on events without revenue.
+    public var proceeds: Double?
+    /// `proceeds` are the revenue less the store's cut from `products.json`: tax is not known.
+    public var proceedsBeforeTax: Bool
 
     public init(id: EventID, type: EventType, userID: UserID, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
@@ -38,7 +46,8 @@ public struct Event: Sendable, Hashable {
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
                 placement: String? = nil, attributes: ExposureAttributes = .empty,
                 originalRevenue: Double? = nil, originalCurrency: String? = nil,
-                storeAccountID: String? = nil, trialDays: Int? = nil) {
+                storeAccountID: String? = nil, trialDays: Int? = nil,
+                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -57,5 +66,8 @@ public struct Event: Sendable, Hashable {
         self.originalCurrency = originalCurrency
         self.storeAccountID = storeAccountID
         self.trialDays = trialDays
+        self.store = store
+        self.proceeds = proceeds
+        self.proceedsBeforeTax = proceedsBeforeTax
     }
 }

@@ -128,6 +128,14 @@ enum Schema {
         Migration(version: 11, description: "the outbox's mark for a safeguard reset's notification", sql: """
             ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts INTEGER;
             """),
+        // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
+        // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
+        // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
+        Migration(version: 12, description: "events keep their store and proceeds", sql: """
+            ALTER TABLE events ADD COLUMN store TEXT;
+            ALTER TABLE events ADD COLUMN proceeds REAL;
+            ALTER TABLE events ADD COLUMN proceeds_before_tax INTEGER;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
