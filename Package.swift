@@ -60,12 +60,14 @@ let package = Package(
         .target(name: "Webhooks", dependencies: ["COpenSSL", "Events", definitions]),
         // One safeguard evaluation: facts -> mature outcomes -> mSPRT -> stops written through the store protocol.
         .target(name: "Safeguards", dependencies: ["Statistics", "Events", definitions]),
+        // A bandit's period boundary: facts -> mature rewards -> chance of being best -> a period written through the store protocol.
+        .target(name: "Allocation", dependencies: ["Statistics", "Events", definitions]),
         // HTTP/1.1 over libmicrohttpd: connections, deadlines, limits, lingering closes; knows no route or JSON.
         .target(name: "HTTPTransport", dependencies: ["CMicroHTTPD"]),
         // The HTTP API on that transport: routing, JSON, auth, metrics, webhooks (see docs/Server.md).
-        .target(name: "Server", dependencies: ["HTTPTransport", "COpenSSL", definitions, paywallCopy, "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards"]),
+        .target(name: "Server", dependencies: ["HTTPTransport", "COpenSSL", definitions, paywallCopy, "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards", "Allocation"]),
 
-        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", definitions, "Assignment", paywallCopy, "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", definitions, "Assignment", paywallCopy, "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards", "Allocation"]),
         // Benchmark executables, in bench/ beside the scripts that build and run them (`make bench`).
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", definitions], path: "bench/AssignBenchmark"),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore"], path: "bench/HandlerBenchmark"),
@@ -96,6 +98,7 @@ let package = Package(
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", definitions]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AllocationTests", dependencies: ["Allocation", "Events", definitions, "Statistics", "SQLiteStore", "TestSupport", "Assignment"], exclude: ["Fixtures"]),
         .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Reporting", "Events", definitions, "Statistics"]),
     ],
     swiftLanguageModes: [.v6]

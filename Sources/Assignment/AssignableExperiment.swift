@@ -37,6 +37,12 @@ public final class AssignableExperiment: Sendable {
     let stages: [(endsAt: Date?, ranges: [Range<Double>])]
     /// The safeguard stops in force (SPEC §5); `ArmStops.none` when nothing is stopped.
     public let stops: ArmStops
+    /// A bandit (SPEC §2): its weights are the allocation period's.
+    public let isBandit: Bool
+    /// A bandit's periods in force order (from the store); empty: the file's weights.
+    public let periods: [BanditPeriod]
+    /// A bandit's ranges: entry 0 the file's weights, then one per period; stopped arms weigh 0.
+    let banditRanges: [[Range<Double>]]
 
     /// The loaded experiment this was prepared from (paywalls, metrics, names), when built
     /// with `init(_: Experiment)`; nil for experiments built field by field.
@@ -89,6 +95,9 @@ public final class AssignableExperiment: Sendable {
         self.stops = stops
         self.seedState = FNV1a.update(FNV1a.offsetBasis, with: self.seed)
         self.model = model
+        self.isBandit = model?.allocation != nil
+        self.periods = []
+        self.banditRanges = isBandit ? Self.banditRanges(fileWeights: weights, periods: [], stops: stops, coverage: coverage) : []
     }
 
     /// Prepares a loaded experiment: compiles its condition (with `savedGroups` for
@@ -104,16 +113,53 @@ public final class AssignableExperiment: Sendable {
     /// The same experiment with other safeguard stops in force (the server swaps these in as
     /// stops are read from the store).
     public func withStops(_ stops: ArmStops) -> AssignableExperiment {
-        AssignableExperiment(copying: self, stops: stops)
+        AssignableExperiment(copying: self, stops: stops, periods: periods)
     }
 
-    private init(copying e: AssignableExperiment, stops: ArmStops) {
+    /// The same bandit with other allocation periods in force (the server swaps these in as it
+    /// reads them from the store).
+    public func withPeriods(_ periods: [BanditPeriod]) -> AssignableExperiment {
+        AssignableExperiment(copying: self, stops: stops, periods: periods)
+    }
+
+    private init(copying e: AssignableExperiment, stops: ArmStops, periods: [BanditPeriod]) {
         id = e.id; status = e.status; start = e.start; end = e.end; seed = e.seed; hashVersion = e.hashVersion
         coverage = e.coverage; namespace = e.namespace; targeting = e.targeting; hasTargeting = e.hasTargeting
         condition = e.condition; sticky = e.sticky; forced = e.forced; variantKeys = e.variantKeys; weights = e.weights
         ranges = e.ranges; stages = e.stages; model = e.model; seedState = e.seedState
         isHoldout = e.isHoldout; winnerIndex = e.winnerIndex
         self.stops = stops
+        isBandit = e.isBandit
+        self.periods = isBandit ? periods.filter { $0.weights.count == e.weights.count }.sorted { $0.from < $1.from } : []
+        banditRanges = isBandit ? Self.banditRanges(fileWeights: e.weights, periods: self.periods, stops: stops, coverage: e.coverage) : []
+    }
+
+    /// Per entry (the file's weights, then each period's), ranges from the weights with stopped
+    /// arms at 0 (SPEC §2: a stopped arm leaves the draw); when every arm is stopped the weights
+    /// stay, and the stop check sends everyone to the control's paywall.
+    static func banditRanges(fileWeights: [Double], periods: [BanditPeriod], stops: ArmStops, coverage: Double) -> [[Range<Double>]] {
+        ([fileWeights] + periods.map(\.weights)).map { raw in
+            var w = raw.enumerated().map { stops.isStopped($0.offset) ? 0 : max(0, $0.element) }
+            if w.reduce(0, +) <= 0 { w = raw }
+            let total = w.reduce(0, +)
+            return ranges(normalisedWeights: w.map { $0 / total }, coverage: coverage)
+        }
+    }
+
+    /// The index into `banditRanges` in force at `now`: the last period begun by then, else 0.
+    @inline(__always)
+    func banditEntry(at now: Date) -> Int {
+        var i = periods.count
+        while i > 0 && periods[i - 1].from > now { i -= 1 }
+        return i
+    }
+
+    /// The start of the allocation period in force at `now` (SPEC §2 `allocation_period`): the
+    /// latest period begun by then, else the experiment's start; nil for other experiments.
+    public func allocationPeriodStart(at now: Date) -> Date? {
+        guard isBandit else { return nil }
+        let i = banditEntry(at: now)
+        return i > 0 ? periods[i - 1].from : start
     }
 
     /// Whether the assigner reads the clock for this experiment.
@@ -123,6 +169,7 @@ public final class AssignableExperiment: Sendable {
     /// safeguard stop is in force), else `ranges`.
     @inline(__always)
     func ranges(at now: Date) -> [Range<Double>] {
+        if isBandit { return banditRanges[banditEntry(at: now)] }
         guard !stages.isEmpty else { return ranges }
         return stages[stageIndex(at: now)].ranges
     }
@@ -148,8 +195,18 @@ public final class AssignableExperiment: Sendable {
         }
     }
 
-    /// The user's hash in this experiment (SPEC §2), in [0, 1).
+    /// GrowthBook's `chooseVariation` over `ranges` (no rollout stage): the variant whose range
+    /// holds `bucket`, or -1. Reads the ranges in place, so a hot loop retains nothing.
     @inlinable
+    public func variantIndex(bucket: Double) -> Int {
+        ranges.withUnsafeBufferPointer { ranges in
+            for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound { return i }
+            return -1
+        }
+    }
+
+    /// The user's hash in this experiment (SPEC §2), in [0, 1).
+    @inlinable @inline(__always)
     public func bucket(userID: String) -> Double {
         hashVersion == 2 ? Bucketing.hashV2(seedState: seedState, value: userID) : Bucketing.hashV1(value: userID, seed: seed)
     }

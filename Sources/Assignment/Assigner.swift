@@ -14,6 +14,8 @@ public struct Assigner: Sendable {
     let clock: @Sendable () -> Date
     /// Whether any experiment has dates (the clock is read only then).
     let needsClock: Bool
+    /// `sticky != nil`, without copying the existential on every check.
+    let hasSticky: Bool
     /// The global holdouts among `experiments` (SPEC §1): their `holdout` users are left out of every other experiment.
     public let holdouts: [AssignableExperiment]
     /// The placements (`placements.json`), in file order.
@@ -32,6 +34,7 @@ public struct Assigner: Sendable {
         for (i, e) in experiments.enumerated() where index[e.id] == nil { index[e.id] = i }
         self.indexByID = index
         self.sticky = sticky
+        self.hasSticky = sticky != nil
         self.clock = clock
         self.needsClock = experiments.contains { $0.needsClock }
     }
@@ -88,7 +91,7 @@ public struct Assigner: Sendable {
 
     /// One answer per experiment, in snapshot order.
     public func assign(userID: UserID, attributes: Attributes = [:]) -> [Assignment] {
-        if sticky != nil { return assign(userID: userID, attributes: attributes, experimentsAt: Array(experiments.indices)) }
+        if hasSticky { return assign(userID: userID, attributes: attributes, experimentsAt: Array(experiments.indices)) }
         var out: [Assignment] = []
         out.reserveCapacity(experiments.count)
         assign(userID: userID, attributes: attributes, into: &out)
@@ -98,7 +101,7 @@ public struct Assigner: Sendable {
     /// Replaces `results`' contents with one answer per experiment, reusing its storage
     /// (the allocation-free form for hot loops).
     public func assign(userID: UserID, attributes: Attributes = [:], into results: inout [Assignment]) {
-        if sticky != nil {
+        if hasSticky {
             results = assign(userID: userID, attributes: attributes, experimentsAt: Array(experiments.indices))
             return
         }
@@ -130,11 +133,48 @@ public struct Assigner: Sendable {
     /// The answers for `experiments[i]` for each i of `indices`, in that order, with the sticky
     /// records they need read in one `stickyVariants` call (one round trip to a remote store
     /// per request, not one per experiment).
+    ///
+    /// The same answers as `prepare` then `finish`, built in place: the in-process server path,
+    /// where the intermediate arrays cost more than the checks. One record is read with
+    /// `stickyVariant`, several with one `stickyVariants` call.
     public func assign(userID: UserID, attributes: Attributes = [:], experimentsAt indices: [Int], at time: Date? = nil) -> [Assignment] {
-        let pending = prepare(userID: userID, attributes: attributes, experimentsAt: indices, at: time)
-        guard let sticky, !pending.stickyExperimentIDs.isEmpty else { return finish(pending, stickyKeys: []) }
-        return finish(pending, stickyKeys: sticky.stickyVariants(experimentIDs: pending.stickyExperimentIDs, userID: userID))
+        let now = time ?? (needsClock ? clock() : Date.distantPast)
+        let heldOut = isHeldOut(userID: userID, attributes: attributes, now: now)
+        var answers: [Assignment] = []
+        answers.reserveCapacity(indices.count)
+        // Answers waiting for their sticky record hold `Self.waiting` until it is read.
+        var waiting = 0, firstWaiting = 0
+        for i in indices {
+            let e = experiments[i]
+            let bucket = e.bucket(userID: userID.text)
+            if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket, heldOut: heldOut) {
+                answers.append(Assignment(experiment: e, decision: decision))
+            } else if hasSticky && (e.sticky || e.status == .paused) {
+                if waiting == 0 { firstWaiting = answers.count }
+                waiting += 1
+                answers.append(Assignment(experiment: e, variantIndex: nil, inExperiment: false, bucket: bucket, reason: Self.waiting))
+            } else {
+                answers.append(Assignment(experiment: e, decision: decideFromSticky(experiment: e, bucket: bucket, stickyKey: nil, now: now)))
+            }
+        }
+        guard waiting > 0, let sticky else { return answers }
+        func decided(_ a: Assignment, key: String?) -> Assignment {
+            Assignment(experiment: a.experiment, decision: decideFromSticky(experiment: a.experiment, bucket: a.bucket, stickyKey: key, now: now))
+        }
+        if waiting == 1 {
+            let a = answers[firstWaiting]
+            answers[firstWaiting] = decided(a, key: sticky.stickyVariant(experimentID: a.experiment.id, userID: userID))
+            return answers
+        }
+        let at = answers.indices.filter { answers[$0].reason == Self.waiting && answers[$0].variantIndex == nil }
+        let keys = sticky.stickyVariants(experimentIDs: at.map { answers[$0].experiment.id }, userID: userID)
+        for (k, n) in at.enumerated() { answers[n] = decided(answers[n], key: k < keys.count ? keys[k] : nil) }
+        return answers
     }
+
+    /// The placeholder reason of an answer waiting for its sticky record (with no variant, which
+    /// no finished `sticky` answer has).
+    private static let waiting = Assignment.Reason.sticky
 
     /// The checks before the sticky record for `experiments[i]`, i in `indices`: what they
     /// decided, and which experiments' sticky records the rest needs. `finish` completes it once
@@ -224,7 +264,7 @@ public struct Assigner: Sendable {
     /// Whether the sticky record is consulted for `e` once the checks before it passed.
     @inline(__always)
     func needsStickyRecord(_ e: AssignableExperiment) -> Bool {
-        sticky != nil && (e.sticky || e.status == .paused)
+        hasSticky && (e.sticky || e.status == .paused)
     }
 
     /// The checks before the sticky record (forced, holdout, status, dates, targeting, condition,
@@ -268,16 +308,11 @@ public struct Assigner: Sendable {
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .sticky, bucket: bucket)
         }
         if e.status == .paused { return AssignmentDecision(variant: -1, reason: .paused, bucket: bucket) }
-        let decision = e.ranges(at: now).withUnsafeBufferPointer { ranges in
-            for i in 0..<ranges.count where ranges[i].lowerBound <= bucket && bucket < ranges[i].upperBound {
-                return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .assigned, bucket: bucket)
-            }
-            return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket)
-        }
-        if decision.variant >= 0, e.stops.isStopped(Int(decision.variant)) {
-            return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket)
-        }
-        return decision
+        // Without a rollout the ranges are read in place (no copy of the array per answer).
+        let chosen = e.stages.isEmpty ? e.variantIndex(bucket: bucket) : Bucketing.chooseVariation(bucket, ranges: e.ranges(at: now))
+        if chosen < 0 { return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket) }
+        if e.stops.isStopped(chosen) { return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket) }
+        return AssignmentDecision(variant: Int32(truncatingIfNeeded: chosen), reason: .assigned, bucket: bucket)
     }
 }
 

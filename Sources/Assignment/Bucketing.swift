@@ -18,7 +18,7 @@ public enum Bucketing {
     }
 
     /// Version 2 given the FNV state after the seed (so callers hash a seed once, not per user).
-    @inlinable
+    @inlinable @inline(__always)
     public static func hashV2(seedState: UInt32, value: String) -> Double {
         let inner = FNV1a.update(seedState, with: value)
         let outer = FNV1a.update(FNV1a.offsetBasis, decimal: inner)

@@ -17,7 +17,7 @@ public enum FNV1a {
     }
 
     /// Continues `state` over the UTF-16 code units of `s`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func update(_ state: UInt32, with s: String) -> UInt32 {
         if let h = s.utf8.withContiguousStorageIfAvailable({ update(state, utf8: $0) }) {
             return h
@@ -28,7 +28,7 @@ public enum FNV1a {
     }
 
     /// Continues `state` over the UTF-16 code units of well-formed UTF-8 bytes.
-    @inlinable
+    @inlinable @inline(__always)
     public static func update(_ state: UInt32, utf8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         var h = state
         var i = 0
@@ -67,7 +67,7 @@ public enum FNV1a {
     /// Continues `state` over the decimal digits of `value` (JavaScript's `String(n)` for a
     /// whole number), without formatting a string: the digits are packed four bits each into
     /// one register, least significant first, then hashed most significant first.
-    @inlinable
+    @inlinable @inline(__always)
     public static func update(_ state: UInt32, decimal value: UInt32) -> UInt32 {
         // Two digits per division (r / 10 for r < 100 is (r × 205) >> 11), halving the chain
         // of dependent divisions.

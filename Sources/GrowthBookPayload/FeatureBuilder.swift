@@ -13,6 +13,8 @@ struct FeatureBuilder {
     let holdoutIDs: [String]
     /// Running experiments inside their dates now.
     let live: Set<String>
+    /// The storefront currency the paywalls are priced in (the default storefront's unless told).
+    var currency: String?
     /// Per live experiment with a rollout, the share of its coverage in force now.
     var rolloutShares: [String: Double] = [:]
     /// Per experiment, the arms a safeguard stopped: their users see the control's paywall.
@@ -20,7 +22,7 @@ struct FeatureBuilder {
 
     /// The feature value of a paywall.
     func value(_ paywall: Paywall?) -> JSONValue {
-        paywall.map { PaywallResolver.resolve($0, products: products, request: PaywallRequest()).json } ?? .bool(false)
+        paywall.map { PaywallResolver.resolve($0, products: products, request: PaywallRequest(), currency: currency).json } ?? .bool(false)
     }
 
     /// `parentConditions` that skip a rule for users some holdout holds out.

@@ -23,7 +23,9 @@ public struct GrowthBookPayload: Sendable {
     /// - Parameter stops: per experiment id, the safeguard stops in force (`Safeguarded`): a
     ///   stopped arm's variation becomes the control's paywall and the rollout stays at the
     ///   stage it had at the first stop.
-    public static func build(catalog: ExperimentCatalog, now: Date, stops: [String: Safeguarded] = [:]) -> GrowthBookPayload {
+    /// - Parameter country: the storefront whose plans and discount text the variations carry
+    ///   (SPEC §1); nil, or a country with no storefront, is the default storefront's.
+    public static func build(catalog: ExperimentCatalog, now: Date, stops: [String: Safeguarded] = [:], country: String? = nil) -> GrowthBookPayload {
         var features: [(String, JSONValue)] = []
         var validFrom: Date?, validUntil: Date?
         var live: Set<String> = []
@@ -44,6 +46,7 @@ public struct GrowthBookPayload: Sendable {
         }
         let holdouts = catalog.experiments.filter(\.isHoldout)
         var builder = FeatureBuilder(products: catalog.products, holdoutIDs: holdouts.map(\.id), live: live)
+        builder.currency = catalog.products.storefrontCurrency(country: country)
         builder.rolloutShares = shares
         builder.stoppedArms = stops.mapValues(\.stoppedArms)
         // Every holdout is a feature, so that rules may name it in parentConditions whatever its status.

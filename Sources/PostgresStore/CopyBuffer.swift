@@ -10,6 +10,19 @@ struct CopyBuffer {
 
     var isEmpty: Bool { bytes.isEmpty }
 
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
+    /// A facts row (`EventWriteTransaction.factColumns`).
+    mutating func add(_ f: UserFacts) {
+        add(f.userID); add(f.experiment); add(f.variant); add(f.firstExposure.microseconds)
+        add(f.trialStart?.microseconds); add(f.firstPaid?.microseconds); add(f.firstConverted?.microseconds)
+        add(f.firstCancel?.microseconds); add(f.refundedAt?.microseconds); add(f.netRevenue)
+        add(f.copySource?.rawValue); add(f.copyFallbackReason)
+        add(bytes: RevenueEntry.encode(f.revenueEntries)); add(f.crossedOver)
+        add(f.placement); add(f.attributes); add(f.grantedTrialDays.map(Int64.init))
+        endRow()
+    }
+
     mutating func add(_ text: String?) {
         separate()
         guard let text else {
@@ -58,7 +71,7 @@ struct CopyBuffer {
         add(e.productID); add(e.copySource?.rawValue); add(e.copyText); add(e.copyFallbackReason)
         add(e.placement); add(e.attributes)
         add(e.originalRevenue); add(e.originalCurrency)
-        add(e.storeAccountID); add(e.trialDays.map(Int64.init))
+        add(e.storeAccountID); add(e.trialDays.map(Int64.init)); add(e.identity?.text)
         add(e.store?.rawValue); add(e.proceeds); add(e.proceeds == nil ? nil : e.proceedsBeforeTax ? "t" : "f")
         endRow()
     }

@@ -35,11 +35,12 @@ enum EventWriteTransaction {
         CREATE TEMPORARY TABLE abctl_staging (LIKE events) ON COMMIT DELETE ROWS;
         CREATE TEMPORARY TABLE abctl_late_staging (LIKE events) ON COMMIT DELETE ROWS;
         CREATE TEMPORARY TABLE abctl_facts_staging (LIKE facts) ON COMMIT DELETE ROWS;
+        CREATE TEMPORARY TABLE abctl_people_staging (LIKE people) ON COMMIT DELETE ROWS;
         SET enable_seqscan = off;
         SET jit = off
         """
 
-    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax"
+    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days, identity, store, proceeds, proceeds_before_tax"
 
     static let buckets = 512
     /// At most this many users get locks of their own; more lock whole buckets.
@@ -139,7 +140,10 @@ enum EventWriteTransaction {
         }
         let users = Set(batchEvents.keys)
         let exposed = Set(batchEvents.lazy.filter { $0.value.contains { $0.type == .exposure } }.map(\.key))
-        let allUsers = arrayLiteral(users.sorted().lazy.map(\.text))
+        // SPEC §4 people: identifies name a second id; both ids' persons are locked with the users.
+        let identifies = unique.filter { $0.type == .identified && $0.identity != nil }
+        let ids = users.union(identifies.lazy.compactMap(\.identity))
+        let allIDs = arrayLiteral(ids.sorted().lazy.map(\.text))
 
         try c.execute("BEGIN", context: "append events")
         do {
@@ -164,13 +168,39 @@ enum EventWriteTransaction {
             if !rows.isEmpty { try insertStaged(from: "abctl_staging", rows) }
             turn.inserted()
             if !lateRows.isEmpty { try insertStaged(from: "abctl_late_staging", lateRows) }
-            if users.count <= maxUserLocks {
-                try c.executePrepared("lock_buckets_shared", lockBucketsShared, [allUsers], context: "append events (lock users)")
-                try c.executePrepared("lock_users", lockUsers, [allUsers], context: "append events (lock users)")
+            // The persons the ids belonged to when the transaction began are locked with them; a
+            // link another transaction committed before these locks were granted is found below.
+            let personsBefore = try c.executePrepared("persons_of", "SELECT DISTINCT person_id FROM people WHERE user_id = ANY($1::text[])",
+                                                      [allIDs], context: "append events (read persons)")
+            var locked = ids
+            for row in 0..<personsBefore.count { locked.insert(UserID(personsBefore.text(row, 0))) }
+            let allLocked = arrayLiteral(locked.sorted().lazy.map(\.text))
+            if locked.count <= maxUserLocks {
+                try c.executePrepared("lock_buckets_shared", lockBucketsShared, [allLocked], context: "append events (lock users)")
+                try c.executePrepared("lock_users", lockUsers, [allLocked], context: "append events (lock users)")
             } else {
-                try c.executePrepared("lock_buckets", lockBucketsExclusive, [allUsers], context: "append events (lock users)")
+                try c.executePrepared("lock_buckets", lockBucketsExclusive, [allLocked], context: "append events (lock users)")
             }
-            try refreshFacts(exposed: exposed, others: users.subtracting(exposed), batchEvents: batchEvents, on: c)
+            var people = try PeopleStep(ids: ids, identifies: identifies, on: c)
+            let newPersons = people.persons.subtracting(locked)
+            if !newPersons.isEmpty {
+                // Rare: a link committed while this transaction waited. Locked in a second round (a
+                // deadlock here is detected by PostgreSQL and fails the batch, which is then retried).
+                try c.executePrepared("lock_users_late", lockUsers, [arrayLiteral(newPersons.sorted().lazy.map(\.text))],
+                                      context: "append events (lock persons)")
+                people = try PeopleStep(ids: ids, identifies: identifies, on: c)
+            }
+            try people.apply(on: c)
+            var facts = CopyBuffer()
+            let linked = users.filter { people.graph.personOf[$0] != nil }
+            try refreshFacts(exposed: exposed.subtracting(linked), others: users.subtracting(exposed).subtracting(linked),
+                             batchEvents: batchEvents, into: &facts, on: c)
+            try people.refreshPersons(people.touchedPersons(users: linked), into: &facts, on: c)
+            if !facts.isEmpty {
+                try c.copyIn("COPY abctl_facts_staging (\(factColumns)) FROM STDIN", data: facts.bytes, context: "append events (write facts)")
+                try c.executePrepared("upsert_facts", upsertFacts, [], context: "append events (write facts)")
+            }
+            try people.dropAbsorbedFacts(on: c)
             try c.execute("COMMIT", context: "append events (commit)")
             return zip(offered, stored).map { AppendResult(stored: $1, duplicates: $0 - $1) }
         } catch {
@@ -185,7 +215,8 @@ enum EventWriteTransaction {
     /// inserted: those whose event_id is not among the stored ones (a repeat of a stored event,
     /// or of one a concurrent transaction committed while this one waited, is read back instead).
     private static func refreshFacts(exposed: Set<UserID>, others: Set<UserID>, batchEvents: [UserID: [Event]],
-                                     on c: Connection) throws {
+                                     into facts: inout CopyBuffer, on c: Connection) throws {
+        if exposed.isEmpty && others.isEmpty { return }
         let events = try c.executePrepared("select_user_events", selectEvents,
                                            [arrayLiteral(exposed.sorted().lazy.map(\.text)), arrayLiteral(others.sorted().lazy.map(\.text))],
                                            context: "append events (read users' events)")
@@ -205,23 +236,25 @@ enum EventWriteTransaction {
                 store: events.optionalText(row, 12).flatMap(PaymentStore.init(rawValue:)),
                 productID: type.carriesRevenue ? events.optionalText(row, 15) : nil))
         }
-        var facts = CopyBuffer(reserve: (events.count + exposed.count) * 96)
+        facts.reserve((events.count + exposed.count) * 96)
         for user in exposed.union(stored.keys).sorted() {
             var sources = stored[user] ?? []
             let storedIDs = Set(sources.lazy.map(\.eventID))
             for e in batchEvents[user] ?? [] where !storedIDs.contains(e.id) { sources.append(FactsBuilder.Source(e)) }
-            for f in FactsBuilder.facts(userID: user, events: sources) {
-                facts.add(f.userID); facts.add(f.experiment); facts.add(f.variant); facts.add(f.firstExposure.microseconds)
-                facts.add(f.trialStart?.microseconds); facts.add(f.firstPaid?.microseconds); facts.add(f.firstConverted?.microseconds)
-                facts.add(f.firstCancel?.microseconds); facts.add(f.refundedAt?.microseconds); facts.add(f.netRevenue)
-                facts.add(f.copySource?.rawValue); facts.add(f.copyFallbackReason)
-                facts.add(bytes: RevenueEntry.encode(f.revenueEntries)); facts.add(f.crossedOver)
-                facts.add(f.placement); facts.add(f.attributes); facts.add(f.grantedTrialDays.map(Int64.init))
-                facts.endRow()
-            }
+            for f in FactsBuilder.facts(userID: user, events: sources) { facts.add(f) }
         }
-        guard !facts.isEmpty else { return }
-        try c.copyIn("COPY abctl_facts_staging (\(factColumns)) FROM STDIN", data: facts.bytes, context: "append events (write facts)")
-        try c.executePrepared("upsert_facts", upsertFacts, [], context: "append events (write facts)")
+    }
+
+    /// A facts row (`factColumns`).
+    static func source(_ rows: ResultSet, _ row: Int, from column: Int) -> FactsBuilder.Source {
+        let type = EventType(rawValue: Int(rows.int64(row, column))) ?? .exposure
+        return FactsBuilder.Source(
+            type: type, ts: rows.int64(row, column + 1), experiment: rows.optionalText(row, column + 2),
+            variant: rows.optionalText(row, column + 3), revenueContribution: type.revenueContribution(rows.optionalDouble(row, column + 4)),
+            copySource: rows.optionalText(row, column + 5).flatMap { .init(rawValue: $0) },
+            copyFallbackReason: rows.optionalText(row, column + 6), eventID: EventID(rows.text(row, column + 7)),
+            placement: type == .exposure ? rows.optionalText(row, column + 8) : nil,
+            attributes: type == .exposure ? rows.attributes(row, column + 9) : .empty,
+            trialDays: type == .trialStarted ? rows.optionalInt64(row, column + 10).map { Int($0) } : nil)
     }
 }

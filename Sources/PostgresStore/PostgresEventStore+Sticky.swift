@@ -43,8 +43,8 @@ final class PostgresStickyReader: StickyReader {
         return nil
     }
 
-    /// One query for every lookup of `batch`: the facts rows of its users and experiments, of
-    /// which each lookup keeps the pairs it asked for.
+    /// One query for every lookup of `batch`: the facts rows of its users' persons (SPEC §2: the
+    /// sticky record is the person's) and experiments, of which each lookup keeps the pairs it asked for.
     static func query(_ batch: [(userID: UserID, experiments: [String])], pool: ConnectionPool) throws -> [[String?]] {
         // Experiment ids are ASCII (the definitions' rule), so String keys tell them apart as the database does.
         var users = Set<UserID>(), experiments = Set<String>()
@@ -56,7 +56,11 @@ final class PostgresStickyReader: StickyReader {
         if !experiments.isEmpty {
             try pool.withConnection { c in
                 let rows = try c.executePrepared(
-                    "sticky", "SELECT user_id, experiment, variant FROM facts WHERE user_id = ANY($1::text[]) AND experiment = ANY($2::text[])",
+                    "sticky", """
+                        SELECT u.id, f.experiment, f.variant FROM unnest($1::text[]) u(id)
+                          LEFT JOIN people p ON p.user_id = u.id
+                          JOIN facts f ON f.user_id = coalesce(p.person_id, u.id) AND f.experiment = ANY($2::text[])
+                        """,
                     [arrayLiteral(users.lazy.map(\.text)), arrayLiteral(experiments)], context: "sticky lookup")
                 for row in 0..<rows.count {
                     found[UserID(rows.text(row, 0)), default: [:]][rows.text(row, 1)] = rows.text(row, 2)

@@ -126,10 +126,38 @@ enum PostgresSchema {
         Migration(version: 10, description: "the outbox's mark for a safeguard reset's notification", sql: """
             ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts bigint;
             """),
+        // SPEC §4 people: as SQLite's version 12 (see Schema.swift there). Every key starts with a user id.
+        Migration(version: 11, description: "people: identified events, links of ids to a person, known ids, conflicts", sql: """
+            ALTER TABLE events ADD COLUMN identity text COLLATE "C";
+            CREATE TABLE people (
+                user_id text COLLATE "C" PRIMARY KEY,
+                person_id text COLLATE "C" NOT NULL
+            );
+            CREATE INDEX people_by_person ON people (person_id);
+            CREATE TABLE known_ids (user_id text COLLATE "C" PRIMARY KEY);
+            CREATE TABLE identity_conflicts (
+                user_id text COLLATE "C" NOT NULL,
+                event_id text COLLATE "C" NOT NULL,
+                identity text COLLATE "C" NOT NULL,
+                PRIMARY KEY (user_id, event_id)
+            );
+            """),
+        // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
+        Migration(version: 12, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
+            CREATE TABLE allocation_periods (
+                experiment text COLLATE "C" NOT NULL,
+                period integer NOT NULL,
+                from_ts bigint NOT NULL,
+                rule text NOT NULL,
+                figures text NOT NULL,
+                computed_ts bigint NOT NULL,
+                PRIMARY KEY (experiment, period)
+            );
+            """),
         // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
         // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
         // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
-        Migration(version: 11, description: "events keep their store and proceeds", sql: """
+        Migration(version: 13, description: "events keep their store and proceeds", sql: """
             ALTER TABLE events ADD COLUMN store text, ADD COLUMN proceeds double precision, ADD COLUMN proceeds_before_tax boolean;
             """),
     ]

@@ -21,6 +21,7 @@ func parsesEveryEventType(type: EventType) throws {
     case .refunded: extra = #","revenue":-9.99,"currency":"USD","product_id":"p""#
     case .purchased, .converted, .renewed: extra = #","revenue":9.99,"currency":"USD","product_id":"p""#
     case .trialStarted, .cancelled: extra = #","product_id":"p""#
+    case .identified: extra = #","identity":"acct-1""#
     }
     let line = #"{"event_id":"e1","type":"\#(type.name)","user_id":"u1","ts":"2026-12-01T10:00:00Z"\#(extra)}"#
     let event = try #require(try parse(line)?.get())
@@ -33,6 +34,8 @@ func parsesEveryEventType(type: EventType) throws {
         #expect(event.copySource == .onDevice && event.copyText == "Hi" && event.copyFallbackReason == "r")
     } else if type.carriesRevenue {
         #expect(abs(event.revenue ?? 0) == 9.99 && event.currency == "USD" && event.productID == "p")
+    } else if type == .identified {
+        #expect(event.identity == "acct-1" && event.revenue == nil)
     } else {
         #expect(event.revenue == nil && event.productID == "p")
     }

@@ -13,6 +13,14 @@ public enum GrowthBookFixture {
         for name in ["chorus-trial-length.json", "chorus-discount-framing.json"] {
             try FileManager.default.removeItem(atPath: folder + "/" + name)
         }
+        // Storefronts in countries agreement.py never sends: the payload is the default storefront's,
+        // which must stay what /v1/assign answers users without a storefront (SPEC §7).
+        try StorefrontFixture.productsJSON
+            .replacingOccurrences(of: #""storefronts": { "JP": "JPY", "DE": "EUR", "FR": "EUR", "GB": "GBP", "KR": "KRW", "CA": "USD" }"#,
+                                  with: #""storefronts": { "JP": "JPY", "KR": "KRW" }"#)
+            .replacingOccurrences(of: #""EUR": 10.99, "#, with: "").replacingOccurrences(of: #""EUR": 69.99, "#, with: "")
+            .replacingOccurrences(of: #", "GBP": 8.99"#, with: "").replacingOccurrences(of: #", "GBP": 49.99"#, with: "")
+            .write(toFile: folder + "/products.json", atomically: true, encoding: .utf8)
         func paywall(_ trial: Int, _ text: String) -> String {
             #"{"offering": "chorus_plus", "trial_days": \#(trial), "discount_framing": "none", "copy": {"strategy": "custom_variable", "template": "{{ custom.userName }}, \#(text)", "defaults": {"userName": "Birder"}}}"#
         }

@@ -107,7 +107,7 @@ for k in experimentCounts {
         for id in ids {
             for e in exps {
                 let n = e.bucket(userID: id)
-                let i = Bucketing.chooseVariation(n, ranges: e.ranges)
+                let i = e.variantIndex(bucket: n)
                 sum &+= UInt64(i + 1)
             }
         }

@@ -8,6 +8,8 @@ public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
     case renewed = 5
     case cancelled = 6
     case refunded = 7
+    /// Links the event's user id to a known id (`identity`): one person (SPEC §4).
+    case identified = 8
 
     /// The spelling in NDJSON.
     public var name: String {
@@ -19,6 +21,7 @@ public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
         case .renewed: "renewed"
         case .cancelled: "cancelled"
         case .refunded: "refunded"
+        case .identified: "identified"
         }
     }
 

@@ -522,11 +522,21 @@ struct ExperimentDecoder {
             }
         }
         if let products, framing != .none, products.offerings[offering] != nil {
-            do {
-                _ = try products.discountText(framing, offering: offering)
-            } catch {
-                sink.error("discount_claim", at: pr.position("discount_framing"), "\(framing.rawValue) cannot be shown for '\(offering)': \(error)",
-                           hint: "check the prices in products.json, or use \"none\"")
+            // The claim must hold in every storefront (SPEC §1): one error per storefront currency it fails in.
+            let plans = products.offerings[offering]?.values ?? [:].values
+            for currency in products.storefrontCurrencies {
+                // A missing price was named in products.json's own errors.
+                guard plans.allSatisfy({ $0.price(in: currency, default: products.currency) != nil }) else { continue }
+                do {
+                    _ = try products.discountText(framing, offering: offering, in: currency)
+                } catch {
+                    let countries = products.countries(pricedIn: currency)
+                    let whereShown = currency == products.currency ? (products.storefronts.isEmpty ? "" : " in the default storefront (\(currency))")
+                        : " in storefront\(countries.count == 1 ? "" : "s") \(countries.joined(separator: ", ")) (\(currency))"
+                    sink.error("discount_claim", at: pr.position("discount_framing"), "\(framing.rawValue) cannot be shown for '\(offering)'\(whereShown): \(error)",
+                               hint: "check the prices in products.json, or use \"none\"")
+                    if case .needsMonthlyAndAnnual = error { break }
+                }
             }
         }
         let highlighted = pr.string("highlighted_plan")

@@ -7,11 +7,19 @@ public struct Products: Sendable {
         public var price: Double
         /// ISO 8601 duration: P1W, P1M, P3M, P6M, P1Y.
         public var period: String
+        /// `prices`: the store's list price in each storefront currency but the report currency's (`{"JPY": 1500}`).
+        public var prices: [String: Double]
 
-        public init(productID: String, price: Double, period: String) {
+        public init(productID: String, price: Double, period: String, prices: [String: Double] = [:]) {
             self.productID = productID
             self.price = price
             self.period = period
+            self.prices = prices
+        }
+
+        /// The list price in `currency`: `price` in the report currency, else `prices[currency]`.
+        public func price(in currency: String, default reportCurrency: String) -> Double? {
+            currency == reportCurrency ? price : prices[currency]
         }
     }
 
@@ -24,11 +32,35 @@ public struct Products: Sendable {
     /// `stores`: each store's cut of a payment, for proceeds the store did not report (SPEC §1, §5).
     public var stores: StoreFees
 
-    public init(currency: String, offerings: [String: [String: Plan]], exchangeRates: [String: Double] = [:], stores: StoreFees = .standard) {
+    /// `storefronts`: ISO 3166 country → ISO 4217 currency (`{"JP": "JPY"}`); a country with no
+    /// entry is the default storefront, priced in `currency`.
+    public var storefronts: [String: String]
+
+    public init(currency: String, offerings: [String: [String: Plan]], exchangeRates: [String: Double] = [:],
+                storefronts: [String: String] = [:], stores: StoreFees = .standard) {
         self.currency = currency
         self.offerings = offerings
         self.exchangeRates = exchangeRates
+        self.storefronts = storefronts
         self.stores = stores
+    }
+
+    /// The currency of the storefront a `country` attribute names (codes compared in capitals);
+    /// the report currency for no country or one with no entry.
+    public func storefrontCurrency(country: String?) -> String {
+        guard let country, !country.isEmpty else { return currency }
+        return storefronts[country] ?? storefronts[country.uppercased()] ?? currency
+    }
+
+    /// Every currency a paywall is resolved in: the report currency (the default storefront)
+    /// first, then the storefronts' others, sorted.
+    public var storefrontCurrencies: [String] {
+        [currency] + Set(storefronts.values).subtracting([currency]).sorted()
+    }
+
+    /// The countries whose storefront is priced in `currency`, sorted (none for the default storefront's own).
+    public func countries(pricedIn currency: String) -> [String] {
+        storefronts.filter { $0.value == currency }.map(\.key).sorted()
     }
 
     /// Converts revenue into the report currency with these rates.
@@ -49,50 +81,27 @@ public struct Products: Sendable {
         }
     }
 
-    /// The discount line computed from prices, never typed by hand; nil for `.none`.
-    ///
-    /// `percent_off`: `Save N%`, N = floor(100 × (1 − annual / (12 × monthly)));
-    /// `months_free`: `N months free`, N = floor(12 − annual / monthly);
-    /// `per_week`: the annual price / 52 in the currency, e.g. `$1.15/week`.
-    public func discountText(_ framing: DiscountFraming, offering: String) throws(DiscountProblem) -> String? {
+    /// The discount line computed from prices, never typed by hand (`DiscountClaim`), in the
+    /// storefront priced in `storefrontCurrency` (nil: the default storefront); nil for `.none`.
+    public func discountText(_ framing: DiscountFraming, offering: String, in storefrontCurrency: String? = nil) throws(DiscountProblem) -> String? {
         if framing == .none { return nil }
         guard let plans = offerings[offering] else { throw .unknownOffering(offering) }
-        let monthly = plans.values.first { $0.period == "P1M" }
-        let annual = plans.values.first { $0.period == "P1Y" }
-        // A tiny epsilon keeps exact ratios (e.g. 60 / 120 = 0.5) from flooring one below.
-        let epsilon = 1e-9
-        switch framing {
-        case .none:
-            return nil
-        case .percentOff:
-            guard let monthly, let annual else { throw .needsMonthlyAndAnnual(offering) }
-            let n = Int(floor(100 * (1 - annual.price / (12 * monthly.price)) + epsilon))
-            guard n > 0 else { throw .claimNotPositive("Save \(n)%") }
-            return "Save \(n)%"
-        case .monthsFree:
-            guard let monthly, let annual else { throw .needsMonthlyAndAnnual(offering) }
-            let n = Int(floor(12 - annual.price / monthly.price + epsilon))
-            guard n > 0 else { throw .claimNotPositive("\(n) months free") }
-            return n == 1 ? "1 month free" : "\(n) months free"
-        case .perWeek:
-            guard let annual else { throw .needsMonthlyAndAnnual(offering) }
-            let weekly = annual.price / 52
-            let text = Self.format(weekly, currency: currency) + "/week"
-            guard (weekly * 100).rounded() > 0 else { throw .claimNotPositive(text) }
-            return text
+        let currency = storefrontCurrency ?? self.currency
+        func price(_ period: String) -> Decimal? {
+            plans.values.first { $0.period == period }?.price(in: currency, default: self.currency).map(DiscountClaim.decimal)
+        }
+        do {
+            return try DiscountClaim.text(framing, monthly: price("P1M"), annual: price("P1Y"), currency: currency)
+        } catch {
+            switch error {
+            case .needsMonthlyAndAnnual: throw .needsMonthlyAndAnnual(offering)
+            case .claimNotPositive(let claim): throw .claimNotPositive(claim)
+            }
         }
     }
 
-    /// Formats an amount with two decimals and the currency's symbol ($, €, £, ¥) or its code.
+    /// Formats an amount in the currency (`DiscountClaim.format`: `$1.15`, `¥1,500`, `CHF 9.90`).
     public static func format(_ amount: Double, currency: String) -> String {
-        let cents = Int64((amount * 100).rounded())
-        let number = "\(cents / 100).\(String(format: "%02lld", cents % 100))"
-        switch currency {
-        case "USD", "AUD", "CAD", "NZD": return "$" + number
-        case "EUR": return "€" + number
-        case "GBP": return "£" + number
-        case "JPY": return "¥" + number
-        default: return "\(currency) \(number)"
-        }
+        DiscountClaim.format(amount, currency: currency)
     }
 }

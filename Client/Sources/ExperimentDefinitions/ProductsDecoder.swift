@@ -4,13 +4,15 @@ struct ProductsDecoder {
     static let periods: Set<String> = ["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"]
 
     func decode(_ root: JSONNode) -> Products? {
-        guard let r = ObjectReader(root, what: "products.json", allowed: ["$schema", "currency", "offerings", "exchange_rates", "stores"], required: ["currency", "offerings"], sink: sink)
+        guard let r = ObjectReader(root, what: "products.json", allowed: ["$schema", "currency", "offerings", "exchange_rates", "storefronts", "stores"], required: ["currency", "offerings"], sink: sink)
         else { return nil }
         let currency = r.string("currency") ?? "USD"
         if r.has("currency") && !(currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isUppercase }) {
             sink.error("bad_currency", at: r.position("currency"), "currency '\(currency)' is not an ISO 4217 code", hint: "e.g. \"USD\"")
         }
         let rates = exchangeRates(r, currency: currency)
+        let storefronts = storefronts(r, currency: currency, rates: rates)
+        var planPrices: [PlanPrices] = []
         var offerings: [String: [String: Products.Plan]] = [:]
         guard let node = r.node("offerings") else { return nil }
         guard case .object(let members) = node.kind else {
@@ -26,7 +28,7 @@ struct ProductsDecoder {
             }
             var plans: [String: Products.Plan] = [:]
             for plan in planMembers {
-                guard let pr = ObjectReader(plan.value, what: "plan '\(plan.key)'", allowed: ["product_id", "price", "period"], required: ["product_id", "price", "period"], sink: sink)
+                guard let pr = ObjectReader(plan.value, what: "plan '\(plan.key)'", allowed: ["product_id", "price", "period", "prices"], required: ["product_id", "price", "period"], sink: sink)
                 else { continue }
                 let productID = pr.string("product_id") ?? ""
                 let price = pr.number("price") ?? 0
@@ -37,11 +39,17 @@ struct ProductsDecoder {
                 if pr.has("period") && !Self.periods.contains(period) {
                     sink.error("bad_period", at: pr.position("period"), "period '\(period)' is not supported", hint: "use one of: \(Self.periods.sorted().joined(separator: ", "))")
                 }
-                plans[plan.key] = Products.Plan(productID: productID, price: price, period: period)
+                let prices = pr.node("prices").map { self.prices($0, plan: plan.key, currency: currency) } ?? [:]
+                let named: [String] = if case .object(let m)? = pr.node("prices")?.kind { m.map(\.key) } else { [] }
+                planPrices.append(PlanPrices(what: "plan '\(plan.key)' of offering '\(offering.key)'", at: pr.node("prices")?.position ?? plan.keyPosition,
+                                             prices: prices, named: Set(named)))
+                plans[plan.key] = Products.Plan(productID: productID, price: price, period: period, prices: prices)
             }
             offerings[offering.key] = plans
         }
-        return Products(currency: currency, offerings: offerings, exchangeRates: rates, stores: stores(r, currency: currency))
+        checkStorefrontPrices(storefronts, planPrices: planPrices)
+        return Products(currency: currency, offerings: offerings, exchangeRates: rates, storefronts: storefronts.currencies,
+                        stores: stores(r, currency: currency))
     }
 
     /// `stores`: `{"app_store": {"commission"}, "google_play": {"commission"}, "stripe": {"percent", "fixed"}}`,

@@ -3,23 +3,29 @@ import Foundation
 
 /// Turns a variant's paywall definition into what one request gets back (SPEC §3, §7 `/v1/assign`).
 public enum PaywallResolver {
-    public static func resolve(_ paywall: Paywall, products: Products, request: PaywallRequest) -> ResolvedPaywall {
-        // Validation guarantees the framing can be computed; a failure here means an unvalidated snapshot.
-        let discount = try? products.discountText(paywall.discountFraming, offering: paywall.offering)
+    /// `currency`: the storefront's (`Products.storefrontCurrency(country:)`); nil is the default
+    /// storefront, priced in the report currency.
+    public static func resolve(_ paywall: Paywall, products: Products, request: PaywallRequest, currency: String? = nil) -> ResolvedPaywall {
+        // Validation guarantees the framing can be computed in every storefront; a failure here means an unvalidated snapshot.
+        let discount = try? products.discountText(paywall.discountFraming, offering: paywall.offering, in: currency)
         return ResolvedPaywall(
             offering: paywall.offering, trialDays: paywall.trialDays, discountFraming: paywall.discountFraming,
-            discountText: discount, highlightedPlan: paywall.highlightedPlan, plans: plans(paywall, products: products),
+            discountText: discount, highlightedPlan: paywall.highlightedPlan, plans: plans(paywall, products: products, currency: currency),
             copy: resolveCopy(paywall.copy, request: request))
     }
 
-    /// The offering's plans, ordered by period length then key (weekly before monthly before annual).
-    public static func plans(_ paywall: Paywall, products: Products) -> [ResolvedPlan] {
+    /// The offering's plans in the storefront's currency, ordered by period length then key
+    /// (weekly before monthly before annual).
+    public static func plans(_ paywall: Paywall, products: Products, currency: String? = nil) -> [ResolvedPlan] {
         let order = ["P1W": 0, "P1M": 1, "P2M": 2, "P3M": 3, "P6M": 4, "P1Y": 5]
+        let currency = currency ?? products.currency
         return (products.offerings[paywall.offering] ?? [:])
             .sorted { (order[$0.value.period] ?? 9, $0.key) < (order[$1.value.period] ?? 9, $1.key) }
             .map { key, plan in
-                ResolvedPlan(key: key, productID: plan.productID, price: plan.price, period: plan.period,
-                             currency: products.currency, highlighted: key == paywall.highlightedPlan)
+                // Validation guarantees a price in every storefront currency.
+                let price = plan.price(in: currency, default: products.currency)
+                return ResolvedPlan(key: key, productID: plan.productID, price: price ?? plan.price, period: plan.period,
+                                    currency: price == nil ? products.currency : currency, highlighted: key == paywall.highlightedPlan)
             }
     }
 

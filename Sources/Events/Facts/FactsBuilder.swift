@@ -26,6 +26,9 @@ public enum FactsBuilder {
         public var attributes: ExposureAttributes
         /// The trial the store granted (trial starts).
         public var trialDays: Int?
+        /// Which of a person's ids the event came under (SPEC §4), when facts are a person's:
+        /// the last tie-break of the order, so two ids' events with one `event_id` order alike everywhere.
+        public var member: UserID?
 
         public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
                     copySource: CopySource?, copyFallbackReason: String?, eventID: EventID,
@@ -62,6 +65,18 @@ public enum FactsBuilder {
         }
     }
 
+    /// A person's facts (SPEC §4): the events of each of its ids, keyed by `person`.
+    public static func facts(person: UserID, members: [(id: UserID, events: [Source])]) -> [UserFacts] {
+        var all: [Source] = []
+        for (id, events) in members {
+            for var e in events {
+                e.member = id
+                all.append(e)
+            }
+        }
+        return facts(userID: person, events: all)
+    }
+
     /// The facts of every experiment `userID` was exposed to, from all of that user's events
     /// (events of other users must not be passed), by first exposure.
     public static func facts(userID: UserID, events: [Event]) -> [UserFacts] {
@@ -73,7 +88,12 @@ public enum FactsBuilder {
         var ordered = events.sorted { a, b in
             if a.ts != b.ts { return a.ts < b.ts }
             if a.type != b.type { return a.type.rawValue < b.type.rawValue }
-            return a.eventID < b.eventID
+            if a.eventID != b.eventID { return a.eventID < b.eventID }
+            switch (a.member, b.member) {
+            case let (x?, y?): return x < y
+            case (nil, _?): return true
+            default: return false
+            }
         }
         refundProceeds(&ordered)
         // First exposure per experiment, in event order.
@@ -109,7 +129,7 @@ public enum FactsBuilder {
                 case .converted:
                     if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
                     if f.firstConverted == nil { f.firstConverted = Timestamp(microseconds: e.ts) }
-                case .renewed: break
+                case .renewed, .identified: break
                 case .cancelled: cancels.append(e.ts)
                 case .refunded: if f.refundedAt == nil { f.refundedAt = Timestamp(microseconds: e.ts) }
                 }

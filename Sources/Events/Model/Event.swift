@@ -31,6 +31,8 @@ public struct Event: Sendable, Hashable {
     public var storeAccountID: String?
     /// The trial the store actually granted, in days (`trial_started`; SPEC §4, filled by the webhooks).
     public var trialDays: Int?
+    /// The known id this event's user is (`identified` only; SPEC §4 people).
+    public var identity: UserID?
     /// The store the payment (or trial, or cancel) went through (SPEC §4; the webhooks fill it).
     public var store: PaymentStore?
     /// What the team receives for this payment, in the report currency like `revenue`, with its sign
@@ -46,7 +48,7 @@ public struct Event: Sendable, Hashable {
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
                 placement: String? = nil, attributes: ExposureAttributes = .empty,
                 originalRevenue: Double? = nil, originalCurrency: String? = nil,
-                storeAccountID: String? = nil, trialDays: Int? = nil,
+                storeAccountID: String? = nil, trialDays: Int? = nil, identity: UserID? = nil,
                 store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false) {
         self.id = id
         self.type = type
@@ -66,6 +68,7 @@ public struct Event: Sendable, Hashable {
         self.originalCurrency = originalCurrency
         self.storeAccountID = storeAccountID
         self.trialDays = trialDays
+        self.identity = identity
         self.store = store
         self.proceeds = proceeds
         self.proceedsBeforeTax = proceedsBeforeTax

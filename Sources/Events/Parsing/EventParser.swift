@@ -118,6 +118,13 @@ public struct EventParser: Sendable {
         if event.userID.isEmpty { return EventRejection(field: "user_id", reason: "must be a non-empty string") }
         if let refusal = event.id.refusal { return EventRejection(field: "event_id", reason: refusal) }
         if let refusal = event.userID.refusal { return EventRejection(field: "user_id", reason: refusal) }
+        if event.type == .identified {
+            guard let identity = event.identity, !identity.isEmpty else { return EventRejection(field: "identity", reason: "required for identified events (the known id this user is)") }
+            if let refusal = identity.refusal { return EventRejection(field: "identity", reason: refusal) }
+            if identity.text.utf8.contains(0) { return EventRejection(field: "identity", reason: Self.nulReason) }
+        } else if event.identity != nil {
+            return EventRejection(field: "identity", reason: "only identified events carry an identity")
+        }
         let texts: [(Field, String?)] = [(.eventID, event.id.text), (.userID, event.userID.text), (.experiment, event.experiment),
                                          (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
                                          (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason),
@@ -204,6 +211,7 @@ public struct EventParser: Sendable {
         var trialDays: Int?
         var store: PaymentStore?
         var proceeds: Double?
+        var identity: String?
         /// Keys no event has, as sent (the first few).
         var unknownKeys: [String] = []
         /// Every bad field met, in key order (at most one per field).
@@ -215,7 +223,7 @@ public struct EventParser: Sendable {
     private enum Field: String, CaseIterable {
         case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
              copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason",
-             placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days", store, proceeds
+             placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days", identity, store, proceeds
     }
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
@@ -323,6 +331,9 @@ public struct EventParser: Sendable {
                     if id.isEmpty { reject("must be a non-empty string") }
                     else if id.utf8.count > Self.maxStoreAccountBytes { reject("is longer than \(Self.maxStoreAccountBytes) bytes (\(id.utf8.count))") }
                 }
+            case .identity:
+                f.identity = string(required: true)
+                if let id = f.identity, let refusal = UserID(id).refusal { reject(refusal) }
             case .trialDays:
                 switch value {
                 case .null: break
@@ -392,6 +403,9 @@ public struct EventParser: Sendable {
                 add(EventRejection(field: field.rawValue, reason: "is not a key of \(type.name) events (they take: \(allowed.map(\.rawValue).joined(separator: ", ")))"))
             }
             exposureProblems(type: type, experiment: f.experiment, variant: f.variant).forEach(add)
+            if type == .identified && f.identity == nil && f.rejected & Self.bit(.identity) == 0 {
+                add(EventRejection(field: "identity", reason: "required for identified events (the known id this user is)"))
+            }
             storeFieldProblems(type: type, storeAccountID: f.storeAccountID, trialDays: f.trialDays).forEach(add)
             if let problem = revenueSignProblem(type: type, revenue: f.revenue) { add(problem) }
             if let problem = proceedsProblem(revenue: f.revenue, proceeds: f.proceeds) { add(problem) }
@@ -414,8 +428,11 @@ public struct EventParser: Sendable {
                                copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
                                placement: f.placement, attributes: f.attributes,
                                storeAccountID: f.storeAccountID, trialDays: f.trialDays,
-                               store: f.store, proceeds: f.proceeds))
+                               identity: f.identity.map(UserID.init), store: f.store, proceeds: f.proceeds))
     }
+
+    /// A field's bit in `seen` and `rejected`.
+    private static func bit(_ field: Field) -> UInt32 { 1 << UInt32(fields.firstIndex(of: field)!) }
 
     /// The members of an `attributes` object (already validated as JSON) starting at `start`:
     /// at most 32 keys, each a string, number or boolean of at most 256 bytes (a number: its text),
@@ -473,6 +490,7 @@ public struct EventParser: Sendable {
         case .trialStarted: return always + [.productID, .trialDays, .store, .experiment]
         case .purchased, .converted, .renewed, .refunded: return always + [.revenue, .currency, .proceeds, .productID, .store, .experiment]
         case .cancelled: return always + [.productID, .store, .experiment]
+        case .identified: return always + [.identity]
         }
     }
 
@@ -515,8 +533,8 @@ public struct EventParser: Sendable {
         if let notAfter, timestamp.microseconds > notAfter.microseconds {
             return EventRejection(field: "ts", reason: "is more than 10 minutes after this server's clock (\(notAfter.rfc3339) with the allowance); check the device's clock")
         }
-        if type == .exposure, let notBefore = exposuresNotBefore, timestamp.microseconds < notBefore.microseconds {
-            return EventRejection(field: "ts", reason: "an exposure an app key posts must be at most 7 days old")
+        if type == .exposure || type == .identified, let notBefore = exposuresNotBefore, timestamp.microseconds < notBefore.microseconds {
+            return EventRejection(field: "ts", reason: "an \(type.name) event an app key posts must be at most 7 days old")
         }
         return nil
     }

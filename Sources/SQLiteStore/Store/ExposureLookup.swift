@@ -67,7 +67,17 @@ public final class ExposureLookup: StickyReader {
 
     /// The variant `userID` was first exposed to in `experiment`, or nil when never exposed.
     public func exposedVariant(experiment: String, userID: UserID) throws -> String? {
-        try exposedVariants(experiments: [experiment], userID: userID)[0]
+        // The filter's certain "never" without the arrays of the general form (most requests).
+        // The stamp first, then the view: the order `exposedVariants` reads them in.
+        if let stamp = watch?.stamp() {
+            let view = records.view
+            if let exactAt = view.exactAt, stamp == exactAt,
+               !view.mightContain(StickyRecordFilter.PairHash(experiment: experiment, userID: userID)) {
+                skipped.add(1, ordering: .relaxed)
+                return nil
+            }
+        }
+        return try exposedVariants(experiments: [experiment], userID: userID)[0]
     }
 
     /// One answer per experiment; the filter's certain "never" first, one connection for the rest.
@@ -187,7 +197,10 @@ public final class ExposureLookup: StickyReader {
         private func select(_ experiment: String) throws -> Statement {
             if let known = selects.first(where: { $0.experiment == experiment }) { return known.statement }
             if selects.count >= 64 { selects.removeAll() }   // experiments come and go with reloads
-            let statement = try connection.prepare("SELECT variant FROM facts WHERE experiment = ?1 AND user_id = ?2")
+            let statement = try connection.prepare("""
+                SELECT variant FROM facts
+                WHERE experiment = ?1 AND user_id = coalesce((SELECT person_id FROM people WHERE user_id = ?2), ?2)
+                """)
             try statement.bind(1, experiment)
             selects.append((experiment, statement))
             return statement

@@ -76,6 +76,15 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// A reader has asked for the filter to be checked again (at most one check queued).
     private let stickyCheckQueued = Atomic<Bool>(false)
 
+    // SPEC §4 people, on `queue` only.
+    /// Whether any id is linked (`people` has rows), read at the start of each transaction: while
+    /// none is, nothing below costs a lookup.
+    private var peopleExist = false
+    /// Persons whose facts the open transaction must recompute from all their ids' events.
+    private var personsToRefresh: Set<UserID> = []
+    /// The positions (arrival order) of the `identified` events the open transaction stored.
+    private var storedIdentifies: [Int] = []
+
     /// The writer's statements, prepared once (`Connection.cached` would hash their long SQL on
     /// every use, several times per event).
     private var insertEvent, selectUserEvents, upsertFacts: Statement?
@@ -223,11 +232,15 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
             let filter = try currentFilters()
+            peopleExist = try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM people)") == 1
+            personsToRefresh = []
+            storedIdentifies = []
             if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
                 try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             } else {
                 try writeWithFactsInline(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             }
+            try applyPeople(events)
             try connection.execute("COMMIT")
             // Before the completions run: an acknowledged exposure is the next call's sticky record.
             publishStickyRecords()
@@ -253,8 +266,12 @@ final class GroupCommitWriter: @unchecked Sendable {
             let end = userEnd(from: start, keys: keys, order: order)
             let (stored, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
             let user = events[Int(order[start])].userID
-            if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
-            if exposed { newlyExposed.append(user) }
+            if stored > 0, peopleExist, let person = try linkedPerson(of: user) {
+                personsToRefresh.insert(person)
+            } else {
+                if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
+                if exposed { newlyExposed.append(user) }
+            }
             start = end
         }
     }
@@ -268,7 +285,9 @@ final class GroupCommitWriter: @unchecked Sendable {
         while start < order.count {
             let end = userEnd(from: start, keys: keys, order: order)
             let user = events[Int(order[start])].userID
-            if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
+            if peopleExist, let person = try linkedPerson(of: user) {
+                personsToRefresh.insert(person)   // from all of the person's ids, after the inserts
+            } else if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
                 users.append(start..<end)
             }
             start = end
@@ -318,6 +337,7 @@ final class GroupCommitWriter: @unchecked Sendable {
             if try insert(events[i]) {
                 results[Int(owners[i])].stored += 1
                 stored += 1
+                if events[i].type == .identified { storedIdentifies.append(i) }
                 if events[i].type == .exposure {
                     exposed = true
                     // Before the commit: a reader that sees the commit sees the pair.
@@ -361,7 +381,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         let rows = try connection.scalarInt("SELECT count(*) FROM facts") ?? 0
         var filter = users ? ExposedUserFilter(capacity: Int(rows) * 2) : nil
         if sticky { stickyRecords.reset(expecting: Int(rows)) }
-        let pairs = try connection.prepare("SELECT experiment, user_id FROM facts")
+        // A person's linked ids have its sticky records too (SPEC §2).
+        let pairs = try connection.prepare(sticky ? """
+            SELECT experiment, user_id FROM facts
+            UNION ALL SELECT f.experiment, p.user_id FROM people p JOIN facts f ON f.user_id = p.person_id WHERE p.user_id <> p.person_id
+            """ : "SELECT experiment, user_id FROM facts")
         while try pairs.step() {
             if filter != nil { filter!.insert(UserID(pairs.text(1))) }
             if sticky {
@@ -447,9 +471,9 @@ final class GroupCommitWriter: @unchecked Sendable {
         let statement = try prepared(&insertEvent, """
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason, placement, attributes,
-                                original_revenue, original_currency, store_account_id, trial_days,
+                                original_revenue, original_currency, store_account_id, trial_days, identity,
                                 store, proceeds, proceeds_before_tax)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, event_id) DO NOTHING
             """)
         try statement.bind(1, event.id)
@@ -470,11 +494,103 @@ final class GroupCommitWriter: @unchecked Sendable {
         try statement.bind(16, event.originalCurrency)
         try statement.bind(17, event.storeAccountID)
         try statement.bind(18, event.trialDays.map(Int64.init))
-        try statement.bind(19, event.store?.rawValue)
-        try statement.bind(20, event.proceeds)
-        try statement.bind(21, event.proceeds == nil ? nil : Int64(event.proceedsBeforeTax ? 1 : 0))
+        try statement.bind(19, event.identity?.text)
+        try statement.bind(20, event.store?.rawValue)
+        try statement.bind(21, event.proceeds)
+        try statement.bind(22, event.proceeds == nil ? nil : Int64(event.proceedsBeforeTax ? 1 : 0))
         try statement.run()
         return connection.changes == 1
+    }
+
+    // MARK: People (SPEC §4)
+
+    private var selectPerson, selectMembers, selectKnown, insertKnown, insertPerson, movePeople, deleteFacts, insertConflict: Statement?
+
+    /// The person `user` belongs to when it is one of several ids (the person's own key included), else nil.
+    private func linkedPerson(of user: UserID) throws -> UserID? {
+        let s = try prepared(&selectPerson, "SELECT person_id FROM people WHERE user_id = ?1")
+        defer { s.finish() }
+        try s.bind(1, user)
+        return try s.step() ? UserID(s.text(0)) : nil
+    }
+
+    /// Applies the transaction's stored `identified` events in arrival order (`IdentityRules`),
+    /// then recomputes every person whose ids changed or got events, from all of its ids' events.
+    /// In the same transaction as the events, so facts are exact at every commit.
+    private func applyPeople(_ events: [Event]) throws {
+        for i in storedIdentifies.sorted() {
+            let e = events[i]
+            guard let identity = e.identity else { continue }
+            let userPerson = try linkedPerson(of: e.userID)
+            let known = try prepared(&selectKnown, "SELECT 1 FROM known_ids WHERE user_id = ?1")
+            try known.bind(1, e.userID)
+            let userIsKnown = try known.step()
+            known.finish()
+            let outcome = IdentityRules.decide(user: e.userID, identity: identity, personOfUser: userPerson ?? e.userID,
+                                               personOfIdentity: try linkedPerson(of: identity) ?? identity,
+                                               userIsKnown: userIsKnown, userIsLinked: userPerson.map { $0 != e.userID } ?? false)
+            let markKnown = try prepared(&insertKnown, "INSERT OR IGNORE INTO known_ids (user_id) VALUES (?1)")
+            try markKnown.bind(1, identity)
+            try markKnown.run()
+            switch outcome {
+            case .unchanged: break
+            case .conflict:
+                let c = try prepared(&insertConflict, "INSERT OR IGNORE INTO identity_conflicts (user_id, event_id, identity) VALUES (?1, ?2, ?3)")
+                try c.bind(1, e.userID)
+                try c.bind(2, e.id)
+                try c.bind(3, identity)
+                try c.run()
+            case .link(let anonymous, let person):
+                let move = try prepared(&movePeople, "UPDATE people SET person_id = ?2 WHERE person_id = ?1")
+                try move.bind(1, anonymous)
+                try move.bind(2, person)
+                try move.run()
+                for (id, key) in [(anonymous, person), (person, person)] {
+                    let add = try prepared(&insertPerson, "INSERT OR IGNORE INTO people (user_id, person_id) VALUES (?1, ?2)")
+                    try add.bind(1, id)
+                    try add.bind(2, key)
+                    try add.run()
+                }
+                // The anonymous id's facts become the person's.
+                let drop = try prepared(&deleteFacts, "DELETE FROM facts WHERE user_id = ?1")
+                try drop.bind(1, anonymous)
+                try drop.run()
+                personsToRefresh.remove(anonymous)
+                personsToRefresh.insert(person)
+                peopleExist = true
+            }
+        }
+        guard !personsToRefresh.isEmpty else { return }
+        for person in personsToRefresh.sorted() {
+            // A person listed before a link in this transaction may have been merged since.
+            let key = try linkedPerson(of: person) ?? person
+            if key != person && personsToRefresh.contains(key) { continue }
+            try refreshPerson(key)
+        }
+        personsToRefresh = []
+    }
+
+    /// Recomputes `person`'s facts from the events of all its ids, and gives each id its sticky records.
+    private func refreshPerson(_ person: UserID) throws {
+        let list = try prepared(&selectMembers, "SELECT user_id FROM people WHERE person_id = ?1 ORDER BY user_id")
+        try list.bind(1, person)
+        var members: [UserID] = []
+        while try list.step() { members.append(UserID(list.text(0))) }
+        list.finish()
+        if members.isEmpty { members = [person] }
+        let select = try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL)
+        var sources: [(id: UserID, events: [FactsBuilder.Source])] = []
+        for id in members {
+            try select.reset()
+            sources.append((id, try FactsRefresh.storedSources(userID: id, select: select)))
+        }
+        let facts = FactsBuilder.facts(person: person, members: sources)
+        try FactsRefresh.write(facts, upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
+        guard !facts.isEmpty else { return }
+        newlyExposed.append(person)
+        if stickyRecordsVersion != nil {
+            for f in facts { for id in members { stickyRecords.insert(experiment: f.experiment, userID: id) } }
+        }
     }
 
     /// Recomputes one user's facts from all of the user's stored events.

@@ -128,10 +128,41 @@ enum Schema {
         Migration(version: 11, description: "the outbox's mark for a safeguard reset's notification", sql: """
             ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts INTEGER;
             """),
+        // SPEC §4 people: an `identified` event's known id; `people` maps every id of a person with
+        // more than one id (the person's key, its known id, included) to that key; `known_ids` are the
+        // ids that have been an identity; `identity_conflicts` the identifies that changed nothing
+        // because the anonymous id was linked already (or known). Nothing before had links.
+        Migration(version: 12, description: "people: identified events, links of ids to a person, known ids, conflicts", sql: """
+            ALTER TABLE events ADD COLUMN identity TEXT;
+            CREATE TABLE people (
+                user_id TEXT PRIMARY KEY,
+                person_id TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX people_by_person ON people(person_id);
+            CREATE TABLE known_ids (user_id TEXT PRIMARY KEY) WITHOUT ROWID;
+            CREATE TABLE identity_conflicts (
+                user_id TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                identity TEXT NOT NULL,
+                PRIMARY KEY (user_id, event_id)
+            ) WITHOUT ROWID;
+            """),
+        // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
+        Migration(version: 13, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
+            CREATE TABLE allocation_periods (
+                experiment TEXT NOT NULL,
+                period INTEGER NOT NULL,
+                from_ts INTEGER NOT NULL,
+                rule TEXT NOT NULL,
+                figures TEXT NOT NULL,
+                computed_ts INTEGER NOT NULL,
+                PRIMARY KEY (experiment, period)
+            );
+            """),
         // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
         // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
         // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
-        Migration(version: 12, description: "events keep their store and proceeds", sql: """
+        Migration(version: 14, description: "events keep their store and proceeds", sql: """
             ALTER TABLE events ADD COLUMN store TEXT;
             ALTER TABLE events ADD COLUMN proceeds REAL;
             ALTER TABLE events ADD COLUMN proceeds_before_tax INTEGER;

@@ -38,8 +38,11 @@ public final class Backend: Sendable {
 }
 
 /// Sticky assignment (SPEC §2): the variant a user was first exposed to, from the store's facts.
-struct StoreStickyLookup: StickyLookup {
+/// A class: the assigner holds it as an existential, which then copies as one reference.
+final class StoreStickyLookup: StickyLookup {
     let exposures: any StickyReader
+
+    init(exposures: any StickyReader) { self.exposures = exposures }
 
     func stickyVariant(experimentID: String, userID: UserID) -> String? {
         do {

@@ -26,7 +26,8 @@ struct AssignHandler: Responder {
         let placement: (assignable: AssignablePlacement, answer: PlacementAnswer, audience: Int?)?
         let indices: [Int]
         if let id = body.placement {
-            guard let p = snapshot.assigner.placement(id), let answer = snapshot.placementAnswers[id] else {
+            guard let p = snapshot.assigner.placement(id),
+                  let answer = snapshot.placementAnswersByStorefront[snapshot.storefront(body.attributes)][id] else {
                 let known = snapshot.assigner.placements.map(\.id)
                 throw APIError.badRequest("unknown_placement", "no placement '\(id)'" + (known.isEmpty ? "; Experiments/ has no placements.json" : "; placements: \(known.joined(separator: ", "))"), field: "placement")
             }
@@ -93,12 +94,14 @@ struct AssignHandler: Responder {
         // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
         var paywallRequest = CopyInputs()
         var out = ByteWriter(capacity: 512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
+        // The paywalls priced for the request's storefront (SPEC §1), rendered at load time like the default's.
+        let answers = snapshot.answersByStorefront[snapshot.storefront(body.attributes)]
         out.append(literal: #"{"user_id":"#)
         JSONWriter.writeString(body.userID.text, to: &out)
         out.append(literal: #","assignments":["#)
         for (n, a) in assignments.enumerated() {
             if n > 0 { out.append(0x2C) }
-            let answer = snapshot.answers[indices[n]]
+            let answer = answers[indices[n]]
             out.append(bytes: answer.head)
             let variant = a.variantIndex.flatMap { $0 < answer.variants.count ? answer.variants[$0] : nil }
             if let variant { out.append(bytes: variant.key) } else { out.append(literal: "null") }
@@ -138,7 +141,8 @@ struct AssignHandler: Responder {
         var source = "default"
         switch p.shows {
         case .variant(let i):
-            let variants = p.assignment.flatMap { a in snapshot.assigner.index(of: a.experimentID).map { snapshot.answers[$0].variants } } ?? []
+            let answers = snapshot.answersByStorefront[snapshot.storefront(body.attributes)]
+            let variants = p.assignment.flatMap { a in snapshot.assigner.index(of: a.experimentID).map { answers[$0].variants } } ?? []
             shown = i < variants.count ? variants[i] : nil
             source = p.assignment?.experimentID ?? source
         case .audience:

@@ -21,8 +21,9 @@ struct EventsHandler: Responder {
     /// the store's group-commit writer with the connection suspended, and 200 is sent only after
     /// the transaction holding them has committed.
     ///
-    /// `exposuresOnly` (an `app` key, SPEC §7): any other event type refuses the whole batch with
-    /// 403 and stores nothing, since revenue must come from verified webhooks or an `ingest` key.
+    /// `exposuresOnly` (an `app` key, SPEC §7): any event type but `exposure` and `identified`
+    /// refuses the whole batch with 403 and stores nothing, since revenue must come from verified
+    /// webhooks or an `ingest` key.
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let exposuresOnly = request.viaAppScope
         let snapshot = snapshots.snapshot
@@ -30,10 +31,10 @@ struct EventsHandler: Responder {
         let parsed = request.body.withUnsafeBufferPointer { parser.parseBody($0) }
         if exposuresOnly {
             for (position, result) in parsed {
-                guard case .success(let event) = result, event.type != .exposure else { continue }
+                guard case .success(let event) = result, event.type != .exposure, event.type != .identified else { continue }
                 metrics.events(stored: 0, duplicate: 0, rejected: parsed.count)
                 throw APIError(.forbidden, code: "app_scope",
-                               "line \(position): an app key may post exposure events only, not '\(event.type.name)'; nothing was stored. Purchases come from the store webhooks or a server's ingest key",
+                               "line \(position): an app key may post exposure and identified events only, not '\(event.type.name)'; nothing was stored. Purchases come from the store webhooks or a server's ingest key",
                                field: "type")
             }
         }

@@ -11,7 +11,7 @@ enum OpenAPIComponents {
   "title": "abctl",
   "version": "1.0.0",
   "summary": "A/B experiments for subscription-app paywalls: assignment, events, RevenueCat webhooks, reports.",
-  "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`; a key with scope app (the one an app build carries) may call `/v1/assign` and post `exposure` events only: any other event type through it is 403 and nothing of the batch is stored. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
+  "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`; a key with scope app (the one an app build carries) may call `/v1/assign` and `/v1/identify` and post `exposure` and `identified` events only: any other event type through it is 403 and nothing of the batch is stored. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
 }
 """#
 
@@ -755,6 +755,63 @@ enum OpenAPIComponents {
             "null"
           ],
           "description": "Payments and refunds: what the team receives after the store's cut and tax, in the currency of revenue, with its sign and never larger. Without it, the revenue less the store's cut from products.json stores (before tax)."
+        },
+        "identity": {
+          "type": "string",
+          "minLength": 1,
+          "description": "identified only (required there): the known id this user_id is; from then on they are one person (SPEC §4)."
+        }
+      }
+    },
+    "IdentifyRequest": {
+      "type": "object",
+      "required": [
+        "user_id",
+        "identity"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "user_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The id used so far (an anonymous id)."
+        },
+        "identity": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The known id (an account id)."
+        },
+        "ts": {
+          "type": "string",
+          "format": "date-time",
+          "description": "When the user logged in; the server's clock when absent."
+        }
+      }
+    },
+    "IdentifyResponse": {
+      "type": "object",
+      "required": [
+        "user_id",
+        "identity",
+        "stored",
+        "duplicate"
+      ],
+      "properties": {
+        "user_id": {
+          "type": "string"
+        },
+        "identity": {
+          "type": "string"
+        },
+        "stored": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 1
+        },
+        "duplicate": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 1
         }
       }
     },

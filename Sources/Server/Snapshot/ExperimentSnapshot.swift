@@ -28,6 +28,13 @@ public final class ExperimentSnapshot: Sendable {
     let defaultIndices: [Int]
     /// What `/v1/assign` with `placement` writes, by placement id.
     let placementAnswers: [String: PlacementAnswer]
+    /// `answers` and `placementAnswers` per storefront currency (`Products.storefrontCurrencies`,
+    /// the default storefront's first, the same arrays as `answers` and `placementAnswers`): a
+    /// request's country picks one, so a storefront costs a lookup, not a resolution (SPEC §1).
+    let answersByStorefront: [[ExperimentAnswer]]
+    let placementAnswersByStorefront: [[String: PlacementAnswer]]
+    /// Country → index into the `…ByStorefront` arrays; a country not here gets the default (0).
+    let storefrontIndex: [String: Int]
     /// The body of `GET /api/features/{clientKey}`, built when first asked for.
     let features: FeaturesPayloadCache
     /// The safeguard stops in force when this snapshot was made (SPEC §5), oldest first: the
@@ -46,13 +53,26 @@ public final class ExperimentSnapshot: Sendable {
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter, fees: catalog.products.stores)
         (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog)
         self.features = FeaturesPayloadCache(catalog: catalog)
-        self.answers = assigner.experiments.map { assignable in
-            ExperimentAnswer(assignable.id, variants: byID[assignable.id]?.variants ?? [], products: catalog.products)
+        let products = catalog.products
+        let currencies = products.storefrontCurrencies
+        self.answersByStorefront = currencies.map { currency in
+            assigner.experiments.map { assignable in
+                ExperimentAnswer(assignable.id, variants: byID[assignable.id]?.variants ?? [], products: products, currency: currency)
+            }
         }
+        self.answers = answersByStorefront[0]
         self.defaultIndices = assigner.experiments.indices.filter { !assigner.experiments[$0].isHoldout }
-        var placementAnswers: [String: PlacementAnswer] = [:]
-        for p in assigner.placements { placementAnswers[p.id] = PlacementAnswer(p, products: catalog.products) }
-        self.placementAnswers = placementAnswers
+        self.placementAnswersByStorefront = currencies.map { currency in
+            var placementAnswers: [String: PlacementAnswer] = [:]
+            for p in assigner.placements { placementAnswers[p.id] = PlacementAnswer(p, products: products, currency: currency) }
+            return placementAnswers
+        }
+        self.placementAnswers = placementAnswersByStorefront[0]
+        var storefrontIndex: [String: Int] = [:]
+        for (country, currency) in products.storefronts where currency != products.currency {
+            storefrontIndex[country] = currencies.firstIndex(of: currency)
+        }
+        self.storefrontIndex = storefrontIndex
     }
 
     /// The same experiments with `stops` in force: a new assigner and a new GrowthBook payload
@@ -61,10 +81,20 @@ public final class ExperimentSnapshot: Sendable {
         catalog = s.catalog; experimentsByID = s.experimentsByID; eventParser = s.eventParser
         definitions = s.definitions; productsJSON = s.productsJSON; loadedAt = s.loadedAt
         answers = s.answers; defaultIndices = s.defaultIndices; placementAnswers = s.placementAnswers
+        answersByStorefront = s.answersByStorefront; placementAnswersByStorefront = s.placementAnswersByStorefront
+        storefrontIndex = s.storefrontIndex
         self.stops = stops
         let byExperiment = SafeguardStopsInForce(stops, catalog: s.catalog)
         assigner = s.assigner.withStops(byExperiment.armStops)
         features = FeaturesPayloadCache(catalog: s.catalog, stops: byExperiment.payloadStops)
+    }
+
+    /// The storefront of a request: its `country` attribute's (codes compared in capitals), else the default (0).
+    @inline(__always)
+    func storefront(_ attributes: Attributes) -> Int {
+        if storefrontIndex.isEmpty { return 0 }
+        guard case .string(let country)? = attributes["country"] else { return 0 }
+        return storefrontIndex[country] ?? storefrontIndex[country.uppercased()] ?? 0
     }
 
     /// This snapshot with `stops` (the stops in force, oldest first) instead of its own.
@@ -160,14 +190,14 @@ struct ExperimentAnswer: Sendable {
         var showsPaywall: Bool { paywallHead.isEmpty == false }
 
         /// An arm's part of the answer, rendered once: `paywall` nil writes `null`.
-        static func make(key variantKey: String, paywall: Paywall?, products: Products) -> VariantAnswer {
+        static func make(key variantKey: String, paywall: Paywall?, products: Products, currency: String? = nil) -> VariantAnswer {
             var key: [UInt8] = []
             JSONWriter.writeString(variantKey, to: &key)
             guard let paywall else {
                 return VariantAnswer(key: key, variantKey: variantKey, copy: .staticText(""), fixedPaywall: Array("null".utf8),
                                      textTemplate: nil, recipeTemplate: nil, paywallHead: [])
             }
-            var resolved = PaywallResolver.resolve(paywall, products: products, request: PaywallRequest())
+            var resolved = PaywallResolver.resolve(paywall, products: products, request: PaywallRequest(), currency: currency)
             var paywallHead = JSONWriter.bytes(.object(resolved.membersBeforeCopy))
             paywallHead.removeLast()   // '}'
             paywallHead.append(literal: #","copy":"#)
@@ -207,13 +237,14 @@ struct ExperimentAnswer: Sendable {
     let head: [UInt8]
     let variants: [VariantAnswer]
 
-    init(_ id: String, variants: [Variant], products: Products) {
+    /// `currency`: the storefront's; nil for the default storefront.
+    init(_ id: String, variants: [Variant], products: Products, currency: String? = nil) {
         var head: [UInt8] = []
         head.append(literal: #"{"experiment":"#)
         JSONWriter.writeString(id, to: &head)
         head.append(literal: #","variant":"#)
         self.head = head
-        self.variants = variants.map { VariantAnswer.make(key: $0.key, paywall: $0.paywall, products: products) }
+        self.variants = variants.map { VariantAnswer.make(key: $0.key, paywall: $0.paywall, products: products, currency: currency) }
     }
 }
 
@@ -233,12 +264,12 @@ struct PlacementAnswer: Sendable {
     let audiences: [AudienceAnswer]
     let defaultPaywall: ExperimentAnswer.VariantAnswer
 
-    init(_ p: AssignablePlacement, products: Products) {
+    init(_ p: AssignablePlacement, products: Products, currency: String? = nil) {
         var head: [UInt8] = []
         head.append(literal: #","placement":"#)
         JSONWriter.writeString(p.id, to: &head)
         placement = head
-        defaultPaywall = .make(key: "default", paywall: p.model?.defaultPaywall, products: products)
+        defaultPaywall = .make(key: "default", paywall: p.model?.defaultPaywall, products: products, currency: currency)
         audiences = (p.model?.audiences ?? []).map { a in
             var audience: [UInt8] = []
             audience.append(literal: #","audience":"#)
@@ -250,7 +281,7 @@ struct PlacementAnswer: Sendable {
             case .experiment(let id): JSONWriter.writeString(id, to: &experiment)
             case .paywall(let fixed):
                 experiment.append(literal: "null")
-                paywall = .make(key: a.name, paywall: fixed, products: products)
+                paywall = .make(key: a.name, paywall: fixed, products: products, currency: currency)
             }
             return AudienceAnswer(audience: audience, experiment: experiment, paywall: paywall)
         }

@@ -2,6 +2,7 @@ import Assignment
 import CommandLineKit
 import ExperimentDefinitions
 import Foundation
+import PaywallCopy
 
 /// `abctl assign`: which variant each user gets in each experiment (SPEC §2, §6).
 enum AssignCommand {
@@ -19,8 +20,11 @@ enum AssignCommand {
           With --placement, one line per user with what that placement of placements.json shows (SPEC §7):
           user_id, placement, audience, show_paywall, offering, experiment, variant, in_experiment, reason
           (the experiment's, or audience, or default) and holdouts.
+          With --paywall, each JSON line adds the paywall shown as /v1/assign resolves it for a request with no
+          variables or signals: plans, discount_text and prices in the storefront of --attr country=CC
+          (products.json storefronts; no country, or one without a storefront, is the default storefront).
         """,
-        usage: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--format <format>]",
+        usage: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--paywall] [--format <format>]",
         options: [
             OptionSpec(name: "--user", valueName: "id", help: "One user id."),
             OptionSpec(name: "--users", valueName: "file", help: "A file of user ids, one a line; '-' for standard input."),
@@ -28,6 +32,7 @@ enum AssignCommand {
             OptionSpec(name: "--experiment", valueName: "id", help: "Only this experiment (repeatable; default: all).", repeatable: true),
             OptionSpec(name: "--placement", valueName: "id", help: "What this placement of placements.json shows, one line per user."),
             OptionSpec(name: "--attr", valueName: "key=value", help: "A request attribute for targeting and conditions (repeatable).", repeatable: true),
+            OptionSpec(name: "--paywall", help: "Add the paywall shown, priced for the --attr country's storefront (json only)."),
             OptionSpec(name: "--format", valueName: "format", help: "json: NDJSON; text: 'user experiment variant|- reason bucket'.",
                        choices: ["json", "text"], default: "json"),
         ],
@@ -47,7 +52,15 @@ enum AssignCommand {
         let attributes = try parseAttributes(args.all("--attr"))
         let format = AssignmentPrinter.Format(rawValue: try args.required("--format")) ?? .json
 
+        let withPaywall = args.flag("--paywall")
+        if withPaywall && format != .json { throw CLIError.usage("'--paywall' needs '--format json'", command: "assign") }
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        // The storefront is the request's country (SPEC §1): one per run, as --attr is.
+        let country: String? = if case .string(let c)? = attributes["country"] { c } else { nil }
+        let currency = catalog.products.storefrontCurrency(country: country)
+        func resolved(_ paywall: Paywall?) -> JSONValue {
+            paywall.map { PaywallResolver.resolve($0, products: catalog.products, request: PaywallRequest(), currency: currency).json } ?? .null
+        }
         let assigner: Assigner
         do {
             assigner = try Assigner(catalog: catalog)
@@ -66,7 +79,8 @@ enum AssignCommand {
             func emit(_ userID: UserID) throws {
                 guard let answer = assigner.assign(userID: userID, attributes: attributes, placement: placement) else { return }
                 let holdouts = assigner.holdoutAssignments(userID: userID, attributes: attributes)
-                out.append(Array(placementLine(userID, answer, attributes: attributes, holdouts: holdouts, format: format).utf8))
+                out.append(Array(placementLine(userID, answer, attributes: attributes, holdouts: holdouts, format: format,
+                                               paywall: withPaywall ? resolved(answer.paywall) : nil).utf8))
                 try out.flushIfFull()
             }
             let refused = try forEachUser(user: user, usersFile: usersFile, emit)
@@ -79,7 +93,8 @@ enum AssignCommand {
         }
         let indices = assigner.experiments.indices.filter { wanted.isEmpty || wanted.contains(assigner.experiments[$0].id) }
 
-        let printer = AssignmentPrinter(format: format, experiments: assigner.experiments)
+        let paywalls = withPaywall ? assigner.experiments.map { e in (e.model?.variants ?? []).map { resolved($0.paywall) } } : nil
+        let printer = AssignmentPrinter(format: format, experiments: assigner.experiments, paywalls: paywalls)
         var out = OutputBuffer()
         var results: [AssignmentDecision] = []
         func emit(_ userID: UserID) throws {
@@ -120,7 +135,7 @@ enum AssignCommand {
 
     /// One `--placement` line: the fields of `/v1/assign`'s placement answer, the paywall's offering for its body.
     static func placementLine(_ userID: UserID, _ a: PlacementAssignment, attributes: Attributes, holdouts: [Assignment],
-                              format: AssignmentPrinter.Format) -> String {
+                              format: AssignmentPrinter.Format, paywall resolved: JSONValue? = nil) -> String {
         let paywall = a.paywall
         let variant = a.assignment?.variantKey
         if format == .text {
@@ -141,6 +156,7 @@ enum AssignCommand {
         if let assignment = a.assignment, assignment.reason == .targeting {
             members.append(("targeting_attribute", assignment.experiment.targeting.failedAttribute(attributes).map(JSONValue.string) ?? .null))
         }
+        if let resolved { members.append(("paywall", resolved)) }
         members.append(("holdouts", .array(holdouts.map { .object([("experiment", .string($0.experimentID)), ("variant", $0.variantKey.map(JSONValue.string) ?? .null)]) })))
         let line: JSONValue = .object(members)
         return line.serialized() + "\n"

@@ -12,12 +12,15 @@ enum ExportCommand {
         discussion: """
         Print the running experiments inside their dates as the JSON a GrowthBook SDK loads from
           /api/features/{clientKey}: one feature per experiment, with forced users as force rules and
-          the targeting as a GrowthBook condition. ABCTL_NOW (RFC 3339) fixes the clock.
+          the targeting as a GrowthBook condition. ABCTL_NOW (RFC 3339) fixes the clock. Paywalls carry the
+          default storefront's plans and discount text; --country gives that country's storefront's
+          (products.json storefronts), for an app that loads one payload per storefront.
         """,
-        usage: "--format growthbook [--experiments <dir>]",
+        usage: "--format growthbook [--experiments <dir>] [--country <code>]",
         options: [
             OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"], required: true),
             .experiments,
+            OptionSpec(name: "--country", valueName: "code", help: "Price the paywalls for this country's storefront (ISO 3166, e.g. JP)."),
         ],
         settings: [.now],
         run: run
@@ -27,7 +30,7 @@ enum ExportCommand {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "export") }
         let now = try FixedClock.now(command: "export") ?? Date()
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        let payload = GrowthBookPayload.build(catalog: catalog, now: now)
+        let payload = GrowthBookPayload.build(catalog: catalog, now: now, country: args.value("--country"))
         FileHandle.standardOutput.write(Data(payload.body + [0x0A]))
         return .success
     }

@@ -18,9 +18,17 @@ struct AssignmentPrinter {
     private let targetings: [Targeting]
     /// In `Assignment.Reason.allCases` order (an array, not a dictionary: no hashing per line).
     private let reasonFragments: [[UInt8]]
+    /// With `--paywall`: per experiment and variant, `,"paywall":{…}}\n` (the paywall as
+    /// `/v1/assign` resolves it for the storefront, with no variables or signals); the reason
+    /// fragments then leave the line open for it.
+    private let paywallFragments: [[[UInt8]]]?
+    private let nullPaywall = Array(",\"paywall\":null}\n".utf8)
+    private let winners: [Int?]
 
-    init(format: Format, experiments: [AssignableExperiment]) {
+    init(format: Format, experiments: [AssignableExperiment], paywalls: [[JSONValue]]? = nil) {
         self.format = format
+        paywallFragments = paywalls?.map { $0.map { Array(",\"paywall\":\($0.serialized())}\n".utf8) } }
+        winners = experiments.map(\.winnerIndex)
         experimentFragments = experiments.map { e in
             format == .json ? Array(",\"experiment\":\(Self.quoted(e.id)),\"variant\":".utf8) : Array(" \(e.id) ".utf8)
         }
@@ -29,7 +37,7 @@ struct AssignmentPrinter {
         }
         targetings = experiments.map(\.targeting)
         reasonFragments = Assignment.Reason.allCases.map { r in
-            format == .json ? Array(",\"reason\":\"\(r.rawValue)\"}\n".utf8) : Array(" \(r.rawValue) ".utf8)
+            format == .json ? Array(",\"reason\":\"\(r.rawValue)\"\(paywalls == nil ? "}\n" : "")".utf8) : Array(" \(r.rawValue) ".utf8)
         }
     }
 
@@ -71,9 +79,14 @@ struct AssignmentPrinter {
                 out.append(r.inExperiment ? Self.inTrue : Self.inFalse)
                 Self.appendBucket(r.bucket, to: &out)
                 if let failed {
-                    out.append(Array(",\"reason\":\"targeting\",\"targeting_attribute\":\(Self.quoted(failed))}\n".utf8))
+                    out.append(Array(",\"reason\":\"targeting\",\"targeting_attribute\":\(Self.quoted(failed))\(paywallFragments == nil ? "}\n" : "")".utf8))
                 } else {
                     out.append(reasonFragments[Self.ordinal(r.reason)])
+                }
+                if let paywallFragments {
+                    // The paywall shown: the variant's, the winner's when shipped, the control's for a holdout or a safeguard stop.
+                    let shown: Int? = r.variantIndex ?? (r.reason == .shipped ? winners[i] : r.reason == .holdout || r.reason == .safeguard ? 0 : nil)
+                    if let shown, shown < paywallFragments[i].count { out.append(paywallFragments[i][shown]) } else { out.append(nullPaywall) }
                 }
             } else {
                 out.append(reasonFragments[Self.ordinal(r.reason)])

@@ -1,0 +1,76 @@
+import ExperimentDefinitions
+
+/// SPEC §4 "People: one person, many ids": what one `identified` event does. Both stores apply it
+/// to their tables, in the order the events were stored, and `IdentityGraph` applies it in memory
+/// (the conformance tests' reference), so the rule is written once.
+///
+/// - An id that has been an `identity` is known; two known ids never merge.
+/// - An anonymous id links to one known id, its first; a later `identified` of it to another is a
+///   conflict: stored, counted, and changes nothing.
+/// - A person's key is its known id (or an anonymous id while it has none).
+public enum IdentityRules {
+    public enum Outcome: Equatable, Sendable {
+        /// Already one person, or an id identified as itself.
+        case unchanged
+        /// The anonymous id `anonymous` (a person of its own until now, with whatever store
+        /// accounts it holds) joins `person`.
+        case link(anonymous: UserID, into: UserID)
+        /// The user was known, or linked already to another person.
+        case conflict
+    }
+
+    /// The outcome of `identified(user, identity)` given the state before it: each id's person
+    /// (the id itself when it has no link), whether `user` is known, and whether `user` is linked
+    /// into a person other than itself.
+    public static func decide(user: UserID, identity: UserID, personOfUser: UserID, personOfIdentity: UserID,
+                              userIsKnown: Bool, userIsLinked: Bool) -> Outcome {
+        if user == identity || personOfUser == personOfIdentity { return .unchanged }
+        if userIsKnown || userIsLinked { return .conflict }
+        return .link(anonymous: user, into: personOfIdentity)
+    }
+}
+
+/// Who is who, in memory: `IdentityRules` applied to `identified` events in the order given.
+/// The stores keep the same in their tables; tests and the simulation use this one.
+public struct IdentityGraph: Sendable {
+    /// Every id of a person with more than one id (the key itself included) to the person's key.
+    public private(set) var personOf: [UserID: UserID] = [:]
+    public private(set) var known: Set<UserID> = []
+    /// The (user, event) keys of the conflicting identifies.
+    public private(set) var conflicts: [(user: UserID, event: EventID)] = []
+
+    public init() {}
+
+    /// A graph holding part of a store's state: the `people` rows and known ids a transaction read.
+    public init(personOf: [UserID: UserID], known: Set<UserID>) {
+        self.personOf = personOf
+        self.known = known
+    }
+
+    public func person(of id: UserID) -> UserID { personOf[id] ?? id }
+
+    /// Applies one stored (first-copy) `identified` event.
+    @discardableResult
+    public mutating func apply(_ event: Event) -> IdentityRules.Outcome {
+        guard event.type == .identified, let identity = event.identity else { return .unchanged }
+        let user = event.userID
+        let outcome = IdentityRules.decide(user: user, identity: identity, personOfUser: person(of: user),
+                                           personOfIdentity: person(of: identity), userIsKnown: known.contains(user),
+                                           userIsLinked: person(of: user) != user)
+        known.insert(identity)
+        switch outcome {
+        case .unchanged: break
+        case .conflict: conflicts.append((user, event.id))
+        case .link(let anonymous, let into):
+            link(anonymous, into: into)
+        }
+        return outcome
+    }
+
+    /// Joins `id`'s person (with its store accounts) into `person`.
+    public mutating func link(_ id: UserID, into person: UserID) {
+        for (member, p) in personOf where p == id { personOf[member] = person }
+        personOf[id] = person
+        personOf[person] = person
+    }
+}

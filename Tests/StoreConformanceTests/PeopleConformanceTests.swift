@@ -1,0 +1,207 @@
+import Events
+import ExperimentDefinitions
+import Foundation
+import Testing
+import TestSupport
+
+/// SPEC §4 "People: one person, many ids", on every store: facts per (experiment, person) equal
+/// `FactsBuilder` over all of the person's ids' events, with the links `IdentityGraph` makes of
+/// the `identified` events in the order they were stored; the sticky record is the person's;
+/// conflicts are counted; two writers (two nodes) give one person whatever the order.
+@Suite struct PeopleConformanceTests {
+    typealias F = EventFactory
+
+    /// What a store must give: the first copy of each key, identifies applied in arrival order.
+    struct Reference {
+        var graph = IdentityGraph()
+        var byPerson: [UserID: [UserID: [Event]]] = [:]
+
+        init(_ arrivals: [Event]) {
+            struct Key: Hashable { var user: UserID, event: EventID }
+            var seen: Set<Key> = []
+            var firsts: [Event] = []
+            for e in arrivals where seen.insert(Key(user: e.userID, event: e.id)).inserted {
+                firsts.append(e)
+                graph.apply(e)
+            }
+            for e in firsts { byPerson[graph.person(of: e.userID), default: [:]][e.userID, default: []].append(e) }
+        }
+
+        func facts(experiment: String, asOf: Timestamp? = nil) -> [UserFacts] {
+            byPerson.flatMap { person, ids in
+                FactsBuilder.facts(person: person, members: ids.sorted { $0.key < $1.key }.map { id, events in
+                    (id, events.filter { asOf == nil || $0.timestamp <= asOf! }.map(FactsBuilder.Source.init))
+                })
+            }.filter { $0.experiment == experiment }.sorted { $0.userID < $1.userID }
+        }
+
+        var conflicts: Int { graph.conflicts.count }
+    }
+
+    /// Random events with identifies: most users log in as one of fewer accounts (several devices
+    /// per account), some a second time as another account (a conflict), some accounts identify
+    /// as other accounts (known ids never merge), and accounts get events of their own.
+    static func events(users: Int, seed: UInt64) -> [Event] {
+        var rng = SeededGenerator(seed: seed)
+        var events = RandomEvents.make(users: users, seed: seed)
+        let accounts = max(1, users / 3)
+        func account() -> UserID { "acct-\(Int.random(in: 0..<accounts, using: &rng))" }
+        func at() -> Timestamp { RandomEvents.origin.adding(hours: Double(Int.random(in: 0...(24 * 40), using: &rng))) }
+        for u in 0..<users where Int.random(in: 0..<10, using: &rng) < 6 {
+            let first = account()
+            events.append(Event(id: "identify:\(first)", type: .identified, userID: "user-\(u)", timestamp: at(), identity: first))
+            if Int.random(in: 0..<10, using: &rng) == 0 {
+                let second = account()
+                events.append(Event(id: "identify:\(second)", type: .identified, userID: "user-\(u)", timestamp: at(), identity: second))
+            }
+        }
+        for a in 0..<accounts {
+            let user: UserID = "acct-\(a)"
+            for n in 0..<Int.random(in: 0...3, using: &rng) {
+                let type = [EventType.purchased, .converted, .trialStarted, .cancelled, .renewed].randomElement(using: &rng)!
+                events.append(Event(id: "a\(n)", type: type, userID: user, timestamp: at(), revenue: type.carriesRevenue ? 9.99 : nil))
+            }
+            if Int.random(in: 0..<8, using: &rng) == 0 {
+                events.append(Event(id: "x\(a)", type: .exposure, userID: user, timestamp: at(), experiment: "alpha", variant: "ai"))
+            }
+            if Int.random(in: 0..<10, using: &rng) == 0 {
+                let other = account()
+                events.append(Event(id: "identify:\(other)", type: .identified, userID: user, timestamp: at(), identity: other))
+            }
+        }
+        return events
+    }
+
+    /// Shuffled, in random chunks with some sent twice: the arrival order is the order of first copies.
+    @Test(arguments: storeFactories)
+    func factsArePeoplesFactsAtEveryCommit(_ factory: StoreFactory) async throws {
+        let events = Self.events(users: 240, seed: 5)
+        var rng = SeededGenerator(seed: 9)
+        let arrivals = events.shuffled(using: &rng)
+        let reference = Reference(arrivals)
+        #expect(reference.conflicts > 0 && reference.graph.personOf.count > 100)
+        try await factory.withStore { store in
+            var rest = arrivals[...]
+            var sent: [Event] = []
+            while !rest.isEmpty {
+                let chunk = Array(rest.prefix(Int.random(in: 1...60, using: &rng)))
+                rest = rest.dropFirst(chunk.count)
+                _ = try store.appendAndWait(chunk)
+                sent += chunk
+                if Bool.random(using: &rng) { _ = try store.appendAndWait(chunk) }
+                // Exact at every commit: checked now and then on the way.
+                if Int.random(in: 0..<8, using: &rng) == 0 {
+                    let partial = Reference(sent)
+                    #expect(try store.facts(experiment: "alpha") == partial.facts(experiment: "alpha"))
+                }
+            }
+            for experiment in RandomEvents.experiments {
+                let expected = reference.facts(experiment: experiment)
+                #expect(try store.facts(experiment: experiment) == expected, "\(experiment)")
+                let asOf = RandomEvents.origin.adding(hours: 24 * 12)
+                let revenue = try store.netRevenue(experiment: experiment, asOf: asOf, since: nil, until: nil)
+                var want: [UserID: Double] = [:]
+                for f in reference.facts(experiment: experiment, asOf: asOf) {
+                    let ids = reference.byPerson[f.userID] ?? [:]
+                    if ids.values.joined().contains(where: { $0.type.carriesRevenue && $0.revenue != nil && $0.timestamp >= f.firstExposure && $0.timestamp <= asOf }) {
+                        want[f.userID] = f.netRevenue
+                    }
+                }
+                #expect(revenue == want, "\(experiment) as of \(asOf)")
+            }
+            #expect(try store.identityConflicts() == reference.conflicts)
+            let sticky = try store.makeStickyReader(maxIdle: 1)
+            for (id, person) in reference.graph.personOf.sorted(by: { $0.key < $1.key }).prefix(60) {
+                #expect(try store.person(of: id) == person)
+                let arms = reference.facts(experiment: "alpha").first { $0.userID == person }?.variant
+                #expect(try sticky.exposedVariant(experiment: "alpha", userID: id) == arms, "\(id) of \(person)")
+            }
+        }
+    }
+
+    /// The same three events in every order, each in its own commit: one person, one conversion.
+    @Test(arguments: storeFactories)
+    func anonymousExposureKnownPurchaseInEveryOrder(_ factory: StoreFactory) async throws {
+        let exposure = F.exposure("x1", user: "anon", experiment: "A", variant: "name", hours: 1)
+        let identify = Event(id: "identify:acct", type: .identified, userID: "anon", timestamp: F.at(2), identity: "acct")
+        let purchase = F.event("p1", .purchased, user: "acct", hours: 3, revenue: 9.99)
+        for order in permutations([exposure, identify, purchase]) {
+            try await factory.withStore { store in
+                for e in order { _ = try store.appendAndWait([e]) }
+                let facts = try store.facts(experiment: "A")
+                #expect(facts.count == 1 && facts.first?.userID == "acct" && facts.first?.variant == "name"
+                        && facts.first?.firstPaid == F.at(3) && facts.first?.netRevenue == 9.99, "\(order.map(\.type))")
+                let sticky = try store.makeStickyReader(maxIdle: 1)
+                #expect(try sticky.exposedVariant(experiment: "A", userID: "acct") == "name")
+                #expect(try sticky.exposedVariant(experiment: "A", userID: "anon") == "name")
+                #expect(try store.person(of: "anon") == "acct")
+            }
+        }
+    }
+
+    @Test(arguments: storeFactories)
+    func knownIdsNeverMergeAndALaterIdentifyIsAConflict(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            func identify(_ user: UserID, _ identity: UserID, hours: Double) -> Event {
+                Event(id: "identify:\(identity)", type: .identified, userID: user, timestamp: F.at(hours), identity: identity)
+            }
+            _ = try store.appendAndWait([F.exposure("x1", user: "phone", experiment: "A", variant: "name", hours: 1),
+                                         F.exposure("x1", user: "tablet", experiment: "A", variant: "ai", hours: 2),
+                                         F.exposure("x1", user: "b", experiment: "A", variant: "control", hours: 0)])
+            _ = try store.appendAndWait([identify("phone", "a", hours: 3)])
+            _ = try store.appendAndWait([identify("phone", "a", hours: 3)])      // a repeat: nothing new
+            _ = try store.appendAndWait([identify("phone", "b", hours: 4)])      // a second known id: a conflict
+            _ = try store.appendAndWait([identify("a", "b", hours: 5)])          // two known ids: a conflict
+            _ = try store.appendAndWait([identify("tablet", "a", hours: 6)])     // a second device of a
+            #expect(try store.identityConflicts() == 2)
+            #expect(try store.person(of: "phone") == "a" && store.person(of: "tablet") == "a" && store.person(of: "b") == "b")
+            let facts = try store.facts(experiment: "A")
+            #expect(facts.map(\.userID) == ["a", "b"])
+            // The person keeps the arm of its first exposure and counts as crossed over.
+            #expect(facts[0].variant == "name" && facts[0].crossedOver && facts[0].firstExposure == F.at(1))
+            #expect(facts[1].variant == "control" && !facts[1].crossedOver)
+        }
+    }
+
+    /// Two writers on the same data (two nodes on one PostgreSQL database): an exposure on one,
+    /// an identify on the other, a purchase on the first, in every order and at once.
+    @Test(arguments: storeFactories)
+    func twoNodesGiveOnePersonWithOneConversion(_ factory: StoreFactory) async throws {
+        let people = 60
+        var events: [(node: Int, event: Event)] = []
+        for p in 0..<people {
+            events.append((0, F.exposure("x", user: "anon-\(p)", experiment: "A", variant: p % 2 == 0 ? "name" : "ai", hours: 1)))
+            events.append((1, Event(id: "identify:acct-\(p)", type: .identified, userID: "anon-\(p)", timestamp: F.at(2), identity: "acct-\(p)")))
+            events.append((0, F.event("p", .purchased, user: "acct-\(p)", hours: 3, revenue: 9.99)))
+        }
+        var rng = SeededGenerator(seed: 21)
+        try await factory.withTwoStores { a, b in
+            let nodes = [a, b]
+            // Every order of the three, at once across people.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for p in 0..<people {
+                    let mine = Array(events[(3 * p)..<(3 * p + 3)]).shuffled(using: &rng)
+                    group.addTask {
+                        for (node, e) in mine { _ = try nodes[node].appendAndWait([e]) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for store in nodes {
+                let facts = try store.facts(experiment: "A")
+                #expect(facts.count == people)
+                #expect(facts.allSatisfy { $0.userID.text.hasPrefix("acct-") && $0.firstPaid == F.at(3) && $0.netRevenue == 9.99 })
+                #expect(try store.identityConflicts() == 0)
+            }
+        }
+    }
+}
+
+func permutations<T>(_ items: [T]) -> [[T]] {
+    guard items.count > 1 else { return [items] }
+    return items.indices.flatMap { i -> [[T]] in
+        var rest = items
+        let first = rest.remove(at: i)
+        return permutations(rest).map { [first] + $0 }
+    }
+}
