@@ -13,6 +13,9 @@ public struct BanditPeriod: Sendable, Equatable {
 }
 
 extension Assigner {
+    /// The time assignment reads now (the injected clock): what `allocation_period` is taken at.
+    public func currentTime() -> Date { clock() }
+
     /// The same assigner with each bandit's periods (by experiment id) in force.
     public func withPeriods(_ periods: [String: [BanditPeriod]]) -> Assigner {
         let experiments = experiments.map { e -> AssignableExperiment in

@@ -51,10 +51,24 @@ public struct GrowthBookPayload: Sendable {
         builder.stoppedArms = stops.mapValues(\.stoppedArms)
         // Every holdout is a feature, so that rules may name it in parentConditions whatever its status.
         for h in holdouts { features.append((h.id, builder.holdoutFeature(h))) }
+        // A running bandit's arms live in sticky records and changing weights, which an SDK on the
+        // device cannot share (SPEC §7): it is left out, and so is a placement that shows one.
+        let bandits = Set(catalog.experiments.filter { $0.isBandit && $0.status != .shipped }.map(\.id))
+        var omitted: [JSONValue] = []
+        let reason = "a bandit: its weights are learned and its arms kept in the server's sticky records; use /v1/assign"
         for e in catalog.experiments where !e.isHoldout && (live.contains(e.id) || e.status == .shipped) {
+            if bandits.contains(e.id) {
+                omitted.append(.object([("experiment", .string(e.id)), ("reason", .string(reason))]))
+                continue
+            }
             features.append((e.id, builder.experimentFeature(e)))
         }
         for p in catalog.placements {
+            if let id = p.audiences.compactMap({ a -> String? in if case .experiment(let id) = a.shows, bandits.contains(id) { id } else { nil } }).first {
+                omitted.append(.object([("experiment", .string(id)), ("placement", .string(p.id)),
+                                        ("reason", .string("its audience shows a bandit; use /v1/assign with the placement"))]))
+                continue
+            }
             features.append(("placement:" + p.id, builder.placementFeature(p, experiments: catalog)))
         }
         let featuresJSON = JSONValue.object(features).serialized()
@@ -62,6 +76,7 @@ public struct GrowthBookPayload: Sendable {
         body += featuresJSON
         body += #","dateUpdated":"#
         JSONValue.writeString(RFC3339.format(now), to: &body)
+        if !omitted.isEmpty { body += #","omitted":"# + JSONValue.array(omitted).serialized() }
         body += "}"
         return GrowthBookPayload(body: Array(body.utf8), etag: entityTag(Array(featuresJSON.utf8)), validFrom: validFrom, validUntil: validUntil)
     }

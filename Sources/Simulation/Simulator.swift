@@ -216,13 +216,15 @@ public struct Simulator: Sendable {
         }
         let fees = catalog.products.stores
         var eventNumber = 0
+        /// The id the user's purchases arrive under (SPEC §4 people: the known id once logged in).
+        var purchaser = userID
         @discardableResult
         func add(_ type: EventType, at time: Date, experiment: String? = nil, variant: String? = nil, revenue: Double? = nil,
                  productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) -> Bool {
             guard time < observedUntil else { return false }
             eventNumber += 1
             events.append(Event(
-                id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: userID, timestamp: Timestamp(time),
+                id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: type == .exposure ? userID : purchaser, timestamp: Timestamp(time),
                 experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : catalog.products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
                 placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
@@ -265,6 +267,15 @@ public struct Simulator: Sendable {
                             add: add, exposed: &exposed, behaviour: &behaviour)
         }
         let arrived = arrival < observedUntil
+        // Drawn only when the truth has log-ins, so other truths keep their random streams.
+        if truth.population.login > 0, !exposed.isEmpty, rng.chance(truth.population.login) {
+            let known = UserID("acct-\(options.seed)-\(index)")
+            let at = arrival.addingTimeInterval(rng.uniform(10, 50))
+            if at < observedUntil {
+                events.append(Event(id: EventID("identify:\(known.text)"), type: .identified, userID: userID, timestamp: Timestamp(at), identity: known))
+                if truth.population.purchaseUnder == .known { purchaser = known }
+            }
+        }
         guard let (rates, paywall, window) = behaviour else { return (exposed, arrived) }
         behave(rates: rates, paywall: paywall, window: window, arrival: arrival, rng: &rng, add: add)
         return (exposed, arrived)

@@ -174,6 +174,14 @@ extension Truth {
                 p.attributes.removeAll { $0.0 == key }
                 p.attributes.append((key, d))
             case "placement": p.placement = try distribution(v, key)
+            case "login":
+                guard case .number(let x) = v, x >= 0, x <= 1 else { throw LoadError(message: "\(place).login must be a probability (the share of users who log in after their exposure)") }
+                p.login = x
+            case "purchase_under":
+                guard case .string(let name) = v, let under = Population.PurchaseUnder(rawValue: name) else {
+                    throw LoadError(message: "\(place).purchase_under must be \"known\" or \"anonymous\"")
+                }
+                p.purchaseUnder = under
             case "attributes":
                 guard case .object(let custom) = v else { throw LoadError(message: "\(place).attributes must be an object of attribute to value to share") }
                 for (name, d) in custom {
@@ -185,7 +193,7 @@ extension Truth {
                     p.attributes.append((name, parsed))
                 }
             default:
-                let known = ["platform", "country", "language", "app_version", "new_user", "placement", "attributes", "signals"]
+                let known = ["platform", "country", "language", "app_version", "new_user", "placement", "attributes", "signals", "login", "purchase_under"]
                 let hint = Spelling.closest(to: key, in: known).map { "; did you mean '\($0)'?" } ?? ""
                 throw LoadError(message: "\(place): unknown key '\(key)'\(hint) (other attributes go under 'attributes')")
             }

@@ -13,7 +13,8 @@ import Foundation
 ///   "population": { "platform": { "ios": 0.6, "android": 0.4 }, "new_user": 0.9,
 ///                   "placement": { "onboarding_end": 0.7, "feature_gate": 0.3 },
 ///                   "attributes": { "acquisition": { "organic": 0.7, "paid": 0.3 } },
-///                   "signals": { "companion": { "dog": 0.3, "alone": 0.7 } } } }
+///                   "signals": { "companion": { "dog": 0.3, "alone": 0.7 } },
+///                   "login": 0.6, "purchase_under": "known" } }
 /// ```
 /// Variant rates override the default rates key by key; variants the file does not name get its
 /// `default` rates, so a file that names nothing is an A/A test.
@@ -144,6 +145,13 @@ public struct Truth: Sendable {
         public var newUser = 0.9
         /// The placement each user's exposures carry (SPEC §4), by share; empty: none.
         public var placement: [(String, Double)] = []
+        /// The share of users who log in after their exposure (SPEC §4 people): an `identified` event
+        /// joins their anonymous id to a known id (`acct-SEED-N`). 0: nobody does.
+        public var login = 0.0
+        /// Under which id a logged-in user's purchases arrive: the known id (`known`, as a store
+        /// account set at sign-in gives them) or the anonymous id (`anonymous`).
+        public var purchaseUnder = PurchaseUnder.known
+        public enum PurchaseUnder: String, Sendable { case known, anonymous }
         public var signals: [(String, [(String, Double)])] = [
             ("companion", [("dog", 0.3), ("kids", 0.15), ("partner", 0.2), ("alone", 0.35)]),
             ("goal", [("learn_songs", 0.4), ("count_species", 0.2), ("relax", 0.3), ("exercise", 0.1)]),

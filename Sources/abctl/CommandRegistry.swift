@@ -15,5 +15,6 @@ enum CommandRegistry {
         ExportCommand.spec,
         ForecastCommand.spec,
         SafeguardsCommand.spec,
+        AllocationCommand.spec,
     ]
 }

@@ -37,7 +37,7 @@ import Testing
             }
         }
         #expect(exported.sorted() == [
-            "ExperimentDefinitions.CopyGuard", "ExperimentDefinitions.CopySource", "ExperimentDefinitions.DiscountFraming",
+            "ExperimentDefinitions.CopyGuard", "ExperimentDefinitions.CopySource", "ExperimentDefinitions.DiscountClaim", "ExperimentDefinitions.DiscountFraming",
             "ExperimentDefinitions.EventID", "ExperimentDefinitions.EventType", "ExperimentDefinitions.FallbackReason",
             "ExperimentDefinitions.JSONValue", "ExperimentDefinitions.UserID", "PaywallCopy.CopyRecipe", "PaywallCopy.ResolvedCopy",
             "PaywallCopy.ResolvedPaywall", "PaywallCopy.ResolvedPlan",

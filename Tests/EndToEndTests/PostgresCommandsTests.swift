@@ -18,9 +18,10 @@ import TestSupport
         #expect(pg.status == 0, "\(pg.stderr)")
         #expect(sqlite.status == 0, "\(sqlite.stderr)")
         #expect(!pg.stdout.contains("abctl-test-secret"), "the password never appears in output")
+        #expect(pg.stdout.contains(":PASSWORD@"), "the tour's commands show where the password goes")
 
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/sqlite").sorted()
-        #expect(written.count == 10, "an HTML, a Markdown and a JSON report per experiment, and index.html: \(written)")
+        #expect(written.count == 13, "an HTML, a Markdown and a JSON report per experiment (four with the global holdout), and index.html: \(written)")
         #expect(written.contains("index.html"), "\(written)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/pg").sorted() == written)
         for name in written {

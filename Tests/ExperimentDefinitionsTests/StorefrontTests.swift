@@ -47,6 +47,9 @@ import TestSupport
         let p = Self.products
         #expect(p.storefrontCurrency(country: "JP") == "JPY")
         #expect(p.storefrontCurrency(country: "jp") == "JPY")
+        // Bytes, not canonical equivalence: a Kelvin sign is no K, and nothing but two letters is a country.
+        #expect(p.storefrontCurrency(country: "\u{212A}R") == "USD")
+        #expect(p.storefrontCurrency(country: "KR ") == "USD" && p.storefrontCurrency(country: "K") == "USD" && p.storefrontCurrency(country: "") == "USD")
         #expect(p.storefrontCurrency(country: "US") == "USD")
         #expect(p.storefrontCurrency(country: "BR") == "USD")
         #expect(p.storefrontCurrency(country: nil) == "USD")

@@ -13,8 +13,9 @@ public enum GrowthBookFixture {
         for name in ["chorus-trial-length.json", "chorus-discount-framing.json"] {
             try FileManager.default.removeItem(atPath: folder + "/" + name)
         }
-        // Storefronts in countries agreement.py never sends: the payload is the default storefront's,
-        // which must stay what /v1/assign answers users without a storefront (SPEC §7).
+        // Storefronts in countries agreement.py never sends (it sends KR only with a Kelvin sign,
+        // which names no storefront): the payload is the default storefront's, which must stay what
+        // /v1/assign answers users without a storefront (SPEC §7).
         try StorefrontFixture.productsJSON
             .replacingOccurrences(of: #""storefronts": { "JP": "JPY", "DE": "EUR", "FR": "EUR", "GB": "GBP", "KR": "KRW", "CA": "USD" }"#,
                                   with: #""storefronts": { "JP": "JPY", "KR": "KRW" }"#)

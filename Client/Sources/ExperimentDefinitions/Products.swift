@@ -45,11 +45,22 @@ public struct Products: Sendable {
         self.stores = stores
     }
 
-    /// The currency of the storefront a `country` attribute names (codes compared in capitals);
-    /// the report currency for no country or one with no entry.
+    /// The currency of the storefront a `country` attribute names; the report currency for no
+    /// country or one with no entry.
     public func storefrontCurrency(country: String?) -> String {
-        guard let country, !country.isEmpty else { return currency }
-        return storefronts[country] ?? storefronts[country.uppercased()] ?? currency
+        country.flatMap(Self.storefrontKey).flatMap { storefronts[$0] } ?? currency
+    }
+
+    /// A `country` attribute as a `storefronts` key: two ASCII letters, in capitals (`jp` is JP);
+    /// anything else names no storefront. Compared by bytes, as targeting compares attributes: a
+    /// Kelvin sign (U+212A) is not a K here, though Swift's `==` would call them equal.
+    public static func storefrontKey(_ country: String) -> String? {
+        var bytes: [UInt8] = []
+        for b in country.utf8 {
+            guard bytes.count < 2, (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) else { return nil }
+            bytes.append(b & 0xDF)
+        }
+        return bytes.count == 2 ? String(decoding: bytes, as: UTF8.self) : nil
     }
 
     /// Every currency a paywall is resolved in: the report currency (the default storefront)

@@ -212,6 +212,8 @@ public struct EventParser: Sendable {
         var store: PaymentStore?
         var proceeds: Double?
         var identity: String?
+        /// A bandit exposure's `allocation_period` (checked, not stored: SPEC §2).
+        var allocationPeriod: String?
         /// Keys no event has, as sent (the first few).
         var unknownKeys: [String] = []
         /// Every bad field met, in key order (at most one per field).
@@ -223,7 +225,8 @@ public struct EventParser: Sendable {
     private enum Field: String, CaseIterable {
         case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
              copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason",
-             placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days", identity, store, proceeds
+             placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days", identity,
+             allocationPeriod = "allocation_period", store, proceeds
     }
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
@@ -331,6 +334,9 @@ public struct EventParser: Sendable {
                     if id.isEmpty { reject("must be a non-empty string") }
                     else if id.utf8.count > Self.maxStoreAccountBytes { reject("is longer than \(Self.maxStoreAccountBytes) bytes (\(id.utf8.count))") }
                 }
+            case .allocationPeriod:
+                f.allocationPeriod = string(required: false)
+                if let text = f.allocationPeriod, Timestamp(rfc3339: text) == nil { reject("must be an RFC 3339 time (the period's start that assign answered)") }
             case .identity:
                 f.identity = string(required: true)
                 if let id = f.identity, let refusal = UserID(id).refusal { reject(refusal) }
@@ -482,11 +488,12 @@ public struct EventParser: Sendable {
     }
 
     /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table,
-    /// less `allocation_period`, which this version does not store).
+    /// where `allocation_period` is checked and not stored: a report places a bandit's user in the period of
+    /// the first exposure's `ts`, docs/Contract.md).
     private static func keys(of type: EventType) -> [Field] {
         let always: [Field] = [.eventID, .type, .userID, .ts]
         switch type {
-        case .exposure: return always + [.experiment, .variant, .copySource, .copyText, .copyFallbackReason, .placement, .attributes, .storeAccountID]
+        case .exposure: return always + [.experiment, .variant, .copySource, .copyText, .copyFallbackReason, .placement, .attributes, .storeAccountID, .allocationPeriod]
         case .trialStarted: return always + [.productID, .trialDays, .store, .experiment]
         case .purchased, .converted, .renewed, .refunded: return always + [.revenue, .currency, .proceeds, .productID, .store, .experiment]
         case .cancelled: return always + [.productID, .store, .experiment]

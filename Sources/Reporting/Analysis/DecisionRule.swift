@@ -65,9 +65,11 @@ public enum DecisionRule {
         return "The verdict reads \(names) in users' first \(r.maturityDays) days (\(maturityWords(r))), so arms with different trials are compared at the same age."
     }
 
-    /// "the longest trial, 7 days, plus 3 days' grace".
+    /// "the longest trial, 7 days, plus 3 days' grace"; "no arm offers a trial of its own, 10 days' grace"
+    /// (a global holdout's arms show no paywall, so its file's grace carries the held-out trials).
     static func maturityWords(_ r: ReportFigures) -> String {
         let grace = r.maturityDays - r.longestTrialDays
+        if r.longestTrialDays == 0 { return "no arm offers a trial of its own, \(grace) day\(grace == 1 ? "" : "s")' grace" }
         return "the longest trial, \(r.longestTrialDays) day\(r.longestTrialDays == 1 ? "" : "s"), plus \(grace) day\(grace == 1 ? "" : "s")' grace"
     }
 

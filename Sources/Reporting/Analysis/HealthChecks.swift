@@ -122,6 +122,12 @@ public enum HealthChecks {
             out.append(HealthCheck(level: .info, code: "window", message: "Only users first exposed from \(Wording.date(since)) to \(Wording.date(r.asOf)) are counted."))
         }
 
+        // SPEC §4 people: identifies that would have merged two people change nothing and are counted.
+        if acc.options.identityConflicts > 0 {
+            let n = acc.options.identityConflicts
+            out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out."))
+        }
+
         // Left out.
         if acc.forcedUsers > 0 {
             out.append(HealthCheck(level: .info, code: "forced_users", message: "\(Wording.count(acc.forcedUsers)) forced QA \(acc.forcedUsers == 1 ? "user was" : "users were") left out."))

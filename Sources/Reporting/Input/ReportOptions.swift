@@ -31,6 +31,11 @@ public struct ReportOptions: Sendable {
     /// `safeguards` (SPEC §8). `ReportBuilder` reads them from a store that keeps them.
     public var safeguardStops: [SafeguardStop] = []
 
+    /// `identified` events the store kept as conflicts (SPEC §4: an anonymous id identified as a
+    /// second known id, or a known id as another), store-wide; `ReportBuilder` reads them from a
+    /// store that keeps people.
+    public var identityConflicts = 0
+
     /// - Parameter currency: defaults to `products`' currency, else USD.
     public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8,
                 currency: String? = nil, segments: [String] = [], minSegmentUsers: Int = ReportOptions.defaultMinSegmentUsers,

@@ -175,7 +175,7 @@ public final class APIServer: HTTPHandler {
             metrics.reload(succeeded: true)
             status.setLastReloadError(nil)
             // The stops in force stay in force across a reload.
-            let snapshot = snapshots.update { current in loaded.withStops(current.stops) }
+            let snapshot = snapshots.update { current in loaded.withStops(current.stops).withPeriods(current.periods) }
             Log.shared.write(level: .info, "experiments reloaded", ["experiments": .number(Double(snapshot.catalog.experiments.count)),
                                                                     "directory": .string(options.experimentsDirectory)])
             return true

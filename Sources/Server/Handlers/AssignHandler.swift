@@ -120,6 +120,7 @@ struct AssignHandler: Responder {
             } else {
                 out.append(literal: "null")
             }
+            if a.inExperiment && a.experiment.isBandit { writeAllocationPeriod(a.experiment, snapshot: snapshot, to: &out) }
             out.append(0x7D)
         }
         out.append(literal: "]")
@@ -171,6 +172,7 @@ struct AssignHandler: Responder {
             out.append(literal: #","targeting_attribute":"#)
             writeFailedAttribute(a.experiment, body: body, to: &out)
         }
+        if let a = p.assignment, a.inExperiment && a.experiment.isBandit { writeAllocationPeriod(a.experiment, snapshot: snapshot, to: &out) }
         writeHoldouts(snapshot: snapshot, body: body, to: &out)
         out.append(literal: "}")
         return HTTPResponse(status: 200, body: out.bytes)
@@ -183,6 +185,13 @@ struct AssignHandler: Responder {
         } else {
             out.append(literal: "null")
         }
+    }
+
+    /// `,"allocation_period":"…"`: a bandit's period in force (SPEC §2), which the exposure echoes.
+    func writeAllocationPeriod(_ experiment: AssignableExperiment, snapshot: ExperimentSnapshot, to out: inout ByteWriter) {
+        guard let from = experiment.allocationPeriodStart(at: snapshot.assigner.currentTime()) else { return }
+        out.append(literal: #","allocation_period":"#)
+        JSONWriter.writeString(Timestamp(from).rfc3339, to: &out)
     }
 
     /// `,"holdouts":[{"experiment","variant"}…]`: the user's arm in each holdout that takes them.

@@ -6,6 +6,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HTTPTransport
+import Allocation
 import Safeguards
 import Synchronization
 
@@ -77,6 +78,7 @@ public final class SafeguardService: Sendable {
     /// Reads the stops once (so the first answers already honour them), then starts both threads.
     public func start() {
         refreshStops()
+        refreshPeriods()
         let loops: [(String, @Sendable () -> Void)] = [("abctl-safeguard-stops", { [self] in pollLoop() }),
                                                        ("abctl-safeguard-schedule", { [self] in scheduleLoop() })]
         for (name, body) in loops {
@@ -116,6 +118,7 @@ public final class SafeguardService: Sendable {
             pause(options.pollSeconds)
             if isStopping { break }
             refreshStops()
+            refreshPeriods()
         }
     }
 
@@ -187,6 +190,7 @@ public final class SafeguardService: Sendable {
                     wrote = try evaluate(e) || wrote
                 }
                 if wrote { refreshStops() }
+                if try updateAllocations() { refreshPeriods() }
                 if let url = options.notifyURL { try outbox.deliver(to: url, service: self) }
                 let nextDue = due.values.min().map { $0 - Monotonic.seconds() } ?? 1
                 pause(min(1, max(0.05, min(nextDue, outbox.nextAttempt.map { $0 - Monotonic.seconds() } ?? 1))))

@@ -40,11 +40,15 @@ public final class ExperimentSnapshot: Sendable {
     /// The safeguard stops in force when this snapshot was made (SPEC §5), oldest first: the
     /// assigner and the GrowthBook payload honour them; `withStops` makes a snapshot with others.
     public let stops: [SafeguardStop]
+    /// Every bandit's allocation periods when this snapshot was made (SPEC §2): the assigner draws
+    /// new users with the period's weights; `withPeriods` makes a snapshot with others.
+    public let periods: [AllocationPeriod]
 
     public init(catalog: ExperimentDefinitions.ExperimentCatalog, sticky: (any StickyLookup)?, loadedAt: Date = Date()) throws {
         self.catalog = catalog
         self.loadedAt = loadedAt
         self.stops = []
+        self.periods = []
         var byID: [String: Experiment] = [:]
         for e in catalog.experiments { byID[e.id] = e }
         self.experimentsByID = byID
@@ -77,29 +81,47 @@ public final class ExperimentSnapshot: Sendable {
 
     /// The same experiments with `stops` in force: a new assigner and a new GrowthBook payload
     /// cache; everything rendered from the files is shared.
-    private init(copying s: ExperimentSnapshot, stops: [SafeguardStop]) {
+    private init(copying s: ExperimentSnapshot, stops: [SafeguardStop], periods: [AllocationPeriod]) {
         catalog = s.catalog; experimentsByID = s.experimentsByID; eventParser = s.eventParser
         definitions = s.definitions; productsJSON = s.productsJSON; loadedAt = s.loadedAt
         answers = s.answers; defaultIndices = s.defaultIndices; placementAnswers = s.placementAnswers
         answersByStorefront = s.answersByStorefront; placementAnswersByStorefront = s.placementAnswersByStorefront
         storefrontIndex = s.storefrontIndex
         self.stops = stops
+        self.periods = periods
         let byExperiment = SafeguardStopsInForce(stops, catalog: s.catalog)
-        assigner = s.assigner.withStops(byExperiment.armStops)
+        assigner = s.assigner.withStops(byExperiment.armStops).withPeriods(Self.banditPeriods(periods, catalog: s.catalog))
         features = FeaturesPayloadCache(catalog: s.catalog, stops: byExperiment.payloadStops)
     }
 
-    /// The storefront of a request: its `country` attribute's (codes compared in capitals), else the default (0).
+    /// The storefront of a request: its `country` attribute's (`Products.storefrontKey`), else the default (0).
     @inline(__always)
     func storefront(_ attributes: Attributes) -> Int {
         if storefrontIndex.isEmpty { return 0 }
-        guard case .string(let country)? = attributes["country"] else { return 0 }
-        return storefrontIndex[country] ?? storefrontIndex[country.uppercased()] ?? 0
+        guard case .string(let country)? = attributes["country"], let key = Products.storefrontKey(country) else { return 0 }
+        return storefrontIndex[key] ?? 0
     }
 
     /// This snapshot with `stops` (the stops in force, oldest first) instead of its own.
     public func withStops(_ stops: [SafeguardStop]) -> ExperimentSnapshot {
-        ExperimentSnapshot(copying: self, stops: stops)
+        ExperimentSnapshot(copying: self, stops: stops, periods: periods)
+    }
+
+    /// This snapshot with `periods` (every bandit's, from the store) instead of its own.
+    public func withPeriods(_ periods: [AllocationPeriod]) -> ExperimentSnapshot {
+        ExperimentSnapshot(copying: self, stops: stops, periods: periods)
+    }
+
+    /// Each bandit's periods as the assigner applies them: weights in the file's variant order
+    /// (a period recorded for other variants is left out: the file changed under it).
+    static func banditPeriods(_ periods: [AllocationPeriod], catalog: ExperimentDefinitions.ExperimentCatalog) -> [String: [BanditPeriod]] {
+        var out: [String: [BanditPeriod]] = [:]
+        for e in catalog.experiments where e.isBandit {
+            let keys = e.variants.map(\.key)
+            out[e.id] = periods.filter { $0.experiment == e.id && $0.weights.map(\.variant) == keys }
+                .map { BanditPeriod(from: $0.from.date, weights: $0.weights.map(\.weight)) }
+        }
+        return out
     }
 
     /// The body of `GET /v1/experiments` at `now`: `{"experiments": [file contents…], "products":

@@ -14,16 +14,22 @@ enum DemoCommand {
         name: "demo",
         abstract: "Validate Experiments/, simulate a story, backtest the forecast and write reports, in one go.",
         discussion: """
-        Validate the experiments folder, then simulate users with the truth of <experiments>/simulation/chorus-plus-truth.json
-          (the shipped Chorus+ story; --truth names another) into the database: users arrive over --days days and are
-          observed --tail-days more, so monthly plans renew several times; safeguards are evaluated every check_minutes
-          of the story and a stopped arm's later users get the control's paywall, as a server would do (the same seed
-          stores the same events and stops, so a rerun adds nothing). Then 'abctl forecast backtest --at 60' on the
-          story, and per experiment an HTML, a Markdown and a JSON report split by country and platform into Reports/,
-          with Reports/index.html linking them, and a summary: each verdict, the decision date where there is none yet,
-          the forecast per arm and any safeguard stop. Reports read the data as of the end of the story ("observed
-          until"), so the same seed gives the same reports; the database records that moment, and 'abctl report' on it
-          reads the data as of it too.
+        The product's tour, in five steps; each is printed with the command that does it on its own, and those
+          commands, run in order in a fresh folder, print the same and write the same reports.
+          1. Validate the experiments folder.
+          2. Simulate users with the truth of <experiments>/simulation/chorus-plus-truth.json (the shipped Chorus+
+             story, a global holdout among its experiments; --truth names another) into the database: users arrive
+             over --days days and are observed --tail-days more, so monthly plans renew several times; safeguards are
+             evaluated every check_minutes of the story and a stopped arm's later users get the control's paywall, as
+             a server would do (the same seed stores the same events and stops, so a rerun adds nothing).
+          3. Per experiment an HTML, a Markdown and a JSON report split by country and platform into Reports/, with
+             Reports/index.html linking them (the global holdout's line: what the experiments add up to).
+          4. 'abctl forecast backtest --at 60' on the story.
+          5. The safeguard stops in force.
+          Then a summary: each verdict, the decision date where there is none yet, the forecast per arm, any safeguard
+          stop, and the holdout's users and the experiments' combined effect. Reports read the data as of the end of
+          the story ("observed until"), so the same seed gives the same reports; the database records that moment,
+          and 'abctl report' on it reads the data as of it too.
         """,
         usage: "[--users <n>] [--seed <s>] [--days <d>] [--tail-days <t>] [--db <path>] [--experiments <dir>] [--truth <file>] [--out <dir>]",
         options: [
@@ -49,8 +55,10 @@ enum DemoCommand {
         let folder = try args.required("--experiments"), db = try args.required("--db"), out = try args.required("--out")
         let users = try args.required(int: "--users"), days = try args.required(int: "--days"), tail = try args.required(int: "--tail-days")
         let seed = UInt64(try args.required(int: "--seed"))
+        let tour = Tour(experiments: folder, db: db)
 
-        print("1. validate \(folder)")
+        print("abctl demo: the Chorus+ story in five steps; after each '$' is the command that does that step on its own.")
+        tour.step(1, "Check the experiment files.", ["validate", folder], withExperiments: false)
         let validation = ExperimentFiles.validate(paths: [folder])
         print(indent(DiagnosticPrinter.text(validation, color: Terminal.stdoutSupportsColor)))
         guard let catalog = validation.catalog else { throw CLIError.checkFailed("fix the experiment files, then run the demo again") }
@@ -60,34 +68,30 @@ enum DemoCommand {
             throw CLIError.usage("no truth file at '\(truthPath)'; name one with --truth", command: "demo")
         }
         let truth = try SimulateCommand.loadTruth(truthPath, command: "demo")
-        print("2. simulate \(users) users arriving over \(days) days, observed \(days + tail) days (seed \(seed)), into \(StoreOpener.displayName(db)) with the truth of \(truthPath)")
         try SimulateCommand.checkPlacements(truth, catalog, command: "demo")
         // The whole window, whatever the present: the demo's dates are fixed, and so are its reports.
+        // `--until` says so to `abctl simulate`, which otherwise stops at the present.
+        let assigner: Assigner
+        do { assigner = try Assigner(catalog: catalog) } catch { throw CLIError.runtime("cannot build the assigner: \(error)") }
+        let asOf = Simulator(catalog: catalog, assigner: assigner, truth: truth,
+                             options: .init(users: users, seed: seed, days: days, tailDays: tail)).observedUntil
+        let now = RFC3339.format(asOf)
+        tour.step(2, "Simulate \(DemoIndexPage.count(users)) users arriving over \(days) days through the app's placements, observed \(tail) days more, with the truth's rates; safeguards are evaluated as the story unfolds, as a server would.",
+                  ["simulate", "--users", String(users), "--seed", String(seed), "--days", String(days), "--tail-days", String(tail),
+                   "--until", now, "--safeguards", "--truth", truthPath])
         let result = try SimulateCommand.simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days, tailDays: tail,
-                                                  safeguards: true, db: db)
+                                                  until: asOf, safeguards: true, db: db)
         print(indent(SimulateCommand.describe(result)))
-        let asOf = result.0.observedUntil
 
         let store = try StoreOpener.open(db)
         defer { store.close() }
         // Reports read the data as of the end of the story, and so does a later `abctl report` on
-        // this store: it finds the moment recorded here.
+        // this store: it finds the moment recorded here. The other commands read ABCTL_NOW.
         try ReportCommand.runtime { try store.recordObservedUntil(Timestamp(asOf)) }
-        let stops = try ReportCommand.runtime { try store.safeguardStops(experiment: nil) }.filter { $0.stoppedAt.date <= asOf }
-        for stop in stops { print("   safeguard stop: \(stop.experiment) arm \(stop.arm) on \(stop.metric) at \(RFC3339.format(stop.stoppedAt.date))") }
-
-        print("3. abctl forecast backtest --at \(backtestDays.map(String.init).joined(separator: " --at ")) (as of \(RFC3339.format(asOf)))")
-        let summaries = try ReportCommand.runtime { try store.experiments() }
-        var rows: [ForecastBacktest.Row] = []
-        for experiment in catalog.experiments where summaries.contains(where: { $0.experiment == experiment.id }) {
-            let first = summaries.first { $0.experiment == experiment.id }?.firstExposure.date
-            rows += try ReportCommand.runtime {
-                try ForecastBacktest.run(store: store, experiment: experiment, products: catalog.products, atDays: backtestDays, now: asOf, firstExposure: first)
-            }
-        }
-        print(indent(ForecastBacktest.text(rows, currency: catalog.products.currency)))
-
-        print("4. report into \(out)/ (by \(segments.joined(separator: " and ")))")
+        let by = segments.flatMap { ["--by", $0] }
+        tour.step(3, "Every experiment's report, split by \(segments.joined(separator: " and ")), with \(out)/index.html linking them.",
+                  ["report"] + by + ["--format", "html", "--out", out], now: now)
+        for format in ["markdown", "json"] { tour.command(["report"] + by + ["--format", format, "--out", out], now: now) }
         do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
             throw CLIError.runtime("cannot create '\(out)': \(error.localizedDescription)")
         }
@@ -102,11 +106,60 @@ enum DemoCommand {
             }
             reports.append(report)
         }
-        try write(DemoIndexPage.render(reports, asOf: asOf), to: "\(out)/index.html")
-        print("   \(Plural.count(reports.count, "experiment")) × html, md, json; \(out)/index.html")
+        let holdouts = Set(catalog.experiments.filter(\.isHoldout).map(\.id))
+        try write(DemoIndexPage.render(reports, holdouts: holdouts, asOf: asOf), to: "\(out)/index.html")
+        print("   \(Plural.count(reports.count, "experiment")) × html, md, json; \(out)/index.html (the demo's own page)")
 
-        print("\n" + DemoSummary.text(reports, asOf: asOf, out: out))
+        tour.step(4, "How well the revenue forecast made on day \(backtestDays.map(String.init).joined(separator: ", ")) did.",
+                  ["forecast", "backtest"] + backtestDays.flatMap { ["--at", String($0)] }, now: now)
+        let summaries = try ReportCommand.runtime { try store.experiments() }
+        var rows: [ForecastBacktest.Row] = []
+        for experiment in catalog.experiments where summaries.contains(where: { $0.experiment == experiment.id }) {
+            let first = summaries.first { $0.experiment == experiment.id }?.firstExposure.date
+            rows += try ReportCommand.runtime {
+                try ForecastBacktest.run(store: store, experiment: experiment, products: catalog.products, atDays: backtestDays, now: asOf, firstExposure: first)
+            }
+        }
+        print(indent(ForecastBacktest.text(rows, currency: catalog.products.currency)))
+
+        tour.step(5, "The safeguard stops made during the story.", ["safeguards", "check"], now: now)
+        let stops = try ReportCommand.runtime { try store.safeguardStopsInForce() }.filter { $0.stoppedAt.date <= asOf }
+        print(indent(SafeguardsCommand.inForceText(stops)))
+
+        print("\n" + DemoSummary.text(reports, holdouts: holdouts, asOf: asOf, out: out))
         return .success
+    }
+
+    /// Prints each step with the command that does it: the experiments folder and database given
+    /// only where they are not the defaults, and ABCTL_NOW for the commands that read the clock.
+    struct Tour {
+        let experiments: String
+        let db: String
+
+        func step(_ n: Int, _ what: String, _ words: [String], now: String? = nil, withExperiments: Bool = true) {
+            print("\(n). \(what)")
+            command(words, now: now, withExperiments: withExperiments)
+        }
+
+        func command(_ words: [String], now: String? = nil, withExperiments: Bool = true) {
+            var line = words
+            if withExperiments && experiments != "Experiments" { line += ["--experiments", experiments] }
+            if words.first != "validate" && db != "abctl.sqlite" { line += ["--db", Self.withoutPassword(db)] }
+            print("   $ " + (now.map { "ABCTL_NOW=\($0) " } ?? "") + "abctl " + line.map(Self.shellWord).joined(separator: " "))
+        }
+
+        /// A PostgreSQL URL's password never reaches the output: the command shows `PASSWORD` in its place.
+        static func withoutPassword(_ db: String) -> String {
+            guard StoreOpener.postgresScheme(db) != nil else { return db }
+            return db.replacingOccurrences(of: #"(://[^:/@?]+:)[^@/?]*@"#, with: "$1PASSWORD@", options: .regularExpression)
+                .replacingOccurrences(of: #"([?&]password=)[^&]*"#, with: "$1PASSWORD", options: [.regularExpression, .caseInsensitive])
+        }
+
+        /// A word as a shell reads it: quoted only when it needs to be.
+        static func shellWord(_ word: String) -> String {
+            let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "-_./:=@+,".unicodeScalars.contains($0) }
+            return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
     }
 
     static func write(_ body: String, to path: String) throws {

@@ -6,10 +6,20 @@ import Reporting
 /// `Reports/index.html`: one page linking every report the demo wrote, each with its verdict in a line.
 /// Self-contained like the reports (no scripts, no outside resources), readable from 390 px up.
 enum DemoIndexPage {
-    static func render(_ reports: [Report], asOf: Date) -> String {
+    static func render(_ reports: [Report], holdouts: Set<String>, asOf: Date) -> String {
         var items = ""
         for r in reports {
             let id = escape(r.experimentID)
+            if holdouts.contains(r.experimentID) {
+                items += """
+                <li class="holdout"><h2><a href="\(id).html">\(escape(r.experimentName))</a></h2>
+                <p class="verdict"><strong>\(escape(DemoSummary.heldOut(r)))</strong></p>
+                <p class="why">\(escape(DemoSummary.together(r))): what all the experiments add up to, each user counted once.</p>
+                <p class="muted"><code>\(id)</code> · <a href="\(id).md">Markdown</a> · <a href="\(id).json">JSON</a> · forecast: \(escape(DemoSummary.forecast(r)))</p></li>
+
+                """
+                continue
+            }
             let reason = r.decision.reasons.first.map { "<p class=\"why\">\(escape($0))</p>" } ?? ""
             let stops = r.safeguards.isEmpty ? "" : "<p class=\"safeguard\">\(escape(DemoSummary.safeguards(r)))</p>"
             items += """
@@ -62,7 +72,7 @@ enum DemoIndexPage {
     main{max-width:900px;margin:0 auto;padding:16px}h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.15em;margin:0 0 .3em}
     a{color:inherit}.muted{color:var(--muted);font-size:.9em}code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
     .reports{list-style:none;padding:0}.reports li{border-left:6px solid var(--muted);background:var(--card);border-radius:6px;padding:10px 16px;margin:12px 0;overflow-wrap:anywhere}
-    .reports li.ship{border-color:var(--good)}.reports li.stop{border-color:var(--bad)}.reports li.keep_running,.reports li.inconclusive{border-color:var(--warn)}
+    .reports li.ship{border-color:var(--good)}.reports li.holdout{border-color:var(--fg)}.reports li.stop{border-color:var(--bad)}.reports li.keep_running,.reports li.inconclusive{border-color:var(--warn)}
     .reports p{margin:.3em 0}.safeguard{color:var(--bad)}
     @media (max-width:600px){main{padding:10px}body{font-size:14px}}
     """

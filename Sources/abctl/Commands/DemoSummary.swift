@@ -6,9 +6,15 @@ import Reporting
 /// The demo's closing summary (and the index page's lines): per experiment the verdict, when a
 /// decision can be expected while there is none, the forecast per arm and any safeguard stop.
 enum DemoSummary {
-    static func text(_ reports: [Report], asOf: Date, out: String) -> String {
+    static func text(_ reports: [Report], holdouts: Set<String>, asOf: Date, out: String) -> String {
         var lines = ["Summary as of \(RFC3339.format(asOf)) (open \(out)/index.html):"]
         for r in reports {
+            if holdouts.contains(r.experimentID) {
+                lines.append("\(r.experimentID): \(heldOut(r))")
+                lines.append("  \(together(r))")
+                lines.append("  forecast: \(forecast(r))")
+                continue
+            }
             lines.append("\(r.experimentID): \(verdict(r))")
             lines.append("  forecast: \(forecast(r))")
             lines.append("  \(safeguards(r))")
@@ -49,6 +55,24 @@ enum DemoSummary {
             return "safeguard stopped \(s.action == .stopExperiment ? "the experiment" : "arm \(s.arm)") on \(s.metric) on \(day(s.stoppedAt.date))"
                 + String(format: " (%.1f%% against %.1f%% in the control)", f.armRate * 100, f.controlRate * 100) + lifted
         }.joined(separator: "; ")
+    }
+
+    /// "10,087 of 100,000 users held out of every experiment".
+    static func heldOut(_ r: Report) -> String {
+        "\(DemoIndexPage.count(r.control.users)) of \(DemoIndexPage.count(r.users)) users held out of every experiment"
+    }
+
+    /// What a global holdout shows: the experiments' combined effect, its other arm against the
+    /// holdout (SPEC §1), on the primary metric and revenue per user, with 95% intervals.
+    static func together(_ r: Report) -> String {
+        guard let general = r.variants.dropFirst().first?.key else { return "no users outside the holdout yet" }
+        let parts = [r.primaryMetric, .revenuePerUser].compactMap { m -> String? in
+            guard let c = r.comparisons.first(where: { $0.variant == general && $0.metric == m }), let d = c.absoluteDiff,
+                  let ci = c.absoluteCI else { return nil }
+            func v(_ x: Double) -> String { m.isRevenue ? String(format: "%+.2f", x) : String(format: "%+.2f", x * 100) }
+            return "\(m.title.lowercased()) \(v(d))\(m.isRevenue ? " \(r.currency)" : " pp") [\(v(ci.lower)), \(v(ci.upper))]"
+        }
+        return "the experiments together (\(general) against holdout): " + (parts.isEmpty ? "no comparison yet" : parts.joined(separator: "; "))
     }
 
     static func money(_ x: Double) -> String { String(format: "%.2f", x) }

@@ -73,10 +73,16 @@ enum SafeguardsCommand {
             }
             for f in outcome?.findings ?? [] { print(SafeguardText.finding(f)) }
             for s in outcome?.newStops ?? [] { print("NEW: " + SafeguardText.stop(s)) }
-            print(inForce.isEmpty ? "no safeguard stop in force" : "\(inForce.count) safeguard stop\(inForce.count == 1 ? "" : "s") in force:")
-            for s in inForce { print("  \(s.experiment) \(s.arm): \(s.metric), since \(s.stoppedAt.rfc3339) (\(s.action.rawValue))") }
+            print(inForceText(inForce), terminator: "")
         }
         return inForce.isEmpty ? .success : .checkFailed
+    }
+
+    /// The stops in force, as `check` prints them (the demo prints them the same way).
+    static func inForceText(_ inForce: [SafeguardStop]) -> String {
+        var out = (inForce.isEmpty ? "no safeguard stop in force" : "\(inForce.count) safeguard stop\(inForce.count == 1 ? "" : "s") in force:") + "\n"
+        for s in inForce { out += "  \(s.experiment) \(s.arm): \(s.metric), since \(s.stoppedAt.rfc3339) (\(s.action.rawValue))\n" }
+        return out
     }
 
     static func reset(_ args: ParsedArguments, experiment: String, arm: String) throws -> ExitCode {

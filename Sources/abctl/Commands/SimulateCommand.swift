@@ -30,9 +30,11 @@ enum SimulateCommand {
           experiment, and behaviour by the paywall it showed.
           Users arrive over --days from the latest start of the running experiments and are followed
           --tail-days more, but no event is written after the present (ABCTL_NOW, else the clock) unless
-          --until names the end of observation.
+          --until names the end of observation. With --safeguards, the experiments' safeguards are evaluated
+          every check_minutes of the story, as a running server evaluates them, and a stopped arm's later users get
+          the control's paywall (what 'abctl demo' does).
         """,
-        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>] [--until <time>]",
+        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>] [--until <time>] [--safeguards]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
             .experiments,
@@ -44,6 +46,7 @@ enum SimulateCommand {
                        type: .integer(0...1000), default: "10"),
             OptionSpec(name: "--until", valueName: "time",
                        help: "End of observation (RFC 3339), even in the future (default: --tail-days after the last arrival, or the present if sooner)."),
+            OptionSpec(name: "--safeguards", help: "Evaluate safeguards every check_minutes of the story and honour their stops."),
         ],
         run: run
     )
@@ -62,7 +65,8 @@ enum SimulateCommand {
         }
         let present = try FixedClock.now(command: "simulate") ?? Date()
         let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days,
-                                   tailDays: try args.required(int: "--tail-days"), until: until, present: present, db: args.required("--db"))
+                                   tailDays: try args.required(int: "--tail-days"), until: until, present: present,
+                                   safeguards: args.flag("--safeguards"), db: args.required("--db"))
         print(describe(summary), terminator: "")
         return .success
     }

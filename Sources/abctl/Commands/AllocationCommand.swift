@@ -1,0 +1,110 @@
+import Allocation
+import CommandLineKit
+import Events
+import ExperimentDefinitions
+import Foundation
+
+/// `abctl allocation show [EXPERIMENT]` (a bandit's periods) and `abctl allocation update` (one
+/// period boundary by hand, as `safeguards check` is one evaluation) (SPEC §2, §5, §6).
+enum AllocationCommand {
+    static let spec = CommandSpec(
+        name: "allocation",
+        abstract: "Show a bandit's allocation periods, or record the periods that are due.",
+        discussion: """
+        'abctl allocation show [EXPERIMENT]' prints each bandit's periods: when each began, the weights in
+          force, how they were set (first: the file's weights; burn_in: an arm has too few mature users yet;
+          learned: each arm's chance of having the highest reward rate, floored at min_share; carried: a
+          boundary passed with no server up, and the weights in force stayed) and the mature users and
+          rewards they were computed from.
+        'abctl allocation update' records every period that is due and not yet recorded (a server does
+          this at each boundary under its lease); a period is never recorded twice.
+        """,
+        usage: "show [<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] | update [--db <path>] [--experiments <dir>]",
+        arguments: [ArgumentSpec(name: "action", help: "'show' (optionally followed by an experiment id), or 'update'.")],
+        options: [
+            .database,
+            .experiments,
+            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+        ],
+        settings: [.now],
+        run: run
+    )
+
+    static func run(_ args: ParsedArguments) throws -> ExitCode {
+        switch args.positionals.first {
+        case "show":
+            guard args.positionals.count <= 2 else { throw CLIError.usage("expected 'abctl allocation show [EXPERIMENT]'", command: "allocation") }
+            return try show(args, experiment: args.positionals.count == 2 ? args.positionals[1] : nil)
+        case "update":
+            guard args.positionals.count == 1 else { throw CLIError.usage("'update' takes no arguments", command: "allocation") }
+            return try update(args)
+        default:
+            throw CLIError.usage("expected 'abctl allocation show [EXPERIMENT]' or 'abctl allocation update'", command: "allocation")
+        }
+    }
+
+    static func bandits(_ args: ParsedArguments, only: String?) throws -> [Experiment] {
+        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let bandits = catalog.experiments.filter(\.isBandit)
+        guard let only else { return bandits }
+        guard let e = catalog.experiments.first(where: { $0.id == only }) else {
+            throw CLIError.usage("no experiment '\(only)' in \(try args.required("--experiments"))", command: "allocation")
+        }
+        guard e.isBandit else { throw CLIError.usage("experiment '\(only)' is not a bandit (it has no 'allocation')", command: "allocation") }
+        return [e]
+    }
+
+    static func show(_ args: ParsedArguments, experiment: String?) throws -> ExitCode {
+        let bandits = try bandits(args, only: experiment)
+        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        defer { store.close() }
+        let periods = try runtime { try store.allocationPeriods(experiment: experiment) }
+        if try args.required("--format") == "json" {
+            let body: JSONValue = .object(bandits.map { e in
+                (e.id, .array(periods.filter { $0.experiment == e.id }.map(\.json)))
+            })
+            print(body.serialized())
+            return .success
+        }
+        if bandits.isEmpty { print("no bandit experiment (none has 'allocation')") }
+        for e in bandits {
+            let mine = periods.filter { $0.experiment == e.id }
+            print("\(e.id): \(Plural.count(mine.count, "period")) recorded, every \(format(e.allocation?.updateHours ?? 24)) h from \(e.start.map { Timestamp($0).rfc3339 } ?? "?")")
+            for p in mine {
+                let weights = p.weights.map { "\($0.variant) \(format($0.weight))" }.joined(separator: ", ")
+                let basis = p.basis.isEmpty ? "" : "; from " + p.basis.map { "\($0.variant) \($0.rewards)/\($0.users)" }.joined(separator: ", ")
+                print("  \(p.index) \(p.from.rfc3339) \(p.rule): \(weights)\(basis)")
+            }
+        }
+        return .success
+    }
+
+    static func update(_ args: ParsedArguments) throws -> ExitCode {
+        let now = try FixedClock.now(command: "allocation") ?? Date()
+        let bandits = try bandits(args, only: nil)
+        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        defer { store.close() }
+        let written = try runtime { try store.withSafeguardLease { try AllocationUpdater.run(experiments: bandits, store: store, now: now) } }
+        guard let written else {
+            print("another process holds the lease and records the periods now")
+            return .success
+        }
+        print(written.isEmpty ? "no period due: every running bandit's current period is recorded" : "recorded \(Plural.count(written.count, "period")):")
+        for p in written {
+            print("  \(p.experiment) \(p.index) \(p.from.rfc3339) \(p.rule): " + p.weights.map { "\($0.variant) \(format($0.weight))" }.joined(separator: ", "))
+        }
+        return .success
+    }
+
+    static func format(_ x: Double) -> String {
+        let s = String(format: "%.4f", x)
+        var t = s
+        while t.hasSuffix("0") { t.removeLast() }
+        if t.hasSuffix(".") { t.removeLast() }
+        return t
+    }
+
+    static func runtime<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as CLIError { throw error } catch { throw CLIError.runtime("allocation failed: \(error)") }
+    }
+}
