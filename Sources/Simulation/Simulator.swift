@@ -206,6 +206,13 @@ public struct Simulator: Sendable {
             if let v = rng.pick(distribution) { signals[name] = .string(v) }
         }
         let request = PaywallRequest(variables: rng.chance(0.6) ? ["userName": "Walker\(index % 97)"] : [:], signals: signals)
+        // The user's storefront (products.json `storefronts`, by the drawn country): payments come
+        // at its list price in its currency, and are stored converted into the report currency
+        // with the amount paid kept, as ingest stores them (SPEC §1, §4).
+        let products = catalog.products
+        let country: String? = if case .string(let c)? = attributes["country"] { c } else { nil }
+        let storefrontCurrency = products.storefrontCurrency(country: country)
+        let rate = storefrontCurrency == products.currency ? nil : (try? products.converter.convert(1, from: storefrontCurrency))
 
         // Payments go through the store of the user's platform (SPEC §5 proceeds): the App Store on iOS,
         // Google Play on Android, Stripe otherwise; proceeds are the revenue less that store's cut.
@@ -223,12 +230,17 @@ public struct Simulator: Sendable {
                  productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) -> Bool {
             guard time < observedUntil else { return false }
             eventNumber += 1
+            // `revenue` is in the storefront's currency; a rate (validation requires one) converts it.
+            let paid = revenue.flatMap { amount in rate.map { _ in amount } }
+            let converted = revenue.map { amount in rate.map { amount * $0 } ?? amount }
             events.append(Event(
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: type == .exposure ? userID : purchaser, timestamp: Timestamp(time),
-                experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : catalog.products.currency,
+                experiment: experiment, variant: variant, revenue: converted,
+                currency: revenue == nil ? nil : products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
                 placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
-                store: type == .exposure ? nil : store, proceeds: revenue.map { fees.proceeds(of: $0, store: store) },
+                originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency,
+                store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
                 proceedsBeforeTax: revenue != nil))
             return true
         }
@@ -277,7 +289,7 @@ public struct Simulator: Sendable {
             }
         }
         guard let (rates, paywall, window) = behaviour else { return (exposed, arrived) }
-        behave(rates: rates, paywall: paywall, window: window, arrival: arrival, rng: &rng, add: add)
+        behave(rates: rates, paywall: paywall, window: window, arrival: arrival, currency: storefrontCurrency, rng: &rng, add: add)
         return (exposed, arrived)
     }
 
@@ -320,7 +332,7 @@ public struct Simulator: Sendable {
 
     /// What a user does after the paywall it saw (nil: none): a trial or a purchase, cancellations,
     /// conversion, renewals and refunds, by `rates`.
-    private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, rng: inout SplitMix64,
+    private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, currency: String, rng: inout SplitMix64,
                         add emit: (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?) -> Bool) {
         func add(_ type: EventType, at time: Date, revenue: Double? = nil, productID: String? = nil) {
             _ = emit(type, time, nil, nil, revenue, productID, nil)
@@ -332,7 +344,9 @@ public struct Simulator: Sendable {
         let plans = catalog.products.offerings[offering] ?? [:]
         let annual = plans.values.first { $0.period == "P1Y" }, monthly = plans.values.first { $0.period == "P1M" }
         func pay(at time: Date, type: EventType) {
-            guard let plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
+            guard var plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
+            // The storefront's list price (validation requires one in every storefront currency).
+            plan.price = plan.price(in: currency, default: catalog.products.currency) ?? plan.price
             add(type, at: time, revenue: plan.price, productID: plan.productID)
             if rng.chance(rates.refund) {
                 add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: -plan.price, productID: plan.productID)

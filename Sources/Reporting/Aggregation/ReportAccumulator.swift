@@ -40,6 +40,9 @@ public struct ReportAccumulator: Sendable {
     public private(set) var splits: [SplitTally]
     /// The index of the strata in `splits`, or nil without `metrics.adjust_for`.
     public let strataSplit: Int?
+    /// For a bandit, the index in `splits` of its allocation periods (cell key: the period's index,
+    /// from the first exposure's time, SPEC §5); nil otherwise.
+    public let periodSplit: Int?
     /// The current row's cell in each split (kept to reuse its storage).
     private var rowCells: [Int] = []
     /// Some counted proceeds are the revenue less the store's cut: tax is not known (SPEC §5 "proceeds before tax").
@@ -111,6 +114,14 @@ public struct ReportAccumulator: Sendable {
         strataSplit = adjust.isEmpty ? nil : splits.count
         if !adjust.isEmpty {
             splits.append(SplitTally(name: adjust.joined(separator: " × "), attributes: adjust, variantKeys: variantKeys, metrics: metricCount))
+        }
+        if let allocation = experiment.allocation, let start = experiment.start {
+            periodSplit = splits.count
+            splits.append(SplitTally(name: "allocation period", attributes: [], variantKeys: variantKeys, metrics: metricCount) { row in
+                String(allocation.periodIndex(at: row.firstExposure.date, start: start))
+            })
+        } else {
+            periodSplit = nil
         }
         self.splits = splits
         var spans = Array(repeating: [(from: Int64, to: Int64)](), count: variantKeys.count)

@@ -40,6 +40,7 @@ public enum ReportAnalyzer {
             { try survivalResult(tallies, options: options) },
             { (try tallies.map(conversionCurve), tallies.map { revenueCurve($0, cap: ltvCap) }) })
         try PostStratifiedComparisons.apply(&comparisons, acc: acc, caps: caps, alpha: alpha)
+        try BanditAnalysis.stratify(&comparisons, acc: acc, caps: caps, alpha: alpha)
         let srm = try sampleRatio(tallies, experiment: exp, firstStop: acc.firstStop)
         let copy = copySplits(tallies, experiment: exp)
         let maturityDays = exp.maturityDays
@@ -66,8 +67,10 @@ public enum ReportAnalyzer {
         figures.proceedsBeforeTax = acc.proceedsBeforeTax
         try addForecast(&figures, acc)
         figures.safeguards = acc.safeguards
+        BanditAnalysis.analyze(&figures, acc: acc)
         figures.readComparisons()
         var decision = DecisionRule.decide(figures, required: required)
+        BanditAnalysis.decide(&decision, figures: figures)
         if figures.primaryMetric.isForecast {
             decision.reasons.append("The primary metric is a forecast, not revenue already earned: revenue per user by day \(figures.primaryMetric.horizonDays ?? 0), each arm's revenue to date plus the further payments its renewal model expects (docs/Forecast.md), compared on the bootstrap interval of the difference.")
         }

@@ -17,6 +17,7 @@ extension ReportDocument {
             sections.append(Section(title: [.text("Safeguards")],
                                     blocks: [.list(r.safeguards.map { ($0.inForce ? .stop : .reset, Wording.safeguard($0)) })]))
         }
+        if let a = r.allocation { sections.append(Self.allocation(r, a)) }
         sections.append(Self.metrics(r))
         if !r.comparisons.isEmpty { sections.append(Self.comparisons(r)) }
         sections += r.segments.indices.map { Self.segment(r, $0) }
@@ -27,6 +28,26 @@ extension ReportDocument {
         if let forecasts = r.forecast { sections.append(Self.forecast(r, forecasts)) }
         sections.append(Self.survival(r))
         sections += r.copySources.map(Self.copySources)
+    }
+
+    /// A bandit's periods (SPEC §8 `allocation`): the weights in force and the users first exposed
+    /// in each, and each arm's chance of being best.
+    static func allocation(_ r: Report, _ a: AllocationResult) -> Section {
+        let columns = [Table.Column(header: "Period", align: .right), Table.Column(header: "From", align: .left), Table.Column(header: "Weights set by", align: .left)]
+            + a.variants.map { Table.Column(header: $0, align: .right) }
+        let rows: [[Table.Cell]] = a.periods.map { p in
+            [Table.Cell(String(p.index)), Table.Cell(Wording.date(p.from)), Table.Cell(p.rule)]
+                + zip(p.weights, p.users).map { w, n in Table.Cell(text: String(format: "%.3f", w), note: Wording.counted(n, "user")) }
+        }
+        var blocks: [Block] = [.chart(.allocation, caption: "Each arm's weight per allocation period: new users were drawn with these weights; arms are compared within each period, never across periods pooled."),
+                               .table(Table(columns: columns, rows: rows))]
+        if let chance = a.chanceBest {
+            blocks.append(.paragraph([.text("Chance of being best on \(a.metric.title.lowercased()) (normal approximation of the period-stratified rates): "
+                + zip(a.variants, chance).map { "\($0) \(String(format: "%.1f%%", $1 * 100))" }.joined(separator: ", ") + ".")], .plain))
+        } else if let reason = a.chanceBestNullReason {
+            blocks.append(.paragraph([.text("Chance of being best: not yet, \(reason).")], .plain))
+        }
+        return Section(title: [.text("Allocation (bandit)")], blocks: blocks)
     }
 
     static func verdict(_ r: Report) -> Section {

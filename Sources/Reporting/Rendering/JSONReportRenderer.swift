@@ -73,7 +73,25 @@ public enum JSONReportRenderer {
         ]
         if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0)) }))) }
         if let forecasts = r.forecast { top.append(("forecast", forecast(forecasts))) }
+        if let a = r.allocation { top.append(("allocation", allocation(a))) }
         return .object(top)
+    }
+
+    /// SPEC §8 `allocation`: the periods with their weights and users, and `chance_best` (null with its reason).
+    static func allocation(_ a: AllocationResult) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("periods", .array(a.periods.map { p in
+                .object([("period", .number(Double(p.index))), ("from", .string(RFC3339.format(p.from))),
+                         ("to", p.to.map { .string(RFC3339.format($0)) } ?? .null),
+                         ("weights", .object(zip(a.variants, p.weights).map { ($0, .number($1)) })),
+                         ("users", .object(zip(a.variants, p.users).map { ($0, .number(Double($1))) })),
+                         ("rule", .string(p.rule))])
+            })),
+            ("chance_best", a.chanceBest.map { .object(zip(a.variants, $0).map { ($0, .number($1)) }) } ?? .null),
+            ("metric", .string(a.metric.name)),
+        ]
+        if let reason = a.chanceBestNullReason { members.append(("null_reasons", .object([("chance_best", .string(reason))]))) }
+        return .object(members)
     }
 
     /// One `--by` dimension: its cells with their comparisons, and `heterogeneity_p` per metric and variant

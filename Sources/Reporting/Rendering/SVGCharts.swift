@@ -108,6 +108,16 @@ enum SVGCharts {
         return s + "</svg>"
     }
 
+    /// A bandit's weights over time: one step line per arm, each period's weight from its start.
+    static func allocationChart(_ r: Report) -> String {
+        guard let a = r.allocation, !a.periods.isEmpty else { return "<p class=\"muted\">No allocation period yet.</p>" }
+        let series = a.variants.enumerated().map { v, key in
+            (name: key, color: color(v), points: a.periods.map { (Double($0.index), $0.weights[v] / max(1e-300, $0.weights.reduce(0, +))) } + [(Double(a.periods.count), a.periods.last!.weights[v] / max(1e-300, a.periods.last!.weights.reduce(0, +)))], step: true)
+        }
+        return lineChart(series: series, xMax: Double(a.periods.count), yMin: 0, yMax: 1,
+                         xLabel: "allocation period", yLabel: "weight", aria: "Each arm's weight per allocation period")
+    }
+
     static func conversionChart(_ r: Report) -> String {
         var yMax = 0.0
         let series = r.conversionByDay.enumerated().map { i, curve in

@@ -21,8 +21,7 @@ enum IngestCommand {
             rejected N'; each rejected line is reported on stderr as 'LINE: field: reason'. Exits 1 when any line \
             was rejected (the others are still stored), 3 when the store fails.
             """,
-        usage: "<file> [--db <path>] [--experiments <dir>]",
-        arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.")],
+        arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.", arity: .one)],
         options: [
             .database,
             OptionSpec(name: "--experiments", valueName: "dir",

@@ -34,7 +34,6 @@ enum SimulateCommand {
           every check_minutes of the story, as a running server evaluates them, and a stopped arm's later users get
           the control's paywall (what 'abctl demo' does).
         """,
-        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>] [--until <time>] [--safeguards]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
             .experiments,
