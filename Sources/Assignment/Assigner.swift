@@ -275,7 +275,7 @@ public struct Assigner: Sendable {
         @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
             AssignmentDecision(variant: -1, reason: reason, bucket: bucket)
         }
-        if !e.forced.isEmpty, let i = e.forced[userID] {
+        if let i = e.forcedIndex(userID) {
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .forced, bucket: bucket)
         }
         if heldOut && !e.isHoldout { return out(.holdout) }

@@ -89,6 +89,8 @@ public struct ReportFigures: Sendable {
     /// Some proceeds counted are the revenue less the store's cut (`products.json` `stores`): tax is
     /// not known for them, and every format says "proceeds before tax" (SPEC §5).
     public var proceedsBeforeTax = false
+    /// The arms whose discount claim differs between storefronts (SPEC §1), each claim named.
+    public var storefrontClaims: [StorefrontClaims] = []
     /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
     public var forecast: [ArmForecast]? = nil
     /// The safeguard stops made by the as-of time, oldest first (SPEC §5, §8): what was seen,
