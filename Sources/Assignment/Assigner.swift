@@ -308,6 +308,7 @@ public struct Assigner: Sendable {
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .sticky, bucket: bucket)
         }
         if e.status == .paused { return AssignmentDecision(variant: -1, reason: .paused, bucket: bucket) }
+        // Both intents: in place without a rollout, the period's ranges for a bandit (the experiment decides).
         let chosen = e.chooseVariation(bucket: bucket, at: now)
         if chosen < 0 { return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket) }
         if e.stops.isStopped(chosen) { return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket) }

@@ -67,12 +67,32 @@ import TestSupport
         let store = try SQLiteEventStore(path: folder.path + "/events.sqlite")
         defer { store.close() }
         _ = try store.appendAndWait(events)
-        let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil))
+        let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(
+            generatedAt: simulator.observedUntil, segments: ["country"], minSegmentUsers: 50, products: catalog.products))
         for variant in report.figures.variants {
             let revenue = try #require(variant.metric(.named("revenue_per_user")))
             let expected = try #require(hand[variant.key])
             #expect(abs((revenue.sum ?? 0) - expected) < 1e-6 * expected, "\(variant.key): report \(revenue.sum ?? -1), by hand \(expected)")
+            // Its claim per storefront (both arms say percent_off), in offer_mismatch and the health notes.
+            let claims = try #require(report.figures.storefrontClaims.first { $0.variant == variant.key })
+            #expect(claims.claims.map(\.text) == ["Save 49%", "Save 46%", "Save 53%", "Save 45%", "Save 41%"])
+            #expect(claims.claims.map(\.countries) == [[], ["DE", "FR"], ["GB"], ["JP"], ["KR"]])
+            #expect(claims.claim(country: "CA") == "Save 49%" && claims.claim(country: "JP") == "Save 45%")
             print("storefronts \(variant.key): report revenue \(revenue.sum ?? -1), hand conversion \(expected), payments by currency \(byCurrency)")
         }
+        func member(_ v: JSONValue?, _ key: String) -> JSONValue? {
+            if case .object(let members)? = v { return members.last { $0.0 == key }?.1 }
+            return nil
+        }
+        let mismatch = member(member(member(JSONReportRenderer.value(report), "offer_mismatch"), "treatment"), "discount_claims")
+        #expect(mismatch == .object([("default", .string("Save 49%")), ("DE", .string("Save 46%")), ("FR", .string("Save 46%")),
+                                     ("GB", .string("Save 53%")), ("JP", .string("Save 45%")), ("KR", .string("Save 41%"))]), "\(String(describing: mismatch))")
+        let note = report.health.first { $0.code == "storefront_claims" }
+        #expect(note?.message == "“control” showed each storefront its own percent_off claim, computed from that storefront's prices: Save 49% in the default storefront (USD), Save 46% in DE, FR (EUR), Save 53% in GB (GBP), Save 45% in JP (JPY), Save 41% in KR (KRW).", "\(String(describing: note))")
+        // --by country: the storefront's claim beside each country.
+        let text = TextReportRenderer.render(report, color: false)
+        let jpRow = text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("JP ") }
+        #expect(jpRow?.contains("treatment (Save 45%)") == true, "\(text)")
+        #expect(text.contains("treatment (Save 49%)") && text.contains("treatment (Save 41%)"))
     }
 }

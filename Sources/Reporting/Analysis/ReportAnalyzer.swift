@@ -64,6 +64,7 @@ public enum ReportAnalyzer {
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
         figures.offerMismatch = try OfferChecks.figures(acc)
+        figures.storefrontClaims = StorefrontClaims.differing(exp, products: options.products)
         try addForecast(&figures, acc)
         figures.safeguards = acc.safeguards
         BanditAnalysis.analyze(&figures, acc: acc)

@@ -86,6 +86,8 @@ public struct ReportFigures: Sendable {
     public var segments: [SegmentDimension] = []
     /// Per arm, in experiment order: what the stores gave against what the arm tested (SPEC §5 offers).
     public var offerMismatch: [OfferMismatch] = []
+    /// The arms whose discount claim differs between storefronts (SPEC §1), each claim named.
+    public var storefrontClaims: [StorefrontClaims] = []
     /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
     public var forecast: [ArmForecast]? = nil
     /// The safeguard stops made by the as-of time, oldest first (SPEC §5, §8): what was seen,

@@ -67,7 +67,7 @@ public enum JSONReportRenderer {
             ("fallback_reasons", .object(r.copySources.map { split in
                 (split.variant, .object(split.fallbackReasons.map { ($0.reason, .number(Double($0.count))) }))
             })),
-            ("offer_mismatch", .object(r.offerMismatch.map { ($0.variant, offerMismatch($0)) })),
+            ("offer_mismatch", .object(r.offerMismatch.map { m in (m.variant, offerMismatch(m, claims: r.storefrontClaims.first { $0.variant == m.variant })) })),
         ]
         if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0)) }))) }
         if let forecasts = r.forecast { top.append(("forecast", forecast(forecasts))) }
@@ -171,7 +171,8 @@ public enum JSONReportRenderer {
         return .array([.number(b.lower), .number(b.upper)])
     }
 
-    static func offerMismatch(_ m: OfferMismatch) -> JSONValue {
+    /// `claims`: the arm's discount claim per storefront, where it differs between them (SPEC §1).
+    static func offerMismatch(_ m: OfferMismatch, claims: StorefrontClaims? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("arm_trial_days", .number(Double(m.armTrialDays))), ("trial_starts", .number(Double(m.trialStarts))),
             ("trial_days_differ", .number(Double(m.trialDaysDiffer))),
@@ -179,6 +180,7 @@ public enum JSONReportRenderer {
             ("paid_without_trial", .number(Double(m.paidWithoutTrial))), ("users", .number(Double(m.users))), ("count", .number(Double(m.count))),
             ("share", num(m.share)), ("p_value", num(m.pValue)), ("control_p_value", num(m.controlPValue)), ("flagged", .bool(m.flagged)),
         ]
+        if let claims { members.append(("discount_claims", claims.json)) }
         if !m.nullReasons.isEmpty {
             members.append(("null_reasons", .object(m.nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         }
