@@ -100,11 +100,25 @@ public struct Simulator: Sendable {
         }
     }
 
+    /// A bandit's period boundaries during the story (SPEC §2, §5): at each, once everyone who arrived
+    /// before it is written, `update` records the period (as a server's lease holder would) and answers
+    /// every bandit's periods, which later arrivals are drawn with.
+    public struct Allocation {
+        /// Offsets from the story's start, ascending.
+        public var boundaries: [TimeInterval]
+        public var update: (Date) throws -> [String: [BanditPeriod]]
+
+        public init(boundaries: [TimeInterval], update: @escaping (Date) throws -> [String: [BanditPeriod]]) {
+            self.boundaries = boundaries
+            self.update = update
+        }
+    }
+
     /// Generates every user's events and hands them to `write` in batches of about `batchSize`.
     /// With `checkpoints`, users are simulated in order of arrival and each look sees every user who
     /// arrived before it; each user's events are the same as without, until a stop changes their arm.
     public func run(batchSize: Int = 20_000, write: ([Event]) throws -> AppendResult, checkpoints: Checkpoints? = nil,
-                    progress: (Int) -> Void = { _ in }) throws -> Summary {
+                    allocation: Allocation? = nil, progress: (Int) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
         summary.start = start
         summary.arrivalsEnd = arrivalsEnd
@@ -113,7 +127,7 @@ public struct Simulator: Sendable {
         batch.reserveCapacity(batchSize + 64)
         var order = Array(0..<options.users)
         var arrivals: [Double] = []
-        if checkpoints != nil {
+        if checkpoints != nil || allocation != nil {
             // The first draw of a user's stream is the arrival (simulateUser); drawn here from a copy of it.
             arrivals = order.map { index in
                 var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
@@ -124,7 +138,23 @@ public struct Simulator: Sendable {
         var simulator = self
         var nextLook = checkpoints.map { $0.every } ?? .infinity
         var stops: [String: ArmStops] = [:]
+        var periods: [String: [BanditPeriod]] = [:]
+        var nextBoundary = 0
         for (done, index) in order.enumerated() {
+            if let allocation, nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
+                if !batch.isEmpty {
+                    summary.events += batch.count
+                    let r = try write(batch)
+                    summary.stored += r.stored
+                    summary.duplicates += r.duplicates
+                    batch.removeAll(keepingCapacity: true)
+                }
+                while nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
+                    periods = try allocation.update(start.addingTimeInterval(allocation.boundaries[nextBoundary]))
+                    nextBoundary += 1
+                }
+                simulator.assigner = assigner.withStops(stops).withPeriods(periods)
+            }
             if let checkpoints, arrivals[index] >= nextLook {
                 if !batch.isEmpty {
                     summary.events += batch.count
@@ -138,7 +168,7 @@ public struct Simulator: Sendable {
                     let answer = try checkpoints.look(now)
                     if answer.stops != stops {
                         stops = answer.stops
-                        simulator.assigner = assigner.withStops(answer.stops)
+                        simulator.assigner = assigner.withStops(answer.stops).withPeriods(periods)
                     }
                     nextLook = answer.again ? nextLook + checkpoints.every : .infinity
                 }
@@ -214,6 +244,14 @@ public struct Simulator: Sendable {
         let storefrontCurrency = products.storefrontCurrency(country: country)
         let rate = storefrontCurrency == products.currency ? nil : (try? products.converter.convert(1, from: storefrontCurrency))
 
+        // Payments go through the store of the user's platform (SPEC §5 proceeds): the App Store on iOS,
+        // Google Play on Android, Stripe otherwise; proceeds are the revenue less that store's cut.
+        let store: PaymentStore = switch attributes["platform"] {
+        case .string("ios")?: .appStore
+        case .string("android")?: .googlePlay
+        default: .stripe
+        }
+        let fees = catalog.products.stores
         var eventNumber = 0
         /// The id the user's purchases arrive under (SPEC §4 people: the known id once logged in).
         var purchaser = userID
@@ -224,13 +262,16 @@ public struct Simulator: Sendable {
             eventNumber += 1
             // `revenue` is in the storefront's currency; a rate (validation requires one) converts it.
             let paid = revenue.flatMap { amount in rate.map { _ in amount } }
+            let converted = revenue.map { amount in rate.map { amount * $0 } ?? amount }
             events.append(Event(
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: type == .exposure ? userID : purchaser, timestamp: Timestamp(time),
-                experiment: experiment, variant: variant, revenue: revenue.map { amount in rate.map { amount * $0 } ?? amount },
+                experiment: experiment, variant: variant, revenue: converted,
                 currency: revenue == nil ? nil : products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
                 placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
-                originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency))
+                originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency,
+                store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
+                proceedsBeforeTax: revenue != nil))
             return true
         }
 
@@ -338,7 +379,7 @@ public struct Simulator: Sendable {
             plan.price = plan.price(in: currency, default: catalog.products.currency) ?? plan.price
             add(type, at: time, revenue: plan.price, productID: plan.productID)
             if rng.chance(rates.refund) {
-                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: plan.price, productID: plan.productID)
+                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: -plan.price, productID: plan.productID)
             } else if let churn = rates.renewalChurn, let days = Simulator.periodDays[plan.period] {
                 // θ ~ Beta(α, β) per payer; each renewal comes unless the payer churns first.
                 let theta = rng.beta(churn.alpha, churn.beta)

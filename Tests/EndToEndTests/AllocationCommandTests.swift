@@ -84,6 +84,29 @@ import Glibc
         #expect(omitted.first?["experiment"] as? String == "lines")
     }
 
+    /// `abctl simulate` honours the periods: at each boundary of simulated time it records the
+    /// period from the mature rewards so far and draws later arrivals with it, so the report's
+    /// per-period sample ratio check holds and the weights moved.
+    @Test func simulateDrawsWithEachPeriodsWeights() async throws {
+        let folder = AssignCommandTests.folder()
+        folder.write("lines.json", Self.bandit())
+        let db = folder.path + "/sim.sqlite"
+        let base = ["--db", db, "--experiments", folder.path]
+        let sim = try await Abctl.run(["simulate", "--users", "12000", "--days", "8", "--tail-days", "2"] + base)
+        #expect(sim.status == 0, "\(sim.stderr)")
+        let report = try await Abctl.run(["report", "lines", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-11T00:00:00Z"])
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any], "\(report.stderr)")
+        let periods = try #require((body["allocation"] as? [String: Any])?["periods"] as? [[String: Any]])
+        #expect(periods.count >= 8)
+        #expect(periods.compactMap { $0["rule"] as? String }.contains("learned"))
+        let srm = try #require(body["srm"] as? [String: Any])
+        #expect((srm["p_value"] as? Double ?? 0) > 0.001, "\(srm)")
+        // Drawn with the learned weights, the last period's users are not an equal split.
+        let last = try #require(periods.last { ($0["users"] as? [String: Int])?.values.reduce(0, +) ?? 0 > 0 })
+        let weights = try #require(last["weights"] as? [String: Double])
+        #expect(weights.values.contains { abs($0 - 1.0 / 3) > 0.05 }, "\(weights)")
+    }
+
     /// A server records the current period under its lease and every answer names it; the
     /// exposure that echoes it is stored.
     @Test func aServerAnswersWithTheCurrentPeriod() async throws {

@@ -54,7 +54,7 @@ public final class ExperimentSnapshot: Sendable {
         self.experimentsByID = byID
         let assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.assigner = assigner
-        self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter)
+        self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter, fees: catalog.products.stores)
         (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog)
         self.features = FeaturesPayloadCache(catalog: catalog)
         let products = catalog.products

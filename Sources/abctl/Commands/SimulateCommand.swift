@@ -109,6 +109,7 @@ enum SimulateCommand {
         do {
             summary = try simulator.run(write: { try store.appendAndWait($0) },
                                         checkpoints: safeguards ? StorySafeguards.checkpoints(catalog: catalog, store: store) : nil,
+                                        allocation: StoryAllocation.allocation(catalog: catalog, store: store, simulator: simulator),
                                         progress: { progress.update($0) })
         } catch {
             throw CLIError.runtime("simulation failed: \(error)")
