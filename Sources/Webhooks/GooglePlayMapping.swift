@@ -96,6 +96,10 @@ public enum GooglePlayMapping {
 
     /// The event; `purchase` is the `SubscriptionPurchaseV2` for a subscription notification.
     public static func map(_ notification: Notification, purchase: [(String, JSONValue)]?, lookups: Lookups) throws -> WebhookOutcome {
+        try mapEvent(notification, purchase: purchase, lookups: lookups).through(.googlePlay)
+    }
+
+    private static func mapEvent(_ notification: Notification, purchase: [(String, JSONValue)]?, lookups: Lookups) throws -> WebhookOutcome {
         switch notification.kind {
         case .ignored(let name):
             return .ignored(type: name, reason: .type)
