@@ -84,6 +84,10 @@ public enum IgnoredReason: String, Sendable, Equatable {
     case noUser = "no_user"
     /// A refund whose amount was already counted.
     case alreadyCounted = "already_counted"
+    /// A purchase token the Play Developer API does not know (404): a retry cannot succeed.
+    case unknownToken = "unknown_token"
+    /// A notification for another app's package: never this server's to store.
+    case otherPackage = "other_package"
     /// A RevenueCat `TRANSFER` from no anonymous id: two known ids never merge (SPEC §4).
     case transferBetweenKnownIDs = "transfer_between_known_ids"
 }
