@@ -576,8 +576,16 @@ final class GroupCommitWriter: @unchecked Sendable {
             try add.bind(2, key)
             try add.run()
         }
-        let drop = try prepared(&deleteFacts, "DELETE FROM facts WHERE user_id = ?1")
+        // Facts are keyed (experiment, user_id): the id's rows are found through the experiments its
+        // person's ids were exposed to (a scan of `facts` per link would be quadratic in a load).
+        let drop = try prepared(&deleteFacts, """
+            DELETE FROM facts WHERE user_id = ?1 AND experiment IN (
+                SELECT experiment FROM events WHERE user_id = ?1 AND type = \(EventType.exposure.rawValue)
+                UNION SELECT e.experiment FROM people p JOIN events e ON e.user_id = p.user_id
+                WHERE p.person_id = ?2 AND e.type = \(EventType.exposure.rawValue))
+            """)
         try drop.bind(1, id)
+        try drop.bind(2, person)
         try drop.run()
         personsToRefresh.remove(id)
         personsToRefresh.insert(person)
