@@ -244,6 +244,14 @@ public struct Simulator: Sendable {
         let storefrontCurrency = products.storefrontCurrency(country: country)
         let rate = storefrontCurrency == products.currency ? nil : (try? products.converter.convert(1, from: storefrontCurrency))
 
+        // Payments go through the store of the user's platform (SPEC §5 proceeds): the App Store on iOS,
+        // Google Play on Android, Stripe otherwise; proceeds are the revenue less that store's cut.
+        let store: PaymentStore = switch attributes["platform"] {
+        case .string("ios")?: .appStore
+        case .string("android")?: .googlePlay
+        default: .stripe
+        }
+        let fees = catalog.products.stores
         var eventNumber = 0
         /// The id the user's purchases arrive under (SPEC §4 people: the known id once logged in).
         var purchaser = userID
@@ -254,13 +262,16 @@ public struct Simulator: Sendable {
             eventNumber += 1
             // `revenue` is in the storefront's currency; a rate (validation requires one) converts it.
             let paid = revenue.flatMap { amount in rate.map { _ in amount } }
+            let converted = revenue.map { amount in rate.map { amount * $0 } ?? amount }
             events.append(Event(
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: type == .exposure ? userID : purchaser, timestamp: Timestamp(time),
-                experiment: experiment, variant: variant, revenue: revenue.map { amount in rate.map { amount * $0 } ?? amount },
+                experiment: experiment, variant: variant, revenue: converted,
                 currency: revenue == nil ? nil : products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
                 placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
-                originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency))
+                originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency,
+                store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
+                proceedsBeforeTax: revenue != nil))
             return true
         }
 
@@ -368,7 +379,7 @@ public struct Simulator: Sendable {
             plan.price = plan.price(in: currency, default: catalog.products.currency) ?? plan.price
             add(type, at: time, revenue: plan.price, productID: plan.productID)
             if rng.chance(rates.refund) {
-                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: plan.price, productID: plan.productID)
+                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: -plan.price, productID: plan.productID)
             } else if let churn = rates.renewalChurn, let days = Simulator.periodDays[plan.period] {
                 // θ ~ Beta(α, β) per payer; each renewal comes unless the payer churns first.
                 let theta = rng.beta(churn.alpha, churn.beta)

@@ -84,9 +84,9 @@ enum PostStratifiedComparisons {
         out.nullReasons["relative_lift"] = nil
         out.nullReasons["relative_ci"] = nil
         if relativeCI == nil {
-            let who = estimate.controlMean <= 0 && estimate.variantMean <= 0 ? "neither arm's adjusted \(m.isRevenue ? "revenue per user" : "rate") is positive"
-                : estimate.controlMean <= 0 ? "the control's adjusted \(m.isRevenue ? "revenue per user" : "rate") is not positive"
-                : "“\(c.variant)”'s adjusted \(m.isRevenue ? "revenue per user" : "rate") is not positive"
+            let who = estimate.controlMean <= 0 && estimate.variantMean <= 0 ? "neither arm's adjusted \(m.isRevenue ? Wording.moneyWords(m) + " per user" : "rate") is positive"
+                : estimate.controlMean <= 0 ? "the control's adjusted \(m.isRevenue ? Wording.moneyWords(m) + " per user" : "rate") is not positive"
+                : "“\(c.variant)”'s adjusted \(m.isRevenue ? Wording.moneyWords(m) + " per user" : "rate") is not positive"
             let reason = who + ", so a relative change cannot be estimated"
             if out.relativeLift == nil { out.nullReasons["relative_lift"] = reason }
             out.nullReasons["relative_ci"] = reason

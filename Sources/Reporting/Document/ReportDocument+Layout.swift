@@ -23,8 +23,8 @@ extension ReportDocument {
         sections += r.segments.indices.map { Self.segment(r, $0) }
         sections.append(Section(title: [.text("Cumulative paid conversion")], blocks: [.chart(.conversion, caption:
             "Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.")]))
-        sections.append(Section(title: [.text("Revenue per user by day")], blocks: [.chart(.revenue, caption:
-            "Cumulative net revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(Self.capCaption(r)). Curves stop where fewer than 20 users have been followed that long.")]))
+        sections.append(Section(title: [.text("Gross revenue per user by day")], blocks: [.chart(.revenue, caption:
+            "Cumulative gross revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(Self.capCaption(r)). Curves stop where fewer than 20 users have been followed that long.")]))
         if let forecasts = r.forecast { sections.append(Self.forecast(r, forecasts)) }
         sections.append(Self.survival(r))
         sections += r.copySources.map(Self.copySources)

@@ -86,6 +86,9 @@ public struct ReportFigures: Sendable {
     public var segments: [SegmentDimension] = []
     /// Per arm, in experiment order: what the stores gave against what the arm tested (SPEC §5 offers).
     public var offerMismatch: [OfferMismatch] = []
+    /// Some proceeds counted are the revenue less the store's cut (`products.json` `stores`): tax is
+    /// not known for them, and every format says "proceeds before tax" (SPEC §5).
+    public var proceedsBeforeTax = false
     /// The arms whose discount claim differs between storefronts (SPEC §1), each claim named.
     public var storefrontClaims: [StorefrontClaims] = []
     /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.

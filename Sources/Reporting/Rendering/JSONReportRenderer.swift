@@ -23,6 +23,8 @@ public enum JSONReportRenderer {
             ("currency", .string(r.currency)),
             ("users", .number(Double(r.users))),
             ("crossover_users", .number(Double(r.crossoverUsers))),
+            // SPEC §5: some proceeds are the revenue less the store's cut, tax not known.
+            ("proceeds_before_tax", .bool(r.proceedsBeforeTax)),
             ("srm", srm(r.srm)),
             ("variants", .array(r.variants.map(variant))),
             ("comparisons", .array(r.comparisons.map(comparison))),
@@ -139,6 +141,7 @@ public enum JSONReportRenderer {
                 })),
             ]
             if let reason = f.nullReason { fields.append(("null_reason", .string(reason))) }
+            if !f.nullReasons.isEmpty { fields.append(("null_reasons", .object(f.nullReasons.keys.sorted().map { ($0, .string(f.nullReasons[$0]!)) }))) }
             return (f.variant, .object(fields))
         })
     }

@@ -141,7 +141,7 @@ enum SVGCharts {
         }
         guard series.contains(where: { !$0.points.isEmpty }), yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
-                         xLabel: "days since first exposure", yLabel: "revenue per user", aria: "Cumulative revenue per exposed user by day since first exposure, per variant",
+                         xLabel: "days since first exposure", yLabel: "gross revenue per user", aria: "Cumulative gross revenue per exposed user by day since first exposure, per variant",
                          yTick: { Wording.money($0, in: r.currency) })
     }
 
@@ -164,7 +164,7 @@ enum SVGCharts {
         }
         guard yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: horizon, yMin: 0, yMax: niceMax(yMax), xLabel: "days since first exposure",
-                         yLabel: "revenue per user", aria: "Realised revenue per user by day, extended by the forecast to day \(Int(horizon)) with its 90% interval, per variant",
+                         yLabel: "gross revenue per user", aria: "Realised gross revenue per user by day, extended by the forecast to day \(Int(horizon)) with its 90% interval, per variant",
                          yTick: { Wording.money($0, in: r.currency) }, extensions: extensions)
     }
 

@@ -35,9 +35,17 @@ public enum AppStoreMapping {
     }
 
     /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`.
+    /// Every event comes through the App Store (SPEC §4 `store`; proceeds at its configured commission).
     public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
                            trialAwaitingConversion: (UserID) throws -> Bool,
                            userForStoreAccount: (String) throws -> UserID? = { _ in nil }) throws -> WebhookOutcome {
+        try mapEvent(payload: payload, transaction: transaction, trialAwaitingConversion: trialAwaitingConversion,
+                     userForStoreAccount: userForStoreAccount).through(.appStore)
+    }
+
+    private static func mapEvent(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
+                                 trialAwaitingConversion: (UserID) throws -> Bool,
+                                 userForStoreAccount: (String) throws -> UserID?) throws -> WebhookOutcome {
         func invalid(_ field: String, _ message: String) -> WebhookError { .invalid(field, message) }
         guard case .string(let notification)? = member(payload, "notificationType") else {
             throw WebhookError(.malformed, code: "missing_field", "'notificationType' is required", field: "notificationType")
@@ -48,8 +56,12 @@ public enum AppStoreMapping {
         if let transaction, case .string("FREE_TRIAL")? = member(transaction, "offerDiscountType") { freeTrial = true } else { freeTrial = false }
         // The user is needed before the type (a renewal asks about the user's trial).
         var user: UserID?
+        var unmatched = false
         if let transaction, case .string(let token)? = member(transaction, "appAccountToken"), !token.isEmpty {
-            user = try userForStoreAccount(token) ?? UserID(token)
+            let token = StoreAccount.normalized(token)
+            user = try userForStoreAccount(token)
+            unmatched = user == nil
+            if user == nil { user = UserID(token) }
         }
         let mapped = try type(notification: notification, subtype: subtype, freeTrial: freeTrial) {
             guard let user else { return false }
@@ -74,9 +86,11 @@ public enum AppStoreMapping {
         }
         var product: String?
         if case .string(let p)? = member(transaction, "productId") { product = p }
-        return .event(MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
-                                  revenue: revenue, currency: currency, productID: product,
-                                  trialDays: mapped == .trialStarted ? grantedTrialDays(transaction) : nil))
+        var event = MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
+                                revenue: revenue, currency: currency, productID: product,
+                                trialDays: mapped == .trialStarted ? grantedTrialDays(transaction) : nil)
+        event.unmatchedStoreAccount = unmatched
+        return .event(event)
     }
 
     /// The free trial Apple granted, in days: `offerPeriod` (ISO 8601, `P1W`, `P3D`, `P1M`; a month

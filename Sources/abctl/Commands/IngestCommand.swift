@@ -67,7 +67,8 @@ enum IngestCommand {
 
         // A file is history (an export, a fixture, a simulation's output): its times are held to a
         // clock only when ABCTL_NOW names one (docs/Contract.md); the server holds live events to its own.
-        var parser = EventParser(catalog: catalog.map { KnownVariants($0.variantKeys) }, currency: catalog?.products.converter)
+        var parser = EventParser(catalog: catalog.map { KnownVariants($0.variantKeys) }, currency: catalog?.products.converter,
+                                 fees: catalog?.products.stores ?? .standard)
         if let now = try FixedClock.now(command: "ingest") { parser = parser.receiving(at: Timestamp(now)) }
         let tally = Tally()
         let slots = DispatchSemaphore(value: batchesInFlight)
