@@ -188,6 +188,15 @@ public final class AssignableExperiment: Sendable {
         return stages[stageIndex(at: now)].ranges
     }
 
+    /// GrowthBook's `chooseVariation` over `ranges(at: now)`: the variant whose range holds
+    /// `bucket`, or -1. When those are `ranges` (no rollout, not a bandit) they are read in place,
+    /// without a copy of the array per answer.
+    @inline(__always)
+    func chooseVariation(bucket: Double, at now: Date) -> Int {
+        if stages.isEmpty && !isBandit { return variantIndex(bucket: bucket) }
+        return Bucketing.chooseVariation(bucket, ranges: ranges(at: now))
+    }
+
     /// The rollout stage in force at `now` (0 without a rollout).
     public func stageIndex(at now: Date) -> Int {
         let time = stops.holdStageAt.map { min($0, now) } ?? now

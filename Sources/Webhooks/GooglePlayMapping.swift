@@ -40,6 +40,9 @@ public enum GooglePlayMapping {
 
     public static let purchased = 4, renewed = 2, canceled = 3
 
+    /// The code of the error a notification for another package throws.
+    public static let wrongPackageCode = "wrong_package"
+
     /// The push body, checked: `message.data` a base64 developer notification for `packageName`.
     public static func parse(_ body: [UInt8], packageName: String) throws(WebhookError) -> Notification {
         guard let push = GooglePushVerifier.object(body) else { throw malformed("the body is not a JSON object (a Pub/Sub push)", field: nil) }
@@ -55,7 +58,7 @@ public enum GooglePlayMapping {
             throw malformed("the notification has no 'packageName'", field: "message.data.packageName")
         }
         guard package == packageName else {
-            throw WebhookError(.unverified, code: "wrong_package", "the notification is for '\(package)', not '\(packageName)' (see --googleplay-package)",
+            throw WebhookError(.unverified, code: Self.wrongPackageCode, "the notification is for '\(package)', not '\(packageName)' (see --googleplay-package)",
                                field: "message.data.packageName")
         }
         guard case .string(let millisText)? = GooglePushVerifier.member(notification, "eventTimeMillis"), let millis = Int64(millisText),
@@ -111,12 +114,15 @@ public enum GooglePlayMapping {
         case .subscription(let type, let token):
             guard let purchase else { throw GooglePlayAPI.unavailable("no purchase was read") }
             guard let account = accountID(purchase) else { return .ignored(type: "subscriptionNotification.\(type)", reason: .noUser) }
-            let user = UserID(try lookups.userForStoreAccount(account) ?? account)
+            let storeAccount = StoreAccount.normalized(account)
+            let matched = try lookups.userForStoreAccount(storeAccount)
+            let user = UserID(matched ?? storeAccount)
             let item = firstLineItem(purchase)
             var product: String?
             if let item, case .string(let p)? = GooglePushVerifier.member(item, "productId") { product = p }
-            let base = MappedEvent(eventID: EventID(notification.messageID), type: .cancelled, userID: user,
+            var base = MappedEvent(eventID: EventID(notification.messageID), type: .cancelled, userID: user,
                                    timestampMilliseconds: notification.eventTimeMilliseconds, productID: product)
+            base.unmatchedStoreAccount = matched == nil
             if type == canceled { return .event(base) }
             if type == purchased, let item, let days = freeTrialDays(item, purchase: purchase) {
                 var event = base
