@@ -207,6 +207,13 @@ public struct Simulator: Sendable {
         }
         let request = PaywallRequest(variables: rng.chance(0.6) ? ["userName": "Walker\(index % 97)"] : [:], signals: signals)
 
+        // The user's storefront (SPEC §1): it pays its country's list price in that currency, stored
+        // converted into the report currency with the amount as paid kept, as ingest stores it.
+        let products = catalog.products
+        let storefront: String = {
+            guard case .string(let country) = attributes["country"] else { return products.currency }
+            return products.storefrontCurrency(country: country)
+        }()
         var eventNumber = 0
         /// The id the user's purchases arrive under (SPEC §4 people: the known id once logged in).
         var purchaser = userID
@@ -215,11 +222,17 @@ public struct Simulator: Sendable {
                  productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) -> Bool {
             guard time < observedUntil else { return false }
             eventNumber += 1
-            events.append(Event(
+            var event = Event(
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: type == .exposure ? userID : purchaser, timestamp: Timestamp(time),
-                experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : catalog.products.currency,
+                experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
-                placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty))
+                placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty)
+            if let amount = revenue, storefront != products.currency, let converted = try? products.converter.convert(amount, from: storefront) {
+                event.revenue = converted
+                event.originalRevenue = amount
+                event.originalCurrency = storefront
+            }
+            events.append(event)
             return true
         }
 
@@ -267,7 +280,7 @@ public struct Simulator: Sendable {
             }
         }
         guard let (rates, paywall, window) = behaviour else { return (exposed, arrived) }
-        behave(rates: rates, paywall: paywall, window: window, arrival: arrival, rng: &rng, add: add)
+        behave(rates: rates, paywall: paywall, window: window, arrival: arrival, storefront: storefront, rng: &rng, add: add)
         return (exposed, arrived)
     }
 
@@ -310,7 +323,7 @@ public struct Simulator: Sendable {
 
     /// What a user does after the paywall it saw (nil: none): a trial or a purchase, cancellations,
     /// conversion, renewals and refunds, by `rates`.
-    private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, rng: inout SplitMix64,
+    private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, storefront: String, rng: inout SplitMix64,
                         add emit: (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?) -> Bool) {
         func add(_ type: EventType, at time: Date, revenue: Double? = nil, productID: String? = nil) {
             _ = emit(type, time, nil, nil, revenue, productID, nil)
@@ -321,18 +334,20 @@ public struct Simulator: Sendable {
         let trialDays = paywall?.trialDays ?? 0
         let plans = catalog.products.offerings[offering] ?? [:]
         let annual = plans.values.first { $0.period == "P1Y" }, monthly = plans.values.first { $0.period == "P1M" }
+        // The list price in the user's storefront currency (validation requires one for every plan).
+        func price(_ plan: Products.Plan) -> Double { plan.price(in: storefront, default: catalog.products.currency) ?? plan.price }
         func pay(at time: Date, type: EventType) {
             guard let plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
-            add(type, at: time, revenue: plan.price, productID: plan.productID)
+            add(type, at: time, revenue: price(plan), productID: plan.productID)
             if rng.chance(rates.refund) {
-                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: plan.price, productID: plan.productID)
+                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: price(plan), productID: plan.productID)
             } else if let churn = rates.renewalChurn, let days = Simulator.periodDays[plan.period] {
                 // θ ~ Beta(α, β) per payer; each renewal comes unless the payer churns first.
                 let theta = rng.beta(churn.alpha, churn.beta)
                 var renewal = time.addingTimeInterval(days * 86400)
                 var t = 1
                 while renewal < observedUntil && !rng.chance(churn.churn(theta: theta, renewal: t)) {
-                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
+                    add(.renewed, at: renewal, revenue: price(plan), productID: plan.productID)
                     renewal = renewal.addingTimeInterval(days * 86400)
                     t += 1
                 }
@@ -340,7 +355,7 @@ public struct Simulator: Sendable {
             } else if plan.period == "P1M" {
                 var renewal = time.addingTimeInterval(30 * 86400)
                 while renewal < observedUntil && rng.chance(rates.renewal) {
-                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
+                    add(.renewed, at: renewal, revenue: price(plan), productID: plan.productID)
                     renewal = renewal.addingTimeInterval(30 * 86400)
                 }
             }
