@@ -91,14 +91,14 @@ let package = Package(
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", definitions], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Events", definitions, "SQLiteStore"], exclude: ["Fixtures"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", definitions, "Reporting", "Statistics"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Assignment", "Events", "SQLiteStore", definitions, "Reporting", "Statistics", "TestSupport"]),
         .testTarget(name: "AbctlClientTests", dependencies: [abctlClient, definitions, paywallCopy, "TestSupport"], resources: [.copy("Fixtures")]),
         // A process of its own for AbctlClientTests to kill with events queued (Tests/ClientProbe).
         .executableTarget(name: "ClientProbe", dependencies: [abctlClient], path: "Tests/ClientProbe"),
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", definitions]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "AllocationTests", dependencies: ["Allocation", "Events", definitions, "Statistics", "SQLiteStore", "TestSupport", "Assignment"], exclude: ["Fixtures"]),
+        .testTarget(name: "AllocationTests", dependencies: ["Allocation", "Events", definitions, "Statistics", "SQLiteStore", "TestSupport", "Assignment", "Reporting"], exclude: ["Fixtures"]),
         .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Reporting", "Events", definitions, "Statistics"]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,6 +18,9 @@
 #    have `safeguards` (day0_cancel_rate, trial_cancel_rate, refund_rate; checked every minute, so
 #    evaluations of the users the rounds expose happen during the runs): goal >= 0.95x the same
 #    requests with safeguards off (issue 29).
+#    And a third abctl server whose products.json has storefronts (JP, DE, FR, GB, KR; issue 38) answers
+#    the same request with "country":"JP" (a storefront: its answers, rendered at load) and with no
+#    country (the default storefront): goal JP within 5% of no country, by the median of the rounds.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
 #
@@ -67,6 +70,20 @@ metric() {   # $1: metric line prefix
   curl -s "http://127.0.0.1:$ABCTL_PORT/metrics" | grep -F "$1" | awk '{print $2}'
 }
 
+# The same experiments with storefronts in products.json (issue 38).
+cp -r "$ROOT/Experiments" "$WORK/storefronts"
+python3 - "$WORK/storefronts/products.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["exchange_rates"] = {**p.get("exchange_rates", {}), "JPY": 0.0067, "EUR": 1.08, "GBP": 1.27, "KRW": 0.00075}
+p["storefronts"] = {"JP": "JPY", "DE": "EUR", "FR": "EUR", "GB": "GBP", "KR": "KRW"}
+local = {"P1M": {"JPY": 1500, "EUR": 10.99, "GBP": 8.99, "KRW": 14000}, "P1Y": {"JPY": 9800, "EUR": 69.99, "GBP": 49.99, "KRW": 99000}}
+for offering in p["offerings"].values():
+    for plan in offering["plans"].values():
+        plan["prices"] = local[plan["period"]]
+json.dump(p, open(sys.argv[1], "w"), indent=2)
+PY
+
 # --- wrk scripts ---------------------------------------------------------------------------------
 # What both scripts share: a per-thread id (request ids stay unique) and the RESULT line.
 cat >"$WORK/common.lua" <<'LUA'
@@ -104,6 +121,11 @@ for form in one placement; do
   sed -e "s/\"signals\":{\"companion\":\"dog\"}}'/\"signals\":{\"companion\":\"dog\"},$member}'/" "$WORK/assign.lua" >"$WORK/assign-$form.lua"
   grep -qF "$member" "$WORK/assign-$form.lua" || { echo "bench: could not write assign-$form.lua" >&2; exit 1; }
 done
+
+# The plain request with "country":"JP" (a storefront) and with no country.
+sed -e 's/"country":"US"/"country":"JP"/' "$WORK/assign.lua" >"$WORK/assign-jp.lua"
+sed -e 's/"country":"US",//' "$WORK/assign.lua" >"$WORK/assign-nocountry.lua"
+grep -qF '"country":"JP"' "$WORK/assign-jp.lua" && ! grep -qF country "$WORK/assign-nocountry.lua" || { echo "bench: could not write the storefront scripts" >&2; exit 1; }
 
 cat "$WORK/common.lua" "$ROOT/bench/lib/events-request.lua" >"$WORK/events.lua"
 
@@ -144,11 +166,16 @@ NGINX_STARTED=1
 PLAIN_PID=$SERVER_PID; PLAIN_PORT=$ABCTL_PORT
 start_abctl "$WORK/guarded.sqlite" "$WORK/guarded"
 GUARDED_PID=$SERVER_PID; GUARDED_PORT=$ABCTL_PORT
-trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; cleanup' EXIT
+start_abctl "$WORK/storefronts.sqlite" "$WORK/storefronts"
+PRICED_PID=$SERVER_PID; PRICED_PORT=$ABCTL_PORT
+trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; [ -n "$PRICED_PID" ] && kill "$PRICED_PID" 2>/dev/null; cleanup' EXIT
 SERVER_PID=$PLAIN_PID; ABCTL_PORT=$PLAIN_PORT
+curl -s -X POST "http://127.0.0.1:$PRICED_PORT/v1/assign" -H 'Content-Type: application/json' \
+  -d '{"user_id":"bench-sample","attributes":{"country":"JP","app_version":"2.3.0"},"placement":"feature_gate"}' | grep -q '"currency":"JPY"' \
+  || echo "bench: the storefront server does not price JP in JPY" >&2
 curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | grep -q '^abctl_safeguard_lease_held 1' || echo "bench: the guarded server holds no safeguard lease" >&2
 
-NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""
+NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""; JP_RESULTS=""; NOCOUNTRY_RESULTS=""
 for round in $(seq "$ROUNDS"); do
   echo "bench: round $round/$ROUNDS: wrk -t$WRK_THREADS -c$CONNECTIONS -d${ROUND_SECONDS}s POST /v1/assign, nginx (fixed body) then abctl serve"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
@@ -161,12 +188,17 @@ for round in $(seq "$ROUNDS"); do
   echo "  abctl one experiment $line"; ONE_RESULTS="$ONE_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-placement.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl placement      $line"; PLACEMENT_RESULTS="$PLACEMENT_RESULTS$line;"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-nocountry.lua" "http://127.0.0.1:$PRICED_PORT" | grep RESULT)"
+  echo "  abctl storefronts, no country $line"; NOCOUNTRY_RESULTS="$NOCOUNTRY_RESULTS$line;"
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-jp.lua" "http://127.0.0.1:$PRICED_PORT" | grep RESULT)"
+  echo "  abctl storefronts, JP         $line"; JP_RESULTS="$JP_RESULTS$line;"
 done
 "$NGINX" -p "$WORK/nginx" -c nginx.conf -s stop; NGINX_STARTED=""
 GUARDED_EVALUATIONS="$(curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | awk '$1 == "abctl_safeguard_evaluations_total" { print $2 }')"
 GUARDED_SECONDS="$(curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | awk '$1 == "abctl_safeguard_last_evaluation_seconds" { print $2 }')"
 stop_abctl
 SERVER_PID=$GUARDED_PID; stop_abctl; GUARDED_PID=""
+SERVER_PID=$PRICED_PID; stop_abctl; PRICED_PID=""
 
 # The HTTP layer's own ceiling: libmicrohttpd configured as abctl configures it, fixed body, no work.
 cc -O2 -o "$WORK/mhd_fixed" "$ROOT/bench/mhd_fixed.c" -lmicrohttpd
@@ -191,7 +223,7 @@ STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]
 
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" <<'PY'
+python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" "$NOCOUNTRY_RESULTS" "$JP_RESULTS" <<'PY'
 import statistics, sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
@@ -227,6 +259,13 @@ guarded_ratios = [g["rps"] / a["rps"] for a, g in zip(abctl_runs, guarded_runs)]
 guarded_ratio = statistics.median(guarded_ratios)
 print(f"  assign, safeguards on: {statistics.median(g['rps'] for g in guarded_runs):>10.0f} req/s   p99 {statistics.median(g['p99_ms'] for g in guarded_runs):.2f} ms   errors {int(sum(g['errors'] for g in guarded_runs))}   ({sys.argv[11]} evaluations, the last {float(sys.argv[12]):.3f} s)")
 print(f"  safeguards on / off, by round: {', '.join(f'{r:.2f}x' for r in guarded_ratios)}; median {guarded_ratio:.2f}x (goal >= 0.95x: {'met' if guarded_ratio >= 0.95 else 'NOT met'})")
+nocountry_runs = [parse(l) for l in sys.argv[13].split(";") if l]
+jp_runs = [parse(l) for l in sys.argv[14].split(";") if l]
+jp_ratios = [j["rps"] / n["rps"] for n, j in zip(nocountry_runs, jp_runs)]
+jp_ratio = statistics.median(jp_ratios)
+print(f"  storefronts, no country: {statistics.median(n['rps'] for n in nocountry_runs):>8.0f} req/s   p99 {statistics.median(n['p99_ms'] for n in nocountry_runs):.2f} ms")
+print(f"  storefronts, JP        : {statistics.median(j['rps'] for j in jp_runs):>8.0f} req/s   p99 {statistics.median(j['p99_ms'] for j in jp_runs):.2f} ms   errors {int(sum(j['errors'] for j in jp_runs))}")
+print(f"  JP / no country, by round: {', '.join(f'{r:.2f}x' for r in jp_ratios)}; median {jp_ratio:.2f}x (goal within 5%: {'met' if jp_ratio >= 0.95 else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
       f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")

@@ -22,7 +22,11 @@
 # 4. `abctl report --format json` for REPORT_USERS exposed users from PostgreSQL next to SQLite
 #    (goal: at most 2x its time); the two JSON outputs are compared byte for byte.
 #
-# SECTIONS (default 1234) picks which of them run.
+# 5. Sticky across nodes (SPEC §9): for STICKY_USERS users in chorus-paywall-copy, assign on node B,
+#    store an exposure to another arm through node A, assign on node B again: every answer must be
+#    that arm with reason sticky (goal: all of them).
+#
+# SECTIONS (default 12345) picks which of them run.
 #
 # Needs wrk (installed from Debian when missing), python3, Debian's postgresql. Every server
 # listens on 127.0.0.1 only; every run is bounded by DURATION.
@@ -33,7 +37,8 @@ REPORT_EVENTS=${REPORT_EVENTS:-3000000}
 DURATION=${DURATION:-6}
 ROUNDS=${ROUNDS:-3}
 CONNECTIONS=${CONNECTIONS:-32}
-SECTIONS=${SECTIONS:-1234}
+SECTIONS=${SECTIONS:-12345}
+STICKY_USERS=${STICKY_USERS:-150}
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
@@ -234,5 +239,38 @@ print(f"   SQLite:     {', '.join(f'{x:.2f}' for x in s)} s (median {statistics.
 print(f"   PostgreSQL: {', '.join(f'{x:.2f}' for x in p)} s (median {statistics.median(p):.2f})")
 print(f"   ratio PostgreSQL / SQLite: {statistics.median(p) / statistics.median(s):.2f}x (goal <= 2x); report JSON {sys.argv[5]}")
 PY
+fi
+# --- 5. sticky across nodes ----------------------------------------------------------------------
+if [[ $SECTIONS == *5* ]]; then
+pg_createdb sticky_two
+start_node "$PG_URL_BASE/sticky_two" sa; PORT_A=$PORT
+start_node "$PG_URL_BASE/sticky_two" sb; PORT_B=$PORT
+python3 - "$PORT_A" "$PORT_B" "$STICKY_USERS" <<'PY'
+import json, sys, time, urllib.request, uuid
+a, b, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def post(port, path, body):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body.encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as r: return r.status, json.loads(r.read() or b"null")
+def assign(user):
+    body = {"user_id": user, "attributes": {"platform": "ios", "country": "US", "app_version": "2.3.0", "new_user": True},
+            "experiments": ["chorus-paywall-copy"]}
+    return post(b, "/v1/assign", json.dumps(body))[1]["assignments"][0]
+tried = held = ok = 0
+run = uuid.uuid4().hex[:8]
+while tried < wanted:
+    user = f"sticky-{run}-{tried + held}"
+    first = assign(user)
+    if not first["in_experiment"]: held += 1; continue   # outside the namespace: nothing to stick
+    tried += 1
+    other = next(v for v in ("control", "name", "ai") if v != first["variant"])
+    ts = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    event = {"event_id": f"e-{user}", "type": "exposure", "user_id": user, "experiment": "chorus-paywall-copy", "variant": other, "ts": ts}
+    status, _ = post(a, "/v1/events", json.dumps(event))
+    after = assign(user)
+    ok += status == 200 and after["variant"] == other and after["reason"] == "sticky"
+print(f"5. sticky across nodes: {ok}/{wanted} users exposed through node A got that arm (reason sticky) on node B at once (goal: all)")
+PY
+stop_nodes
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -27,6 +27,9 @@ public final class AssignableExperiment: Sendable {
     public let sticky: Bool
     /// User id → variant index (forced keys that name no variant are dropped).
     public let forced: [UserID: Int]
+    /// `forced` as a list while it holds a few QA ids: comparing a few ids (lengths first) costs
+    /// less than hashing the request's id on every assignment.
+    let forcedFew: [(user: UserID, index: Int)]?
     public let variantKeys: [String]
     /// The weights as given (positive); ranges use them divided by their sum.
     public let weights: [Double]
@@ -82,6 +85,7 @@ public final class AssignableExperiment: Sendable {
             if let i = variantKeys.firstIndex(of: key) { forcedIndex[user] = i }
         }
         self.forced = forcedIndex
+        self.forcedFew = forcedIndex.count <= Self.fewForced ? forcedIndex.map { (user: $0.key, index: $0.value) } : nil
         let total = weights.reduce(0, +)
         let normalised = weights.map { $0 / total }
         self.ranges = Self.ranges(normalisedWeights: normalised, coverage: coverage)
@@ -125,7 +129,7 @@ public final class AssignableExperiment: Sendable {
     private init(copying e: AssignableExperiment, stops: ArmStops, periods: [BanditPeriod]) {
         id = e.id; status = e.status; start = e.start; end = e.end; seed = e.seed; hashVersion = e.hashVersion
         coverage = e.coverage; namespace = e.namespace; targeting = e.targeting; hasTargeting = e.hasTargeting
-        condition = e.condition; sticky = e.sticky; forced = e.forced; variantKeys = e.variantKeys; weights = e.weights
+        condition = e.condition; sticky = e.sticky; forced = e.forced; forcedFew = e.forcedFew; variantKeys = e.variantKeys; weights = e.weights
         ranges = e.ranges; stages = e.stages; model = e.model; seedState = e.seedState
         isHoldout = e.isHoldout; winnerIndex = e.winnerIndex
         self.stops = stops
@@ -162,6 +166,16 @@ public final class AssignableExperiment: Sendable {
         return i > 0 ? periods[i - 1].from : start
     }
 
+    static let fewForced = 8
+
+    /// The variant `forced` gives this user, if any.
+    @inline(__always)
+    func forcedIndex(_ user: UserID) -> Int? {
+        guard let few = forcedFew else { return forced[user] }
+        for entry in few where entry.user == user { return entry.index }
+        return nil
+    }
+
     /// Whether the assigner reads the clock for this experiment.
     var needsClock: Bool { start != nil || end != nil || !stages.isEmpty }
 
@@ -172,6 +186,15 @@ public final class AssignableExperiment: Sendable {
         if isBandit { return banditRanges[banditEntry(at: now)] }
         guard !stages.isEmpty else { return ranges }
         return stages[stageIndex(at: now)].ranges
+    }
+
+    /// GrowthBook's `chooseVariation` over `ranges(at: now)`: the variant whose range holds
+    /// `bucket`, or -1. When those are `ranges` (no rollout, not a bandit) they are read in place,
+    /// without a copy of the array per answer.
+    @inline(__always)
+    func chooseVariation(bucket: Double, at now: Date) -> Int {
+        if stages.isEmpty && !isBandit { return variantIndex(bucket: bucket) }
+        return Bucketing.chooseVariation(bucket, ranges: ranges(at: now))
     }
 
     /// The rollout stage in force at `now` (0 without a rollout).

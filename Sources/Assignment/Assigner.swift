@@ -275,7 +275,7 @@ public struct Assigner: Sendable {
         @inline(__always) func out(_ reason: Assignment.Reason) -> AssignmentDecision {
             AssignmentDecision(variant: -1, reason: reason, bucket: bucket)
         }
-        if !e.forced.isEmpty, let i = e.forced[userID] {
+        if let i = e.forcedIndex(userID) {
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .forced, bucket: bucket)
         }
         if heldOut && !e.isHoldout { return out(.holdout) }
@@ -308,8 +308,8 @@ public struct Assigner: Sendable {
             return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .sticky, bucket: bucket)
         }
         if e.status == .paused { return AssignmentDecision(variant: -1, reason: .paused, bucket: bucket) }
-        // Without a rollout the ranges are read in place (no copy of the array per answer).
-        let chosen = e.stages.isEmpty ? e.variantIndex(bucket: bucket) : Bucketing.chooseVariation(bucket, ranges: e.ranges(at: now))
+        // Both intents: in place without a rollout, the period's ranges for a bandit (the experiment decides).
+        let chosen = e.chooseVariation(bucket: bucket, at: now)
         if chosen < 0 { return AssignmentDecision(variant: -1, reason: .coverage, bucket: bucket) }
         if e.stops.isStopped(chosen) { return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket) }
         return AssignmentDecision(variant: Int32(truncatingIfNeeded: chosen), reason: .assigned, bucket: bucket)

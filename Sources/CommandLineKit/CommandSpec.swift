@@ -8,8 +8,9 @@ public struct CommandSpec: Sendable {
     public var abstract: String
     /// A paragraph for `TOOL help NAME`; `abstract` when empty.
     public var discussion: String
-    /// The usage line after `TOOL NAME`, e.g. `[PATH ...] [--format <format>]`.
-    public var usage: String
+    /// The usage line after `TOOL NAME`, written by hand only where it shows alternative forms that
+    /// the declarations cannot (`check ... | reset <experiment> <arm>`); nil: generated from them.
+    public var synopsis: String?
     public var arguments: [ArgumentSpec]
     /// The command's options, each declared once: name, value type, default, environment variable.
     public var options: [OptionSpec]
@@ -17,16 +18,25 @@ public struct CommandSpec: Sendable {
     public var settings: [SettingSpec]
     public var run: @Sendable (ParsedArguments) throws -> ExitCode
 
-    public init(name: String, abstract: String, discussion: String = "", usage: String, arguments: [ArgumentSpec] = [],
+    public init(name: String, abstract: String, discussion: String = "", synopsis: String? = nil, arguments: [ArgumentSpec] = [],
                 options: [OptionSpec] = [], settings: [SettingSpec] = [], run: @escaping @Sendable (ParsedArguments) throws -> ExitCode) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
-        self.usage = usage
+        self.synopsis = synopsis
         self.arguments = arguments
         self.options = options
         self.settings = settings
         self.run = run
+    }
+}
+
+extension CommandSpec {
+    /// The usage line after `TOOL NAME`: the synopsis where one is written, else each argument and
+    /// each option as declared (`<file>`, `[<experiment>]`, `[<path> ...]`, `--users <n>`,
+    /// `[--db <path>]`, `[--by <dimension> ...]`, `[--strict]`).
+    public var usage: String {
+        synopsis ?? (arguments.map(\.usage) + options.map(\.usage)).joined(separator: " ")
     }
 }
 

@@ -46,4 +46,11 @@ public struct OptionSpec: Sendable {
     }
 
     public var isFlag: Bool { valueName == nil }
+
+    /// The option as a generated usage line shows it.
+    public var usage: String {
+        let form = valueName.map { "\(name) <\($0)>" } ?? name
+        if required { return repeatable ? "\(form) ..." : form }
+        return repeatable ? "[\(form) ...]" : "[\(form)]"
+    }
 }

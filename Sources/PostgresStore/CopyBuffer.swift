@@ -72,6 +72,7 @@ struct CopyBuffer {
         add(e.placement); add(e.attributes)
         add(e.originalRevenue); add(e.originalCurrency)
         add(e.storeAccountID); add(e.trialDays.map(Int64.init)); add(e.identity?.text)
+        add(e.store?.rawValue); add(e.proceeds); add(e.proceeds == nil ? nil : e.proceedsBeforeTax ? "t" : "f")
         endRow()
     }
 

@@ -40,7 +40,7 @@ enum EventWriteTransaction {
         SET jit = off
         """
 
-    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days, identity"
+    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days, identity, store, proceeds, proceeds_before_tax"
 
     static let buckets = 512
     /// At most this many users get locks of their own; more lock whole buckets.
@@ -72,7 +72,8 @@ enum EventWriteTransaction {
     /// facts row exactly when an exposure of theirs is stored). Index lookups per user, whatever
     /// the tables' sizes.
     static let selectEvents = """
-        SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days
+        SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days,
+               store, proceeds, proceeds_before_tax, product_id
         FROM events
         WHERE user_id = ANY(ARRAY(
             SELECT unnest($1::text[]) UNION ALL SELECT user_id FROM facts WHERE user_id = ANY($2::text[])))
@@ -229,7 +230,11 @@ enum EventWriteTransaction {
                 copyFallbackReason: events.optionalText(row, 7), eventID: EventID(events.text(row, 8)),
                 placement: type == .exposure ? events.optionalText(row, 9) : nil,
                 attributes: type == .exposure ? events.attributes(row, 10) : .empty,
-                trialDays: type == .trialStarted ? events.optionalInt64(row, 11).map { Int($0) } : nil))
+                trialDays: type == .trialStarted ? events.optionalInt64(row, 11).map { Int($0) } : nil,
+                proceeds: type.carriesRevenue ? events.optionalDouble(row, 13) : nil,
+                proceedsBeforeTax: events.optionalText(row, 14) == "t",
+                store: events.optionalText(row, 12).flatMap(PaymentStore.init(rawValue:)),
+                productID: type.carriesRevenue ? events.optionalText(row, 15) : nil))
         }
         facts.reserve((events.count + exposed.count) * 96)
         for user in exposed.union(stored.keys).sorted() {

@@ -124,7 +124,7 @@ extension PostgresEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, \
-        placement, attributes, original_revenue, original_currency, store_account_id, trial_days
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
@@ -135,7 +135,9 @@ extension PostgresEventStore {
               copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11),
               placement: r.optionalText(i, 12), attributes: r.attributes(i, 13),
               originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15),
-              storeAccountID: r.optionalText(i, 16), trialDays: r.optionalInt64(i, 17).map { Int($0) })
+              storeAccountID: r.optionalText(i, 16), trialDays: r.optionalInt64(i, 17).map { Int($0) },
+              store: r.optionalText(i, 18).flatMap(PaymentStore.init(rawValue:)), proceeds: r.optionalDouble(i, 19),
+              proceedsBeforeTax: r.optionalText(i, 20) == "t")
     }
 
     static let factColumns = """

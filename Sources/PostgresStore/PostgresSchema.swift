@@ -154,6 +154,12 @@ enum PostgresSchema {
                 PRIMARY KEY (experiment, period)
             );
             """),
+        // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
+        // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
+        // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
+        Migration(version: 13, description: "events keep their store and proceeds", sql: """
+            ALTER TABLE events ADD COLUMN store text, ADD COLUMN proceeds double precision, ADD COLUMN proceeds_before_tax boolean;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

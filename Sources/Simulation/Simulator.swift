@@ -100,11 +100,25 @@ public struct Simulator: Sendable {
         }
     }
 
+    /// A bandit's period boundaries during the story (SPEC §2, §5): at each, once everyone who arrived
+    /// before it is written, `update` records the period (as a server's lease holder would) and answers
+    /// every bandit's periods, which later arrivals are drawn with.
+    public struct Allocation {
+        /// Offsets from the story's start, ascending.
+        public var boundaries: [TimeInterval]
+        public var update: (Date) throws -> [String: [BanditPeriod]]
+
+        public init(boundaries: [TimeInterval], update: @escaping (Date) throws -> [String: [BanditPeriod]]) {
+            self.boundaries = boundaries
+            self.update = update
+        }
+    }
+
     /// Generates every user's events and hands them to `write` in batches of about `batchSize`.
     /// With `checkpoints`, users are simulated in order of arrival and each look sees every user who
     /// arrived before it; each user's events are the same as without, until a stop changes their arm.
     public func run(batchSize: Int = 20_000, write: ([Event]) throws -> AppendResult, checkpoints: Checkpoints? = nil,
-                    progress: (Int) -> Void = { _ in }) throws -> Summary {
+                    allocation: Allocation? = nil, progress: (Int) -> Void = { _ in }) throws -> Summary {
         var summary = Summary()
         summary.start = start
         summary.arrivalsEnd = arrivalsEnd
@@ -113,7 +127,7 @@ public struct Simulator: Sendable {
         batch.reserveCapacity(batchSize + 64)
         var order = Array(0..<options.users)
         var arrivals: [Double] = []
-        if checkpoints != nil {
+        if checkpoints != nil || allocation != nil {
             // The first draw of a user's stream is the arrival (simulateUser); drawn here from a copy of it.
             arrivals = order.map { index in
                 var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
@@ -124,7 +138,23 @@ public struct Simulator: Sendable {
         var simulator = self
         var nextLook = checkpoints.map { $0.every } ?? .infinity
         var stops: [String: ArmStops] = [:]
+        var periods: [String: [BanditPeriod]] = [:]
+        var nextBoundary = 0
         for (done, index) in order.enumerated() {
+            if let allocation, nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
+                if !batch.isEmpty {
+                    summary.events += batch.count
+                    let r = try write(batch)
+                    summary.stored += r.stored
+                    summary.duplicates += r.duplicates
+                    batch.removeAll(keepingCapacity: true)
+                }
+                while nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
+                    periods = try allocation.update(start.addingTimeInterval(allocation.boundaries[nextBoundary]))
+                    nextBoundary += 1
+                }
+                simulator.assigner = assigner.withStops(stops).withPeriods(periods)
+            }
             if let checkpoints, arrivals[index] >= nextLook {
                 if !batch.isEmpty {
                     summary.events += batch.count
@@ -138,7 +168,7 @@ public struct Simulator: Sendable {
                     let answer = try checkpoints.look(now)
                     if answer.stops != stops {
                         stops = answer.stops
-                        simulator.assigner = assigner.withStops(answer.stops)
+                        simulator.assigner = assigner.withStops(answer.stops).withPeriods(periods)
                     }
                     nextLook = answer.again ? nextLook + checkpoints.every : .infinity
                 }
@@ -206,14 +236,22 @@ public struct Simulator: Sendable {
             if let v = rng.pick(distribution) { signals[name] = .string(v) }
         }
         let request = PaywallRequest(variables: rng.chance(0.6) ? ["userName": "Walker\(index % 97)"] : [:], signals: signals)
-
-        // The user's storefront (SPEC §1): it pays its country's list price in that currency, stored
-        // converted into the report currency with the amount as paid kept, as ingest stores it.
+        // The user's storefront (products.json `storefronts`, by the drawn country): payments come
+        // at its list price in its currency, and are stored converted into the report currency
+        // with the amount paid kept, as ingest stores them (SPEC §1, §4).
         let products = catalog.products
-        let storefront: String = {
-            guard case .string(let country) = attributes["country"] else { return products.currency }
-            return products.storefrontCurrency(country: country)
-        }()
+        let country: String? = if case .string(let c)? = attributes["country"] { c } else { nil }
+        let storefrontCurrency = products.storefrontCurrency(country: country)
+        let rate = storefrontCurrency == products.currency ? nil : (try? products.converter.convert(1, from: storefrontCurrency))
+
+        // Payments go through the store of the user's platform (SPEC §5 proceeds): the App Store on iOS,
+        // Google Play on Android, Stripe otherwise; proceeds are the revenue less that store's cut.
+        let store: PaymentStore = switch attributes["platform"] {
+        case .string("ios")?: .appStore
+        case .string("android")?: .googlePlay
+        default: .stripe
+        }
+        let fees = catalog.products.stores
         var eventNumber = 0
         /// The id the user's purchases arrive under (SPEC §4 people: the known id once logged in).
         var purchaser = userID
@@ -222,17 +260,18 @@ public struct Simulator: Sendable {
                  productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) -> Bool {
             guard time < observedUntil else { return false }
             eventNumber += 1
-            var event = Event(
+            // `revenue` is in the storefront's currency; a rate (validation requires one) converts it.
+            let paid = revenue.flatMap { amount in rate.map { _ in amount } }
+            let converted = revenue.map { amount in rate.map { amount * $0 } ?? amount }
+            events.append(Event(
                 id: "sim-\(options.seed)-\(index)-\(eventNumber)", type: type, userID: type == .exposure ? userID : purchaser, timestamp: Timestamp(time),
-                experiment: experiment, variant: variant, revenue: revenue, currency: revenue == nil ? nil : products.currency,
+                experiment: experiment, variant: variant, revenue: converted,
+                currency: revenue == nil ? nil : products.currency,
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
-                placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty)
-            if let amount = revenue, storefront != products.currency, let converted = try? products.converter.convert(amount, from: storefront) {
-                event.revenue = converted
-                event.originalRevenue = amount
-                event.originalCurrency = storefront
-            }
-            events.append(event)
+                placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
+                originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency,
+                store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
+                proceedsBeforeTax: revenue != nil))
             return true
         }
 
@@ -280,7 +319,7 @@ public struct Simulator: Sendable {
             }
         }
         guard let (rates, paywall, window) = behaviour else { return (exposed, arrived) }
-        behave(rates: rates, paywall: paywall, window: window, arrival: arrival, storefront: storefront, rng: &rng, add: add)
+        behave(rates: rates, paywall: paywall, window: window, arrival: arrival, currency: storefrontCurrency, rng: &rng, add: add)
         return (exposed, arrived)
     }
 
@@ -323,7 +362,7 @@ public struct Simulator: Sendable {
 
     /// What a user does after the paywall it saw (nil: none): a trial or a purchase, cancellations,
     /// conversion, renewals and refunds, by `rates`.
-    private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, storefront: String, rng: inout SplitMix64,
+    private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, currency: String, rng: inout SplitMix64,
                         add emit: (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?) -> Bool) {
         func add(_ type: EventType, at time: Date, revenue: Double? = nil, productID: String? = nil) {
             _ = emit(type, time, nil, nil, revenue, productID, nil)
@@ -334,20 +373,20 @@ public struct Simulator: Sendable {
         let trialDays = paywall?.trialDays ?? 0
         let plans = catalog.products.offerings[offering] ?? [:]
         let annual = plans.values.first { $0.period == "P1Y" }, monthly = plans.values.first { $0.period == "P1M" }
-        // The list price in the user's storefront currency (validation requires one for every plan).
-        func price(_ plan: Products.Plan) -> Double { plan.price(in: storefront, default: catalog.products.currency) ?? plan.price }
         func pay(at time: Date, type: EventType) {
-            guard let plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
-            add(type, at: time, revenue: price(plan), productID: plan.productID)
+            guard var plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
+            // The storefront's list price (validation requires one in every storefront currency).
+            plan.price = plan.price(in: currency, default: catalog.products.currency) ?? plan.price
+            add(type, at: time, revenue: plan.price, productID: plan.productID)
             if rng.chance(rates.refund) {
-                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: price(plan), productID: plan.productID)
+                add(.refunded, at: time.addingTimeInterval(rng.uniform(1, 72) * 3600), revenue: -plan.price, productID: plan.productID)
             } else if let churn = rates.renewalChurn, let days = Simulator.periodDays[plan.period] {
                 // θ ~ Beta(α, β) per payer; each renewal comes unless the payer churns first.
                 let theta = rng.beta(churn.alpha, churn.beta)
                 var renewal = time.addingTimeInterval(days * 86400)
                 var t = 1
                 while renewal < observedUntil && !rng.chance(churn.churn(theta: theta, renewal: t)) {
-                    add(.renewed, at: renewal, revenue: price(plan), productID: plan.productID)
+                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
                     renewal = renewal.addingTimeInterval(days * 86400)
                     t += 1
                 }
@@ -355,7 +394,7 @@ public struct Simulator: Sendable {
             } else if plan.period == "P1M" {
                 var renewal = time.addingTimeInterval(30 * 86400)
                 while renewal < observedUntil && rng.chance(rates.renewal) {
-                    add(.renewed, at: renewal, revenue: price(plan), productID: plan.productID)
+                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
                     renewal = renewal.addingTimeInterval(30 * 86400)
                 }
             }

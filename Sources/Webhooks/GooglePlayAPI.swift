@@ -90,6 +90,8 @@ public final class GooglePlayAPI: Sendable {
             throw Self.unavailable("purchases.subscriptionsv2.get failed: \(error)")
         }
         if answer.status == 401 { token.withLock { $0 = nil } }
+        // A token Google does not know will never be known: acknowledged as ignored, not retried for a week.
+        if answer.status == 404 { throw WebhookError(.unprocessable, code: Self.unknownTokenCode, "purchases.subscriptionsv2.get answered 404 for the purchase token") }
         guard answer.status == 200 else { throw Self.unavailable("purchases.subscriptionsv2.get answered HTTP \(answer.status)") }
         guard let purchase = GooglePushVerifier.object(answer.body) else { throw Self.unavailable("purchases.subscriptionsv2.get answered something that is not a JSON object") }
         return purchase
@@ -117,6 +119,9 @@ public final class GooglePlayAPI: Sendable {
         token.withLock { $0 = (value, now + lifetime) }
         return value
     }
+
+    /// The code of the error a 404 for a purchase token throws.
+    public static let unknownTokenCode = "unknown_purchase_token"
 
     static func unavailable(_ message: String) -> WebhookError {
         WebhookError(.unavailable, code: "googleplay_unavailable", message + "; nothing stored (Pub/Sub retries)")

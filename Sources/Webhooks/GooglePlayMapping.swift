@@ -40,6 +40,9 @@ public enum GooglePlayMapping {
 
     public static let purchased = 4, renewed = 2, canceled = 3
 
+    /// The code of the error a notification for another package throws.
+    public static let wrongPackageCode = "wrong_package"
+
     /// The push body, checked: `message.data` a base64 developer notification for `packageName`.
     public static func parse(_ body: [UInt8], packageName: String) throws(WebhookError) -> Notification {
         guard let push = GooglePushVerifier.object(body) else { throw malformed("the body is not a JSON object (a Pub/Sub push)", field: nil) }
@@ -55,7 +58,7 @@ public enum GooglePlayMapping {
             throw malformed("the notification has no 'packageName'", field: "message.data.packageName")
         }
         guard package == packageName else {
-            throw WebhookError(.unverified, code: "wrong_package", "the notification is for '\(package)', not '\(packageName)' (see --googleplay-package)",
+            throw WebhookError(.unverified, code: Self.wrongPackageCode, "the notification is for '\(package)', not '\(packageName)' (see --googleplay-package)",
                                field: "message.data.packageName")
         }
         guard case .string(let millisText)? = GooglePushVerifier.member(notification, "eventTimeMillis"), let millis = Int64(millisText),
@@ -96,6 +99,10 @@ public enum GooglePlayMapping {
 
     /// The event; `purchase` is the `SubscriptionPurchaseV2` for a subscription notification.
     public static func map(_ notification: Notification, purchase: [(String, JSONValue)]?, lookups: Lookups) throws -> WebhookOutcome {
+        try mapEvent(notification, purchase: purchase, lookups: lookups).through(.googlePlay)
+    }
+
+    private static func mapEvent(_ notification: Notification, purchase: [(String, JSONValue)]?, lookups: Lookups) throws -> WebhookOutcome {
         switch notification.kind {
         case .ignored(let name):
             return .ignored(type: name, reason: .type)

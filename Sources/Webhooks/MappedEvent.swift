@@ -13,9 +13,17 @@ public struct MappedEvent: Sendable, Equatable {
     public var productID: String?
     /// On `trial_started`: the trial the store granted, in days.
     public var trialDays: Int?
+    /// The store the notification came from (SPEC §4 `store`).
+    public var store: PaymentStore?
+    /// What the team receives, when the vendor says it (RevenueCat), in `currency`; else nil and the
+    /// parser takes the store's cut from `products.json`.
+    public var proceeds: Double?
+    /// `proceeds` are after the store's cut but tax is not known (RevenueCat without `tax_percentage`).
+    public var proceedsBeforeTax: Bool
 
     public init(eventID: EventID, type: EventType, userID: UserID, timestampMilliseconds: Int64, revenue: Double? = nil,
-                currency: String? = nil, productID: String? = nil, trialDays: Int? = nil) {
+                currency: String? = nil, productID: String? = nil, trialDays: Int? = nil,
+                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false) {
         self.eventID = eventID
         self.type = type
         self.userID = userID
@@ -24,6 +32,9 @@ public struct MappedEvent: Sendable, Equatable {
         self.currency = currency
         self.productID = productID
         self.trialDays = trialDays
+        self.store = store
+        self.proceeds = proceeds
+        self.proceedsBeforeTax = proceedsBeforeTax
     }
 }
 
@@ -37,6 +48,15 @@ public enum WebhookOutcome: Sendable, Equatable {
     case ignored(type: String, reason: IgnoredReason)
 }
 
+extension WebhookOutcome {
+    /// The outcome with its event marked as coming through `store` (SPEC §4 `store`).
+    public func through(_ store: PaymentStore) -> WebhookOutcome {
+        guard case .event(var event, let remember) = self else { return self }
+        event.store = store
+        return .event(event, remember: remember)
+    }
+}
+
 public enum IgnoredReason: String, Sendable, Equatable {
     /// A type (or a status of it) that is not an event of SPEC §4.
     case type
@@ -44,6 +64,10 @@ public enum IgnoredReason: String, Sendable, Equatable {
     case noUser = "no_user"
     /// A refund whose amount was already counted.
     case alreadyCounted = "already_counted"
+    /// A purchase token the Play Developer API does not know (404): a retry cannot succeed.
+    case unknownToken = "unknown_token"
+    /// A notification for another app's package: never this server's to store.
+    case otherPackage = "other_package"
 }
 
 /// One payment kept under each of its keys, so a later refund finds the user and the amount.

@@ -23,6 +23,10 @@ public enum StripeMapping {
     public typealias Lookups = (trialAwaitingConversion: (UserID) throws -> Bool, payment: (String) throws -> LedgerPayment?)
 
     public static func map(_ body: [UInt8], lookups: Lookups) throws -> WebhookOutcome {
+        try mapEvent(body, lookups: lookups).through(.stripe)
+    }
+
+    private static func mapEvent(_ body: [UInt8], lookups: Lookups) throws -> WebhookOutcome {
         guard let node = try? JSONReader.parse(body), case .object(let event) = node.value else {
             throw WebhookError(.malformed, code: "invalid_json", "the body is not a JSON object (a Stripe event)")
         }

@@ -25,6 +25,7 @@ struct BanditRun {
         let paywall = Paywall(offering: "chorus_plus", trialDays: 7, copy: .staticText("Hear every bird."))
         var e = Experiment(id: "bandit", name: "Bandit", status: .running, start: t0,
                            variants: (0..<arms).map { Variant(key: $0 == 0 ? "control" : "arm\($0)", paywall: paywall) })
+        e.metrics.primary = Metric.named("trial_start_rate")
         e.allocation = AllocationConfig(reward: Metric.named("trial_start_rate"), updateHours: 24, minShare: minShare, burnInUsers: burnIn)
         return e
     }

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct ArgumentParserTests {
     static let spec = CommandSpec(
-        name: "report", abstract: "A report.", usage: "[<experiment>] [options]",
+        name: "report", abstract: "A report.", synopsis: "[<experiment>] [options]",
         arguments: [ArgumentSpec(name: "path", help: "Folders.", environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
         options: [
             OptionSpec(name: "--db", valueName: "path", help: "The database.", environment: "ABCTL_DB", default: "abctl.sqlite"),
@@ -97,6 +97,24 @@ import Testing
         #expect(try parse(["--port", "1"]).positionals == ["Experiments"])
         #expect(try parse(["--port", "1"], ["ABCTL_EXPERIMENTS": "ci/experiments"]).positionals == ["ci/experiments"])
         #expect(try parse(["a", "b", "--port", "1"], ["ABCTL_EXPERIMENTS": "ci/experiments"]).positionals == ["a", "b"])
+    }
+
+    @Test func usageIsGeneratedFromTheDeclarationsUnlessASynopsisIsWritten() {
+        let spec = CommandSpec(
+            name: "report", abstract: "A report.",
+            arguments: [ArgumentSpec(name: "experiment", help: "An id.")],
+            options: [OptionSpec(name: "--db", valueName: "path", help: "The database."),
+                      OptionSpec(name: "--by", valueName: "dimension", help: "Split.", repeatable: true),
+                      OptionSpec(name: "--users", valueName: "n", help: "Users.", required: true),
+                      OptionSpec(name: "--strict", help: "Warnings fail.")]
+        ) { _ in .success }
+        #expect(spec.usage == "[<experiment>] [--db <path>] [--by <dimension> ...] --users <n> [--strict]")
+        #expect(ArgumentSpec(name: "file", help: "", arity: .one).usage == "<file>")
+        #expect(ArgumentSpec(name: "path", help: "", arity: .many).usage == "[<path> ...]")
+        var written = spec
+        written.synopsis = "check | reset <arm>"
+        #expect(written.usage == "check | reset <arm>")
+        #expect(HelpPrinter(tool: "abctl", overview: "").help(for: spec).contains("USAGE: abctl report [<experiment>] [--db <path>]"))
     }
 
     @Test func helpShowsEachDefaultAndVariableFromTheDeclaration() {

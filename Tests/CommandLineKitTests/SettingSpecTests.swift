@@ -5,7 +5,7 @@ import Testing
 /// usage error naming the variable, never a silent default.
 @Suite struct SettingSpecTests {
     static let spec = CommandSpec(
-        name: "ingest", abstract: "x", usage: "<file>",
+        name: "ingest", abstract: "x",
         settings: [.now, SettingSpec("ABCTL_CACHE_MIB", .integer(minimum: 1), help: "Cache in MiB."),
                    SettingSpec("ABCTL_SECRET", .secret, help: "A secret.")],
         run: { _ in .success })

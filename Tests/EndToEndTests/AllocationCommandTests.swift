@@ -1,6 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Bandits through the binary (SPEC §2, §5, §6, §7): `abctl allocation update` records each due
 /// period once, `show` prints them, the GrowthBook export leaves the bandit out, and a server
@@ -81,6 +84,29 @@ import Testing
         #expect(omitted.first?["experiment"] as? String == "lines")
     }
 
+    /// `abctl simulate` honours the periods: at each boundary of simulated time it records the
+    /// period from the mature rewards so far and draws later arrivals with it, so the report's
+    /// per-period sample ratio check holds and the weights moved.
+    @Test func simulateDrawsWithEachPeriodsWeights() async throws {
+        let folder = AssignCommandTests.folder()
+        folder.write("lines.json", Self.bandit())
+        let db = folder.path + "/sim.sqlite"
+        let base = ["--db", db, "--experiments", folder.path]
+        let sim = try await Abctl.run(["simulate", "--users", "12000", "--days", "8", "--tail-days", "2"] + base)
+        #expect(sim.status == 0, "\(sim.stderr)")
+        let report = try await Abctl.run(["report", "lines", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-11T00:00:00Z"])
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any], "\(report.stderr)")
+        let periods = try #require((body["allocation"] as? [String: Any])?["periods"] as? [[String: Any]])
+        #expect(periods.count >= 8)
+        #expect(periods.compactMap { $0["rule"] as? String }.contains("learned"))
+        let srm = try #require(body["srm"] as? [String: Any])
+        #expect((srm["p_value"] as? Double ?? 0) > 0.001, "\(srm)")
+        // Drawn with the learned weights, the last period's users are not an equal split.
+        let last = try #require(periods.last { ($0["users"] as? [String: Int])?.values.reduce(0, +) ?? 0 > 0 })
+        let weights = try #require(last["weights"] as? [String: Double])
+        #expect(weights.values.contains { abs($0 - 1.0 / 3) > 0.05 }, "\(weights)")
+    }
+
     /// A server records the current period under its lease and every answer names it; the
     /// exposure that echoes it is stored.
     @Test func aServerAnswersWithTheCurrentPeriod() async throws {
@@ -106,5 +132,53 @@ import Testing
         let exposure = #"{"event_id":"e-new-1","type":"exposure","user_id":"new-1","experiment":"lines","variant":"\#(variant)","ts":"\#(ISO8601DateFormatter().string(from: Date()))","allocation_period":"\#(answer["allocation_period"] as! String)"}"#
         let stored = try await node.request("POST", "/v1/events", body: exposure)
         #expect(stored.status == 200, "\(stored.text)")
+    }
+}
+
+/// Two nodes on one PostgreSQL through period boundaries, the lease holder killed (SPEC §2, §9):
+/// one record per period, none skipped, and the survivor takes over and answers with the new one.
+@Suite(.timeLimit(.minutes(3))) struct AllocationFailoverTests {
+    @Test func killingTheLeaseHolderNeitherRepeatsNorSkipsAPeriod() async throws {
+        let cluster = try await onOwnThread { try PostgresCluster.shared() }
+        let url = try await onOwnThread { try cluster.createDatabase() }
+        let database = String(url.split(separator: "/").last!)
+        // Periods of 18 s from a minute ago, on the real clock.
+        let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - 60)
+        let startText = ISO8601DateFormatter().string(from: start)
+        let file = AllocationCommandTests.bandit().replacingOccurrences(of: AllocationCommandTests.start, with: startText)
+            .replacingOccurrences(of: #""update_hours": 24"#, with: #""update_hours": 0.005"#)
+        var nodes: [ServeProcess] = []
+        for _ in 0..<2 {
+            nodes.append(try await ServeProcess.start(database: url) { try file.write(toFile: $0 + "/lines.json", atomically: true, encoding: .utf8) })
+        }
+        let started = nodes
+        defer { Task { for n in started { await n.stop() } } }
+        #expect(try await eventually(within: .seconds(10)) {
+            var held: [Double] = []
+            for node in nodes { held.append(try await ServeSafeguardsTests.metric(node, "abctl_safeguard_lease_held") ?? -1) }
+            return held.sorted() == [0, 1]
+        })
+        var leader = nodes[0], survivor = nodes[1]
+        if try await ServeSafeguardsTests.metric(leader, "abctl_safeguard_lease_held") != 1 { swap(&leader, &survivor) }
+        func periods() async throws -> [Int] {
+            try await onOwnThread { try cluster.psql("SELECT period FROM allocation_periods WHERE experiment = 'lines' ORDER BY period", database: database) }
+                .split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        func current() -> Int { Int(Date().timeIntervalSince(start) / 18) }
+        #expect(try await eventually(within: .seconds(10)) { try await periods().last == current() })
+        leader.signal(SIGKILL)
+        let killedIn = current()
+        // The survivor takes the lease and records the next boundary's period; both answers agree.
+        #expect(try await eventually(within: .seconds(45)) { try await (periods().last ?? 0) > killedIn })
+        let recorded = try await periods()
+        #expect(recorded == Array(0...(recorded.last ?? 0)), "\(recorded)")
+        #expect(try await ServeSafeguardsTests.metric(survivor, "abctl_safeguard_lease_held") == 1)
+        let latest = start.addingTimeInterval(Double(recorded.last!) * 18)
+        let answered = await eventually(within: .seconds(10)) {
+            let reply = try? await survivor.request("POST", "/v1/assign", body: #"{"user_id":"after-kill","attributes":{},"experiments":["lines"]}"#)
+            let period = ((reply?.json?["assignments"] as? [[String: Any]])?.first?["allocation_period"] as? String).flatMap { ISO8601DateFormatter().date(from: String($0.prefix(19)) + "Z") }
+            return period.map { $0 >= latest } ?? false
+        }
+        #expect(answered)
     }
 }

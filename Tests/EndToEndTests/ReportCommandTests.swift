@@ -31,9 +31,9 @@ import Testing
         #expect(obj["experiment"] as? String == "oracle-report")
         #expect(obj["generated_at"] as? String == "2026-12-31T00:00:00Z")
         #expect(obj["users"] as? Int == 3000)
-        // Two treatments × (7 metrics of the table + 3 horizon metrics the file names as secondary
+        // Two treatments × (8 metrics of the table + 3 horizon metrics the file names as secondary
         // + the 2 mature forms the verdict reads: paid_conversion_d10, trial_cancel_rate_d10).
-        #expect((obj["comparisons"] as? [Any])?.count == 2 * 12)
+        #expect((obj["comparisons"] as? [Any])?.count == 2 * 13)
     }
 
     @Test func everyExperimentWithDataByDefault() async throws {
@@ -63,11 +63,11 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: folder.path + "/out/oracle-report.\(ext)"))
         }
         let csv = try String(contentsOfFile: folder.path + "/out/oracle-report.csv", encoding: .utf8)
-        // Seven table metrics, three the file names, and the mature forms the verdict reads
+        // Eight table metrics, three the file names, and the mature forms the verdict reads
         // (paid_conversion_d10, trial_cancel_rate_d10: the 7-day trial + 3 days' grace), for three
         // variants; then the forecast's row per variant (its arms have payers).
         let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        let expectedRows: Int = 1 + 3 * 12 + 3
+        let expectedRows: Int = 1 + 3 * 13 + 3
         #expect(rows.count == expectedRows)
         #expect(rows.suffix(3).allSatisfy { $0.contains(",revenue_per_user_forecast_d365,") })
     }
@@ -107,7 +107,7 @@ import Testing
         let shipped = try await Abctl.run(["report", "trial-length", "--db", "missing.sqlite", "--experiments", Abctl.packageRoot + "/Experiments"], in: folder.path)
         #expect(shipped.status == 2)
         #expect(shipped.stderr.contains("no experiment 'trial-length' in the experiment folder. Did you mean 'chorus-trial-length'? "
-            + "Experiments: chorus-discount-framing, chorus-paywall-copy, chorus-trial-length."), "\(shipped.stderr)")
+            + "Experiments: chorus-discount-framing, chorus-holdout, chorus-paywall-copy, chorus-trial-length."), "\(shipped.stderr)")
         let badDate = try await Abctl.run(["report", "--since", "yesterday"], in: folder.path)
         #expect(badDate.status == 2)
         let badAlpha = try await Abctl.run(["report", "--alpha", "2"], in: folder.path)

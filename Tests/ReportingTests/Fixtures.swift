@@ -31,6 +31,7 @@ enum Fixtures {
             [rate(.named("trial_start_rate"), users / 3, users), rate(.paidConversion, paid, users), rate(.named("trial_to_paid"), paid / 2, users / 3),
              rate(.day0CancelRate, users / 30, users / 3), rate(.named("trial_cancel_rate"), users / 12, users / 3),
              MetricValue(metric: .revenuePerUser, count: paid, denominator: users, rate: 1.25, ci: Bounds(1.0, 1.5), sum: 1.25 * Double(users)),
+             MetricValue(metric: .proceedsPerUser, count: paid, denominator: users, rate: 0.9, ci: Bounds(0.7, 1.1), sum: 0.9 * Double(users)),
              rate(.named("refund_rate"), paid / 20, paid)]
         }
         var figures = ReportFigures(

@@ -149,7 +149,10 @@ enum OracleCheck {
         for (v, w) in zip(variants, wantVariants) {
             let key = v["key"] as! String
             #expect(v["users"] as? Int == w["users"] as? Int, "\(key).users")
-            let metrics = try #require(v["metrics"] as? [String: [String: Any]]), wantMetrics = try #require(w["metrics"] as? [String: [String: Any]])
+            let metrics = try #require(v["metrics"] as? [String: [String: Any]])
+            // The oracle's events name no store and carry no proceeds: their proceeds are their revenue (SPEC §5, no cut).
+            var wantMetrics = try #require(w["metrics"] as? [String: [String: Any]])
+            wantMetrics["proceeds_per_user"] = wantMetrics["revenue_per_user"]
             #expect(Set(metrics.keys) == Set(wantMetrics.keys))
             for (name, wm) in wantMetrics {
                 let m = try #require(metrics[name])
@@ -162,7 +165,9 @@ enum OracleCheck {
             }
         }
 
-        let comparisons = try #require(got["comparisons"] as? [[String: Any]]), wantComparisons = try #require(want["comparisons"] as? [[String: Any]])
+        let comparisons = try #require(got["comparisons"] as? [[String: Any]])
+        var wantComparisons = try #require(want["comparisons"] as? [[String: Any]])
+        wantComparisons += wantComparisons.filter { $0["metric"] as? String == "revenue_per_user" }.map { var c = $0; c["metric"] = "proceeds_per_user"; return c }
         #expect(comparisons.count == wantComparisons.count)
         for w in wantComparisons {
             let key = "\(w["variant"]!)/\(w["metric"]!)"

@@ -84,10 +84,10 @@ import Testing
         let text = TextReportRenderer.render(r, color: false), md = MarkdownReportRenderer.render(r), html = HTMLReportRenderer.render(r)
         let csv = CSVReportRenderer.render(r)
         for out in [text, md, html] {
-            #expect(out.contains("Revenue per user, first 7 days") && out.contains("Refunds, first 3 days"))
-            #expect(out.contains("capped before every revenue figure, at a fixed 100.00 USD: revenue per user 100.00 USD"))
+            #expect(out.contains("Gross revenue per user, first 7 days") && out.contains("Refunds, first 3 days"))
+            #expect(out.contains("capped, each on its own values, before every money figure, at a fixed 100.00 USD: gross revenue per user 100.00 USD"))
         }
-        #expect(html.contains("Revenue per user by day") && html.contains("aria-label=\"Cumulative revenue per exposed user"))
+        #expect(html.contains("Gross revenue per user by day") && html.contains("aria-label=\"Cumulative gross revenue per exposed user"))
         #expect(csv.contains(",revenue_per_user_d7,") && csv.contains(",refund_rate_d3,"))
     }
 }

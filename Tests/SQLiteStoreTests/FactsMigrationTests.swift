@@ -40,10 +40,21 @@ import TestSupport
 }
 
 @Test func revenueEntriesRoundTripThroughTheirBytes() {
-    let entries = [RevenueEntry(offset: 0, amount: 9.99), RevenueEntry(offset: 86_400_000_000 * 365, amount: -59.99),
+    let entries = [RevenueEntry(offset: 0, amount: 9.99, proceeds: 6.99, proceedsBeforeTax: true, productID: "chorus.plus.monthly"),
+                   RevenueEntry(offset: 86_400_000_000 * 365, amount: -59.99, proceeds: -41.99, proceedsBeforeTax: false, productID: "ü"),
                    RevenueEntry(offset: 1, amount: .leastNonzeroMagnitude)]
     let bytes = try! #require(RevenueEntry.encode(entries))
-    #expect(bytes.count == 48)
+    // The header, 26 bytes an entry and each product id's UTF-8.
+    #expect(bytes.count == 8 + 3 * 26 + 19 + 2)
     #expect(bytes.withUnsafeBytes(RevenueEntry.decode) == entries)
     #expect(RevenueEntry.encode([]) == nil)
+    // A column written before proceeds (16 bytes an entry, no header) reads with proceeds equal to the
+    // amount, before tax: those events named no store.
+    var old: [UInt8] = []
+    for (offset, amount) in [(Int64(5), 9.99), (Int64(7), -9.99)] {
+        withUnsafeBytes(of: offset.littleEndian) { old.append(contentsOf: $0) }
+        withUnsafeBytes(of: amount.bitPattern.littleEndian) { old.append(contentsOf: $0) }
+    }
+    #expect(old.withUnsafeBytes(RevenueEntry.decode) == [RevenueEntry(offset: 5, amount: 9.99), RevenueEntry(offset: 7, amount: -9.99)])
+    #expect(old.withUnsafeBytes(RevenueEntry.decode).allSatisfy { $0.proceedsBeforeTax && $0.proceeds == $0.amount })
 }

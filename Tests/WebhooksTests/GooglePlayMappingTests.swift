@@ -25,10 +25,10 @@ struct GooglePlayMappingTests {
         #expect(notification == .init(messageID: "m1", eventTimeMilliseconds: 1_764_590_400_123, kind: .subscription(type: 4, purchaseToken: "tok")))
         let trial = try GooglePlayMapping.map(notification, purchase: Self.purchase(phase: "freeTrial"), lookups: Self.lookups)
         #expect(trial == .event(MappedEvent(eventID: "m1", type: .trialStarted, userID: "user-1", timestampMilliseconds: 1_764_590_400_123,
-                                            productID: "chorus.plus.annual", trialDays: 7)))
+                                            productID: "chorus.plus.annual", trialDays: 7, store: .googlePlay)))
         let paid = try GooglePlayMapping.map(notification, purchase: Self.purchase(phase: "basePrice", account: "free-text-id"), lookups: Self.lookups)
         #expect(paid == .event(MappedEvent(eventID: "m1", type: .purchased, userID: "free-text-id", timestampMilliseconds: 1_764_590_400_123,
-                                           revenue: 1200, currency: "JPY", productID: "chorus.plus.annual"),
+                                           revenue: 1200, currency: "JPY", productID: "chorus.plus.annual", store: .googlePlay),
                                remember: LedgerEntry(keys: ["googleplay:tok"], payment: LedgerPayment(userID: "free-text-id", currency: "JPY", amountMinor: 1_200_000_000))))
     }
 
@@ -37,7 +37,7 @@ struct GooglePlayMappingTests {
         var lookups = Self.lookups
         lookups.payment = { $0 == "googleplay:tok" ? LedgerPayment(userID: "u", currency: "EUR", amountMinor: 59_990_000) : nil }
         #expect(try GooglePlayMapping.map(notification, purchase: nil, lookups: lookups)
-                == .event(MappedEvent(eventID: "m1", type: .refunded, userID: "u", timestampMilliseconds: 1_764_590_400_123, revenue: -59.99, currency: "EUR")))
+                == .event(MappedEvent(eventID: "m1", type: .refunded, userID: "u", timestampMilliseconds: 1_764_590_400_123, revenue: -59.99, currency: "EUR", store: .googlePlay)))
         #expect(try GooglePlayMapping.map(notification, purchase: nil, lookups: Self.lookups) == .ignored(type: "voidedPurchaseNotification", reason: .noUser))
     }
 

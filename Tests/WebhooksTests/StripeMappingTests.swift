@@ -42,7 +42,7 @@ struct StripeMappingTests {
         let sub = #"{"id":"sub_1","status":"trialing","trial_start":\#(start),"trial_end":\#(start + 14 * 86_400),"metadata":{"abctl_user_id":"u1"},"items":{"data":[{"price":{"id":"price_1","lookup_key":"chorus.plus.annual"}}]}}"#
         guard case .event(let event, nil) = try Self.map(Self.body("customer.subscription.created", sub)) else { Issue.record("not mapped"); return }
         #expect(event == MappedEvent(eventID: "evt_1", type: .trialStarted, userID: "u1", timestampMilliseconds: Int64(start) * 1000,
-                                     productID: "chorus.plus.annual", trialDays: 14))
+                                     productID: "chorus.plus.annual", trialDays: 14, store: .stripe))
     }
 
     @Test func aRefundCountsOnlyTheRiseInAmountRefunded() throws {

@@ -29,17 +29,20 @@ public struct Products: Sendable {
     public var offerings: [String: [String: Plan]]
     /// `exchange_rates`: currency code → what one unit of it is worth in `currency` (`{"EUR": 1.08}`).
     public var exchangeRates: [String: Double]
+    /// `stores`: each store's cut of a payment, for proceeds the store did not report (SPEC §1, §5).
+    public var stores: StoreFees
 
     /// `storefronts`: ISO 3166 country → ISO 4217 currency (`{"JP": "JPY"}`); a country with no
     /// entry is the default storefront, priced in `currency`.
     public var storefronts: [String: String]
 
     public init(currency: String, offerings: [String: [String: Plan]], exchangeRates: [String: Double] = [:],
-                storefronts: [String: String] = [:]) {
+                storefronts: [String: String] = [:], stores: StoreFees = .standard) {
         self.currency = currency
         self.offerings = offerings
         self.exchangeRates = exchangeRates
         self.storefronts = storefronts
+        self.stores = stores
     }
 
     /// The currency of the storefront a `country` attribute names; the report currency for no

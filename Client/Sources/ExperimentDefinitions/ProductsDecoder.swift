@@ -4,7 +4,7 @@ struct ProductsDecoder {
     static let periods: Set<String> = ["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"]
 
     func decode(_ root: JSONNode) -> Products? {
-        guard let r = ObjectReader(root, what: "products.json", allowed: ["$schema", "currency", "offerings", "exchange_rates", "storefronts"], required: ["currency", "offerings"], sink: sink)
+        guard let r = ObjectReader(root, what: "products.json", allowed: ["$schema", "currency", "offerings", "exchange_rates", "storefronts", "stores"], required: ["currency", "offerings"], sink: sink)
         else { return nil }
         let currency = r.string("currency") ?? "USD"
         if r.has("currency") && !(currency.count == 3 && currency.allSatisfy { $0.isASCII && $0.isUppercase }) {
@@ -48,7 +48,39 @@ struct ProductsDecoder {
             offerings[offering.key] = plans
         }
         checkStorefrontPrices(storefronts, planPrices: planPrices)
-        return Products(currency: currency, offerings: offerings, exchangeRates: rates, storefronts: storefronts.currencies)
+        return Products(currency: currency, offerings: offerings, exchangeRates: rates, storefronts: storefronts.currencies,
+                        stores: stores(r, currency: currency))
+    }
+
+    /// `stores`: `{"app_store": {"commission"}, "google_play": {"commission"}, "stripe": {"percent", "fixed"}}`,
+    /// each part optional (SPEC §1); a share is from 0 to 1, Stripe's fixed fee (report currency) not negative.
+    func stores(_ r: ObjectReader, currency: String) -> StoreFees {
+        var fees = StoreFees.standard
+        guard let node = r.node("stores"),
+              let sr = ObjectReader(node, what: "stores", allowed: ["app_store", "google_play", "stripe"], sink: sink) else { return fees }
+        func share(_ reader: ObjectReader, _ key: String, store: String) -> Double? {
+            guard let value = reader.number(key) else { return nil }
+            guard value.isFinite, value >= 0, value < 1 else {
+                sink.error("bad_store_fee", at: reader.position(key), "'\(key)' of \(store) must be a share from 0 to 1, not \(ExperimentDecoder.format(value))", hint: "e.g. 0.15 for 15%")
+                return nil
+            }
+            return value
+        }
+        if let n = sr.node("app_store"), let a = ObjectReader(n, what: "stores.app_store", allowed: ["commission"], sink: sink) {
+            fees.appStoreCommission = share(a, "commission", store: "app_store") ?? fees.appStoreCommission
+        }
+        if let n = sr.node("google_play"), let g = ObjectReader(n, what: "stores.google_play", allowed: ["commission"], sink: sink) {
+            fees.googlePlayCommission = share(g, "commission", store: "google_play") ?? fees.googlePlayCommission
+        }
+        if let n = sr.node("stripe"), let s = ObjectReader(n, what: "stores.stripe", allowed: ["percent", "fixed"], sink: sink) {
+            fees.stripePercent = share(s, "percent", store: "stripe") ?? fees.stripePercent
+            if let fixed = s.number("fixed") {
+                if fixed.isFinite, fixed >= 0 { fees.stripeFixed = fixed } else {
+                    sink.error("bad_store_fee", at: s.position("fixed"), "'fixed' of stripe must not be negative, not \(ExperimentDecoder.format(fixed))", hint: "in \(currency), e.g. 0.30")
+                }
+            }
+        }
+        return fees
     }
 
     /// `exchange_rates`: ISO 4217 code → a positive number, what one unit is worth in the report currency.

@@ -12,6 +12,13 @@ public enum FactsBuilder {
         public var experiment: String?
         public var variant: String?
         public var revenueContribution: Double
+        /// The contribution to proceeds (SPEC §5), with the revenue's sign.
+        public var proceedsContribution: Double
+        /// The proceeds are the revenue less the store's cut (tax not known).
+        public var proceedsBeforeTax: Bool
+        public var store: PaymentStore?
+        /// Revenue events' `product_id` (the forecast's plan).
+        public var productID: String?
         public var copySource: CopySource?
         public var copyFallbackReason: String?
         public var eventID: EventID
@@ -25,12 +32,18 @@ public enum FactsBuilder {
 
         public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
                     copySource: CopySource?, copyFallbackReason: String?, eventID: EventID,
-                    placement: String? = nil, attributes: ExposureAttributes = .empty, trialDays: Int? = nil) {
+                    placement: String? = nil, attributes: ExposureAttributes = .empty, trialDays: Int? = nil,
+                    proceeds: Double? = nil, proceedsBeforeTax: Bool = false, store: PaymentStore? = nil, productID: String? = nil) {
             self.type = type
             self.ts = ts
             self.experiment = experiment
             self.variant = variant
             self.revenueContribution = revenueContribution
+            // Events stored without proceeds (before they existed) named no store: no cut, tax not known.
+            self.proceedsContribution = proceeds.map { type.revenueContribution($0) } ?? revenueContribution
+            self.proceedsBeforeTax = proceeds == nil ? revenueContribution != 0 : proceedsBeforeTax
+            self.store = store
+            self.productID = type.carriesRevenue ? productID : nil
             self.copySource = copySource
             self.copyFallbackReason = copyFallbackReason
             self.eventID = eventID
@@ -46,7 +59,9 @@ public enum FactsBuilder {
                       copySource: exposure ? event.copySource : nil, copyFallbackReason: exposure ? event.copyFallbackReason : nil,
                       eventID: event.id, placement: exposure ? event.placement : nil,
                       attributes: exposure ? event.attributes : .empty,
-                      trialDays: event.type == .trialStarted ? event.trialDays : nil)
+                      trialDays: event.type == .trialStarted ? event.trialDays : nil,
+                      proceeds: event.type.carriesRevenue ? event.proceeds : nil, proceedsBeforeTax: event.proceedsBeforeTax, store: event.store,
+                      productID: event.productID)
         }
     }
 
@@ -70,7 +85,7 @@ public enum FactsBuilder {
 
     public static func facts(userID: UserID, events: [Source]) -> [UserFacts] {
         guard events.contains(where: { $0.type == .exposure }) else { return [] }
-        let ordered = events.sorted { a, b in
+        var ordered = events.sorted { a, b in
             if a.ts != b.ts { return a.ts < b.ts }
             if a.type != b.type { return a.type.rawValue < b.type.rawValue }
             if a.eventID != b.eventID { return a.eventID < b.eventID }
@@ -80,6 +95,7 @@ public enum FactsBuilder {
             default: return false
             }
         }
+        refundProceeds(&ordered)
         // First exposure per experiment, in event order.
         var result: [UserFacts] = []
         var seen: Set<String> = []
@@ -118,7 +134,10 @@ public enum FactsBuilder {
                 case .refunded: if f.refundedAt == nil { f.refundedAt = Timestamp(microseconds: e.ts) }
                 }
                 revenue += e.revenueContribution
-                if e.revenueContribution != 0 { entries.append(RevenueEntry(offset: e.ts - from, amount: e.revenueContribution)) }
+                if e.revenueContribution != 0 {
+                    entries.append(RevenueEntry(offset: e.ts - from, amount: e.revenueContribution,
+                                                proceeds: e.proceedsContribution, proceedsBeforeTax: e.proceedsBeforeTax, productID: e.productID))
+                }
             }
             let cancelFrom = f.trialStart?.microseconds ?? from
             if let cancel = cancels.first(where: { $0 >= cancelFrom }) { f.firstCancel = Timestamp(microseconds: cancel) }
@@ -127,5 +146,25 @@ public enum FactsBuilder {
             result[index] = f
         }
         return result
+    }
+
+    /// SPEC §5: a refund's proceeds are −(the refunded payment's proceeds × refunded / paid), except
+    /// Stripe's, which keeps its fee (the whole amount refunded, as the parser gives it). A refund whose
+    /// store did not say its proceeds takes the share of the user's last payment before it whose store did;
+    /// otherwise it keeps its store's cut, as the parser estimated it.
+    static func refundProceeds(_ ordered: inout [Source]) {
+        var lastPaid: (revenue: Double, proceeds: Double)?
+        for i in ordered.indices {
+            let e = ordered[i]
+            switch e.type {
+            case .purchased, .converted, .renewed:
+                if e.revenueContribution > 0 && !e.proceedsBeforeTax { lastPaid = (e.revenueContribution, e.proceedsContribution) }
+            case .refunded:
+                guard e.proceedsBeforeTax, e.store != .stripe, let paid = lastPaid else { continue }
+                ordered[i].proceedsContribution = paid.proceeds * e.revenueContribution / paid.revenue
+                ordered[i].proceedsBeforeTax = false
+            default: break
+            }
+        }
     }
 }

@@ -33,6 +33,14 @@ public struct Event: Sendable, Hashable {
     public var trialDays: Int?
     /// The known id this event's user is (`identified` only; SPEC §4 people).
     public var identity: UserID?
+    /// The store the payment (or trial, or cancel) went through (SPEC §4; the webhooks fill it).
+    public var store: PaymentStore?
+    /// What the team receives for this payment, in the report currency like `revenue`, with its sign
+    /// (SPEC §4): as the store said it, or, once parsed, the revenue less the store's cut
+    /// (`proceedsBeforeTax`). Nil on events without revenue.
+    public var proceeds: Double?
+    /// `proceeds` are the revenue less the store's cut from `products.json`: tax is not known.
+    public var proceedsBeforeTax: Bool
 
     public init(id: EventID, type: EventType, userID: UserID, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
@@ -40,7 +48,8 @@ public struct Event: Sendable, Hashable {
                 copySource: CopySource? = nil, copyText: String? = nil, copyFallbackReason: String? = nil,
                 placement: String? = nil, attributes: ExposureAttributes = .empty,
                 originalRevenue: Double? = nil, originalCurrency: String? = nil,
-                storeAccountID: String? = nil, trialDays: Int? = nil, identity: UserID? = nil) {
+                storeAccountID: String? = nil, trialDays: Int? = nil, identity: UserID? = nil,
+                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -60,5 +69,8 @@ public struct Event: Sendable, Hashable {
         self.storeAccountID = storeAccountID
         self.trialDays = trialDays
         self.identity = identity
+        self.store = store
+        self.proceeds = proceeds
+        self.proceedsBeforeTax = proceedsBeforeTax
     }
 }

@@ -70,6 +70,15 @@ public struct UserFacts: Sendable, Hashable {
         dimension == "placement" ? placement : attributes[dimension]?.label
     }
 
+    /// Proceeds to date (SPEC §5): what the team receives of `netRevenue`, summed from the entries.
+    public var netProceeds: Double {
+        var sum = 0.0
+        for e in revenueEntries { sum += e.proceeds }
+        return sum
+    }
+    /// Some of the proceeds are the revenue less the store's cut: tax is not known for them.
+    public var proceedsBeforeTax: Bool { revenueEntries.contains { $0.proceedsBeforeTax } }
+
     public var startedTrial: Bool { trialStart != nil }
     public var paid: Bool { firstPaid != nil }
     public var converted: Bool { firstConverted != nil }

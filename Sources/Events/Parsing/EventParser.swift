@@ -10,6 +10,9 @@ public struct EventParser: Sendable {
     public var catalog: KnownVariants?
     /// Converts revenue into the report currency; nil (no products.json) keeps amounts as sent.
     public var currency: CurrencyConverter?
+    /// Each store's cut (`products.json` `stores`): a payment whose store did not say its proceeds gets
+    /// its revenue less that cut, marked as before tax (SPEC §5).
+    public var fees: StoreFees
     /// The latest `ts` taken: the receiving node's clock plus `clockSkewAllowance` (nil: any;
     /// `abctl simulate` and `demo` write their own timeline).
     public var notAfter: Timestamp?
@@ -30,9 +33,10 @@ public struct EventParser: Sendable {
         return parser
     }
 
-    public init(catalog: KnownVariants? = nil, currency: CurrencyConverter? = nil) {
+    public init(catalog: KnownVariants? = nil, currency: CurrencyConverter? = nil, fees: StoreFees = .standard) {
         self.catalog = catalog
         self.currency = currency
+        self.fees = fees
     }
 
     /// The outcome for one line: nil for a blank line, else an event or a rejection.
@@ -130,6 +134,8 @@ public struct EventParser: Sendable {
         }
         if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
         if let problem = revenueSignProblem(type: event.type, revenue: event.revenue) { return problem }
+        if let proceeds = event.proceeds, !proceeds.isFinite { return EventRejection(field: "proceeds", reason: "must be a finite number") }
+        if let problem = proceedsProblem(revenue: event.revenue, proceeds: event.proceeds) { return problem }
         if let problem = timeProblem(type: event.type, timestamp: event.timestamp) { return problem }
         if let days = event.trialDays, !(0...Self.maxTrialDays).contains(days) {
             return EventRejection(field: "trial_days", reason: "must be a whole number of days from 0 to \(Self.maxTrialDays)")
@@ -153,16 +159,34 @@ public struct EventParser: Sendable {
     /// currency kept; a currency with no rate is refused, naming `currency`. Only lines that carry
     /// revenue are converted (a currency beside no amount changes nothing).
     func converted(_ event: Event) -> Result<Event, EventRejection> {
-        guard let converter = currency, let amount = event.revenue, let code = event.currency else { return .success(event) }
+        guard let converter = currency, let amount = event.revenue, let code = event.currency else { return .success(withProceeds(event)) }
         let value: Double
         do { value = try converter.convert(amount, from: code) } catch { return .failure(EventRejection(field: "currency", reason: error.description)) }
-        guard code.uppercased() != converter.currency else { return .success(event) }
+        guard code.uppercased() != converter.currency else { return .success(withProceeds(event)) }
         var out = event
         out.originalRevenue = amount
         out.originalCurrency = code
         out.revenue = value
         out.currency = converter.currency
-        return .success(out)
+        // Proceeds are in the currency of the revenue beside them, converted at the same rate.
+        if let proceeds = event.proceeds { out.proceeds = (try? converter.convert(proceeds, from: code)) ?? proceeds }
+        return .success(withProceeds(out))
+    }
+
+    /// A revenue event's proceeds in the report currency (SPEC §5): as the event carries them, else the
+    /// revenue less its store's cut (`fees`), tax not known. Other events carry none.
+    func withProceeds(_ event: Event) -> Event {
+        guard event.type.carriesRevenue else { return event }
+        guard let revenue = event.revenue else {
+            var out = event
+            out.proceeds = nil
+            return out
+        }
+        guard event.proceeds == nil else { return event }
+        var out = event
+        out.proceeds = fees.proceeds(of: revenue, store: event.store)
+        out.proceedsBeforeTax = true
+        return out
     }
 
     // MARK: -
@@ -185,6 +209,8 @@ public struct EventParser: Sendable {
         var attributes: ExposureAttributes = .empty
         var storeAccountID: String?
         var trialDays: Int?
+        var store: PaymentStore?
+        var proceeds: Double?
         var identity: String?
         /// A bandit exposure's `allocation_period` (checked, not stored: SPEC §2).
         var allocationPeriod: String?
@@ -200,7 +226,7 @@ public struct EventParser: Sendable {
         case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
              copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason",
              placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days", identity,
-             allocationPeriod = "allocation_period"
+             allocationPeriod = "allocation_period", store, proceeds
     }
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
@@ -217,6 +243,7 @@ public struct EventParser: Sendable {
     public static let maxTrialDays = 3660
 
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
+    private static let storeNames = PaymentStore.allCases.map(\.rawValue).joined(separator: ", ")
     private static let typeNames = EventType.allCases.map(\.name).joined(separator: ", ")
 
     private func parseObject(_ scanner: inout JSONScanner) throws(JSONScanner.SyntaxError) -> Result<Event, EventRejection> {
@@ -283,6 +310,19 @@ public struct EventParser: Sendable {
                 default: reject("must be a number, found \(value.kindName)")
                 }
             case .currency: f.currency = string(required: false)
+            case .store:
+                if let name = string(required: false) {
+                    f.store = PaymentStore(rawValue: name)
+                    if f.store == nil { reject("unknown store '\(name)' (expected one of: \(EventParser.storeNames))") }
+                }
+            case .proceeds:
+                switch value {
+                case .null: break
+                case .number:
+                    guard let number = bytesScanner.number(value), number.isFinite else { reject("must be a finite number"); return }
+                    f.proceeds = number
+                default: reject("must be a number, found \(value.kindName)")
+                }
             case .productID: f.productID = string(required: false)
             case .copySource: f.copySource = string(required: false)
             case .copyText: f.copyText = string(required: false)
@@ -374,6 +414,7 @@ public struct EventParser: Sendable {
             }
             storeFieldProblems(type: type, storeAccountID: f.storeAccountID, trialDays: f.trialDays).forEach(add)
             if let problem = revenueSignProblem(type: type, revenue: f.revenue) { add(problem) }
+            if let problem = proceedsProblem(revenue: f.revenue, proceeds: f.proceeds) { add(problem) }
             if let timestamp, let problem = timeProblem(type: type, timestamp: timestamp) { add(problem) }
         }
         if let first = problems.first {
@@ -393,7 +434,7 @@ public struct EventParser: Sendable {
                                copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
                                placement: f.placement, attributes: f.attributes,
                                storeAccountID: f.storeAccountID, trialDays: f.trialDays,
-                               identity: f.identity.map(UserID.init)))
+                               identity: f.identity.map(UserID.init), store: f.store, proceeds: f.proceeds))
     }
 
     /// A field's bit in `seen` and `rejected`.
@@ -447,15 +488,15 @@ public struct EventParser: Sendable {
     }
 
     /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table,
-    /// less `store` and `proceeds`; `allocation_period` is checked and not stored: a report places a
-    /// bandit's user in the period of the first exposure's `ts`, docs/Contract.md).
+    /// where `allocation_period` is checked and not stored: a report places a bandit's user in the period of
+    /// the first exposure's `ts`, docs/Contract.md).
     private static func keys(of type: EventType) -> [Field] {
         let always: [Field] = [.eventID, .type, .userID, .ts]
         switch type {
         case .exposure: return always + [.experiment, .variant, .copySource, .copyText, .copyFallbackReason, .placement, .attributes, .storeAccountID, .allocationPeriod]
-        case .trialStarted: return always + [.productID, .trialDays, .experiment]
-        case .purchased, .converted, .renewed, .refunded: return always + [.revenue, .currency, .productID, .experiment]
-        case .cancelled: return always + [.productID, .experiment]
+        case .trialStarted: return always + [.productID, .trialDays, .store, .experiment]
+        case .purchased, .converted, .renewed, .refunded: return always + [.revenue, .currency, .proceeds, .productID, .store, .experiment]
+        case .cancelled: return always + [.productID, .store, .experiment]
         case .identified: return always + [.identity]
         }
     }
@@ -478,6 +519,20 @@ public struct EventParser: Sendable {
         default:
             return nil
         }
+    }
+
+    /// Proceeds are part of a payment (SPEC §4): they need its revenue, have its sign and are never larger.
+    public func proceedsProblem(revenue: Double?, proceeds: Double?) -> EventRejection? {
+        guard let proceeds else { return nil }
+        guard let revenue else { return EventRejection(field: "proceeds", reason: "needs the payment's revenue beside it") }
+        if proceeds != 0 && (proceeds < 0) != (revenue < 0) {
+            return EventRejection(field: "proceeds", reason: "must have the sign of revenue (\(revenue)), got \(proceeds)")
+        }
+        // A little slack for amounts the store rounded separately.
+        if abs(proceeds) > abs(revenue) + 1e-9 * max(1, abs(revenue)) {
+            return EventRejection(field: "proceeds", reason: "must not be larger than revenue (\(revenue)), got \(proceeds)")
+        }
+        return nil
     }
 
     /// A time past the node's clock (by more than the allowance), or an `app` key's old exposure.

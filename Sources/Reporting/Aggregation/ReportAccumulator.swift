@@ -40,8 +40,13 @@ public struct ReportAccumulator: Sendable {
     public private(set) var splits: [SplitTally]
     /// The index of the strata in `splits`, or nil without `metrics.adjust_for`.
     public let strataSplit: Int?
+    /// For a bandit, the index in `splits` of its allocation periods (cell key: the period's index,
+    /// from the first exposure's time, SPEC §5); nil otherwise.
+    public let periodSplit: Int?
     /// The current row's cell in each split (kept to reuse its storage).
     private var rowCells: [Int] = []
+    /// Some counted proceeds are the revenue less the store's cut: tax is not known (SPEC §5 "proceeds before tax").
+    public private(set) var proceedsBeforeTax = false
     /// Each arm's mature users in the cells of the revenue forecast.
     public private(set) var forecast: ForecastAccumulator
 
@@ -110,6 +115,14 @@ public struct ReportAccumulator: Sendable {
         if !adjust.isEmpty {
             splits.append(SplitTally(name: adjust.joined(separator: " × "), attributes: adjust, variantKeys: variantKeys, metrics: metricCount))
         }
+        if let allocation = experiment.allocation, let start = experiment.start {
+            periodSplit = splits.count
+            splits.append(SplitTally(name: "allocation period", attributes: [], variantKeys: variantKeys, metrics: metricCount) { row in
+                String(allocation.periodIndex(at: row.firstExposure.date, start: start))
+            })
+        } else {
+            periodSplit = nil
+        }
         self.splits = splits
         var spans = Array(repeating: [(from: Int64, to: Int64)](), count: variantKeys.count)
         safeguards = ReportAnalyzer.safeguardsAsOf(options.safeguardStops.filter { $0.experiment == experiment.id }, asOf: options.asOf)
@@ -156,7 +169,14 @@ public struct ReportAccumulator: Sendable {
 
         // Before the as-of time (revenue too, from the row's entries), then each horizon's window.
         // A Day-0 window that ends at the as-of moment has passed (the moment itself is after it).
-        let o = outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
+        var o = outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
+        if !row.revenueEntries.isEmpty {
+            let cut = asOf - exposure
+            for e in row.revenueEntries where e.offset < cut {
+                o.proceeds += e.proceeds
+                if e.proceedsBeforeTax { proceedsBeforeTax = true }
+            }
+        }
         tallies[v].record(windows[0].slots, o)
         recordOffer(row, o, variant: v)
         if !splits.isEmpty {
@@ -215,15 +235,19 @@ public struct ReportAccumulator: Sendable {
     private mutating func recordHorizons(_ row: UserFacts, variant v: Int) {
         let exposure = row.firstExposure.microseconds
         let count = horizons.count
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { revenue in
-            revenue.initialize(repeating: 0)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { sums in
+            sums.initialize(repeating: 0)
             for e in row.revenueEntries {
-                for w in 0..<count where e.offset < horizons[w] { revenue[w] += e.amount }
+                for w in 0..<count where e.offset < horizons[w] {
+                    sums[w] += e.amount
+                    sums[count + w] += e.proceeds
+                }
             }
             for w in 0..<count {
                 let horizon = horizons[w]
                 guard exposure + horizon <= asOf else { continue }
-                let o = outcome(row, variant: v, before: exposure + horizon, revenue: revenue[w])
+                var o = outcome(row, variant: v, before: exposure + horizon, revenue: sums[w])
+                o.proceeds = sums[count + w]
                 tallies[v].record(windows[w + 1].slots, o)
                 for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o) }
             }

@@ -17,8 +17,11 @@ public struct SplitTally: Sendable {
     private var index: [String: Int] = [:]
     private let variantKeys: [String]
     private let metricCount: Int
+    /// A cell key computed from the row itself (a bandit's allocation period) instead of attributes.
+    let customKey: (@Sendable (UserFacts) -> String)?
 
-    init(name: String, attributes: [String], variantKeys: [String], metrics: Int) {
+    init(name: String, attributes: [String], variantKeys: [String], metrics: Int, customKey: (@Sendable (UserFacts) -> String)? = nil) {
+        self.customKey = customKey
         self.name = name
         self.attributes = attributes
         self.variantKeys = variantKeys
@@ -27,6 +30,7 @@ public struct SplitTally: Sendable {
 
     /// The key of `row`'s cell: the attribute's label, or for several attributes `a=x, b=y`.
     func key(of row: UserFacts) -> String {
+        if let customKey { return customKey(row) }
         if attributes.count == 1 { return row.segmentValue(attributes[0]) ?? Segments.noneValue }
         return attributes.map { "\($0)=\(row.segmentValue($0) ?? Segments.noneValue)" }.joined(separator: ", ")
     }

@@ -84,9 +84,12 @@ public struct VariantTally: Sendable, Equatable {
         let numerator: UserOutcome.Fact?
         /// Day-0 cancels: a trial starter enters only once the Day-0 window has passed (SPEC §5 maturity).
         let needsDay0WindowPassed: Bool
+        /// A mean of proceeds, not of gross revenue.
+        let proceeds: Bool
 
         init(_ d: MetricDefinition) {
             unit = d.unit.fact
+            proceeds = d.isProceeds
             if case .proportion(let n) = d.statistic { numerator = n } else { numerator = nil }
             needsDay0WindowPassed = numerator == .day0Cancel
         }
@@ -106,9 +109,12 @@ public struct VariantTally: Sendable, Equatable {
         denominators[m] += 1
         if let numerator = rule.numerator {
             if outcome.time(numerator) != nil { counts[m] += 1 }
-        } else if outcome.revenue != 0 {
-            counts[m] += 1
-            values[m].append(outcome.revenue)
+        } else {
+            let value = rule.proceeds ? outcome.proceeds : outcome.revenue
+            if value != 0 {
+                counts[m] += 1
+                values[m].append(value)
+            }
         }
     }
 

@@ -43,6 +43,13 @@ enum OfferChecks {
 
     /// A warning per flagged arm; a note for an arm with mismatches the tests do not tell from noise.
     static func health(_ r: ReportFigures) -> [HealthCheck] {
+        mismatchHealth(r) + r.storefrontClaims.map { c in
+            HealthCheck(level: .info, code: "storefront_claims",
+                        message: "“\(c.variant)” showed each storefront its own \(c.framing.rawValue) claim, computed from that storefront's prices: \(c.sentence).")
+        }
+    }
+
+    static func mismatchHealth(_ r: ReportFigures) -> [HealthCheck] {
         r.offerMismatch.compactMap { m in
             guard m.count > 0 else { return nil }
             var parts: [String] = []
@@ -53,6 +60,8 @@ enum OfferChecks {
             if m.paidWithoutTrial > 0 {
                 parts.append("\(m.paidWithoutTrial == 1 ? "1 user" : "\(Wording.count(m.paidWithoutTrial)) users") paid at once where it offered a trial (the store gave none: not eligible)")
             }
+            // The claim it showed, per storefront where they differ (SPEC §1).
+            if let claims = r.storefrontClaims.first(where: { $0.variant == m.variant }) { parts.append("its claim per storefront: \(claims.sentence)") }
             let what = parts.joined(separator: "; ")
             let share = "\(Wording.percent(m.share, digits: 2)) of its \(Wording.count(m.users)) trial starters and purchasers"
             let expected = Wording.percent(OfferMismatch.expectedShare, digits: 0)

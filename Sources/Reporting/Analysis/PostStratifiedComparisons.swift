@@ -35,8 +35,10 @@ enum PostStratifiedComparisons {
         }
     }
 
+    /// `periods`: a bandit's allocation periods are the strata (SPEC §5): never pooled; a period
+    /// where either arm has too few users to compare (none; one for revenue) is left out.
     static func adjusted(_ c: ComparisonResult, split: SplitTally, variant v: Int, slot: Int, cap: Double?, alpha: Double,
-                         sequential: Bool) throws -> ComparisonResult {
+                         sequential: Bool, periods: Bool = false) throws -> ComparisonResult {
         let m = c.metric
         func summary(_ t: VariantTally) throws -> SampleSummary {
             if m.isRevenue { return try RevenueCapping.summary(values: t.values[slot], users: t.denominators[slot], cap: cap) }
@@ -45,11 +47,16 @@ enum PostStratifiedComparisons {
         }
         let strata = try split.cells.map { cell in
             PostStratification.Stratum(control: try summary(cell[0]), variant: try summary(cell[v]))
-        }.filter { $0.control.count + $0.variant.count > 0 }
-        let pooled = try PostStratification.pool(strata, minimum: minimumStratumUsers)
+        }.filter { periods ? min($0.control.count, $0.variant.count) >= (m.isRevenue ? 2 : 1) : $0.control.count + $0.variant.count > 0 }
+        let pooled = periods ? strata : try PostStratification.pool(strata, minimum: minimumStratumUsers)
         let whole = try strata.reduce(PostStratification.Stratum(control: SampleSummary(count: 0, sum: 0, sumOfSquares: 0),
                                                                   variant: SampleSummary(count: 0, sum: 0, sumOfSquares: 0))) {
             PostStratification.Stratum(control: try $0.control.merged(with: $1.control), variant: try $0.variant.merged(with: $1.variant))
+        }
+        if periods && pooled.isEmpty {
+            var out = c
+            out.nullReasons["variance_reduction"] = "no allocation period has users in both arms yet, so the figures are not stratified"
+            return out
         }
         let spread: PostStratification.Spread = m.isRevenue ? .sample : .bernoulli
         let estimate: PostStratification.Estimate
@@ -59,11 +66,13 @@ enum PostStratifiedComparisons {
             plain = try PostStratification.estimate([whole], spread: spread)
         } catch {
             var out = c
-            out.nullReasons["variance_reduction"] = "a stratum has too few users in an arm to post-stratify, so the figures are not adjusted"
+            out.nullReasons["variance_reduction"] = periods ? "no allocation period has users in both arms yet, so the figures are not stratified"
+                : "a stratum has too few users in an arm to post-stratify, so the figures are not adjusted"
             return out
         }
         var out = c
-        out.test = m.isRevenue ? "post-stratified welch" : "post-stratified z-test"
+        out.test = periods ? (m.isRevenue ? "period-stratified welch" : "period-stratified z-test")
+            : m.isRevenue ? "post-stratified welch" : "post-stratified z-test"
         out.absoluteDiff = estimate.difference
         let ci = try estimate.interval(alpha: alpha)
         out.absoluteCI = Bounds(ci.lower, ci.upper)
@@ -75,9 +84,9 @@ enum PostStratifiedComparisons {
         out.nullReasons["relative_lift"] = nil
         out.nullReasons["relative_ci"] = nil
         if relativeCI == nil {
-            let who = estimate.controlMean <= 0 && estimate.variantMean <= 0 ? "neither arm's adjusted \(m.isRevenue ? "revenue per user" : "rate") is positive"
-                : estimate.controlMean <= 0 ? "the control's adjusted \(m.isRevenue ? "revenue per user" : "rate") is not positive"
-                : "“\(c.variant)”'s adjusted \(m.isRevenue ? "revenue per user" : "rate") is not positive"
+            let who = estimate.controlMean <= 0 && estimate.variantMean <= 0 ? "neither arm's adjusted \(m.isRevenue ? Wording.moneyWords(m) + " per user" : "rate") is positive"
+                : estimate.controlMean <= 0 ? "the control's adjusted \(m.isRevenue ? Wording.moneyWords(m) + " per user" : "rate") is not positive"
+                : "“\(c.variant)”'s adjusted \(m.isRevenue ? Wording.moneyWords(m) + " per user" : "rate") is not positive"
             let reason = who + ", so a relative change cannot be estimated"
             if out.relativeLift == nil { out.nullReasons["relative_lift"] = reason }
             out.nullReasons["relative_ci"] = reason
@@ -99,7 +108,7 @@ enum PostStratifiedComparisons {
         unadjusted.reading = VerdictReading.read(c, alpha: alpha, sequential: sequential)
         out.adjustment = Adjustment(unadjusted: unadjusted, varianceReduction: reduction,
                                     varianceReductionNullReason: reduction == nil ? "the unadjusted difference has no variance" : nil,
-                                    attributes: split.attributes, strata: pooled.count)
+                                    attributes: periods ? ["allocation_period"] : split.attributes, strata: pooled.count)
         return out
     }
 }

@@ -23,6 +23,9 @@ public enum ReportBuilder {
         if let stops = store as? any SafeguardStopStore {
             options.safeguardStops = try stops.safeguardStops(experiment: experiment.id)
         }
+        if experiment.isBandit, let periods = store as? any AllocationPeriodStore {
+            options.allocationPeriods = try periods.allocationPeriods(experiment: experiment.id)
+        }
         if let people = store as? any PeopleDirectory { options.identityConflicts = try people.identityConflicts() }
         return try ReportAnalyzer.analyze(try ReportAccumulator.read(store: store, experiment: experiment, options: options))
     }

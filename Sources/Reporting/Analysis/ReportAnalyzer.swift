@@ -40,6 +40,7 @@ public enum ReportAnalyzer {
             { try survivalResult(tallies, options: options) },
             { (try tallies.map(conversionCurve), tallies.map { revenueCurve($0, cap: ltvCap) }) })
         try PostStratifiedComparisons.apply(&comparisons, acc: acc, caps: caps, alpha: alpha)
+        try BanditAnalysis.stratify(&comparisons, acc: acc, caps: caps, alpha: alpha)
         let srm = try sampleRatio(tallies, experiment: exp, firstStop: acc.firstStop)
         let copy = copySplits(tallies, experiment: exp)
         let maturityDays = exp.maturityDays
@@ -63,10 +64,14 @@ public enum ReportAnalyzer {
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
         figures.offerMismatch = try OfferChecks.figures(acc)
+        figures.proceedsBeforeTax = acc.proceedsBeforeTax
+        figures.storefrontClaims = StorefrontClaims.differing(exp, products: options.products)
         try addForecast(&figures, acc)
         figures.safeguards = acc.safeguards
+        BanditAnalysis.analyze(&figures, acc: acc)
         figures.readComparisons()
         var decision = DecisionRule.decide(figures, required: required)
+        BanditAnalysis.decide(&decision, figures: figures)
         if figures.primaryMetric.isForecast {
             decision.reasons.append("The primary metric is a forecast, not revenue already earned: revenue per user by day \(figures.primaryMetric.horizonDays ?? 0), each arm's revenue to date plus the further payments its renewal model expects (docs/Forecast.md), compared on the bootstrap interval of the difference.")
         }
@@ -221,7 +226,7 @@ public enum ReportAnalyzer {
             // The log of a ratio of means needs both means positive; say which is not, and why.
             func why(_ s: SampleSummary, _ name: String) -> String? {
                 guard let mean = try? s.mean(), mean <= 0 else { return nil }
-                return s.sumOfSquares == 0 ? "\(name) has no payers yet" : "\(name)'s net revenue per user is not positive (refunds outweigh payments)"
+                return s.sumOfSquares == 0 ? "\(name) has no payers yet" : "\(name)'s \(Wording.moneyWords(m)) per user is not positive (refunds outweigh payments)"
             }
             let reasons = [why(control, "the control"), why(variant, "“\(key)”")].compactMap { $0 }
             let reason = reasons.joined(separator: " and ") + ", so a relative change cannot be estimated"
@@ -380,7 +385,7 @@ public enum ReportAnalyzer {
                 return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: "the control has fewer than two \(primary.unit.words) to measure its spread")
             }
             guard mean > 0, variance > 0 else {
-                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: s.sumOfSquares == 0 ? "the control has no payers yet" : "the control's net revenue per user is not positive")
+                return SampleRequirement(perVariant: nil, smallestArm: smallest, reasonUnknown: s.sumOfSquares == 0 ? "the control has no payers yet" : "the control's \(Wording.moneyWords(primary)) per user is not positive")
             }
             do {
                 let n = try SampleSize.usersPerVariant(mean: mean, standardDeviation: variance.squareRoot(), relativeMDE: mde,

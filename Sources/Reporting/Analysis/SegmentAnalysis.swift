@@ -14,7 +14,7 @@ enum SegmentAnalysis {
     static func analyze(_ acc: ReportAccumulator, caps: [Double?], alpha: Double) throws -> [SegmentDimension] {
         let metrics = Self.metrics(acc.experiment)
         let slots = metrics.compactMap { acc.slot($0) }
-        return try acc.splits.indices.filter { $0 != acc.strataSplit }.map { s in
+        return try acc.splits.indices.filter { $0 != acc.strataSplit && $0 != acc.periodSplit }.map { s in
             try dimension(acc.splits[s], metrics: metrics, slots: slots, acc: acc, caps: caps, alpha: alpha)
         }
     }

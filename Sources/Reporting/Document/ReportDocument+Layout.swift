@@ -17,16 +17,37 @@ extension ReportDocument {
             sections.append(Section(title: [.text("Safeguards")],
                                     blocks: [.list(r.safeguards.map { ($0.inForce ? .stop : .reset, Wording.safeguard($0)) })]))
         }
+        if let a = r.allocation { sections.append(Self.allocation(r, a)) }
         sections.append(Self.metrics(r))
         if !r.comparisons.isEmpty { sections.append(Self.comparisons(r)) }
         sections += r.segments.indices.map { Self.segment(r, $0) }
         sections.append(Section(title: [.text("Cumulative paid conversion")], blocks: [.chart(.conversion, caption:
             "Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.")]))
-        sections.append(Section(title: [.text("Revenue per user by day")], blocks: [.chart(.revenue, caption:
-            "Cumulative net revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(Self.capCaption(r)). Curves stop where fewer than 20 users have been followed that long.")]))
+        sections.append(Section(title: [.text("Gross revenue per user by day")], blocks: [.chart(.revenue, caption:
+            "Cumulative gross revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(Self.capCaption(r)). Curves stop where fewer than 20 users have been followed that long.")]))
         if let forecasts = r.forecast { sections.append(Self.forecast(r, forecasts)) }
         sections.append(Self.survival(r))
         sections += r.copySources.map(Self.copySources)
+    }
+
+    /// A bandit's periods (SPEC §8 `allocation`): the weights in force and the users first exposed
+    /// in each, and each arm's chance of being best.
+    static func allocation(_ r: Report, _ a: AllocationResult) -> Section {
+        let columns = [Table.Column(header: "Period", align: .right), Table.Column(header: "From", align: .left), Table.Column(header: "Weights set by", align: .left)]
+            + a.variants.map { Table.Column(header: $0, align: .right) }
+        let rows: [[Table.Cell]] = a.periods.map { p in
+            [Table.Cell(String(p.index)), Table.Cell(Wording.date(p.from)), Table.Cell(p.rule)]
+                + zip(p.weights, p.users).map { w, n in Table.Cell(text: String(format: "%.3f", w), note: Wording.counted(n, "user")) }
+        }
+        var blocks: [Block] = [.chart(.allocation, caption: "Each arm's weight per allocation period: new users were drawn with these weights; arms are compared within each period, never across periods pooled."),
+                               .table(Table(columns: columns, rows: rows))]
+        if let chance = a.chanceBest {
+            blocks.append(.paragraph([.text("Chance of being best on \(a.metric.title.lowercased()) (normal approximation of the period-stratified rates): "
+                + zip(a.variants, chance).map { "\($0) \(String(format: "%.1f%%", $1 * 100))" }.joined(separator: ", ") + ".")], .plain))
+        } else if let reason = a.chanceBestNullReason {
+            blocks.append(.paragraph([.text("Chance of being best: not yet, \(reason).")], .plain))
+        }
+        return Section(title: [.text("Allocation (bandit)")], blocks: blocks)
     }
 
     static func verdict(_ r: Report) -> Section {
@@ -129,7 +150,10 @@ extension ReportDocument {
                 let tone = tone(c.reading)
                 return [
                     Table.Cell(Wording.segmentValue(cell)), Table.Cell(Wording.count(cell.users)),
-                    Table.Cell(text: Wording.title(c.metric), tag: c.metric == r.primaryMetric ? "primary" : nil), Table.Cell(c.variant),
+                    Table.Cell(text: Wording.title(c.metric), tag: c.metric == r.primaryMetric ? "primary" : nil),
+                    // By country: the claim this arm showed in the country's storefront, where claims differ (SPEC §1).
+                    Table.Cell(text: c.variant, detail: d.dimension == "country" && cell.value != Segments.otherValue
+                               ? r.storefrontClaims.first { $0.variant == c.variant }.map { "(\($0.claim(country: cell.value)))" } : nil),
                     Table.Cell(text: Wording.difference(c.metric, c.absoluteDiff, in: r.currency),
                                detail: Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency), tone: tone, marked: true),
                     Table.Cell(text: Wording.signedPercent(c.relativeLift), tone: tone), Table.Cell(Wording.pValue(c.pValueAdjusted)),

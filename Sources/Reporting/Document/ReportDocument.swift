@@ -46,6 +46,8 @@ struct ReportDocument {
 
     enum Chart {
         case forest, conversion, revenue, forecast, survival
+        /// A bandit's weights per allocation period.
+        case allocation
         /// The forest plot of `segments[index]`.
         case segment(Int)
     }

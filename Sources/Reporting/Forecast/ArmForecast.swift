@@ -31,6 +31,8 @@ public struct ArmForecast: Sendable, Equatable {
     public var model: [String: PeriodModel]
     /// Why the figures are null, in words.
     public var nullReason: String?
+    /// What the figures leave out, by field, in words (SPEC §8 `null_reasons`): `unplaced_payers`.
+    public var nullReasons: [String: String] = [:]
     /// The bootstrap draws in draw order (for differences between arms; not rendered).
     public var draws: [Double]
 

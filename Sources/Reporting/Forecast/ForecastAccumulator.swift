@@ -15,8 +15,10 @@ public struct ForecastAccumulator: Sendable {
     let horizon: Int64
     let matureAge: Int64
     let keys: [String]
-    /// Per arm, the plans its payers can be on (price → period), for matching a first payment to a plan.
+    /// Per arm, the plans its payers can be on (price → period), for a first payment with no `product_id`.
     let plans: [[Products.Plan]]
+    /// `product_id` → plan, over every offering: a payment belongs to a plan by its product id (SPEC §5).
+    let planByProduct: [String: Products.Plan]
     /// Per arm, mature users who paid (or were refunded) something, by cell.
     private var payerCells: [[RevenueForecast.Cell: Int]]
     /// Per arm, mature users with no revenue at all: most users, counted without hashing a cell.
@@ -24,7 +26,8 @@ public struct ForecastAccumulator: Sendable {
     /// Per arm: users exposed by the as-of time, and those of them mature.
     public private(set) var exposed: [Int]
     public private(set) var payers: [Int]
-    /// Per arm, payers whose first payment matched no plan of the arm's offering (counted, never renewed).
+    /// Per arm, payers whose plan cannot be told (a `product_id` no plan has; without one, no plan of the
+    /// arm's offering at the price): their revenue to date counts, no renewal is forecast (`null_reasons`).
     public private(set) var unmatchedPayers: [Int]
     /// For a backtest: the later moment at which the mature users' realized revenue is read.
     let realizedAsOf: Int64?
@@ -64,6 +67,9 @@ public struct ForecastAccumulator: Sendable {
             let own = v.paywall.flatMap { products.offerings[$0.offering] }.map { Array($0.values) } ?? []
             return own.isEmpty ? everyPlan : own.sorted { $0.price < $1.price }
         }
+        var byProduct: [String: Products.Plan] = [:]
+        for plan in everyPlan where byProduct[plan.productID] == nil { byProduct[plan.productID] = plan }
+        planByProduct = byProduct
         payerCells = Array(repeating: [:], count: keys.count)
         quietUsers = Array(repeating: 0, count: keys.count)
         exposed = Array(repeating: 0, count: keys.count)
@@ -111,13 +117,14 @@ public struct ForecastAccumulator: Sendable {
             stillToCome[v] += Double(min(max(horizon - followed, 0), horizon)) / Double(horizon)
         }
         var revenue = 0.0, payments = 0
-        var firstPayment: RevenueEntry?, lastPayment: Int64 = 0
+        var firstPayment: RevenueEntry?, lastPayment: Int64 = 0, lastAmount = 0.0
         for e in row.revenueEntries where e.offset < seen {
             if e.offset < horizon { revenue += e.amount }
             if e.amount > 0 {
                 payments += 1
                 if firstPayment == nil { firstPayment = e }
                 lastPayment = e.offset
+                lastAmount = e.amount
             }
         }
         guard let first = firstPayment else {
@@ -125,7 +132,9 @@ public struct ForecastAccumulator: Sendable {
             return
         }
         payers[v] += 1
-        guard let plan = plan(paying: first.amount, arm: v), let days = Self.periodDays(plan.period) else {
+        // The plan by the payment's product id; a payment that names none, by its price among the arm's plans.
+        let placed = first.productID.map { planByProduct[$0] } ?? plan(paying: first.amount, arm: v)
+        guard let plan = placed, let days = Self.periodDays(plan.period) else {
             unmatchedPayers[v] += 1
             payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: payments, churned: true, due: payments, revenue: revenue), default: 0] += 1
             return
@@ -137,7 +146,9 @@ public struct ForecastAccumulator: Sendable {
         // Payment j falls at first + (j − 1)·period; those before the horizon are due.
         let due = first.offset < horizon ? Int((horizon - 1 - first.offset) / period) + 1 : 0
         let renews = days < horizonDays
-        let cell = RevenueForecast.Cell(period: renews ? plan.period : nil, price: renews ? plan.price : 0, payments: payments,
+        // Renewals at what this payer last paid for a period, in the report currency (SPEC §5): a payer in
+        // another storefront or currency renews at its own price, not at the price table's.
+        let cell = RevenueForecast.Cell(period: renews ? plan.period : nil, price: renews ? lastAmount : 0, payments: payments,
                                         churned: renews ? churned : true, due: renews ? due : payments, revenue: revenue)
         payerCells[v][cell, default: 0] += 1
     }

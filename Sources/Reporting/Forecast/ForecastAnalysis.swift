@@ -30,6 +30,9 @@ public enum ForecastAnalysis {
             entry.nullReason = "no payers among this arm's \(users) mature users yet"
             return entry
         }
+        if acc.unmatchedPayers[v] > 0 {
+            entry.nullReasons["unplaced_payers"] = Wording.unplacedPayers(acc.unmatchedPayers[v])
+        }
         let histories = forecast.histories()
         for period in histories.keys.sorted() {
             let h = histories[period]!

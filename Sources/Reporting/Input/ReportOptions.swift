@@ -30,6 +30,9 @@ public struct ReportOptions: Sendable {
     /// The experiment's safeguard stops as the store holds them (in force or lifted): the report's
     /// `safeguards` (SPEC §8). `ReportBuilder` reads them from a store that keeps them.
     public var safeguardStops: [SafeguardStop] = []
+    /// A bandit's allocation periods as the store recorded them (SPEC §5): the weights in force
+    /// per period, for the period-stratified sample ratio check and the report's `allocation`.
+    public var allocationPeriods: [AllocationPeriod] = []
 
     /// `identified` events the store kept as conflicts (SPEC §4: an anonymous id identified as a
     /// second known id, or a known id as another), store-wide; `ReportBuilder` reads them from a

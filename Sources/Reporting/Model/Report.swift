@@ -86,11 +86,18 @@ public struct ReportFigures: Sendable {
     public var segments: [SegmentDimension] = []
     /// Per arm, in experiment order: what the stores gave against what the arm tested (SPEC §5 offers).
     public var offerMismatch: [OfferMismatch] = []
+    /// Some proceeds counted are the revenue less the store's cut (`products.json` `stores`): tax is
+    /// not known for them, and every format says "proceeds before tax" (SPEC §5).
+    public var proceedsBeforeTax = false
+    /// The arms whose discount claim differs between storefronts (SPEC §1), each claim named.
+    public var storefrontClaims: [StorefrontClaims] = []
     /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
     public var forecast: [ArmForecast]? = nil
     /// The safeguard stops made by the as-of time, oldest first (SPEC §5, §8): what was seen,
     /// when, the figures, and when it was lifted (nil while in force at the as-of time).
     public var safeguards: [SafeguardStop] = []
+    /// A bandit's periods and each arm's chance of being best (SPEC §5, §8); nil for other experiments.
+    public var allocation: AllocationResult?
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
@@ -513,4 +520,29 @@ public struct Decision: Sendable, Equatable {
         self.eta = eta
         self.etaReason = etaReason
     }
+}
+
+/// A bandit's allocation in the report (SPEC §8 `allocation`): per period the weights in force and
+/// the users first exposed in it, and each arm's `chance_best` on the primary metric from the
+/// period-stratified rates.
+public struct AllocationResult: Sendable, Equatable {
+    public struct Period: Sendable, Equatable {
+        public var index: Int
+        public var from: Date
+        /// The next period's start; nil for the period in force at the as-of time.
+        public var to: Date?
+        /// In variant order.
+        public var weights: [Double]
+        public var users: [Int]
+        /// How the weights were set: `first`, `burn_in`, `learned`, `carried`, or `file` when the store
+        /// had no record of the period (a report on data without a server's periods).
+        public var rule: String
+    }
+    public var variants: [String]
+    public var periods: [Period]
+    /// In variant order; nil with `chanceBestNullReason`.
+    public var chanceBest: [Double]?
+    public var chanceBestNullReason: String?
+    /// The metric `chance_best` reads: the primary's mature form.
+    public var metric: Metric
 }

@@ -4,7 +4,8 @@ import Foundation
 
 /// The report as CSV (RFC 4180): one row per (variant, metric), the comparison with the
 /// control in the same row (empty for the control). Rates are fractions, as in the JSON; `cap` is the
-/// per-user revenue cap a revenue metric used (empty when uncapped or not revenue). `null_reasons`
+/// per-user revenue cap a revenue metric used (empty when uncapped or not revenue); `money` names a money
+/// metric's kind: `gross`, `proceeds` or `proceeds before tax` (SPEC §5). `null_reasons`
 /// stays the last column.
 public enum CSVReportRenderer {
     public static let header = [
@@ -12,7 +13,7 @@ public enum CSVReportRenderer {
         "absolute_diff", "absolute_ci_lower", "absolute_ci_upper", "relative_lift", "relative_ci_lower", "relative_ci_upper",
         "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value", "cap",
         "dimension", "value", "variance_reduction", "unadjusted_absolute_diff", "unadjusted_p_value",
-        "direction", "currency", "null_reasons",
+        "money", "direction", "currency", "null_reasons",
     ]
 
     public static func render(_ r: Report) -> String {
@@ -28,7 +29,7 @@ public enum CSVReportRenderer {
                     num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
                     num(m.cap.map(Wording.cents)), "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
                     num(c?.adjustment?.unadjusted.pValue),
-                    m.metric.direction, r.currency, text(nullReasons(m, c)),
+                    Wording.moneyKind(m.metric, r), m.metric.direction, r.currency, text(nullReasons(m, c)),
                 ]
                 out += fields.joined(separator: ",") + "\r\n"
             }
@@ -45,7 +46,7 @@ public enum CSVReportRenderer {
                         num(c.relativeLift), num(c.relativeCI?.lower), num(c.relativeCI?.upper),
                         num(c.pValue), num(c.pValueAdjusted), num(c.chanceToWin), num(c.expectedLoss), "", num(c.cap.map(Wording.cents)),
                         text(d.dimension), text(cell.value), "", "", "",
-                        c.metric.direction, r.currency, text(nullReasons(nil, c)),
+                        Wording.moneyKind(c.metric, r), c.metric.direction, r.currency, text(nullReasons(nil, c)),
                     ]
                     out += fields.joined(separator: ",") + "\r\n"
                 }

@@ -89,6 +89,7 @@ public enum HTMLReportRenderer {
             case .revenue: SVGCharts.revenueChart(r)
             case .forecast: SVGCharts.forecastChart(r, r.forecast ?? [])
             case .survival: SVGCharts.survivalChart(r)
+            case .allocation: SVGCharts.allocationChart(r)
             case .segment(let i): SVGCharts.segmentForestPlot(r.segments[i], r)
             }
             return "<figure><div class=\"chartbox\">\(svg)</div><figcaption>\(escape(caption))</figcaption></figure>"

@@ -23,6 +23,8 @@ public enum JSONReportRenderer {
             ("currency", .string(r.currency)),
             ("users", .number(Double(r.users))),
             ("crossover_users", .number(Double(r.crossoverUsers))),
+            // SPEC §5: some proceeds are the revenue less the store's cut, tax not known.
+            ("proceeds_before_tax", .bool(r.proceedsBeforeTax)),
             ("srm", srm(r.srm)),
             ("variants", .array(r.variants.map(variant))),
             ("comparisons", .array(r.comparisons.map(comparison))),
@@ -67,11 +69,29 @@ public enum JSONReportRenderer {
             ("fallback_reasons", .object(r.copySources.map { split in
                 (split.variant, .object(split.fallbackReasons.map { ($0.reason, .number(Double($0.count))) }))
             })),
-            ("offer_mismatch", .object(r.offerMismatch.map { ($0.variant, offerMismatch($0)) })),
+            ("offer_mismatch", .object(r.offerMismatch.map { m in (m.variant, offerMismatch(m, claims: r.storefrontClaims.first { $0.variant == m.variant })) })),
         ]
         if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0)) }))) }
         if let forecasts = r.forecast { top.append(("forecast", forecast(forecasts))) }
+        if let a = r.allocation { top.append(("allocation", allocation(a))) }
         return .object(top)
+    }
+
+    /// SPEC §8 `allocation`: the periods with their weights and users, and `chance_best` (null with its reason).
+    static func allocation(_ a: AllocationResult) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("periods", .array(a.periods.map { p in
+                .object([("period", .number(Double(p.index))), ("from", .string(RFC3339.format(p.from))),
+                         ("to", p.to.map { .string(RFC3339.format($0)) } ?? .null),
+                         ("weights", .object(zip(a.variants, p.weights).map { ($0, .number($1)) })),
+                         ("users", .object(zip(a.variants, p.users).map { ($0, .number(Double($1))) })),
+                         ("rule", .string(p.rule))])
+            })),
+            ("chance_best", a.chanceBest.map { .object(zip(a.variants, $0).map { ($0, .number($1)) }) } ?? .null),
+            ("metric", .string(a.metric.name)),
+        ]
+        if let reason = a.chanceBestNullReason { members.append(("null_reasons", .object([("chance_best", .string(reason))]))) }
+        return .object(members)
     }
 
     /// One `--by` dimension: its cells with their comparisons, and `heterogeneity_p` per metric and variant
@@ -121,6 +141,7 @@ public enum JSONReportRenderer {
                 })),
             ]
             if let reason = f.nullReason { fields.append(("null_reason", .string(reason))) }
+            if !f.nullReasons.isEmpty { fields.append(("null_reasons", .object(f.nullReasons.keys.sorted().map { ($0, .string(f.nullReasons[$0]!)) }))) }
             return (f.variant, .object(fields))
         })
     }
@@ -153,7 +174,8 @@ public enum JSONReportRenderer {
         return .array([.number(b.lower), .number(b.upper)])
     }
 
-    static func offerMismatch(_ m: OfferMismatch) -> JSONValue {
+    /// `claims`: the arm's discount claim per storefront, where it differs between them (SPEC §1).
+    static func offerMismatch(_ m: OfferMismatch, claims: StorefrontClaims? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("arm_trial_days", .number(Double(m.armTrialDays))), ("trial_starts", .number(Double(m.trialStarts))),
             ("trial_days_differ", .number(Double(m.trialDaysDiffer))),
@@ -161,6 +183,7 @@ public enum JSONReportRenderer {
             ("paid_without_trial", .number(Double(m.paidWithoutTrial))), ("users", .number(Double(m.users))), ("count", .number(Double(m.count))),
             ("share", num(m.share)), ("p_value", num(m.pValue)), ("control_p_value", num(m.controlPValue)), ("flagged", .bool(m.flagged)),
         ]
+        if let claims { members.append(("discount_claims", claims.json)) }
         if !m.nullReasons.isEmpty {
             members.append(("null_reasons", .object(m.nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         }

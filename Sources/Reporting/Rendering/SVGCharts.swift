@@ -108,6 +108,16 @@ enum SVGCharts {
         return s + "</svg>"
     }
 
+    /// A bandit's weights over time: one step line per arm, each period's weight from its start.
+    static func allocationChart(_ r: Report) -> String {
+        guard let a = r.allocation, !a.periods.isEmpty else { return "<p class=\"muted\">No allocation period yet.</p>" }
+        let series = a.variants.enumerated().map { v, key in
+            (name: key, color: color(v), points: a.periods.map { (Double($0.index), $0.weights[v] / max(1e-300, $0.weights.reduce(0, +))) } + [(Double(a.periods.count), a.periods.last!.weights[v] / max(1e-300, a.periods.last!.weights.reduce(0, +)))], step: true)
+        }
+        return lineChart(series: series, xMax: Double(a.periods.count), yMin: 0, yMax: 1,
+                         xLabel: "allocation period", yLabel: "weight", aria: "Each arm's weight per allocation period")
+    }
+
     static func conversionChart(_ r: Report) -> String {
         var yMax = 0.0
         let series = r.conversionByDay.enumerated().map { i, curve in
@@ -131,7 +141,7 @@ enum SVGCharts {
         }
         guard series.contains(where: { !$0.points.isEmpty }), yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
-                         xLabel: "days since first exposure", yLabel: "revenue per user", aria: "Cumulative revenue per exposed user by day since first exposure, per variant",
+                         xLabel: "days since first exposure", yLabel: "gross revenue per user", aria: "Cumulative gross revenue per exposed user by day since first exposure, per variant",
                          yTick: { Wording.money($0, in: r.currency) })
     }
 
@@ -154,7 +164,7 @@ enum SVGCharts {
         }
         guard yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: horizon, yMin: 0, yMax: niceMax(yMax), xLabel: "days since first exposure",
-                         yLabel: "revenue per user", aria: "Realised revenue per user by day, extended by the forecast to day \(Int(horizon)) with its 90% interval, per variant",
+                         yLabel: "gross revenue per user", aria: "Realised gross revenue per user by day, extended by the forecast to day \(Int(horizon)) with its 90% interval, per variant",
                          yTick: { Wording.money($0, in: r.currency) }, extensions: extensions)
     }
 

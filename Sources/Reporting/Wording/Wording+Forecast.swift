@@ -3,7 +3,12 @@ import Foundation
 extension Wording {
     /// The forecast section's heading words: "revenue per user by day 365, 90% interval".
     static func forecastHeading(_ forecasts: [ArmForecast]) -> String {
-        "revenue per user by day \(forecasts.first?.horizonDays ?? 365) after first exposure, 90% interval"
+        "gross revenue per user by day \(forecasts.first?.horizonDays ?? 365) after first exposure, 90% interval"
+    }
+
+    /// Payers whose plan cannot be told: never dropped silently (SPEC §5).
+    static func unplacedPayers(_ n: Int) -> String {
+        "\(counted(n, "payer")) whose plan cannot be told (a product_id no plan of products.json has, or none and no plan at the price paid): their revenue to date counts, no renewal is forecast"
     }
 
     /// One arm's forecast in words, the same in text, Markdown and HTML.
@@ -20,6 +25,7 @@ extension Wording {
             return "\(ArmForecast.periodWords(period)) renewals of \(count(m.payers)) payers follow \(shape), mean churn \(percent(churn, digits: 1)) a period"
         }
         if !models.isEmpty { s += "; " + models.joined(separator: "; ") }
+        if let unplaced = f.nullReasons["unplaced_payers"] { s += "; " + unplaced }
         return s
     }
 

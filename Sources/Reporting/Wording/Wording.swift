@@ -16,9 +16,25 @@ enum Wording {
         [
             "\(better) \(legendBetter), \(worse) \(legendWorse)",
             "Chance better: the chance the variant is better in that direction. Expected loss: what shipping the variant gives up on average if it is in fact worse, in percentage points (pp) of the rate, or for revenue in \(r.currency) per user.",
-            "Revenue figures are net of refunds, per exposed user, in \(r.currency).",
+            moneyNote(r),
         ]
     }
+
+    /// What the money figures are (SPEC §5): gross is what users paid, tax included; proceeds what the
+    /// team receives after the store's cut and tax; both after refunds. Says when tax is not known.
+    static func moneyNote(_ r: Report) -> String {
+        "Money figures are per exposed user, in \(r.currency), refunds subtracted: gross revenue is what users paid (tax included); proceeds are what the team receives after the store's cut and tax"
+            + (r.proceedsBeforeTax ? ". Proceeds before tax: for some payments the store did not say its cut and tax, so proceeds are the revenue less the store's cut from products.json, with tax not known." : ".")
+    }
+
+    /// The CSV's `money` column: "gross", "proceeds" or "proceeds before tax"; empty for a rate.
+    static func moneyKind(_ m: Metric, _ r: Report) -> String {
+        guard m.isRevenue else { return "" }
+        return m.isProceeds ? (r.proceedsBeforeTax ? "proceeds before tax" : "proceeds") : "gross"
+    }
+
+    /// "gross revenue" or "proceeds": which money a metric counts, never "net".
+    static func moneyWords(_ m: Metric) -> String { m.isProceeds ? "proceeds" : "gross revenue" }
 
     /// The legend's first line around its two marks.
     static let legendBetter = "clearly better than the control"
@@ -49,7 +65,7 @@ enum Wording {
             guard let cap = r.variants.first?.metric(m)?.cap else { return nil }
             return "\(title(m).lowercased()) \(money(cap, in: r.currency))"
         }
-        return "Each user's net revenue is capped before every revenue figure, at \(rule)" + (caps.isEmpty ? "." : ": \(caps.joined(separator: "; ")).")
+        return "Each user's gross revenue and proceeds are capped, each on its own values, before every money figure, at \(rule)" + (caps.isEmpty ? "." : ": \(caps.joined(separator: "; ")).")
     }
 
     static func percent(_ x: Double?, digits: Int = 2) -> String {

@@ -5,7 +5,8 @@ import ExperimentDefinitions
 /// writer uses after each batch, and a schema migration uses when it adds a facts column.
 enum FactsRefresh {
     static let selectEventsSQL = """
-        SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days
+        SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days,
+               store, proceeds, proceeds_before_tax, product_id
         FROM events WHERE user_id = ?
         """
 
@@ -43,7 +44,11 @@ enum FactsRefresh {
                 eventID: EventID(select.text(7)),
                 placement: type == .exposure ? select.optionalText(8) : nil,
                 attributes: type == .exposure ? attributes(select, 9) : .empty,
-                trialDays: type == .trialStarted ? select.optionalInt64(10).map { Int($0) } : nil))
+                trialDays: type == .trialStarted ? select.optionalInt64(10).map { Int($0) } : nil,
+                proceeds: type.carriesRevenue ? select.optionalDouble(12) : nil,
+                proceedsBeforeTax: select.optionalInt64(13) == 1,
+                store: select.optionalText(11).flatMap(PaymentStore.init(rawValue:)),
+                productID: type.carriesRevenue ? select.optionalText(14) : nil))
         }
         return sources
     }

@@ -471,8 +471,9 @@ final class GroupCommitWriter: @unchecked Sendable {
         let statement = try prepared(&insertEvent, """
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason, placement, attributes,
-                                original_revenue, original_currency, store_account_id, trial_days, identity)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                original_revenue, original_currency, store_account_id, trial_days, identity,
+                                store, proceeds, proceeds_before_tax)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, event_id) DO NOTHING
             """)
         try statement.bind(1, event.id)
@@ -494,6 +495,9 @@ final class GroupCommitWriter: @unchecked Sendable {
         try statement.bind(17, event.storeAccountID)
         try statement.bind(18, event.trialDays.map(Int64.init))
         try statement.bind(19, event.identity?.text)
+        try statement.bind(20, event.store?.rawValue)
+        try statement.bind(21, event.proceeds)
+        try statement.bind(22, event.proceeds == nil ? nil : Int64(event.proceedsBeforeTax ? 1 : 0))
         try statement.run()
         return connection.changes == 1
     }

@@ -221,7 +221,7 @@ extension SQLiteEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
-        placement, attributes, original_revenue, original_currency, store_account_id, trial_days
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax
         """
 
     static func event(from s: Statement) -> Event {
@@ -232,7 +232,9 @@ extension SQLiteEventStore {
               copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11),
               placement: s.optionalText(12), attributes: FactsRefresh.attributes(s, 13),
               originalRevenue: s.optionalDouble(14), originalCurrency: s.optionalText(15),
-              storeAccountID: s.optionalText(16), trialDays: s.optionalInt64(17).map { Int($0) })
+              storeAccountID: s.optionalText(16), trialDays: s.optionalInt64(17).map { Int($0) },
+              store: s.optionalText(18).flatMap(PaymentStore.init(rawValue:)), proceeds: s.optionalDouble(19),
+              proceedsBeforeTax: s.optionalInt64(20) == 1)
     }
 
     static let factColumns = """

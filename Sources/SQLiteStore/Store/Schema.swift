@@ -159,6 +159,14 @@ enum Schema {
                 PRIMARY KEY (experiment, period)
             );
             """),
+        // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
+        // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
+        // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
+        Migration(version: 14, description: "events keep their store and proceeds", sql: """
+            ALTER TABLE events ADD COLUMN store TEXT;
+            ALTER TABLE events ADD COLUMN proceeds REAL;
+            ALTER TABLE events ADD COLUMN proceeds_before_tax INTEGER;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

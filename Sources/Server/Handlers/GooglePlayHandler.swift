@@ -24,16 +24,19 @@ struct GooglePlayHandler: Responder {
         guard let play = options else {
             throw APIError(.notFound, code: "not_found", "the Google Play webhook is not configured on this server (--google-certs, --googleplay-audience, --googleplay-push-account, --googleplay-package, --googleplay-service-account)")
         }
+        let route = "/v1/webhooks/googleplay"
+        let count: @Sendable (String, Metrics.WebhookOutcome) -> Void = { [metrics] in metrics.googlePlay(type: $0, outcome: $1) }
         let notification: GooglePlayMapping.Notification
         do {
             let now = Int64(Date().timeIntervalSince1970)
             try play.verifier.verify(authorization: request.http.authorization, now: now)
             notification = try GooglePlayMapping.parse(request.body, packageName: play.api.packageName)
+        } catch where error.code == GooglePlayMapping.wrongPackageCode {
+            // Verified, but another app's: Pub/Sub would retry a 401 for a week, and no retry can mend it.
+            return try settled(.otherPackage, type: "notification", message: error.message, route: route, count: count)
         } catch {
             throw APIError(webhook: error)
         }
-        let route = "/v1/webhooks/googleplay"
-        let count: @Sendable (String, Metrics.WebhookOutcome) -> Void = { [metrics] in metrics.googlePlay(type: $0, outcome: $1) }
         let lookups: GooglePlayMapping.Lookups = (trialAwaitingConversion: self.lookups.trialAwaitingConversion,
                                                   payment: self.lookups.payment,
                                                   userForStoreAccount: self.lookups.userForStoreAccount)
@@ -50,6 +53,15 @@ struct GooglePlayHandler: Responder {
                     case .response(let response): respond(response)
                     case .deferred(let start): start(respond)
                     }
+                } catch let failure as WebhookError where failure.code == GooglePlayAPI.unknownTokenCode {
+                    do {
+                        switch try self.settled(.unknownToken, type: "subscriptionNotification", message: failure.message, route: route, count: count) {
+                        case .response(let response): respond(response)
+                        case .deferred(let start): start(respond)
+                        }
+                    } catch {
+                        respond(ErrorResponses.response(for: WebhookEventWriter.apiError(error, route: route), route: route))
+                    }
                 } catch {
                     if let failure = error as? WebhookError, failure.kind == .unavailable {
                         Log.shared.write(level: .warning, "Google Play lookup failed", ["route": .string(route), "error": .string(failure.message)])
@@ -58,6 +70,15 @@ struct GooglePlayHandler: Responder {
                 }
             }
         }
+    }
+
+    /// A notification that can never succeed (SPEC §7): answered 200 ignored with its reason, counted in
+    /// /metrics and logged, nothing stored.
+    private func settled(_ reason: IgnoredReason, type: String, message: String, route: String,
+                         count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome {
+        Log.shared.write(level: .warning, "Google Play notification ignored", ["route": .string(route), "reason": .string(reason.rawValue),
+                                                                              "message": .string(message)])
+        return try events.store(.ignored(type: type, reason: reason), route: route, count: count)
     }
 
     private func mapped(_ notification: GooglePlayMapping.Notification, purchase: [(String, JSONValue)]?,

@@ -741,6 +741,21 @@ enum OpenAPIComponents {
           "maximum": 3660,
           "description": "trial_started only: the trial the store actually granted, in days (the webhooks fill it)."
         },
+        "store": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "enum": ["app_store", "google_play", "stripe", "other", null],
+          "description": "The store the payment, trial or cancel went through (the webhooks fill it); not on exposures."
+        },
+        "proceeds": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "Payments and refunds: what the team receives after the store's cut and tax, in the currency of revenue, with its sign and never larger. Without it, the revenue less the store's cut from products.json stores (before tax)."
+        },
         "identity": {
           "type": "string",
           "minLength": 1,

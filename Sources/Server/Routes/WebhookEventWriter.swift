@@ -27,11 +27,14 @@ struct WebhookEventWriter: Sendable {
         let mappedEvent = Event(id: mapped.eventID, type: type, userID: mapped.userID,
                                 timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
                                 revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
-                                trialDays: type == .trialStarted ? mapped.trialDays : nil)
+                                trialDays: type == .trialStarted ? mapped.trialDays : nil,
+                                store: mapped.store, proceeds: type.carriesRevenue ? mapped.proceeds : nil,
+                                proceedsBeforeTax: mapped.proceeds != nil && mapped.proceedsBeforeTax)
         // A doubtful event (revenue of the wrong sign, a time ahead of the clock) is acknowledged as
         // ignored with its reason: the vendor's retry could not mend it (SPEC §4).
         let parser = snapshots.snapshot.eventParser.receiving(at: Timestamp(clock ?? Date()))
         if let doubt = parser.revenueSignProblem(type: type, revenue: mappedEvent.revenue)
+            ?? parser.proceedsProblem(revenue: mappedEvent.revenue, proceeds: mappedEvent.proceeds)
             ?? parser.timeProblem(type: type, timestamp: mappedEvent.timestamp) {
             count(type.name, .ignored)
             Log.shared.write(level: .warning, "webhook event ignored", ["route": .string(route), "field": .string(bodyField(doubt.field)),

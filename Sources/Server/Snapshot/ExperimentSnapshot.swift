@@ -54,7 +54,7 @@ public final class ExperimentSnapshot: Sendable {
         self.experimentsByID = byID
         let assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.assigner = assigner
-        self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter)
+        self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter, fees: catalog.products.stores)
         (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog)
         self.features = FeaturesPayloadCache(catalog: catalog)
         let products = catalog.products
@@ -169,13 +169,22 @@ public final class ExperimentSnapshot: Sendable {
         var offerings: [(String, JSONValue)] = []
         for (name, plans) in catalog.products.offerings.sorted(by: { $0.key < $1.key }) {
             let rendered: [(String, JSONValue)] = plans.sorted { $0.key < $1.key }.map { plan in
-                (plan.key, .object([("product_id", .string(plan.value.productID)), ("price", .number(plan.value.price)), ("period", .string(plan.value.period))]))
+                var members: [(String, JSONValue)] = [("product_id", .string(plan.value.productID)), ("price", .number(plan.value.price)), ("period", .string(plan.value.period))]
+                // Storefront prices (SPEC §1), when the file has them.
+                if !plan.value.prices.isEmpty {
+                    members.append(("prices", .object(plan.value.prices.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })))
+                }
+                return (plan.key, .object(members))
             }
             offerings.append((name, .object([("plans", .object(rendered))])))
         }
         let rates: [(String, JSONValue)] = catalog.products.exchangeRates.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) }
-        let products: JSONValue = .object([("currency", .string(catalog.products.currency)), ("offerings", .object(offerings)),
-                                           ("exchange_rates", .object(rates))])
+        var productMembers: [(String, JSONValue)] = [("currency", .string(catalog.products.currency)), ("offerings", .object(offerings)),
+                                                      ("exchange_rates", .object(rates))]
+        if !catalog.products.storefronts.isEmpty {
+            productMembers.append(("storefronts", .object(catalog.products.storefronts.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
+        let products: JSONValue = .object(productMembers)
         return (experiments, products)
     }
 }

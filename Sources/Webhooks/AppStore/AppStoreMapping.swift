@@ -35,9 +35,17 @@ public enum AppStoreMapping {
     }
 
     /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`.
+    /// Every event comes through the App Store (SPEC §4 `store`; proceeds at its configured commission).
     public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
                            trialAwaitingConversion: (UserID) throws -> Bool,
                            userForStoreAccount: (String) throws -> UserID? = { _ in nil }) throws -> WebhookOutcome {
+        try mapEvent(payload: payload, transaction: transaction, trialAwaitingConversion: trialAwaitingConversion,
+                     userForStoreAccount: userForStoreAccount).through(.appStore)
+    }
+
+    private static func mapEvent(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
+                                 trialAwaitingConversion: (UserID) throws -> Bool,
+                                 userForStoreAccount: (String) throws -> UserID?) throws -> WebhookOutcome {
         func invalid(_ field: String, _ message: String) -> WebhookError { .invalid(field, message) }
         guard case .string(let notification)? = member(payload, "notificationType") else {
             throw WebhookError(.malformed, code: "missing_field", "'notificationType' is required", field: "notificationType")

@@ -16,7 +16,11 @@ import ExperimentDefinitions
 /// `id` is the idempotency key (RevenueCat retries with the same id); `app_user_id` is the user.
 /// Payments are timed by `purchased_at_ms` (else `event_timestamp_ms`); cancellations and
 /// refunds by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
-/// RevenueCat reports in USD. A pure function: no I/O, no clock.
+/// RevenueCat reports in USD; proceeds are `price × (1 − commission_percentage − tax_percentage)`
+/// (SPEC §4; `1 − takehome_percentage` where the commission is not given; before tax when
+/// `tax_percentage` is not given; the store's cut from `products.json` when neither share is).
+/// `store` maps `APP_STORE` and `MAC_APP_STORE` to `app_store`, `PLAY_STORE` to `google_play`,
+/// `STRIPE` to `stripe`, any other to `other`. A pure function: no I/O, no clock.
 public enum RevenueCatMapping {
     /// The field of RevenueCat's body an event field was read from, so a refusal names what the sender wrote.
     public static func bodyField(_ eventField: String) -> String {
@@ -100,7 +104,24 @@ public enum RevenueCatMapping {
         }
         let revenue = mappedType.carriesRevenue ? price : nil
         let product = try string("product_id")
+        func share(_ key: String) throws(WebhookError) -> Double? {
+            guard let value = try number(key) else { return nil }
+            guard value >= 0, value <= 1 else { throw invalid(key, "'event.\(key)' must be a share from 0 to 1, not \(JSONValue.format(value))") }
+            return value
+        }
+        let takehome = try share("takehome_percentage")
+        let commission = try share("commission_percentage") ?? takehome.map { 1 - $0 }
+        let tax = try share("tax_percentage")
+        let proceeds = revenue.flatMap { price in commission.map { price * max(0, 1 - $0 - (tax ?? 0)) } }
+        let store: PaymentStore? = switch try string("store") {
+        case "APP_STORE"?, "MAC_APP_STORE"?: .appStore
+        case "PLAY_STORE"?: .googlePlay
+        case "STRIPE"?: .stripe
+        case nil: nil
+        default: .other
+        }
         return .event(MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
-                                  revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product))
+                                  revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product,
+                                  store: store, proceeds: proceeds, proceedsBeforeTax: proceeds != nil && tax == nil))
     }
 }

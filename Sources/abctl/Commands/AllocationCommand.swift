@@ -19,7 +19,7 @@ enum AllocationCommand {
         'abctl allocation update' records every period that is due and not yet recorded (a server does
           this at each boundary under its lease); a period is never recorded twice.
         """,
-        usage: "show [<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] | update [--db <path>] [--experiments <dir>]",
+        synopsis: "show [<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] | update [--db <path>] [--experiments <dir>]",
         arguments: [ArgumentSpec(name: "action", help: "'show' (optionally followed by an experiment id), or 'update'.")],
         options: [
             .database,

@@ -24,7 +24,7 @@ enum AssignCommand {
           variables or signals: plans, discount_text and prices in the storefront of --attr country=CC
           (products.json storefronts; no country, or one without a storefront, is the default storefront).
         """,
-        usage: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--paywall] [--format <format>]",
+        synopsis: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--paywall] [--format <format>]",
         options: [
             OptionSpec(name: "--user", valueName: "id", help: "One user id."),
             OptionSpec(name: "--users", valueName: "file", help: "A file of user ids, one a line; '-' for standard input."),

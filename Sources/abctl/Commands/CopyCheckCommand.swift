@@ -11,7 +11,7 @@ enum CopyCheckCommand {
         'abctl copy check' runs the guard of an ai_generated variant on a line: word limit, forbidden
           text and words, names mentioned once, the user's name. Exits 0 when the line passes, 1 when it breaks a rule.
         """,
-        usage: "check --experiment <id> --variant <key> --text <text> [--user-name <name>] [--experiments <dir>] [--format <format>]",
+        synopsis: "check --experiment <id> --variant <key> --text <text> [--user-name <name>] [--experiments <dir>] [--format <format>]",
         arguments: [ArgumentSpec(name: "action", help: "Only 'check'.")],
         options: [
             OptionSpec(name: "--experiment", valueName: "id", help: "The experiment id.", required: true),

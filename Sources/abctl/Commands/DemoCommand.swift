@@ -31,7 +31,6 @@ enum DemoCommand {
           the story ("observed until"), so the same seed gives the same reports; the database records that moment,
           and 'abctl report' on it reads the data as of it too.
         """,
-        usage: "[--users <n>] [--seed <s>] [--days <d>] [--tail-days <t>] [--db <path>] [--experiments <dir>] [--truth <file>] [--out <dir>]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "Simulated users.", type: .positiveInteger, default: "100000"),
             OptionSpec(name: "--seed", valueName: "s", help: "Random seed.", type: .integer(0...Int.max), default: "42"),

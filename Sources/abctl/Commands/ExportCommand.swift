@@ -16,7 +16,6 @@ enum ExportCommand {
           default storefront's plans and discount text; --country gives that country's storefront's
           (products.json storefronts), for an app that loads one payload per storefront.
         """,
-        usage: "--format growthbook [--experiments <dir>] [--country <code>]",
         options: [
             OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"], required: true),
             .experiments,

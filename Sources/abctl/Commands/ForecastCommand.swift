@@ -15,7 +15,7 @@ enum ForecastCommand {
           horizon (forecast.horizon_days, 365) against what those users went on to earn by the horizon, or by now
           with the share still to come, and the error (forecast / realized - 1) once complete. See docs/Forecast.md.
         """,
-        usage: "backtest [<experiment>] [--at <days>]... [--db <path>] [--experiments <dir>] [--format <format>]",
+        synopsis: "backtest [<experiment>] [--at <days>]... [--db <path>] [--experiments <dir>] [--format <format>]",
         arguments: [ArgumentSpec(name: "action", help: "Only 'backtest'."),
                     ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
         options: [

@@ -21,8 +21,7 @@ enum IngestCommand {
             rejected N'; each rejected line is reported on stderr as 'LINE: field: reason'. Exits 1 when any line \
             was rejected (the others are still stored), 3 when the store fails.
             """,
-        usage: "<file> [--db <path>] [--experiments <dir>]",
-        arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.")],
+        arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.", arity: .one)],
         options: [
             .database,
             OptionSpec(name: "--experiments", valueName: "dir",
@@ -68,7 +67,8 @@ enum IngestCommand {
 
         // A file is history (an export, a fixture, a simulation's output): its times are held to a
         // clock only when ABCTL_NOW names one (docs/Contract.md); the server holds live events to its own.
-        var parser = EventParser(catalog: catalog.map { KnownVariants($0.variantKeys) }, currency: catalog?.products.converter)
+        var parser = EventParser(catalog: catalog.map { KnownVariants($0.variantKeys) }, currency: catalog?.products.converter,
+                                 fees: catalog?.products.stores ?? .standard)
         if let now = try FixedClock.now(command: "ingest") { parser = parser.receiving(at: Timestamp(now)) }
         let tally = Tally()
         let slots = DispatchSemaphore(value: batchesInFlight)

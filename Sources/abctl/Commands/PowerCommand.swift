@@ -12,7 +12,6 @@ enum PowerCommand {
           a baseline conversion rate. With K variants each treatment is compared with the control at
           alpha / (K - 1) (Bonferroni), so the answer holds for every comparison.
         """,
-        usage: "--baseline <rate> --mde <rel> [--alpha <a>] [--power <p>] [--variants <k>] [--format <format>]",
         options: [
             OptionSpec(name: "--baseline", valueName: "rate", help: "Control conversion rate, a fraction (e.g. 0.035).", type: .number, required: true),
             OptionSpec(name: "--mde", valueName: "rel", help: "Minimum detectable effect, relative (e.g. 0.1 for +10%).", type: .number, required: true),

@@ -24,7 +24,6 @@ enum ReportCommand {
           Reports/ (or every format to --out DIR). The data is read as of --until, else ABCTL_NOW, else the end of the
           simulated window when 'abctl demo' filled the database, else now.
         """,
-        usage: "[<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] [--out <dir>] [--since <date>] [--until <date>] [--alpha <a>] [--by <dimension>]… [--min-segment-users <n>]",
         arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
         options: [
             .database,

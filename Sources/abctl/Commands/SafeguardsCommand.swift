@@ -17,7 +17,7 @@ enum SafeguardsCommand {
           is in force, so cron and CI notice. 'abctl safeguards reset EXPERIMENT ARM' lifts an arm's stop,
           recording who (--by, default $USER) and when.
         """,
-        usage: "check [--db <path>] [--experiments <dir>] [--format <format>] | reset <experiment> <arm> [--by <who>] [--db <path>]",
+        synopsis: "check [--db <path>] [--experiments <dir>] [--format <format>] | reset <experiment> <arm> [--by <who>] [--db <path>]",
         arguments: [ArgumentSpec(name: "action", help: "'check', or 'reset' followed by the experiment and the arm.")],
         options: [
             .database,

@@ -31,7 +31,6 @@ enum ServeCommand {
           PostgreSQL, the holder of an advisory lock; another node takes over if it dies); every node
           reads the stops in force every 2 s. With --notify-url each stop is POSTed there as JSON.
         """,
-        usage: "--port <port> [--host <host>] [--db <path>] [--experiments <dir>] [--keys-file <file>] [--max-body <bytes>] [--threads <n>] [--max-connections <n>] [--max-connections-per-ip <n>] [--timeout <seconds>] [--header-timeout <seconds>] [--body-timeout <seconds>] [--write-timeout <seconds>] [--min-rate <bytes>] [--llm-url <url> --llm-model <name> [--llm-deadline-ms <ms>] [--llm-retry-after-s <seconds>]] [--appstore-root-ca <file>... --appstore-bundle-id <id> [--appstore-environment production|sandbox]] [--stripe-secret <whsec>... [--stripe-tolerance-s <seconds>]] [--google-certs <file> --googleplay-audience <aud> --googleplay-push-account <email> --googleplay-package <name> --googleplay-service-account <file> [--googleplay-api-url <url>]] [--notify-url <url>]",
         options: [
             OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
             OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),

@@ -34,7 +34,6 @@ enum SimulateCommand {
           every check_minutes of the story, as a running server evaluates them, and a stopped arm's later users get
           the control's paywall (what 'abctl demo' does).
         """,
-        usage: "--users <n> [--experiments <dir>] [--db <path>] [--seed <s>] [--truth <file>] [--days <d>] [--tail-days <t>] [--until <time>] [--safeguards]",
         options: [
             OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
             .experiments,
@@ -110,6 +109,7 @@ enum SimulateCommand {
         do {
             summary = try simulator.run(write: { try store.appendAndWait($0) },
                                         checkpoints: safeguards ? StorySafeguards.checkpoints(catalog: catalog, store: store) : nil,
+                                        allocation: StoryAllocation.allocation(catalog: catalog, store: store, simulator: simulator),
                                         progress: { progress.update($0) })
         } catch {
             throw CLIError.runtime("simulation failed: \(error)")

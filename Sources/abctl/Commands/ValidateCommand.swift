@@ -24,8 +24,7 @@ enum ValidateCommand {
           (or a warning with --strict) or the folder has no experiment file, 2 on bad arguments
           (a path that does not exist, a REF that is neither a folder nor a revision).
         """,
-        usage: "[<path> ...] [--against <ref>] [--strict] [--db <path>] [--format <format>]",
-        arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders.", environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
+        arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders.", arity: .many, environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
         options: [
             OptionSpec(name: "--format", valueName: "format", help: "text: file:line:column lines; json: a list; github: Actions annotations.",
                        choices: ["text", "json", "github"], default: "text"),

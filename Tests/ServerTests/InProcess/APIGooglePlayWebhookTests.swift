@@ -42,7 +42,10 @@ struct APIGooglePlayWebhookTests {
         let good = try #require(cases.first { $0.name == "good" })
         let wrongPackage = await server.request("POST", "/v1/webhooks/googleplay", headers: ["Authorization": "Bearer " + good.token],
                                                 body: Self.testPush(messageID: "m", package: "com.other.app"))
-        #expect(wrongPackage.status == 401 && wrongPackage.json.flatMap { ($0["error"] as? [String: Any])?["code"] as? String } == "wrong_package", "\(wrongPackage.text)")
+        // Verified, but another app's: acknowledged as ignored (a 401 would be retried by Pub/Sub for a week), counted.
+        #expect(wrongPackage.status == 200 && wrongPackage.json?["status"] as? String == "ignored"
+                && wrongPackage.json?["reason"] as? String == "other_package", "\(wrongPackage.text)")
+        #expect(await server.request("GET", "/metrics").text.contains(#"abctl_googleplay_notifications_total{outcome="ignored",type="notification"} 1"#))
         let noToken = await server.request("POST", "/v1/webhooks/googleplay", body: Self.testPush(messageID: "m"))
         #expect(noToken.status == 401)
         #expect(fake.requests.isEmpty, "nothing was looked up")
@@ -74,6 +77,12 @@ struct APIGooglePlayWebhookTests {
         #expect(failed.status == 503, "\(failed.text)")
         #expect(await WebhookSupport.storedCount(server) == 3)
         fake.setPurchase("tok-p1-trial", json: String(decoding: try JSONSerialization.data(withJSONObject: purchases["tok-p1-trial"]!), as: UTF8.self))
+        // A token the Play API answers 404 for can never be read: 200 ignored with its reason, nothing stored, counted.
+        let unknownData = Data(#"{"version":"1.0","packageName":"\#(WebhookSupport.package)","eventTimeMillis":"1764590400000","subscriptionNotification":{"version":"1.0","notificationType":4,"purchaseToken":"tok-nobody"}}"#.utf8).base64EncodedString()
+        let unknown = await server.request("POST", "/v1/webhooks/googleplay", headers: ["Authorization": "Bearer " + first.token],
+                                           body: #"{"message":{"data":"\#(unknownData)","messageId":"m-unknown","publishTime":"2026-12-01T10:00:00Z"},"subscription":"projects/p/subscriptions/s"}"#)
+        #expect(unknown.status == 200 && unknown.json?["status"] as? String == "ignored" && unknown.json?["reason"] as? String == "unknown_token", "\(unknown.text)")
+        #expect(await WebhookSupport.storedCount(server) == 3)
 
         for push in pushes {
             let reply = await server.request("POST", "/v1/webhooks/googleplay", headers: ["Authorization": "Bearer " + push.token, "Content-Type": "application/json"],
@@ -87,6 +96,7 @@ struct APIGooglePlayWebhookTests {
         #expect(metrics.contains(#"abctl_googleplay_notifications_total{outcome="no_user",type="subscriptionNotification.4"} 1"#), "\(metrics)")
         #expect(metrics.contains(#"abctl_googleplay_notifications_total{outcome="no_user",type="voidedPurchaseNotification"} 1"#))
         #expect(metrics.contains(#"abctl_googleplay_notifications_total{outcome="ignored",type="testNotification"} 1"#))
+        #expect(metrics.contains(#"abctl_googleplay_notifications_total{outcome="ignored",type="subscriptionNotification"} 1"#), "\(metrics)")
 
         let report = try await WebhookReport.fetch(server)
         // By hand. trial-7d: p1 trial, converted 59.99, renewed 59.99. trial-3d: p2 purchased

@@ -52,6 +52,11 @@ struct APIStorefrontTests {
             check(paywall, currency: currency, framing: try #require(paywall["discount_framing"] as? String), "android \(country ?? "none")")
         }
         #expect(seen == ["percent_off", "months_free", "per_week"])
+        // GET /v1/experiments lists the storefronts and the plans' storefront prices.
+        let listing = try #require(await server.request("GET", "/v1/experiments").json?["products"] as? [String: Any])
+        #expect(listing["storefronts"] as? [String: String] == ["JP": "JPY", "DE": "EUR", "FR": "EUR", "GB": "GBP", "KR": "KRW", "CA": "USD"])
+        let annual = ((listing["offerings"] as? [String: Any])?["chorus_plus"] as? [String: Any]).flatMap { ($0["plans"] as? [String: Any])?["annual"] as? [String: Any] }
+        #expect(annual?["prices"] as? [String: Double] == ["EUR": 69.99, "JPY": 9800, "GBP": 49.99, "KRW": 99000])
     }
 
     /// A user with no country, or a country with no storefront, gets exactly what a folder without

@@ -59,6 +59,11 @@ struct APIWebhookCurrencyTests {
         // By hand: c1 paid 49.99 EUR and got 10.00 EUR back; c2 paid 8900 JPY (zero-decimal); c3's SEK was refused.
         report.expect("trial-7d", counts: ["paid_conversion": 1, "refund_rate": 1], revenue: 49.99 * Self.eur - 10.00 * Self.eur)
         report.expect("trial-3d", counts: ["paid_conversion": 1, "refund_rate": 0], revenue: 8900 * Self.jpy)
+        // Proceeds by hand at Stripe's default fee, 2.9% + 0.30 USD; a refund keeps the fee: the whole amount back.
+        report.expect("trial-7d", proceeds: 49.99 * Self.eur * (1 - 0.029) - 0.30 - 10.00 * Self.eur)
+        report.expect("trial-3d", proceeds: 8900 * Self.jpy * (1 - 0.029) - 0.30)
+        #expect(report.json["proceeds_before_tax"] as? Bool == true)
+        #expect(try await server.query("SELECT DISTINCT store FROM events WHERE revenue IS NOT NULL") == [["stripe"]])
         Self.expectRows(try await Self.revenueRows(server), [("c1", 49.99 * Self.eur, 49.99, "EUR"), ("c1", -10.00 * Self.eur, -10.00, "EUR"),
                                                              ("c2", 8900 * Self.jpy, 8900, "JPY")])
     }
@@ -89,6 +94,10 @@ struct APIWebhookCurrencyTests {
         // By hand: q1 paid 49.99 EUR; q2 paid 8900 JPY and was refunded all of it; q3's SEK was refused.
         report.expect("trial-7d", counts: ["paid_conversion": 1, "refund_rate": 0], revenue: 49.99 * Self.eur)
         report.expect("trial-3d", counts: ["paid_conversion": 1, "refund_rate": 1], revenue: 0)
+        // Proceeds by hand at Google Play's default 30%; the refund pays back the same share.
+        report.expect("trial-7d", proceeds: 49.99 * Self.eur * 0.70)
+        report.expect("trial-3d", proceeds: 0)
+        #expect(try await server.query("SELECT DISTINCT store FROM events WHERE revenue IS NOT NULL") == [["google_play"]])
         Self.expectRows(try await Self.revenueRows(server), [("q1", 49.99 * Self.eur, 49.99, "EUR"), ("q2", 8900 * Self.jpy, 8900, "JPY"),
                                                              ("q2", -8900 * Self.jpy, -8900, "JPY")])
     }

@@ -150,4 +150,11 @@ struct WebhookReport {
         #expect(sum.map { abs($0 - (revenue * 100).rounded() / 100) < 1e-9 } == true, "\(arm) revenue: \(String(describing: sum)), by hand \(revenue)",
                 sourceLocation: sourceLocation)
     }
+
+    /// Expects `arm`'s proceeds (the sum of `proceeds_per_user`, to the cent) to be `proceeds`, computed by hand.
+    func expect(_ arm: String, proceeds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+        let sum = metric(arm, "proceeds_per_user")?["sum"] as? Double
+        #expect(sum.map { abs($0 - (proceeds * 100).rounded() / 100) < 1e-9 } == true, "\(arm) proceeds: \(String(describing: sum)), by hand \(proceeds)",
+                sourceLocation: sourceLocation)
+    }
 }

@@ -26,7 +26,7 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     /// Can still change after a user's trial ends (SPEC §5 maturity): conversion, trial-to-paid,
     /// trial cancels, revenue and refunds. Trial starts and Day-0 cancels settle within a day.
     public var settlesAfterTrial: Bool {
-        ["paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "refund_rate"].contains(definition.name)
+        ["paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "proceeds_per_user", "refund_rate"].contains(definition.name)
     }
 
     /// What the verdict reads: a to-date metric that settles after the trial, in its horizon form
@@ -37,6 +37,7 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     }
     public var lowerIsBetter: Bool { definition.lowerIsBetter }
     public var isRevenue: Bool { definition.isRevenue }
+    public var isProceeds: Bool { definition.isProceeds }
     public var unit: MetricDefinition.Unit { definition.unit }
 
     public var isForecast: Bool { definition.isForecast }
@@ -70,6 +71,7 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     public static let paidConversion = named("paid_conversion")
     public static let day0CancelRate = named("day0_cancel_rate")
     public static let revenuePerUser = named("revenue_per_user")
+    public static let proceedsPerUser = named("proceeds_per_user")
 
     /// Why a name is not a metric, in words for a validation message.
     public enum NameError: Error, Sendable, Equatable {

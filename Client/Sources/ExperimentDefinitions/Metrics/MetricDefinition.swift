@@ -27,8 +27,10 @@ public struct MetricDefinition: Sendable {
     public enum Statistic: Sendable, Equatable {
         /// Users in the unit who have `numerator`: a rate with a Wilson interval and a z-test.
         case proportion(numerator: UserOutcome.Fact)
-        /// The mean net revenue per user of the unit: a t interval and Welch's test.
+        /// The mean gross revenue per user of the unit (refunds subtracted): a t interval and Welch's test.
         case meanRevenue
+        /// The mean proceeds per user (SPEC §5: after refunds, the store's cut and tax), tested as revenue is.
+        case meanProceeds
         /// Revenue per user forecast at the horizon N of `_dN` (SPEC §5 "Forecast"): the renewal model's
         /// forecast with a bootstrap interval; only with a horizon, which must be `forecast.horizon_days`.
         case forecastRevenue
@@ -55,7 +57,9 @@ public struct MetricDefinition: Sendable {
     }
 
     /// Money per user: revenue to date and the revenue forecast.
-    public var isRevenue: Bool { statistic == .meanRevenue || statistic == .forecastRevenue }
+    public var isRevenue: Bool { statistic == .meanRevenue || statistic == .meanProceeds || statistic == .forecastRevenue }
+    /// Proceeds rather than gross revenue.
+    public var isProceeds: Bool { statistic == .meanProceeds }
     /// The revenue forecast: read from the forecast, never tallied from facts.
     public var isForecast: Bool { statistic == .forecastRevenue }
 }

@@ -20,6 +20,8 @@ public struct UserOutcome: Sendable, Equatable {
     public var refund: Int64?
     /// Net revenue in the window (capping happens later, over all users).
     public var revenue: Double
+    /// Proceeds in the window (SPEC §5), capped later as revenue is.
+    public var proceeds: Double = 0
     /// Whether the trial start's Day-0 window had passed by the as-of time: until then the user's
     /// Day-0 cancel is still open, and `day0_cancel_rate` leaves the user out (SPEC §5 maturity).
     public var day0WindowPassed: Bool = true
