@@ -20,7 +20,8 @@ struct PeopleStep {
     var persons: Set<UserID> { Set(graph.personOf.values) }
 
     /// Reads the rows of the persons of `ids` and the known ids among them and the identities, then
-    /// applies `identifies` that this transaction stored (a repeat of a stored one changes nothing).
+    /// applies, in arrival order, `identifies` that this transaction stored (a repeat of a stored one
+    /// changes nothing) and the store accounts of the exposures among them.
     init(ids: Set<UserID>, identifies: [Event], on c: Connection) throws {
         let list = arrayLiteral(ids.sorted().lazy.map(\.text))
         let rows = try c.executePrepared("people_of", """
@@ -33,7 +34,7 @@ struct PeopleStep {
             graph = IdentityGraph(personOf: personOf, known: [])
             return
         }
-        let identifyUsers = arrayLiteral(Set(identifies.lazy.map(\.userID)).sorted().lazy.map(\.text))
+        let identifyUsers = arrayLiteral(Set(identifies.lazy.filter { $0.type == .identified }.map(\.userID)).sorted().lazy.map(\.text))
         let knownRows = try c.executePrepared("known_of", "SELECT user_id FROM known_ids WHERE user_id = ANY($1::text[])",
                                               [identifyUsers], context: "append events (read known ids)")
         var known: Set<UserID> = []
@@ -46,8 +47,16 @@ struct PeopleStep {
         var stored: Set<InsertOrder.Key> = []
         for row in 0..<fresh.count { stored.insert(InsertOrder.Key(user: UserID(fresh.text(row, 0)), event: EventID(fresh.text(row, 1)))) }
         graph = IdentityGraph(personOf: personOf, known: known)
-        for e in identifies where stored.contains(InsertOrder.Key(user: e.userID, event: e.id)) {
-            guard let identity = e.identity else { continue }
+        for e in identifies {
+            if e.type == .exposure {
+                // SPEC §4: an exposure's store account joins the user's person (a repeat finds it joined).
+                if let person = graph.linkStoreAccount(of: e), let account = e.storeAccountID.map(UserID.init) {
+                    absorbed.insert(account)
+                    linkedPersons.insert(person)
+                }
+                continue
+            }
+            guard stored.contains(InsertOrder.Key(user: e.userID, event: e.id)), let identity = e.identity else { continue }
             if !graph.known.contains(identity) { newlyKnown.insert(identity) }
             switch graph.apply(e) {
             case .unchanged: break

@@ -114,12 +114,15 @@ public enum GooglePlayMapping {
         case .subscription(let type, let token):
             guard let purchase else { throw GooglePlayAPI.unavailable("no purchase was read") }
             guard let account = accountID(purchase) else { return .ignored(type: "subscriptionNotification.\(type)", reason: .noUser) }
-            let user = UserID(try lookups.userForStoreAccount(account) ?? account)
+            let storeAccount = StoreAccount.normalized(account)
+            let matched = try lookups.userForStoreAccount(storeAccount)
+            let user = UserID(matched ?? storeAccount)
             let item = firstLineItem(purchase)
             var product: String?
             if let item, case .string(let p)? = GooglePushVerifier.member(item, "productId") { product = p }
-            let base = MappedEvent(eventID: EventID(notification.messageID), type: .cancelled, userID: user,
+            var base = MappedEvent(eventID: EventID(notification.messageID), type: .cancelled, userID: user,
                                    timestampMilliseconds: notification.eventTimeMilliseconds, productID: product)
+            base.unmatchedStoreAccount = matched == nil
             if type == canceled { return .event(base) }
             if type == purchased, let item, let days = freeTrialDays(item, purchase: purchase) {
                 var event = base

@@ -13,6 +13,12 @@ public struct MappedEvent: Sendable, Equatable {
     public var productID: String?
     /// On `trial_started`: the trial the store granted, in days.
     public var trialDays: Int?
+    /// Ids the vendor says are this person's (RevenueCat's `aliases`, `original_app_user_id`):
+    /// stored with the event as `identified` events of SPEC §4.
+    public var links: [MappedLink] = []
+    /// The store account named no user yet (no exposure carried it), so the token itself is the
+    /// user: a payment then counts in `unmatched_store_payments` (SPEC §4).
+    public var unmatchedStoreAccount = false
     /// The store the notification came from (SPEC §4 `store`).
     public var store: PaymentStore?
     /// What the team receives, when the vendor says it (RevenueCat), in `currency`; else nil and the
@@ -23,7 +29,7 @@ public struct MappedEvent: Sendable, Equatable {
 
     public init(eventID: EventID, type: EventType, userID: UserID, timestampMilliseconds: Int64, revenue: Double? = nil,
                 currency: String? = nil, productID: String? = nil, trialDays: Int? = nil,
-                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false) {
+                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false, unmatchedStoreAccount: Bool = false) {
         self.eventID = eventID
         self.type = type
         self.userID = userID
@@ -35,11 +41,25 @@ public struct MappedEvent: Sendable, Equatable {
         self.store = store
         self.proceeds = proceeds
         self.proceedsBeforeTax = proceedsBeforeTax
+        self.unmatchedStoreAccount = unmatchedStoreAccount
+    }
+}
+
+/// SPEC §4 people: `user` is `identity`'s (stored as `{"type": "identified", "user_id": user,
+/// "identity": identity, "event_id": "identify:IDENTITY"}`, the key `/v1/identify` uses).
+public struct MappedLink: Sendable, Equatable {
+    public var user: UserID
+    public var identity: UserID
+    public init(user: UserID, identity: UserID) {
+        self.user = user
+        self.identity = identity
     }
 }
 
 /// What a webhook body became.
 public enum WebhookOutcome: Sendable, Equatable {
+    /// Only links (RevenueCat's `TRANSFER`), at that time, with the vendor's type.
+    case links([MappedLink], timestampMilliseconds: Int64, type: String)
     /// One event to store; then `remember` (if any) to keep in the payment ledger, even when the
     /// event turns out to be a duplicate (a retry after a failed ledger write).
     case event(MappedEvent, remember: LedgerEntry? = nil)
@@ -68,6 +88,8 @@ public enum IgnoredReason: String, Sendable, Equatable {
     case unknownToken = "unknown_token"
     /// A notification for another app's package: never this server's to store.
     case otherPackage = "other_package"
+    /// A RevenueCat `TRANSFER` from no anonymous id: two known ids never merge (SPEC §4).
+    case transferBetweenKnownIDs = "transfer_between_known_ids"
 }
 
 /// One payment kept under each of its keys, so a later refund finds the user and the amount.

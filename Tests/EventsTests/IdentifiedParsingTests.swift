@@ -39,6 +39,17 @@ struct IdentifiedParsingTests {
         #expect(rejection(old, with: parser.receiving(at: Timestamp(rfc3339: "2026-12-20T00:00:00Z")!)) == nil)
     }
 
+    /// App Store tokens are UUIDs compared case-insensitively: stored lowercase; other ids as they are.
+    @Test func storeAccountUUIDsAreLowercased() throws {
+        let upper = try #require(try parser.parse(line: #"{"event_id":"x","type":"exposure","user_id":"u","experiment":"e","variant":"a","store_account_id":"3F1C2B4A-9D8E-4F7A-8B6C-5D4E3F2A1B0C","ts":"2026-12-01T10:00:00Z"}"#)?.get())
+        #expect(upper.storeAccountID == "3f1c2b4a-9d8e-4f7a-8b6c-5d4e3f2a1b0c")
+        #expect(StoreAccount.normalized("Play-Account-ID") == "Play-Account-ID")
+        #expect(StoreAccount.normalized("3F1C2B4A-9D8E-4F7A-8B6C-5D4E3F2A1B0G") == "3F1C2B4A-9D8E-4F7A-8B6C-5D4E3F2A1B0G")
+        let checked = try parser.check(Event(id: "x", type: .exposure, userID: "u", timestamp: Timestamp(microseconds: 0), experiment: "e",
+                                             variant: "a", storeAccountID: "ABCDEF01-2345-6789-ABCD-EF0123456789")).get()
+        #expect(checked.storeAccountID == "abcdef01-2345-6789-abcd-ef0123456789")
+    }
+
     @Test func theGraphFollowsTheRules() {
         var graph = IdentityGraph()
         func identify(_ user: UserID, _ identity: UserID) -> IdentityRules.Outcome {

@@ -22,7 +22,7 @@ import TestSupport
             var firsts: [Event] = []
             for e in arrivals where seen.insert(Key(user: e.userID, event: e.id)).inserted {
                 firsts.append(e)
-                graph.apply(e)
+                graph.record(e)
             }
             for e in firsts { byPerson[graph.person(of: e.userID), default: [:]][e.userID, default: []].append(e) }
         }
@@ -54,6 +54,13 @@ import TestSupport
                 let second = account()
                 events.append(Event(id: "identify:\(second)", type: .identified, userID: "user-\(u)", timestamp: at(), identity: second))
             }
+        }
+        // Store accounts (SPEC §4): an exposure carrying one, a payment under it before or after.
+        for u in 0..<users where Int.random(in: 0..<10, using: &rng) < 2 {
+            let token: UserID = "tok-\(u)"
+            events.append(Event(id: "sx", type: .exposure, userID: "user-\(u)", timestamp: at(), experiment: "beta", variant: "name",
+                                storeAccountID: token.text))
+            events.append(Event(id: "sp", type: .purchased, userID: token, timestamp: at(), revenue: 4.99))
         }
         for a in 0..<accounts {
             let user: UserID = "acct-\(a)"
@@ -135,6 +142,27 @@ import TestSupport
                 #expect(try sticky.exposedVariant(experiment: "A", userID: "acct") == "name")
                 #expect(try sticky.exposedVariant(experiment: "A", userID: "anon") == "name")
                 #expect(try store.person(of: "anon") == "acct")
+            }
+        }
+    }
+
+    /// A store account: a payment under the token (an App Store notification whose token no exposure
+    /// named yet) before or after the exposure that names it, and a log-in, in every order.
+    @Test(arguments: storeFactories)
+    func aStoreAccountJoinsThePersonInEveryOrder(_ factory: StoreFactory) async throws {
+        let token = "3f1c2b4a-9d8e-4f7a-8b6c-5d4e3f2a1b0c"
+        let exposure = Event(id: "x1", type: .exposure, userID: "anon", timestamp: F.at(1), experiment: "A", variant: "ai", storeAccountID: token)
+        let identify = Event(id: "identify:acct", type: .identified, userID: "anon", timestamp: F.at(2), identity: "acct")
+        let purchase = F.event("n1", .purchased, user: UserID(token), hours: 3, revenue: 9.99)
+        for order in permutations([exposure, identify, purchase]) {
+            try await factory.withStore { store in
+                for e in order { _ = try store.appendAndWait([e]) }
+                let facts = try store.facts(experiment: "A")
+                #expect(facts.count == 1 && facts.first?.userID == "acct" && facts.first?.paid == true && facts.first?.netRevenue == 9.99,
+                        "\(order.map(\.type)): \(facts)")
+                #expect(try store.person(of: UserID(token)) == "acct")
+                // Not an identify: the token is not known, and the anonymous id kept its own link.
+                #expect(try store.identityConflicts() == 0)
             }
         }
     }

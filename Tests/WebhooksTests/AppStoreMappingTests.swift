@@ -40,7 +40,8 @@ import Testing
     @Test func fields() throws {
         guard case .event(let refund, _) = try Self.mapped(Self.payload("REFUND"), Self.transaction()) else { Issue.record("not mapped"); return }
         #expect(refund == MappedEvent(eventID: "n-1", type: .refunded, userID: "u-1", timestampMilliseconds: 1_764_000_000_123,
-                                                     revenue: -9.99, currency: "EUR", productID: "chorus.plus.monthly", store: .appStore))
+                                                     revenue: -9.99, currency: "EUR", productID: "chorus.plus.monthly", store: .appStore,
+                                                     unmatchedStoreAccount: true))   // no exposure named u-1
         guard case .event(let trial, _) = try Self.mapped(Self.payload("SUBSCRIBED"), Self.transaction(offer: "FREE_TRIAL", price: 0)) else { Issue.record("not mapped"); return }
         #expect(trial.revenue == nil)
     }

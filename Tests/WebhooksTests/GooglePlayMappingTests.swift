@@ -28,7 +28,8 @@ struct GooglePlayMappingTests {
                                             productID: "chorus.plus.annual", trialDays: 7, store: .googlePlay)))
         let paid = try GooglePlayMapping.map(notification, purchase: Self.purchase(phase: "basePrice", account: "free-text-id"), lookups: Self.lookups)
         #expect(paid == .event(MappedEvent(eventID: "m1", type: .purchased, userID: "free-text-id", timestampMilliseconds: 1_764_590_400_123,
-                                           revenue: 1200, currency: "JPY", productID: "chorus.plus.annual", store: .googlePlay),
+                                           revenue: 1200, currency: "JPY", productID: "chorus.plus.annual", store: .googlePlay,
+                                           unmatchedStoreAccount: true),   // no exposure named free-text-id
                                remember: LedgerEntry(keys: ["googleplay:tok"], payment: LedgerPayment(userID: "free-text-id", currency: "JPY", amountMinor: 1_200_000_000))))
     }
 

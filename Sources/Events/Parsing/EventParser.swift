@@ -152,6 +152,8 @@ public struct EventParser: Sendable {
     /// converted into the report currency: what is stored, or why it is refused.
     public func check(_ event: Event) -> Result<Event, EventRejection> {
         if let rejection = validate(event) { return .failure(rejection) }
+        var event = event
+        event.storeAccountID = event.storeAccountID.map(StoreAccount.normalized)
         return converted(event)
     }
 
@@ -433,7 +435,7 @@ public struct EventParser: Sendable {
                                currency: f.currency, productID: f.productID, copySource: copySource,
                                copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
                                placement: f.placement, attributes: f.attributes,
-                               storeAccountID: f.storeAccountID, trialDays: f.trialDays,
+                               storeAccountID: f.storeAccountID.map(StoreAccount.normalized), trialDays: f.trialDays,
                                identity: f.identity.map(UserID.init), store: f.store, proceeds: f.proceeds))
     }
 

@@ -67,6 +67,24 @@ public struct IdentityGraph: Sendable {
         return outcome
     }
 
+    /// An exposure's `store_account_id` joins the store account to the exposed user's person
+    /// (SPEC §4): not an identify, so no id becomes known and the user keeps its own link. An
+    /// account already in a person stays there. Returns the person it joined, or nil.
+    @discardableResult
+    public mutating func linkStoreAccount(of exposure: Event) -> UserID? {
+        guard exposure.type == .exposure, let account = exposure.storeAccountID.map(UserID.init),
+              account != exposure.userID, personOf[account] == nil else { return nil }
+        let person = person(of: exposure.userID)
+        guard person != account else { return nil }
+        link(account, into: person)
+        return person
+    }
+
+    /// Applies what a stored event says about people: an identify, or an exposure's store account.
+    public mutating func record(_ event: Event) {
+        if event.type == .identified { apply(event) } else if event.type == .exposure { linkStoreAccount(of: event) }
+    }
+
     /// Joins `id`'s person (with its store accounts) into `person`.
     public mutating func link(_ id: UserID, into person: UserID) {
         for (member, p) in personOf where p == id { personOf[member] = person }

@@ -82,7 +82,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var peopleExist = false
     /// Persons whose facts the open transaction must recompute from all their ids' events.
     private var personsToRefresh: Set<UserID> = []
-    /// The positions (arrival order) of the `identified` events the open transaction stored.
+    /// The positions (arrival order) of the `identified` events, and of the exposures carrying a
+    /// `store_account_id`, that the open transaction stored.
     private var storedIdentifies: [Int] = []
 
     /// The writer's statements, prepared once (`Connection.cached` would hash their long SQL on
@@ -337,7 +338,9 @@ final class GroupCommitWriter: @unchecked Sendable {
             if try insert(events[i]) {
                 results[Int(owners[i])].stored += 1
                 stored += 1
-                if events[i].type == .identified { storedIdentifies.append(i) }
+                if events[i].type == .identified || (events[i].type == .exposure && events[i].storeAccountID != nil) {
+                    storedIdentifies.append(i)
+                }
                 if events[i].type == .exposure {
                     exposed = true
                     // Before the commit: a reader that sees the commit sees the pair.
@@ -520,6 +523,13 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func applyPeople(_ events: [Event]) throws {
         for i in storedIdentifies.sorted() {
             let e = events[i]
+            if e.type == .exposure, let account = e.storeAccountID.map(UserID.init) {
+                // SPEC §4: the store account joins the exposed user's person (not an identify).
+                guard account != e.userID, try linkedPerson(of: account) == nil else { continue }
+                let person = try linkedPerson(of: e.userID) ?? e.userID
+                if person != account { try link(account, into: person) }
+                continue
+            }
             guard let identity = e.identity else { continue }
             let userPerson = try linkedPerson(of: e.userID)
             let known = try prepared(&selectKnown, "SELECT 1 FROM known_ids WHERE user_id = ?1")
@@ -541,23 +551,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                 try c.bind(3, identity)
                 try c.run()
             case .link(let anonymous, let person):
-                let move = try prepared(&movePeople, "UPDATE people SET person_id = ?2 WHERE person_id = ?1")
-                try move.bind(1, anonymous)
-                try move.bind(2, person)
-                try move.run()
-                for (id, key) in [(anonymous, person), (person, person)] {
-                    let add = try prepared(&insertPerson, "INSERT OR IGNORE INTO people (user_id, person_id) VALUES (?1, ?2)")
-                    try add.bind(1, id)
-                    try add.bind(2, key)
-                    try add.run()
-                }
-                // The anonymous id's facts become the person's.
-                let drop = try prepared(&deleteFacts, "DELETE FROM facts WHERE user_id = ?1")
-                try drop.bind(1, anonymous)
-                try drop.run()
-                personsToRefresh.remove(anonymous)
-                personsToRefresh.insert(person)
-                peopleExist = true
+                try link(anonymous, into: person)
             }
         }
         guard !personsToRefresh.isEmpty else { return }
@@ -568,6 +562,26 @@ final class GroupCommitWriter: @unchecked Sendable {
             try refreshPerson(key)
         }
         personsToRefresh = []
+    }
+
+    /// Joins `id`'s person (it and the ids it holds) into `person`; `id`'s facts become the person's.
+    private func link(_ id: UserID, into person: UserID) throws {
+        let move = try prepared(&movePeople, "UPDATE people SET person_id = ?2 WHERE person_id = ?1")
+        try move.bind(1, id)
+        try move.bind(2, person)
+        try move.run()
+        for (member, key) in [(id, person), (person, person)] {
+            let add = try prepared(&insertPerson, "INSERT OR IGNORE INTO people (user_id, person_id) VALUES (?1, ?2)")
+            try add.bind(1, member)
+            try add.bind(2, key)
+            try add.run()
+        }
+        let drop = try prepared(&deleteFacts, "DELETE FROM facts WHERE user_id = ?1")
+        try drop.bind(1, id)
+        try drop.run()
+        personsToRefresh.remove(id)
+        personsToRefresh.insert(person)
+        peopleExist = true
     }
 
     /// Recomputes `person`'s facts from the events of all its ids, and gives each id its sticky records.

@@ -71,6 +71,8 @@ public final class Metrics: Sendable {
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
     private let eventsIgnored = Atomic<Int>(0)
+    /// Store payments whose account no exposure named yet (SPEC §4 `unmatched_store_payments`).
+    private let unmatchedStorePayments = Atomic<Int>(0)
     private let reloadsOK = Atomic<Int>(0)
     private let reloadsFailed = Atomic<Int>(0)
 
@@ -104,6 +106,9 @@ public final class Metrics: Sendable {
         if duplicate > 0 { eventsDuplicate.add(duplicate, ordering: .relaxed) }
         if rejected > 0 { eventsRejected.add(rejected, ordering: .relaxed) }
     }
+
+    /// A stored payment from a store webhook whose account no exposure had named (SPEC §4).
+    public func unmatchedStorePayment() { unmatchedStorePayments.add(1, ordering: .relaxed) }
 
     public func reload(succeeded: Bool) {
         if succeeded { reloadsOK.add(1, ordering: .relaxed) } else { reloadsFailed.add(1, ordering: .relaxed) }
@@ -201,6 +206,9 @@ public final class Metrics: Sendable {
         out += "abctl_events_total{outcome=\"duplicate\"} \(eventsDuplicate.load(ordering: .relaxed))\n"
         out += "abctl_events_total{outcome=\"rejected\"} \(eventsRejected.load(ordering: .relaxed))\n"
         out += "abctl_events_total{outcome=\"ignored\"} \(eventsIgnored.load(ordering: .relaxed))\n"
+        out += "# HELP abctl_unmatched_store_payments_total Payments from store webhooks whose account (appAccountToken, Play account id) no exposure had named: stored under the token until one does.\n"
+        out += "# TYPE abctl_unmatched_store_payments_total counter\n"
+        out += "abctl_unmatched_store_payments_total \(unmatchedStorePayments.load(ordering: .relaxed))\n"
         out += "# HELP abctl_webhook_events_total RevenueCat webhook events, by the event type they became or the type that was ignored.\n"
         out += "# TYPE abctl_webhook_events_total counter\n"
         for (key, n) in webhooks.withLock({ $0 }).sorted(by: { ($0.key.outcome, $0.key.type) < ($1.key.outcome, $1.key.type) }) {

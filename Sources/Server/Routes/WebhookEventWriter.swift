@@ -51,14 +51,17 @@ struct WebhookEventWriter: Sendable {
         }
         let store = self.store
         let metrics = self.metrics
+        // The vendor's links (SPEC §4 people) go in the same transaction as the event.
+        let batch = [event] + Self.identifies(mapped.links, at: event.timestamp)
         return .deferred { respond in
-            store.submit([event]) { result in
+            store.submit(batch) { result in
                 switch result {
                 case .success(let counts):
                     let answer = { @Sendable in
                         metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
-                        count(mapped.type.name, counts.stored == 1 ? .mapped : .duplicate)
-                        respond(.json(.object([("status", .string(counts.stored == 1 ? "stored" : "duplicate")),
+                        if mapped.unmatchedStoreAccount && mapped.type.carriesRevenue && counts.stored >= 1 { metrics.unmatchedStorePayment() }
+                        count(mapped.type.name, counts.stored >= 1 ? .mapped : .duplicate)
+                        respond(.json(.object([("status", .string(counts.stored >= 1 ? "stored" : "duplicate")),
                                                ("type", .string(mapped.type.name)), ("event_id", .string(mapped.eventID.text))])))
                     }
                     guard let after else { return answer() }
@@ -87,6 +90,28 @@ struct WebhookEventWriter: Sendable {
             var body: [(String, JSONValue)] = [("status", .string("ignored")), ("type", .string(type))]
             if reason != .type { body.append(("reason", .string(reason.rawValue))) }
             return .response(.json(.object(body)))
+        case .links(let links, let milliseconds, let type):
+            let events = Self.identifies(links, at: Timestamp(microseconds: milliseconds * 1000))
+            let parser = snapshots.snapshot.eventParser.receiving(at: Timestamp(clock ?? Date()))
+            if let doubt = events.lazy.compactMap({ parser.validate($0) }).first {
+                count(type, .ignored)
+                return .response(.json(.object([("status", .string("ignored")), ("type", .string(type)),
+                                                ("reason", .string("doubtful_\(doubt.field)")), ("message", .string("\(doubt.field): \(doubt.reason)"))])))
+            }
+            let store = self.store, metrics = self.metrics
+            return .deferred { respond in
+                store.submit(events) { result in
+                    switch result {
+                    case .success(let counts):
+                        metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0)
+                        count(type, counts.stored >= 1 ? .mapped : .duplicate)
+                        respond(.json(.object([("status", .string(counts.stored >= 1 ? "stored" : "duplicate")), ("type", .string(type)),
+                                               ("linked", .number(Double(counts.stored)))])))
+                    case .failure(let error):
+                        respond(Self.storeUnavailable(error, route: route))
+                    }
+                }
+            }
         case .event(let mapped, let remember):
             var after: (@Sendable () throws -> Void)?
             if let remember {
@@ -95,6 +120,11 @@ struct WebhookEventWriter: Sendable {
             }
             return try store(mapped, bodyField: bodyField, route: route, count: count, after: after)
         }
+    }
+
+    /// A vendor's links as `identified` events (SPEC §4), keyed as `/v1/identify` keys them.
+    static func identifies(_ links: [MappedLink], at ts: Timestamp) -> [Event] {
+        links.map { Event(id: EventID("identify:" + $0.identity.text), type: .identified, userID: $0.user, timestamp: ts, identity: $0.identity) }
     }
 
     /// A failed commit: the details go to the log, the client learns only that nothing was stored.

@@ -56,8 +56,12 @@ public enum AppStoreMapping {
         if let transaction, case .string("FREE_TRIAL")? = member(transaction, "offerDiscountType") { freeTrial = true } else { freeTrial = false }
         // The user is needed before the type (a renewal asks about the user's trial).
         var user: UserID?
+        var unmatched = false
         if let transaction, case .string(let token)? = member(transaction, "appAccountToken"), !token.isEmpty {
-            user = try userForStoreAccount(token) ?? UserID(token)
+            let token = StoreAccount.normalized(token)
+            user = try userForStoreAccount(token)
+            unmatched = user == nil
+            if user == nil { user = UserID(token) }
         }
         let mapped = try type(notification: notification, subtype: subtype, freeTrial: freeTrial) {
             guard let user else { return false }
@@ -82,9 +86,11 @@ public enum AppStoreMapping {
         }
         var product: String?
         if case .string(let p)? = member(transaction, "productId") { product = p }
-        return .event(MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
-                                  revenue: revenue, currency: currency, productID: product,
-                                  trialDays: mapped == .trialStarted ? grantedTrialDays(transaction) : nil))
+        var event = MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
+                                revenue: revenue, currency: currency, productID: product,
+                                trialDays: mapped == .trialStarted ? grantedTrialDays(transaction) : nil)
+        event.unmatchedStoreAccount = unmatched
+        return .event(event)
     }
 
     /// The free trial Apple granted, in days: `offerPeriod` (ISO 8601, `P1W`, `P3D`, `P1M`; a month

@@ -13,6 +13,11 @@ import ExperimentDefinitions
 /// | `CANCELLATION` | `cancelled` |
 /// | anything else (`TEST`, `EXPIRATION`, `BILLING_ISSUE`, …) | ignored (accepted and counted) |
 ///
+/// People (SPEC §4): a mapped event also links each of its `aliases` and its `original_app_user_id`
+/// to `app_user_id` (`MappedEvent.links`). A `TRANSFER` links each `transferred_from` id that is a
+/// RevenueCat anonymous id (`$RCAnonymousID:…`) to the first `transferred_to` id; one with none is
+/// ignored with reason `transfer_between_known_ids`.
+///
 /// `id` is the idempotency key (RevenueCat retries with the same id); `app_user_id` is the user.
 /// Payments are timed by `purchased_at_ms` (else `event_timestamp_ms`); cancellations and
 /// refunds by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
@@ -66,6 +71,36 @@ public enum RevenueCatMapping {
         guard let type = try string("type") else {
             throw WebhookError(.malformed, code: "missing_field", "'event.type' is required", field: "event.type")
         }
+        func strings(_ key: String) throws(WebhookError) -> [String] {
+            switch event[key] {
+            case nil, .null?: return []
+            case .array(let items)?:
+                var out: [String] = []
+                for item in items {
+                    guard case .string(let s) = item else { throw invalid(key, "'event.\(key)' must be an array of strings, not one holding \(item.typeName)") }
+                    if !s.isEmpty { out.append(s) }
+                }
+                return out
+            case let other?: throw invalid(key, "'event.\(key)' must be an array of strings, not \(other.typeName)")
+            }
+        }
+        func time(_ key: String, _ value: Double) throws(WebhookError) -> Int64 {
+            guard value.isFinite, value >= 0, value < 32_503_680_000_000 else {
+                throw invalid(key, "the time \(JSONValue.format(value)) ms is out of range")
+            }
+            return Int64(value)
+        }
+
+        if type == "TRANSFER" {
+            let from = try strings("transferred_from"), to = try strings("transferred_to")
+            guard let known = to.first else { throw invalid("transferred_to", "a TRANSFER names the ids it moved to in 'event.transferred_to'") }
+            guard let at = try number("event_timestamp_ms") else { throw invalid("event_timestamp_ms", "'event.event_timestamp_ms' is required") }
+            let links = from.filter { $0.hasPrefix(Self.anonymousPrefix) && $0 != known }
+                .map { MappedLink(user: UserID($0), identity: UserID(known)) }
+            if links.isEmpty { return .ignored(type: type, reason: .transferBetweenKnownIDs) }
+            return .links(links, timestampMilliseconds: try time("event_timestamp_ms", at), type: type)
+        }
+
         let price = try number("price")
         let mappedType: EventType
         if let price, price < 0 {
@@ -120,8 +155,16 @@ public enum RevenueCatMapping {
         case nil: nil
         default: .other
         }
-        return .event(MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
-                                  revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product,
-                                  store: store, proceeds: proceeds, proceedsBeforeTax: proceeds != nil && tax == nil))
+        var mapped = MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
+                                 revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product,
+                                 store: store, proceeds: proceeds, proceedsBeforeTax: proceeds != nil && tax == nil)
+        var others: [String] = []
+        for alias in try strings("aliases") + [originalUser].compactMap({ $0 }) where alias != user && !others.contains(alias) { others.append(alias) }
+        mapped.links = others.map { MappedLink(user: UserID($0), identity: UserID(user)) }
+        return .event(mapped)
     }
+
+    /// The prefix of the ids RevenueCat makes for users the app has not logged in.
+    public static let anonymousPrefix = "$RCAnonymousID:"
+
 }

@@ -41,7 +41,8 @@ struct APIStoreAccountWebhookTests {
         let server = try InProcessServer(options: {
             $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: APIAppStoreWebhookTests.bundle, environment: "Sandbox")
         }, experiments: WebhookSupport.addExperiment)
-        let posted = await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-3d", storeAccount: known))
+        // Swift's `UUID().uuidString` is upper case, Apple's token lower case: one account (SPEC §4).
+        let posted = await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-3d", storeAccount: known.uppercased()))
         #expect(posted.status == 200 && posted.json?["stored"] as? Int == 1, "\(posted.text)")
         for c in cases {
             let reply = await server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: c.body)
@@ -58,6 +59,13 @@ struct APIStoreAccountWebhookTests {
         let health = report.json?["health"] as? [[String: Any]] ?? []
         #expect(health.contains { $0["code"] as? String == "offer_mismatch" && $0["level"] as? String == "info" }, "\(health)")
         #expect(try await Self.storedRows(server) == ["\(Self.user)|2|7", "\(Self.user)|2|3", "\(unknown)|3|"])
+        // The payment no exposure's token matched is counted, and becomes the user's once an exposure names it.
+        let metrics = await server.request("GET", "/metrics").text
+        #expect(metrics.contains("abctl_unmatched_store_payments_total 1\n"), "\(metrics)")
+        let late = await server.request("POST", "/v1/events", body: Self.exposure("x1", user: "late-user", arm: "trial-3d", storeAccount: unknown.uppercased()))
+        #expect(late.status == 200)
+        let facts = try server.store.facts(experiment: "webhook-revenue")
+        #expect(facts.contains { $0.userID == "late-user" && $0.paid }, "\(facts.map { ($0.userID, $0.paid) })")
     }
 
     @Test func googlePlayPurchasesLandOnTheUserWhoseExposureCarriedTheAccountID() async throws {
