@@ -30,6 +30,10 @@ struct GrowthBookPayloadTests {
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(summary["users"] as? Int == Self.users)
         #expect(summary["mismatches"] as? Int == 0)
+        // Users with a known attribute of the wrong type (platform 5, country 44, new_user "true"...) get a
+        // 400 naming it in both forms (checked by agreement.py), then are compared without those attributes.
+        let refused = try #require(summary["refused_wrong_type"] as? Int)
+        #expect(refused >= 100 && refused < Self.users / 2, "\(refused) of \(Self.users) users refused")
         #expect(summary["features"] as? [String] == ["chorus-paywall-copy", "gb-everyone", "gb-hash-v1", "gb-shipped", "gb-targeted"])
         #expect(summary["placements"] as? [String] == ["gate", "home"])
         #expect(summary["holdouts"] as? [String] == ["gb-holdout"])

@@ -25,7 +25,8 @@ import Testing
         var templated = 0
         for experiment in Self.catalog.experiments {
             let answer = ExperimentAnswer(experiment.id, variants: experiment.variants, products: Self.catalog.products)
-            for (variant, parts) in zip(experiment.variants, answer.variants) {
+            // A holdout's arms show no paywall of their own: nothing is written for them.
+            for (variant, parts) in zip(experiment.variants, answer.variants) where variant.paywall != nil {
                 if parts.textTemplate != nil || parts.recipeTemplate != nil { templated += 1 }
                 for name in Self.names {
                     for signals in Self.signalSets {

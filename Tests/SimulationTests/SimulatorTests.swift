@@ -377,6 +377,48 @@ import Testing
         #expect(all.contains { $0.type == .trialStarted && !exposedUsers.contains($0.userID) })
     }
 
+    /// Storefronts (SPEC §1): a user whose country has one pays that storefront's list price in its
+    /// currency, stored converted into the report currency with the amount as paid kept (as ingest
+    /// stores it); a user of the default storefront pays the table price, as before.
+    @Test func aStorefrontsUsersPayItsPriceConverted() throws {
+        let folder = NSTemporaryDirectory() + "abctl-store-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        try FileManager.default.copyItem(atPath: root.path + "/Experiments/chorus-trial-length.json", toPath: folder + "/chorus-trial-length.json")
+        try #"""
+            { "currency": "USD", "exchange_rates": { "EUR": 1.08 }, "storefronts": { "DE": "EUR" },
+              "offerings": { "chorus_plus": { "plans": {
+                "monthly": { "product_id": "chorus.plus.monthly", "price": 9.99, "period": "P1M", "prices": { "EUR": 10.49 } },
+                "annual": { "product_id": "chorus.plus.annual", "price": 59.99, "period": "P1Y", "prices": { "EUR": 69.99 } } } } } }
+            """#.write(toFile: folder + "/products.json", atomically: true, encoding: .utf8)
+        let catalog = try ExperimentFiles.load(directory: folder)
+        var truth = Truth()
+        truth.population.attributes = [("country", [("US", 0.5), ("DE", 0.5)])]
+        let s = Simulator(catalog: catalog, assigner: try Assigner(catalog: catalog), truth: truth, options: .init(users: 4_000, seed: 8))
+        var all: [Event] = []
+        _ = try s.run { all += $0; return AppendResult(stored: $0.count) }
+        let country = Dictionary(all.filter { $0.type == .exposure }.compactMap { e -> (UserID, String)? in
+            guard case .string(let c) = e.attributes["country"] else { return nil }
+            return (e.userID, c)
+        }, uniquingKeysWith: { a, _ in a })
+        let paid = all.filter { $0.revenue != nil }
+        var seen: Set<String> = []
+        for e in paid {
+            let c = try #require(country[e.userID], "\(e.userID) paid without an exposure")
+            seen.insert(c)
+            #expect(e.currency == "USD")
+            if c == "DE" {
+                #expect(e.originalCurrency == "EUR" && [10.49, 69.99].contains(abs(e.originalRevenue ?? 0)), "\(e)")
+                #expect(abs((e.revenue ?? 0) - (e.originalRevenue ?? 0) * 1.08) < 1e-9, "\(e)")
+            } else {
+                #expect(e.originalCurrency == nil && e.originalRevenue == nil && [9.99, 59.99].contains(abs(e.revenue ?? 0)), "\(e)")
+            }
+        }
+        #expect(seen == ["US", "DE"], "payments from both storefronts: \(paid.count)")
+    }
+
     /// A global holdout: its users log the holdout exposure and nothing of the experiments it keeps them
     /// out of, and behave as that experiment's control would have; general users behave by their arm.
     @Test func heldOutUsersBehaveAsTheControl() throws {

@@ -44,7 +44,7 @@ enum DemoIndexPage {
         <p class="muted">abctl demo: a simulated story, read as of \(escape(RFC3339.format(asOf))). Each report is split by country and platform.</p>
         <ul class="reports">
         \(items)</ul>
-        <p class="muted">Not in the demo yet, because they are not built: bandits, storefront prices per country, people who log in.</p>
+        <p class="muted">Not in the demo yet: bandits, storefront prices per country, people who log in (the README says why).</p>
         </main></body>
         </html>
 

@@ -19,7 +19,7 @@ enum DemoSummary {
             lines.append("  forecast: \(forecast(r))")
             lines.append("  \(safeguards(r))")
         }
-        lines.append("Not in the demo yet: bandits, storefront prices per country, people who log in (not built).")
+        lines.append("Not in the demo yet: bandits, storefront prices per country, people who log in (README says why).")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 import PostgresStore
 import Server
@@ -28,7 +29,7 @@ struct APIEventRejectionsTests {
         let message = try #require(reply.error?["message"] as? String)
         #expect(message.hasPrefix("nothing was stored: 33 problems in 29 of 30 events: line 2: event_id: must be a non-empty string; "
                                   + "line 2: type: unknown event type 'buy' (expected one of: exposure, "), "\(message)")
-        #expect(message.contains("refunded); line 2: ts: missing; line 3: trial_days: must be a whole number of days from 0 to 3660; "
+        #expect(message.contains("\(EventType.allCases.map(\.name).joined(separator: ", "))); line 2: ts: missing; line 3: trial_days: must be a whole number of days from 0 to 3660; "
                                  + "line 3: event_id: missing; line 3: ts: not an RFC 3339 timestamp: 'yesterday'; line 4: user_id: missing"), "\(message)")
         #expect(message.hasSuffix("line 17: user_id: missing; and 13 more problems"), "\(message)")
         #expect(message.components(separatedBy: "; line ").count == 20)

@@ -104,14 +104,28 @@ class PipelinedClient:
             self.sock.sendall(b"".join(self.request(b) for b in batch))
             for _ in batch:
                 status, body = self.read_reply()
-                if status != 200:
+                if status not in (200, 400):
                     raise RuntimeError(f"/v1/assign answered {status}: {body[:300]!r}")
-                yield json.loads(body)
+                yield status, json.loads(body)
 
 
 def no_paywall(value):
     """A feature value with no paywall: GrowthBook reads a null force as no force, so abctl writes false."""
     return value is None or value is False
+
+
+def wrongly_typed(attributes):
+    """The known attributes whose value is of the wrong type (SPEC §2: strings, new_user a boolean; null is
+    absent): /v1/assign answers 400 naming one of them, where the SDK would evaluate its condition."""
+    bad = {key for key in ("platform", "country", "language", "app_version")
+           if attributes.get(key) is not None and not isinstance(attributes[key], str)}
+    if attributes.get("new_user") is not None and not isinstance(attributes["new_user"], bool):
+        bad.add("new_user")
+    return bad
+
+
+def clean(attributes):
+    return {k: v for k, v in attributes.items() if k not in wrongly_typed(attributes)}
 
 
 def tally(table, key):
@@ -127,10 +141,13 @@ def compare(users, features, placements, holdouts):
     per_user = 1 + len(placements)
     bodies = []
     for u, a in users:
-        bodies.append({"user_id": u, "attributes": a})
-        bodies += [{"user_id": u, "attributes": a, "placement": p} for p in placements]
+        # A user with a wrongly typed known attribute is sent twice: as is (a 400), then without those
+        # attributes, which is what is compared with the SDK.
+        for attributes in ([a, clean(a)] if wrongly_typed(a) else [a]):
+            bodies.append({"user_id": u, "attributes": attributes})
+            bodies += [{"user_id": u, "attributes": attributes, "placement": p} for p in placements]
     answers = client.assign_all(bodies)
-    summary = {"users": 0, "evaluations": 0, "mismatches": 0, "sdk_sources": {}, "assign_reasons": {}, "not_in_payload": {},
+    summary = {"users": 0, "refused_wrong_type": 0, "evaluations": 0, "mismatches": 0, "sdk_sources": {}, "assign_reasons": {}, "not_in_payload": {},
                "placement_evaluations": 0, "placement_reasons": {}, "placement_sources": {}, "holdout_arms": {}}
     samples = []
 
@@ -140,9 +157,23 @@ def compare(users, features, placements, holdouts):
             samples.append(sample)
 
     for user, attributes in users:
-        answer = next(answers)
-        placement_answers = [next(answers) for _ in range(per_user - 1)]
         summary["users"] += 1
+        bad = wrongly_typed(attributes)
+        if bad:
+            # Refused, naming a wrongly typed attribute, in both forms.
+            summary["refused_wrong_type"] += 1
+            for status, body in [next(answers) for _ in range(per_user)]:
+                field = (body.get("error") or {}).get("field", "") if status == 400 else ""
+                if status != 400 or field.removeprefix("attributes.") not in bad:
+                    mismatch({"user": user, "attributes": attributes, "expected": "400 naming one of " + str(sorted(bad)),
+                              "status": status, "body": body})
+            attributes = clean(attributes)
+        replies = [next(answers) for _ in range(per_user)]
+        if any(status != 200 for status, _ in replies):
+            mismatch({"user": user, "attributes": attributes, "unexpected": [body for status, body in replies if status != 200]})
+            continue
+        answer = replies[0][1]
+        placement_answers = [body for _, body in replies[1:]]
         gb.set_attributes({**attributes, "id": user})
         # Holdouts: the feature's value is the arm the answer names (none when the holdout does not take the user).
         arms = {h["experiment"]: h["variant"] for h in answer["holdouts"]}
@@ -244,13 +275,13 @@ def main():
     chunks = [users[i::workers] for i in range(workers)]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         parts = pool.starmap(compare, [(chunk, features, placements, holdouts) for chunk in chunks])
-    summary = {"users": 0, "evaluations": 0, "mismatches": 0, "sdk_sources": {}, "assign_reasons": {},
+    summary = {"users": 0, "refused_wrong_type": 0, "evaluations": 0, "mismatches": 0, "sdk_sources": {}, "assign_reasons": {},
                "features": sorted(features), "forced_ids": len(forced_ids), "not_in_payload": {},
                "placements": sorted(placements), "holdouts": sorted(holdouts), "placement_evaluations": 0,
                "placement_reasons": {}, "placement_sources": {}, "holdout_arms": {}}
     samples = []
     for part in parts:
-        for key in ("users", "evaluations", "mismatches", "placement_evaluations"):
+        for key in ("users", "refused_wrong_type", "evaluations", "mismatches", "placement_evaluations"):
             summary[key] += part[key]
         for key in ("sdk_sources", "assign_reasons", "not_in_payload", "placement_reasons", "placement_sources", "holdout_arms"):
             for name, n in part[key].items():
