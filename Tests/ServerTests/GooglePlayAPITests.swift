@@ -52,6 +52,8 @@ struct GooglePlayAPITests {
         #expect(fake.requests.contains { $0.path.hasSuffix("/tokens/tok%2F2") && $0.headers["authorization"] == "Bearer ya29.fake-1" })
     }
 
+    /// Failures that may pass are unavailable (the notification is retried); a token the Play API does not
+    /// know (404) never will, and is unprocessable with its own code (answered 200 ignored, SPEC §7).
     @Test func everyFailureIsUnavailable() async throws {
         let fake = try FakeGooglePlay(package: Self.package)
         let pem = try await FakeGooglePlay.makePrivateKeyPEM()
@@ -59,7 +61,10 @@ struct GooglePlayAPITests {
         fake.setPurchase("garbage", .garbage)
         fake.setPurchase("slow", .delayed(milliseconds: 3000, .json(200, Self.purchase)))
         let api = try Self.api(fake, pem: pem, timeout: 1)
-        for token in ["server-error", "garbage", "unknown", "slow"] {
+        do { _ = try api.subscription(purchaseToken: "unknown", now: 1_764_590_400); Issue.record("an unknown token answered") } catch {
+            #expect(error.kind == .unprocessable && error.code == GooglePlayAPI.unknownTokenCode, "\(error)")
+        }
+        for token in ["server-error", "garbage", "slow"] {
             let started = Date()
             #expect(throws: WebhookError.self, "\(token)") { try api.subscription(purchaseToken: token, now: 1_764_590_400) }
             do { _ = try api.subscription(purchaseToken: token, now: 1_764_590_400) } catch { #expect(error.kind == .unavailable, "\(token): \(error)") }
