@@ -25,7 +25,7 @@ import TestSupport
         #expect(stderr.count == 33, "\(ingest.stderr)")
         #expect(Array(stderr.prefix(7)) == [
             "2: event_id: must be a non-empty string",
-            "2: type: unknown event type 'buy' (expected one of: exposure, trial_started, purchased, converted, renewed, cancelled, refunded)",
+            "2: type: unknown event type 'buy' (expected one of: exposure, trial_started, purchased, converted, renewed, cancelled, refunded, identified)",
             "2: ts: missing", "3: trial_days: must be a whole number of days from 0 to 3660", "3: event_id: missing",
             "3: ts: not an RFC 3339 timestamp: 'yesterday'", "4: user_id: missing",
         ])

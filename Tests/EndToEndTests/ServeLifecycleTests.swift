@@ -50,7 +50,7 @@ struct ServeLifecycleTests {
     }
 
     @Test func sighupReloadsAndABrokenFolderKeepsTheOldSnapshot() async throws {
-        let server = try await ServeProcess.start()
+        let server = try await ServeProcess.start(withHoldout: true)
         let ids = { () async throws -> Set<String> in
             Set(((try await server.request("GET", "/v1/experiments").json?["experiments"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
         }

@@ -31,8 +31,8 @@ public enum Abctl {
     }
 
     /// Copies the shipped `Experiments/` files into `folder`.
-    public static func copyShippedExperiments(to folder: String) throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/Experiments") {
+    public static func copyShippedExperiments(to folder: String, except left: Set<String> = []) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/Experiments") where !left.contains(name) {
             try FileManager.default.copyItem(atPath: packageRoot + "/Experiments/" + name, toPath: folder + "/" + name)
         }
     }
