@@ -10,7 +10,9 @@ public enum GrowthBookFixture {
     /// A global holdout, a shipped experiment, an arm with no paywall, and two placements whose
     /// audiences reach fixed paywalls, no paywall, and experiments live, shipped, paused and ended.
     public static func writeExperiments(_ folder: String) throws {
-        for name in ["chorus-trial-length.json", "chorus-discount-framing.json", "chorus-holdout.json"] {
+        // The fixture has its own holdout (gb-holdout); ServeProcess already leaves the shipped one out.
+        for name in ["chorus-trial-length.json", "chorus-discount-framing.json", "chorus-holdout.json"]
+        where FileManager.default.fileExists(atPath: folder + "/" + name) {
             try FileManager.default.removeItem(atPath: folder + "/" + name)
         }
         // Storefronts in countries agreement.py never sends (it sends KR only with a Kelvin sign,
