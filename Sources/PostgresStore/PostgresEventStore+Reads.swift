@@ -53,22 +53,10 @@ extension PostgresEventStore {
     /// the same doubles.
     public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double] {
         let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
-        // A person's events are those of all its ids (SPEC §4), through `people` when it has several.
-        let conditions = """
-            f.experiment = $1 AND f.first_exposure_ts >= $2 AND f.first_exposure_ts < $3
-              AND e.type IN (\(types)) AND e.revenue IS NOT NULL AND e.ts >= f.first_exposure_ts AND e.ts <= $4
-            """
         return try readers.withConnection { c in
-            let rows = try c.execute("""
-                SELECT f.user_id, e.type, e.revenue, e.ts, e.event_id, e.user_id AS member FROM facts f JOIN events e ON e.user_id = f.user_id
-                WHERE \(conditions) AND NOT EXISTS (SELECT 1 FROM people q WHERE q.person_id = f.user_id)
-                UNION ALL
-                SELECT f.user_id, e.type, e.revenue, e.ts, e.event_id, e.user_id AS member FROM facts f
-                  JOIN people q ON q.person_id = f.user_id JOIN events e ON e.user_id = q.user_id
-                WHERE \(conditions)
-                ORDER BY 1, 4, 2, 5, 6
-                """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max),
-                      String(asOf.microseconds)], context: "read net revenue")
+            let rows = try c.execute(PersonRevenueQuery.sql(types: types, parameter: "$"),
+                                     [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max),
+                                      String(asOf.microseconds)], context: "read net revenue")
             var revenue: [UserID: Double] = [:]
             for row in 0..<rows.count {
                 guard let type = EventType(rawValue: Int(rows.int64(row, 1))) else { continue }

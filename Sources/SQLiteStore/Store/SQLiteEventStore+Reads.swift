@@ -67,32 +67,11 @@ extension SQLiteEventStore {
         }
     }
 
-    /// The revenue events of each person of an experiment first exposed in [`p2`, `p3`), up to `p4`
-    /// inclusive, in `FactsBuilder`'s order: a person's events are those of all its ids (SPEC §4),
-    /// through `people` for a person of several ids. `parameter` is `?` (SQLite) or `$` (PostgreSQL).
-    static func personRevenueSQL(types: String, parameter p: String) -> String {
-        let conditions = """
-            f.experiment = \(p)1 AND f.first_exposure_ts >= \(p)2 AND f.first_exposure_ts < \(p)3
-              AND e.type IN (\(types)) AND e.revenue IS NOT NULL AND e.ts >= f.first_exposure_ts AND e.ts <= \(p)4
-            """
-        return """
-            SELECT f.user_id, e.type, e.revenue, e.ts, e.event_id, e.user_id AS member FROM facts f JOIN events e ON e.user_id = f.user_id
-            WHERE \(conditions) AND NOT EXISTS (SELECT 1 FROM people q WHERE q.person_id = f.user_id)
-            UNION ALL
-            SELECT f.user_id, e.type, e.revenue, e.ts, e.event_id, e.user_id AS member FROM facts f
-              JOIN people q ON q.person_id = f.user_id JOIN events e ON e.user_id = q.user_id
-            WHERE \(conditions)
-            ORDER BY 1, 4, 2, 5, 6
-            """
-    }
-
     /// `FactsReader.netRevenue`: a join of the facts on the events' `(user_id, event_id)` key.
     public func netRevenue(experiment: String, asOf: Timestamp, since: Timestamp?, until: Timestamp?) throws -> [UserID: Double] {
         try readers.read { c in
             let types = EventType.allCases.filter(\.carriesRevenue).map { String($0.rawValue) }.joined(separator: ", ")
-            let s = try c.cached("""
-                \(Self.personRevenueSQL(types: types, parameter: "?"))
-                """)
+            let s = try c.cached(PersonRevenueQuery.sql(types: types, parameter: "?"))
             defer { s.finish() }
             try s.bind(1, experiment)
             try s.bind(2, since?.microseconds ?? Int64.min)
