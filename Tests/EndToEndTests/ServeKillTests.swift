@@ -18,7 +18,7 @@ struct ServeKillTests {
         let stop = Flag()
         let group = DispatchGroup()
         for client in 0..<8 {
-            DispatchQueue.global().async(group: group) {
+            group.onOwnThread {
                 guard let connection = try? HTTPConnection(port: port, timeoutSeconds: 10) else { return }
                 var batch = 0
                 while !stop.value.load(ordering: .acquiring) {

@@ -116,7 +116,7 @@ struct ServeLifecycleTests {
         let done = Flag()
         let group = DispatchGroup()
         for client in 0..<4 {
-            DispatchQueue.global().async(group: group) {
+            group.onOwnThread {
                 do {
                     let connection = try HTTPConnection(port: port)
                     var i = 0

@@ -53,7 +53,7 @@ import Glibc
         let counts = Mutex((sent: 0, stored: 0, duplicate: 0))
         let group = DispatchGroup()
         for client in 0..<16 {
-            DispatchQueue.global().async(group: group) {
+            group.onOwnThread {
                 do {
                     let connections = try ports.map { try HTTPConnection(port: $0) }
                     for n in 0..<25 {

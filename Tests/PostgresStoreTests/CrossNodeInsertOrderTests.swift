@@ -57,9 +57,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))   // B's insert runs, or blocks on a row A-later holds
         run("a-earlier", [x, z], on: aEarlier, earlier)
 
-        let finished = await withCheckedContinuation { (k: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async { k.resume(returning: done.wait(timeout: .now() + 20) == .success) }
-        }
+        let finished = try await onOwnThread { done.wait(timeout: .now() + 20) == .success }
         if !finished {
             // Break the deadlock so the test ends: end every other session of this database.
             let admin = try Connection(target: target)

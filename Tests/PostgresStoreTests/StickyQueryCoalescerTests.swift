@@ -67,10 +67,10 @@ import TestSupport
             return batch.map { $0.experiments.map { _ in "v" } }
         }
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { _ = try? coalescer.lookup(userID: "first", experiments: ["e"]) }
+        group.onOwnThread { _ = try? coalescer.lookup(userID: "first", experiments: ["e"]) }
         started.wait()
-        DispatchQueue.global().async(group: group) { _ = try? coalescer.lookup(userID: "second", experiments: ["e"]) }
-        DispatchQueue.global().async(group: group) { _ = try? coalescer.lookup(userID: "third", experiments: ["e"]) }
+        group.onOwnThread { _ = try? coalescer.lookup(userID: "second", experiments: ["e"]) }
+        group.onOwnThread { _ = try? coalescer.lookup(userID: "third", experiments: ["e"]) }
         Thread.sleep(forTimeInterval: 0.05)
         release.signal()
         group.wait()
