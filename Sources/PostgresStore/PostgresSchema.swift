@@ -160,6 +160,13 @@ enum PostgresSchema {
         Migration(version: 13, description: "events keep their store and proceeds", sql: """
             ALTER TABLE events ADD COLUMN store text, ADD COLUMN proceeds double precision, ADD COLUMN proceeds_before_tax boolean;
             """),
+        // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
+        // start); the first exposure's is the facts' period. Events stored before kept none, so
+        // nothing is recomputed (those users count in the period of their first exposure's time).
+        Migration(version: 14, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
+            ALTER TABLE events ADD COLUMN allocation_period_ts bigint;
+            ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
