@@ -160,6 +160,16 @@ enum PostgresSchema {
         Migration(version: 13, description: "events keep their store and proceeds", sql: """
             ALTER TABLE events ADD COLUMN store text, ADD COLUMN proceeds double precision, ADD COLUMN proceeds_before_tax boolean;
             """),
+        // Issue 36 item 5: a webhook redelivery is recognised by the vendor's delivery id before any
+        // outside call, and answered as the type first stored. Keyed by the vendor's id (a reference
+        // table on Citus, as webhook_payments).
+        Migration(version: 14, description: "webhook deliveries stored, by the vendor's delivery id", sql: """
+            CREATE TABLE webhook_deliveries (
+                key text COLLATE "C" PRIMARY KEY,
+                user_id text COLLATE "C" NOT NULL,
+                type smallint NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
