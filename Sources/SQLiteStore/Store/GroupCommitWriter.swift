@@ -488,8 +488,8 @@ final class GroupCommitWriter: @unchecked Sendable {
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason, placement, attributes,
                                 original_revenue, original_currency, store_account_id, trial_days, identity,
-                                store, proceeds, proceeds_before_tax)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                store, proceeds, proceeds_before_tax, allocation_period_ts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, event_id) DO NOTHING
             """)
         try statement.bind(1, event.id)
@@ -514,6 +514,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         try statement.bind(20, event.store?.rawValue)
         try statement.bind(21, event.proceeds)
         try statement.bind(22, event.proceeds == nil ? nil : Int64(event.proceedsBeforeTax ? 1 : 0))
+        try statement.bind(23, event.allocationPeriod?.microseconds)
         try statement.run()
         return connection.changes == 1
     }

@@ -53,7 +53,7 @@ enum DemoSummary {
             let lifted = s.resetAt.map { ", lifted \(day($0.date))" } ?? ""
             let f = s.figures
             return "safeguard stopped \(s.action == .stopExperiment ? "the experiment" : "arm \(s.arm)") on \(s.metric) on \(day(s.stoppedAt.date))"
-                + String(format: " (%.1f%% against %.1f%% in the control)", f.armRate * 100, f.controlRate * 100) + lifted
+                + String(format: " (%.1f%% against %.1f%% in the control)", f.comparedArmRate * 100, f.comparedControlRate * 100) + lifted
         }.joined(separator: "; ")
     }
 
