@@ -151,9 +151,10 @@ extension ReportDocument {
                 return [
                     Table.Cell(Wording.segmentValue(cell)), Table.Cell(Wording.count(cell.users)),
                     Table.Cell(text: Wording.title(c.metric), tag: c.metric == r.primaryMetric ? "primary" : nil),
-                    // By country: the claim this arm showed in the country's storefront, where claims differ (SPEC §1).
-                    Table.Cell(text: c.variant, detail: d.dimension == "country" && cell.value != Segments.otherValue
-                               ? r.storefrontClaims.first { $0.variant == c.variant }.map { "(\($0.claim(country: cell.value)))" } : nil),
+                    // By country: the claims the arms showed in the country's storefront, where claims differ (SPEC §1).
+                    Table.Cell(text: c.variant, detail: StorefrontClaims.country(d, cell).flatMap {
+                        StorefrontClaims.beside(r.storefrontClaims, country: $0, variant: c.variant, control: r.control.key)
+                    }.map { "(\($0))" }),
                     Table.Cell(text: Wording.difference(c.metric, c.absoluteDiff, in: r.currency),
                                detail: Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency), tone: tone, marked: true),
                     Table.Cell(text: Wording.signedPercent(c.relativeLift), tone: tone), Table.Cell(Wording.pValue(c.pValueAdjusted)),
