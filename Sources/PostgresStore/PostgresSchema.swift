@@ -170,6 +170,13 @@ enum PostgresSchema {
                 type smallint NOT NULL
             );
             """),
+        // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
+        // start); the first exposure's is the facts' period. Events stored before kept none, so
+        // nothing is recomputed (those users count in the period of their first exposure's time).
+        Migration(version: 15, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
+            ALTER TABLE events ADD COLUMN allocation_period_ts bigint;
+            ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

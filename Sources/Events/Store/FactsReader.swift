@@ -57,7 +57,8 @@ public struct FactTimes: Sendable, Equatable {
     public init(_ f: UserFacts, arm: Int) {
         self.init(arm: arm, firstExposure: f.firstExposure.microseconds, trialStart: f.trialStart?.microseconds,
                   firstPaid: f.firstPaid?.microseconds, firstConverted: f.firstConverted?.microseconds,
-                  firstCancel: f.firstCancel?.microseconds, refundedAt: f.refundedAt?.microseconds)
+                  firstCancel: f.firstCancel?.microseconds, refundedAt: f.refundedAt?.microseconds,
+                  allocationPeriod: f.allocationPeriod?.microseconds)
     }
 }
 

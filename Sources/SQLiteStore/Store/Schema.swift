@@ -176,6 +176,13 @@ enum Schema {
                 type INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
+        // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
+        // start); the first exposure's is the facts' period. Events stored before kept none, so
+        // nothing is recomputed (those users count in the period of their first exposure's time).
+        Migration(version: 16, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
+            ALTER TABLE events ADD COLUMN allocation_period_ts INTEGER;
+            ALTER TABLE facts ADD COLUMN allocation_period_ts INTEGER;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
