@@ -18,7 +18,7 @@ struct ServeBasicsTests {
             #expect(reply.status == 200)
             #expect(reply.headers["connection"]?.lowercased() != "close")
             #expect(reply.json?["status"] as? String == "ok")
-            #expect(reply.json?["experiments"] as? Int == 3)
+            #expect(reply.json?["experiments"] as? Int == 4)
         }
         // POST with a body on the same connection too.
         for _ in 0..<3 {
