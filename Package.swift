@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", definitions]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "AllocationTests", dependencies: ["Allocation", "Events", definitions, "Statistics", "SQLiteStore", "TestSupport", "Assignment", "Reporting"], exclude: ["Fixtures"]),
+        .testTarget(name: "AllocationTests", dependencies: ["Allocation", "Safeguards", "Events", definitions, "Statistics", "SQLiteStore", "TestSupport", "Assignment", "Reporting"], exclude: ["Fixtures"]),
         .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Reporting", "Events", definitions, "Statistics"]),
     ],
     swiftLanguageModes: [.v6]

@@ -20,6 +20,7 @@ struct CopyBuffer {
         add(f.copySource?.rawValue); add(f.copyFallbackReason)
         add(bytes: RevenueEntry.encode(f.revenueEntries)); add(f.crossedOver)
         add(f.placement); add(f.attributes); add(f.grantedTrialDays.map(Int64.init))
+        add(f.allocationPeriod?.microseconds)
         endRow()
     }
 
@@ -73,6 +74,7 @@ struct CopyBuffer {
         add(e.originalRevenue); add(e.originalCurrency)
         add(e.storeAccountID); add(e.trialDays.map(Int64.init)); add(e.identity?.text)
         add(e.store?.rawValue); add(e.proceeds); add(e.proceeds == nil ? nil : e.proceedsBeforeTax ? "t" : "f")
+        add(e.allocationPeriod?.microseconds)
         endRow()
     }
 

@@ -40,7 +40,7 @@ enum EventWriteTransaction {
         SET jit = off
         """
 
-    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days, identity, store, proceeds, proceeds_before_tax"
+    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days, identity, store, proceeds, proceeds_before_tax, allocation_period_ts"
 
     static let buckets = 512
     /// At most this many users get locks of their own; more lock whole buckets.
@@ -73,7 +73,7 @@ enum EventWriteTransaction {
     /// the tables' sizes.
     static let selectEvents = """
         SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days,
-               store, proceeds, proceeds_before_tax, product_id
+               store, proceeds, proceeds_before_tax, product_id, allocation_period_ts
         FROM events
         WHERE user_id = ANY(ARRAY(
             SELECT unnest($1::text[]) UNION ALL SELECT user_id FROM facts WHERE user_id = ANY($2::text[])))
@@ -84,7 +84,7 @@ enum EventWriteTransaction {
     static let factColumns = """
         user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
         first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
-        placement, attributes, trial_days
+        placement, attributes, trial_days, allocation_period_ts
         """
 
     /// A user's facts rows never go away (events are only added), so writing is an upsert.
@@ -97,7 +97,7 @@ enum EventWriteTransaction {
             refunded_ts = EXCLUDED.refunded_ts, net_revenue = EXCLUDED.net_revenue, copy_source = EXCLUDED.copy_source,
             copy_fallback_reason = EXCLUDED.copy_fallback_reason, revenue_entries = EXCLUDED.revenue_entries,
             crossed_over = EXCLUDED.crossed_over, placement = EXCLUDED.placement, attributes = EXCLUDED.attributes,
-            trial_days = EXCLUDED.trial_days
+            trial_days = EXCLUDED.trial_days, allocation_period_ts = EXCLUDED.allocation_period_ts
         """
 
     typealias Key = InsertOrder.Key
@@ -234,7 +234,8 @@ enum EventWriteTransaction {
                 proceeds: type.carriesRevenue ? events.optionalDouble(row, 13) : nil,
                 proceedsBeforeTax: events.optionalText(row, 14) == "t",
                 store: events.optionalText(row, 12).flatMap(PaymentStore.init(rawValue:)),
-                productID: type.carriesRevenue ? events.optionalText(row, 15) : nil))
+                productID: type.carriesRevenue ? events.optionalText(row, 15) : nil,
+                allocationPeriod: type == .exposure ? events.optionalInt64(row, 16) : nil))
         }
         facts.reserve((events.count + exposed.count) * 96)
         for user in exposed.union(stored.keys).sorted() {
@@ -255,6 +256,7 @@ enum EventWriteTransaction {
             copyFallbackReason: rows.optionalText(row, column + 6), eventID: EventID(rows.text(row, column + 7)),
             placement: type == .exposure ? rows.optionalText(row, column + 8) : nil,
             attributes: type == .exposure ? rows.attributes(row, column + 9) : .empty,
-            trialDays: type == .trialStarted ? rows.optionalInt64(row, column + 10).map { Int($0) } : nil)
+            trialDays: type == .trialStarted ? rows.optionalInt64(row, column + 10).map { Int($0) } : nil,
+            allocationPeriod: type == .exposure ? rows.optionalInt64(row, column + 11) : nil)
     }
 }

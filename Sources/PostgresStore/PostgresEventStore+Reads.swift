@@ -24,7 +24,8 @@ extension PostgresEventStore {
                                  _ body: (FactTimes) throws -> Void) throws {
         try readers.withConnection { c in
             try CursorReader.forEachBatch(on: c, """
-                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts
+                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts,
+                       allocation_period_ts
                 FROM facts WHERE experiment = $1 AND first_exposure_ts < $2 ORDER BY user_id
                 """, [experiment, String(until?.microseconds ?? Int64.max)], context: "read facts") { rows in
                 for row in 0..<rows.count {
@@ -32,7 +33,8 @@ extension PostgresEventStore {
                     if !excluding.isEmpty && excluding.contains(UserID(rows.text(row, 1))) { continue }
                     try body(FactTimes(arm: arm, firstExposure: rows.int64(row, 2), trialStart: rows.optionalInt64(row, 3),
                                        firstPaid: rows.optionalInt64(row, 4), firstConverted: rows.optionalInt64(row, 5),
-                                       firstCancel: rows.optionalInt64(row, 6), refundedAt: rows.optionalInt64(row, 7)))
+                                       firstCancel: rows.optionalInt64(row, 6), refundedAt: rows.optionalInt64(row, 7),
+                                       allocationPeriod: rows.optionalInt64(row, 8)))
                 }
             }
         }
@@ -112,7 +114,8 @@ extension PostgresEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, \
-        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax, \
+        allocation_period_ts
         """
 
     static func event(_ r: ResultSet, _ i: Int) -> Event {
@@ -125,13 +128,13 @@ extension PostgresEventStore {
               originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15),
               storeAccountID: r.optionalText(i, 16), trialDays: r.optionalInt64(i, 17).map { Int($0) },
               store: r.optionalText(i, 18).flatMap(PaymentStore.init(rawValue:)), proceeds: r.optionalDouble(i, 19),
-              proceedsBeforeTax: r.optionalText(i, 20) == "t")
+              proceedsBeforeTax: r.optionalText(i, 20) == "t", allocationPeriod: r.optionalInt64(i, 21).map(Timestamp.init(microseconds:)))
     }
 
     static let factColumns = """
         experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
         first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
-        placement, attributes, trial_days
+        placement, attributes, trial_days, allocation_period_ts
         """
 
     static func facts(_ r: ResultSet, _ i: Int) -> UserFacts {
@@ -144,6 +147,6 @@ extension PostgresEventStore {
                          copySource: r.optionalText(i, 10).flatMap { .init(rawValue: $0) },
                          copyFallbackReason: r.optionalText(i, 11),
                          placement: r.optionalText(i, 14), attributes: r.attributes(i, 15),
-                         grantedTrialDays: r.optionalInt64(i, 16).map { Int($0) })
+                         grantedTrialDays: r.optionalInt64(i, 16).map { Int($0) }, allocationPeriod: ts(17))
     }
 }

@@ -160,6 +160,23 @@ enum PostgresSchema {
         Migration(version: 13, description: "events keep their store and proceeds", sql: """
             ALTER TABLE events ADD COLUMN store text, ADD COLUMN proceeds double precision, ADD COLUMN proceeds_before_tax boolean;
             """),
+        // Issue 36 item 5: a webhook redelivery is recognised by the vendor's delivery id before any
+        // outside call, and answered as the type first stored. Keyed by the vendor's id (a reference
+        // table on Citus, as webhook_payments).
+        Migration(version: 14, description: "webhook deliveries stored, by the vendor's delivery id", sql: """
+            CREATE TABLE webhook_deliveries (
+                key text COLLATE "C" PRIMARY KEY,
+                user_id text COLLATE "C" NOT NULL,
+                type smallint NOT NULL
+            );
+            """),
+        // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
+        // start); the first exposure's is the facts' period. Events stored before kept none, so
+        // nothing is recomputed (those users count in the period of their first exposure's time).
+        Migration(version: 15, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
+            ALTER TABLE events ADD COLUMN allocation_period_ts bigint;
+            ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -4,8 +4,8 @@ import Foundation
 import Statistics
 
 /// One safeguard evaluation (SPEC §5): facts → mature outcomes → the always-valid (mSPRT)
-/// interval of each (treatment arm, metric) against the control → stops written through the
-/// store. Scheduled by the server every `check_minutes`; run once by `abctl safeguards check`.
+/// interval of each (treatment arm, metric) against the control (a bandit's period-stratified,
+/// as its report compares) → stops written through the store. Scheduled by the server every `check_minutes`; run once by `abctl safeguards check`.
 public enum SafeguardEvaluator {
     /// One (arm, metric) as the evaluation saw it.
     public struct Finding: Sendable, Equatable {
@@ -74,16 +74,27 @@ public enum SafeguardEvaluator {
         var counts = denominators
         var exposed = [Int](repeating: 0, count: arms)
         let nowMicros = Timestamp(now).microseconds
+        // A bandit's arms are compared period-stratified (SPEC §5), as its report compares them:
+        // strata[m * arms + a][period], each period's mature users and counts.
+        let bandit = e.allocation.flatMap { a in e.start.map { (a, $0) } }
+        var strata = [[StratifiedRates.Cell]](repeating: [], count: bandit == nil ? 0 : rules.count * arms)
         // Users exposed after `now` are not there yet (an evaluation of an earlier time on a later store);
         // forced (QA) users and rows of variants the file no longer has are left out by the read.
         try facts.forEachFactTimes(experiment: e.id, until: Timestamp(microseconds: nowMicros + 1), variants: keys,
                                    excluding: Set(e.forced.keys)) { f in
             let a = f.arm
             exposed[a] += 1
+            let period = bandit.map { $0.0.periodIndex(firstExposure: f.firstExposure, echoed: f.allocationPeriod, start: $0.1) }
             for (m, rule) in rules.enumerated() {
                 guard let hit = rule.value(f, arm: a, now: nowMicros) else { continue }
                 denominators[m * arms + a] += 1
                 if hit { counts[m * arms + a] += 1 }
+                if let period {
+                    let i = m * arms + a
+                    while strata[i].count <= period { strata[i].append(.init(users: 0, count: 0)) }
+                    strata[i][period].users += 1
+                    if hit { strata[i][period].count += 1 }
+                }
             }
         }
         // Bonferroni over metrics × treatment arms keeps the family's level at alpha.
@@ -97,6 +108,21 @@ public enum SafeguardEvaluator {
                     finding.skipped = "\(exposed[a]) of min_users \(config.minUsers) exposed"
                 } else if nc == 0 || nv == 0 {
                     finding.skipped = "no mature \(metric.unit.words) yet in \(nc == 0 ? "the control" : "this arm")"
+                } else if bandit != nil {
+                    guard let c = StratifiedRates.compare(control: strata[m * arms], treatment: strata[m * arms + a]) else {
+                        finding.skipped = "no allocation period has mature \(metric.unit.words) in both the control and this arm yet"
+                        findings.append(finding)
+                        continue
+                    }
+                    let periods = strata[m * arms].indices.filter { $0 < strata[m * arms + a].count && strata[m * arms][$0].users > 0 && strata[m * arms + a][$0].users > 0 }.count
+                    let tau2 = SequentialTest.mixingVariance(controlRate: c.control, minimumEffect: e.metrics.minimumEffect)
+                    var test = try SequentialTest(mixingVariance: tau2, alpha: level)
+                    let look = test.update(difference: c.difference, variance: c.standardError * c.standardError)
+                    finding.figures = SafeguardFigures(controlUsers: nc, controlCount: kc, armUsers: nv, armCount: kv,
+                                                       difference: look.difference, interval: [look.interval.lower, look.interval.upper],
+                                                       level: level, mixingVariance: tau2,
+                                                       stratified: .init(controlRate: c.control, armRate: c.treatment, periods: periods))
+                    finding.harmful = metric.lowerIsBetter ? look.interval.lower > 0 : look.interval.upper < 0
                 } else {
                     let control = try Proportion(count: kc, total: nc), arm = try Proportion(count: kv, total: nv)
                     let tau2 = SequentialTest.mixingVariance(controlRate: control.rate, minimumEffect: e.metrics.minimumEffect)

@@ -271,7 +271,9 @@ public struct Simulator: Sendable {
                 placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
                 originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency,
                 store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
-                proceedsBeforeTax: revenue != nil))
+                proceedsBeforeTax: revenue != nil,
+                // A bandit's exposure echoes the period assign answered (SPEC §2), as an app does.
+                allocationPeriod: type == .exposure ? experiment.flatMap { assigner.experiment($0)?.allocationPeriodStart(at: time) }.map { Timestamp($0) } : nil))
             return true
         }
 

@@ -63,8 +63,13 @@ public struct SequentialTest: Sendable, Equatable {
     /// interval is kept.
     @discardableResult
     public mutating func update(control: Proportion, variant: Proportion) -> Look {
-        let difference = variant.rate - control.rate
-        let s2 = control.varianceOfRate + variant.varianceOfRate
+        update(difference: variant.rate - control.rate, variance: control.varianceOfRate + variant.varianceOfRate)
+    }
+
+    /// Adds a look given the difference estimate and its variance s² directly: for an estimate
+    /// that is not two pooled proportions (a bandit's period-stratified difference, SPEC §5).
+    @discardableResult
+    public mutating func update(difference: Double, variance s2: Double) -> Look {
         let tau2 = mixingVariance
         var logRatio = 0.0
         var current = Interval(lower: -1, upper: 1)

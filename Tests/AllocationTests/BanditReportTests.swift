@@ -54,6 +54,40 @@ import Testing
         #expect(!r.srm.flagged)
     }
 
+    /// A user counts in the period its exposure echoed (SPEC §5), not the one its time falls in: 200
+    /// users drawn with period 0's even weights but logged just after the boundary, into period 1
+    /// (0.9/0.1), keep the per-period sample ratio check whole; placed by their time they would trip it.
+    @Test func aUserCountsInThePeriodItsExposureEchoed() throws {
+        let e = BanditRun.experiment(arms: 2)
+        let day: Int64 = 86_400_000_000, start = Timestamp(BanditRun.t0).microseconds
+        func rows(echo: Bool) -> MemoryBanditStore {
+            let store = MemoryBanditStore()
+            for (k, w) in [[0.5, 0.5], [0.9, 0.1]].enumerated() {
+                _ = try? store.recordAllocationPeriod(AllocationPeriod(experiment: "bandit", index: k, from: Timestamp(microseconds: start + Int64(k) * day),
+                                                                       weights: zip(["control", "arm1"], w).map { (variant: $0.0, weight: $0.1) },
+                                                                       rule: k == 0 ? "first" : "learned", computedAt: Timestamp(microseconds: start + Int64(k) * day)))
+            }
+            var n = 0
+            func add(_ arm: String, at ts: Int64, period: Int) {
+                var f = UserFacts(experiment: "bandit", userID: UserID("u\(n)"), variant: arm, firstExposure: Timestamp(microseconds: ts))
+                if echo { f.allocationPeriod = Timestamp(microseconds: start + Int64(period) * day) }
+                store.append(f)
+                n += 1
+            }
+            for i in 0..<1000 { add(i % 2 == 0 ? "control" : "arm1", at: start + Int64(i) * (day - 3_600_000_000) / 1000, period: 0) }
+            // Assigned in period 0's last minutes, logged in period 1's first.
+            for i in 0..<200 { add(i % 2 == 0 ? "control" : "arm1", at: start + day + Int64(i) * 1_000_000, period: 0) }
+            for i in 0..<1000 { add(i % 10 == 0 ? "arm1" : "control", at: start + day + 3_600_000_000 + Int64(i) * 60_000_000, period: 1) }
+            return store
+        }
+        let options = ReportOptions(generatedAt: BanditRun.t0.addingTimeInterval(2 * 86_400 - 60))
+        let echoed = try ReportBuilder.report(store: rows(echo: true), experiment: e, options: options)
+        let byTime = try ReportBuilder.report(store: rows(echo: false), experiment: e, options: options)
+        #expect(echoed.allocation?.periods.map(\.users) == [[600, 600], [900, 100]])
+        #expect(byTime.allocation?.periods.map(\.users) == [[500, 500], [1000, 200]])
+        #expect(!echoed.srm.flagged && byTime.srm.flagged, "\(echoed.srm) \(byTime.srm)")
+    }
+
     /// Users drawn against the weights (an arm given twice its share in one period) trip the
     /// per-period sample ratio check.
     @Test func theSampleRatioCheckReadsEachPeriodsWeights() {

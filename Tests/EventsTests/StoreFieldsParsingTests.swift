@@ -21,6 +21,17 @@ struct StoreFieldsParsingTests {
         #expect(none.storeAccountID == nil)
     }
 
+    /// SPEC §2: a bandit's exposure echoes `allocation_period`, kept on the event (the report counts the
+    /// user in that period); a time it is not, or on another type, is refused naming it.
+    @Test func anExposureCarriesItsAllocationPeriod() throws {
+        let event = try #require(try parse(#"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-02T00:00:03Z","experiment":"x","variant":"a","allocation_period":"2026-12-01T00:00:00Z"}"#)?.get())
+        #expect(event.allocationPeriod == Timestamp(rfc3339: "2026-12-01T00:00:00Z"))
+        let none = try #require(try parse(#"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-02T00:00:03Z","experiment":"x","variant":"a"}"#)?.get())
+        #expect(none.allocationPeriod == nil)
+        #expect(rejectedField(#"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-02T00:00:03Z","experiment":"x","variant":"a","allocation_period":"yesterday"}"#) == "allocation_period")
+        #expect(rejectedField(#"{"event_id":"e","type":"trial_started","user_id":"u","ts":"2026-12-02T00:00:03Z","allocation_period":"2026-12-01T00:00:00Z"}"#) == "allocation_period")
+    }
+
     @Test func aTrialStartCarriesTheGrantedTrial() throws {
         let event = try #require(try parse(#"{"event_id":"e","type":"trial_started","user_id":"u","ts":"2026-12-01T10:00:00Z","trial_days":7}"#)?.get())
         #expect(event.trialDays == 7)

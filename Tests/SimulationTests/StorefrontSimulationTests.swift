@@ -89,10 +89,45 @@ import TestSupport
                                      ("GB", .string("Save 53%")), ("JP", .string("Save 45%")), ("KR", .string("Save 41%"))]), "\(String(describing: mismatch))")
         let note = report.health.first { $0.code == "storefront_claims" }
         #expect(note?.message == "“control” showed each storefront its own percent_off claim, computed from that storefront's prices: Save 49% in the default storefront (USD), Save 46% in DE, FR (EUR), Save 53% in GB (GBP), Save 45% in JP (JPY), Save 41% in KR (KRW).", "\(String(describing: note))")
-        // --by country: the storefront's claim beside each country.
+        // --by country: the storefront's claims beside each country (the treatment's, then the control's),
+        // in every format; the JSON's country cells name them per arm as `discount_text`.
         let text = TextReportRenderer.render(report, color: false)
         let jpRow = text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("JP ") }
-        #expect(jpRow?.contains("treatment (Save 45%)") == true, "\(text)")
-        #expect(text.contains("treatment (Save 49%)") && text.contains("treatment (Save 41%)"))
+        #expect(jpRow?.contains("treatment (Save 45%; control: Save 45%)") == true, "\(text)")
+        #expect(text.contains("treatment (Save 49%; control: Save 49%)") && text.contains("treatment (Save 41%; control: Save 41%)"))
+        let markdown = MarkdownReportRenderer.render(report), html = HTMLReportRenderer.render(report)
+        for claim in ["Save 45%; control: Save 45%", "Save 53%; control: Save 53%"] {
+            #expect(markdown.contains(claim) && html.contains(claim), "\(claim)")
+        }
+        let cells: [JSONValue]
+        if case .array(let all)? = member(member(member(JSONReportRenderer.value(report), "segments"), "country"), "cells") { cells = all } else { cells = [] }
+        var seenCountries: Set<String> = []
+        for cell in cells {
+            guard case .string(let value)? = member(cell, "value") else { continue }
+            let claims = member(cell, "discount_text")
+            if value == "other" {
+                #expect(claims == nil, "the pooled cell mixes storefronts")
+                continue
+            }
+            let currency = try #require(StorefrontFixture.currencyOf[value], "\(value)")
+            let claim = JSONValue.string(StorefrontFixture.claims[currency]!["percent_off"]!)
+            #expect(claims == .object([("control", claim), ("treatment", claim)]), "\(value): \(String(describing: claims))")
+            seenCountries.insert(value)
+        }
+        #expect(seenCountries.isSuperset(of: ["US", "DE", "GB", "JP", "KR"]), "\(seenCountries)")
+        let csv = CSVReportRenderer.render(report).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let header = csv[0].split(separator: ",").map(String.init)
+        let column = try #require(header.firstIndex(of: "discount_text"))
+        #expect(header[column - 1] == "value" && header.count == CSVReportRenderer.header.count)
+        for row in csv.dropFirst() {
+            let fields = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            #expect(fields.count >= header.count, "\(row)")   // more where a quoted reason holds a comma
+            guard fields[column - 2] == "country", let currency = StorefrontFixture.currencyOf[fields[column - 1]] else {
+                #expect(fields[column].isEmpty, "\(row)")
+                continue
+            }
+            let claim = StorefrontFixture.claims[currency]!["percent_off"]!
+            #expect(fields[column] == "\(claim); control: \(claim)", "\(row)")
+        }
     }
 }

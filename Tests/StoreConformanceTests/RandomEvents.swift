@@ -4,7 +4,8 @@ import TestSupport
 
 /// Seeded synthetic events of every type over several experiments: exposures (some users in two
 /// experiments, some re-exposed to another variant, some never exposed), trials, cancels,
-/// payments, renewals and refunds, several at the same instant so tie-breaking matters.
+/// payments, renewals and refunds, several at the same instant so tie-breaking matters; some
+/// exposures carry an `allocation_period`.
 enum RandomEvents {
     static let experiments = ["alpha", "beta", "gamma"]
     static let variants = ["control", "name", "ai"]
@@ -23,12 +24,18 @@ enum RandomEvents {
             let exposures = u % 10 == 9 ? 0 : Int.random(in: 1...3, using: &rng)
             for _ in 0..<exposures {
                 let source = [nil, CopySource.onDevice, .fallback, .server].randomElement(using: &rng)!
-                events.append(Event(id: id(), type: .exposure, userID: user, timestamp: at(24 * 10),
+                let ts = at(24 * 10)
+                // A bandit's exposure echoes its allocation period (SPEC §2): some users' do, the day the
+                // exposure is in or the one before (a late log), so the first exposure's must be the one kept.
+                // Drawn from no generator, so every other draw stays as it was.
+                let day: Int64 = 86_400_000_000
+                let period = u % 4 == 1 ? Timestamp(microseconds: ts.microseconds - ts.microseconds % day - (n % 2 == 0 ? day : 0)) : nil
+                events.append(Event(id: id(), type: .exposure, userID: user, timestamp: ts,
                                     experiment: experiments.randomElement(using: &rng)!, variant: variants.randomElement(using: &rng)!,
                                     copySource: source, copyText: source == nil ? nil : "A line.",
                                     copyFallbackReason: source == .fallback ? "empty_brief" : nil,
                                     placement: [nil, "onboarding_end", "feature_gate"].randomElement(using: &rng)!,
-                                    attributes: attributes(&rng)))
+                                    attributes: attributes(&rng), allocationPeriod: period))
             }
             for _ in 0..<Int.random(in: 0...6, using: &rng) {
                 let type = [EventType.trialStarted, .purchased, .converted, .renewed, .cancelled, .refunded].randomElement(using: &rng)!

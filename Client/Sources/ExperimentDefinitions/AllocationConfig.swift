@@ -57,6 +57,15 @@ public struct AllocationConfig: Sendable, Equatable {
         guard elapsed > 0 else { return 0 }
         return Int((elapsed / (updateHours * 3600)).rounded(.down))
     }
+
+    /// The period a user counts in (SPEC §5), times in microseconds since 1970: the
+    /// `allocation_period` its first exposure echoed (the start of the period whose weights drew it;
+    /// a millisecond's slack so a start stored to the microsecond falls in its own period), else the
+    /// period of the first exposure's time.
+    public func periodIndex(firstExposure: Int64, echoed: Int64?, start: Date) -> Int {
+        let micros = echoed.map { $0 + 1000 } ?? firstExposure
+        return periodIndex(at: Date(timeIntervalSince1970: Double(micros) / 1_000_000), start: start)
+    }
 }
 
 extension Experiment {

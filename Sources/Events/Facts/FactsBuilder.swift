@@ -29,11 +29,14 @@ public enum FactsBuilder {
         /// Which of a person's ids the event came under (SPEC §4), when facts are a person's:
         /// the last tie-break of the order, so two ids' events with one `event_id` order alike everywhere.
         public var member: UserID?
+        /// An exposure's `allocation_period` (microseconds).
+        public var allocationPeriod: Int64?
 
         public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
                     copySource: CopySource?, copyFallbackReason: String?, eventID: EventID,
                     placement: String? = nil, attributes: ExposureAttributes = .empty, trialDays: Int? = nil,
-                    proceeds: Double? = nil, proceedsBeforeTax: Bool = false, store: PaymentStore? = nil, productID: String? = nil) {
+                    proceeds: Double? = nil, proceedsBeforeTax: Bool = false, store: PaymentStore? = nil, productID: String? = nil,
+                    allocationPeriod: Int64? = nil) {
             self.type = type
             self.ts = ts
             self.experiment = experiment
@@ -50,6 +53,7 @@ public enum FactsBuilder {
             self.placement = placement
             self.attributes = attributes
             self.trialDays = trialDays
+            self.allocationPeriod = type == .exposure ? allocationPeriod : nil
         }
 
         public init(_ event: Event) {
@@ -61,7 +65,7 @@ public enum FactsBuilder {
                       attributes: exposure ? event.attributes : .empty,
                       trialDays: event.type == .trialStarted ? event.trialDays : nil,
                       proceeds: event.type.carriesRevenue ? event.proceeds : nil, proceedsBeforeTax: event.proceedsBeforeTax, store: event.store,
-                      productID: event.productID)
+                      productID: event.productID, allocationPeriod: event.allocationPeriod?.microseconds)
         }
     }
 
@@ -109,7 +113,8 @@ public enum FactsBuilder {
             result.append(UserFacts(experiment: experiment, userID: userID, variant: variant,
                                     firstExposure: Timestamp(microseconds: e.ts),
                                     copySource: e.copySource, copyFallbackReason: e.copyFallbackReason,
-                                    placement: e.placement, attributes: e.attributes))
+                                    placement: e.placement, attributes: e.attributes,
+                                    allocationPeriod: e.allocationPeriod.map { Timestamp(microseconds: $0) }))
         }
         for index in result.indices {
             var f = result[index]

@@ -41,6 +41,9 @@ public struct Event: Sendable, Hashable {
     public var proceeds: Double?
     /// `proceeds` are the revenue less the store's cut from `products.json`: tax is not known.
     public var proceedsBeforeTax: Bool
+    /// A bandit's exposure: the `allocation_period` assign answered (the period's start, SPEC §2), echoed
+    /// by the app; the report and safeguards count the user in that period (SPEC §5).
+    public var allocationPeriod: Timestamp?
 
     public init(id: EventID, type: EventType, userID: UserID, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
@@ -49,7 +52,8 @@ public struct Event: Sendable, Hashable {
                 placement: String? = nil, attributes: ExposureAttributes = .empty,
                 originalRevenue: Double? = nil, originalCurrency: String? = nil,
                 storeAccountID: String? = nil, trialDays: Int? = nil, identity: UserID? = nil,
-                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false) {
+                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false,
+                allocationPeriod: Timestamp? = nil) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -72,5 +76,6 @@ public struct Event: Sendable, Hashable {
         self.store = store
         self.proceeds = proceeds
         self.proceedsBeforeTax = proceedsBeforeTax
+        self.allocationPeriod = allocationPeriod
     }
 }

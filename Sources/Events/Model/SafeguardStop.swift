@@ -63,9 +63,24 @@ public struct SafeguardFigures: Sendable, Equatable {
     public var level: Double
     /// The mSPRT mixing variance τ².
     public var mixingVariance: Double
+    /// A bandit's figures are period-stratified (SPEC §5): `difference` and `interval` are, and these
+    /// are the two sides' stratified rates; the counts above stay the pooled ones. nil otherwise.
+    public var stratified: Stratified?
+
+    /// A bandit's stratified rates, over the periods where both sides have mature users.
+    public struct Stratified: Sendable, Equatable {
+        public var controlRate: Double
+        public var armRate: Double
+        public var periods: Int
+        public init(controlRate: Double, armRate: Double, periods: Int) {
+            self.controlRate = controlRate
+            self.armRate = armRate
+            self.periods = periods
+        }
+    }
 
     public init(controlUsers: Int, controlCount: Int, armUsers: Int, armCount: Int, difference: Double,
-                interval: [Double], level: Double, mixingVariance: Double) {
+                interval: [Double], level: Double, mixingVariance: Double, stratified: Stratified? = nil) {
         self.controlUsers = controlUsers
         self.controlCount = controlCount
         self.armUsers = armUsers
@@ -74,10 +89,15 @@ public struct SafeguardFigures: Sendable, Equatable {
         self.interval = interval
         self.level = level
         self.mixingVariance = mixingVariance
+        self.stratified = stratified
     }
 
+    /// The pooled rates of the counts.
     public var controlRate: Double { controlUsers > 0 ? Double(controlCount) / Double(controlUsers) : 0 }
     public var armRate: Double { armUsers > 0 ? Double(armCount) / Double(armUsers) : 0 }
+    /// The rates the decision compared: a bandit's stratified ones, else the pooled ones. What words show.
+    public var comparedControlRate: Double { stratified?.controlRate ?? controlRate }
+    public var comparedArmRate: Double { stratified?.armRate ?? armRate }
 
     /// As JSON: the report's `figures` and the store's column.
     public var json: JSONValue {
@@ -87,7 +107,10 @@ public struct SafeguardFigures: Sendable, Equatable {
             ("arm_users", .number(Double(armUsers))), ("arm_count", .number(Double(armCount))), ("arm_rate", .number(armRate)),
             ("difference", .number(difference)), ("interval", .array(interval.map { .number($0) })),
             ("level", .number(level)), ("mixing_variance", .number(mixingVariance)),
-        ])
+        ] + (stratified.map { s in
+            [("period_stratified", JSONValue.object([("control_rate", .number(s.controlRate)), ("arm_rate", .number(s.armRate)),
+                                                      ("periods", .number(Double(s.periods)))]))]
+        } ?? []))
     }
 
     /// Reads `json`'s text back; nil when it is not that shape.
@@ -100,7 +123,13 @@ public struct SafeguardFigures: Sendable, Equatable {
               let ac = number("arm_count"), let d = number("difference"), let level = number("level"),
               let tau2 = number("mixing_variance"), case .array(let items)? = values["interval"] else { return nil }
         let interval = items.compactMap { item -> Double? in if case .number(let n) = item { n } else { nil } }
+        var stratified: Stratified?
+        if case .object(let inner)? = values["period_stratified"] {
+            var s: [String: Double] = [:]
+            for case (let k, .number(let n)) in inner { s[k] = n }
+            if let c = s["control_rate"], let a = s["arm_rate"], let k = s["periods"] { stratified = Stratified(controlRate: c, armRate: a, periods: Int(k)) }
+        }
         self.init(controlUsers: Int(cu), controlCount: Int(cc), armUsers: Int(au), armCount: Int(ac), difference: d,
-                  interval: interval, level: level, mixingVariance: tau2)
+                  interval: interval, level: level, mixingVariance: tau2, stratified: stratified)
     }
 }

@@ -38,13 +38,17 @@ public struct UserFacts: Sendable, Hashable {
     public var placement: String?
     /// `attributes` of the first exposure (SPEC §4): what segments and post-stratification read.
     public var attributes: ExposureAttributes
+    /// `allocation_period` of the first exposure (a bandit's, SPEC §5): the period the user counts in;
+    /// nil when the exposure did not carry it (the period of `firstExposure` is used).
+    public var allocationPeriod: Timestamp?
 
     public init(experiment: String, userID: UserID, variant: String, firstExposure: Timestamp,
                 trialStart: Timestamp? = nil, firstPaid: Timestamp? = nil, firstConverted: Timestamp? = nil,
                 firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,
                 revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
                 copySource: CopySource? = nil, copyFallbackReason: String? = nil,
-                placement: String? = nil, attributes: ExposureAttributes = .empty, grantedTrialDays: Int? = nil) {
+                placement: String? = nil, attributes: ExposureAttributes = .empty, grantedTrialDays: Int? = nil,
+                allocationPeriod: Timestamp? = nil) {
         self.experiment = experiment
         self.userID = userID
         self.variant = variant
@@ -62,6 +66,7 @@ public struct UserFacts: Sendable, Hashable {
         self.placement = placement
         self.attributes = attributes
         self.grantedTrialDays = grantedTrialDays
+        self.allocationPeriod = allocationPeriod
     }
 
     /// The user's value of a segment dimension at first exposure: `placement`, or an attribute's label;

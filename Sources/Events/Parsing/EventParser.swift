@@ -214,7 +214,7 @@ public struct EventParser: Sendable {
         var store: PaymentStore?
         var proceeds: Double?
         var identity: String?
-        /// A bandit exposure's `allocation_period` (checked, not stored: SPEC §2).
+        /// A bandit exposure's `allocation_period` (SPEC §2): the period's start that assign answered.
         var allocationPeriod: String?
         /// Keys no event has, as sent (the first few).
         var unknownKeys: [String] = []
@@ -436,7 +436,8 @@ public struct EventParser: Sendable {
                                copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
                                placement: f.placement, attributes: f.attributes,
                                storeAccountID: f.storeAccountID.map(StoreAccount.normalized), trialDays: f.trialDays,
-                               identity: f.identity.map(UserID.init), store: f.store, proceeds: f.proceeds))
+                               identity: f.identity.map(UserID.init), store: f.store, proceeds: f.proceeds,
+                               allocationPeriod: f.allocationPeriod.flatMap { Timestamp(rfc3339: $0) }))
     }
 
     /// A field's bit in `seen` and `rejected`.
@@ -489,9 +490,7 @@ public struct EventParser: Sendable {
         return .success(ExposureAttributes(pairs))
     }
 
-    /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table,
-    /// where `allocation_period` is checked and not stored: a report places a bandit's user in the period of
-    /// the first exposure's `ts`, docs/Contract.md).
+    /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table).
     private static func keys(of type: EventType) -> [Field] {
         let always: [Field] = [.eventID, .type, .userID, .ts]
         switch type {

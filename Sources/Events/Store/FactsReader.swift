@@ -39,9 +39,11 @@ public struct FactTimes: Sendable, Equatable {
     public var firstConverted: Int64?
     public var firstCancel: Int64?
     public var refundedAt: Int64?
+    /// A bandit's user: the `allocation_period` (the period's start) the first exposure echoed, nil when it did not.
+    public var allocationPeriod: Int64?
 
     public init(arm: Int, firstExposure: Int64, trialStart: Int64? = nil, firstPaid: Int64? = nil, firstConverted: Int64? = nil,
-                firstCancel: Int64? = nil, refundedAt: Int64? = nil) {
+                firstCancel: Int64? = nil, refundedAt: Int64? = nil, allocationPeriod: Int64? = nil) {
         self.arm = arm
         self.firstExposure = firstExposure
         self.trialStart = trialStart
@@ -49,12 +51,14 @@ public struct FactTimes: Sendable, Equatable {
         self.firstConverted = firstConverted
         self.firstCancel = firstCancel
         self.refundedAt = refundedAt
+        self.allocationPeriod = allocationPeriod
     }
 
     public init(_ f: UserFacts, arm: Int) {
         self.init(arm: arm, firstExposure: f.firstExposure.microseconds, trialStart: f.trialStart?.microseconds,
                   firstPaid: f.firstPaid?.microseconds, firstConverted: f.firstConverted?.microseconds,
-                  firstCancel: f.firstCancel?.microseconds, refundedAt: f.refundedAt?.microseconds)
+                  firstCancel: f.firstCancel?.microseconds, refundedAt: f.refundedAt?.microseconds,
+                  allocationPeriod: f.allocationPeriod?.microseconds)
     }
 }
 

@@ -41,7 +41,7 @@ public struct ReportAccumulator: Sendable {
     /// The index of the strata in `splits`, or nil without `metrics.adjust_for`.
     public let strataSplit: Int?
     /// For a bandit, the index in `splits` of its allocation periods (cell key: the period's index,
-    /// from the first exposure's time, SPEC §5); nil otherwise.
+    /// from the first exposure's echoed `allocation_period`, else its time, SPEC §5); nil otherwise.
     public let periodSplit: Int?
     /// The current row's cell in each split (kept to reuse its storage).
     private var rowCells: [Int] = []
@@ -118,7 +118,7 @@ public struct ReportAccumulator: Sendable {
         if let allocation = experiment.allocation, let start = experiment.start {
             periodSplit = splits.count
             splits.append(SplitTally(name: "allocation period", attributes: [], variantKeys: variantKeys, metrics: metricCount) { row in
-                String(allocation.periodIndex(at: row.firstExposure.date, start: start))
+                String(allocation.periodIndex(firstExposure: row.firstExposure.microseconds, echoed: row.allocationPeriod?.microseconds, start: start))
             })
         } else {
             periodSplit = nil

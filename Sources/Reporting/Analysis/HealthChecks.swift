@@ -18,7 +18,8 @@ public enum HealthChecks {
             let what = stop.action == .stopExperiment ? "The experiment (every arm) was stopped" : "Arm \(q(stop.arm)) was stopped"
             out.append(HealthCheck(level: .alert, code: "safeguard", message:
                 "\(what) by a safeguard at \(RFC3339.format(stop.stoppedAt.date)): \(stop.metric) "
-                + "\(String(format: "%.1f%%", f.armRate * 100)) against \(String(format: "%.1f%%", f.controlRate * 100)) in the control, "
+                + "\(String(format: "%.1f%%", f.comparedArmRate * 100)) against \(String(format: "%.1f%%", f.comparedControlRate * 100)) in the control"
+                + (f.stratified != nil ? " (period-stratified), " : ", ")
                 + "wholly on the harmful side of its always-valid interval; its users get the control's paywall until 'abctl safeguards reset'."))
         }
 

@@ -42,6 +42,28 @@ public struct StorefrontClaims: Sendable, Equatable {
         }
     }
 
+    /// The storefront country a `--by` cell names: a `country` cell's value, never the pooled `other`.
+    static func country(_ d: SegmentDimension, _ cell: SegmentDimension.Cell) -> String? {
+        d.dimension == "country" && cell.value != Segments.otherValue ? cell.value : nil
+    }
+
+    /// Beside a country of `--by country`, a comparison of `variant` with `control`: the claims its
+    /// users saw in that country's storefront, the variant's then the control's named
+    /// (`5 months free; percent: Save 45%`), for the arms whose claim differs between storefronts;
+    /// nil when neither's does. Every format writes these words (the CSV's `discount_text`).
+    static func beside(_ all: [StorefrontClaims], country: String, variant: String, control: String) -> String? {
+        let own = all.first { $0.variant == variant }?.claim(country: country)
+        let theirs = all.first { $0.variant == control }.map { "\(control): \($0.claim(country: country))" }
+        let parts = [own, theirs].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
+    /// A country cell's `discount_text` in the JSON: each arm whose claim differs between storefronts →
+    /// its claim in that country's storefront; nil when no arm's differs.
+    static func json(_ all: [StorefrontClaims], country: String) -> JSONValue? {
+        all.isEmpty ? nil : .object(all.map { ($0.variant, .string($0.claim(country: country))) })
+    }
+
     /// `Save 49% in the default storefront (USD), Save 46% in DE, FR (EUR), Save 45% in JP (JPY)`.
     var sentence: String {
         claims.map { c in "\(c.text) in " + (c.countries.isEmpty ? "the default storefront (\(c.currency))" : "\(c.countries.joined(separator: ", ")) (\(c.currency))") }

@@ -151,9 +151,10 @@ extension ReportDocument {
                 return [
                     Table.Cell(Wording.segmentValue(cell)), Table.Cell(Wording.count(cell.users)),
                     Table.Cell(text: Wording.title(c.metric), tag: c.metric == r.primaryMetric ? "primary" : nil),
-                    // By country: the claim this arm showed in the country's storefront, where claims differ (SPEC §1).
-                    Table.Cell(text: c.variant, detail: d.dimension == "country" && cell.value != Segments.otherValue
-                               ? r.storefrontClaims.first { $0.variant == c.variant }.map { "(\($0.claim(country: cell.value)))" } : nil),
+                    // By country: the claims the arms showed in the country's storefront, where claims differ (SPEC §1).
+                    Table.Cell(text: c.variant, detail: StorefrontClaims.country(d, cell).flatMap {
+                        StorefrontClaims.beside(r.storefrontClaims, country: $0, variant: c.variant, control: r.control.key)
+                    }.map { "(\($0))" }),
                     Table.Cell(text: Wording.difference(c.metric, c.absoluteDiff, in: r.currency),
                                detail: Wording.differenceInterval(c.metric, c.absoluteCI, in: r.currency), tone: tone, marked: true),
                     Table.Cell(text: Wording.signedPercent(c.relativeLift), tone: tone), Table.Cell(Wording.pValue(c.pValueAdjusted)),
@@ -174,8 +175,8 @@ extension ReportDocument {
         let heading = Wording.forecastHeading(forecasts)
         return Section(title: [.text("Forecast")], blocks: [
             .paragraph([.text(heading.prefix(1).uppercased() + heading.dropFirst() + ".")], .plain),
-            .chart(.forecast, caption: "Realised revenue per exposed user by day (solid), extended to day \(forecasts[0].horizonDays) by the forecast (dashed) with its 90% interval (shaded)."),
-            .list(forecasts.map { (nil, Wording.forecastLine($0, in: r.currency)) }),
+            .chart(.forecast, caption: "Realised gross revenue per exposed user by day (solid), extended to day \(forecasts[0].horizonDays) by the forecast (dashed) with its 90% interval (shaded)."),
+            .list(forecasts.map { (nil, Wording.forecastLine($0, in: r.currency, proceedsBeforeTax: r.proceedsBeforeTax)) }),
             .paragraph([.text(Wording.forecastNote)], .muted),
         ])
     }

@@ -5,14 +5,15 @@ import Foundation
 /// The report as CSV (RFC 4180): one row per (variant, metric), the comparison with the
 /// control in the same row (empty for the control). Rates are fractions, as in the JSON; `cap` is the
 /// per-user revenue cap a revenue metric used (empty when uncapped or not revenue); `money` names a money
-/// metric's kind: `gross`, `proceeds` or `proceeds before tax` (SPEC §5). `null_reasons`
+/// metric's kind: `gross`, `proceeds` or `proceeds before tax` (SPEC §5); `discount_text`, on a `--by country`
+/// row, the claims the arms showed in that country's storefront where they differ (SPEC §1). `null_reasons`
 /// stays the last column.
 public enum CSVReportRenderer {
     public static let header = [
         "experiment", "variant", "is_control", "metric", "users", "count", "denominator", "rate", "ci_lower", "ci_upper",
         "absolute_diff", "absolute_ci_lower", "absolute_ci_upper", "relative_lift", "relative_ci_lower", "relative_ci_upper",
         "p_value", "p_value_adjusted", "chance_to_win", "expected_loss", "sequential_p_value", "cap",
-        "dimension", "value", "variance_reduction", "unadjusted_absolute_diff", "unadjusted_p_value",
+        "dimension", "value", "discount_text", "variance_reduction", "unadjusted_absolute_diff", "unadjusted_p_value",
         "money", "direction", "currency", "null_reasons",
     ]
 
@@ -27,7 +28,7 @@ public enum CSVReportRenderer {
                     num(c?.absoluteDiff), num(c?.absoluteCI?.lower), num(c?.absoluteCI?.upper),
                     num(c?.relativeLift), num(c?.relativeCI?.lower), num(c?.relativeCI?.upper),
                     num(c?.pValue), num(c?.pValueAdjusted), num(c?.chanceToWin), num(c?.expectedLoss), num(c?.sequentialPValue),
-                    num(m.cap.map(Wording.cents)), "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
+                    num(m.cap.map(Wording.cents)), "", "", "", num(c?.adjustment?.varianceReduction), num(c?.adjustment?.unadjusted.absoluteDiff),
                     num(c?.adjustment?.unadjusted.pValue),
                     Wording.moneyKind(m.metric, r), m.metric.direction, r.currency, text(nullReasons(m, c)),
                 ]
@@ -45,20 +46,32 @@ public enum CSVReportRenderer {
                         num(c.absoluteDiff), num(c.absoluteCI?.lower), num(c.absoluteCI?.upper),
                         num(c.relativeLift), num(c.relativeCI?.lower), num(c.relativeCI?.upper),
                         num(c.pValue), num(c.pValueAdjusted), num(c.chanceToWin), num(c.expectedLoss), "", num(c.cap.map(Wording.cents)),
-                        text(d.dimension), text(cell.value), "", "", "",
+                        text(d.dimension), text(cell.value),
+                        text(StorefrontClaims.country(d, cell).flatMap {
+                            StorefrontClaims.beside(r.storefrontClaims, country: $0, variant: c.variant, control: r.control.key)
+                        } ?? ""), "", "", "",
                         Wording.moneyKind(c.metric, r), c.metric.direction, r.currency, text(nullReasons(nil, c)),
                     ]
                     out += fields.joined(separator: ",") + "\r\n"
                 }
             }
         }
-        // The forecast, one row per variant, unless the file names its metric (then the rows above hold it).
-        if let forecasts = r.forecast, let metric = Metric.forecast(horizonDays: forecasts[0].horizonDays), !r.metrics.contains(metric) {
-            for (v, f) in zip(r.variants, forecasts) {
-                var fields = [text(r.experimentID), text(v.key), v.isControl ? "true" : "false", metric.name, String(v.users), "",
-                              String(f.users), num(f.revenuePerUser), num(f.ci?.lower), num(f.ci?.upper)]
-                fields += Array(repeating: "", count: header.count - fields.count)
-                out += fields.joined(separator: ",") + "\r\n"
+        // The forecast, gross and proceeds, one row per variant each, unless the file names the metric (then the rows above hold it).
+        if let forecasts = r.forecast {
+            let horizon = forecasts[0].horizonDays
+            for metric in [Metric.forecast(horizonDays: horizon), Metric(name: "proceeds_per_user_forecast_d\(horizon)")].compactMap({ $0 })
+            where !r.metrics.contains(metric) {
+                for (v, f) in zip(r.variants, forecasts) {
+                    let read = f.figures(for: metric)
+                    var fields = [text(r.experimentID), text(v.key), v.isControl ? "true" : "false", metric.name, String(v.users), "",
+                                  String(f.users), num(read.value), num(read.ci?.lower), num(read.ci?.upper)]
+                    fields += Array(repeating: "", count: header.count - fields.count)
+                    fields[header.count - 4] = Wording.moneyKind(metric, r)
+                    fields[header.count - 3] = metric.direction
+                    fields[header.count - 2] = r.currency
+                    fields[header.count - 1] = text(f.nullReason ?? "")
+                    out += fields.joined(separator: ",") + "\r\n"
+                }
             }
         }
         // Safeguard stops: one row each, `dimension` "safeguard" and `value` the action, time and
@@ -71,7 +84,7 @@ public enum CSVReportRenderer {
                 text(r.experimentID), text(s.arm), "false", s.metric, "", String(f.armCount), String(f.armUsers), num(f.armRate), "", "",
                 num(f.difference), num(f.interval.first), num(f.interval.last), "", "", "",
                 "", "", "", "", "", "",
-                "safeguard", text(value), "", "", "",
+                "safeguard", text(value), "", "", "", "", "",
                 Metric(name: s.metric).map(\.direction) ?? "", r.currency, "",
             ]
             out += fields.joined(separator: ",") + "\r\n"

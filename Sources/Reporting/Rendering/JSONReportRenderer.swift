@@ -71,7 +71,7 @@ public enum JSONReportRenderer {
             })),
             ("offer_mismatch", .object(r.offerMismatch.map { m in (m.variant, offerMismatch(m, claims: r.storefrontClaims.first { $0.variant == m.variant })) })),
         ]
-        if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0)) }))) }
+        if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0, claims: r.storefrontClaims)) }))) }
         if let forecasts = r.forecast { top.append(("forecast", forecast(forecasts))) }
         if let a = r.allocation { top.append(("allocation", allocation(a))) }
         return .object(top)
@@ -96,7 +96,9 @@ public enum JSONReportRenderer {
 
     /// One `--by` dimension: its cells with their comparisons, and `heterogeneity_p` per metric and variant
     /// (SPEC §8), with the reasons for null p-values, the pooling threshold and the exploratory note beside them.
-    static func segment(_ d: SegmentDimension) -> JSONValue {
+    /// A country's cell adds `discount_text` (SPEC §1's name for a claim): each arm whose claim differs
+    /// between storefronts → its claim in that country's storefront.
+    static func segment(_ d: SegmentDimension, claims: [StorefrontClaims] = []) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("cells", .array(d.cells.map { cell in
                 var members: [(String, JSONValue)] = [
@@ -106,6 +108,9 @@ public enum JSONReportRenderer {
                     ("users_by_variant", .array(cell.usersByVariant.map { .number(Double($0)) })),
                 ]
                 if cell.value == Segments.otherValue { members.append(("pooled_values", .array(cell.pooledValues.map(JSONValue.string)))) }
+                if let country = StorefrontClaims.country(d, cell), let text = StorefrontClaims.json(claims, country: country) {
+                    members.append(("discount_text", text))
+                }
                 return .object(members)
             })),
             ("heterogeneity_p", .object(d.metrics.map { m in
@@ -125,14 +130,16 @@ public enum JSONReportRenderer {
         return .object(fields)
     }
 
-    /// SPEC §5: per variant `{"horizon_days", "revenue_per_user", "ci", "users", "model": {PERIOD: {"alpha", "beta",
-    /// "payers"}}}` (each model also says whether it was `capped`), with `null_reason` beside null figures.
+    /// SPEC §5: per variant `{"horizon_days", "revenue_per_user", "ci", "proceeds_per_user", "proceeds_ci", "users", "model":
+    /// {PERIOD: {"alpha", "beta", "payers"}}}` (each model also says whether it was `capped`), with `null_reason` beside null figures.
     static func forecast(_ forecasts: [ArmForecast]) -> JSONValue {
         .object(forecasts.map { f in
             var fields: [(String, JSONValue)] = [
                 ("horizon_days", .number(Double(f.horizonDays))),
                 ("revenue_per_user", num(f.revenuePerUser)),
                 ("ci", f.ci.map { .array([.number($0.lower), .number($0.upper)]) } ?? .null),
+                ("proceeds_per_user", num(f.proceedsPerUser)),
+                ("proceeds_ci", f.proceedsCI.map { .array([.number($0.lower), .number($0.upper)]) } ?? .null),
                 ("users", .number(Double(f.users))),
                 ("model", .object(f.model.keys.sorted().map { period in
                     let m = f.model[period]!

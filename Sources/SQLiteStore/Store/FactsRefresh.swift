@@ -6,19 +6,20 @@ import ExperimentDefinitions
 enum FactsRefresh {
     static let selectEventsSQL = """
         SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days,
-               store, proceeds, proceeds_before_tax, product_id
+               store, proceeds, proceeds_before_tax, product_id, allocation_period_ts
         FROM events WHERE user_id = ?
         """
 
     static let upsertSQL = """
         INSERT INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
             first_converted_ts, first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason,
-            revenue_entries, crossed_over, placement, attributes, trial_days)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+            revenue_entries, crossed_over, placement, attributes, trial_days, allocation_period_ts)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
         ON CONFLICT (experiment, user_id) DO UPDATE SET
             variant = ?3, first_exposure_ts = ?4, trial_start_ts = ?5, first_paid_ts = ?6, first_converted_ts = ?7,
             first_cancel_ts = ?8, refunded_ts = ?9, net_revenue = ?10, copy_source = ?11, copy_fallback_reason = ?12,
-            revenue_entries = ?13, crossed_over = ?14, placement = ?15, attributes = ?16, trial_days = ?17
+            revenue_entries = ?13, crossed_over = ?14, placement = ?15, attributes = ?16, trial_days = ?17,
+            allocation_period_ts = ?18
         """
 
     /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with `upsert`.
@@ -48,7 +49,8 @@ enum FactsRefresh {
                 proceeds: type.carriesRevenue ? select.optionalDouble(12) : nil,
                 proceedsBeforeTax: select.optionalInt64(13) == 1,
                 store: select.optionalText(11).flatMap(PaymentStore.init(rawValue:)),
-                productID: type.carriesRevenue ? select.optionalText(14) : nil))
+                productID: type.carriesRevenue ? select.optionalText(14) : nil,
+                allocationPeriod: type == .exposure ? select.optionalInt64(15) : nil))
         }
         return sources
     }
@@ -74,6 +76,7 @@ enum FactsRefresh {
             try upsert.bind(15, f.placement)
             try upsert.bind(16, blob: f.attributes.isEmpty ? nil : f.attributes.encoded)
             try upsert.bind(17, f.grantedTrialDays.map(Int64.init))
+            try upsert.bind(18, f.allocationPeriod?.microseconds)
             try upsert.run()
         }
     }

@@ -269,6 +269,9 @@ final class GroupCommitWriter: @unchecked Sendable {
             let user = events[Int(order[start])].userID
             if stored > 0, peopleExist, let person = try linkedPerson(of: user) {
                 personsToRefresh.insert(person)
+            } else if stored > 0, identifies(events, order: order, start..<end) {
+                personsToRefresh.insert(user)   // computed once, after its identifies are applied
+                if exposed { newlyExposed.append(user) }
             } else {
                 if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
                 if exposed { newlyExposed.append(user) }
@@ -288,6 +291,8 @@ final class GroupCommitWriter: @unchecked Sendable {
             let user = events[Int(order[start])].userID
             if peopleExist, let person = try linkedPerson(of: user) {
                 personsToRefresh.insert(person)   // from all of the person's ids, after the inserts
+            } else if identifies(events, order: order, start..<end) {
+                personsToRefresh.insert(user)     // computed once, after its identifies are applied
             } else if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
                 users.append(start..<end)
             }
@@ -318,6 +323,14 @@ final class GroupCommitWriter: @unchecked Sendable {
                 try refreshFacts(userID: events[Int(order[range.lowerBound])].userID)
             }
         }
+    }
+
+    /// Whether the user of `order` positions `range` sends an `identified` event: it will most
+    /// likely join a person in `applyPeople`, so its facts are computed there, once, rather than
+    /// written now and deleted by the link (a log-in per user made a load with log-ins write its
+    /// users' facts twice).
+    private func identifies(_ events: [Event], order: [Int32], _ range: Range<Int>) -> Bool {
+        range.contains { events[Int(order[$0])].type == .identified }
     }
 
     /// The end of the run of `order` positions from `start` that share one user id.
@@ -475,8 +488,8 @@ final class GroupCommitWriter: @unchecked Sendable {
             INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
                                 copy_source, copy_text, copy_fallback_reason, placement, attributes,
                                 original_revenue, original_currency, store_account_id, trial_days, identity,
-                                store, proceeds, proceeds_before_tax)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                store, proceeds, proceeds_before_tax, allocation_period_ts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, event_id) DO NOTHING
             """)
         try statement.bind(1, event.id)
@@ -501,6 +514,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         try statement.bind(20, event.store?.rawValue)
         try statement.bind(21, event.proceeds)
         try statement.bind(22, event.proceeds == nil ? nil : Int64(event.proceedsBeforeTax ? 1 : 0))
+        try statement.bind(23, event.allocationPeriod?.microseconds)
         try statement.run()
         return connection.changes == 1
     }

@@ -44,7 +44,8 @@ extension SQLiteEventStore {
         let excluded = excluding.map { Array($0.utf8) }
         try readers.read { c in
             let s = try c.cached("""
-                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts
+                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts,
+                       allocation_period_ts
                 FROM facts WHERE experiment = ?1 AND first_exposure_ts < ?2 ORDER BY user_id
                 """)
             defer { s.finish() }
@@ -62,7 +63,8 @@ extension SQLiteEventStore {
                     if out { continue }
                 }
                 try body(FactTimes(arm: arm, firstExposure: s.int64(2), trialStart: s.optionalInt64(3), firstPaid: s.optionalInt64(4),
-                                   firstConverted: s.optionalInt64(5), firstCancel: s.optionalInt64(6), refundedAt: s.optionalInt64(7)))
+                                   firstConverted: s.optionalInt64(5), firstCancel: s.optionalInt64(6), refundedAt: s.optionalInt64(7),
+                                   allocationPeriod: s.optionalInt64(8)))
             }
         }
     }
@@ -200,7 +202,8 @@ extension SQLiteEventStore {
 
     static let eventColumns = """
         event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
-        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax
+        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax,
+        allocation_period_ts
         """
 
     static func event(from s: Statement) -> Event {
@@ -213,13 +216,13 @@ extension SQLiteEventStore {
               originalRevenue: s.optionalDouble(14), originalCurrency: s.optionalText(15),
               storeAccountID: s.optionalText(16), trialDays: s.optionalInt64(17).map { Int($0) },
               store: s.optionalText(18).flatMap(PaymentStore.init(rawValue:)), proceeds: s.optionalDouble(19),
-              proceedsBeforeTax: s.optionalInt64(20) == 1)
+              proceedsBeforeTax: s.optionalInt64(20) == 1, allocationPeriod: s.optionalInt64(21).map(Timestamp.init(microseconds:)))
     }
 
     static let factColumns = """
         SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
                first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over,
-               placement, attributes, trial_days FROM facts
+               placement, attributes, trial_days, allocation_period_ts FROM facts
         """
 
     /// One facts row; `experiment`, when the caller knows it, stands in for column 0.
@@ -231,7 +234,7 @@ extension SQLiteEventStore {
                          revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,
                          copySource: copySource(s, 10), copyFallbackReason: s.optionalText(11),
                          placement: s.optionalText(14), attributes: FactsRefresh.attributes(s, 15),
-                         grantedTrialDays: s.optionalInt64(16).map { Int($0) })
+                         grantedTrialDays: s.optionalInt64(16).map { Int($0) }, allocationPeriod: ts(17))
     }
 
     /// A `copy_source` column matched on its bytes: a report reads one per row, and a string made only to be

@@ -167,6 +167,22 @@ enum Schema {
             ALTER TABLE events ADD COLUMN proceeds REAL;
             ALTER TABLE events ADD COLUMN proceeds_before_tax INTEGER;
             """),
+        // Issue 36 item 5: a webhook redelivery is recognised by the vendor's delivery id before any
+        // outside call, and answered as the type first stored.
+        Migration(version: 15, description: "webhook deliveries stored, by the vendor's delivery id", sql: """
+            CREATE TABLE webhook_deliveries (
+                key TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                type INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
+        // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
+        // start); the first exposure's is the facts' period. Events stored before kept none, so
+        // nothing is recomputed (those users count in the period of their first exposure's time).
+        Migration(version: 16, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
+            ALTER TABLE events ADD COLUMN allocation_period_ts INTEGER;
+            ALTER TABLE facts ADD COLUMN allocation_period_ts INTEGER;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

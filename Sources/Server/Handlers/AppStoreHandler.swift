@@ -34,9 +34,15 @@ struct AppStoreHandler: Responder {
            case .string(let environment)? = data.last(where: { $0.0 == "environment" })?.1, environment != appStore.environment {
             let type = notification.payload.last(where: { $0.0 == "notificationType" }).flatMap { if case .string(let t) = $0.1 { t } else { nil } } ?? "unknown"
             metrics.appStore(type: type, outcome: .ignored)
+            Log.shared.write(level: .warning, "App Store notification ignored", ["route": .string(route), "reason": .string("environment"),
+                                                                                "environment": .string(environment)])
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type)), ("reason", .string("environment")),
                                             ("message", .string("a \(environment) notification; this server stores \(appStore.environment) ones (--appstore-environment)"))])))
         }
+        let count: @Sendable (String, Metrics.WebhookOutcome) -> Void = { [metrics] in metrics.appStore(type: $0, outcome: $1) }
+        // Apple's retry answers the type first stored (mapped again, a first renewal would read as `renewed`).
+        let delivery = DeliveryKey.appStore(payload: notification.payload)
+        if let answer = try events.redelivery(delivery, route: route, count: count) { return answer }
         let outcome: WebhookOutcome
         do {
             outcome = try AppStoreMapping.map(payload: notification.payload, transaction: notification.transaction,
@@ -45,6 +51,6 @@ struct AppStoreHandler: Responder {
         } catch {
             throw WebhookEventWriter.apiError(error, route: route)
         }
-        return try events.store(outcome, route: route) { [metrics] in metrics.appStore(type: $0, outcome: $1) }
+        return try events.store(outcome, route: route, delivery: delivery, count: count)
     }
 }

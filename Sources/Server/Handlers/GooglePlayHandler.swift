@@ -20,6 +20,8 @@ struct GooglePlayHandler: Responder {
     /// (401). A subscription notification's purchase is read with `purchases.subscriptionsv2.get`
     /// on a thread of its own (a failed or slow lookup answers 503, so Pub/Sub retries, and never
     /// holds a server thread); the event is stored and its payment kept for a later voided purchase.
+    /// A redelivered message (its `messageId` stored before) is answered as a duplicate of the type
+    /// first stored, without calling the Play API.
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         guard let play = options else {
             throw APIError(.notFound, code: "not_found", "the Google Play webhook is not configured on this server (--google-certs, --googleplay-audience, --googleplay-push-account, --googleplay-package, --googleplay-service-account)")
@@ -40,6 +42,9 @@ struct GooglePlayHandler: Responder {
         let lookups: GooglePlayMapping.Lookups = (trialAwaitingConversion: self.lookups.trialAwaitingConversion,
                                                   payment: self.lookups.payment,
                                                   userForStoreAccount: self.lookups.userForStoreAccount)
+        // A redelivery is answered from what was stored before the Play API is called again.
+        let delivery = DeliveryKey.googlePlay(notification)
+        if let answer = try events.redelivery(delivery, route: route, count: count) { return answer }
         guard notification.needsPurchase else {
             return try mapped(notification, purchase: nil, lookups: lookups, route: route, count: count)
         }
@@ -90,6 +95,6 @@ struct GooglePlayHandler: Responder {
         } catch {
             throw WebhookEventWriter.apiError(error, route: route)
         }
-        return try events.store(outcome, route: route, count: count)
+        return try events.store(outcome, route: route, delivery: DeliveryKey.googlePlay(notification), count: count)
     }
 }

@@ -23,17 +23,24 @@ struct StripeHandler: Responder {
         guard let stripe = options else {
             throw APIError(.notFound, code: "not_found", "the Stripe webhook is not configured on this server (--stripe-secret or ABCTL_STRIPE_SECRETS)")
         }
+        let route = "/v1/webhooks/stripe"
+        let count: @Sendable (String, Metrics.WebhookOutcome) -> Void = { [metrics] in metrics.stripe(type: $0, outcome: $1) }
         let outcome: WebhookOutcome
+        let delivery: DeliveryKey?
         do {
             try stripe.signature.verify(header: request.http.header("Stripe-Signature"), body: request.body, now: Date().timeIntervalSince1970)
+            // A replay answers the type first stored: mapped again, a paid invoice would read as a renewal
+            // once its trial has converted, and a refund as already counted.
+            delivery = DeliveryKey.stripe(request.body)
+            if let answer = try events.redelivery(delivery, route: route, count: count) { return answer }
             outcome = try StripeMapping.map(request.body, lookups: (trialAwaitingConversion: lookups.trialAwaitingConversion, payment: lookups.payment))
         } catch let error as WebhookError {
             throw APIError(webhook: error)
         } catch let error as APIError {
             throw error
         } catch {
-            throw WebhookEventWriter.storeUnavailableError(error, route: "/v1/webhooks/stripe")
+            throw WebhookEventWriter.storeUnavailableError(error, route: route)
         }
-        return try events.store(outcome, route: "/v1/webhooks/stripe") { [metrics] in metrics.stripe(type: $0, outcome: $1) }
+        return try events.store(outcome, route: route, delivery: delivery, count: count)
     }
 }

@@ -81,8 +81,29 @@ struct WebhookEventWriter: Sendable {
         }
     }
 
-    /// Answers an ignored outcome at once, or stores the event, then keeps its ledger entry.
-    func store(_ outcome: WebhookOutcome, route: String, bodyField: @Sendable (String) -> String = { $0 },
+    /// A delivery stored before (the vendor's retry, a Pub/Sub redelivery) answers `duplicate` with
+    /// the type it was first stored as, before it is mapped again or anyone is called (issue 36
+    /// item 5); nil when it was not stored. A store that cannot be read is 503, so the vendor retries.
+    func redelivery(_ delivery: DeliveryKey?, route: String,
+                    count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome? {
+        guard let delivery else { return nil }
+        let first: WebhookDelivery?
+        do {
+            first = try store.delivery(key: delivery.key)
+        } catch {
+            throw Self.storeUnavailableError(error, route: route)
+        }
+        guard let first else { return nil }
+        metrics.events(stored: 0, duplicate: 1, rejected: 0)
+        count(first.type.name, .duplicate)
+        return .response(.json(.object([("status", .string("duplicate")), ("type", .string(first.type.name)),
+                                        ("event_id", .string(delivery.eventID.text))])))
+    }
+
+    /// Answers an ignored outcome at once, or stores the event, then keeps its ledger entry and,
+    /// under `delivery`, what it was stored as (the first record stays: a retry after a failed
+    /// ledger write keeps the type first stored).
+    func store(_ outcome: WebhookOutcome, route: String, bodyField: @Sendable (String) -> String = { $0 }, delivery: DeliveryKey? = nil,
                count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome {
         switch outcome {
         case .ignored(let type, let reason):
@@ -114,9 +135,12 @@ struct WebhookEventWriter: Sendable {
             }
         case .event(let mapped, let remember):
             var after: (@Sendable () throws -> Void)?
-            if let remember {
+            if remember != nil || delivery != nil {
                 let store = self.store
-                after = { try store.remember(remember.payment, keys: remember.keys) }
+                after = {
+                    if let remember { try store.remember(remember.payment, keys: remember.keys) }
+                    if let delivery { try store.recordDelivery(WebhookDelivery(userID: mapped.userID, type: mapped.type), key: delivery.key) }
+                }
             }
             return try store(mapped, bodyField: bodyField, route: route, count: count, after: after)
         }

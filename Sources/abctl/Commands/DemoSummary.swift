@@ -39,12 +39,13 @@ enum DemoSummary {
         }
     }
 
-    /// Each arm's revenue per user at the horizon with its 90% interval, or why there is none.
+    /// Each arm's gross revenue per user at the horizon with its 90% interval and its proceeds, or why there is none.
     static func forecast(_ r: Report) -> String {
         guard let arms = r.forecast, let horizon = arms.first?.horizonDays else { return "none: no arm has a mature payer yet" }
         let parts = arms.map { a -> String in
             guard let x = a.revenuePerUser else { return "\(a.variant) none (\(a.nullReason ?? "no figure"))" }
             return "\(a.variant) \(money(x))" + (a.ci.map { " [\(money($0.lower))–\(money($0.upper))]" } ?? "")
+                + (a.proceedsPerUser.map { " (proceeds \(money($0)))" } ?? "")
         }
         return "gross revenue per user by day \(horizon), \(r.currency): " + parts.joined(separator: ", ")
     }
@@ -80,7 +81,7 @@ enum DemoSummary {
             let lifted = s.resetAt.map { ", lifted \(day($0.date))" } ?? ""
             let f = s.figures
             return "safeguard stopped \(s.action == .stopExperiment ? "the experiment" : "arm \(s.arm)") on \(s.metric) on \(day(s.stoppedAt.date))"
-                + String(format: " (%.1f%% against %.1f%% in the control)", f.armRate * 100, f.controlRate * 100) + lifted
+                + String(format: " (%.1f%% against %.1f%% in the control)", f.comparedArmRate * 100, f.comparedControlRate * 100) + lifted
         }.joined(separator: "; ")
     }
 

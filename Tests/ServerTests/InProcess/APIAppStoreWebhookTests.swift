@@ -49,6 +49,8 @@ struct APIAppStoreWebhookTests {
         let reply = await server.request("POST", "/v1/webhooks/appstore", headers: ["Content-Type": "application/json"], body: good.body)
         #expect(reply.status == 200 && reply.json?["status"] as? String == "ignored" && reply.json?["reason"] as? String == "environment", "\(reply.text)")
         #expect(await WebhookSupport.storedCount(server) == 0)
+        let type = try #require(good.type.map { _ in reply.json?["type"] as? String } ?? nil)
+        #expect(await server.request("GET", "/metrics").text.contains(#"abctl_appstore_notifications_total{outcome="ignored",type="\#(type)"} 1"#))
     }
 
     @Test

@@ -79,5 +79,15 @@ struct APIStorefrontTests {
         // And a country with a storefront does differ.
         let jp = Self.body("user-1", country: "JP", placement: "feature_gate")
         #expect(await today.request("POST", "/v1/assign", body: jp).text != (await priced.request("POST", "/v1/assign", body: jp)).text)
+
+        // The GrowthBook payload's features are the same with storefronts as without (SPEC §7).
+        func features(_ experiments: @escaping (String) throws -> Void) async throws -> Data {
+            let server = try InProcessServer(options: { $0.keys = try APIKeys.parse(environment: GrowthBookFixture.keys) }, experiments: experiments)
+            let payload = try #require(await server.request("GET", "/api/features/client-key-1").json)
+            let features = try #require(payload["features"] as? [String: Any])
+            #expect(!features.isEmpty && features.keys.contains { $0.hasPrefix("placement:") }, "\(features.keys)")
+            return try JSONSerialization.data(withJSONObject: features, options: [.sortedKeys])
+        }
+        #expect(try await features { _ in } == (try await features(Self.withStorefronts)))
     }
 }
