@@ -195,8 +195,8 @@ curl -s -X POST "http://127.0.0.1:$PRICED_PORT/v1/assign" -H 'Content-Type: appl
   || echo "bench: the storefront server does not price JP in JPY" >&2
 curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | grep -q '^abctl_safeguard_lease_held 1' || echo "bench: the guarded server holds no safeguard lease" >&2
 BANDIT_SAMPLE="$(curl -s -X POST "http://127.0.0.1:$BANDIT_PORT/v1/assign" -H 'Content-Type: application/json' \
-  -d '{"user_id":"bench-sample","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true}}')"
-BANDIT_PERIODS="$(printf '%s' "$BANDIT_SAMPLE" | grep -o '"allocation_period":"[^"]*"' | sort | uniq -c | tr '\n' ' ')"
+  -d '{"user_id":"bench-sample","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true}}' || true)"
+BANDIT_PERIODS="$(printf '%s' "$BANDIT_SAMPLE" | { grep -o '"allocation_period":"[^"]*"' || true; } | sort | uniq -c | tr '\n' ' ')"
 [ -n "$BANDIT_PERIODS" ] && echo "bench: the bandit server answers with $BANDIT_PERIODS" || echo "bench: the bandit server's answer carries no allocation_period" >&2
 
 NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""; JP_RESULTS=""; NOCOUNTRY_RESULTS=""; BANDIT_RESULTS=""
