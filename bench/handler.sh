@@ -26,4 +26,15 @@ if [ "${INSTRUCTIONS:-0}" = 1 ]; then
     one="$(count "$route" 10000)"; two="$(count "$route" 20000)"
     echo "handler-bench $route: $(( (two - one) / 10000 )) instructions per request (callgrind)"
   done
+  # Storefronts (issue 38): the shipped experiments with storefront prices, assign with "country":"JP"
+  # (a storefront) against no country and "country":"US" (the default storefront). Goal: JP within 5%.
+  priced="$(mktemp -d)"; trap 'rm -rf "$priced"' EXIT
+  cp -r "$ROOT/Experiments/." "$priced"
+  python3 "$ROOT/bench/lib/storefront-products.py" "$priced/products.json"
+  countc() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BENCH" --route assign --requests "$2" --country "$1" \
+               --experiments "$priced" 2>&1 | awk '/Collected/ {print $4}'; }
+  for country in none US JP; do
+    one="$(countc "$country" 10000)"; two="$(countc "$country" 20000)"
+    echo "handler-bench assign, storefronts, country $country: $(( (two - one) / 10000 )) instructions per request (callgrind)"
+  done
 fi

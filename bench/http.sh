@@ -76,17 +76,7 @@ metric() {   # $1: metric line prefix
 
 # The same experiments with storefronts in products.json (issue 38).
 cp -r "$ROOT/Experiments" "$WORK/storefronts"
-python3 - "$WORK/storefronts/products.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["exchange_rates"] = {**p.get("exchange_rates", {}), "JPY": 0.0067, "EUR": 1.08, "GBP": 1.27, "KRW": 0.00075}
-p["storefronts"] = {"JP": "JPY", "DE": "EUR", "FR": "EUR", "GB": "GBP", "KR": "KRW"}
-local = {"P1M": {"JPY": 1500, "EUR": 10.99, "GBP": 8.99, "KRW": 14000}, "P1Y": {"JPY": 9800, "EUR": 69.99, "GBP": 49.99, "KRW": 99000}}
-for offering in p["offerings"].values():
-    for plan in offering["plans"].values():
-        plan["prices"] = local[plan["period"]]
-json.dump(p, open(sys.argv[1], "w"), indent=2)
-PY
+python3 "$ROOT/bench/lib/storefront-products.py" "$WORK/storefronts/products.json"
 
 # The same experiments with every running one (not the holdout) a bandit (issue 42). Each is sticky
 # (the default), has a start and no rollout, as a bandit needs; 24-hour periods from the start, so

@@ -144,10 +144,13 @@ public struct Assigner: Sendable {
         answers.reserveCapacity(indices.count)
         // Answers waiting for their sticky record hold `Self.waiting` until it is read.
         var waiting = 0, firstWaiting = 0
+        // Answers a linked id's person's record overrides (SPEC §2 people), if the id is linked.
+        var personChecks: [Int] = []
         for i in indices {
             let e = experiments[i]
             let bucket = e.bucket(userID: userID.text)
             if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket, heldOut: heldOut) {
+                if Self.personMayOverride(decision.reason) && needsStickyRecord(e) { personChecks.append(answers.count) }
                 answers.append(Assignment(experiment: e, decision: decision))
             } else if hasSticky && (e.sticky || e.status == .paused) {
                 if waiting == 0 { firstWaiting = answers.count }
@@ -157,9 +160,23 @@ public struct Assigner: Sendable {
                 answers.append(Assignment(experiment: e, decision: decideFromSticky(experiment: e, bucket: bucket, stickyKey: nil, now: now)))
             }
         }
-        guard waiting > 0, let sticky else { return answers }
+        guard waiting > 0 || !personChecks.isEmpty, let sticky else { return answers }
         func decided(_ a: Assignment, key: String?) -> Assignment {
             Assignment(experiment: a.experiment, decision: decideFromSticky(experiment: a.experiment, bucket: a.bucket, stickyKey: key, now: now))
+        }
+        if !personChecks.isEmpty {
+            // One lookup for both: the records of the answers waiting, then those of the person checks.
+            let at = answers.indices.filter { answers[$0].reason == Self.waiting && answers[$0].variantIndex == nil }
+            let records = sticky.stickyRecords(experimentIDs: (at + personChecks).map { answers[$0].experiment.id }, userID: userID)
+            for (k, n) in at.enumerated() { answers[n] = decided(answers[n], key: k < records.variants.count ? records.variants[k] : nil) }
+            guard records.linked else { return answers }
+            for (k, n) in personChecks.enumerated() {
+                let key = at.count + k < records.variants.count ? records.variants[at.count + k] : nil
+                if let d = personDecision(experiment: answers[n].experiment, bucket: answers[n].bucket, key: key) {
+                    answers[n] = Assignment(experiment: answers[n].experiment, decision: d)
+                }
+            }
+            return answers
         }
         if waiting == 1 {
             let a = answers[firstWaiting]
@@ -193,21 +210,33 @@ public struct Assigner: Sendable {
             if decision == nil, needsStickyRecord(e) {
                 pending.stickyExperimentIDs.append(e.id)
                 pending.stickyAt.append(n)
+            } else if let decision, Self.personMayOverride(decision.reason), needsStickyRecord(e) {
+                pending.personCheckAt.append(n)
             }
             pending.decided.append(decision)
             pending.buckets.append(bucket)
         }
+        // The person checks' experiments go after the records', in one lookup.
+        pending.stickyExperimentIDs += pending.personCheckAt.map { experiments[indices[$0]].id }
         return pending
     }
 
     /// The answers of `pending`, given the sticky records of its `stickyExperimentIDs` in order
-    /// (nil: none; fewer keys than ids count as none for the rest).
-    public func finish(_ pending: PendingAssignments, stickyKeys: [String?]) -> [Assignment] {
+    /// (nil: none; fewer keys than ids count as none for the rest) and whether the user is one
+    /// of a person's several ids (`linked`, needed when `pending.needsLink`).
+    public func finish(_ pending: PendingAssignments, stickyKeys: [String?], linked: Bool = false) -> [Assignment] {
         var keys = [String?](repeating: nil, count: pending.indices.count)
         for (n, key) in zip(pending.stickyAt, stickyKeys) { keys[n] = key }
+        var decided = pending.decided
+        if linked {
+            for (k, n) in pending.personCheckAt.enumerated() {
+                let key = pending.stickyAt.count + k < stickyKeys.count ? stickyKeys[pending.stickyAt.count + k] : nil
+                if let d = personDecision(experiment: experiments[pending.indices[n]], bucket: pending.buckets[n], key: key) { decided[n] = d }
+            }
+        }
         return pending.indices.enumerated().map { n, i in
             let e = experiments[i]
-            return Assignment(experiment: e, decision: pending.decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n], now: pending.now))
+            return Assignment(experiment: e, decision: decided[n] ?? decideFromSticky(experiment: e, bucket: pending.buckets[n], stickyKey: keys[n], now: pending.now))
         }
     }
 
@@ -255,7 +284,10 @@ public struct Assigner: Sendable {
     func decide(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date, heldOut: Bool) -> AssignmentDecision {
         let bucket = e.bucket(userID: userID.text)
         if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket, heldOut: heldOut) {
-            return decision
+            guard Self.personMayOverride(decision.reason), needsStickyRecord(e), let sticky else { return decision }
+            let records = sticky.stickyRecords(experimentIDs: [e.id], userID: userID)
+            guard records.linked else { return decision }
+            return personDecision(experiment: e, bucket: bucket, key: records.variants.first ?? nil) ?? decision
         }
         let key = needsStickyRecord(e) ? sticky?.stickyVariant(experimentID: e.id, userID: userID) : nil
         return decideFromSticky(experiment: e, bucket: bucket, stickyKey: key, now: now)
@@ -265,6 +297,23 @@ public struct Assigner: Sendable {
     @inline(__always)
     func needsStickyRecord(_ e: AssignableExperiment) -> Bool {
         hasSticky && (e.sticky || e.status == .paused)
+    }
+
+    /// SPEC §2 people: for an id linked to a person with an exposure to the experiment, the
+    /// person's arm is read right after forced, status and dates, so a global holdout, targeting,
+    /// the condition and the namespace (checked on the id that asks, which changes at log-in) do
+    /// not take the paywall away: these are the answers the person's record overrides.
+    @inline(__always)
+    static func personMayOverride(_ reason: Assignment.Reason) -> Bool {
+        reason == .holdout || reason == .targeting || reason == .condition || reason == .namespace
+    }
+
+    /// The answer a person's record gives (its arm, or the control's paywall when that arm is
+    /// stopped); nil when `key` names no variant of `e`.
+    func personDecision(experiment e: AssignableExperiment, bucket: Double, key: String?) -> AssignmentDecision? {
+        guard let key, let i = e.variantKeys.firstIndex(of: key) else { return nil }
+        if e.stops.isStopped(i) { return AssignmentDecision(variant: -1, reason: .safeguard, bucket: bucket) }
+        return AssignmentDecision(variant: Int32(truncatingIfNeeded: i), reason: .sticky, bucket: bucket)
     }
 
     /// The checks before the sticky record (forced, holdout, status, dates, targeting, condition,
@@ -326,6 +375,11 @@ public struct PendingAssignments: Sendable {
     public internal(set) var stickyExperimentIDs: [String] = []
     /// Where each of `stickyExperimentIDs` sits in `indices`.
     var stickyAt: [Int] = []
+    /// Answers (positions in `indices`) decided before the sticky step that the person's record
+    /// overrides when the id is linked (SPEC §2 people); their experiments end `stickyExperimentIDs`.
+    var personCheckAt: [Int] = []
+    /// Whether `finish` needs to know if the user is one of a person's several ids.
+    public var needsLink: Bool { !personCheckAt.isEmpty }
     /// The time the checks were made at (dates, rollout stage).
     let now: Date
 

@@ -106,9 +106,11 @@ public struct AssignmentDecision: Sendable, Equatable {
 
 /// Where the `Assigner` finds a user's earlier exposure (the event store provides it).
 ///
-/// Consulted only for experiments with `sticky: true` or status `paused`, and only after
-/// targeting, condition and namespace passed. Must be safe to call from many threads.
-/// A returned key that names no variant of the experiment is ignored.
+/// Consulted only for experiments with `sticky: true` or status `paused`, after targeting,
+/// condition and namespace passed; and, when one of those or a global holdout left the user out,
+/// for whether the id belongs to a person whose record then decides (SPEC §2 people:
+/// `stickyRecords`). Must be safe to call from many threads. A returned key that names no
+/// variant of the experiment is ignored.
 public protocol StickyLookup: Sendable {
     /// The variant key this user was exposed to in this experiment, or nil.
     func stickyVariant(experimentID: String, userID: UserID) -> String?
@@ -116,11 +118,19 @@ public protocol StickyLookup: Sendable {
     /// The same for several experiments of one user at once (one request's): answer i belongs
     /// to `experimentIDs[i]`. A store whose lookups cost a round trip answers them in one.
     func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?]
+
+    /// `stickyVariants`, and whether `userID` is one of a person's several ids (SPEC §4), whose
+    /// answers are then the person's records. A lookup that knows no people answers false.
+    func stickyRecords(experimentIDs: [String], userID: UserID) -> (variants: [String?], linked: Bool)
 }
 
 extension StickyLookup {
     public func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?] {
         experimentIDs.map { stickyVariant(experimentID: $0, userID: userID) }
+    }
+
+    public func stickyRecords(experimentIDs: [String], userID: UserID) -> (variants: [String?], linked: Bool) {
+        (stickyVariants(experimentIDs: experimentIDs, userID: userID), false)
     }
 }
 

@@ -21,14 +21,21 @@ public struct RevenueForecast: Sendable {
         public var due: Int
         /// Revenue already earned within the horizon (refunds subtracted).
         public var revenue: Double
+        /// What each further payment brings in proceeds (after the store's cut and tax); `price` when not given.
+        public var proceedsPrice: Double
+        /// Proceeds already received within the horizon (refunds subtracted); `revenue` when not given.
+        public var proceeds: Double
 
-        public init(period: String?, price: Double, payments: Int, churned: Bool, due: Int, revenue: Double) {
+        public init(period: String?, price: Double, payments: Int, churned: Bool, due: Int, revenue: Double,
+                    proceedsPrice: Double? = nil, proceeds: Double? = nil) {
             self.period = period
             self.price = price
             self.payments = payments
             self.churned = churned
             self.due = due
             self.revenue = revenue
+            self.proceedsPrice = proceedsPrice ?? price
+            self.proceeds = proceeds ?? revenue
         }
     }
 
@@ -53,7 +60,9 @@ public struct RevenueForecast: Sendable {
         if a.payments != b.payments { return a.payments < b.payments }
         if a.churned != b.churned { return !a.churned }
         if a.due != b.due { return a.due < b.due }
-        return a.revenue < b.revenue
+        if a.revenue != b.revenue { return a.revenue < b.revenue }
+        if a.proceedsPrice != b.proceedsPrice { return a.proceedsPrice < b.proceedsPrice }
+        return a.proceeds < b.proceeds
     }
 
     public var users: Int { counts.reduce(0, +) }
@@ -71,8 +80,20 @@ public struct RevenueForecast: Sendable {
 
     public struct Estimate: Sendable {
         public var revenuePerUser: Double
+        /// The same forecast in proceeds: proceeds to date plus each further payment's proceeds (same models).
+        public var proceedsPerUser: Double
         /// Period → the fitted model.
         public var models: [String: ShiftedBetaGeometric]
+    }
+
+    /// Bootstrap forecasts in draw order, gross and proceeds from the same resamples and fits.
+    public struct Draws: Sendable, Equatable {
+        public var revenue: [Double] = []
+        public var proceeds: [Double] = []
+        public init(revenue: [Double] = [], proceeds: [Double] = []) {
+            self.revenue = revenue
+            self.proceeds = proceeds
+        }
     }
 
     /// The forecast from the observed users, or from a resample's `counts` (same cells).
@@ -80,31 +101,37 @@ public struct RevenueForecast: Sendable {
         let counts = counts ?? self.counts
         var models: [String: ShiftedBetaGeometric] = [:]
         for (period, history) in histories(counts: counts) { models[period] = try ShiftedBetaGeometric.fit(history, cap: cap) }
-        var total = 0.0
+        var total = 0.0, totalProceeds = 0.0
         var users = 0
         for (cell, n) in zip(cells, counts) where n > 0 {
             users += n
-            var value = cell.revenue
+            var value = cell.revenue, proceeds = cell.proceeds
             if !cell.churned, cell.payments > 0, let period = cell.period, let model = models[period] {
-                value += cell.price * model.expectedFurtherPayments(after: cell.payments, due: cell.due)
+                let further = model.expectedFurtherPayments(after: cell.payments, due: cell.due)
+                value += cell.price * further
+                proceeds += cell.proceedsPrice * further
             }
             total += Double(n) * value
+            totalProceeds += Double(n) * proceeds
         }
         guard users > 0 else { throw StatisticsError.insufficientData("no users to forecast") }
-        return Estimate(revenuePerUser: total / Double(users), models: models)
+        return Estimate(revenuePerUser: total / Double(users), proceedsPerUser: totalProceeds / Double(users), models: models)
     }
 
     /// `draws` bootstrap forecasts (users resampled with replacement, every model refitted), in draw
     /// order; the same `seed` gives the same draws.
-    public func bootstrap(draws: Int = 1000, seed: UInt64) throws -> [Double] {
+    public func bootstrap(draws: Int = 1000, seed: UInt64) throws -> Draws {
         var rng = SplitMix64(seed: seed)
         let n = users
         let weights = counts.map(Double.init)
-        var result: [Double] = []
-        result.reserveCapacity(draws)
+        var result = Draws()
+        result.revenue.reserveCapacity(draws)
+        result.proceeds.reserveCapacity(draws)
         for _ in 0..<draws {
             let resample = try RandomVariates.multinomial(trials: n, weights: weights, using: &rng)
-            result.append(try estimate(counts: resample).revenuePerUser)
+            let e = try estimate(counts: resample)
+            result.revenue.append(e.revenuePerUser)
+            result.proceeds.append(e.proceedsPerUser)
         }
         return result
     }

@@ -193,8 +193,9 @@ import Testing
         #expect(buffer.count == 2)
     }
 
-    /// A request's sticky records are read in one call, for just the experiments whose checks
-    /// before the sticky step passed (a remote store pays one round trip per request).
+    /// A request's sticky records are read in one call, for the experiments whose checks before
+    /// the sticky step passed and the sticky ones a linked id's person's record could still decide
+    /// (a remote store pays one round trip per request).
     @Test func stickyRecordsOfARequestAreReadInOneCall() throws {
         let lookup = CountingStickyLookup { exp, _ in exp == "c" ? "ai" : nil }
         let experiments = [
@@ -206,7 +207,8 @@ import Testing
         let answers = assigner.assign(userID: "u1")
         #expect(answers.map(\.reason) == [.assigned, .paused, .sticky, .notRunning, .targeting, .assigned])
         #expect(answers[2].variantKey == "ai")
-        #expect(lookup.calls.withLock { $0 } == [["a", "b", "c"]])
+        // "f", left out by targeting, is asked too: a linked id's person's record would decide it (SPEC §2 people).
+        #expect(lookup.calls.withLock { $0 } == [["a", "b", "c", "f"]])
         // Listed ids: their order, one call, and the same answers as one experiment at a time.
         let listed = assigner.assign(userID: "u1", attributes: ["platform": .string("ios")], experimentsAt: [4, 2, 0])
         #expect(lookup.calls.withLock { $0.last } == ["f", "c", "a"])

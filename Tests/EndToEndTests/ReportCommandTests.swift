@@ -65,11 +65,12 @@ import Testing
         let csv = try String(contentsOfFile: folder.path + "/out/oracle-report.csv", encoding: .utf8)
         // Eight table metrics, three the file names, and the mature forms the verdict reads
         // (paid_conversion_d10, trial_cancel_rate_d10: the 7-day trial + 3 days' grace), for three
-        // variants; then the forecast's row per variant (its arms have payers).
+        // variants; then the forecast's rows per variant, gross and proceeds (its arms have payers).
         let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        let expectedRows: Int = 1 + 3 * 13 + 3
+        let expectedRows: Int = 1 + 3 * 13 + 3 + 3
         #expect(rows.count == expectedRows)
-        #expect(rows.suffix(3).allSatisfy { $0.contains(",revenue_per_user_forecast_d365,") })
+        #expect(rows.suffix(6).prefix(3).allSatisfy { $0.contains(",revenue_per_user_forecast_d365,") && $0.contains(",gross,") })
+        #expect(rows.suffix(3).allSatisfy { $0.contains(",proceeds_per_user_forecast_d365,") && $0.contains(",proceeds") })
     }
 
     @Test func scriptInTheNameShowsAsText() async throws {

@@ -119,6 +119,8 @@ import TestSupport
         #expect(codes(#""primary": "paid_conversion", "secondary": ["revenue_per_user_forecast_d180"]"#, forecast: #" "forecast": { "horizon_days": 180 },"#) == [])
         #expect(codes(#""primary": "revenue_per_user_forecast_d180""#) == ["forecast_horizon"])
         #expect(codes(#""primary": "revenue_per_user_forecast""#) == ["unknown_metric"])
+        #expect(codes(#""primary": "proceeds_per_user_forecast_d365""#) == [])
+        #expect(codes(#""primary": "paid_conversion", "guardrails": ["proceeds_per_user_forecast_d365"]"#) == ["forecast_guardrail"])
         #expect(codes(#""primary": "paid_conversion", "guardrails": ["revenue_per_user_forecast_d365"]"#) == ["forecast_guardrail"])
         #expect(codes(#""primary": "paid_conversion""#, forecast: #" "forecast": { "horizon_days": 0 },"#) == ["bad_horizon"])
     }
@@ -130,10 +132,10 @@ import TestSupport
         let start = try #require(text.range(of: "\"pattern\": \"^("))
         let names = text[start.upperBound...].prefix { $0 != ")" }.split(separator: "|").map(String.init)
         let forecastStart = try #require(text.range(of: "$|^("))
-        let forecast = String(text[forecastStart.upperBound...].prefix { $0 != ")" })
-        #expect(names + [forecast] == MetricTable.all.map(\.name))
-        #expect(MetricTable.all.filter(\.isForecast).map(\.name) == [forecast])
-        #expect(text.contains("(_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5]))?$|^(revenue_per_user_forecast)_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5])$"))
+        let forecasts = text[forecastStart.upperBound...].prefix { $0 != ")" }.split(separator: "|").map(String.init)
+        #expect(names + forecasts == MetricTable.all.map(\.name))
+        #expect(MetricTable.all.filter(\.isForecast).map(\.name) == forecasts)
+        #expect(text.contains("(_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5]))?$|^(revenue_per_user_forecast|proceeds_per_user_forecast)_d([1-9]|[1-9][0-9]|[12][0-9][0-9]|3[0-5][0-9]|36[0-5])$"))
     }
 
     @Test func fewerThanTwoVariants() {

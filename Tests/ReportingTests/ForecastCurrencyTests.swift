@@ -23,7 +23,9 @@ import Testing
 
     /// 400 users per arm, the same behaviour whatever the currency: a third never pay; payers make
     /// 1 to 8 monthly payments of `price` in `currency`, and those who stop cancel after their last.
-    static func facts(price: Double, currency: String, productID: String? = "chorus.plus.monthly") throws -> [UserFacts] {
+    /// `payment`: more keys for each payment line (`,"store":"app_store"`), given the user's number.
+    static func facts(price: Double, currency: String, productID: String? = "chorus.plus.monthly",
+                      payment: (Int) -> String = { _ in "" }) throws -> [UserFacts] {
         let parser = EventParser(currency: products.converter)
         var rows: [UserFacts] = []
         for n in 0..<800 {
@@ -35,7 +37,7 @@ import Testing
                 let payments = 1 + (n * 7) % 8
                 let product = productID.map { #","product_id":"\#($0)""# } ?? ""
                 for k in 0..<payments {
-                    lines.append(#"{"event_id":"p\#(k)","type":"\#(k == 0 ? "purchased" : "renewed")","user_id":"\#(user)","ts":"\#(ts(exposed + day + Int64(k) * 30 * day))","revenue":\#(price),"currency":"\#(currency)"\#(product)}"#)
+                    lines.append(#"{"event_id":"p\#(k)","type":"\#(k == 0 ? "purchased" : "renewed")","user_id":"\#(user)","ts":"\#(ts(exposed + day + Int64(k) * 30 * day))","revenue":\#(price),"currency":"\#(currency)"\#(product)\#(payment(n))}"#)
                 }
                 // Payers with fewer than 8 payments stop: most cancel, the rest are overdue.
                 if payments < 8 && n % 5 != 0 {

@@ -71,11 +71,13 @@ import Testing
                 else { #expect(csv == "", "\(what): csv \(csv ?? "nil") json null") }
             }
             // The forecast's own rows (its metric not among the file's) hold the JSON's `forecast` of the variant.
-            if let name = row["metric"], name.hasPrefix("revenue_per_user_forecast_d"), (variant["metrics"] as? [String: Any])?[name] == nil {
+            if let name = row["metric"], name.contains("_per_user_forecast_d"), (variant["metrics"] as? [String: Any])?[name] == nil {
                 let f = try #require((json["forecast"] as? [String: [String: Any]])?[row["variant"]!])
-                same(row["rate"], f["revenue_per_user"], "\(name).revenue_per_user")
-                same(row["ci_lower"], (f["ci"] as? [Any])?.first, "\(name).ci_lower")
-                same(row["ci_upper"], (f["ci"] as? [Any])?.last, "\(name).ci_upper")
+                let (value, ci) = name.hasPrefix("proceeds") ? ("proceeds_per_user", "proceeds_ci") : ("revenue_per_user", "ci")
+                same(row["rate"], f[value], "\(name).\(value)")
+                same(row["ci_lower"], (f[ci] as? [Any])?.first, "\(name).\(ci) lower")
+                same(row["ci_upper"], (f[ci] as? [Any])?.last, "\(name).\(ci) upper")
+                #expect(row["money"] == (name.hasPrefix("proceeds") ? "proceeds before tax" : "gross") || row["money"] == "proceeds", "\(name): \(row["money"] ?? "")")
                 checked += 1
                 continue
             }

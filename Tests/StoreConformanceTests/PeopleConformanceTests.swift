@@ -1,3 +1,4 @@
+import Assignment
 import Events
 import ExperimentDefinitions
 import Foundation
@@ -188,6 +189,54 @@ import TestSupport
             // The person keeps the arm of its first exposure and counts as crossed over.
             #expect(facts[0].variant == "name" && facts[0].crossedOver && facts[0].firstExposure == F.at(1))
             #expect(facts[1].variant == "control" && !facts[1].crossedOver)
+        }
+    }
+
+    /// SPEC §2 people through the store's sticky reader: the known id of a person whose anonymous
+    /// id was exposed gets that arm though targeting leaves it out (it logs in on another
+    /// platform); an id of its own with a record is left out by targeting, as section 2 orders.
+    @Test(arguments: storeFactories)
+    func aLinkedIDGetsItsPersonsArmBeforeTargeting(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            _ = try store.appendAndWait([F.exposure("x1", user: "anon", experiment: "A", variant: "name", hours: 1),
+                                         F.exposure("x1", user: "solo", experiment: "A", variant: "ai", hours: 1)])
+            _ = try store.appendAndWait([Event(id: "identify:acct", type: .identified, userID: "anon", timestamp: F.at(2), identity: "acct")])
+            let reader = try store.makeStickyReader(maxIdle: 1)
+            #expect(try reader.exposedVariantsAndLink(experiments: ["A", "B"], userID: "acct") == StickyAnswers(variants: ["name", nil], linked: true))
+            #expect(try reader.exposedVariantsAndLink(experiments: ["A"], userID: "anon") == StickyAnswers(variants: ["name"], linked: true))
+            #expect(try reader.exposedVariantsAndLink(experiments: ["A"], userID: "solo") == StickyAnswers(variants: ["ai"], linked: false))
+            #expect(try reader.exposedVariantsAndLink(experiments: ["A"], userID: "stranger") == StickyAnswers(variants: [nil], linked: false))
+            #expect(try reader.exposedVariants(experiments: ["A", "B"], userID: "acct") == ["name", nil])
+            // The completion form (a remote store's assign path).
+            let viaCompletion = try await withCheckedThrowingContinuation { (c: CheckedContinuation<StickyAnswers, any Error>) in
+                reader.exposedVariantsAndLink(experiments: ["B", "A"], userID: "acct") { c.resume(with: $0) }
+            }
+            #expect(viaCompletion == StickyAnswers(variants: [nil, "name"], linked: true))
+
+            struct Lookup: StickyLookup {
+                let reader: any StickyReader
+                func stickyVariant(experimentID: String, userID: UserID) -> String? {
+                    (try? reader.exposedVariant(experiment: experimentID, userID: userID)) ?? nil
+                }
+                func stickyRecords(experimentIDs: [String], userID: UserID) -> (variants: [String?], linked: Bool) {
+                    let a = try? reader.exposedVariantsAndLink(experiments: experimentIDs, userID: userID)
+                    return (a?.variants ?? experimentIDs.map { _ in nil }, a?.linked ?? false)
+                }
+            }
+            let e = try AssignableExperiment(id: "A", status: .running, targeting: Targeting(platform: ["ios"]), sticky: true,
+                                             variants: [("control", 1), ("name", 1), ("ai", 1)])
+            let assigner = Assigner(experiments: [e], sticky: Lookup(reader: reader))
+            let android: Attributes = ["platform": .string("android")], ios: Attributes = ["platform": .string("ios")]
+            func answer(_ user: UserID, _ attributes: Attributes) -> (Assignment.Reason, String?) {
+                let a = assigner.assign(userID: user, attributes: attributes)[0]
+                return (a.reason, a.variantKey)
+            }
+            #expect(answer("acct", android) == (.sticky, "name"))
+            #expect(answer("anon", android) == (.sticky, "name"))
+            #expect(answer("acct", ios) == (.sticky, "name"))
+            #expect(answer("solo", android) == (.targeting, nil))
+            #expect(answer("solo", ios) == (.sticky, "ai"))
+            #expect(answer("stranger", android) == (.targeting, nil))
         }
     }
 

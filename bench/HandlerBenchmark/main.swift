@@ -1,6 +1,6 @@
 // handler-bench: the CPU one request costs inside abctl serve, without the network (see bench/handler.sh).
 //
-// Usage: handler-bench [--requests N] [--experiments DIR] [--route assign|events|notfound]
+// Usage: handler-bench [--requests N] [--experiments DIR] [--route assign|events|notfound] [--country CC|none]
 // Runs each request through what the daemon calls (route, handle, answered, completed) on one
 // thread, against a real store in a temporary folder, and prints user and system CPU per request.
 // bench/http.sh measures the whole server; this isolates abctl's own work from libmicrohttpd and TCP.
@@ -16,12 +16,15 @@ import Glibc
 var requests = 200_000
 var experiments = "Experiments"
 var routeName = "assign"
+/// The assign request's `country` attribute (bench/http.sh's is US); `none` sends none.
+var country = "US"
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
     case "--requests": requests = Int(args.popFirst() ?? "") ?? requests
     case "--experiments": experiments = args.popFirst() ?? experiments
     case "--route": routeName = args.popFirst() ?? routeName
+    case "--country": country = args.popFirst() ?? country
     default: FileHandle.standardError.write(Data("handler-bench: unknown argument \(a)\n".utf8)); exit(2)
     }
 }
@@ -54,7 +57,7 @@ if !bandits.isEmpty {
 }
 
 /// The request bodies bench/http.sh's wrk scripts send.
-func request(_ n: Int, route routeName: String) -> HTTPRequest {
+func request(_ n: Int, route routeName: String, country: String) -> HTTPRequest {
     switch routeName {
     case "events":
         var lines: [String] = []
@@ -68,7 +71,8 @@ func request(_ n: Int, route routeName: String) -> HTTPRequest {
     case "notfound":
         return HTTPRequest(method: "POST", path: "/nope", body: Array("{}".utf8))
     default:
-        let body = #"{"user_id":"bench-0-\#(n)","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true},"variables":{"userName":"Ana"},"signals":{"companion":"dog"}}"#
+        let attribute = country == "none" ? "" : #""country":"\#(country)","#
+        let body = #"{"user_id":"bench-0-\#(n)","attributes":{"platform":"ios",\#(attribute)"app_version":"2.3.0","new_user":true},"variables":{"userName":"Ana"},"signals":{"companion":"dog"}}"#
         return HTTPRequest(method: "POST", path: "/v1/assign", body: Array(body.utf8))
     }
 }
@@ -81,7 +85,7 @@ func cpuSeconds() -> (user: Double, system: Double) {
 }
 
 let count = routeName == "events" ? max(1, requests / 100) : requests
-let prepared = (0..<count).map { request($0, route: routeName) }
+let prepared = (0..<count).map { request($0, route: routeName, country: country) }
 var statuses: [Int: Int] = [:]
 let before = cpuSeconds()
 let started = Date()

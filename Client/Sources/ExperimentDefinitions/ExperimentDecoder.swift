@@ -163,7 +163,7 @@ struct ExperimentDecoder {
         for m in [metrics.primary] + metrics.secondary where m.isForecast && m.horizonDays != experiment.forecast.horizonDays && sink.errorCount == errorsBeforeForecast {
             sink.error("forecast_horizon", at: r.position("metrics"),
                        "metric '\(m.name)' forecasts day \(m.horizonDays ?? 0), but the forecast's horizon is day \(experiment.forecast.horizonDays)",
-                       hint: "name 'revenue_per_user_forecast_d\(experiment.forecast.horizonDays)', or set forecast.horizon_days to \(m.horizonDays ?? 0)")
+                       hint: "name '\(m.definition.name)_d\(experiment.forecast.horizonDays)', or set forecast.horizon_days to \(m.horizonDays ?? 0)")
         }
         return (experiment, outline)
     }
@@ -368,7 +368,7 @@ struct ExperimentDecoder {
             case .success(let metric): return metric
             case .failure(.horizonOutOfRange(let base, let days)) where days.isEmpty:
                 sink.error("unknown_metric", at: position, "metric '\(name)' needs the forecast's horizon",
-                           hint: "write '\(base)_d365' for revenue per user forecast at day 365 (forecast.horizon_days)")
+                           hint: "write '\(base)_d365' for the forecast at day 365 (forecast.horizon_days)")
             case .failure(.horizonOutOfRange(let base, let days)):
                 sink.error("unknown_metric", at: position, "metric '\(name)' has a horizon of \(days) days; horizons are whole days from 1 to \(Metric.maxHorizonDays)",
                            hint: "e.g. '\(base)_d14' counts what users did in their first 14 days")

@@ -19,6 +19,26 @@ public protocol StickyReader: Sendable {
     /// `exposedVariants` with the answer handed to `completion`, exactly once, on any thread.
     func exposedVariants(experiments: [String], userID: UserID,
                          completion: @escaping @Sendable (Result<[String?], any Error>) -> Void)
+
+    /// `exposedVariants`, and whether `userID` is one of a person's several ids (SPEC §4): its
+    /// person's record is then honoured before holdout, targeting and namespace (SPEC §2). Only
+    /// an id with a record can be told apart, so `linked` is false when every answer is nil.
+    func exposedVariantsAndLink(experiments: [String], userID: UserID) throws -> StickyAnswers
+
+    /// `exposedVariantsAndLink` with the answer handed to `completion`, exactly once, on any thread.
+    func exposedVariantsAndLink(experiments: [String], userID: UserID,
+                                completion: @escaping @Sendable (Result<StickyAnswers, any Error>) -> Void)
+}
+
+/// A user's sticky records for some experiments, and whether the user is one of a person's ids.
+public struct StickyAnswers: Sendable, Equatable {
+    public var variants: [String?]
+    public var linked: Bool
+
+    public init(variants: [String?], linked: Bool) {
+        self.variants = variants
+        self.linked = linked
+    }
 }
 
 extension StickyReader {
@@ -33,5 +53,16 @@ extension StickyReader {
     public func exposedVariants(experiments: [String], userID: UserID,
                                 completion: @escaping @Sendable (Result<[String?], any Error>) -> Void) {
         completion(Result { try exposedVariants(experiments: experiments, userID: userID) })
+    }
+
+    /// A store that keeps no people: never linked.
+    public func exposedVariantsAndLink(experiments: [String], userID: UserID) throws -> StickyAnswers {
+        StickyAnswers(variants: try exposedVariants(experiments: experiments, userID: userID), linked: false)
+    }
+
+    /// Answers at once, on the caller's thread.
+    public func exposedVariantsAndLink(experiments: [String], userID: UserID,
+                                       completion: @escaping @Sendable (Result<StickyAnswers, any Error>) -> Void) {
+        completion(Result { try exposedVariantsAndLink(experiments: experiments, userID: userID) })
     }
 }

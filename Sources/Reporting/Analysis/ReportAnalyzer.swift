@@ -73,7 +73,8 @@ public enum ReportAnalyzer {
         var decision = DecisionRule.decide(figures, required: required)
         BanditAnalysis.decide(&decision, figures: figures)
         if figures.primaryMetric.isForecast {
-            decision.reasons.append("The primary metric is a forecast, not revenue already earned: revenue per user by day \(figures.primaryMetric.horizonDays ?? 0), each arm's revenue to date plus the further payments its renewal model expects (docs/Forecast.md), compared on the bootstrap interval of the difference.")
+            let money = Wording.moneyWords(figures.primaryMetric)
+            decision.reasons.append("The primary metric is a forecast, not \(money) already received: \(money) per user by day \(figures.primaryMetric.horizonDays ?? 0), each arm's \(money) to date plus the further payments its renewal model expects (docs/Forecast.md), compared on the bootstrap interval of the difference.")
         }
         // Segment warnings join the checks by level, after the others of their level.
         let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))

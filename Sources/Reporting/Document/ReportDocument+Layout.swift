@@ -175,8 +175,8 @@ extension ReportDocument {
         let heading = Wording.forecastHeading(forecasts)
         return Section(title: [.text("Forecast")], blocks: [
             .paragraph([.text(heading.prefix(1).uppercased() + heading.dropFirst() + ".")], .plain),
-            .chart(.forecast, caption: "Realised revenue per exposed user by day (solid), extended to day \(forecasts[0].horizonDays) by the forecast (dashed) with its 90% interval (shaded)."),
-            .list(forecasts.map { (nil, Wording.forecastLine($0, in: r.currency)) }),
+            .chart(.forecast, caption: "Realised gross revenue per exposed user by day (solid), extended to day \(forecasts[0].horizonDays) by the forecast (dashed) with its 90% interval (shaded)."),
+            .list(forecasts.map { (nil, Wording.forecastLine($0, in: r.currency, proceedsBeforeTax: r.proceedsBeforeTax)) }),
             .paragraph([.text(Wording.forecastNote)], .muted),
         ])
     }

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 
 /// One arm's revenue-per-user forecast at the horizon (SPEC §5 "Forecast"): the report's `forecast` entry.
@@ -25,6 +26,9 @@ public struct ArmForecast: Sendable, Equatable {
     public var revenuePerUser: Double?
     /// The 90% bootstrap interval.
     public var ci: Bounds?
+    /// The same forecast in proceeds (after the store's cut and tax; SPEC §5), and its 90% interval.
+    public var proceedsPerUser: Double?
+    public var proceedsCI: Bounds?
     /// Mature users the forecast is over.
     public var users: Int
     /// Plan period (P1W, P1M, …) → model; only periods that renew within the horizon.
@@ -33,8 +37,9 @@ public struct ArmForecast: Sendable, Equatable {
     public var nullReason: String?
     /// What the figures leave out, by field, in words (SPEC §8 `null_reasons`): `unplaced_payers`.
     public var nullReasons: [String: String] = [:]
-    /// The bootstrap draws in draw order (for differences between arms; not rendered).
+    /// The bootstrap draws in draw order (for differences between arms; not rendered), gross and proceeds.
     public var draws: [Double]
+    public var proceedsDraws: [Double] = []
 
     public init(variant: String, horizonDays: Int, revenuePerUser: Double? = nil, ci: Bounds? = nil, users: Int,
                 model: [String: PeriodModel] = [:], nullReason: String? = nil, draws: [Double] = []) {
@@ -50,6 +55,11 @@ public struct ArmForecast: Sendable, Equatable {
 
     /// The metric name that reads this forecast: `revenue_per_user_forecast_d365`.
     public static func metricName(horizonDays: Int) -> String { "revenue_per_user_forecast_d\(horizonDays)" }
+
+    /// The figure, interval and draws a forecast metric reads: gross, or proceeds for `proceeds_per_user_forecast_dN`.
+    public func figures(for metric: Metric) -> (value: Double?, ci: Bounds?, draws: [Double]) {
+        metric.isProceeds ? (proceedsPerUser, proceedsCI, proceedsDraws) : (revenuePerUser, ci, draws)
+    }
 
     /// A period's name in words for text: P1M → "monthly".
     public static func periodWords(_ period: String) -> String {

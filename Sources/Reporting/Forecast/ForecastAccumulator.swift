@@ -116,19 +116,23 @@ public struct ForecastAccumulator: Sendable {
             for e in row.revenueEntries where e.offset < horizon && e.offset <= followed { realized[v] += e.amount }
             stillToCome[v] += Double(min(max(horizon - followed, 0), horizon)) / Double(horizon)
         }
-        var revenue = 0.0, payments = 0
-        var firstPayment: RevenueEntry?, lastPayment: Int64 = 0, lastAmount = 0.0
+        var revenue = 0.0, proceeds = 0.0, payments = 0
+        var firstPayment: RevenueEntry?, lastPayment: Int64 = 0, lastAmount = 0.0, lastProceeds = 0.0
         for e in row.revenueEntries where e.offset < seen {
-            if e.offset < horizon { revenue += e.amount }
+            if e.offset < horizon {
+                revenue += e.amount
+                proceeds += e.proceeds
+            }
             if e.amount > 0 {
                 payments += 1
                 if firstPayment == nil { firstPayment = e }
                 lastPayment = e.offset
                 lastAmount = e.amount
+                lastProceeds = e.proceeds
             }
         }
         guard let first = firstPayment else {
-            payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: 0, churned: false, due: 0, revenue: revenue), default: 0] += 1
+            payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: 0, churned: false, due: 0, revenue: revenue, proceeds: proceeds), default: 0] += 1
             return
         }
         payers[v] += 1
@@ -136,7 +140,8 @@ public struct ForecastAccumulator: Sendable {
         let placed = first.productID.map { planByProduct[$0] } ?? plan(paying: first.amount, arm: v)
         guard let plan = placed, let days = Self.periodDays(plan.period) else {
             unmatchedPayers[v] += 1
-            payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: payments, churned: true, due: payments, revenue: revenue), default: 0] += 1
+            payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: payments, churned: true, due: payments, revenue: revenue,
+                                               proceeds: proceeds), default: 0] += 1
             return
         }
         let period = Int64(days) * Self.microsPerDay
@@ -147,9 +152,11 @@ public struct ForecastAccumulator: Sendable {
         let due = first.offset < horizon ? Int((horizon - 1 - first.offset) / period) + 1 : 0
         let renews = days < horizonDays
         // Renewals at what this payer last paid for a period, in the report currency (SPEC §5): a payer in
-        // another storefront or currency renews at its own price, not at the price table's.
+        // another storefront or currency renews at its own price, not at the price table's; and bring in
+        // proceeds as that payment did (the same store's cut and tax).
         let cell = RevenueForecast.Cell(period: renews ? plan.period : nil, price: renews ? lastAmount : 0, payments: payments,
-                                        churned: renews ? churned : true, due: renews ? due : payments, revenue: revenue)
+                                        churned: renews ? churned : true, due: renews ? due : payments, revenue: revenue,
+                                        proceedsPrice: renews ? lastProceeds : 0, proceeds: proceeds)
         payerCells[v][cell, default: 0] += 1
     }
 

@@ -1,3 +1,4 @@
+import ExperimentDefinitions
 import Foundation
 import Statistics
 
@@ -45,18 +46,26 @@ public enum ForecastAnalysis {
         }
         let estimate = try forecast.estimate()
         entry.revenuePerUser = estimate.revenuePerUser
+        entry.proceedsPerUser = estimate.proceedsPerUser
         entry.model = estimate.models.mapValues { m in ArmForecast.PeriodModel(alpha: m.alpha, beta: m.beta, payers: 0, capped: m.capped) }
         for (period, h) in histories { entry.model[period]?.payers = h.payers }
-        entry.draws = try forecast.bootstrap(draws: draws, seed: seed &+ UInt64(v) &* 0x9E37_79B9_7F4A_7C15)
+        let bootstrap = try forecast.bootstrap(draws: draws, seed: seed &+ UInt64(v) &* 0x9E37_79B9_7F4A_7C15)
+        entry.draws = bootstrap.revenue
+        entry.proceedsDraws = bootstrap.proceeds
         let (lower, upper) = try RevenueForecast.interval(entry.draws, level: level)
         entry.ci = Bounds(lower, upper)
+        let (proceedsLower, proceedsUpper) = try RevenueForecast.interval(entry.proceedsDraws, level: level)
+        entry.proceedsCI = Bounds(proceedsLower, proceedsUpper)
         return entry
     }
 
     /// The difference treatment − control of two forecasts with the bootstrap interval of the difference
     /// (draw by draw; the arms' draws are independent); nil when either forecast is null.
-    public static func difference(control: ArmForecast, variant: ArmForecast, level: Double = ForecastAnalysis.level) throws -> (Double, Bounds)? {
-        guard let c = control.revenuePerUser, let t = variant.revenuePerUser, control.draws.count == variant.draws.count, !control.draws.isEmpty else { return nil }
+    public static func difference(control: ArmForecast, variant: ArmForecast, metric: Metric? = nil,
+                                  level: Double = ForecastAnalysis.level) throws -> (Double, Bounds)? {
+        let metric = metric ?? Metric.forecast(horizonDays: control.horizonDays)!
+        let control = control.figures(for: metric), variant = variant.figures(for: metric)
+        guard let c = control.value, let t = variant.value, control.draws.count == variant.draws.count, !control.draws.isEmpty else { return nil }
         let diffs = zip(variant.draws, control.draws).map { $0 - $1 }
         let (lower, upper) = try RevenueForecast.interval(diffs, level: level)
         return (t - c, Bounds(lower, upper))

@@ -16,8 +16,9 @@ extension ReportAnalyzer {
             for v in figures.variants.indices {
                 let f = forecasts?[v]
                 let users = acc.forecast.users[v]
+                let read = f?.figures(for: metric)
                 figures.variants[v].metrics.append(MetricValue(
-                    metric: metric, count: acc.forecast.payers[v], denominator: users, rate: f?.revenuePerUser, ci: f?.ci,
+                    metric: metric, count: acc.forecast.payers[v], denominator: users, rate: read?.value, ci: read?.ci,
                     nullReason: f == nil ? "no arm has a payer who has finished the trial yet" : f?.nullReason))
             }
             var rows: [ComparisonResult] = []
@@ -31,13 +32,14 @@ extension ReportAnalyzer {
 
     static func compareForecasts(_ m: Metric, control: ArmForecast?, variant: ArmForecast?, key: String, alpha: Double) throws -> ComparisonResult {
         var c = ComparisonResult(variant: key, metric: m, test: "bootstrap")
-        guard let control, let variant, let diff = try ForecastAnalysis.difference(control: control, variant: variant, level: 1 - alpha) else {
+        guard let control, let variant, let diff = try ForecastAnalysis.difference(control: control, variant: variant, metric: m, level: 1 - alpha) else {
             let reason = control?.nullReason.map { "the control has no forecast: \($0)" } ?? variant?.nullReason.map { "this variant has no forecast: \($0)" }
                 ?? "no arm has a payer who has finished the trial yet"
             for field in ["absolute_diff", "absolute_ci", "relative_lift", "relative_ci", "p_value", "chance_to_win", "expected_loss"] { c.nullReasons[field] = reason }
             return c
         }
-        let draws = zip(variant.draws, control.draws).map { $0 - $1 }
+        let controlFigures = control.figures(for: m), variantFigures = variant.figures(for: m)
+        let draws = zip(variantFigures.draws, controlFigures.draws).map { $0 - $1 }
         let n = Double(draws.count)
         c.absoluteDiff = diff.0
         c.absoluteCI = diff.1
@@ -46,9 +48,9 @@ extension ReportAnalyzer {
         c.chanceToWin = Double(draws.filter { $0 > 0 }.count) / n
         c.expectedLoss = draws.reduce(0) { $0 + max(-$1, 0) } / n
         c.expectedLossIfShipped = c.expectedLoss
-        if let base = control.revenuePerUser, base > 0, let t = variant.revenuePerUser {
+        if let base = controlFigures.value, base > 0, let t = variantFigures.value {
             c.relativeLift = t / base - 1
-            let ratios = zip(variant.draws, control.draws).compactMap { $1 > 0 ? $0 / $1 - 1 : nil }
+            let ratios = zip(variantFigures.draws, controlFigures.draws).compactMap { $1 > 0 ? $0 / $1 - 1 : nil }
             if ratios.count == draws.count {
                 let (lower, upper) = try RevenueForecast.interval(ratios, level: 1 - alpha)
                 c.relativeCI = Bounds(lower, upper)

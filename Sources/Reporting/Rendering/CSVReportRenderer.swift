@@ -56,13 +56,22 @@ public enum CSVReportRenderer {
                 }
             }
         }
-        // The forecast, one row per variant, unless the file names its metric (then the rows above hold it).
-        if let forecasts = r.forecast, let metric = Metric.forecast(horizonDays: forecasts[0].horizonDays), !r.metrics.contains(metric) {
-            for (v, f) in zip(r.variants, forecasts) {
-                var fields = [text(r.experimentID), text(v.key), v.isControl ? "true" : "false", metric.name, String(v.users), "",
-                              String(f.users), num(f.revenuePerUser), num(f.ci?.lower), num(f.ci?.upper)]
-                fields += Array(repeating: "", count: header.count - fields.count)
-                out += fields.joined(separator: ",") + "\r\n"
+        // The forecast, gross and proceeds, one row per variant each, unless the file names the metric (then the rows above hold it).
+        if let forecasts = r.forecast {
+            let horizon = forecasts[0].horizonDays
+            for metric in [Metric.forecast(horizonDays: horizon), Metric(name: "proceeds_per_user_forecast_d\(horizon)")].compactMap({ $0 })
+            where !r.metrics.contains(metric) {
+                for (v, f) in zip(r.variants, forecasts) {
+                    let read = f.figures(for: metric)
+                    var fields = [text(r.experimentID), text(v.key), v.isControl ? "true" : "false", metric.name, String(v.users), "",
+                                  String(f.users), num(read.value), num(read.ci?.lower), num(read.ci?.upper)]
+                    fields += Array(repeating: "", count: header.count - fields.count)
+                    fields[header.count - 4] = Wording.moneyKind(metric, r)
+                    fields[header.count - 3] = metric.direction
+                    fields[header.count - 2] = r.currency
+                    fields[header.count - 1] = text(f.nullReason ?? "")
+                    out += fields.joined(separator: ",") + "\r\n"
+                }
             }
         }
         // Safeguard stops: one row each, `dimension` "safeguard" and `value` the action, time and

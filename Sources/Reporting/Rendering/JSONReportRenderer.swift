@@ -130,14 +130,16 @@ public enum JSONReportRenderer {
         return .object(fields)
     }
 
-    /// SPEC §5: per variant `{"horizon_days", "revenue_per_user", "ci", "users", "model": {PERIOD: {"alpha", "beta",
-    /// "payers"}}}` (each model also says whether it was `capped`), with `null_reason` beside null figures.
+    /// SPEC §5: per variant `{"horizon_days", "revenue_per_user", "ci", "proceeds_per_user", "proceeds_ci", "users", "model":
+    /// {PERIOD: {"alpha", "beta", "payers"}}}` (each model also says whether it was `capped`), with `null_reason` beside null figures.
     static func forecast(_ forecasts: [ArmForecast]) -> JSONValue {
         .object(forecasts.map { f in
             var fields: [(String, JSONValue)] = [
                 ("horizon_days", .number(Double(f.horizonDays))),
                 ("revenue_per_user", num(f.revenuePerUser)),
                 ("ci", f.ci.map { .array([.number($0.lower), .number($0.upper)]) } ?? .null),
+                ("proceeds_per_user", num(f.proceedsPerUser)),
+                ("proceeds_ci", f.proceedsCI.map { .array([.number($0.lower), .number($0.upper)]) } ?? .null),
                 ("users", .number(Double(f.users))),
                 ("model", .object(f.model.keys.sorted().map { period in
                     let m = f.model[period]!

@@ -3,7 +3,7 @@ import Foundation
 extension Wording {
     /// The forecast section's heading words: "revenue per user by day 365, 90% interval".
     static func forecastHeading(_ forecasts: [ArmForecast]) -> String {
-        "gross revenue per user by day \(forecasts.first?.horizonDays ?? 365) after first exposure, 90% interval"
+        "gross revenue and proceeds per user by day \(forecasts.first?.horizonDays ?? 365) after first exposure, 90% intervals"
     }
 
     /// Payers whose plan cannot be told: never dropped silently (SPEC §5).
@@ -12,10 +12,14 @@ extension Wording {
     }
 
     /// One arm's forecast in words, the same in text, Markdown and HTML.
-    static func forecastLine(_ f: ArmForecast, in currency: String) -> String {
+    static func forecastLine(_ f: ArmForecast, in currency: String, proceedsBeforeTax: Bool) -> String {
         guard let value = f.revenuePerUser else { return "\(f.variant): no forecast: \(f.nullReason ?? "not enough data")" }
-        var s = "\(f.variant): \(money(value, in: currency))"
+        var s = "\(f.variant): gross \(money(value, in: currency))"
         if let ci = f.ci { s += " (\(money(ci.lower, in: currency)) to \(money(ci.upper, in: currency)))" }
+        if let proceeds = f.proceedsPerUser {
+            s += ", \(proceedsBeforeTax ? "proceeds before tax" : "proceeds") \(money(proceeds, in: currency))"
+            if let ci = f.proceedsCI { s += " (\(money(ci.lower, in: currency)) to \(money(ci.upper, in: currency)))" }
+        }
         s += " over \(count(f.users)) users who have finished the trial"
         let models = f.model.keys.sorted().map { period -> String in
             let m = f.model[period]!
@@ -29,5 +33,5 @@ extension Wording {
         return s
     }
 
-    static let forecastNote = "Revenue to date of users who have finished the trial, plus the further payments the shifted-beta-geometric renewal model (Fader and Hardie 2007), fitted per arm and plan period, expects of payers still subscribed. A forecast, not revenue earned: see docs/Forecast.md for its measured error."
+    static let forecastNote = "Revenue to date of users who have finished the trial, plus the further payments the shifted-beta-geometric renewal model (Fader and Hardie 2007), fitted per arm and plan period, expects of payers still subscribed; proceeds likewise, each further payment bringing in what the payer's last one did after the store's cut. A forecast, not revenue earned: see docs/Forecast.md for its measured error."
 }

@@ -82,8 +82,18 @@ public final class ExposureLookup: StickyReader {
 
     /// One answer per experiment; the filter's certain "never" first, one connection for the rest.
     public func exposedVariants(experiments: [String], userID: UserID) throws -> [String?] {
+        try lookup(experiments: experiments, userID: userID, link: false).variants
+    }
+
+    /// The same, and whether `userID` is one of a person's several ids (read only when some
+    /// experiment has a record: the filter holds each of a person's ids' pairs).
+    public func exposedVariantsAndLink(experiments: [String], userID: UserID) throws -> StickyAnswers {
+        try lookup(experiments: experiments, userID: userID, link: true)
+    }
+
+    private func lookup(experiments: [String], userID: UserID, link: Bool) throws -> StickyAnswers {
         var answers = [String?](repeating: nil, count: experiments.count)
-        if experiments.isEmpty { return answers }
+        if experiments.isEmpty { return StickyAnswers(variants: answers, linked: false) }
         let stamp = watch?.stamp()
         var toRead = experiments.indices.count
         var maybe = [Bool](repeating: true, count: experiments.count)
@@ -95,7 +105,7 @@ public final class ExposureLookup: StickyReader {
                 if maybe[i] { toRead += 1 }
             }
             skipped.add(experiments.count - toRead, ordering: .relaxed)
-            if toRead == 0 { return answers }
+            if toRead == 0 { return StickyAnswers(variants: answers, linked: false) }
         } else if watch != nil {
             recheckFilter()
         }
@@ -106,9 +116,10 @@ public final class ExposureLookup: StickyReader {
         for (i, experiment) in experiments.enumerated() where maybe[i] {
             answers[i] = try reader.variant(experiment: experiment, userID: userID)
         }
+        let linked = try link && answers.contains { $0 != nil } && reader.isLinked(userID)
         reader.lastUsed = Self.now()
         idle.withLock { if $0.count < maxIdle { $0.append(reader) } }
-        return answers
+        return StickyAnswers(variants: answers, linked: linked)
     }
 
     /// Asks the writer to check the filter again, at most every 20 ms: the WAL index moved past
@@ -193,6 +204,16 @@ public final class ExposureLookup: StickyReader {
             try select.bind(2, userID)
             return try select.step() ? select.text(0) : nil
         }
+
+        /// Whether `userID` is one of a person's several ids (SPEC §4).
+        func isLinked(_ userID: UserID) throws -> Bool {
+            if linkedSelect == nil { linkedSelect = try connection.prepare("SELECT 1 FROM people WHERE user_id = ?1") }
+            let s = linkedSelect!
+            defer { s.finish() }
+            try s.bind(1, userID)
+            return try s.step()
+        }
+        private var linkedSelect: Statement?
 
         private func select(_ experiment: String) throws -> Statement {
             if let known = selects.first(where: { $0.experiment == experiment }) { return known.statement }

@@ -269,6 +269,9 @@ final class GroupCommitWriter: @unchecked Sendable {
             let user = events[Int(order[start])].userID
             if stored > 0, peopleExist, let person = try linkedPerson(of: user) {
                 personsToRefresh.insert(person)
+            } else if stored > 0, identifies(events, order: order, start..<end) {
+                personsToRefresh.insert(user)   // computed once, after its identifies are applied
+                if exposed { newlyExposed.append(user) }
             } else {
                 if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
                 if exposed { newlyExposed.append(user) }
@@ -288,6 +291,8 @@ final class GroupCommitWriter: @unchecked Sendable {
             let user = events[Int(order[start])].userID
             if peopleExist, let person = try linkedPerson(of: user) {
                 personsToRefresh.insert(person)   // from all of the person's ids, after the inserts
+            } else if identifies(events, order: order, start..<end) {
+                personsToRefresh.insert(user)     // computed once, after its identifies are applied
             } else if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
                 users.append(start..<end)
             }
@@ -318,6 +323,14 @@ final class GroupCommitWriter: @unchecked Sendable {
                 try refreshFacts(userID: events[Int(order[range.lowerBound])].userID)
             }
         }
+    }
+
+    /// Whether the user of `order` positions `range` sends an `identified` event: it will most
+    /// likely join a person in `applyPeople`, so its facts are computed there, once, rather than
+    /// written now and deleted by the link (a log-in per user made a load with log-ins write its
+    /// users' facts twice).
+    private func identifies(_ events: [Event], order: [Int32], _ range: Range<Int>) -> Bool {
+        range.contains { events[Int(order[$0])].type == .identified }
     }
 
     /// The end of the run of `order` positions from `start` that share one user id.

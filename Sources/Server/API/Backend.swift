@@ -54,6 +54,16 @@ final class StoreStickyLookup: StickyLookup {
         }
     }
 
+    func stickyRecords(experimentIDs: [String], userID: UserID) -> (variants: [String?], linked: Bool) {
+        do {
+            let answers = try exposures.exposedVariantsAndLink(experiments: experimentIDs, userID: userID)
+            return (answers.variants, answers.linked)
+        } catch {
+            Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(experimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
+            return (experimentIDs.map { _ in nil }, false)
+        }
+    }
+
     func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?] {
         do {
             return try exposures.exposedVariants(experiments: experimentIDs, userID: userID)

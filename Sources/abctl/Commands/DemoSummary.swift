@@ -37,14 +37,15 @@ enum DemoSummary {
         }
     }
 
-    /// Each arm's revenue per user at the horizon with its 90% interval, or why there is none.
+    /// Each arm's gross revenue per user at the horizon with its 90% interval and its proceeds, or why there is none.
     static func forecast(_ r: Report) -> String {
         guard let arms = r.forecast, let horizon = arms.first?.horizonDays else { return "none: no arm has a mature payer yet" }
         let parts = arms.map { a -> String in
             guard let x = a.revenuePerUser else { return "\(a.variant) none (\(a.nullReason ?? "no figure"))" }
             return "\(a.variant) \(money(x))" + (a.ci.map { " [\(money($0.lower))–\(money($0.upper))]" } ?? "")
+                + (a.proceedsPerUser.map { " (proceeds \(money($0)))" } ?? "")
         }
-        return "revenue per user by day \(horizon), \(r.currency): " + parts.joined(separator: ", ")
+        return "gross revenue per user by day \(horizon), \(r.currency): " + parts.joined(separator: ", ")
     }
 
     static func safeguards(_ r: Report) -> String {

@@ -34,6 +34,8 @@ public struct MetricDefinition: Sendable {
         /// Revenue per user forecast at the horizon N of `_dN` (SPEC §5 "Forecast"): the renewal model's
         /// forecast with a bootstrap interval; only with a horizon, which must be `forecast.horizon_days`.
         case forecastRevenue
+        /// The same forecast in proceeds (after the store's cut and tax), from the same renewal models.
+        case forecastProceeds
     }
 
     /// The name in experiment files and report JSON, e.g. `paid_conversion`.
@@ -56,10 +58,10 @@ public struct MetricDefinition: Sendable {
         self.winWords = winWords
     }
 
-    /// Money per user: revenue to date and the revenue forecast.
-    public var isRevenue: Bool { statistic == .meanRevenue || statistic == .meanProceeds || statistic == .forecastRevenue }
+    /// Money per user: revenue and proceeds to date and their forecasts.
+    public var isRevenue: Bool { statistic == .meanRevenue || statistic == .meanProceeds || isForecast }
     /// Proceeds rather than gross revenue.
-    public var isProceeds: Bool { statistic == .meanProceeds }
-    /// The revenue forecast: read from the forecast, never tallied from facts.
-    public var isForecast: Bool { statistic == .forecastRevenue }
+    public var isProceeds: Bool { statistic == .meanProceeds || statistic == .forecastProceeds }
+    /// A forecast (gross or proceeds): read from the forecast, never tallied from facts.
+    public var isForecast: Bool { statistic == .forecastRevenue || statistic == .forecastProceeds }
 }

@@ -19,7 +19,9 @@ public enum MetricTable {
         MetricDefinition(name: "refund_rate", unit: .payers, statistic: .proportion(numerator: .refund),
                          lowerIsBetter: true, title: "Refunds", winWords: "has fewer refunds"),
         MetricDefinition(name: "revenue_per_user_forecast", unit: .exposedUsers, statistic: .forecastRevenue,
-                         title: "Revenue per user forecast", winWords: "is forecast to earn more per user"),
+                         title: "Gross revenue per user forecast", winWords: "is forecast to earn more per user"),
+        MetricDefinition(name: "proceeds_per_user_forecast", unit: .exposedUsers, statistic: .forecastProceeds,
+                         title: "Proceeds per user forecast", winWords: "is forecast to bring in more proceeds per user"),
     ]
 
     /// The table entry named `name` (no horizon suffix), if any.
