@@ -16,6 +16,7 @@ public actor AbctlClient {
     private var cache: AssignmentCache
     private var placementCache: PlacementCache
     private var storeAccounts: StoreAccounts
+    private var currentUser: CurrentUser
     private let outbox: EventOutbox
     private let serverClock: ServerClock
     /// The last assign call that failed for want of a server, while `retryAfter` has not passed.
@@ -37,12 +38,14 @@ public actor AbctlClient {
         self.placementCache = placementCache
         let storeAccounts = StoreAccounts(file: configuration.storageDirectory.appendingPathComponent("store_accounts.json"))
         self.storeAccounts = storeAccounts
+        let currentUser = try CurrentUser(file: configuration.storageDirectory.appendingPathComponent("current_user.json"))
+        self.currentUser = currentUser
         let sendTimeout = configuration.sendTimeout
         outbox = try EventOutbox(directory: configuration.storageDirectory, configuration: configuration, serverClock: serverClock,
                                  probeClock: { _ = try? await connection.get("healthz", deadline: sendTimeout) }) { body in
             try await connection.post("v1/events", body: body, contentType: "application/x-ndjson", deadline: sendTimeout)
         }
-        if let problem = cache.loadProblem ?? placementCache.loadProblem ?? storeAccounts.loadProblem {
+        if let problem = cache.loadProblem ?? placementCache.loadProblem ?? storeAccounts.loadProblem ?? currentUser.loadProblem {
             tally.lastError = problem
             tally.lastErrorAt = configuration.clock()
         }
@@ -275,6 +278,49 @@ public actor AbctlClient {
         }
     }
 
+    // MARK: People (SPEC §4, §7)
+
+    /// The id to ask and log under now: an anonymous id made on the first start and kept across
+    /// restarts, the known id after `logIn`, a new anonymous id after `logOut`. Queries and events
+    /// name their user themselves; pass this one.
+    public var userID: UserID { currentUser.id }
+
+    /// Whether `userID` is a known id (from `logIn`).
+    public var isLoggedIn: Bool { currentUser.isKnown }
+
+    /// The user signed in as `identity` (the app's account id). From an anonymous id: queues an
+    /// `identified` event from it to `identity` (event id `identify:IDENTITY`, as
+    /// `POST /v1/identify` stores it, allowed through an `app` key) behind everything queued
+    /// before, copies its cached answers to `identity`, and from then on `userID` is `identity`:
+    /// the server answers it with the anonymous id's arms (SPEC §2 people). Queued events keep the
+    /// id they were logged under and are all sent. From another known id it only switches (two
+    /// known ids never merge). On return the event is on disk; it is sent in the background
+    /// (`flush()` sends it now).
+    public func logIn(_ identity: UserID) async throws {
+        let old = currentUser.id
+        guard identity != old else {
+            if !currentUser.isKnown { try currentUser.become(identity, known: true) }
+            return
+        }
+        if !currentUser.isKnown {
+            guard try await outbox.enqueue([.identified(user: old, identity: identity, at: configuration.clock())]) == 1 else {
+                throw LogInError.queueFull
+            }
+            do {
+                try cache.carry(from: old, to: identity)
+                try placementCache.carry(from: old.text, to: identity.text)
+            } catch {
+                note("carrying cached answers to '\(identity)' failed: \(error)")
+            }
+        }
+        try currentUser.become(identity, known: true)
+    }
+
+    /// The user signed out: `userID` becomes a new anonymous id (queued events keep theirs).
+    public func logOut() throws {
+        try currentUser.become(UserID(UUID().uuidString.lowercased()), known: false)
+    }
+
     // MARK: Store identities
 
     /// The id to hand the stores for this user (SPEC §4): a lowercase UUID made the first time and
@@ -334,8 +380,10 @@ public actor AbctlClient {
     }
 
     private func refuseThroughAppKey(_ events: [ClientEvent]) throws {
-        guard configuration.isAppKey, let event = events.first(where: { $0.kind != .exposure }) else { return }
-        tally.purchasesRefused += events.filter { $0.kind != .exposure }.count
+        // An app key posts exposures and identifies (SPEC §7).
+        func refused(_ e: ClientEvent) -> Bool { e.kind != .exposure && e.kind != .identified }
+        guard configuration.isAppKey, let event = events.first(where: refused) else { return }
+        tally.purchasesRefused += events.filter(refused).count
         note("refused '\(event.kind.name)': an app key posts exposures only; purchases come from the store webhooks")
         throw AppKeyRefusal(kind: event.kind)
     }

@@ -75,6 +75,17 @@ struct AssignmentCache {
         try write()
     }
 
+    /// Copies `from`'s answers to `to` where `to` has none (a log-in, SPEC §7: the server answers
+    /// the known id with the person's arms, which are the anonymous id's).
+    mutating func carry(from: UserID, to: UserID) throws {
+        var changed = false
+        for (key, entry) in entries where key.user == from && entries[Key(user: to, experiment: key.experiment)] == nil {
+            entries[Key(user: to, experiment: key.experiment)] = entry
+            changed = true
+        }
+        if changed { try write() }
+    }
+
     /// Forgets an answer the server no longer gives (the user left the experiment, or it ended).
     mutating func remove(user: UserID, experiment: String) throws {
         guard entries.removeValue(forKey: Key(user: user, experiment: experiment)) != nil else { return }

@@ -25,6 +25,8 @@ public struct ClientEvent: Sendable, Equatable {
     /// What the app hands the App Store (`appAccountToken`) and Google Play (obfuscated account id)
     /// for this user (exposures; SPEC §4). The client fills it with `AbctlClient.storeAccountID(for:)`.
     public var storeAccountID: String?
+    /// The known id an `identified` event links `userID` to (SPEC §4 people).
+    public var identity: UserID?
 
     public init(id: EventID = EventID(UUID().uuidString.lowercased()), kind: Kind, userID: UserID, timestamp: Date = Date(),
                 experiment: String? = nil, variant: String? = nil, revenue: Double? = nil, currency: String? = nil,
@@ -72,6 +74,14 @@ public struct ClientEvent: Sendable, Equatable {
                            copySource: answer.copy.source, copyText: answer.copy.text, copyFallbackReason: answer.copy.fallbackReason)
     }
 
+    /// The `identified` event of a log-in: `user` (the id used so far) is `identity`'s. Its id is
+    /// `identify:IDENTITY`, the one `POST /v1/identify` gives, so the server stores it once.
+    public static func identified(user: UserID, identity: UserID, at timestamp: Date = Date()) -> ClientEvent {
+        var e = ClientEvent(id: EventID("identify:\(identity.text)"), kind: .identified, userID: user, timestamp: timestamp)
+        e.identity = identity
+        return e
+    }
+
     /// The event as one line of `POST /v1/events`.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
@@ -89,6 +99,7 @@ public struct ClientEvent: Sendable, Equatable {
         if let placement { members.append(("placement", .string(placement))) }
         if let attributes { members.append(("attributes", .object(attributes.sorted { $0.key < $1.key }))) }
         if let storeAccountID, kind == .exposure { members.append(("store_account_id", .string(storeAccountID))) }
+        if let identity, kind == .identified { members.append(("identity", .string(identity.text))) }
         return .object(members)
     }
 }

@@ -57,6 +57,20 @@ struct PlacementCache {
         try write()
     }
 
+    /// Copies `from`'s answers to `to` where `to` has none (a log-in), the user id in each answer too.
+    mutating func carry(from: String, to: String) throws {
+        var changed = false
+        for (key, entry) in entries where key.user == from && entries[Key(user: to, placement: key.placement)] == nil {
+            var answer = entry.answer
+            if case .object(let members) = answer {
+                answer = .object(members.map { $0.0 == "user_id" ? ($0.0, .string(to)) : $0 })
+            }
+            entries[Key(user: to, placement: key.placement)] = Entry(answer: answer, savedAt: entry.savedAt)
+            changed = true
+        }
+        if changed { try write() }
+    }
+
     /// Forgets every answer that names `experiment`, but `keeping`'s (the one just saved): the
     /// server said the experiment is stopped, shipped or under a safeguard stop.
     mutating func expire(experiment: String, keeping: (user: String, placement: String)?) throws {
