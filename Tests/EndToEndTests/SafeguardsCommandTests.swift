@@ -101,6 +101,13 @@ import Testing
             #expect(suffix == "csv" ? body.contains(",treatment,false,day0_cancel_rate,") && body.contains(",safeguard,stop_arm at 2026-12-03T00:00:00")
                                     : body.contains("arm treatment stopped on day0_cancel_rate"), "\(suffix): \(body.prefix(3000))")
         }
+        // The stop's CSV row fills every column of the header (it lacked `money` until 2026-12-04).
+        let csv = try String(contentsOfFile: out.path + "/" + (try #require(files.first { $0.hasSuffix(".csv") })), encoding: .utf8)
+        let lines = csv.components(separatedBy: "\r\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        let stop = try #require(lines.first { $0.contains(",safeguard,stop_arm at ") }).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let direction = try #require(header.firstIndex(of: "direction")), currency = try #require(header.firstIndex(of: "currency"))
+        #expect(stop.count == header.count && stop[direction] == "lower_is_better" && stop[currency] == "USD", "\(stop)")
 
         let reset = try await Abctl.run(["safeguards", "reset", "e2e", "treatment", "--by", "ana"] + ["--db", db], environment: ["ABCTL_NOW": "2026-12-03T02:00:00Z"])
         #expect(reset.status == 0, "\(reset.stderr)")
