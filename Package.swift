@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(name: "abctl", dependencies: ["CommandLineKit", definitions, "Assignment", paywallCopy, "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards", "Allocation"]),
         // Benchmark executables, in bench/ beside the scripts that build and run them (`make bench`).
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", definitions], path: "bench/AssignBenchmark"),
-        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore"], path: "bench/HandlerBenchmark"),
+        .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore", definitions], path: "bench/HandlerBenchmark"),
         .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "bench/WebhookBenchmark"),
         .executableTarget(name: "ClientBenchmark", dependencies: [abctlClient], path: "bench/ClientBenchmark"),
 

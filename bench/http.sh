@@ -21,6 +21,10 @@
 #    And a third abctl server whose products.json has storefronts (JP, DE, FR, GB, KR; issue 38) answers
 #    the same request with "country":"JP" (a storefront: its answers, rendered at load) and with no
 #    country (the default storefront): goal JP within 5% of no country, by the median of the rounds.
+#    And a fourth abctl server whose three running experiments are bandits (`allocation`, issue 42:
+#    new users drawn with the period's weights, answers carrying `allocation_period`) answers the
+#    plain request, run before the plain server on odd rounds and after it on even ones: goal
+#    bandits within 5% of fixed weights, by the median of the rounds.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
 #
@@ -73,6 +77,20 @@ metric() {   # $1: metric line prefix
 # The same experiments with storefronts in products.json (issue 38).
 cp -r "$ROOT/Experiments" "$WORK/storefronts"
 python3 "$ROOT/bench/lib/storefront-products.py" "$WORK/storefronts/products.json"
+
+# The same experiments with every running one (not the holdout) a bandit (issue 42). Each is sticky
+# (the default), has a start and no rollout, as a bandit needs; 24-hour periods from the start, so
+# the lease holder records the periods since then when it starts.
+cp -r "$ROOT/Experiments" "$WORK/bandits"
+python3 - "$WORK/bandits" <<'PY'
+import glob, json, sys
+for path in glob.glob(f"{sys.argv[1]}/*.json"):
+    e = json.load(open(path))
+    if not isinstance(e, dict) or e.get("status") != "running" or "variants" not in e:
+        continue
+    e["allocation"] = {"type": "bandit", "reward": "trial_start_rate", "update_hours": 24, "min_share": 0.05, "burn_in_users": 200}
+    json.dump(e, open(path, "w"), indent=2)
+PY
 
 # --- wrk scripts ---------------------------------------------------------------------------------
 # What both scripts share: a per-thread id (request ids stay unique) and the RESULT line.
@@ -158,20 +176,34 @@ start_abctl "$WORK/guarded.sqlite" "$WORK/guarded"
 GUARDED_PID=$SERVER_PID; GUARDED_PORT=$ABCTL_PORT
 start_abctl "$WORK/storefronts.sqlite" "$WORK/storefronts"
 PRICED_PID=$SERVER_PID; PRICED_PORT=$ABCTL_PORT
-trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; [ -n "$PRICED_PID" ] && kill "$PRICED_PID" 2>/dev/null; cleanup' EXIT
+start_abctl "$WORK/bandits.sqlite" "$WORK/bandits"
+BANDIT_PID=$SERVER_PID; BANDIT_PORT=$ABCTL_PORT
+trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; [ -n "$PRICED_PID" ] && kill "$PRICED_PID" 2>/dev/null; [ -n "$BANDIT_PID" ] && kill "$BANDIT_PID" 2>/dev/null; cleanup' EXIT
 SERVER_PID=$PLAIN_PID; ABCTL_PORT=$PLAIN_PORT
 curl -s -X POST "http://127.0.0.1:$PRICED_PORT/v1/assign" -H 'Content-Type: application/json' \
   -d '{"user_id":"bench-sample","attributes":{"country":"JP","app_version":"2.3.0"},"placement":"feature_gate"}' | grep -q '"currency":"JPY"' \
   || echo "bench: the storefront server does not price JP in JPY" >&2
 curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | grep -q '^abctl_safeguard_lease_held 1' || echo "bench: the guarded server holds no safeguard lease" >&2
+BANDIT_SAMPLE="$(curl -s -X POST "http://127.0.0.1:$BANDIT_PORT/v1/assign" -H 'Content-Type: application/json' \
+  -d '{"user_id":"bench-sample","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true}}' || true)"
+BANDIT_PERIODS="$(printf '%s' "$BANDIT_SAMPLE" | { grep -o '"allocation_period":"[^"]*"' || true; } | sort | uniq -c | tr '\n' ' ')"
+[ -n "$BANDIT_PERIODS" ] && echo "bench: the bandit server answers with $BANDIT_PERIODS" || echo "bench: the bandit server's answer carries no allocation_period" >&2
 
-NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""; JP_RESULTS=""; NOCOUNTRY_RESULTS=""
+NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""; JP_RESULTS=""; NOCOUNTRY_RESULTS=""; BANDIT_RESULTS=""
+bandit_run() {
+  local line
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$BANDIT_PORT" | grep RESULT)"
+  echo "  abctl bandits        $line"; BANDIT_RESULTS="$BANDIT_RESULTS$line;"
+}
 for round in $(seq "$ROUNDS"); do
   echo "bench: round $round/$ROUNDS: wrk -t$WRK_THREADS -c$CONNECTIONS -d${ROUND_SECONDS}s POST /v1/assign, nginx (fixed body) then abctl serve"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$NGINX_PORT" | grep RESULT)"
   echo "  nginx $line"; NGINX_RESULTS="$NGINX_RESULTS$line;"
+  # The bandit server next to the plain one, before it on odd rounds and after it on even ones.
+  [ $((round % 2)) = 1 ] && bandit_run
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl $line"; ABCTL_RESULTS="$ABCTL_RESULTS$line;"
+  [ $((round % 2)) = 0 ] && bandit_run
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$GUARDED_PORT" | grep RESULT)"
   echo "  abctl safeguards on  $line"; GUARDED_RESULTS="$GUARDED_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-one.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
@@ -189,6 +221,7 @@ GUARDED_SECONDS="$(curl -s "http://127.0.0.1:$GUARDED_PORT/metrics" | awk '$1 ==
 stop_abctl
 SERVER_PID=$GUARDED_PID; stop_abctl; GUARDED_PID=""
 SERVER_PID=$PRICED_PID; stop_abctl; PRICED_PID=""
+SERVER_PID=$BANDIT_PID; stop_abctl; BANDIT_PID=""
 
 # The HTTP layer's own ceiling: libmicrohttpd configured as abctl configures it, fixed body, no work.
 cc -O2 -o "$WORK/mhd_fixed" "$ROOT/bench/mhd_fixed.c" -lmicrohttpd
@@ -213,7 +246,7 @@ STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]
 
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" "$NOCOUNTRY_RESULTS" "$JP_RESULTS" <<'PY'
+python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" "$NOCOUNTRY_RESULTS" "$JP_RESULTS" "$BANDIT_RESULTS" <<'PY'
 import statistics, sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
@@ -256,6 +289,11 @@ jp_ratio = statistics.median(jp_ratios)
 print(f"  storefronts, no country: {statistics.median(n['rps'] for n in nocountry_runs):>8.0f} req/s   p99 {statistics.median(n['p99_ms'] for n in nocountry_runs):.2f} ms")
 print(f"  storefronts, JP        : {statistics.median(j['rps'] for j in jp_runs):>8.0f} req/s   p99 {statistics.median(j['p99_ms'] for j in jp_runs):.2f} ms   errors {int(sum(j['errors'] for j in jp_runs))}")
 print(f"  JP / no country, by round: {', '.join(f'{r:.2f}x' for r in jp_ratios)}; median {jp_ratio:.2f}x (goal within 5%: {'met' if jp_ratio >= 0.95 else 'NOT met'})")
+bandit_runs = [parse(l) for l in sys.argv[15].split(";") if l]
+bandit_ratios = [b["rps"] / a["rps"] for a, b in zip(abctl_runs, bandit_runs)]
+bandit_ratio = statistics.median(bandit_ratios)
+print(f"  assign, 3 bandits    : {statistics.median(b['rps'] for b in bandit_runs):>10.0f} req/s   p99 {statistics.median(b['p99_ms'] for b in bandit_runs):.2f} ms   errors {int(sum(b['errors'] for b in bandit_runs))}")
+print(f"  bandits / fixed weights, by round: {', '.join(f'{r:.2f}x' for r in bandit_ratios)}; median {bandit_ratio:.2f}x (goal within 5%: {'met' if bandit_ratio >= 0.95 else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
       f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")

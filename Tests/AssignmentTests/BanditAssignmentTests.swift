@@ -37,6 +37,11 @@ import Testing
         for (s, w) in zip(second, [0.1, 0.7, 0.2]) { #expect(abs(s - w) < 0.012, "\(second)") }
         #expect(e.allocationPeriodStart(at: Self.start.addingTimeInterval(25 * Self.hour)) == Self.start.addingTimeInterval(24 * Self.hour))
         #expect(e.allocationPeriodStart(at: Self.start.addingTimeInterval(Self.hour)) == Self.start)
+        // The answer's text, formatted once per period: 1_800_000_000 is 2027-01-15T08:00:00Z.
+        #expect(e.allocationPeriodText(at: Self.start.addingTimeInterval(Self.hour)) == "2027-01-15T08:00:00Z")
+        #expect(e.allocationPeriodText(at: Self.start.addingTimeInterval(25 * Self.hour)) == "2027-01-16T08:00:00Z")
+        let odd = try Self.bandit().withPeriods([BanditPeriod(from: Self.start.addingTimeInterval(0.25), weights: [0.2, 0.3, 0.5])])
+        #expect(odd.allocationPeriodText(at: Self.start.addingTimeInterval(Self.hour)) == "2027-01-15T08:00:00.25Z")
         // With no period read yet, the file's weights and the start.
         let bare = try Self.bandit()
         #expect(bare.allocationPeriodStart(at: Self.start.addingTimeInterval(99 * Self.hour)) == Self.start)

@@ -58,7 +58,21 @@ import Testing
         let arms = try #require(truth["experiments"] as? [String: [String: [String: Any]]])
         let products = try Self.json(folder.path + "/Experiments/products.json")
         let plans = try #require(((products["offerings"] as? [String: Any])?["chorus_plus"] as? [String: Any])?["plans"] as? [String: [String: Any]])
-        let monthly = try #require(plans["monthly"]?["price"] as? Double), annual = try #require(plans["annual"]?["price"] as? Double)
+        // Users pay their storefront's list price (products.json `storefronts`, by the country the truth's
+        // population draws), reported converted into the report currency: the truth's price is the mix.
+        let storefronts = products["storefronts"] as? [String: String] ?? [:]
+        let exchangeRates = products["exchange_rates"] as? [String: Double] ?? [:]
+        let countries = try #require((truth["population"] as? [String: Any])?["country"] as? [String: Double])
+        func price(_ plan: String) throws -> Double {
+            let p = try #require(plans[plan])
+            return try countries.reduce(0.0) { sum, c in
+                guard let currency = storefronts[c.key] else { return sum + c.value * (p["price"] as! Double) }
+                let local = try #require((p["prices"] as? [String: Double])?[currency]), rate = try #require(exchangeRates[currency])
+                return sum + c.value * local * rate
+            }
+        }
+        #expect(storefronts.count >= 2, "the story prices plans in storefronts of their own")
+        let monthly = try price("monthly"), annual = try price("annual")
 
         let index = try String(contentsOfFile: folder.path + "/Reports/index.html", encoding: .utf8)
         for (experiment, variants) in arms {
@@ -146,5 +160,18 @@ import Testing
         let at = try #require(stops.first?["at"] as? String), end = try #require(trial["as_of"] as? String)
         #expect(at < end && at > "2026-11-02", "stopped at \(at), the story ends \(end)")
         #expect(summary.contains("safeguard stopped arm trial-7d on day0_cancel_rate"))
+        #expect(summary.contains("forecast: gross revenue per user by day 365, USD"), "\(summary)")
+        #expect(summary.contains("Storefronts: "), "\(summary)")
+
+        // The bandit over AI lines: by the last day of arrivals it sends most users to the arm whose true
+        // trial start rate is the highest, and its report's periods say so.
+        let lines = try Self.json(folder.path + "/Reports/chorus-voice.json")
+        let banditTruth = try #require(arms["chorus-voice"])
+        let best = try #require(banditTruth.max { (($0.value["trial_start"] as? Double) ?? (defaults["trial_start"] as! Double)) < (($1.value["trial_start"] as? Double) ?? (defaults["trial_start"] as! Double)) }?.key)
+        let periods = try #require((lines["allocation"] as? [String: Any])?["periods"] as? [[String: Any]])
+        let lastWithUsers = try #require(periods.last { (($0["users"] as? [String: Int]) ?? [:]).values.contains { $0 > 0 } })
+        let weights = try #require(lastWithUsers["weights"] as? [String: Double])
+        #expect((weights[best] ?? 0) > 0.5 && lastWithUsers["rule"] as? String == "learned", "\(lastWithUsers)")
+        #expect(summary.contains("chance of being best: \(best) "), "\(summary)")
     }
 }

@@ -72,7 +72,10 @@ import Testing
         #expect(Self.output(of: 3, in: demo.stdout).hasSuffix("Reports/index.html (the demo's own page)"))
 
         let written = try FileManager.default.contentsOfDirectory(atPath: demoFolder.path + "/Reports").filter { $0 != "index.html" }.sorted()
-        #expect(written.count == 12, "\(written)")
+        // html, md and json per experiment file.
+        let experiments = try FileManager.default.contentsOfDirectory(atPath: demoFolder.path + "/Experiments")
+            .filter { $0.hasSuffix(".json") && !["schema.json", "products.json", "placements.json"].contains($0) }
+        #expect(written.count == 3 * experiments.count && experiments.count >= 5, "\(written)")
         #expect(written == (try FileManager.default.contentsOfDirectory(atPath: ownFolder.path + "/Reports").sorted()))
         for name in written {
             let a = try Data(contentsOf: URL(fileURLWithPath: "\(demoFolder.path)/Reports/\(name)"))

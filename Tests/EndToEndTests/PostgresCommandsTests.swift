@@ -21,7 +21,7 @@ import TestSupport
         #expect(pg.stdout.contains(":PASSWORD@"), "the tour's commands show where the password goes")
 
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/sqlite").sorted()
-        #expect(written.count == 13, "an HTML, a Markdown and a JSON report per experiment (four with the global holdout), and index.html: \(written)")
+        #expect(written.count == 16, "an HTML, a Markdown and a JSON report per experiment (five with the global holdout), and index.html: \(written)")
         #expect(written.contains("index.html"), "\(written)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/pg").sorted() == written)
         for name in written {

@@ -108,7 +108,7 @@ import Testing
         let shipped = try await Abctl.run(["report", "trial-length", "--db", "missing.sqlite", "--experiments", Abctl.packageRoot + "/Experiments"], in: folder.path)
         #expect(shipped.status == 2)
         #expect(shipped.stderr.contains("no experiment 'trial-length' in the experiment folder. Did you mean 'chorus-trial-length'? "
-            + "Experiments: chorus-discount-framing, chorus-holdout, chorus-paywall-copy, chorus-trial-length."), "\(shipped.stderr)")
+            + "Experiments: chorus-discount-framing, chorus-holdout, chorus-paywall-copy, chorus-trial-length, chorus-voice."), "\(shipped.stderr)")
         let badDate = try await Abctl.run(["report", "--since", "yesterday"], in: folder.path)
         #expect(badDate.status == 2)
         let badAlpha = try await Abctl.run(["report", "--alpha", "2"], in: folder.path)

@@ -18,7 +18,7 @@ struct ServeBasicsTests {
             #expect(reply.status == 200)
             #expect(reply.headers["connection"]?.lowercased() != "close")
             #expect(reply.json?["status"] as? String == "ok")
-            #expect(reply.json?["experiments"] as? Int == 3)
+            #expect(reply.json?["experiments"] as? Int == 4)
         }
         // POST with a body on the same connection too.
         for _ in 0..<3 {
@@ -145,7 +145,7 @@ struct ServeBasicsTests {
         #expect(text.contains("# TYPE abctl_http_request_duration_seconds histogram"))
         #expect(text.contains(#"abctl_events_total{outcome="stored"} "#))
         #expect(text.contains(#"abctl_reloads_total{result="ok"} 0"#))
-        #expect(text.contains("abctl_experiments_loaded 3"))
+        #expect(text.contains("abctl_experiments_loaded 4"))
         // One JSON line per request on stderr (flushed within 100 ms).
         #expect(await eventually { server.logLines.contains { $0["msg"] as? String == "request" && $0["path"] as? String == "/nothing" && $0["status"] as? Int == 404 } })
         let requestLines = server.logLines.filter { $0["msg"] as? String == "request" }

@@ -26,7 +26,7 @@ struct ServeDataTests {
                                     stdin: users.joined(separator: "\n") + "\n")
         #expect(cli.status == 0, "\(cli.stderr)")
         let lines = cli.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(lines.count == users.count * 3)
+        #expect(lines.count == users.count * 4)   // the shipped experiments but the global holdout
         for user in users {
             for a in try await assign(server, user) {
                 let match = lines.first { $0["user_id"] as? String == user && $0["experiment"] as? String == a["experiment"] as? String }

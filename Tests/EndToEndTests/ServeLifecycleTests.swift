@@ -54,7 +54,7 @@ struct ServeLifecycleTests {
         let ids = { () async throws -> Set<String> in
             Set(((try await server.request("GET", "/v1/experiments").json?["experiments"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
         }
-        #expect(try await ids().count == 4)
+        #expect(try await ids().count == 5)
 
         // Good change: one experiment removed, with the placement audience that showed it.
         try FileManager.default.removeItem(atPath: server.experimentsPath + "/chorus-discount-framing.json")
@@ -65,14 +65,14 @@ struct ServeLifecycleTests {
         #expect(withoutAudience != placements, "placements.json shows chorus-discount-framing to an audience")
         try withoutAudience.write(toFile: placementsPath, atomically: true, encoding: .utf8)
         server.signal(SIGHUP)
-        #expect(try await eventually { try await ids() == ["chorus-holdout", "chorus-paywall-copy", "chorus-trial-length"] })
+        #expect(try await eventually { try await ids() == ["chorus-holdout", "chorus-paywall-copy", "chorus-trial-length", "chorus-voice"] })
         #expect(try await server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="ok"} 1"#))
 
         // Broken change: the old snapshot stays, and the log says why.
         try "{ \"id\": ".write(toFile: server.experimentsPath + "/chorus-trial-length.json", atomically: true, encoding: .utf8)
         server.signal(SIGHUP)
         #expect(try await eventually { try await server.request("GET", "/metrics").text.contains(#"abctl_reloads_total{result="failed"} 1"#) })
-        #expect(try await ids() == ["chorus-holdout", "chorus-paywall-copy", "chorus-trial-length"])
+        #expect(try await ids() == ["chorus-holdout", "chorus-paywall-copy", "chorus-trial-length", "chorus-voice"])
         #expect(try await server.request("POST", "/v1/copy/check", body: #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#).status == 200)
         #expect(await eventually {
             server.logLines.contains { ($0["msg"] as? String)?.hasPrefix("reload failed") == true && ($0["problems"] as? [String])?.first?.contains("chorus-trial-length.json") == true }

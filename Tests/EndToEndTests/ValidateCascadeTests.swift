@@ -17,7 +17,7 @@ import Testing
         #expect(lines[1].hasPrefix("chorus-paywall-copy.json:1:1: note: not checked, because this file is not valid JSON: "), "\(lines)")
         #expect(lines[1].contains("'chorus-paywall-copy' (placements.json, audience"), "\(lines)")
         #expect(!r.stdout.contains("which is not in this folder"))
-        #expect(lines[2] == "6 files checked (4 experiments): 1 error, 0 warnings, 1 note")
+        #expect(lines[2] == "7 files checked (5 experiments): 1 error, 0 warnings, 1 note")
 
         let github = try await Abctl.run(["validate", ".", "--format", "github"], in: folder.path)
         #expect(github.stdout.split(separator: "\n").filter { $0.hasPrefix("::") }.map { $0.prefix(9) } == ["::error f", "::notice "], "\(github.stdout)")

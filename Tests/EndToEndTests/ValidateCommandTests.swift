@@ -12,7 +12,7 @@ import Testing
     @Test func defaultsToExperimentsFolder() async throws {
         let r = try await Abctl.run(["validate"])
         #expect(r.status == 0)
-        #expect(r.stdout.contains("4 experiments"))
+        #expect(r.stdout.contains("5 experiments"))
     }
 
     func brokenFolder() throws -> TemporaryFolder {

@@ -28,7 +28,7 @@ import TestSupport
     @Test func theShippedExperimentsAreValid() {
         let report = ExperimentFiles.validate(paths: [packageRoot + "/Experiments"])
         #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
-        #expect(report.catalog?.experiments.count == 4, "three experiments and the global holdout")
+        #expect(report.catalog?.experiments.count == 5, "four experiments (one a bandit) and the global holdout")
         let namespaces = Set(report.catalog?.experiments.compactMap { $0.namespace?.id } ?? [])
         #expect(namespaces == ["paywall"])
     }

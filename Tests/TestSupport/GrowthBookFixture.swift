@@ -11,7 +11,8 @@ public enum GrowthBookFixture {
     /// audiences reach fixed paywalls, no paywall, and experiments live, shipped, paused and ended.
     public static func writeExperiments(_ folder: String) throws {
         // The fixture has its own holdout (gb-holdout); ServeProcess already leaves the shipped one out.
-        for name in ["chorus-trial-length.json", "chorus-discount-framing.json", "chorus-holdout.json"]
+        // The shipped bandit (chorus-voice) too: GrowthBook's payload leaves running bandits out.
+        for name in ["chorus-trial-length.json", "chorus-discount-framing.json", "chorus-holdout.json", "chorus-voice.json"]
         where FileManager.default.fileExists(atPath: folder + "/" + name) {
             try FileManager.default.removeItem(atPath: folder + "/" + name)
         }

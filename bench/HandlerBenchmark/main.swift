@@ -4,6 +4,7 @@
 // Runs each request through what the daemon calls (route, handle, answered, completed) on one
 // thread, against a real store in a temporary folder, and prints user and system CPU per request.
 // bench/http.sh measures the whole server; this isolates abctl's own work from libmicrohttpd and TCP.
+import ExperimentDefinitions
 import Foundation
 import HTTPTransport
 import Server
@@ -41,6 +42,19 @@ do {
     exit(1)
 }
 let api = server.api
+
+// A bandit draws with its recorded period (SPEC §2), which the safeguard service records and reads
+// into the snapshot: run it until every running bandit has one, then stop it, so the loop below
+// draws as a serving node does and no background work is counted.
+let bandits = api.snapshots.snapshot.catalog.experiments.filter { $0.isBandit && $0.status == .running }.map(\.id)
+if !bandits.isEmpty {
+    api.safeguards.start()
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, !bandits.allSatisfy({ id in api.snapshots.snapshot.periods.contains { $0.experiment == id } }) { usleep(20_000) }
+    api.safeguards.stop()
+    let read = Set(api.snapshots.snapshot.periods.map(\.experiment))
+    FileHandle.standardError.write(Data("handler-bench: \(bandits.count) bandits, \(bandits.filter(read.contains).count) with periods in the snapshot\n".utf8))
+}
 
 /// The request bodies bench/http.sh's wrk scripts send.
 func request(_ n: Int, route routeName: String, country: String) -> HTTPRequest {

@@ -208,9 +208,9 @@ struct AssignHandler: Responder {
 
     /// `,"allocation_period":"…"`: a bandit's period in force (SPEC §2), which the exposure echoes.
     func writeAllocationPeriod(_ experiment: AssignableExperiment, snapshot: ExperimentSnapshot, to out: inout ByteWriter) {
-        guard let from = experiment.allocationPeriodStart(at: snapshot.assigner.currentTime()) else { return }
+        guard let from = experiment.allocationPeriodText(at: snapshot.assigner.currentTime()) else { return }
         out.append(literal: #","allocation_period":"#)
-        JSONWriter.writeString(Timestamp(from).rfc3339, to: &out)
+        JSONWriter.writeString(from, to: &out)
     }
 
     /// `,"holdouts":[{"experiment","variant"}…]`: the user's arm in each holdout that takes them.

@@ -6,7 +6,7 @@ import Reporting
 /// `Reports/index.html`: one page linking every report the demo wrote, each with its verdict in a line.
 /// Self-contained like the reports (no scripts, no outside resources), readable from 390 px up.
 enum DemoIndexPage {
-    static func render(_ reports: [Report], holdouts: Set<String>, asOf: Date) -> String {
+    static func render(_ reports: [Report], holdouts: Set<String>, products: Products, asOf: Date) -> String {
         var items = ""
         for r in reports {
             let id = escape(r.experimentID)
@@ -22,9 +22,10 @@ enum DemoIndexPage {
             }
             let reason = r.decision.reasons.first.map { "<p class=\"why\">\(escape($0))</p>" } ?? ""
             let stops = r.safeguards.isEmpty ? "" : "<p class=\"safeguard\">\(escape(DemoSummary.safeguards(r)))</p>"
+            let bandit = DemoSummary.bandit(r).map { "<p class=\"why\">\(escape($0))</p>" } ?? ""
             items += """
             <li class="\(escape(r.decision.verdict.rawValue))"><h2><a href="\(id).html">\(escape(r.experimentName))</a></h2>
-            <p class="verdict"><strong>\(escape(DemoSummary.verdict(r)))</strong> · \(Self.count(r.users)) users</p>\(reason)\(stops)
+            <p class="verdict"><strong>\(escape(DemoSummary.verdict(r)))</strong> · \(Self.count(r.users)) users</p>\(reason)\(bandit)\(stops)
             <p class="muted"><code>\(id)</code> · <a href="\(id).md">Markdown</a> · <a href="\(id).json">JSON</a> · forecast: \(escape(DemoSummary.forecast(r)))</p></li>
 
             """
@@ -41,10 +42,10 @@ enum DemoIndexPage {
         </head>
         <body><main>
         <h1>The Chorus+ experiments</h1>
-        <p class="muted">abctl demo: a simulated story, read as of \(escape(RFC3339.format(asOf))). Each report is split by country and platform.</p>
+        <p class="muted">abctl demo: a simulated story, read as of \(escape(RFC3339.format(asOf))). Each report is split by country and platform.\(DemoSummary.storefronts(products).map { " " + escape($0) } ?? "")</p>
         <ul class="reports">
         \(items)</ul>
-        <p class="muted">Not in the demo yet: bandits, storefront prices per country, people who log in (the README says why).</p>
+        <p class="muted">\(escape(DemoSummary.notYet))</p>
         </main></body>
         </html>
 

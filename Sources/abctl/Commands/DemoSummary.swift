@@ -6,8 +6,9 @@ import Reporting
 /// The demo's closing summary (and the index page's lines): per experiment the verdict, when a
 /// decision can be expected while there is none, the forecast per arm and any safeguard stop.
 enum DemoSummary {
-    static func text(_ reports: [Report], holdouts: Set<String>, asOf: Date, out: String) -> String {
+    static func text(_ reports: [Report], holdouts: Set<String>, products: Products, asOf: Date, out: String) -> String {
         var lines = ["Summary as of \(RFC3339.format(asOf)) (open \(out)/index.html):"]
+        if let prices = storefronts(products) { lines.append(prices) }
         for r in reports {
             if holdouts.contains(r.experimentID) {
                 lines.append("\(r.experimentID): \(heldOut(r))")
@@ -16,10 +17,11 @@ enum DemoSummary {
                 continue
             }
             lines.append("\(r.experimentID): \(verdict(r))")
+            if let b = bandit(r) { lines.append("  \(b)") }
             lines.append("  forecast: \(forecast(r))")
             lines.append("  \(safeguards(r))")
         }
-        lines.append("Not in the demo yet: bandits, storefront prices per country, people who log in (README says why).")
+        lines.append(notYet)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -46,6 +48,31 @@ enum DemoSummary {
                 + (a.proceedsPerUser.map { " (proceeds \(money($0)))" } ?? "")
         }
         return "gross revenue per user by day \(horizon), \(r.currency): " + parts.joined(separator: ", ")
+    }
+
+    /// "Storefronts: GB pays in GBP, DE and FR in EUR, every other country in USD; money is reported in USD."
+    static func storefronts(_ products: Products) -> String? {
+        guard !products.storefronts.isEmpty else { return nil }
+        let byCurrency = Dictionary(grouping: products.storefronts.keys.sorted()) { products.storefronts[$0]! }
+        let parts = byCurrency.keys.sorted().map { c in
+            let countries = byCurrency[c]!
+            return (countries.count == 1 ? countries[0] : countries.dropLast().joined(separator: ", ") + " and " + countries.last!) + " in \(c)"
+        }
+        return "Storefronts: " + parts.joined(separator: ", ") + ", every other country in \(products.currency); money is reported in \(products.currency)."
+    }
+
+    /// What the demo does not show yet (the README says why).
+    static let notYet = "Not in the demo yet: people who log in (README says why)."
+
+    /// A bandit's weights in the last period users arrived in, and each arm's chance of being the best.
+    static func bandit(_ r: Report) -> String? {
+        guard let a = r.allocation, let last = a.periods.last(where: { $0.users.contains { $0 > 0 } }) ?? a.periods.last else { return nil }
+        let weights = zip(a.variants, last.weights).map { "\($0) \(Int(($1 * 100).rounded()))%" }.joined(separator: ", ")
+        var line = "bandit: weights in period \(last.index) (\(day(last.from))): \(weights)"
+        if let best = a.chanceBest, let i = best.indices.max(by: { best[$0] < best[$1] }) {
+            line += String(format: "; chance of being best: %@ %.1f%%", a.variants[i], best[i] * 100)
+        }
+        return line
     }
 
     static func safeguards(_ r: Report) -> String {

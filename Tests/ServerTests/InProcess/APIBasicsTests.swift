@@ -9,7 +9,7 @@ import Testing
         let reply = await server.request("GET", "/healthz")
         #expect(reply.status == 200)
         #expect(reply.json?["status"] as? String == "ok")
-        #expect(reply.json?["experiments"] as? Int == 4, "three experiments and the global holdout")
+        #expect(reply.json?["experiments"] as? Int == 5, "four experiments and the global holdout")
     }
 
     @Test func openAPIDocumentDescribesEveryEndpoint() async throws {
@@ -102,7 +102,7 @@ import Testing
         let reply = await server.request("GET", "/v1/experiments")
         #expect(reply.status == 200)
         let experiments = try #require(reply.json?["experiments"] as? [[String: Any]])
-        #expect(Set(experiments.compactMap { $0["id"] as? String }) == ["chorus-paywall-copy", "chorus-trial-length", "chorus-discount-framing", "chorus-holdout"])
+        #expect(Set(experiments.compactMap { $0["id"] as? String }) == ["chorus-paywall-copy", "chorus-trial-length", "chorus-discount-framing", "chorus-holdout", "chorus-voice"])
         // As written: experiments with their variants, the holdout with its fraction.
         #expect(experiments.allSatisfy { $0["$schema"] == nil && ($0["variants"] is [Any] || ($0["kind"] as? String == "holdout" && $0["fraction"] is Double)) })
         let products = try #require(reply.json?["products"] as? [String: Any])
@@ -124,6 +124,6 @@ import Testing
         #expect(text.contains("# TYPE abctl_http_request_duration_seconds histogram"))
         #expect(text.contains(#"abctl_events_total{outcome="stored"} "#))
         #expect(text.contains(#"abctl_reloads_total{result="ok"} 0"#))
-        #expect(text.contains("abctl_experiments_loaded 4"))
+        #expect(text.contains("abctl_experiments_loaded 5"))
     }
 }

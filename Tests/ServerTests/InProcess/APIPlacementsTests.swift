@@ -34,7 +34,7 @@ struct APIPlacementsTests {
         // No audience matches: the default, with the reason; an audience's null paywall: nothing to show.
         let web = try #require(await server.request("POST", "/v1/assign", headers: auth, body: #"{"user_id":"w","attributes":{"platform":"web"},"placement":"feature_gate"}"#).json)
         #expect(web["reason"] as? String == "audience" && web["show_paywall"] as? Bool == false && web["paywall"] is NSNull && web["audience"] as? String == "web")
-        let other = try #require(await server.request("POST", "/v1/assign", headers: auth, body: #"{"user_id":"w","attributes":{"platform":"ios"},"placement":"feature_gate"}"#).json)
+        let other = try #require(await server.request("POST", "/v1/assign", headers: auth, body: #"{"user_id":"w","attributes":{"platform":"macos"},"placement":"feature_gate"}"#).json)
         #expect(other["reason"] as? String == "default" && other["audience"] is NSNull && other["experiment"] is NSNull && other["show_paywall"] as? Bool == true)
         let plans = try #require((other["paywall"] as? [String: Any])?["plans"] as? [[String: Any]])
         #expect(plans.map { $0["highlighted"] as? Bool } == [false, true])

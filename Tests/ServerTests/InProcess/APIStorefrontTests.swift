@@ -44,8 +44,9 @@ struct APIStorefrontTests {
                 check(paywall, currency: currency, framing: framing, "\(country ?? "none") u\(n)")
             }
             #expect(checked >= 10, "\(checked)")
-            // The placement form: feature_gate's default (percent_off) for iOS, the experiment for Android.
-            let placed = try #require(await server.request("POST", "/v1/assign", body: Self.body("p", country: country, placement: "feature_gate")).json)
+            // The placement form: feature_gate's default (percent_off) for a platform no audience names (iOS
+            // has the bandit chorus-voice there), the experiment for Android.
+            let placed = try #require(await server.request("POST", "/v1/assign", body: Self.body("p", country: country, platform: "macos", placement: "feature_gate")).json)
             check(try #require(placed["paywall"] as? [String: Any]), currency: currency, framing: "percent_off", "placement \(country ?? "none")")
             let android = try #require(await server.request("POST", "/v1/assign", body: Self.body("p", country: country, platform: "android", placement: "feature_gate")).json)
             let paywall = try #require(android["paywall"] as? [String: Any])
