@@ -35,17 +35,32 @@ struct AAExperiments {
 
     func removeFolder() { try? FileManager.default.removeItem(atPath: folder) }
 
-    /// One seed's reports, one per experiment, in catalog order.
-    func reports(truth: Truth = Truth(), options: Simulator.Options, segments: [String] = []) throws -> [Report] {
+    /// One seed's reports, one per experiment, in catalog order. With `people`, the `identified`
+    /// events join ids into persons (`IdentityGraph`, in the order simulated) and each person's facts
+    /// come from all of its ids' events (`FactsBuilder.facts(person:members:)`), as the stores keep them.
+    func reports(truth: Truth = Truth(), options: Simulator.Options, segments: [String] = [], people: Bool = false) throws -> [Report] {
         let simulator = Simulator(catalog: catalog, assigner: assigner, truth: truth, options: options)
         var byUser: [UserID: [Event]] = [:]
+        var graph = IdentityGraph()
         _ = try simulator.run { batch in
-            for e in batch { byUser[e.userID, default: []].append(e) }
+            for e in batch {
+                byUser[e.userID, default: []].append(e)
+                if people { graph.record(e) }
+            }
             return AppendResult(stored: batch.count)
         }
         var facts: [String: [UserFacts]] = [:]
-        for user in byUser.keys.sorted() {
-            for f in FactsBuilder.facts(userID: user, events: byUser[user]!) { facts[f.experiment, default: []].append(f) }
+        if people {
+            var members: [UserID: [UserID]] = [:]
+            for user in byUser.keys.sorted() { members[graph.person(of: user), default: []].append(user) }
+            for person in members.keys.sorted() {
+                let sources = members[person]!.map { id in (id: id, events: byUser[id]!.map(FactsBuilder.Source.init)) }
+                for f in FactsBuilder.facts(person: person, members: sources) { facts[f.experiment, default: []].append(f) }
+            }
+        } else {
+            for user in byUser.keys.sorted() {
+                for f in FactsBuilder.facts(userID: user, events: byUser[user]!) { facts[f.experiment, default: []].append(f) }
+            }
         }
         return try catalog.experiments.map { experiment in
             var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil, segments: segments))
