@@ -8,6 +8,8 @@
 #   ROUNDS=5 DURATION=6 CONNECTIONS=64 WRK_ATTRIBUTES=1 bench/events.sh /path/to/reference/abctl
 #
 # WRK_ATTRIBUTES=1: every exposure carries a placement and attributes (bench/lib/events-request.lua).
+# IDENTIFIED=1: each round also runs this abctl with 5% of the lines `identified` (log-ins), and the
+# medians end with its figures beside this abctl's without them.
 # Besides events per second, each run reads the server's own CPU time (/proc) and gives CPU µs per
 # stored event, the figure to compare on a busy machine; the medians and their ratios end the run.
 #
@@ -71,6 +73,11 @@ for round in $(seq "$ROUNDS"); do
   reference="$(events_rate "$REFERENCE" "$WORK/reference-$round.sqlite" "${REFERENCE_EXPERIMENTS:-$ROOT/Experiments}")"
   echo "round $round: this abctl $this   reference $reference"
   echo "this $this" >> "$WORK/rounds.txt"; echo "reference $reference" >> "$WORK/rounds.txt"
+  if [ "${IDENTIFIED:-}" = 1 ]; then
+    identified="$(WRK_IDENTIFIED=1 events_rate "$ABCTL" "$WORK/identified-$round.sqlite" "$ROOT/Experiments")"
+    echo "round $round: this abctl, 5% identified lines $identified"
+    echo "identified $identified" >> "$WORK/rounds.txt"
+  fi
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$WORK/rounds.txt" <<'PY'
@@ -85,4 +92,8 @@ c = statistics.median(cpu["this"]) / statistics.median(cpu["reference"])
 print(f"medians: this {statistics.median(rate['this']):,.0f} events/s, {statistics.median(cpu['this']):.2f} µs CPU/event; "
       f"reference {statistics.median(rate['reference']):,.0f} events/s, {statistics.median(cpu['reference']):.2f} µs CPU/event")
 print(f"this / reference: {r:.2f}x events/s, {c:.2f}x CPU per event (goal: CPU per event <= 1.10x)")
+if "identified" in rate:
+    print(f"this with 5% identified lines: {statistics.median(rate['identified']):,.0f} events/s, {statistics.median(cpu['identified']):.2f} µs CPU/event; "
+          f"{statistics.median(rate['identified']) / statistics.median(rate['this']):.2f}x events/s, "
+          f"{statistics.median(cpu['identified']) / statistics.median(cpu['this']):.2f}x CPU per event of this without them")
 PY

@@ -8,10 +8,13 @@ with ~2% arriving late and ~0.5% retried (same event_id twice), as store webhook
 With --attributes, every exposure also carries the attributes the app sent to assign (platform,
 country, app_version, new_user) and a placement, as AbctlClient sends them (SPEC §4); they are
 drawn from a stream of their own, so the events are otherwise the same.
+With --identified P, about P% of the lines are `identified` events (SPEC §4 people): a user chosen
+(from a stream of its own) logs in 30 s after its first exposure as `acct-N`, and its later events
+(trials, purchases, renewals, cancellations) arrive under that known id, as a store webhook sends them.
 """
 import argparse, json, random, uuid, datetime
 
-TYPES = {"exposure": 1, "trial_started": 2, "purchased": 3, "converted": 4, "renewed": 5, "cancelled": 6, "refunded": 7}
+TYPES = {"exposure": 1, "trial_started": 2, "purchased": 3, "converted": 4, "renewed": 5, "cancelled": 6, "refunded": 7, "identified": 8}
 EXPERIMENTS = {
     "chorus-paywall-copy": ["control", "name", "ai"],
     "chorus-trial-length": ["trial-3d", "trial-7d"],
@@ -77,7 +80,11 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--sql")
     ap.add_argument("--attributes", action="store_true")
+    ap.add_argument("--identified", type=float, default=0, help="percent of lines that are identified events")
     a = ap.parse_args()
+    login_rng = random.Random(a.seed + 2_000_003)
+    # A user has about 2.3 lines; a log-in adds one.
+    login_share = 0 if a.identified <= 0 else min(1.0, (a.identified / 100) * 2.3 / (1 - a.identified / 100))
     attribute_rng = random.Random(a.seed + 1_000_003)
     countries = ["US", "GB", "DE", "FR", "JP", "BR", "CA", "AU", "IN", "ES", "IS", "MT"]
     weights = [40, 12, 10, 8, 7, 6, 5, 4, 4, 3, 0.05, 0.05]
@@ -86,7 +93,15 @@ def main():
     n = 0
     retries = a.events // 200
     while len(events) < a.events - retries:
-        events.extend(user_events(rng, "user-%07d" % n))
+        mine = user_events(rng, "user-%07d" % n)
+        if login_share and login_rng.random() < login_share:
+            known = "acct-%07d" % n
+            for e in mine:
+                if e["type"] != "exposure":
+                    e["user_id"] = known
+            mine.insert(1, {"type": "identified", "user_id": "user-%07d" % n, "identity": known,
+                            "event_id": "identify:" + known, "ts": mine[0]["ts"] + 30_000_000})
+        events.extend(mine)
         n += 1
     events = events[:a.events - retries]
     # Retries: the same event again (same event_id), arriving later in the stream.
@@ -103,7 +118,7 @@ def main():
         for _, i in keyed:
             e = events[i]
             line = {"event_id": e["event_id"], "type": e["type"], "user_id": e["user_id"], "ts": rfc3339(e["ts"])}
-            for k in ("experiment", "variant", "revenue", "currency", "product_id", "copy_source", "copy_text", "copy_fallback_reason"):
+            for k in ("experiment", "variant", "revenue", "currency", "product_id", "copy_source", "copy_text", "copy_fallback_reason", "identity"):
                 if k in e:
                     line[k] = e[k]
             if a.attributes and e["type"] == "exposure":

@@ -9,12 +9,15 @@
 #
 #   bench/ingest.sh [N]
 #   REF=3e5d0cf ROUNDS=3 ATTRIBUTES=1 bench/ingest.sh [N]
+#   IDENTIFIED=5 ROUNDS=3 bench/ingest.sh [N]
 #
 # With REF (a commit), the script instead alternates ROUNDS ingests of the same N events into fresh
 # files by the abctl of REF (built from `git archive`, bench/lib/reference.sh; with its own
 # Experiments folder) and by this abctl, and prints each run's wall and CPU seconds and the ratio of
 # the medians. ATTRIBUTES=1 gives every exposure a placement and attributes (platform, country,
 # app_version, new_user) as AbctlClient sends them (bench/gen_events.py --attributes).
+# With IDENTIFIED (a percent), it alternates ROUNDS ingests of the N events without and with that
+# share of `identified` lines (log-ins; bench/gen_events.py --identified) and prints the ratio.
 #
 # Needs: python3, sqlite3, /usr/bin/time (GNU time). Builds abctl in release mode.
 set -euo pipefail
@@ -29,6 +32,38 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/abctl-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), sqlite3 $(sqlite3 --version | cut -d' ' -f1)"
+if [ -n "${IDENTIFIED:-}" ]; then
+    # The same N events twice, the second time with IDENTIFIED percent of the lines `identified`
+    # (log-ins, purchases under the known id: bench/gen_events.py --identified), alternated ROUNDS
+    # times into fresh files by this abctl, in the same run (issue 37: people at ingest).
+    python3 bench/gen_events.py --events "$N" --out "$work/plain.ndjson"
+    python3 bench/gen_events.py --events "$N" --out "$work/identified.ndjson" --identified "$IDENTIFIED"
+    echo "identified lines: $(grep -c '"type":"identified"' "$work/identified.ndjson") of $N"
+    echo "uptime: $(uptime)"
+    : > "$work/times.txt"
+    for round in $(seq "${ROUNDS:-3}"); do
+        for who in plain identified; do
+            rm -f "$work/alt.sqlite"*
+            /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$BIN" ingest "$work/$who.ndjson" --db "$work/alt.sqlite" > "$work/out.txt"
+            read -r SECS USER SYS RSS_KB < "$work/time.txt"
+            echo "round $round $who: ${SECS}s wall, $(python3 -c "print(f'{$USER + $SYS:.2f}')")s CPU, $((RSS_KB / 1024)) MB; $(cat "$work/out.txt"); $(sqlite3 "$work/alt.sqlite" 'SELECT count(*) FROM people') people rows"
+            echo "$who $SECS $USER $SYS" >> "$work/times.txt"
+        done
+    done
+    echo "uptime: $(uptime)"
+    python3 - "$work/times.txt" <<'PY'
+import statistics, sys
+t = {}
+for line in open(sys.argv[1]):
+    who, wall, user, sys_ = line.split()
+    t.setdefault(who, []).append((float(wall), float(user) + float(sys_)))
+m = {w: (statistics.median(a for a, _ in v), statistics.median(c for _, c in v)) for w, v in t.items()}
+for w, (wall, cpu) in m.items():
+    print(f"median {w:10}: {wall:.2f} s wall, {cpu:.2f} s CPU")
+print(f"identified / plain: {m['identified'][1] / m['plain'][1]:.2f}x CPU, {m['identified'][0] / m['plain'][0]:.2f}x wall")
+PY
+    exit 0
+fi
 if [ -n "${REF:-}" ]; then
     ROOT=$PWD
     . bench/lib/reference.sh

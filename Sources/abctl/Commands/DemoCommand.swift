@@ -106,7 +106,7 @@ enum DemoCommand {
             reports.append(report)
         }
         let holdouts = Set(catalog.experiments.filter(\.isHoldout).map(\.id))
-        try write(DemoIndexPage.render(reports, holdouts: holdouts, products: catalog.products, asOf: asOf), to: "\(out)/index.html")
+        try write(DemoIndexPage.render(reports, holdouts: holdouts, products: catalog.products, login: truth.population.login, asOf: asOf), to: "\(out)/index.html")
         print("   \(Plural.count(reports.count, "experiment")) × html, md, json; \(out)/index.html (the demo's own page)")
 
         tour.step(4, "How well the revenue forecast made on day \(backtestDays.map(String.init).joined(separator: ", ")) did.",
@@ -125,7 +125,7 @@ enum DemoCommand {
         let stops = try ReportCommand.runtime { try store.safeguardStopsInForce() }.filter { $0.stoppedAt.date <= asOf }
         print(indent(SafeguardsCommand.inForceText(stops)))
 
-        print("\n" + DemoSummary.text(reports, holdouts: holdouts, products: catalog.products, asOf: asOf, out: out))
+        print("\n" + DemoSummary.text(reports, holdouts: holdouts, products: catalog.products, login: truth.population.login, asOf: asOf, out: out))
         return .success
     }
 

@@ -6,7 +6,7 @@ import Reporting
 /// `Reports/index.html`: one page linking every report the demo wrote, each with its verdict in a line.
 /// Self-contained like the reports (no scripts, no outside resources), readable from 390 px up.
 enum DemoIndexPage {
-    static func render(_ reports: [Report], holdouts: Set<String>, products: Products, asOf: Date) -> String {
+    static func render(_ reports: [Report], holdouts: Set<String>, products: Products, login: Double, asOf: Date) -> String {
         var items = ""
         for r in reports {
             let id = escape(r.experimentID)
@@ -42,10 +42,10 @@ enum DemoIndexPage {
         </head>
         <body><main>
         <h1>The Chorus+ experiments</h1>
-        <p class="muted">abctl demo: a simulated story, read as of \(escape(RFC3339.format(asOf))). Each report is split by country and platform.\(DemoSummary.storefronts(products).map { " " + escape($0) } ?? "")</p>
+        <p class="muted">abctl demo: a simulated story, read as of \(escape(RFC3339.format(asOf))). Each report is split by country and platform.\([DemoSummary.storefronts(products), DemoSummary.signUps(login)].compactMap { $0.map { " " + escape($0) } }.joined())</p>
         <ul class="reports">
         \(items)</ul>
-        <p class="muted">\(escape(DemoSummary.notYet))</p>
+        \(login == 0 ? "<p class=\"muted\">\(escape(DemoSummary.notYet))</p>" : "")
         </main></body>
         </html>
 

@@ -6,9 +6,10 @@ import Reporting
 /// The demo's closing summary (and the index page's lines): per experiment the verdict, when a
 /// decision can be expected while there is none, the forecast per arm and any safeguard stop.
 enum DemoSummary {
-    static func text(_ reports: [Report], holdouts: Set<String>, products: Products, asOf: Date, out: String) -> String {
+    static func text(_ reports: [Report], holdouts: Set<String>, products: Products, login: Double, asOf: Date, out: String) -> String {
         var lines = ["Summary as of \(RFC3339.format(asOf)) (open \(out)/index.html):"]
         if let prices = storefronts(products) { lines.append(prices) }
+        if let people = signUps(login) { lines.append(people) }
         for r in reports {
             if holdouts.contains(r.experimentID) {
                 lines.append("\(r.experimentID): \(heldOut(r))")
@@ -21,7 +22,7 @@ enum DemoSummary {
             lines.append("  forecast: \(forecast(r))")
             lines.append("  \(safeguards(r))")
         }
-        lines.append(notYet)
+        if login == 0 { lines.append(notYet) }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -61,8 +62,15 @@ enum DemoSummary {
         return "Storefronts: " + parts.joined(separator: ", ") + ", every other country in \(products.currency); money is reported in \(products.currency)."
     }
 
-    /// What the demo does not show yet (the README says why).
+    /// What the demo does not show yet while its story has no log-ins (the README says why).
     static let notYet = "Not in the demo yet: people who log in (README says why)."
+
+    /// The story's log-ins (the truth's `population.login`): nil when nobody logs in.
+    static func signUps(_ share: Double) -> String? {
+        guard share > 0 else { return nil }
+        return "Sign-ups: \(Int((share * 100).rounded()))% of users log in after the paywall and buy under their account id; "
+            + "their purchases count for the arm their anonymous id saw (docs/People.md)."
+    }
 
     /// A bandit's weights in the last period users arrived in, and each arm's chance of being the best.
     static func bandit(_ r: Report) -> String? {
