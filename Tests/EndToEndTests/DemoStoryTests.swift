@@ -162,8 +162,8 @@ import Testing
         #expect(summary.contains("safeguard stopped arm trial-7d on day0_cancel_rate"))
         #expect(summary.contains("forecast: gross revenue per user by day 365, USD"), "\(summary)")
         #expect(summary.contains("Storefronts: "), "\(summary)")
-        // No log-ins yet (README): the summary says so.
-        #expect(summary.contains("Not in the demo yet: people who log in"), "\(summary)")
+        // Users who sign up after the paywall and buy under their account id (README): the summary says so.
+        #expect(summary.contains("Sign-ups: 40% of users log in after the paywall"), "\(summary)")
 
         // The bandit over AI lines: by the last day of arrivals it sends most users to the arm whose true
         // trial start rate is the highest, and its report's periods say so.

@@ -45,7 +45,6 @@ enum DemoIndexPage {
         <p class="muted">abctl demo: a simulated story, read as of \(escape(RFC3339.format(asOf))). Each report is split by country and platform.\([DemoSummary.storefronts(products), DemoSummary.signUps(login)].compactMap { $0.map { " " + escape($0) } }.joined())</p>
         <ul class="reports">
         \(items)</ul>
-        \(login == 0 ? "<p class=\"muted\">\(escape(DemoSummary.notYet))</p>" : "")
         </main></body>
         </html>
 

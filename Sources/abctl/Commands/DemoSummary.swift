@@ -22,7 +22,6 @@ enum DemoSummary {
             lines.append("  forecast: \(forecast(r))")
             lines.append("  \(safeguards(r))")
         }
-        if login == 0 { lines.append(notYet) }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -61,9 +60,6 @@ enum DemoSummary {
         }
         return "Storefronts: " + parts.joined(separator: ", ") + ", every other country in \(products.currency); money is reported in \(products.currency)."
     }
-
-    /// What the demo does not show yet while its story has no log-ins (the README says why).
-    static let notYet = "Not in the demo yet: people who log in (README says why)."
 
     /// The story's log-ins (the truth's `population.login`): nil when nobody logs in.
     static func signUps(_ share: Double) -> String? {
