@@ -72,8 +72,7 @@ enum EventWriteTransaction {
     /// facts row exactly when an exposure of theirs is stored). Index lookups per user, whatever
     /// the tables' sizes.
     static let selectEvents = """
-        SELECT user_id, type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days,
-               store, proceeds, proceeds_before_tax, product_id, allocation_period_ts
+        SELECT user_id, \(sourceColumns.joined(separator: ", "))
         FROM events
         WHERE user_id = ANY(ARRAY(
             SELECT unnest($1::text[]) UNION ALL SELECT user_id FROM facts WHERE user_id = ANY($2::text[])))
@@ -222,20 +221,7 @@ enum EventWriteTransaction {
                                            context: "append events (read users' events)")
         var stored: [UserID: [FactsBuilder.Source]] = [:]
         for row in 0..<events.count {
-            let type = EventType(rawValue: Int(events.int64(row, 1))) ?? .exposure
-            stored[UserID(events.text(row, 0)), default: []].append(FactsBuilder.Source(
-                type: type, ts: events.int64(row, 2), experiment: events.optionalText(row, 3),
-                variant: events.optionalText(row, 4), revenueContribution: type.revenueContribution(events.optionalDouble(row, 5)),
-                copySource: events.optionalText(row, 6).flatMap { .init(rawValue: $0) },
-                copyFallbackReason: events.optionalText(row, 7), eventID: EventID(events.text(row, 8)),
-                placement: type == .exposure ? events.optionalText(row, 9) : nil,
-                attributes: type == .exposure ? events.attributes(row, 10) : .empty,
-                trialDays: type == .trialStarted ? events.optionalInt64(row, 11).map { Int($0) } : nil,
-                proceeds: type.carriesRevenue ? events.optionalDouble(row, 13) : nil,
-                proceedsBeforeTax: events.optionalText(row, 14) == "t",
-                store: events.optionalText(row, 12).flatMap(PaymentStore.init(rawValue:)),
-                productID: type.carriesRevenue ? events.optionalText(row, 15) : nil,
-                allocationPeriod: type == .exposure ? events.optionalInt64(row, 16) : nil))
+            stored[UserID(events.text(row, 0)), default: []].append(source(events, row, from: 1))
         }
         facts.reserve((events.count + exposed.count) * 96)
         for user in exposed.union(stored.keys).sorted() {
@@ -246,7 +232,13 @@ enum EventWriteTransaction {
         }
     }
 
-    /// A facts row (`factColumns`).
+    /// The columns of an event that `source(_:_:from:)` reads, in its order: every reader of
+    /// stored events into facts selects these, so none leaves a field (proceeds, the plan) out.
+    static let sourceColumns = ["type", "ts", "experiment", "variant", "revenue", "copy_source", "copy_fallback_reason", "event_id",
+                                "placement", "attributes", "trial_days", "store", "proceeds", "proceeds_before_tax", "product_id",
+                                "allocation_period_ts"]
+
+    /// A stored event (`sourceColumns`, from `column` on) as the facts builder reads it.
     static func source(_ rows: ResultSet, _ row: Int, from column: Int) -> FactsBuilder.Source {
         let type = EventType(rawValue: Int(rows.int64(row, column))) ?? .exposure
         return FactsBuilder.Source(
@@ -257,6 +249,10 @@ enum EventWriteTransaction {
             placement: type == .exposure ? rows.optionalText(row, column + 8) : nil,
             attributes: type == .exposure ? rows.attributes(row, column + 9) : .empty,
             trialDays: type == .trialStarted ? rows.optionalInt64(row, column + 10).map { Int($0) } : nil,
-            allocationPeriod: type == .exposure ? rows.optionalInt64(row, column + 11) : nil)
+            proceeds: type.carriesRevenue ? rows.optionalDouble(row, column + 12) : nil,
+            proceedsBeforeTax: rows.optionalText(row, column + 13) == "t",
+            store: rows.optionalText(row, column + 11).flatMap(PaymentStore.init(rawValue:)),
+            productID: type.carriesRevenue ? rows.optionalText(row, column + 14) : nil,
+            allocationPeriod: type == .exposure ? rows.optionalInt64(row, column + 15) : nil)
     }
 }

@@ -103,8 +103,7 @@ struct PeopleStep {
     func refreshPersons(_ persons: Set<UserID>, into facts: inout CopyBuffer, on c: Connection) throws {
         guard !persons.isEmpty else { return }
         let rows = try c.executePrepared("person_events", """
-            SELECT p.person_id, e.user_id, e.type, e.ts, e.experiment, e.variant, e.revenue, e.copy_source, e.copy_fallback_reason,
-                   e.event_id, e.placement, e.attributes, e.trial_days, e.allocation_period_ts
+            SELECT p.person_id, e.user_id, \(EventWriteTransaction.sourceColumns.map { "e." + $0 }.joined(separator: ", "))
             FROM people p JOIN events e ON e.user_id = p.user_id WHERE p.person_id = ANY($1::text[])
             """, [arrayLiteral(persons.sorted().lazy.map(\.text))], context: "append events (read persons' events)")
         var members: [UserID: [UserID: [FactsBuilder.Source]]] = [:]

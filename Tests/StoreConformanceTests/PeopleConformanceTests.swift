@@ -67,7 +67,10 @@ import TestSupport
             let user: UserID = "acct-\(a)"
             for n in 0..<Int.random(in: 0...3, using: &rng) {
                 let type = [EventType.purchased, .converted, .trialStarted, .cancelled, .renewed].randomElement(using: &rng)!
-                events.append(Event(id: "a\(n)", type: type, userID: user, timestamp: at(), revenue: type.carriesRevenue ? 9.99 : nil))
+                // Paid through a store, so merged persons' facts must carry proceeds and the plan too.
+                events.append(Event(id: "a\(n)", type: type, userID: user, timestamp: at(), revenue: type.carriesRevenue ? 9.99 : nil,
+                                    productID: type.carriesRevenue ? "monthly" : nil, store: type.carriesRevenue ? .appStore : nil,
+                                    proceeds: type.carriesRevenue ? 8.49 : nil))
             }
             if Int.random(in: 0..<8, using: &rng) == 0 {
                 events.append(Event(id: "x\(a)", type: .exposure, userID: user, timestamp: at(), experiment: "alpha", variant: "ai"))
