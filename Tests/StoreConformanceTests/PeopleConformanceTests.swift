@@ -243,6 +243,35 @@ import TestSupport
         }
     }
 
+    /// SPEC §4 `unmatched_store_payments` as a report reads it: App Store and Google Play payments in
+    /// a window, and those under a token (a lowercase UUID) that no exposure named and no person holds.
+    @Test(arguments: storeFactories)
+    func storePaymentsCountThoseUnderAnUnknownToken(_ factory: StoreFactory) async throws {
+        let named = "3f1c2b4a-9d8e-4f7a-8b6c-5d4e3f2a1b0c", unknown = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+        func pay(_ id: EventID, _ type: EventType, _ user: String, hours: Double, store: PaymentStore) -> Event {
+            Event(id: id, type: type, userID: UserID(user), timestamp: F.at(hours), revenue: type.carriesRevenue ? 9.99 : nil,
+                  currency: "USD", store: store, proceeds: type.carriesRevenue ? 6.99 : nil)
+        }
+        try await factory.withStore { store in
+            _ = try store.appendAndWait([
+                Event(id: "x1", type: .exposure, userID: "anon", timestamp: F.at(1), experiment: "A", variant: "ai", storeAccountID: named),
+                pay("p1", .purchased, named, hours: 2, store: .appStore),          // matched: the exposure named it
+                pay("p2", .purchased, unknown, hours: 3, store: .appStore),        // unmatched
+                pay("p3", .renewed, unknown, hours: 4, store: .googlePlay),        // unmatched
+                pay("p4", .renewed, "acct-1", hours: 4, store: .googlePlay),       // not a token
+                pay("p5", .purchased, "0a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", hours: 4, store: .stripe),   // not a store payment
+                pay("t1", .trialStarted, unknown, hours: 2, store: .appStore),     // not a payment
+            ])
+            #expect(try store.storePayments(since: nil, until: F.at(10)) == (4, 2))
+            #expect(try store.storePayments(since: F.at(2.5), until: F.at(10)) == (3, 2))
+            #expect(try store.storePayments(since: nil, until: F.at(2.5)) == (1, 0))
+            // An exposure naming the token later: its payments become the person's.
+            _ = try store.appendAndWait([Event(id: "x2", type: .exposure, userID: "other", timestamp: F.at(5), experiment: "A",
+                                               variant: "ai", storeAccountID: unknown)])
+            #expect(try store.storePayments(since: nil, until: F.at(10)) == (4, 0))
+        }
+    }
+
     /// Two writers on the same data (two nodes on one PostgreSQL database): an exposure on one,
     /// an identify on the other, a purchase on the first, in every order and at once.
     @Test(arguments: storeFactories)

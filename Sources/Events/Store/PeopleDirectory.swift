@@ -7,4 +7,14 @@ public protocol PeopleDirectory: Sendable {
     func person(of userID: UserID) throws -> UserID
     /// Stored `identified` events that were conflicts (`identity_conflicts`).
     func identityConflicts() throws -> Int
+    /// Store payments (App Store and Google Play `purchased`, `converted`, `renewed`) from `since`
+    /// to `until`, and how many of them are stored under a store token no exposure has named yet
+    /// (SPEC §4 `unmatched_store_payments`): a user id shaped as a lowercase UUID (App Store
+    /// tokens, and the ids AbctlClient hands Google Play) with no exposure and in no person.
+    func storePayments(since: Timestamp?, until: Timestamp) throws -> (payments: Int, unmatched: Int)
+}
+
+/// The SQL both stores share for `storePayments`: the revenue event types counted.
+public enum StorePaymentQuery {
+    public static let types = [EventType.purchased, .converted, .renewed].map { String($0.rawValue) }.joined(separator: ", ")
 }

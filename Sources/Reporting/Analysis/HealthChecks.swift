@@ -129,6 +129,12 @@ public enum HealthChecks {
             out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out."))
         }
 
+        // SPEC §4: store payments under a token no exposure named count for nobody.
+        let (payments, unmatched) = (acc.options.storePayments, acc.options.unmatchedStorePayments)
+        if payments > 0, unmatched * 100 > payments {
+            out.append(HealthCheck(level: .warning, code: "unmatched_store_payments", message: "\(Wording.count(unmatched)) of \(Wording.count(payments)) App Store and Google Play payments in the experiment's dates (\(String(format: "%.1f", 100 * Double(unmatched) / Double(payments)))%) are under a store token no exposure has named, so they count for nobody: the app should send the token it hands the store (AbctlClient's storeAccountID) as store_account_id on its exposures."))
+        }
+
         // Left out.
         if acc.forcedUsers > 0 {
             out.append(HealthCheck(level: .info, code: "forced_users", message: "\(Wording.count(acc.forcedUsers)) forced QA \(acc.forcedUsers == 1 ? "user was" : "users were") left out."))

@@ -26,7 +26,12 @@ public enum ReportBuilder {
         if experiment.isBandit, let periods = store as? any AllocationPeriodStore {
             options.allocationPeriods = try periods.allocationPeriods(experiment: experiment.id)
         }
-        if let people = store as? any PeopleDirectory { options.identityConflicts = try people.identityConflicts() }
+        if let people = store as? any PeopleDirectory {
+            options.identityConflicts = try people.identityConflicts()
+            let from = [options.since, experiment.start].compactMap { $0 }.max()
+            let to = [options.asOf, experiment.end].compactMap { $0 }.min() ?? options.asOf
+            (options.storePayments, options.unmatchedStorePayments) = try people.storePayments(since: from.map(Timestamp.init), until: Timestamp(to))
+        }
         return try ReportAnalyzer.analyze(try ReportAccumulator.read(store: store, experiment: experiment, options: options))
     }
 }

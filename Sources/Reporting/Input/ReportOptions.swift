@@ -38,6 +38,11 @@ public struct ReportOptions: Sendable {
     /// second known id, or a known id as another), store-wide; `ReportBuilder` reads them from a
     /// store that keeps people.
     public var identityConflicts = 0
+    /// App Store and Google Play payments in the experiment's dates (to the as-of moment), and those
+    /// under a store token no exposure named (SPEC §4 `unmatched_store_payments`); `ReportBuilder`
+    /// reads them from a store that keeps people.
+    public var storePayments = 0
+    public var unmatchedStorePayments = 0
 
     /// - Parameter currency: defaults to `products`' currency, else USD.
     public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8,

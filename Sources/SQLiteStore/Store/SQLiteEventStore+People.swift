@@ -12,6 +12,25 @@ extension SQLiteEventStore {
         }
     }
 
+    /// `PeopleDirectory.storePayments(since:until:)`.
+    public func storePayments(since: Timestamp?, until: Timestamp) throws -> (payments: Int, unmatched: Int) {
+        try readers.read { c in
+            let s = try c.cached("""
+                SELECT count(*), coalesce(sum(length(e.user_id) = 36
+                    AND e.user_id GLOB '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-*-*-*'
+                    AND NOT EXISTS (SELECT 1 FROM people p WHERE p.user_id = e.user_id)
+                    AND NOT EXISTS (SELECT 1 FROM events x WHERE x.user_id = e.user_id AND x.type = \(EventType.exposure.rawValue))), 0)
+                FROM events e
+                WHERE e.type IN (\(StorePaymentQuery.types)) AND e.store IN ('app_store', 'google_play') AND e.ts >= ?1 AND e.ts <= ?2
+                """)
+            defer { s.finish() }
+            try s.bind(1, since?.microseconds ?? Int64.min)
+            try s.bind(2, until.microseconds)
+            guard try s.step() else { return (0, 0) }
+            return (Int(s.int64(0)), Int(s.int64(1)))
+        }
+    }
+
     /// `PeopleDirectory.identityConflicts()`.
     public func identityConflicts() throws -> Int {
         try readers.read { c in Int(try c.scalarInt("SELECT count(*) FROM identity_conflicts") ?? 0) }
