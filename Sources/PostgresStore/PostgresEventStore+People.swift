@@ -32,4 +32,12 @@ extension PostgresEventStore {
             Int(try c.execute("SELECT count(*) FROM identity_conflicts", context: "read identity conflicts").int64(0, 0))
         }
     }
+
+    /// `PeopleDirectory.personsOfSeveralIds()`.
+    public func personsOfSeveralIds() throws -> Set<UserID> {
+        try readers.withConnection { c in
+            let rows = try c.execute("SELECT DISTINCT person_id FROM people", context: "read persons of several ids")
+            return Set((0..<rows.count).map { UserID(rows.text($0, 0)) })
+        }
+    }
 }

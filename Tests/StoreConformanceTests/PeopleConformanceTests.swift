@@ -121,6 +121,9 @@ import TestSupport
                 #expect(revenue == want, "\(experiment) as of \(asOf)")
             }
             #expect(try store.identityConflicts() == reference.conflicts)
+            let several = Set(reference.graph.personOf.filter { $0.key != $0.value }.values)
+            #expect(!several.isEmpty)
+            #expect(try store.personsOfSeveralIds() == several)
             let sticky = try store.makeStickyReader(maxIdle: 1)
             for (id, person) in reference.graph.personOf.sorted(by: { $0.key < $1.key }).prefix(60) {
                 #expect(try store.person(of: id) == person)

@@ -7,6 +7,9 @@ public protocol PeopleDirectory: Sendable {
     func person(of userID: UserID) throws -> UserID
     /// Stored `identified` events that were conflicts (`identity_conflicts`).
     func identityConflicts() throws -> Int
+    /// The persons of more than one id (the keys of `people`): a report compares their share
+    /// between arms (SPEC §4 `identity_imbalance`).
+    func personsOfSeveralIds() throws -> Set<UserID>
     /// Store payments (App Store and Google Play `purchased`, `converted`, `renewed`) from `since`
     /// to `until`, and how many of them are stored under a store token no exposure has named yet
     /// (SPEC §4 `unmatched_store_payments`): a user id shaped as a lowercase UUID (App Store

@@ -16,6 +16,8 @@ public struct ReportAccumulator: Sendable {
     public private(set) var tallies: [VariantTally]
     /// Counted users exposed to more than one variant (each stays in its first).
     public private(set) var crossoverUsers = 0
+    /// Per variant, the users counted who are persons of several ids (SPEC §4 `identity_imbalance`).
+    public private(set) var usersOfSeveralIds: [Int]
     /// Forced (QA) users left out.
     public private(set) var forcedUsers = 0
     /// Rows whose variant the experiment does not have, by variant key.
@@ -91,6 +93,7 @@ public struct ReportAccumulator: Sendable {
         self.metrics = metrics
         forecast = ForecastAccumulator(experiment: experiment, products: options.products ?? Products(currency: "", offerings: [:]), asOf: options.asOf)
         tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, metrics: metrics.count, lookDays: lookDays) }
+        usersOfSeveralIds = Array(repeating: 0, count: experiment.variants.count)
         var windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])] = [(nil, [])]
         for (slot, m) in metrics.enumerated() {
             let horizon = m.horizonDays.map { Int64($0) * Self.microsPerDay }
@@ -162,6 +165,7 @@ public struct ReportAccumulator: Sendable {
         lastExposure = max(lastExposure ?? exposure, exposure)
         forecast.record(row, arm: v)
 
+        if !options.personsOfSeveralIds.isEmpty, options.personsOfSeveralIds.contains(row.userID) { usersOfSeveralIds[v] += 1 }
         if row.crossedOver {
             crossoverUsers += 1
             tallies[v].crossedOver += 1

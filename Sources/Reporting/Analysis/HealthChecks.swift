@@ -1,6 +1,7 @@
 import Events
 import ExperimentDefinitions
 import Foundation
+import Statistics
 
 /// The checks at the top of a report, in plain words, most serious first.
 ///
@@ -127,6 +128,15 @@ public enum HealthChecks {
         if acc.options.identityConflicts > 0 {
             let n = acc.options.identityConflicts
             out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out."))
+        }
+
+        // SPEC §4: the share of people with merged ids differs between arms (chi-square, p < 0.001):
+        // one arm's paywall leads more users to sign in, or its exposures are linked differently.
+        let merged = acc.usersOfSeveralIds
+        if merged.contains(where: { $0 > 0 }),
+           let test = ChiSquare.independence(zip(merged, acc.tallies).map { [$0, $1.users - $0] }), test.pValue < 0.001 {
+            let shares = zip(merged, acc.tallies).map { m, t in "\(q(t.key)) \(Wording.percent(t.users > 0 ? Double(m) / Double(t.users) : 0, digits: 1))" }
+            out.append(HealthCheck(level: .warning, code: "identity_imbalance", message: "The share of people with more than one id (an anonymous id joined to an account) differs between variants: \(shares.joined(separator: ", ")); \(Wording.pEquals(test.pValue)). People count once whatever their ids, but a variant whose paywall leads more users to sign in has more of its purchases joined to it: check that the app sends identified events (or AbctlClient's logIn) on every path, in every variant."))
         }
 
         // SPEC §4: store payments under a token no exposure named count for nobody.

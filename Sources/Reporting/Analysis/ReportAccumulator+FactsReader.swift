@@ -28,6 +28,7 @@ public enum ReportBuilder {
         }
         if let people = store as? any PeopleDirectory {
             options.identityConflicts = try people.identityConflicts()
+            options.personsOfSeveralIds = try people.personsOfSeveralIds()
             let from = [options.since, experiment.start].compactMap { $0 }.max()
             let to = [options.asOf, experiment.end].compactMap { $0 }.min() ?? options.asOf
             (options.storePayments, options.unmatchedStorePayments) = try people.storePayments(since: from.map(Timestamp.init), until: Timestamp(to))

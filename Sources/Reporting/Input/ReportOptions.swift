@@ -43,6 +43,9 @@ public struct ReportOptions: Sendable {
     /// reads them from a store that keeps people.
     public var storePayments = 0
     public var unmatchedStorePayments = 0
+    /// The persons of more than one id (SPEC §4 `identity_imbalance`); `ReportBuilder` reads them
+    /// from a store that keeps people.
+    public var personsOfSeveralIds: Set<UserID> = []
 
     /// - Parameter currency: defaults to `products`' currency, else USD.
     public init(alpha: Double = 0.05, generatedAt: Date = Date(), since: Date? = nil, until: Date? = nil, power: Double = 0.8,

@@ -35,4 +35,15 @@ extension SQLiteEventStore {
     public func identityConflicts() throws -> Int {
         try readers.read { c in Int(try c.scalarInt("SELECT count(*) FROM identity_conflicts") ?? 0) }
     }
+
+    /// `PeopleDirectory.personsOfSeveralIds()`.
+    public func personsOfSeveralIds() throws -> Set<UserID> {
+        try readers.read { c in
+            let s = try c.cached("SELECT DISTINCT person_id FROM people")
+            defer { s.finish() }
+            var persons = Set<UserID>()
+            while try s.step() { persons.insert(UserID(s.text(0))) }
+            return persons
+        }
+    }
 }
