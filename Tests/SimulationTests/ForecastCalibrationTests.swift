@@ -21,7 +21,11 @@ import Testing
     static func catalog(in folder: String) throws -> ExperimentCatalog {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        try FileManager.default.copyItem(atPath: url.path + "/Experiments/products.json", toPath: folder + "/products.json")
+        // The shipped plans in one currency: the default population draws GB, DE and FR users, who
+        // would pay their storefront's prices, and the truth below is computed at the USD price.
+        var products = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: url.path + "/Experiments/products.json"))) as? [String: Any])
+        products["storefronts"] = nil
+        try JSONSerialization.data(withJSONObject: products).write(to: URL(fileURLWithPath: folder + "/products.json"))
         let variants = arms.map { a in
             #"{ "key": "\#(a.key)", "paywall": { "offering": "chorus_plus", "trial_days": \#(a.trialDays), "discount_framing": "none", "copy": { "strategy": "static", "text": "x" } } }"#
         }.joined(separator: ", ")
