@@ -3,6 +3,7 @@ import Events
 import ExperimentDefinitions
 import Foundation
 import Reporting
+import Testing
 @testable import Simulation
 
 /// What the A/A calibrations share: `count` identical two-arm experiments (`aa-0`…, arms `a` and
@@ -66,6 +67,40 @@ struct AAExperiments {
             var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil, segments: segments))
             for f in facts[experiment.id] ?? [] { acc.add(f) }
             return try ReportAnalyzer.analyze(acc)
+        }
+    }
+}
+
+/// An A/A run's comparisons of variant "b" against the control, per metric: how many a 5% test
+/// flagged and how many 95% intervals covered the true difference, 0; `check` holds them to 5%
+/// and 95% within `tolerance`.
+struct AATally {
+    let metrics: [String]
+    private var flagged: [String: Int] = [:], covered: [String: Int] = [:], compared: [String: Int] = [:]
+
+    init(metrics: [String]) { self.metrics = metrics }
+
+    mutating func record(_ report: Report, seed: UInt64) throws {
+        for name in metrics {
+            let c = try #require(report.comparison("b", .named(name)), "\(name) missing")
+            let p = try #require(c.pValue, "seed \(seed) \(report.figures.experimentID) \(name): \(c.nullReasons)")
+            let ci = try #require(c.absoluteCI)
+            compared[name, default: 0] += 1
+            if p < 0.05 { flagged[name, default: 0] += 1 }
+            if ci.contains(0) { covered[name, default: 0] += 1 }
+        }
+    }
+
+    /// Expects `comparisons` per metric, then the 5% and 95% within `tolerance`; prints each
+    /// metric's figures after `label` (and `detail`).
+    func check(comparisons: Int, tolerance: Double, label: String, detail: String = "") {
+        for name in metrics {
+            let n = Double(compared[name] ?? 0)
+            #expect(n == Double(comparisons))
+            let falsePositives = Double(flagged[name] ?? 0) / n, coverage = Double(covered[name] ?? 0) / n
+            #expect(abs(falsePositives - 0.05) <= tolerance, "\(name): \(flagged[name] ?? 0) of \(Int(n)) flagged at 5%")
+            #expect(abs(coverage - 0.95) <= tolerance, "\(name): 95% intervals covered 0 in \(covered[name] ?? 0) of \(Int(n))")
+            print("\(label) \(name): \(flagged[name] ?? 0) of \(Int(n)) false positives at 5% (\(String(format: "%.1f", 100 * falsePositives))%), 95% intervals covered 0 in \(String(format: "%.1f", 100 * coverage))%\(detail)")
         }
     }
 }

@@ -35,26 +35,12 @@ import Testing
         let aa = try AAExperiments(count: Self.experiments,
                                    metrics: #"{ "primary": "paid_conversion_d14", "secondary": ["revenue_per_user_d14"] }"#)
         defer { aa.removeFolder() }
-        var flagged: [String: Int] = [:], covered: [String: Int] = [:], compared: [String: Int] = [:]
+        var tally = AATally(metrics: Self.metrics)
         for seed in Self.seeds {
             for report in try aa.reports(options: .init(users: Self.usersPerSeed, seed: seed, days: 14)) {
-                for name in Self.metrics {
-                    let c = try #require(report.comparison("b", .named(name)), "\(name) missing")
-                    let p = try #require(c.pValue, "seed \(seed) \(report.figures.experimentID) \(name): \(c.nullReasons)")
-                    let ci = try #require(c.absoluteCI)
-                    compared[name, default: 0] += 1
-                    if p < 0.05 { flagged[name, default: 0] += 1 }
-                    if ci.contains(0) { covered[name, default: 0] += 1 }
-                }
+                try tally.record(report, seed: seed)
             }
         }
-        for name in Self.metrics {
-            let n = Double(compared[name] ?? 0)
-            #expect(n == Double(Self.seeds.count * Self.experiments))
-            let falsePositives = Double(flagged[name] ?? 0) / n, coverage = Double(covered[name] ?? 0) / n
-            #expect(abs(falsePositives - 0.05) <= Self.tolerance, "\(name): \(flagged[name] ?? 0) of \(Int(n)) flagged at 5%")
-            #expect(abs(coverage - 0.95) <= Self.tolerance, "\(name): 95% intervals covered 0 in \(covered[name] ?? 0) of \(Int(n))")
-            print("A/A \(name): \(flagged[name] ?? 0) of \(Int(n)) false positives at 5% (\(String(format: "%.1f", 100 * falsePositives))%), 95% intervals covered 0 in \(String(format: "%.1f", 100 * coverage))%")
-        }
+        tally.check(comparisons: Self.seeds.count * Self.experiments, tolerance: Self.tolerance, label: "A/A")
     }
 }

@@ -28,20 +28,13 @@ import Testing
         var truth = Truth()
         truth.population.login = 0.6
         truth.population.purchaseUnder = .known
-        var flagged: [String: Int] = [:], covered: [String: Int] = [:], compared: [String: Int] = [:]
+        var tally = AATally(metrics: Self.metrics)
         var logIns = 0
         for seed in Self.seeds {
             for report in try aa.reports(truth: truth, options: .init(users: Self.usersPerSeed, seed: seed, days: 14), people: true) {
                 // Every exposed user is one person: logged-in persons are keyed by their known id.
                 #expect(report.figures.users == Self.usersPerSeed, "seed \(seed) \(report.figures.experimentID)")
-                for name in Self.metrics {
-                    let c = try #require(report.comparison("b", .named(name)), "\(name) missing")
-                    let p = try #require(c.pValue, "seed \(seed) \(report.figures.experimentID) \(name): \(c.nullReasons)")
-                    let ci = try #require(c.absoluteCI)
-                    compared[name, default: 0] += 1
-                    if p < 0.05 { flagged[name, default: 0] += 1 }
-                    if ci.contains(0) { covered[name, default: 0] += 1 }
-                }
+                try tally.record(report, seed: seed)
             }
             if seed == Self.seeds.first {
                 // The log-ins happened (60% of users).
@@ -49,14 +42,8 @@ import Testing
             }
         }
         #expect(abs(Double(logIns) / Double(Self.usersPerSeed) - 0.6) < 0.05, "\(logIns) log-ins of \(Self.usersPerSeed)")
-        for name in Self.metrics {
-            let n = Double(compared[name] ?? 0)
-            #expect(n == Double(Self.seeds.count * Self.experiments))
-            let falsePositives = Double(flagged[name] ?? 0) / n, coverage = Double(covered[name] ?? 0) / n
-            #expect(abs(falsePositives - 0.05) <= Self.tolerance, "\(name): \(flagged[name] ?? 0) of \(Int(n)) flagged at 5%")
-            #expect(abs(coverage - 0.95) <= Self.tolerance, "\(name): 95% intervals covered 0 in \(covered[name] ?? 0) of \(Int(n))")
-            print("A/A with log-ins \(name): \(flagged[name] ?? 0) of \(Int(n)) false positives at 5% (\(String(format: "%.1f", 100 * falsePositives))%), 95% intervals covered 0 in \(String(format: "%.1f", 100 * coverage))% (\(Self.seeds.count) seeds, tolerance ±\(String(format: "%.1f", 100 * Self.tolerance)) points)")
-        }
+        tally.check(comparisons: Self.seeds.count * Self.experiments, tolerance: Self.tolerance, label: "A/A with log-ins",
+                    detail: " (\(Self.seeds.count) seeds, tolerance ±\(String(format: "%.1f", 100 * Self.tolerance)) points)")
     }
 }
 
