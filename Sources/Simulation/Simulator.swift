@@ -125,6 +125,15 @@ public struct Simulator: Sendable {
         summary.observedUntil = observedUntil
         var batch: [Event] = []
         batch.reserveCapacity(batchSize + 64)
+        /// Writes what the batch holds and counts it.
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            summary.events += batch.count
+            let r = try write(batch)
+            summary.stored += r.stored
+            summary.duplicates += r.duplicates
+            batch.removeAll(keepingCapacity: true)
+        }
         var order = Array(0..<options.users)
         var arrivals: [Double] = []
         if checkpoints != nil || allocation != nil {
@@ -142,13 +151,7 @@ public struct Simulator: Sendable {
         var nextBoundary = 0
         for (done, index) in order.enumerated() {
             if let allocation, nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
-                if !batch.isEmpty {
-                    summary.events += batch.count
-                    let r = try write(batch)
-                    summary.stored += r.stored
-                    summary.duplicates += r.duplicates
-                    batch.removeAll(keepingCapacity: true)
-                }
+                try flush()
                 while nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
                     periods = try allocation.update(start.addingTimeInterval(allocation.boundaries[nextBoundary]))
                     nextBoundary += 1
@@ -156,13 +159,7 @@ public struct Simulator: Sendable {
                 simulator.assigner = assigner.withStops(stops).withPeriods(periods)
             }
             if let checkpoints, arrivals[index] >= nextLook {
-                if !batch.isEmpty {
-                    summary.events += batch.count
-                    let r = try write(batch)
-                    summary.stored += r.stored
-                    summary.duplicates += r.duplicates
-                    batch.removeAll(keepingCapacity: true)
-                }
+                try flush()
                 while arrivals[index] >= nextLook {
                     let now = start.addingTimeInterval(nextLook)
                     let answer = try checkpoints.look(now)
@@ -179,20 +176,11 @@ public struct Simulator: Sendable {
             for (experiment, variant) in exposures { summary.exposed[experiment, default: [:]][variant, default: 0] += 1 }
             if arrived { summary.arrived += 1 }
             if batch.count >= batchSize {
-                summary.events += batch.count
-                let r = try write(batch)
-                summary.stored += r.stored
-                summary.duplicates += r.duplicates
-                batch.removeAll(keepingCapacity: true)
+                try flush()
                 progress(done + 1)
             }
         }
-        if !batch.isEmpty {
-            summary.events += batch.count
-            let r = try write(batch)
-            summary.stored += r.stored
-            summary.duplicates += r.duplicates
-        }
+        try flush()
         summary.users = options.users
         progress(options.users)
         return summary
