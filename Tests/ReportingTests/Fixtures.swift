@@ -1,6 +1,7 @@
 import Events
 import ExperimentDefinitions
 import Foundation
+import SQLiteStore
 @testable import Reporting
 
 /// Builders shared by the Reporting tests.
@@ -80,5 +81,23 @@ extension UserFacts {
                          trialStart: at(trialStart), firstPaid: at(firstPaid), firstConverted: at(firstConverted),
                          firstCancel: at(firstCancel), refundedAt: at(refunded), netRevenue: netRevenue, revenueEntries: revenueEntries,
                          crossedOver: crossedOver, copySource: copySource, copyFallbackReason: fallbackReason)
+    }
+}
+
+extension Fixtures {
+    /// The report of `events` stored in a throwaway SQLite store, as of 30 days after `start`.
+    static func storeReport(_ events: [Event], experiment: Experiment = experiment()) throws -> Report {
+        let dir = NSTemporaryDirectory() + "abctl-report-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteEventStore(path: dir + "/events.sqlite")
+        defer { store.close() }
+        _ = try store.appendAndWait(events)
+        return try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(generatedAt: date(start + 30 * day)))
+    }
+
+    /// The report in the formats a person reads: text, Markdown and HTML.
+    static func readableFormats(_ r: Report) -> [(format: String, text: String)] {
+        [("text", TextReportRenderer.render(r, color: false)), ("markdown", MarkdownReportRenderer.render(r)), ("html", HTMLReportRenderer.render(r))]
     }
 }

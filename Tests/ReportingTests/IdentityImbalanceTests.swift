@@ -1,5 +1,4 @@
 import Events
-import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -13,11 +12,6 @@ import Testing
     /// 400 users per arm of `F.experiment()` (control, ai); `loggedIn[arm]` of them sign in as an
     /// account of their own after the exposure.
     func report(loggedIn: [String: Int]) throws -> Report {
-        let dir = NSTemporaryDirectory() + "abctl-imbalance-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteEventStore(path: dir + "/events.sqlite")
-        defer { store.close() }
         func at(_ hours: Double) -> Timestamp { Timestamp(microseconds: F.start + Int64(hours * 3_600_000_000)) }
         var events: [Event] = []
         for arm in ["control", "ai"] {
@@ -29,8 +23,7 @@ import Testing
                 }
             }
         }
-        _ = try store.appendAndWait(events)
-        return try ReportBuilder.report(store: store, experiment: F.experiment(), options: ReportOptions(generatedAt: F.date(F.start + 30 * F.day)))
+        return try F.storeReport(events)
     }
 
     @Test func differentSharesAreAWarningInEveryFormat() throws {
@@ -40,8 +33,7 @@ import Testing
         #expect(note.level == .warning)
         #expect(note.message.contains("“control” 20.0%, “ai” 40.0%"), "\(note.message)")
         #expect(JSONReportRenderer.render(r).contains("\"identity_imbalance\""))
-        for (format, text) in [("text", TextReportRenderer.render(r, color: false)), ("markdown", MarkdownReportRenderer.render(r)),
-                               ("html", HTMLReportRenderer.render(r))] {
+        for (format, text) in F.readableFormats(r) {
             #expect(text.contains("people with more than one id"), "\(format)")
         }
     }

@@ -1,5 +1,4 @@
 import Events
-import SQLiteStore
 import ExperimentDefinitions
 import Foundation
 import Testing
@@ -12,11 +11,6 @@ import Testing
     typealias F = Fixtures
 
     func report(matched: Int, unmatched: Int) throws -> Report {
-        let dir = NSTemporaryDirectory() + "abctl-unmatched-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try SQLiteEventStore(path: dir + "/events.sqlite")
-        defer { store.close() }
         func at(_ hours: Double) -> Timestamp { Timestamp(microseconds: F.start + Int64(hours * 3_600_000_000)) }
         var events: [Event] = []
         for u in 0..<matched {
@@ -28,8 +22,7 @@ import Testing
             let token = UserID(String(format: "%08x-0000-4000-8000-%012x", u, u))
             events.append(Event(id: "p", type: .purchased, userID: token, timestamp: at(3), revenue: 9.99, currency: "USD", store: .appStore, proceeds: 6.99))
         }
-        _ = try store.appendAndWait(events)
-        return try ReportBuilder.report(store: store, experiment: F.experiment(), options: ReportOptions(generatedAt: F.date(F.start + 30 * F.day)))
+        return try F.storeReport(events)
     }
 
     @Test func moreThanOnePercentIsAWarningInEveryFormat() throws {
@@ -38,8 +31,7 @@ import Testing
         #expect(note.level == .warning)
         #expect(note.message.hasPrefix("4 of 200 App Store and Google Play payments in the experiment's dates (2.0%)"), "\(note.message)")
         #expect(JSONReportRenderer.render(r).contains("\"unmatched_store_payments\""))
-        for (format, text) in [("text", TextReportRenderer.render(r, color: false)), ("markdown", MarkdownReportRenderer.render(r)),
-                               ("html", HTMLReportRenderer.render(r))] {
+        for (format, text) in F.readableFormats(r) {
             #expect(text.contains("under a store token no exposure has named"), "\(format)")
         }
     }
