@@ -12,7 +12,13 @@ extension ServeProcess {
     /// holds that thread, not one of the test pool's.
     func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) async throws -> HTTPReply {
         let port = self.port
-        return try await onOwnThread { try HTTPConnection(port: port).request(method, path, headers: headers, body: body.map { Array($0.utf8) }) }
+        do {
+            return try await onOwnThread { try HTTPConnection(port: port).request(method, path, headers: headers, body: body.map { Array($0.utf8) }) }
+        } catch {
+            // A refused connection usually means the server ended: say how, with its last words.
+            let state = exitStatus.map { "ended with status \($0)" } ?? "still running"
+            throw HTTPConnection.Failure(description: "\(method) \(path): \(error); the server (pid \(pid)) is \(state); its stderr ends: \(stderr.suffix(2000))")
+        }
     }
 }
 

@@ -60,6 +60,8 @@ public final class ServeProcess: Sendable {
 
     public var stderr: String { child.stderr }
     public var isRunning: Bool { child.isRunning }
+    /// Nil while it runs; then its exit status (for a killed process, the signal's number).
+    public var exitStatus: Int32? { child.exitStatus }
     public var pid: Int32 { child.pid }
 
     /// The structured log lines written so far, parsed.

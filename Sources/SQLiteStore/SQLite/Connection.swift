@@ -36,6 +36,11 @@ final class Connection: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// SQLite's mapping of this database's WAL index (see `WALIndexWatch`); valid while this stays open.
+    func walIndexMapping() -> UnsafeRawPointer? {
+        abctl_wal_index_map(handle)
+    }
+
     /// The one place every C result code is checked; throws with context, code, message and SQL.
     @discardableResult
     func check(_ rc: Int32, _ context: @autoclosure () -> String, sql: String? = nil, accept: Int32 = SQLITE_OK) throws -> Int32 {

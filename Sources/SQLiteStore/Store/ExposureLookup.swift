@@ -34,8 +34,6 @@ public final class ExposureLookup: StickyReader {
     private let idle = Mutex<[Reader]>([])
     /// nil without a WAL index to watch: every lookup then runs in a transaction of its own.
     private let watch: WALIndexWatch?
-    /// Keeps SQLite's mapping of the `-shm` file open for as long as `watch` reads it.
-    private let anchor: Connection
     /// Dispatch sources are thread-safe; the type is just not marked `Sendable`.
     nonisolated(unsafe) private let sweeper: DispatchSourceTimer
     /// Kept current by the store's writer (the pairs that may have a record).
@@ -51,9 +49,10 @@ public final class ExposureLookup: StickyReader {
     public init(store: SQLiteEventStore, maxIdle: Int) throws {
         path = store.path
         self.maxIdle = maxIdle
-        anchor = try Connection(path: path, readOnly: false)
-        try anchor.execute("PRAGMA query_only = 1; SELECT count(*) FROM sqlite_master")   // maps the WAL index
-        watch = WALIndexWatch(databasePath: path)
+        // A connection of the watch's own, kept open by it: a read maps the WAL index.
+        let anchor = try Connection(path: path, readOnly: false)
+        try anchor.execute("PRAGMA query_only = 1; SELECT count(*) FROM sqlite_master")
+        watch = WALIndexWatch(connection: anchor)
         records = store.writer.stickyRecords
         writer = store.writer
         sweeper = DispatchSource.makeTimerSource(queue: .global(qos: .utility))

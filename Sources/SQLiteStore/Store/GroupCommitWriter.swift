@@ -422,7 +422,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// connection's commits, whose exposures the filter already holds.
     private func publishStickyRecords() {
         guard let version = stickyRecordsVersion else { return }
-        if walIndex == nil { walIndex = WALIndexWatch(databasePath: path) }
+        if walIndex == nil { walIndex = WALIndexWatch(connection: connection) }
         let stamp = walIndex?.stamp()
         guard let stamp, let now = try? connection.scalarInt("PRAGMA data_version"), now == version else {
             stickyRecordsVersion = nil

@@ -1,7 +1,4 @@
 import CSQLite
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The database's latest commit and checkpoint, as SQLite's WAL index records them.
 ///
@@ -14,29 +11,22 @@ struct WALStamp: Equatable {
     var frames: UInt32 { UInt32(truncatingIfNeeded: words[2]) }
 }
 
-/// Reads `WALStamp`s from the `-shm` file SQLite maps for a database in WAL mode: a few loads
+/// Reads `WALStamp`s from SQLite's own mapping of a database's WAL index (`-shm`): a few loads
 /// from shared memory, no lock and no system call.
 ///
-/// The file must stay open in SQLite for as long as this lives (it is truncated only by the
-/// first process to open the database), so the owner keeps a connection open beside it.
-/// `@unchecked Sendable`: the mapping is read-only and never changes after `init`.
+/// The mapping is the connection's (through the VFS, never a second descriptor of `-shm`, whose
+/// close would drop SQLite's locks), so the watch holds that connection open for as long as it lives.
+/// `@unchecked Sendable`: the mapping is only read, and the connection is never used through the watch.
 final class WALIndexWatch: @unchecked Sendable {
-    /// The two header copies (48 bytes each) and the checkpoint information after them.
-    private static let mappedBytes = 136
-    private let base: UnsafeMutableRawPointer
+    private let base: UnsafeRawPointer
+    private let connection: Connection
 
-    /// nil when the database has no WAL index to map (not in WAL mode, or not opened yet).
-    init?(databasePath: String) {
-        let fd = open(databasePath + "-shm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size >= Self.mappedBytes else { return nil }
-        guard let base = mmap(nil, Self.mappedBytes, PROT_READ, MAP_SHARED, fd, 0), base != MAP_FAILED else { return nil }
+    /// nil when `connection` has no WAL index mapped (not in WAL mode, or no transaction yet).
+    init?(connection: Connection) {
+        guard let base = connection.walIndexMapping() else { return nil }
         self.base = base
+        self.connection = connection
     }
-
-    deinit { munmap(base, Self.mappedBytes) }
 
     /// The current stamp; nil while a commit is being published (treat as "changed").
     func stamp() -> WALStamp? {
