@@ -16,25 +16,46 @@ public struct Event: Sendable, Hashable {
     public var revenue: Double?
     public var currency: String?
     /// The amount and currency as sent, when the revenue was converted into the report currency.
-    public var originalRevenue: Double?
-    public var originalCurrency: String?
+    public var originalRevenue: Double? {
+        get { rare.box?.value.originalRevenue }
+        set { rare.value.originalRevenue = newValue }
+    }
+    public var originalCurrency: String? {
+        get { rare.box?.value.originalCurrency }
+        set { rare.value.originalCurrency = newValue }
+    }
     public var productID: String?
     public var copySource: CopySource?
     public var copyText: String?
-    public var copyFallbackReason: String?
+    public var copyFallbackReason: String? {
+        get { rare.box?.value.copyFallbackReason }
+        set { rare.value.copyFallbackReason = newValue }
+    }
     /// The placement the paywall was shown in (exposures; SPEC §4).
     public var placement: String?
     /// The attributes the app sent to assign (exposures; SPEC §4); empty when none were sent.
     public var attributes: ExposureAttributes
     /// What the app handed the store for this user (exposures; SPEC §4): the App Store's
     /// `appAccountToken`, Google Play's obfuscated account id. The webhooks map it back to the user.
-    public var storeAccountID: String?
+    public var storeAccountID: String? {
+        get { rare.box?.value.storeAccountID }
+        set { rare.value.storeAccountID = newValue }
+    }
     /// The trial the store actually granted, in days (`trial_started`; SPEC §4, filled by the webhooks).
-    public var trialDays: Int?
+    public var trialDays: Int? {
+        get { rare.box?.value.trialDays }
+        set { rare.value.trialDays = newValue }
+    }
     /// The known id this event's user is (`identified` only; SPEC §4 people).
-    public var identity: UserID?
+    public var identity: UserID? {
+        get { rare.box?.value.identity }
+        set { rare.value.identity = newValue }
+    }
     /// The store the payment (or trial, or cancel) went through (SPEC §4; the webhooks fill it).
-    public var store: PaymentStore?
+    public var store: PaymentStore? {
+        get { rare.box?.value.store }
+        set { rare.value.store = newValue }
+    }
     /// What the team receives for this payment, in the report currency like `revenue`, with its sign
     /// (SPEC §4): as the store said it, or, once parsed, the revenue less the store's cut
     /// (`proceedsBeforeTax`). Nil on events without revenue.
@@ -43,7 +64,14 @@ public struct Event: Sendable, Hashable {
     public var proceedsBeforeTax: Bool
     /// A bandit's exposure: the `allocation_period` assign answered (the period's start, SPEC §2), echoed
     /// by the app; the report and safeguards count the user in that period (SPEC §5).
-    public var allocationPeriod: Timestamp?
+    public var allocationPeriod: Timestamp? {
+        get { rare.box?.value.allocationPeriod }
+        set { rare.value.allocationPeriod = newValue }
+    }
+
+    /// The fields most events lack, out of line: a bulk load sorts, copies and holds hundreds of
+    /// thousands of events, and every inline field made each of them larger (see `RareFields`).
+    private var rare: RareFields
 
     public init(id: EventID, type: EventType, userID: UserID, timestamp: Timestamp,
                 experiment: String? = nil, variant: String? = nil,
@@ -65,17 +93,47 @@ public struct Event: Sendable, Hashable {
         self.productID = productID
         self.copySource = copySource
         self.copyText = copyText
-        self.copyFallbackReason = copyFallbackReason
         self.placement = placement
         self.attributes = attributes
-        self.originalRevenue = originalRevenue
-        self.originalCurrency = originalCurrency
-        self.storeAccountID = storeAccountID
-        self.trialDays = trialDays
-        self.identity = identity
-        self.store = store
         self.proceeds = proceeds
         self.proceedsBeforeTax = proceedsBeforeTax
-        self.allocationPeriod = allocationPeriod
+        rare = RareFields(Rare(originalRevenue: originalRevenue, originalCurrency: originalCurrency,
+                               copyFallbackReason: copyFallbackReason, storeAccountID: storeAccountID,
+                               trialDays: trialDays, identity: identity, store: store, allocationPeriod: allocationPeriod))
+    }
+}
+
+extension Event {
+    /// The out-of-line fields' values.
+    struct Rare: Sendable, Hashable {
+        var originalRevenue: Double?
+        var originalCurrency: String?
+        var copyFallbackReason: String?
+        var storeAccountID: String?
+        var trialDays: Int?
+        var identity: UserID?
+        var store: PaymentStore?
+        var allocationPeriod: Timestamp?
+    }
+
+    /// `Rare` behind one reference, nil while every field is empty: eight bytes in the event.
+    /// The box is never changed in place (a set replaces it), so copies of an event share it safely.
+    struct RareFields: Sendable, Hashable {
+        final class Box: Sendable {
+            let value: Rare
+            init(_ value: Rare) { self.value = value }
+        }
+        private(set) var box: Box?
+        private static let empty = Rare()
+
+        init(_ value: Rare) { box = value == Self.empty ? nil : Box(value) }
+
+        var value: Rare {
+            get { box?.value ?? Self.empty }
+            set { box = newValue == Self.empty ? nil : Box(newValue) }
+        }
+
+        static func == (a: RareFields, b: RareFields) -> Bool { a.value == b.value }
+        func hash(into hasher: inout Hasher) { hasher.combine(value) }
     }
 }

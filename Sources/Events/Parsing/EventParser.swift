@@ -143,9 +143,10 @@ public struct EventParser: Sendable {
         if let id = event.storeAccountID, id.isEmpty || id.utf8.count > Self.maxStoreAccountBytes {
             return EventRejection(field: "store_account_id", reason: "must be a non-empty string of at most \(Self.maxStoreAccountBytes) bytes")
         }
-        return exposureProblems(type: event.type, experiment: event.experiment, variant: event.variant).first
+        let listed = catalogEntry(event.experiment)
+        return exposureProblems(type: event.type, experiment: event.experiment, variant: event.variant, listed: listed).first
             ?? storeFieldProblems(type: event.type, storeAccountID: event.storeAccountID, trialDays: event.trialDays).first
-            ?? unknownExperiment(event.experiment)
+            ?? unknownExperiment(event.experiment, listed: listed)
     }
 
     /// An event built by other means (a webhook's), checked as `validate` does and its revenue
@@ -160,35 +161,37 @@ public struct EventParser: Sendable {
     /// Revenue in another currency than the report's, converted with the original amount and
     /// currency kept; a currency with no rate is refused, naming `currency`. Only lines that carry
     /// revenue are converted (a currency beside no amount changes nothing).
-    func converted(_ event: Event) -> Result<Event, EventRejection> {
-        guard let converter = currency, let amount = event.revenue, let code = event.currency else { return .success(withProceeds(event)) }
+    func converted(_ event: consuming Event) -> Result<Event, EventRejection> {
+        // `consuming` and `inout`: the event is changed where it lies, never copied with all its strings.
+        guard let converter = currency, let amount = event.revenue, let code = event.currency else {
+            addProceeds(&event)
+            return .success(event)
+        }
         let value: Double
         do { value = try converter.convert(amount, from: code) } catch { return .failure(EventRejection(field: "currency", reason: error.description)) }
-        guard code.uppercased() != converter.currency else { return .success(withProceeds(event)) }
-        var out = event
-        out.originalRevenue = amount
-        out.originalCurrency = code
-        out.revenue = value
-        out.currency = converter.currency
-        // Proceeds are in the currency of the revenue beside them, converted at the same rate.
-        if let proceeds = event.proceeds { out.proceeds = (try? converter.convert(proceeds, from: code)) ?? proceeds }
-        return .success(withProceeds(out))
+        if code.uppercased() != converter.currency {
+            event.originalRevenue = amount
+            event.originalCurrency = code
+            event.revenue = value
+            event.currency = converter.currency
+            // Proceeds are in the currency of the revenue beside them, converted at the same rate.
+            if let proceeds = event.proceeds { event.proceeds = (try? converter.convert(proceeds, from: code)) ?? proceeds }
+        }
+        addProceeds(&event)
+        return .success(event)
     }
 
     /// A revenue event's proceeds in the report currency (SPEC §5): as the event carries them, else the
     /// revenue less its store's cut (`fees`), tax not known. Other events carry none.
-    func withProceeds(_ event: Event) -> Event {
-        guard event.type.carriesRevenue else { return event }
+    func addProceeds(_ event: inout Event) {
+        guard event.type.carriesRevenue else { return }
         guard let revenue = event.revenue else {
-            var out = event
-            out.proceeds = nil
-            return out
+            event.proceeds = nil
+            return
         }
-        guard event.proceeds == nil else { return event }
-        var out = event
-        out.proceeds = fees.proceeds(of: revenue, store: event.store)
-        out.proceedsBeforeTax = true
-        return out
+        guard event.proceeds == nil else { return }
+        event.proceeds = fees.proceeds(of: revenue, store: event.store)
+        event.proceedsBeforeTax = true
     }
 
     // MARK: -
@@ -404,13 +407,18 @@ public struct EventParser: Sendable {
             let hint = Spelling.closest(to: key, in: Self.fields.map(\.rawValue)).map { "; did you mean '\($0)'?" } ?? ""
             add(EventRejection(field: key, reason: "is not a key of any event\(hint)"))
         }
+        let listed = catalogEntry(f.experiment)
         if let type {
-            let allowed = Self.keys(of: type)
-            for (index, field) in Self.fields.enumerated() where seen & (1 << index) != 0 && !allowed.contains(field) {
-                if field == .storeAccountID || field == .trialDays { continue }   // named by storeFieldProblems
-                add(EventRejection(field: field.rawValue, reason: "is not a key of \(type.name) events (they take: \(allowed.map(\.rawValue).joined(separator: ", ")))"))
+            // One AND per line; the list of keys is built only to name a stray one.
+            let allowed = Self.allowedKeyBits[type.rawValue]
+            if seen & ~allowed != 0 {
+                let keys = Self.keys(of: type).map(\.rawValue).joined(separator: ", ")
+                for (index, field) in Self.fields.enumerated() where seen & ~allowed & (1 << index) != 0 {
+                    if field == .storeAccountID || field == .trialDays { continue }   // named by storeFieldProblems
+                    add(EventRejection(field: field.rawValue, reason: "is not a key of \(type.name) events (they take: \(keys))"))
+                }
             }
-            exposureProblems(type: type, experiment: f.experiment, variant: f.variant).forEach(add)
+            exposureProblems(type: type, experiment: f.experiment, variant: f.variant, listed: listed).forEach(add)
             if type == .identified && f.identity == nil && f.rejected & Self.bit(.identity) == 0 {
                 add(EventRejection(field: "identity", reason: "required for identified events (the known id this user is)"))
             }
@@ -429,7 +437,7 @@ public struct EventParser: Sendable {
         guard let eventID = f.eventID, let type, let userID = f.userID, let timestamp else {
             preconditionFailure("a line without a required field has a problem listed")
         }
-        if let problem = unknownExperiment(f.experiment) { return .failure(problem) }
+        if let problem = unknownExperiment(f.experiment, listed: listed) { return .failure(problem) }
         return converted(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
                                experiment: f.experiment, variant: f.variant, revenue: f.revenue,
                                currency: f.currency, productID: f.productID, copySource: copySource,
@@ -491,6 +499,11 @@ public struct EventParser: Sendable {
     }
 
     /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table).
+    /// `keys(of:)` as bits of `seen`, indexed by the type's raw value.
+    private static let allowedKeyBits: [UInt32] = (0...(EventType.allCases.map(\.rawValue).max() ?? 0)).map { raw in
+        EventType(rawValue: raw).map { keys(of: $0).reduce(0) { $0 | bit($1) } } ?? 0
+    }
+
     private static func keys(of type: EventType) -> [Field] {
         let always: [Field] = [.eventID, .type, .userID, .ts]
         switch type {
@@ -504,8 +517,8 @@ public struct EventParser: Sendable {
 
     /// An event naming an experiment the catalog does not have (an old app build, a deleted file):
     /// ignored, not refused.
-    func unknownExperiment(_ experiment: String?) -> EventRejection? {
-        guard let experiment, !experiment.isEmpty, let catalog, catalog.variants[experiment] == nil else { return nil }
+    func unknownExperiment(_ experiment: String?, listed: CatalogEntry) -> EventRejection? {
+        guard let experiment, case .absent = listed else { return nil }
         return EventRejection(field: "experiment", reason: "\(EventRejection.unknownExperiment): no experiment '\(experiment)' in the folder; the line is not stored", ignored: true)
     }
 
@@ -564,16 +577,28 @@ public struct EventParser: Sendable {
     }
 
     /// An exposure names an experiment and a variant of it (of the catalog, when there is one).
-    private func exposureProblems(type: EventType, experiment: String?, variant: String?) -> [EventRejection] {
+    /// What the catalog says of an event's experiment, looked up once per line for both checks that need it.
+    enum CatalogEntry {
+        /// No catalog, or no experiment named.
+        case notChecked
+        case absent
+        case variants(Set<String>)
+    }
+
+    func catalogEntry(_ experiment: String?) -> CatalogEntry {
+        guard let experiment, !experiment.isEmpty, let catalog else { return .notChecked }
+        return catalog.variants[experiment].map(CatalogEntry.variants) ?? .absent
+    }
+
+    private func exposureProblems(type: EventType, experiment: String?, variant: String?, listed: CatalogEntry) -> [EventRejection] {
         guard type == .exposure else { return [] }
         var problems: [EventRejection] = []
-        let knownVariants = experiment.flatMap { e in catalog.map { $0.variants[e] } }
         if experiment?.isEmpty ?? true {
             problems.append(EventRejection(field: "experiment", reason: "required for exposure events"))
         }
         if variant?.isEmpty ?? true {
             problems.append(EventRejection(field: "variant", reason: "required for exposure events"))
-        } else if let experiment, let variant, let variants = knownVariants ?? nil, !variants.contains(variant) {
+        } else if let experiment, let variant, case .variants(let variants) = listed, !variants.contains(variant) {
             problems.append(EventRejection(field: "variant", reason: "experiment '\(experiment)' has no variant '\(variant)'; its variants: \(variants.sorted().joined(separator: ", "))"))
         }
         return problems

@@ -6,11 +6,18 @@ final class Statement {
     private let stmt: OpaquePointer
     private unowned let connection: Connection
     let sql: String
+    /// The parameters holding a value (bit `i - 1` for parameter `i` up to 64): the others hold
+    /// NULL, as every parameter of a fresh statement and after `reset` does, so binding NULL to
+    /// them is skipped (a bulk insert binds nine absent fields per event).
+    private var holdingValues: UInt64 = 0
+    /// Parameters tracked in `holdingValues` (a number past them still reaches SQLite, which refuses it).
+    private let tracked: Int32
 
     init(_ stmt: OpaquePointer, connection: Connection, sql: String) {
         self.stmt = stmt
         self.connection = connection
         self.sql = sql
+        tracked = min(64, sqlite3_bind_parameter_count(stmt))
     }
 
     deinit { sqlite3_finalize(stmt) }
@@ -37,11 +44,19 @@ final class Statement {
         // sqlite3_reset repeats the error of the last step; that error was already reported.
         _ = sqlite3_reset(stmt)
         try check(sqlite3_clear_bindings(stmt), "clear_bindings")
+        holdingValues = 0
+    }
+
+    /// Notes that parameter `index` now holds a value.
+    @inline(__always)
+    private func holds(_ index: Int32) {
+        if index >= 1 && index <= tracked { holdingValues |= 1 << UInt64(index - 1) }
     }
 
     // MARK: Binding (1-based indices, as SQLite counts)
 
     func bind(_ index: Int32, _ value: Int64) throws {
+        holds(index)
         try check(sqlite3_bind_int64(stmt, index, value), "bind")
     }
 
@@ -50,6 +65,7 @@ final class Statement {
     }
 
     func bind(_ index: Int32, _ value: Double) throws {
+        holds(index)
         try check(sqlite3_bind_double(stmt, index, value), "bind")
     }
 
@@ -58,6 +74,7 @@ final class Statement {
     }
 
     func bind(_ index: Int32, _ value: String) throws {
+        holds(index)
         var value = value
         let rc: Int32 = value.withUTF8 { buffer in
             guard let base = buffer.baseAddress else { return sqlite3_bind_text(stmt, index, "", 0, Statement.transient) }
@@ -78,11 +95,17 @@ final class Statement {
     /// Binds bytes as a BLOB, or NULL for nil.
     func bind(_ index: Int32, blob value: [UInt8]?) throws {
         guard let value else { return try bindNull(index) }
+        holds(index)
         let rc: Int32 = value.withUnsafeBytes { sqlite3_bind_blob(stmt, index, $0.baseAddress, Int32($0.count), Statement.transient) }
         try check(rc, "bind")
     }
 
     func bindNull(_ index: Int32) throws {
+        if index >= 1 && index <= tracked {
+            let bit: UInt64 = 1 << UInt64(index - 1)
+            if holdingValues & bit == 0 { return }
+            holdingValues &= ~bit
+        }
         try check(sqlite3_bind_null(stmt, index), "bind")
     }
 

@@ -34,7 +34,8 @@ final class SnapshotFacts: @unchecked Sendable {
         Self.queue.async {
             defer { self.done.leave() }
             do {
-                try readers.read { connection in
+                // Events read in place through the buffer, not copied with all their strings.
+                try readers.read { connection in try events.withUnsafeBufferPointer { events in
                     let select = try connection.cached(FactsRefresh.selectEventsSQL)
                     for (u, range) in users.enumerated() {
                         let userID = events[Int(order[range.lowerBound])].userID
@@ -42,15 +43,15 @@ final class SnapshotFacts: @unchecked Sendable {
                         var ids = EventIDs(sources)
                         var count: Int32 = 0
                         for position in range {
-                            let event = events[Int(order[position])]
-                            guard ids.insert(event.id) else { continue }
-                            sources.append(FactsBuilder.Source(event))
+                            let k = Int(order[position])
+                            guard ids.insert(events[k].id) else { continue }
+                            sources.append(FactsBuilder.Source(events[k]))
                             count += 1
                         }
                         self.facts[u] = FactsBuilder.facts(userID: userID, events: sources)
                         self.added[u] = count
                     }
-                }
+                } }
             } catch {
                 self.failure = error
             }
