@@ -105,6 +105,21 @@ import Testing
         #expect(checked > 100, "only \(checked) ticks found: the pattern no longer matches the charts")
     }
 
+    /// A bandit's allocation table: the empty periods after the last arrival, under the same weights,
+    /// share one row; a period that drew users keeps its own, even with the same weights.
+    @Test func emptyPeriodsUnderTheSameWeightsShareARow() {
+        let day = 86_400.0
+        func period(_ i: Int, _ weights: [Double], _ users: [Int], _ rule: String) -> AllocationResult.Period {
+            AllocationResult.Period(index: i, from: Date(timeIntervalSince1970: Double(i) * day), to: nil, weights: weights, users: users, rule: rule)
+        }
+        let learned = [0.3, 0.7]
+        let periods = [period(0, [0.5, 0.5], [10, 10], "first"), period(1, learned, [3, 7], "learned"), period(2, learned, [4, 6], "learned"),
+                       period(3, learned, [0, 0], "learned"), period(4, learned, [0, 0], "carried"), period(5, learned, [0, 0], "carried"),
+                       period(6, learned, [0, 0], "carried"), period(7, [0.2, 0.8], [0, 0], "carried")]
+        let runs = ReportDocument.periodRuns(periods).map { $0.map(\.index) }
+        #expect(runs == [[0], [1], [2], [3], [4, 5, 6], [7]], "\(runs)")
+    }
+
     /// The text of every `<text … class="CLS">…</text>`.
     static func texts(_ svg: String, cls: String) throws -> [String] {
         let regex = try Regex("class=\"\(cls)\">([^<]*)</text>")
