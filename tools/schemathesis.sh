@@ -31,7 +31,8 @@ trap cleanup EXIT
 
 # Keys on, so 401/403 paths exist; the admin key reaches every route, and the webhook secret is the same header.
 KEY="schemathesis-admin-key"
-ABCTL_API_KEYS="$KEY:admin" ABCTL_REVENUECAT_AUTH="Bearer $KEY" \
+SDK_KEY="schemathesis-sdk-key"
+ABCTL_API_KEYS="$KEY:admin;$SDK_KEY:sdk" ABCTL_REVENUECAT_AUTH="Bearer $KEY" \
   "$ABCTL" serve --port 0 --host 127.0.0.1 --db "$WORK/st.sqlite" --experiments "$ROOT/Experiments" \
   >"$WORK/serve.out" 2>"$WORK/serve.err" &
 PID=$!
@@ -42,6 +43,13 @@ echo "schemathesis: abctl serve on 127.0.0.1:$PORT"
 set +e
 # From the scratch folder, so schemathesis' cache (.schemathesis/) stays out of the repo.
 cd "$WORK"
+# Path parameters that name something that exists, so the report route's query parameters are fuzzed
+# on a real report (a made-up id only ever gets 404) and the GrowthBook route past its key check.
+cat > schemathesis.toml <<TOML
+[parameters]
+"path.id" = "chorus-paywall-copy"
+"path.clientKey" = "$SDK_KEY"
+TOML
 timeout "$TIME_LIMIT" "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi.json" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method,allow_header_conformance,ignored_auth \
   --max-examples "$MAX_EXAMPLES" \

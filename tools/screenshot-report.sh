@@ -4,7 +4,7 @@
 #
 #   tools/screenshot-report.sh Reports/chorus-paywall-copy.html [OUT_PREFIX]
 #
-# Writes OUT_PREFIX-desktop.png (1200 px wide) and OUT_PREFIX-phone.png (390 px wide);
+# Writes OUT_PREFIX-desktop.png (1280 px wide) and OUT_PREFIX-phone.png (390 px wide);
 # OUT_PREFIX defaults to the HTML file's path without `.html`.
 set -eu
 html=${1:?usage: tools/screenshot-report.sh REPORT.html [OUT_PREFIX]}
@@ -17,7 +17,8 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 abs=$(cd "$(dirname "$html")" && pwd)/$(basename "$html")
 # No network: the report must be self-contained, so block every request that is not the file itself.
-for shot in "desktop 1280 4600" "phone 390 7000"; do
+# Tall enough for the longest demo report (segment tables, forecast, survival); blank below its end.
+for shot in "desktop 1280 10000" "phone 390 18000"; do
   set -- $shot
   chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
     --host-resolver-rules="MAP * ~NOTFOUND" --proxy-server="http://0.0.0.0:1" \

@@ -27,6 +27,8 @@ import Testing
         (["--by", "country", "--by", "platform"], "by=country&by=platform", true),
         (["--by", "country,platform"], "by=country,platform", true),
         (["--by", "contry"], "by=contry", false),
+        (["--by", ""], "by=", false),
+        (["--by", "country,"], "by=country,", false),
         (["--min-segment-users", "50"], "min_segment_users=50", true),
         (["--min-segment-users", "0"], "min_segment_users=0", false),
         (["--min-segment-users", "1.5"], "min_segment_users=1.5", false),

@@ -69,3 +69,25 @@ struct IdentifiedParsingTests {
         #expect(graph.person(of: "token-1") == "c")
     }
 }
+
+/// `IdentityGraph.link` keeps each person's ids beside `personOf` instead of scanning every id:
+/// after every link of a random sequence (valid or not) the graph equals the plain scan's.
+@Suite struct IdentityGraphLinkTests {
+    @Test func linksGiveWhatAScanOfEveryIdGives() {
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<20 {
+            var graph = IdentityGraph(personOf: round % 2 == 0 ? [:] : ["u1": "u0", "u0": "u0", "u2": "u0"], known: [])
+            var scanned = graph.personOf
+            for _ in 0..<400 {
+                let id = UserID("u\(Int.random(in: 0..<40, using: &rng))"), person = UserID("u\(Int.random(in: 0..<40, using: &rng))")
+                guard id != person else { continue }
+                graph.link(id, into: person)
+                for (member, p) in scanned where p == id { scanned[member] = person }
+                scanned[id] = person
+                scanned[person] = person
+                #expect(graph.personOf == scanned)
+                if graph.personOf != scanned { return }
+            }
+        }
+    }
+}

@@ -72,6 +72,54 @@ import Testing
         #expect(widest.x - SVGCharts.textWidth(widest.text, size: 11) >= 20, "\(widest)")
     }
 
+    /// Every tick label of every chart in the demo's HTML reports (Reports/, what `make demo` writes
+    /// and DemoStoryTests holds byte for byte) lies inside its chart by the layout's width estimate:
+    /// the by-country chart's last tick, centred at the plot's edge, was cut to "+10.00 p".
+    @Test func everyTickOfTheDemoReportsFitsItsChart() throws {
+        var reports = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { reports.deleteLastPathComponent() }
+        reports.appendPathComponent("Reports")
+        let files = try FileManager.default.contentsOfDirectory(atPath: reports.path).filter { $0.hasSuffix(".html") && $0 != "index.html" }
+        #expect(files.count >= 5, "\(files)")
+        let svgs = try Regex("<svg class=\"chart\" viewBox=\"0 0 ([0-9.]+) [0-9.]+\"(.*?)</svg>")
+        let ticks = try Regex("<text x=\"([0-9.]+)\" y=\"[0-9.]+\"(?: text-anchor=\"(start|middle|end)\")? class=\"tick\">([^<]*)</text>")
+        var checked = 0
+        for file in files {
+            let html = try String(contentsOf: reports.appendingPathComponent(file), encoding: .utf8)
+            for svg in html.matches(of: svgs) {
+                let width = try #require(svg.output[1].substring.flatMap { Double($0) })
+                for tick in String(svg.output[2].substring ?? "").matches(of: ticks) {
+                    let x = try #require(tick.output[1].substring.flatMap { Double($0) })
+                    let text = String(tick.output[3].substring ?? "").replacingOccurrences(of: "&amp;", with: "&")
+                    let w = SVGCharts.textWidth(text, size: 11)
+                    let (from, to): (Double, Double) = switch tick.output[2].substring {
+                    case "middle"?: (x - w / 2, x + w / 2)
+                    case "end"?: (x - w, x)
+                    default: (x, x + w)
+                    }
+                    #expect(from >= 0 && to <= width, "\(file): tick '\(text)' spans \(from)...\(to) in a chart \(width) wide")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 100, "only \(checked) ticks found: the pattern no longer matches the charts")
+    }
+
+    /// A bandit's allocation table: the empty periods after the last arrival, under the same weights,
+    /// share one row; a period that drew users keeps its own, even with the same weights.
+    @Test func emptyPeriodsUnderTheSameWeightsShareARow() {
+        let day = 86_400.0
+        func period(_ i: Int, _ weights: [Double], _ users: [Int], _ rule: String) -> AllocationResult.Period {
+            AllocationResult.Period(index: i, from: Date(timeIntervalSince1970: Double(i) * day), to: nil, weights: weights, users: users, rule: rule)
+        }
+        let learned = [0.3, 0.7]
+        let periods = [period(0, [0.5, 0.5], [10, 10], "first"), period(1, learned, [3, 7], "learned"), period(2, learned, [4, 6], "learned"),
+                       period(3, learned, [0, 0], "learned"), period(4, learned, [0, 0], "carried"), period(5, learned, [0, 0], "carried"),
+                       period(6, learned, [0, 0], "carried"), period(7, [0.2, 0.8], [0, 0], "carried")]
+        let runs = ReportDocument.periodRuns(periods).map { $0.map(\.index) }
+        #expect(runs == [[0], [1], [2], [3], [4, 5, 6], [7]], "\(runs)")
+    }
+
     /// The text of every `<text … class="CLS">…</text>`.
     static func texts(_ svg: String, cls: String) throws -> [String] {
         let regex = try Regex("class=\"\(cls)\">([^<]*)</text>")

@@ -68,6 +68,7 @@ import Testing
         #expect(few.crossoverUsers == 4 && many.crossoverUsers == 6)
         #expect(few.health.first { $0.code == "crossover" }?.level == .info)       // 4 of 400 = 1.0%
         #expect(many.health.first { $0.code == "crossover" }?.level == .warning)   // 6 of 400 = 1.5%
+        #expect(few.health.first { $0.code == "crossover" }?.count == 4 && many.health.first { $0.code == "crossover" }?.count == 6)
         #expect(try Self.report().health.contains { $0.code == "crossover" } == false)
     }
 

@@ -30,7 +30,10 @@ import Testing
         let note = try #require(r.health.first { $0.code == "unmatched_store_payments" })
         #expect(note.level == .warning)
         #expect(note.message.hasPrefix("4 of 200 App Store and Google Play payments in the experiment's dates (2.0%)"), "\(note.message)")
-        #expect(JSONReportRenderer.render(r).contains("\"unmatched_store_payments\""))
+        // SPEC §8: the JSON entry carries what it counts.
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(r).utf8)) as? [String: Any])
+        let entry = try #require((json["health"] as? [[String: Any]])?.first { $0["code"] as? String == "unmatched_store_payments" })
+        #expect(entry["count"] as? Int == 4, "\(entry)")
         for (format, text) in F.readableFormats(r) {
             #expect(text.contains("under a store token no exposure has named"), "\(format)")
         }

@@ -38,6 +38,9 @@ public struct IdentityGraph: Sendable {
     public private(set) var known: Set<UserID> = []
     /// The (user, event) keys of the conflicting identifies.
     public private(set) var conflicts: [(user: UserID, event: EventID)] = []
+    /// `personOf` inverted: each person's ids (the key included), so a link moves a person's ids
+    /// without a pass over every id (a bulk load with many log-ins made that quadratic).
+    private var members: [UserID: Set<UserID>] = [:]
 
     public init() {}
 
@@ -45,6 +48,7 @@ public struct IdentityGraph: Sendable {
     public init(personOf: [UserID: UserID], known: Set<UserID>) {
         self.personOf = personOf
         self.known = known
+        for (id, person) in personOf { members[person, default: []].insert(id) }
     }
 
     public func person(of id: UserID) -> UserID { personOf[id] ?? id }
@@ -87,8 +91,12 @@ public struct IdentityGraph: Sendable {
 
     /// Joins `id`'s person (with its store accounts) into `person`.
     public mutating func link(_ id: UserID, into person: UserID) {
-        for (member, p) in personOf where p == id { personOf[member] = person }
-        personOf[id] = person
-        personOf[person] = person
+        // The ids whose person is `id` move with it; `id` and `person` leave the persons they were in.
+        var moving = members.removeValue(forKey: id) ?? []
+        for m in [id, person] { if let p = personOf[m], p != id { members[p]?.remove(m) } }
+        moving.insert(id)
+        moving.insert(person)
+        for member in moving { personOf[member] = person }
+        members[person, default: []].formUnion(moving)
     }
 }

@@ -97,9 +97,9 @@ public enum HealthChecks {
         if r.crossoverUsers > 0 {
             let share = r.users > 0 ? Double(r.crossoverUsers) / Double(r.users) : 0
             if share > 0.01 {
-                out.append(HealthCheck(level: .warning, code: "crossover", message: "\(users(r.crossoverUsers)) (\(Wording.percent(share, digits: 1)) of the experiment's users) exposed to more than one variant. Each is counted in the first variant seen, which blurs the difference between variants; check that the app keeps a user's variant (sticky assignment) across devices and reinstalls."))
+                out.append(HealthCheck(level: .warning, code: "crossover", message: "\(users(r.crossoverUsers)) (\(Wording.percent(share, digits: 1)) of the experiment's users) exposed to more than one variant. Each is counted in the first variant seen, which blurs the difference between variants; check that the app keeps a user's variant (sticky assignment) across devices and reinstalls.", count: r.crossoverUsers))
             } else {
-                out.append(HealthCheck(level: .info, code: "crossover", message: "\(users(r.crossoverUsers)) exposed to more than one variant (\(Wording.percent(share, digits: 1)), at most 1% is expected); each is counted in the first variant seen."))
+                out.append(HealthCheck(level: .info, code: "crossover", message: "\(users(r.crossoverUsers)) exposed to more than one variant (\(Wording.percent(share, digits: 1)), at most 1% is expected); each is counted in the first variant seen.", count: r.crossoverUsers))
             }
         }
 
@@ -127,7 +127,7 @@ public enum HealthChecks {
         // SPEC §4 people: identifies that would have merged two people change nothing and are counted.
         if acc.options.identityConflicts > 0 {
             let n = acc.options.identityConflicts
-            out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out."))
+            out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out.", count: n))
         }
 
         // SPEC §4: the share of people with merged ids differs between arms (chi-square, p < 0.001):
@@ -142,17 +142,17 @@ public enum HealthChecks {
         // SPEC §4: store payments under a token no exposure named count for nobody.
         let (payments, unmatched) = (acc.options.storePayments, acc.options.unmatchedStorePayments)
         if payments > 0, unmatched * 100 > payments {
-            out.append(HealthCheck(level: .warning, code: "unmatched_store_payments", message: "\(Wording.count(unmatched)) of \(Wording.count(payments)) App Store and Google Play payments in the experiment's dates (\(String(format: "%.1f", 100 * Double(unmatched) / Double(payments)))%) are under a store token no exposure has named, so they count for nobody: the app should send the token it hands the store (AbctlClient's storeAccountID) as store_account_id on its exposures."))
+            out.append(HealthCheck(level: .warning, code: "unmatched_store_payments", message: "\(Wording.count(unmatched)) of \(Wording.count(payments)) App Store and Google Play payments in the experiment's dates (\(String(format: "%.1f", 100 * Double(unmatched) / Double(payments)))%) are under a store token no exposure has named, so they count for nobody: the app should send the token it hands the store (AbctlClient's storeAccountID) as store_account_id on its exposures.", count: unmatched))
         }
 
         // Left out.
         if acc.forcedUsers > 0 {
-            out.append(HealthCheck(level: .info, code: "forced_users", message: "\(Wording.count(acc.forcedUsers)) forced QA \(acc.forcedUsers == 1 ? "user was" : "users were") left out."))
+            out.append(HealthCheck(level: .info, code: "forced_users", message: "\(Wording.count(acc.forcedUsers)) forced QA \(acc.forcedUsers == 1 ? "user was" : "users were") left out.", count: acc.forcedUsers))
         }
         if !acc.unknownVariants.isEmpty {
             let total = acc.unknownVariants.values.reduce(0, +)
             let names = acc.unknownVariants.keys.sorted().map(q).joined(separator: ", ")
-            out.append(HealthCheck(level: .warning, code: "unknown_variants", message: "\(users(total)) exposed to variants the experiment no longer has (\(names)); left out."))
+            out.append(HealthCheck(level: .warning, code: "unknown_variants", message: "\(users(total)) exposed to variants the experiment no longer has (\(names)); left out.", count: total))
         }
         return out.enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
     }

@@ -35,9 +35,13 @@ extension ReportDocument {
     static func allocation(_ r: Report, _ a: AllocationResult) -> Section {
         let columns = [Table.Column(header: "Period", align: .right), Table.Column(header: "From", align: .left), Table.Column(header: "Weights set by", align: .left)]
             + a.variants.map { Table.Column(header: $0, align: .right) }
-        let rows: [[Table.Cell]] = a.periods.map { p in
-            [Table.Cell(String(p.index)), Table.Cell(Wording.date(p.from)), Table.Cell(p.rule)]
-                + zip(p.weights, p.users).map { w, n in Table.Cell(text: String(format: "%.3f", w), note: Wording.counted(n, "user")) }
+        let rows: [[Table.Cell]] = Self.periodRuns(a.periods).map { run in
+            let p = run.first!
+            let label = run.count == 1 ? String(p.index) : "\(p.index)–\(run.last!.index)"
+            return [Table.Cell(label), Table.Cell(Wording.date(p.from)), Table.Cell(p.rule)]
+                + p.weights.indices.map { i in
+                    Table.Cell(text: String(format: "%.3f", p.weights[i]), note: Wording.counted(run.reduce(0) { $0 + $1.users[i] }, "user"))
+                }
         }
         var blocks: [Block] = [.chart(.allocation, caption: "Each arm's weight per allocation period: new users were drawn with these weights; arms are compared within each period, never across periods pooled."),
                                .table(Table(columns: columns, rows: rows))]
@@ -48,6 +52,22 @@ extension ReportDocument {
             blocks.append(.paragraph([.text("Chance of being best: not yet, \(reason).")], .plain))
         }
         return Section(title: [.text("Allocation (bandit)")], blocks: blocks)
+    }
+
+    /// The periods as table rows: consecutive periods that drew no user under the same weights and rule
+    /// (a story's days after its last arrival, say) share one row "14–119", so the table shows the periods
+    /// that mattered rather than a hundred identical ones; each other period is a row of its own.
+    static func periodRuns(_ periods: [AllocationResult.Period]) -> [[AllocationResult.Period]] {
+        var runs: [[AllocationResult.Period]] = []
+        for p in periods {
+            if p.users.allSatisfy({ $0 == 0 }), let last = runs.last?.last, last.users.allSatisfy({ $0 == 0 }),
+               last.weights == p.weights, last.rule == p.rule, last.index + 1 == p.index {
+                runs[runs.count - 1].append(p)
+            } else {
+                runs.append([p])
+            }
+        }
+        return runs
     }
 
     static func verdict(_ r: Report) -> Section {

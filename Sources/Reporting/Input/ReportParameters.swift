@@ -67,7 +67,8 @@ public enum ReportParameters {
                 guard let alpha = Double(value), alpha > 0, alpha < 0.5 else { throw invalid("'\(shown)' must be a number between 0 and 0.5, got '\(value)'") }
                 options.alpha = alpha
             case .dimension:
-                for dimension in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                // Empty items kept, so `by=`, `--by ''` and `country,` are refused like `' '` is.
+                for dimension in value.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
                     guard !dimension.isEmpty else { throw invalid("'\(shown)' names an empty segment") }
                     if !options.segments.contains(dimension) { options.segments.append(dimension) }
                 }

@@ -493,10 +493,13 @@ public struct HealthCheck: Sendable, Equatable {
     /// A stable code: `srm`, `sample_size`, `guardrail`, `dates`, `forced_users`, `unknown_variants`, ….
     public var code: String
     public var message: String
-    public init(level: Level, code: String, message: String) {
+    /// How many of what the entry is about (users, log-ins, payments), where it counts something (SPEC §8 `count`).
+    public var count: Int?
+    public init(level: Level, code: String, message: String, count: Int? = nil) {
         self.level = level
         self.code = code
         self.message = message
+        self.count = count
     }
 }
 

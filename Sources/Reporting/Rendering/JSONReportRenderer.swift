@@ -56,7 +56,10 @@ public enum JSONReportRenderer {
             ("required_users_per_variant", int(r.requiredUsersPerVariant)),
             ("legend", .array(Wording.legend(r).map(JSONValue.string))),
             ("safeguards", .array(r.safeguards.map(\.json))),
-            ("health", .array(r.health.map { .object([("level", .string($0.level.rawValue)), ("code", .string($0.code)), ("message", .string($0.message))]) })),
+            ("health", .array(r.health.map { h in
+                .object([("level", .string(h.level.rawValue)), ("code", .string(h.code)), ("message", .string(h.message))]
+                    + (h.count.map { [("count", .number(Double($0)))] } ?? []))
+            })),
             ("conversion_by_day", .object(r.conversionByDay.map { curve in
                 (curve.key, .array(curve.points.map { .object([("day", .number(Double($0.day))), ("users", .number(Double($0.users))), ("rate", num($0.rate))]) }))
             })),

@@ -13,7 +13,7 @@ extension SVGCharts {
         }
         guard !rows.isEmpty else { return "<p class=\"muted\">No differences to plot for \(HTMLReportRenderer.escape(d.dimension)).</p>" }
         let overall = r.comparisons.filter { $0.metric == metric }
-        let rowHeight = 26.0, top = 22.0, width = 720.0, right = 20.0
+        let rowHeight = 26.0, top = 22.0, width = 720.0
         let labelWidth = labelColumn(rows.map(\.label))
         let height = top + Double(rows.count) * rowHeight + 46
         var lo = 0.0, hi = 0.0
@@ -25,9 +25,10 @@ extension SVGCharts {
         let pad = max(metric.isRevenue ? 0.05 : 0.002, (hi - lo) * 0.08)
         lo -= pad
         hi += pad
+        func tick(_ v: Double) -> String { metric.isRevenue ? Wording.signedMoney(v, in: r.currency) : Wording.points(v) }
+        let right = rightMargin(ticks: ticks(lo, hi, count: 6).map(tick))
         let plotWidth = width - labelWidth - right
         func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
-        func tick(_ v: Double) -> String { metric.isRevenue ? Wording.signedMoney(v, in: r.currency) : Wording.points(v) }
         let aria = "\(metric.title) difference to the control by \(d.dimension), with intervals"
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
         for t in ticks(lo, hi, count: 6) {

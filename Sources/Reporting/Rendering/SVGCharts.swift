@@ -16,7 +16,7 @@ enum SVGCharts {
         let rows = r.comparisons.filter { $0.relativeLift != nil }
         guard !rows.isEmpty else { return "<p class=\"muted\">No lifts to plot (no treatment, or the control's rate is 0).</p>" }
         let labels = rows.map { "\($0.variant) · \(Wording.title($0.metric))" }
-        let rowHeight = 28.0, top = 24.0, width = 720.0, right = 20.0
+        let rowHeight = 28.0, top = 24.0, width = 720.0
         let labelWidth = labelColumn(labels)
         let height = top + Double(rows.count) * rowHeight + 46
         var lo = 0.0, hi = 0.0
@@ -27,6 +27,7 @@ enum SVGCharts {
         lo = max(lo, -1); hi = min(hi, 3)
         let pad = max(0.02, (hi - lo) * 0.08)
         lo -= pad; hi += pad
+        let right = rightMargin(ticks: ticks(lo, hi, count: 6).map { Wording.signedPercent($0, digits: 0) })
         let plotWidth = width - labelWidth - right
         func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"Relative lift of each variant against the control, with intervals\">"
@@ -208,6 +209,12 @@ enum SVGCharts {
     /// An estimate of the width of `s` in SVG units at `size` px of the report's sans-serif font
     /// (0.6 em a character, generous for digits and capitals), for laying out labels without a browser.
     static func textWidth(_ s: String, size: Double) -> Double { Double(s.count) * size * 0.6 }
+
+    /// The right margin of a chart whose tick labels are centred under their ticks: at least 20 units,
+    /// and half the widest label, so the last one is not cut by the chart's edge ("+10.00 pp" was).
+    static func rightMargin(ticks labels: [String]) -> Double {
+        max(20, (labels.map { textWidth($0, size: 11) }.max() ?? 0) / 2 + 4)
+    }
 
     /// The label column of a forest plot: wide enough for the longest label at 12 px, within 150 to 400 units.
     static func labelColumn(_ labels: [String]) -> Double {

@@ -1166,12 +1166,27 @@ enum OpenAPIComponents {
           "type": "array",
           "items": {
             "type": "object",
+            "description": "An experiment file as written: an experiment has variants; a global holdout (kind holdout) has a fraction and no variants.",
             "required": [
               "id",
               "name",
-              "status",
-              "variants"
-            ]
+              "status"
+            ],
+            "properties": {
+              "kind": {
+                "enum": ["experiment", "holdout"]
+              }
+            },
+            "if": {
+              "required": ["kind"],
+              "properties": {"kind": {"const": "holdout"}}
+            },
+            "then": {
+              "required": ["fraction"]
+            },
+            "else": {
+              "required": ["variants"]
+            }
           }
         },
         "products": {
