@@ -129,6 +129,90 @@ final class HeardLog: Sendable {
         #expect(secondOffline.source == .default && secondOffline.variant == nil)
     }
 
+    /// A safeguard stop of one arm: the stopped user's next answer (`safeguard`, the control's
+    /// paywall, no arm) expires at once every cached answer naming the experiment, in both caches:
+    /// another user's kept arm (experiment form) and a third user's placement answer, though only an
+    /// hour old, give way to the bundled default offline.
+    @Test func aSafeguardAnswerExpiresBothCachesAtOnce() async throws {
+        let experiment = "chorus-trial-length", android: [String: JSONValue] = ["platform": .string("android")]
+        let folder = TemporaryFolder(prefix: "abctl-safeguard-expiry")
+        let db = folder.path + "/events.sqlite"
+        let storage = try TemporaryDirectory()
+        defer { storage.remove() }
+        let t = Date()
+        let clock = TestClock(t)
+        let before = try await ServeProcess.start(database: db)
+        let client = try AbctlClient(configuration: Self.configuration(before.url, storage: storage, clock: clock))
+        var stopped: PaywallAnswer?, other: PaywallAnswer?
+        for n in 0..<400 where stopped == nil || other == nil {
+            let a = await client.paywall(for: PaywallQuery(userID: UserID("walker-\(n)"), experiment: experiment, attributes: android))
+            if a.variant == "trial-7d" && stopped == nil { stopped = a } else if a.variant != nil && other == nil { other = a }
+        }
+        let (stoppedUser, otherUser) = (try #require(stopped).userID, try #require(other).userID)
+        var atPlacement: PlacementAnswer?
+        for n in 0..<400 where atPlacement == nil {
+            let a = await client.paywall(for: PlacementQuery(userID: UserID("hiker-\(n)"), placement: "onboarding_end", attributes: android))
+            if a.inExperiment && a.experiment == experiment { atPlacement = a }
+        }
+        let placementUser = try #require(atPlacement).userID
+        await before.stop()
+
+        // The arm is stopped (as `abctl safeguards check` records it) before the server starts again.
+        let figures = #"{"control_users": 300, "control_count": 10, "arm_users": 300, "arm_count": 60, "difference": 0.17, "level": 0.95, "mixing_variance": 0.01, "interval": [0.1, 0.2]}"#
+        _ = try await before.query("""
+            INSERT INTO safeguard_stops (id, experiment, arm, metric, action, stopped_ts, figures)
+            VALUES ('s1', '\(experiment)', 'trial-7d', 'day0_cancel_rate', 'stop_arm', \(Int64(t.timeIntervalSince1970 * 1e6)), '\(figures)')
+            """)
+        let after = try await ServeProcess.start(database: db)
+        let online = try AbctlClient(configuration: Self.configuration(after.url, storage: storage, clock: clock))
+        clock.set(t.addingTimeInterval(3600))
+        let now = await online.paywall(for: PaywallQuery(userID: stoppedUser, experiment: experiment, attributes: android))
+        #expect(now.source == .server && now.variant == nil && now.reason.detail == "safeguard", "\(now.source) \(now.reason)")
+        await after.stop()
+
+        let offline = try AbctlClient(configuration: Self.configuration(try unreachableURL(), storage: storage, clock: clock))
+        let otherOffline = await offline.paywall(for: PaywallQuery(userID: otherUser, experiment: experiment, attributes: android))
+        #expect(otherOffline.source == .default && otherOffline.variant == nil, "\(otherOffline.source) \(String(describing: otherOffline.variant))")
+        let placementOffline = await offline.paywall(for: PlacementQuery(userID: placementUser, placement: "onboarding_end", attributes: android))
+        #expect(placementOffline.source == .default && placementOffline.variant == nil, "\(placementOffline.source)")
+        withExtendedLifetime(folder) {}
+    }
+
+    /// The placement form says so too: a stopped experiment's placement answer (`not_running`)
+    /// expires another user's arm kept by the experiment form at once.
+    @Test func aPlacementAnswerSayingNotRunningExpiresTheExperimentsCachedArms() async throws {
+        let storage = try TemporaryDirectory()
+        defer { storage.remove() }
+        let t = Date()
+        let clock = TestClock(t)
+        let running = try await ServeProcess.start()
+        let client = try AbctlClient(configuration: Self.configuration(running.url, storage: storage, clock: clock))
+        var kept: PaywallAnswer?
+        for n in 0..<200 where kept == nil {
+            let a = await client.paywall(for: PaywallQuery(userID: UserID("walker-\(n)"), experiment: F.experiment, attributes: ["platform": .string("ios")]))
+            if a.variant != nil { kept = a }
+        }
+        let keptUser = try #require(kept).userID
+        await running.stop()
+
+        let stopped = try await ServeProcess.start { folder in
+            let path = folder + "/chorus-paywall-copy.json"
+            var text = try String(contentsOfFile: path, encoding: .utf8)
+            text = text.replacingOccurrences(of: #""status": "running""#, with: #""status": "stopped""#)
+            text = text.replacingOccurrences(of: #""end": null"#, with: #""end": "2026-11-20T00:00:00Z""#)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let online = try AbctlClient(configuration: Self.configuration(stopped.url, storage: storage, clock: clock))
+        clock.set(t.addingTimeInterval(3600))
+        let now = await online.paywall(for: PlacementQuery(userID: "someone-else", placement: "onboarding_end", attributes: PlacementAnswerTests.ios))
+        #expect(now.source == .server && now.experiment == F.experiment && now.reason.detail == "not_running", "\(now.source) \(now.reason)")
+        await stopped.stop()
+
+        let offline = try AbctlClient(configuration: Self.configuration(try unreachableURL(), storage: storage, clock: clock))
+        let keptOffline = await offline.paywall(for: PaywallQuery(userID: keptUser, experiment: F.experiment))
+        #expect(keptOffline.source == .default && keptOffline.variant == nil, "\(keptOffline.source) \(String(describing: keptOffline.variant))")
+    }
+
     @Test func a403IsLoggedAndKeptWithTheMissingScope() async throws {
         let keys = TemporaryFolder()
         let keysFile = keys.write("keys", "assign-only assign\ningest-only ingest\n")

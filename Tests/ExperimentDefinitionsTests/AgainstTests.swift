@@ -12,7 +12,9 @@ import TestSupport
     /// One version of the experiment file, built field by field.
     struct Spec {
         var status = "running"
-        var variants: [(key: String, weight: Double, trial: Int)] = [("control", 1, 3), ("name", 1, 3), ("ai", 1, 7)]
+        var variants: [(key: String, weight: Double, trial: Int, offering: String, framing: String, text: String)] = [
+            ("control", 1, 3, "chorus_plus", "none", "Hear every bird."), ("name", 1, 3, "chorus_plus", "none", "Hear every bird."),
+            ("ai", 1, 7, "chorus_plus", "none", "Hear every bird.")]
         var seed: String? = nil
         var hashVersion = 2
         var coverage = 1.0
@@ -32,8 +34,8 @@ import TestSupport
             if let rollout { lines.append(#""rollout": \#(rollout)"#) }
             if !extra.isEmpty { lines.append(extra) }
             let variants = self.variants.map { v in
-                #"{ "key": "\#(v.key)", "weight": \#(v.weight), "paywall": { "offering": "chorus_plus", "trial_days": \#(v.trial), "#
-                    + #""copy": { "strategy": "static", "text": "Hear every bird." } } }"#
+                #"{ "key": "\#(v.key)", "weight": \#(v.weight), "paywall": { "offering": "\#(v.offering)", "trial_days": \#(v.trial), "#
+                    + #""discount_framing": "\#(v.framing)", "copy": { "strategy": "static", "text": "\#(v.text)" } } }"#
             }
             lines.append("\"variants\": [\n    " + variants.joined(separator: ",\n    ") + "\n  ]")
             return "{\n  " + lines.joined(separator: ",\n  ") + "\n}\n"
@@ -65,6 +67,7 @@ import TestSupport
         var description: String { name }
     }
 
+    static let bandit = #""sticky": true, "allocation": { "type": "bandit", "reward": "trial_start_rate", "min_share": 0.1 }"#
     static let rollout24h = #"{ "stages": [ { "share": 0.5, "hours": 24 }, { "share": 1.0 } ] }"#
     static let edits: [Edit] = [
         Edit(name: "a weight", a: { _ in }, b: { $0.variants[0].weight = 2 },
@@ -104,6 +107,14 @@ import TestSupport
              aToB: .passes, bToA: .reshuffles("condition", computed: false)),
         Edit(name: "an arm's paywall", a: { _ in }, b: { $0.variants[2].trial = 14 },
              aToB: .warns("variants[2].paywall.trial_days"), bToA: .warns("variants[2].paywall.trial_days")),
+        Edit(name: "an arm's copy", a: { _ in }, b: { $0.variants[1].text = "Hear every song." },
+             aToB: .warns("variants[1].paywall.copy"), bToA: .warns("variants[1].paywall.copy")),
+        Edit(name: "an arm's discount framing", a: { _ in }, b: { $0.variants[0].framing = "per_week" },
+             aToB: .warns("variants[0].paywall.discount_framing"), bToA: .warns("variants[0].paywall.discount_framing")),
+        Edit(name: "an arm's offering", a: { _ in }, b: { $0.variants[0].offering = "flat" },
+             aToB: .warns("variants[0].paywall.offering"), bToA: .warns("variants[0].paywall.offering")),
+        Edit(name: "allocation", a: { $0.extra = bandit }, b: { $0.extra = bandit.replacingOccurrences(of: "0.1", with: "0.2") },
+             aToB: .reshuffles("allocation", computed: false), bToA: .reshuffles("allocation", computed: false)),
         Edit(name: "stopped", a: { _ in }, b: { $0.status = "stopped" }, aToB: .passes, bToA: .passes),
         Edit(name: "paused", a: { _ in }, b: { $0.status = "paused" }, aToB: .passes, bToA: .passes),
         Edit(name: "shipped", a: { _ in }, b: { $0.status = "shipped"; $0.extra = #""winner": "ai", "end": "2026-12-01T06:00:00Z""# },
@@ -241,6 +252,26 @@ import TestSupport
         // Renamed, not removed: the id is what counts.
         folder.write("renamed.json", Spec().json)
         #expect(try ExperimentFiles.validate(paths: [folder.path], against: ref.path, now: Self.now).diagnostics.isEmpty)
+    }
+
+    @Test func aRefVersionThatCannotBeComparedIsANoteNotASilentPass() throws {
+        // At REF the running experiment had an error (a misspelt guardrail), or its file was not JSON:
+        // the weight edited since then cannot be compared, and one note says so instead of nothing.
+        var edited = Spec()
+        edited.variants[0].weight = 2
+        for refText in [Spec().json.replacingOccurrences(of: #""primary": "paid_conversion""#, with: #""primary": "paid_conversio""#),
+                        "{ \"id\": \"exp-a\", "] {
+            let ref = TemporaryFolder(), folder = TemporaryFolder()
+            for f in [ref, folder] { f.write("products.json", productsJSON) }
+            ref.write("exp-a.json", refText)
+            folder.write("exp-a.json", edited.json)
+            let report = try ExperimentFiles.validate(paths: [folder.path], against: ref.path, now: Self.now)
+            #expect(report.diagnostics.map(\.code) == ["checks_skipped"], "\(report.diagnostics)")
+            let note = try #require(report.diagnostics.first)
+            #expect(note.severity == .note && note.file == folder.path + "/exp-a.json")
+            #expect(note.message.hasPrefix("not checked, because exp-a.json at \(ref.path) ") && note.message.hasSuffix("in running experiment 'exp-a'"),
+                    "\(note.message)")
+        }
     }
 
     @Test func anOverlapMadeByEditingOneFileIsReportedAtThatFile() throws {

@@ -73,6 +73,17 @@ import TestSupport
         #expect(report.diagnostics.map(\.message) == [message])
     }
 
+    @Test(arguments: [
+        ("150", "revenue_cap must be an object with exactly one of 'percentile' or 'absolute', not number"),
+        (#""150""#, "revenue_cap must be an object with exactly one of 'percentile' or 'absolute', not string"),
+        (#"{ "max": 150 }"#, "revenue_cap must be an object with exactly one of 'percentile' or 'absolute', not an object with 'max'"),
+    ])
+    func aRevenueCapOfTheWrongShapeNamesWhatItFound(value: String, message: String) {
+        let text = validExperiment.replacingOccurrences(of: #""guardrails": ["day0_cancel_rate"] }"#,
+                                                        with: #""guardrails": ["day0_cancel_rate"], "revenue_cap": "# + value + " }")
+        #expect(validate(["a.json": text]).diagnostics.map(\.message) == [message])
+    }
+
     @Test func aNegativeExchangeRateIsNotPositive() {
         let products = productsJSON.replacingOccurrences(of: #"{ "currency": "USD","#, with: #"{ "currency": "USD", "exchange_rates": { "EUR": -1 },"#)
         let report = validate(["a.json": validExperiment], products: products)

@@ -32,19 +32,30 @@ public struct RunningChanges {
         var experiment: Experiment?
     }
 
-    /// REF's running experiments, by id.
-    func runningAtRef() -> [String: Before] {
+    /// REF's running experiments, by id, and the names of REF's experiment files that could not be
+    /// read there (not JSON, or no id): whether those were running is not known.
+    func runningAtRef() -> (running: [String: Before], unreadable: Set<String>) {
         var out: [String: Before] = [:]
+        var unreadable: Set<String> = []
         for (name, bytes) in ref.files.sorted(by: { $0.key < $1.key }) where !ExperimentLoader.reservedNames.contains(name) {
-            guard let root = try? JSONReader.parse(bytes) else { continue }
+            guard let root = try? JSONReader.parse(bytes) else { unreadable.insert(name); continue }
             let sink = DiagnosticSink(file: name)
             var decoder = ExperimentDecoder(sink: sink, products: nil, conditionLinter: conditionLinter)
             decoder.now = now
             let (experiment, outline) = decoder.decode(root)
-            guard let id = outline.id, outline.status == .running else { continue }
+            guard let id = outline.id else { unreadable.insert(name); continue }
+            guard outline.status == .running else { continue }
             out[id] = Before(name: name, root: root, experiment: sink.hasErrors ? nil : experiment)
         }
-        return out
+        return (out, unreadable)
+    }
+
+    /// The note for a running experiment whose version at REF could not be compared: an edit of it
+    /// is not checked, which must show rather than pass in silence.
+    func refNotReadable(_ id: String, refName: String, why: String, file: String) -> Diagnostic {
+        Diagnostic(file: file, position: SourcePosition(line: 1, column: 1), severity: .note, code: "checks_skipped",
+                   message: "not checked, because \(refName) at \(ref.label) \(why): what changed since \(ref.label) in running experiment '\(id)'",
+                   hint: "run 'abctl validate' on \(ref.label)'s version to see why; check by hand that this edit moves no enrolled user")
     }
 
     /// The diagnostics for `files`, the folder's experiment files as read now. `wholeFolder`: the
@@ -55,13 +66,16 @@ public struct RunningChanges {
         let byID = Dictionary(files.compactMap { f in f.outline?.id.map { ($0, f) } }, uniquingKeysWith: { first, _ in first })
         let unreadable = files.filter { $0.outline?.id == nil }
         var notFound: [String] = []
-        let running = runningAtRef()
+        let (running, unreadableAtRef) = runningAtRef()
         for (id, before) in running.sorted(by: { $0.key < $1.key }) {
             guard let current = byID[id] else {
                 if wholeFolder { notFound.append(id) }
                 continue
             }
-            guard let old = before.experiment else { continue }
+            guard let old = before.experiment else {
+                out.append(refNotReadable(id, refName: before.name, why: "has errors", file: current.file))
+                continue
+            }
             guard let new = current.experiment, let root = current.root else {
                 out.append(Diagnostic(file: current.file, position: SourcePosition(line: 1, column: 1), severity: .note, code: "checks_skipped",
                                       message: "not checked, because this file has errors: what changed since \(ref.label) in running experiment '\(id)'",
@@ -69,6 +83,12 @@ public struct RunningChanges {
                 continue
             }
             out += compare(old, before.root, new, root, file: current.file)
+        }
+        // A running experiment whose file at REF could not be read: it may have been running there.
+        for f in files where !unreadableAtRef.isEmpty {
+            let name = (f.file as NSString).lastPathComponent
+            guard unreadableAtRef.contains(name), let id = f.outline?.id, running[id] == nil, f.outline?.status == .running else { continue }
+            out.append(refNotReadable(id, refName: name, why: "could not be read (not JSON, or no id)", file: f.file))
         }
         if !notFound.isEmpty, let first = unreadable.first {
             // A file whose id could not be read may be one of them: one note instead of a false removal each.
