@@ -47,9 +47,7 @@ enum AllocationCommand {
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let bandits = catalog.experiments.filter(\.isBandit)
         guard let only else { return bandits }
-        guard let e = catalog.experiments.first(where: { $0.id == only }) else {
-            throw CLIError.usage("no experiment '\(only)' in \(try args.required("--experiments"))", command: "allocation")
-        }
+        let e = try ExperimentArgument.resolve(only, in: catalog, command: "allocation")
         guard e.isBandit else { throw CLIError.usage("experiment '\(only)' is not a bandit (it has no 'allocation')", command: "allocation") }
         return [e]
     }
