@@ -274,6 +274,25 @@ import TestSupport
         }
     }
 
+    @Test func aFileThatCannotBeReadIsOneErrorAndOneNoteWithAgainstToo() throws {
+        // The running experiment's file broken since REF: its syntax error and one note naming every
+        // check skipped, the loader's and --against's (was: a second note for the same file).
+        var other = Spec()
+        other.namespace = ("paywall", 0.5, 1)
+        let ref = TemporaryFolder(), folder = TemporaryFolder()
+        for f in [ref, folder] {
+            f.write("products.json", productsJSON)
+            f.write("exp-b.json", other.json.replacingOccurrences(of: "exp-a", with: "exp-b"))
+        }
+        ref.write("exp-a.json", Spec().json)
+        folder.write("exp-a.json", "{ \"id\": \"exp-a\", ")
+        let report = try ExperimentFiles.validate(paths: [folder.path], against: ref.path, now: Self.now)
+        #expect(report.diagnostics.map(\.code) == ["invalid_json", "checks_skipped"], "\(report.diagnostics.map(\.message))")
+        let note = try #require(report.diagnostics.last)
+        #expect(note.message.hasPrefix("not checked, because this file is not valid JSON: "), "\(note.message)")
+        #expect(note.message.hasSuffix("; whether running experiment 'exp-a' of \(ref.path) is still in the folder"), "\(note.message)")
+    }
+
     @Test func anOverlapMadeByEditingOneFileIsReportedAtThatFile() throws {
         // b.json sorts after a.json, so without --against the clash lands on b; a.json is the one edited.
         var a = Spec(), b = Spec()
