@@ -1,3 +1,4 @@
+import Assignment
 import ExperimentDefinitions
 import HTTPTransport
 import Reporting
@@ -97,6 +98,13 @@ import Testing
         }
         walk(document)
         #expect(unresolved.isEmpty, "\(unresolved)")
+    }
+
+    /// The enums a client switches on are the ones the server answers with, not a copy of them.
+    @Test func theAssignmentReasonsAreTheAssignersOwn() {
+        let assignment = member(member(member(document, "components"), "schemas"), "Assignment")
+        let reasons = member(member(member(assignment, "properties"), "reason"), "enum")
+        #expect(reasons == .array(Assignment.Reason.allCases.map { .string($0.rawValue) }))
     }
 
     @Test func theServerAnswersWithTheDocumentItIsWrittenFrom() throws {

@@ -1,3 +1,4 @@
+import Assignment
 import ExperimentDefinitions
 
 /// The parts of `/openapi.json` that no one route owns: the API's description and the
@@ -5,6 +6,8 @@ import ExperimentDefinitions
 enum OpenAPIComponents {
     /// The event types' wire names, from the one vocabulary the parser reads.
     private static let eventTypeNames = EventType.allCases.map { "\"\($0.name)\"" }.joined(separator: ", ")
+    /// An assignment's reasons, from the one list the Assigner answers with.
+    private static let reasonNames = Assignment.Reason.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
 
     static let info = #"""
 {
@@ -441,19 +444,7 @@ enum OpenAPIComponents {
         "reason": {
           "type": "string",
           "enum": [
-            "forced",
-            "holdout",
-            "shipped",
-            "not_running",
-            "outside_dates",
-            "targeting",
-            "condition",
-            "namespace",
-            "sticky",
-            "paused",
-            "coverage",
-            "assigned",
-            "safeguard"
+            \#(reasonNames)
           ]
         },
         "targeting_attribute": {

@@ -47,6 +47,7 @@ enum SimulateCommand {
                        help: "End of observation (RFC 3339), even in the future (default: --tail-days after the last arrival, or the present if sooner)."),
             OptionSpec(name: "--safeguards", help: "Evaluate safeguards every check_minutes of the story and honour their stops."),
         ],
+        settings: [.now],
         run: run
     )
 

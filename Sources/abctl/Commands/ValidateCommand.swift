@@ -32,6 +32,7 @@ enum ValidateCommand {
             OptionSpec(name: "--strict", help: "Fail (exit 1) on warnings too."),
             OptionSpec(name: "--db", valueName: "path", help: "A store: a shipped experiment's missing-winner hint then names the arm the report's verdict ships."),
         ],
+        settings: [.now],
         run: run
     )
 
