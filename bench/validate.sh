@@ -55,7 +55,13 @@ for ((i = 0; i < AGAINST; i += 10)); do
   # Coverage lowered: a reshuffle whose share is computed.
   sed -i 's/"coverage": 1.0/"coverage": 0.9/' "$REPO/Experiments/exp-$i.json"
 done
-sed -i '0,/"trial_days": 3/s//"trial_days": 5/' "$REPO/Experiments/exp-1.json"
+# One arm's paywall edited (a warning), in a file whose coverage is unchanged: the first such file
+# with a 3-day trial (exp-1 is a copy of the holdout, which has no paywall).
+paywall=""
+for ((i = 1; i < AGAINST; i++)); do
+  if (( i % 10 != 0 )) && grep -q '"trial_days": 3' "$REPO/Experiments/exp-$i.json"; then paywall="$REPO/Experiments/exp-$i.json"; break; fi
+done
+[ -n "$paywall" ] && sed -i '0,/"trial_days": 3/s//"trial_days": 5/' "$paywall"
 (cd "$REPO" && "$BIN" validate Experiments --against HEAD | tail -1) || true
 t=$(cd "$REPO" && best_of_5 "$BIN" validate Experiments --against HEAD)
 echo "abctl validate --against HEAD: $AGAINST running experiments, $(( (AGAINST + 9) / 10 )) reshuffled and 1 paywall edited, in $t s (best of 5 runs, wall time)"
