@@ -1,5 +1,5 @@
 /// Help text in swift-argument-parser's layout: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, SUBCOMMANDS.
-/// An option's choices, default and environment variable come from its declaration.
+/// An option's choices, range, default and environment variable come from its declaration.
 public struct HelpPrinter: Sendable {
     public var tool: String
     public var overview: String
@@ -44,6 +44,8 @@ public struct HelpPrinter: Sendable {
             if let v = o.valueName { label += " <\(v)>" }
             var text = o.help
             if !o.choices.isEmpty { text += " (values: \(o.choices.joined(separator: ", ")))" }
+            // The range the parser holds the value to, from the same declaration.
+            if let range = o.type.rangeDescription { text += " (\(range))" }
             out += "  " + Self.pad(label, 24) + Self.annotated(text, default: o.defaultValue, environment: o.environment) + "\n"
         }
         out += "  " + Self.pad("-h, --help", 24) + "Show help information.\n"

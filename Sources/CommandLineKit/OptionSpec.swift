@@ -16,6 +16,21 @@ public struct OptionSpec: Sendable {
         public static let integer = ValueType.integer(Int.min...Int.max)
         public static let positiveInteger = ValueType.integer(1...Int.max)
         public static let number = ValueType.number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+
+        /// The range as help shows it ("between 1 and 1000", "at least 1"); nil when any value of the type is taken.
+        public var rangeDescription: String? {
+            switch self {
+            case .string: return nil
+            case .integer(let r):
+                if r.lowerBound == Int.min { return r.upperBound == Int.max ? nil : "at most \(r.upperBound)" }
+                return r.upperBound == Int.max ? "at least \(r.lowerBound)" : "between \(r.lowerBound) and \(r.upperBound)"
+            case .number(let r):
+                let top = Double.greatestFiniteMagnitude
+                func text(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x) }
+                if r.lowerBound == -top { return r.upperBound == top ? nil : "at most \(text(r.upperBound))" }
+                return r.upperBound == top ? "at least \(text(r.lowerBound))" : "between \(text(r.lowerBound)) and \(text(r.upperBound))"
+            }
+        }
     }
 
     public var name: String

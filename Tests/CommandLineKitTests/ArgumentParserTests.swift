@@ -124,6 +124,11 @@ import Testing
         #expect(text.contains("  --format <format>       Format. (values: text, json) (default: text) (env: FORMAT)\n"))
         #expect(text.contains("  <path>                  Folders. (default: Experiments) (env: ABCTL_EXPERIMENTS)\n"))
         #expect(text.contains("  --verbose               Say more.\n"))
+        // Ranges come from the declared type, as the parser checks them.
+        #expect(text.contains("  --port <port>           TCP port. (between 0 and 65535)\n"))
+        #expect(text.contains("  --alpha <a>             Alpha. (between 0 and 0.5) (default: 0.05)\n"))
+        #expect(text.contains("  --users <n>             Users. (at least 1) (env: USERS)\n"))
+        #expect(text.contains("  --attr <key=value>      An attribute.\n"))
         #expect(text.hasSuffix("  -h, --help              Show help information.\n"))
     }
 }
