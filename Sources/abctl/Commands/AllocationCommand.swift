@@ -78,7 +78,7 @@ enum AllocationCommand {
     }
 
     static func update(_ args: ParsedArguments) throws -> ExitCode {
-        let now = try FixedClock.now(command: "allocation") ?? Date()
+        let now = FixedClock.now(args) ?? Date()
         let bandits = try bandits(args, only: nil)
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }

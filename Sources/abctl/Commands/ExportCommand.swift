@@ -27,7 +27,7 @@ enum ExportCommand {
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "export") }
-        let now = try FixedClock.now(command: "export") ?? Date()
+        let now = FixedClock.now(args) ?? Date()
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let payload = GrowthBookPayload.build(catalog: catalog, now: now, country: args.value("--country"))
         FileHandle.standardOutput.write(Data(payload.body + [0x0A]))

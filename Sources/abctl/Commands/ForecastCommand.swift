@@ -38,7 +38,7 @@ enum ForecastCommand {
         }
         if atDays.isEmpty { atDays = [30, 60, 90] }
         let format = try args.required("--format")
-        let now = try FixedClock.now(command: "forecast") ?? Date()
+        let now = FixedClock.now(args) ?? Date()
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }

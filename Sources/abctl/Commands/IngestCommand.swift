@@ -69,7 +69,7 @@ enum IngestCommand {
         // clock only when ABCTL_NOW names one (docs/Contract.md); the server holds live events to its own.
         var parser = EventParser(catalog: catalog.map { KnownVariants($0.variantKeys) }, currency: catalog?.products.converter,
                                  fees: catalog?.products.stores ?? .standard)
-        if let now = try FixedClock.now(command: "ingest") { parser = parser.receiving(at: Timestamp(now)) }
+        if let now = FixedClock.now(args) { parser = parser.receiving(at: Timestamp(now)) }
         let tally = Tally()
         let slots = DispatchSemaphore(value: batchesInFlight)
         let inFlight = DispatchGroup()

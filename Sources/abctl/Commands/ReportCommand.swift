@@ -43,7 +43,7 @@ enum ReportCommand {
             throw CLIError.usage("expected at most one <experiment>, got \(args.positionals.count)", command: "report")
         }
         let format = try args.required("--format")
-        let fixedNow = try FixedClock.now(command: "report")
+        let fixedNow = FixedClock.now(args)
         // The report's inputs are checked by the one function the API's query parameters go through.
         var options = ReportOptions()
         let pairs = ReportParameters.all.flatMap { parameter in args.all(parameter.option).map { (name: parameter.name, value: $0) } }

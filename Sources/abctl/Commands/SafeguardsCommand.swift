@@ -43,7 +43,7 @@ enum SafeguardsCommand {
     }
 
     static func check(_ args: ParsedArguments) throws -> ExitCode {
-        let now = try FixedClock.now(command: "safeguards") ?? Date()
+        let now = FixedClock.now(args) ?? Date()
         let catalog = try ExperimentFolder.load(args.required("--experiments"))
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
@@ -87,7 +87,7 @@ enum SafeguardsCommand {
 
     static func reset(_ args: ParsedArguments, experiment: String, arm: String) throws -> ExitCode {
         let who = args.value("--by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
-        let now = try FixedClock.now(command: "safeguards") ?? Date()
+        let now = FixedClock.now(args) ?? Date()
         let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
         defer { store.close() }
         let lifted = try runtime { try store.resetSafeguardStops(experiment: experiment, arm: arm, by: who, at: Timestamp(now)) }

@@ -100,7 +100,7 @@ enum ServeCommand {
         let appStore = try appStoreOptions(args)
         let stripe = try stripeOptions(args)
         let googlePlay = try googlePlayOptions(args)
-        let reportClock = try FixedClock.now(environment, command: "serve")
+        let reportClock = FixedClock.now(args)
         var notifyURL: URL?
         if let text = args.value("--notify-url") {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {

@@ -63,7 +63,7 @@ enum SimulateCommand {
             guard let date = RFC3339.parse(text) else { throw CLIError.usage("--until is not an RFC 3339 time: '\(text)'", command: "simulate") }
             until = date
         }
-        let present = try FixedClock.now(command: "simulate") ?? Date()
+        let present = FixedClock.now(args) ?? Date()
         let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days,
                                    tailDays: try args.required(int: "--tail-days"), until: until, present: present,
                                    safeguards: args.flag("--safeguards"), db: args.required("--db"))

@@ -41,7 +41,7 @@ enum ValidateCommand {
         for path in args.positionals where !FileManager.default.fileExists(atPath: path) {
             throw CLIError.usage("no such file or folder: '\(path)'", command: "validate")
         }
-        let fixedNow = try FixedClock.now(command: "validate")
+        let fixedNow = FixedClock.now(args)
         let now = fixedNow ?? Date()
         var report: ExperimentLoader.Report
         if let ref = args.value("--against") {
