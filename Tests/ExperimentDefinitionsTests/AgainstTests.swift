@@ -313,6 +313,22 @@ import TestSupport
         #expect(overlaps.first?.hint == "free slice of namespace 'paywall': [0, 0.5); move this experiment's range into it")
     }
 
+    @Test func aDuplicateIdMadeByAddingAFileIsReportedAtThatFile() throws {
+        // a.json, added since REF, takes b.json's id: plain validate reports the clash at the later
+        // file, b.json; with --against at a.json, the changed one.
+        var b = Spec(), a = Spec()
+        b.namespace = ("paywall", 0.5, 1)
+        a.namespace = ("other", 0, 1)
+        let bJSON = b.json.replacingOccurrences(of: "exp-a", with: "exp-b")
+        let ref = TemporaryFolder(), folder = TemporaryFolder()
+        for f in [ref, folder] { f.write("products.json", productsJSON); f.write("b.json", bJSON) }
+        folder.write("a.json", a.json.replacingOccurrences(of: "exp-a", with: "exp-b"))
+        let plain = ExperimentFiles.validate(paths: [folder.path], now: Self.now).diagnostics
+        #expect(plain.map { "\(($0.file as NSString).lastPathComponent) \($0.code)" } == ["b.json duplicate_experiment_id"], "\(plain)")
+        let against = try ExperimentFiles.validate(paths: [folder.path], against: ref.path, now: Self.now).diagnostics
+        #expect(against.map { "\(($0.file as NSString).lastPathComponent) \($0.code)" } == ["a.json duplicate_experiment_id"], "\(against)")
+    }
+
     @Test func aRefThatIsNeitherAFolderNorARevisionIsRefused() throws {
         let folder = TemporaryFolder()
         folder.write("products.json", productsJSON)

@@ -84,6 +84,17 @@ import TestSupport
         #expect(validate(["a.json": text]).diagnostics.map(\.message) == [message])
     }
 
+    @Test func anEndBeforeStartIsNotAlsoARunningExperimentPastItsEnd() {
+        let folder = TemporaryFolder()
+        folder.write("products.json", productsJSON)
+        folder.write("a.json", validExperiment.replacingOccurrences(of: #""end": null"#, with: #""end": "2026-11-01T00:00:00Z""#))
+        let now = RFC3339.parse("2026-12-05T00:00:00Z")!
+        #expect(lines(ExperimentFiles.validate(paths: [folder.path], now: now)) == ["a.json error end_before_start"])
+        // An end after the start that has passed is still the warning.
+        folder.write("a.json", validExperiment.replacingOccurrences(of: #""end": null"#, with: #""end": "2026-12-02T00:00:00Z""#))
+        #expect(lines(ExperimentFiles.validate(paths: [folder.path], now: now)) == ["a.json warning running_after_end"])
+    }
+
     @Test func aNegativeExchangeRateIsNotPositive() {
         let products = productsJSON.replacingOccurrences(of: #"{ "currency": "USD","#, with: #"{ "currency": "USD", "exchange_rates": { "EUR": -1 },"#)
         let report = validate(["a.json": validExperiment], products: products)

@@ -254,9 +254,9 @@ struct ExperimentDecoder {
         let start = date("start"), end = date("end")
         if let start, let end, end <= start {
             sink.error("end_before_start", at: r.position("end"), "'end' (\(RFC3339.format(end))) is not after 'start' (\(RFC3339.format(start)))", hint: "move the end later, or set it to null for an open-ended experiment")
-        }
-        // Not an error: the file is valid and assigns nobody, which is what an ended experiment does.
-        if let end, end <= now, r.string("status") == Experiment.Status.running.rawValue {
+        } else if let end, end <= now, r.string("status") == Experiment.Status.running.rawValue {
+            // Not an error: the file is valid and assigns nobody, which is what an ended experiment does.
+            // (An end already refused above is one problem, not also this warning.)
             sink.warning("running_after_end", at: r.position("end"),
                          "the experiment is running but its 'end' (\(RFC3339.format(end))) has passed: it assigns nobody new",
                          hint: "set \"status\" to \"stopped\" (or \"shipped\" with a winner), or move 'end' later")
