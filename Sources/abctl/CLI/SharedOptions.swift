@@ -6,4 +6,6 @@ extension OptionSpec {
                                         environment: "ABCTL_EXPERIMENTS", default: "Experiments")
     static let database = OptionSpec(name: "--db", valueName: "path", help: "The event store: a SQLite file, or a postgres:// URL.",
                                      environment: "ABCTL_DB", default: "abctl.sqlite")
+    /// `--format text|json`, for the commands whose output is either.
+    static let textOrJSON = OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text")
 }

@@ -24,7 +24,7 @@ enum AllocationCommand {
         options: [
             .database,
             .experiments,
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+            .textOrJSON,
         ],
         settings: [.now],
         run: run

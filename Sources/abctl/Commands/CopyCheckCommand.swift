@@ -19,7 +19,7 @@ enum CopyCheckCommand {
             OptionSpec(name: "--text", valueName: "text", help: "The line to check.", required: true),
             OptionSpec(name: "--user-name", valueName: "name", help: "The user's name, for forbid_user_name."),
             .experiments,
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+            .textOrJSON,
         ],
         run: run
     )

@@ -22,7 +22,7 @@ enum ForecastCommand {
             OptionSpec(name: "--at", valueName: "days", help: "Days after the start at which to refit (repeatable).", repeatable: true),
             .database,
             .experiments,
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+            .textOrJSON,
         ],
         settings: [.now],
         run: run

@@ -18,7 +18,7 @@ enum PowerCommand {
             OptionSpec(name: "--alpha", valueName: "a", help: "False-positive rate.", type: .number, default: "0.05"),
             OptionSpec(name: "--power", valueName: "p", help: "Chance to detect a true effect of that size.", type: .number, default: "0.8"),
             OptionSpec(name: "--variants", valueName: "k", help: "Number of variants, control included.", type: .integer, default: "2"),
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+            .textOrJSON,
         ],
         run: run
     )

@@ -22,7 +22,7 @@ enum SafeguardsCommand {
         options: [
             .database,
             .experiments,
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: ["text", "json"], default: "text"),
+            .textOrJSON,
             OptionSpec(name: "--by", valueName: "who", help: "Who lifts the stop (reset; default $USER)."),
         ],
         settings: [.now],
