@@ -12,7 +12,7 @@ enum AssignCommand {
         discussion: """
         Assign users to variants with GrowthBook-compatible hashing, one line per (user, experiment):
           user_id, experiment, variant (null when out), in_experiment, bucket (the user's hash) and reason
-          (forced, not_running, outside_dates, targeting, condition, namespace, sticky, paused, coverage, assigned).
+          (\(Assignment.Reason.allCases.map(\.rawValue).joined(separator: ", "))).
           Ids stream through from --users, one a line ('-' reads standard input). --attr values 'true' and
           'false' are booleans, numbers are numbers, anything else is a string; app_version is always a string
           (a version: 2.3 is 2.3.0). No store is consulted here,
