@@ -498,12 +498,12 @@ public struct EventParser: Sendable {
         return .success(ExposureAttributes(pairs))
     }
 
-    /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table).
     /// `keys(of:)` as bits of `seen`, indexed by the type's raw value.
     private static let allowedKeyBits: [UInt32] = (0...(EventType.allCases.map(\.rawValue).max() ?? 0)).map { raw in
         EventType(rawValue: raw).map { keys(of: $0).reduce(0) { $0 | bit($1) } } ?? 0
     }
 
+    /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table).
     private static func keys(of type: EventType) -> [Field] {
         let always: [Field] = [.eventID, .type, .userID, .ts]
         switch type {
@@ -576,7 +576,6 @@ public struct EventParser: Sendable {
         return problems
     }
 
-    /// An exposure names an experiment and a variant of it (of the catalog, when there is one).
     /// What the catalog says of an event's experiment, looked up once per line for both checks that need it.
     enum CatalogEntry {
         /// No catalog, or no experiment named.
@@ -590,6 +589,7 @@ public struct EventParser: Sendable {
         return catalog.variants[experiment].map(CatalogEntry.variants) ?? .absent
     }
 
+    /// An exposure names an experiment and a variant of it (of the catalog, when there is one).
     private func exposureProblems(type: EventType, experiment: String?, variant: String?, listed: CatalogEntry) -> [EventRejection] {
         guard type == .exposure else { return [] }
         var problems: [EventRejection] = []
