@@ -1,5 +1,7 @@
 import Foundation
+import PostgresStore
 import Server
+import TestSupport
 import Testing
 
 /// `POST /v1/identify` (SPEC §7) and `identified` events through `/v1/events`: an `app` or
@@ -67,5 +69,43 @@ struct APIIdentifyTests {
         let line = #"{"event_id":"identify:b","type":"identified","user_id":"a","identity":"b","ts":"\#(ISO8601DateFormatter().string(from: Date()))"}"#
         let events = await server.request("POST", "/v1/events", headers: ["Authorization": "Bearer app-key"], body: line)
         #expect(events.status == 200 && events.json?["stored"] as? Int == 1, "\(events.text)")
+    }
+
+    enum Store: String, CaseIterable, Sendable { case sqlite, postgres }
+
+    /// SPEC §2 people: the known id of a person whose anonymous id was exposed keeps that arm where
+    /// targeting leaves the known id out (it logs in on the web, which the experiment does not target); an id with no person is left out.
+    /// On PostgreSQL the answer waits for the lookup that also says whether the id is linked.
+    @Test(arguments: Store.allCases)
+    func aLinkedIDKeepsItsPersonsArmWhereTargetingLeavesItOut(_ store: Store) async throws {
+        let server: InProcessServer
+        switch store {
+        case .sqlite: server = try InProcessServer { $0.keys = try APIKeys.parse(environment: Self.keys) }
+        case .postgres:
+            let url = try await onOwnThread { try PostgresCluster.shared().createDatabase() }
+            server = try InProcessServer(options: { $0.keys = try APIKeys.parse(environment: Self.keys) }, store: try PostgresEventStore(url: url))
+        }
+        let app = ["Authorization": "Bearer app-key"]
+        let web = #""attributes":{"platform":"web","new_user":true,"country":"US","app_version":"2.4.0"}"#
+        func answer(_ user: String, _ attributes: String) async throws -> (reason: String?, variant: String?) {
+            let reply = await server.request("POST", "/v1/assign", headers: app,
+                                             body: #"{"user_id":"\#(user)",\#(attributes),"experiments":["chorus-paywall-copy"]}"#)
+            let first = try #require((reply.json?["assignments"] as? [[String: Any]])?.first, "\(reply.text)")
+            return (first["reason"] as? String, first["variant"] as? String)
+        }
+        var anonymous = "", shown = ""
+        for n in 0..<200 {
+            if let v = try await answer("anon-\(n)", Self.attributes).variant { (anonymous, shown) = ("anon-\(n)", v); break }
+        }
+        try #require(!anonymous.isEmpty)
+        let now = ISO8601DateFormatter().string(from: Date())
+        let exposure = #"{"event_id":"x1","type":"exposure","user_id":"\#(anonymous)","experiment":"chorus-paywall-copy","variant":"\#(shown)","ts":"\#(now)"}"#
+        #expect(await server.request("POST", "/v1/events", headers: app, body: exposure).status == 200)
+        let before = try await answer("acct-1", web)
+        #expect(before == ("targeting", nil), "\(before)")
+        let identify = await server.request("POST", "/v1/identify", headers: app, body: #"{"user_id":"\#(anonymous)","identity":"acct-1"}"#)
+        #expect(identify.status == 200, "\(identify.text)")
+        #expect(try await answer("acct-1", web) == ("sticky", shown))
+        #expect(try await answer("acct-2", web) == ("targeting", nil))
     }
 }
