@@ -59,41 +59,30 @@ struct AssignHandler: Responder {
             return .response(response(snapshot.assigner.finish(pending, stickyKeys: []), placement: placement, indices: indices,
                                       snapshot: snapshot, body: body))
         }
-        if pending.needsLink {
-            // Some answer may be a linked id's person's arm (SPEC §2 people): the lookup also says whether it is linked.
-            return .deferred { [self] reply in
-                exposures.exposedVariantsAndLink(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
-                    let answers: StickyAnswers
-                    switch result {
-                    case .success(let found): answers = found
-                    case .failure(let error):
-                        Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
-                        answers = StickyAnswers(variants: [], linked: false)
-                    }
-                    let finish = { @Sendable in
-                        reply(response(snapshot.assigner.finish(pending, stickyKeys: answers.variants, linked: answers.linked), placement: placement,
-                                       indices: indices, snapshot: snapshot, body: body))
-                    }
-                    if copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
-                }
-            }
-        }
         return .deferred { [self] reply in
-            exposures.exposedVariants(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
-                let keys: [String?]
+            let answered: @Sendable (Result<StickyAnswers, any Error>) -> Void = { result in
+                let answers: StickyAnswers
                 switch result {
-                case .success(let found): keys = found
+                case .success(let found): answers = found
                 case .failure(let error):
                     // Without the record the user is bucketed by hash, which agrees unless weights changed.
                     Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
-                    keys = []
+                    answers = StickyAnswers(variants: [], linked: false)
                 }
                 let finish = { @Sendable in
-                    reply(response(snapshot.assigner.finish(pending, stickyKeys: keys), placement: placement, indices: indices,
-                                   snapshot: snapshot, body: body))
+                    reply(response(snapshot.assigner.finish(pending, stickyKeys: answers.variants, linked: answers.linked), placement: placement,
+                                   indices: indices, snapshot: snapshot, body: body))
                 }
                 // Writing copy may wait on a model: never on the lookup's thread.
                 if copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
+            }
+            if pending.needsLink {
+                // Some answer may be a linked id's person's arm (SPEC §2 people): the lookup also says whether it is linked.
+                exposures.exposedVariantsAndLink(experiments: pending.stickyExperimentIDs, userID: body.userID, completion: answered)
+            } else {
+                exposures.exposedVariants(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
+                    answered(result.map { StickyAnswers(variants: $0, linked: false) })
+                }
             }
         }
     }
