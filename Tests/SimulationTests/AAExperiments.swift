@@ -80,6 +80,10 @@ struct AATally {
 
     init(metrics: [String]) { self.metrics = metrics }
 
+    /// ±1.5 points at 1,000 comparisons per metric (2.2 standard errors of a 5% share), the same
+    /// number of standard errors at fewer.
+    static func tolerance(comparisons: Int) -> Double { 0.015 * (1000 / Double(comparisons)).squareRoot() }
+
     mutating func record(_ report: Report, seed: UInt64) throws {
         for name in metrics {
             let c = try #require(report.comparison("b", .named(name)), "\(name) missing")

@@ -25,8 +25,7 @@ import Testing
 /// the same 2.2 standard errors, ±2.4 points (a 5% test flagging under 2.6% or over 7.4% fails).
 @Suite struct CalibrationTests {
     static let seeds: [UInt64] = Array(1...UInt64(ProcessInfo.processInfo.environment["ABCTL_AA_SEEDS"].flatMap(Int.init) ?? 40))
-    /// ±1.5 points at 1,000 comparisons, the same number of standard errors at fewer.
-    static var tolerance: Double { 0.015 * (1000 / Double(seeds.count * experiments)).squareRoot() }
+    static var tolerance: Double { AATally.tolerance(comparisons: seeds.count * experiments) }
     static let experiments = 10
     static let usersPerSeed = 1600
     static let metrics = ["revenue_per_user_d14", "paid_conversion_d14"]

@@ -16,7 +16,7 @@ import Testing
 /// 1...30: 300 per metric, held to the same 2.2 standard errors, ±2.7 points.
 @Suite struct PeopleCalibrationTests {
     static let seeds: [UInt64] = Array(1...UInt64(ProcessInfo.processInfo.environment["ABCTL_PEOPLE_AA_SEEDS"].flatMap(Int.init) ?? 30))
-    static var tolerance: Double { 0.015 * (1000 / Double(seeds.count * experiments)).squareRoot() }
+    static var tolerance: Double { AATally.tolerance(comparisons: seeds.count * experiments) }
     static let experiments = 10
     static let usersPerSeed = 1600
     static let metrics = ["revenue_per_user_d14", "paid_conversion_d14"]
