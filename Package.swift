@@ -49,7 +49,9 @@ let package = Package(
         .target(name: "CommandLineKit", dependencies: [definitions]),
 
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
-        .target(name: "Statistics"),
+        // Optimized in debug builds too, as it ships: the calibration suites run thousands of reports,
+        // and unoptimized integrals and bootstraps made them several times slower (docs/Architecture.md).
+        .target(name: "Statistics", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // Synthetic users with known true rates, through the real assignment and store.
         .target(name: "Simulation", dependencies: ["Assignment", "Events", definitions, paywallCopy, "Statistics"]),

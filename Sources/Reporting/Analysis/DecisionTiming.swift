@@ -26,7 +26,7 @@ enum DecisionTiming {
         let neededUsers = Int((Double(perVariant) * Double(mature) / Double(denominator)).rounded(.up))
         var latest = asOf.addingTimeInterval(-Double(VariantTally.maxAgeDays) * day)
         for t in tallies {
-            guard let date = date(t, needed: neededUsers, maturityDays: maturityDays, asOf: asOf) else {
+            guard let date = date(Ages(t), needed: neededUsers, maturityDays: maturityDays, asOf: asOf) else {
                 let arrivals = t.users(olderThan: 0) - t.users(olderThan: 7)
                 return (nil, arrivals == 0
                     ? "no user arrived in “\(t.key)” in the last 7 days, so it will not reach the \(Wording.count(neededUsers)) users it needs"
@@ -39,7 +39,7 @@ enum DecisionTiming {
 
     /// When `t` holds `needed` users at least `maturityDays` old: in the past (the day it happened, from
     /// the ages of its users) or ahead (its users ageing, plus arrivals at the last 7 days' rate).
-    static func date(_ t: VariantTally, needed: Int, maturityDays: Int, asOf: Date) -> Date? {
+    static func date(_ t: Ages, needed: Int, maturityDays: Int, asOf: Date) -> Date? {
         // Already met: the largest k with users at least maturityDays + k days old >= needed.
         if t.users(olderThan: maturityDays) >= needed {
             var k = 0
@@ -53,5 +53,19 @@ enum DecisionTiming {
             if Double(ageing) + arrived >= Double(needed) { return asOf.addingTimeInterval(Double(ahead) * day) }
         }
         return nil
+    }
+
+    /// An arm's users older than each age, summed once: `date` asks about up to `horizonDays` ages,
+    /// and `VariantTally.users(olderThan:)` sums its ages each time.
+    struct Ages {
+        private let olderThan: [Int]
+
+        init(_ t: VariantTally) {
+            var sums = t.usersByAge
+            for d in stride(from: sums.count - 2, through: 0, by: -1) { sums[d] += sums[d + 1] }
+            olderThan = sums
+        }
+
+        func users(olderThan days: Int) -> Int { olderThan[min(max(days, 0), VariantTally.maxAgeDays)] }
     }
 }
