@@ -101,3 +101,11 @@ extension Fixtures {
         [("text", TextReportRenderer.render(r, color: false)), ("markdown", MarkdownReportRenderer.render(r)), ("html", HTMLReportRenderer.render(r))]
     }
 }
+
+extension ReportFigures {
+    /// Each comparison read at the figures' alpha and sequential setting, as the analysis reads them
+    /// (the tests build figures by hand and change them).
+    mutating func readComparisons() {
+        comparisons = VerdictReading.read(comparisons, alpha: alpha, sequential: sequential)
+    }
+}

@@ -8,25 +8,19 @@ import Statistics
 /// arm cells against each period's weights, `chance_best` from the stratified rates, and the
 /// verdict that names the best arm once it is both likely best and significantly above the control.
 enum BanditAnalysis {
-    /// Every comparison becomes period-stratified, then Holm across treatments again.
-    static func stratify(_ comparisons: inout [ComparisonResult], acc: ReportAccumulator, caps: [Double?], alpha: Double) throws {
-        guard let s = acc.periodSplit else { return }
+    /// A bandit's comparisons, every one period-stratified, then Holm across treatments again;
+    /// unchanged for a fixed split.
+    static func stratifying(_ comparisons: [ComparisonResult], acc: ReportAccumulator, caps: [Double?], alpha: Double) throws -> [ComparisonResult] {
+        guard let s = acc.periodSplit else { return comparisons }
         let split = acc.splits[s]
         let keys = acc.experiment.variants.map(\.key)
-        var touched: [Metric] = []
-        for i in comparisons.indices {
-            let c = comparisons[i]
+        var replaced: [Int: ComparisonResult] = [:]
+        for (i, c) in comparisons.enumerated() {
             guard let slot = acc.slot(c.metric), let v = keys.firstIndex(of: c.variant), c.absoluteDiff != nil else { continue }
-            comparisons[i] = try PostStratifiedComparisons.adjusted(c, split: split, variant: v, slot: slot, cap: caps[slot], alpha: alpha,
-                                                                    sequential: acc.experiment.metrics.sequential, periods: true)
-            if !touched.contains(c.metric) { touched.append(c.metric) }
+            replaced[i] = try PostStratifiedComparisons.adjusted(c, split: split, variant: v, slot: slot, cap: caps[slot], alpha: alpha,
+                                                                 sequential: acc.experiment.metrics.sequential, periods: true)
         }
-        for metric in touched {
-            let rows = comparisons.indices.filter { comparisons[$0].metric == metric }
-            var family = rows.map { comparisons[$0] }
-            try ComparisonResult.adjustHolm(&family)
-            for (i, adjusted) in zip(rows, family) { comparisons[i] = adjusted }
-        }
+        return try ComparisonResult.replacing(replaced, in: comparisons)
     }
 
     /// The periods seen in the data or recorded by the store, up to the as-of time, with the
@@ -83,27 +77,31 @@ enum BanditAnalysis {
         StratifiedRates.chanceBest(cells.map { $0.map { StratifiedRates.Cell(users: $0.users, count: $0.users - $0.count) } }) ?? []
     }
 
-    static func analyze(_ figures: inout ReportFigures, acc: ReportAccumulator) {
-        guard acc.experiment.isBandit else { return }
+    /// A bandit's periods with `chance_best`, and its sample ratio check over them (which replaces the
+    /// plain one); nil for a fixed split.
+    static func allocation(_ acc: ReportAccumulator) -> (allocation: AllocationResult, srm: SRMResult)? {
+        guard acc.experiment.isBandit else { return nil }
         let e = acc.experiment
         let periods = periods(acc)
-        figures.srm = sampleRatio(periods, variants: e.variants.count)
         let metric = e.metrics.primary.matureForm(days: e.maturityDays)
         let chosen = acc.slot(metric) != nil ? metric : e.metrics.primary
         let (chance, reason) = chanceBest(acc, metric: chosen)
-        figures.allocation = AllocationResult(variants: e.variants.map(\.key), periods: periods, chanceBest: chance, chanceBestNullReason: reason, metric: chosen)
+        return (AllocationResult(variants: e.variants.map(\.key), periods: periods, chanceBest: chance, chanceBestNullReason: reason, metric: chosen),
+                sampleRatio(periods, variants: e.variants.count))
     }
 
     /// SPEC §5's verdict for a bandit: ship the best arm once its `chance_best` is at least 0.95 and
     /// its stratified comparison with the control on the primary has a Holm-adjusted p below
-    /// `alpha`; otherwise keep running. A guardrail's stop stands.
-    static func decide(_ decision: inout Decision, figures: ReportFigures) {
-        guard let allocation = figures.allocation, decision.verdict != .stop else { return }
+    /// `alpha`; otherwise keep running. A guardrail's stop stands: `rule`, the fixed-split verdict, is
+    /// returned unchanged then, and for a fixed split.
+    static func decision(_ rule: Decision, figures: ReportFigures) -> Decision {
+        guard let allocation = figures.allocation, rule.verdict != .stop else { return rule }
+        var decision = rule
         decision.winner = nil
         guard let chance = allocation.chanceBest, let best = chance.indices.max(by: { chance[$0] < chance[$1] }) else {
             decision.verdict = .keepRunning
             decision.reasons = ["A bandit: no arm can be named yet (\(allocation.chanceBestNullReason ?? "no chance of being best yet"))."]
-            return
+            return decision
         }
         let name = allocation.variants[best], p = chance[best]
         let comparison = figures.comparisons.first { $0.metric == allocation.metric && $0.variant == name }
@@ -119,6 +117,7 @@ enum BanditAnalysis {
                 : "“\(name)” is likely best (\(percent(p))), but its period-stratified comparison with the control is not significant (Holm-adjusted p \(adjusted.map { String(format: "%.4f", $0) } ?? "n/a"))"
             decision.reasons = ["A bandit keeps running: \(why)."]
         }
+        return decision
     }
 
     static func percent(_ p: Double) -> String { String(format: "%.1f%%", p * 100) }

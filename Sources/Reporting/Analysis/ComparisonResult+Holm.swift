@@ -12,4 +12,19 @@ extension ComparisonResult {
             if adjusted[i] == nil, let reason = family[i].nullReasons["p_value"] { family[i].nullReasons["p_value_adjusted"] = reason }
         }
     }
+
+    /// `comparisons` with each of `replaced` (index → new comparison) put in its place, then Holm
+    /// again over the treatments of every metric a replacement belongs to, from the new p-values.
+    static func replacing(_ replaced: [Int: ComparisonResult], in comparisons: [ComparisonResult]) throws -> [ComparisonResult] {
+        var out = comparisons
+        for (i, c) in replaced { out[i] = c }
+        let metrics = Set(replaced.values.map(\.metric))
+        for metric in metrics {
+            let rows = out.indices.filter { out[$0].metric == metric }
+            var family = rows.map { out[$0] }
+            try adjustHolm(&family)
+            for (i, adjusted) in zip(rows, family) { out[i] = adjusted }
+        }
+        return out
+    }
 }

@@ -13,26 +13,20 @@ enum PostStratifiedComparisons {
         ([experiment.metrics.primary] + experiment.metrics.guardrails).contains { $0.base == metric.base }
     }
 
-    static func apply(_ comparisons: inout [ComparisonResult], acc: ReportAccumulator, caps: [Double?], alpha: Double) throws {
-        guard let s = acc.strataSplit else { return }
+    /// The comparisons with those `adjusts` names post-stratified, then Holm again across treatments
+    /// over the adjusted p-values; unchanged without `adjust_for`.
+    static func adjusting(_ comparisons: [ComparisonResult], acc: ReportAccumulator, caps: [Double?], alpha: Double) throws -> [ComparisonResult] {
+        guard let s = acc.strataSplit else { return comparisons }
         let split = acc.splits[s]
         let experiment = acc.experiment
         let keys = experiment.variants.map(\.key)
-        var touched: Set<Metric> = []
-        for i in comparisons.indices where adjusts(comparisons[i].metric, experiment) {
-            let c = comparisons[i]
+        var replaced: [Int: ComparisonResult] = [:]
+        for (i, c) in comparisons.enumerated() where adjusts(c.metric, experiment) {
             guard let slot = acc.slot(c.metric), let v = keys.firstIndex(of: c.variant), c.absoluteDiff != nil else { continue }
-            comparisons[i] = try adjusted(c, split: split, variant: v, slot: slot, cap: caps[slot], alpha: alpha,
-                                          sequential: experiment.metrics.sequential)
-            touched.insert(c.metric)
+            replaced[i] = try adjusted(c, split: split, variant: v, slot: slot, cap: caps[slot], alpha: alpha,
+                                       sequential: experiment.metrics.sequential)
         }
-        // Holm across treatments again, over the adjusted p-values.
-        for metric in touched {
-            let rows = comparisons.indices.filter { comparisons[$0].metric == metric }
-            var family = rows.map { comparisons[$0] }
-            try ComparisonResult.adjustHolm(&family)
-            for (i, adjusted) in zip(rows, family) { comparisons[i] = adjusted }
-        }
+        return try ComparisonResult.replacing(replaced, in: comparisons)
     }
 
     /// `periods`: a bandit's allocation periods are the strata (SPEC §5): never pooled; a period

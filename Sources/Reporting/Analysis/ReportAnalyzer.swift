@@ -35,13 +35,16 @@ public enum ReportAnalyzer {
         }
         let ltvCap = metrics.firstIndex(of: .revenuePerUser).flatMap { caps[$0] }
         // The three costly parts (Bayesian integrals, survival curves, conversion curves) run side by side.
-        var (comparisons, survival, curves) = try Concurrently.run(
+        let (plain, survival, curves) = try Concurrently.run(
             { try compare(tallies, context, experiment: exp, alpha: alpha) },
             { try survivalResult(tallies, options: options) },
             { (try tallies.map(conversionCurve), tallies.map { revenueCurve($0, cap: ltvCap) }) })
-        try PostStratifiedComparisons.apply(&comparisons, acc: acc, caps: caps, alpha: alpha)
-        try BanditAnalysis.stratify(&comparisons, acc: acc, caps: caps, alpha: alpha)
-        let srm = try sampleRatio(tallies, experiment: exp, firstStop: acc.firstStop)
+        let adjusted = try PostStratifiedComparisons.adjusting(plain, acc: acc, caps: caps, alpha: alpha)
+        let stratified = try BanditAnalysis.stratifying(adjusted, acc: acc, caps: caps, alpha: alpha)
+        let forecast = try forecastFigures(acc, metrics: metrics, variants: tallies.map(\.key), alpha: alpha)
+        let comparisons = VerdictReading.read(stratified + forecast.comparisons, alpha: alpha, sequential: exp.metrics.sequential)
+        let bandit = BanditAnalysis.allocation(acc)
+        let srm = try bandit?.srm ?? sampleRatio(tallies, experiment: exp, firstStop: acc.firstStop)
         let copy = copySplits(tallies, experiment: exp)
         let maturityDays = exp.maturityDays
         let verdictPrimary = exp.metrics.primary.matureForm(days: maturityDays)
@@ -55,33 +58,37 @@ public enum ReportAnalyzer {
             // so a store read as of one moment gives the same report however the moment was given.
             generatedAt: options.asOf, asOf: options.asOf, since: options.since, until: options.asOf, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
-            metrics: metrics, revenueCap: exp.metrics.revenueCap, maturityDays: maturityDays,
+            metrics: metrics + forecast.metrics, revenueCap: exp.metrics.revenueCap, maturityDays: maturityDays,
             longestTrialDays: exp.longestTrialDays, matureShares: matureShares, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
             sequential: exp.metrics.sequential, users: acc.users, crossoverUsers: acc.crossoverUsers,
             firstExposure: acc.firstExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
             lastExposure: acc.lastExposure.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) },
-            srm: srm, variants: variants, comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
+            srm: srm, variants: zip(variants, forecast.values).map { VariantResult(key: $0.key, users: $0.users, isControl: $0.isControl, metrics: $0.metrics + $1) },
+            comparisons: comparisons, survival: survival, conversionByDay: curves.0, revenueByDay: curves.1, copySources: copy,
             requiredUsersPerVariant: required.perVariant)
         figures.segments = try SegmentAnalysis.analyze(acc, caps: caps, alpha: alpha)
         figures.offerMismatch = try OfferChecks.figures(acc)
         figures.proceedsBeforeTax = acc.proceedsBeforeTax
         figures.storefrontClaims = StorefrontClaims.differing(exp, products: options.products)
-        try addForecast(&figures, acc)
+        figures.forecast = forecast.arms
         figures.safeguards = acc.safeguards
-        BanditAnalysis.analyze(&figures, acc: acc)
-        figures.readComparisons()
-        var decision = DecisionRule.decide(figures, required: required)
-        BanditAnalysis.decide(&decision, figures: figures)
+        figures.allocation = bandit?.allocation
+        let eta = DecisionTiming.eta(tallies, context, primary: primary, required: required, maturityDays: maturityDays, asOf: options.asOf)
+        // Segment warnings join the checks by level, after the others of their level.
+        let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
+            .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
+        return Report(figures: figures, health: health, decision: decision(figures, required: required, eta: eta))
+    }
+
+    /// The verdict (`DecisionRule`, or a bandit's own rule), a note when the primary is a forecast, and `eta`.
+    static func decision(_ figures: ReportFigures, required: SampleRequirement, eta: (Date?, String?)) -> Decision {
+        var decision = BanditAnalysis.decision(DecisionRule.decide(figures, required: required), figures: figures)
         if figures.primaryMetric.isForecast {
             let money = Wording.moneyWords(figures.primaryMetric)
             decision.reasons.append("The primary metric is a forecast, not \(money) already received: \(money) per user by day \(figures.primaryMetric.horizonDays ?? 0), each arm's \(money) to date plus the further payments its renewal model expects (docs/Forecast.md), compared on the bootstrap interval of the difference.")
         }
-        // Segment warnings join the checks by level, after the others of their level.
-        let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
-            .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
-        (decision.eta, decision.etaReason) = DecisionTiming.eta(tallies, context, primary: primary, required: required,
-                                                                maturityDays: maturityDays, asOf: options.asOf)
-        return Report(figures: figures, health: health, decision: decision)
+        (decision.eta, decision.etaReason) = eta
+        return decision
     }
 
     /// The stops made by `asOf`, oldest first; a reset after `asOf` had not happened yet.

@@ -59,11 +59,13 @@ public struct VerdictReading: Sendable, Equatable {
     public var clearlyWorse: Bool { decisive && outcome == .worse }
 }
 
-extension ReportFigures {
-    /// Sets every comparison's `reading` at this report's alpha and sequential setting.
-    mutating func readComparisons() {
-        for i in comparisons.indices {
-            comparisons[i].reading = VerdictReading.read(comparisons[i], alpha: alpha, sequential: sequential)
+extension VerdictReading {
+    /// The comparisons, each with its `reading` at the report's alpha and sequential setting.
+    static func read(_ comparisons: [ComparisonResult], alpha: Double, sequential: Bool) -> [ComparisonResult] {
+        comparisons.map { c in
+            var read = c
+            read.reading = VerdictReading.read(c, alpha: alpha, sequential: sequential)
+            return read
         }
     }
 }

@@ -3,31 +3,43 @@ import Foundation
 import Statistics
 
 extension ReportAnalyzer {
-    /// Puts each arm's forecast in the figures and, when the file names `revenue_per_user_forecast_dN`
-    /// (primary or secondary), that metric per variant (the forecast and its 90% interval) and per treatment
-    /// a comparison read from the bootstrap draws: the difference of forecasts with its interval at the
-    /// report's level, p = 2·min(share of draws ≤ 0, share ≥ 0), chance to win, expected loss.
-    static func addForecast(_ figures: inout ReportFigures, _ acc: ReportAccumulator) throws {
+    /// What the forecast adds to a report: each arm's forecast and, when the file names
+    /// `revenue_per_user_forecast_dN` (primary or secondary), that metric per variant (the forecast and
+    /// its 90% interval) and per treatment a comparison read from the bootstrap draws: the difference of
+    /// forecasts with its interval at the report's level, p = 2·min(share of draws ≤ 0, share ≥ 0),
+    /// chance to win, expected loss.
+    struct ForecastFigures {
+        var arms: [ArmForecast]?
+        /// The forecast metrics the file names, in its order.
+        var metrics: [Metric] = []
+        /// Per variant, its value of each of `metrics`.
+        var values: [[MetricValue]]
+        /// Per metric of `metrics`, the treatments against the control, Holm-adjusted.
+        var comparisons: [ComparisonResult] = []
+    }
+
+    /// `metrics`: the report's other metrics (a forecast metric among them is not added twice).
+    static func forecastFigures(_ acc: ReportAccumulator, metrics: [Metric], variants: [String], alpha: Double) throws -> ForecastFigures {
         let forecasts = try ForecastAnalysis.forecast(acc.forecast)
-        figures.forecast = forecasts
+        var out = ForecastFigures(arms: forecasts, values: Array(repeating: [], count: variants.count))
         let exp = acc.experiment
-        for metric in [exp.metrics.primary] + exp.metrics.secondary where metric.isForecast && !figures.metrics.contains(metric) {
-            figures.metrics.append(metric)
-            for v in figures.variants.indices {
+        for metric in [exp.metrics.primary] + exp.metrics.secondary where metric.isForecast && !metrics.contains(metric) && !out.metrics.contains(metric) {
+            out.metrics.append(metric)
+            for v in variants.indices {
                 let f = forecasts?[v]
-                let users = acc.forecast.users[v]
                 let read = f?.figures(for: metric)
-                figures.variants[v].metrics.append(MetricValue(
-                    metric: metric, count: acc.forecast.payers[v], denominator: users, rate: read?.value, ci: read?.ci,
+                out.values[v].append(MetricValue(
+                    metric: metric, count: acc.forecast.payers[v], denominator: acc.forecast.users[v], rate: read?.value, ci: read?.ci,
                     nullReason: f == nil ? "no arm has a payer who has finished the trial yet" : f?.nullReason))
             }
             var rows: [ComparisonResult] = []
-            for v in figures.variants.indices.dropFirst() {
-                rows.append(try compareForecasts(metric, control: forecasts?[0], variant: forecasts?[v], key: figures.variants[v].key, alpha: figures.alpha))
+            for v in variants.indices.dropFirst() {
+                rows.append(try compareForecasts(metric, control: forecasts?[0], variant: forecasts?[v], key: variants[v], alpha: alpha))
             }
             try ComparisonResult.adjustHolm(&rows)
-            figures.comparisons += rows
+            out.comparisons += rows
         }
+        return out
     }
 
     static func compareForecasts(_ m: Metric, control: ArmForecast?, variant: ArmForecast?, key: String, alpha: Double) throws -> ComparisonResult {
