@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv
 VENV         := .venv
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps venv build release demo test bench clean
+.PHONY: deps venv build release demo test test-build bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -37,12 +37,18 @@ demo: release
 END_TO_END := EndToEndTests|AbctlClientTests
 END_TO_END_WIDTH := 4
 
-# The package an app adds (Client/), built alone from its own folder: no system library, no C headers.
-test: deps venv build
-	cd Client && $(SWIFT) build
+# The venv is made while Swift compiles: pip mostly waits on downloads.
+test: deps
+	$(MAKE) --no-print-directory -j2 venv test-build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
-	$(SWIFT) test --skip '$(END_TO_END)'
-	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --filter '$(END_TO_END)' --experimental-maximum-parallelization-width $(END_TO_END_WIDTH)
+	$(SWIFT) test --skip-build --skip '$(END_TO_END)'
+	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --skip-build --filter '$(END_TO_END)' --experimental-maximum-parallelization-width $(END_TO_END_WIDTH)
+
+# Every target with the tests; then the package an app adds (Client/), built alone from its own
+# folder: no system library, no C headers.
+test-build:
+	$(SWIFT) build --build-tests
+	cd Client && $(SWIFT) build
 
 # Every benchmark script prints its figures next to its reference (C, sqlite3, nginx) from the same run.
 bench: deps
