@@ -60,32 +60,46 @@ public struct OpenAICompatibleClient: ChatCompleting {
     }
 
     public func complete(_ request: ChatRequest) throws -> String {
-        var body: [String: Any] = [
-            "model": model,
-            "messages": [["role": "system", "content": request.system], ["role": "user", "content": request.user]],
-            "stream": false,
+        var body: [(String, JSONValue)] = [
+            ("model", .string(model)),
+            ("messages", .array([.object([("role", .string("system")), ("content", .string(request.system))]),
+                                 .object([("role", .string("user")), ("content", .string(request.user))])])),
+            ("stream", .bool(false)),
         ]
-        if let t = request.temperature { body["temperature"] = t }
-        if let m = request.maxTokens { body["max_tokens"] = m }
+        if let t = request.temperature { body.append(("temperature", .number(t))) }
+        if let m = request.maxTokens { body.append(("max_tokens", .number(Double(m)))) }
         var http = URLRequest(url: endpoint, timeoutInterval: timeout)
         http.httpMethod = "POST"
         http.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let apiKey { http.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
-        http.httpBody = try JSONSerialization.data(withJSONObject: body)
+        http.httpBody = Data(JSONValue.object(body).serialized().utf8)
         let (data, response) = try send(http)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
             throw ChatCompletionError(reason: .error, detail: "HTTP \(status) from \(endpoint.absoluteString)")
         }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let choices = root["choices"] as? [[String: Any]], let first = choices.first,
-              let message = first["message"] as? [String: Any] else {
+        guard let message = Self.firstMessage(data) else {
             throw ChatCompletionError(reason: .error, detail: "answer is not a chat completion (\(data.count) bytes)")
         }
-        guard let content = message["content"] as? String, !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard case .string(let content)? = Self.member("content", of: message),
+              !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ChatCompletionError(reason: .emptyAnswer, detail: "the model answered nothing")
         }
         return content
+    }
+
+    /// `choices[0].message` of a chat completion, read with the project's JSON reader; nil when the
+    /// answer is not JSON or has no such object.
+    static func firstMessage(_ data: Data) -> JSONValue? {
+        guard let root = try? JSONReader.parse([UInt8](data)).value,
+              case .array(let choices)? = member("choices", of: root), let first = choices.first,
+              let message = member("message", of: first), case .object = message else { return nil }
+        return message
+    }
+
+    static func member(_ key: String, of value: JSONValue) -> JSONValue? {
+        guard case .object(let members) = value else { return nil }
+        return members.first { $0.0 == key }?.1
     }
 
     /// `BlockingHTTP.send`, its failures as chat-completion errors.
