@@ -64,7 +64,9 @@ struct GenerationAgainstEndpointTests {
         let began = clock.now
         let first = line(generator)
         let waited = clock.now - began
-        #expect(waited >= .milliseconds(300))
+        // It waited for the model: Dispatch's timed wait can wake a millisecond or two before its deadline
+        // as ContinuousClock counts it (seen: 298.7 ms for 300).
+        #expect(waited >= .milliseconds(290))
         #expect(waited < .milliseconds(900), "an assign call waits no longer than the deadline (plus scheduling)")
         #expect(first == .init(text: recipe.fallback, source: .fallback, fallbackReason: .timeout))
 
