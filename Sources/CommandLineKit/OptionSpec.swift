@@ -1,3 +1,5 @@
+import ExperimentDefinitions
+
 /// A `--name` option, declared once: with a `valueName` it takes a value of `type`, without it is a flag.
 ///
 /// When the option is absent from the command line, its `environment` variable (when set and not
@@ -26,7 +28,7 @@ public struct OptionSpec: Sendable {
                 return r.upperBound == Int.max ? "at least \(r.lowerBound)" : "between \(r.lowerBound) and \(r.upperBound)"
             case .number(let r):
                 let top = Double.greatestFiniteMagnitude
-                func text(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x) }
+                let text = JSONValue.format   // whole numbers without a fraction, as JSON writes them
                 if r.lowerBound == -top { return r.upperBound == top ? nil : "at most \(text(r.upperBound))" }
                 return r.upperBound == top ? "at least \(text(r.lowerBound))" : "between \(text(r.lowerBound)) and \(text(r.upperBound))"
             }

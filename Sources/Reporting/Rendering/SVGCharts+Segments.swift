@@ -26,14 +26,16 @@ extension SVGCharts {
         lo -= pad
         hi += pad
         func tick(_ v: Double) -> String { metric.isRevenue ? Wording.signedMoney(v, in: r.currency) : Wording.points(v) }
-        let right = rightMargin(ticks: ticks(lo, hi, count: 6).map(tick))
+        let tickValues = ticks(lo, hi, count: 6)
+        let tickLabels = tickValues.map(tick)
+        let right = rightMargin(ticks: tickLabels)
         let plotWidth = width - labelWidth - right
         func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
         let aria = "\(metric.title) difference to the control by \(d.dimension), with intervals"
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
-        for t in ticks(lo, hi, count: 6) {
+        for (t, label) in zip(tickValues, tickLabels) {
             s += "<line x1=\"\(f(x(t)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(t)))\" y2=\"\(f(height - 42))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(tick(t)))</text>"
+            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(label))</text>"
         }
         s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(height - 42))\" class=\"zero\"/>"
         let variantIndex = Dictionary(r.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })

@@ -27,13 +27,15 @@ enum SVGCharts {
         lo = max(lo, -1); hi = min(hi, 3)
         let pad = max(0.02, (hi - lo) * 0.08)
         lo -= pad; hi += pad
-        let right = rightMargin(ticks: ticks(lo, hi, count: 6).map { Wording.signedPercent($0, digits: 0) })
+        let tickValues = ticks(lo, hi, count: 6)
+        let tickLabels = tickValues.map { Wording.signedPercent($0, digits: 0) }
+        let right = rightMargin(ticks: tickLabels)
         let plotWidth = width - labelWidth - right
         func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"Relative lift of each variant against the control, with intervals\">"
-        for t in ticks(lo, hi, count: 6) {
+        for (t, label) in zip(tickValues, tickLabels) {
             s += "<line x1=\"\(f(x(t)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(t)))\" y2=\"\(f(height - 42))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(Wording.signedPercent(t, digits: 0)))</text>"
+            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(label))</text>"
         }
         s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(height - 42))\" class=\"zero\"/>"
         let variantIndex = Dictionary(r.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
