@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(name: "ClientProbe", dependencies: [abctlClient], path: "Tests/ClientProbe"),
         .testTarget(name: "GrowthBookPayloadTests", dependencies: ["GrowthBookPayload", "Assignment", definitions]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "StatisticsTests", dependencies: ["Statistics"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "StatisticsTests", dependencies: ["Statistics", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AllocationTests", dependencies: ["Allocation", "Safeguards", "Events", definitions, "Statistics", "SQLiteStore", "TestSupport", "Assignment", "Reporting"], exclude: ["Fixtures"]),
         .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Reporting", "Events", definitions, "Statistics"]),
     ],

@@ -1,12 +1,13 @@
 import Foundation
 import Statistics
+import TestSupport
 import Testing
 @testable import Allocation
 
-/// Bandits keep their inference honest (SPEC §5). `ABCTL_AA_SEEDS=100` is the calibration run;
+/// Bandits keep their inference honest (SPEC §5). `ABCTL_CALIBRATION=full` (100 seeds) is the calibration run;
 /// `make test` runs 30 seeds with bands wide enough for that many.
-@Suite struct BanditCalibrationTests {
-    static let seeds = ProcessInfo.processInfo.environment["ABCTL_AA_SEEDS"].flatMap(Int.init) ?? 30
+@Suite(.tags(.calibration)) struct BanditCalibrationTests {
+    static let seeds = CalibrationSize(quick: 30, full: 100).count
 
     /// Five equal arms (10%), 14 days of 600 users: the stratified comparisons reject at about 5%,
     /// their intervals cover the truth (0) at about 95%, and no more than `alpha` of the runs name a winner.

@@ -15,16 +15,16 @@ import Testing
 /// `stop`; it is `keep_running`, or `inconclusive` when the sample ratio check fires by chance, about
 /// 1 report in 1,000) and day 14.
 ///
-/// `ABCTL_AA_SEEDS=100` is the calibration: per (look, metric) the share of 5% tests that flag and of
+/// `ABCTL_CALIBRATION=full` (100 seeds) is the calibration: per (look, metric) the share of 5% tests that flag and of
 /// 95% intervals that cover 0 must be 5% ± 1.5 and 95% ± 1.5 over 100 seeds × 10 experiments =
 /// 1,000 comparisons (a standard error of 0.69 points): 155 s at a load of 3 to 6 on 2 cores, 225 s at 10.
 /// By default (`make test`) 30 seeds run in about a minute: nothing decided early, figures printed.
-@Suite(.timeLimit(.minutes(20))) struct EarlyLookCalibrationTests {
+@Suite(.tags(.calibration), .timeLimit(.minutes(20))) struct EarlyLookCalibrationTests {
     static let experiments = 10
     static let users = 1600
     static let looks = ["2026-12-11T00:00:00Z", "2026-12-15T00:00:00Z"]
     static let metrics = ["paid_conversion_d6", "revenue_per_user_d6"]
-    static var seeds: Int { ProcessInfo.processInfo.environment["ABCTL_AA_SEEDS"].flatMap(Int.init) ?? 30 }
+    static var seeds: Int { CalibrationSize(quick: 30, full: 100).count }
 
     static func folder() throws -> TemporaryFolder {
         let folder = TemporaryFolder()

@@ -3,6 +3,7 @@ import Events
 import ExperimentDefinitions
 import Foundation
 import Reporting
+import TestSupport
 import Testing
 @testable import Simulation
 
@@ -20,11 +21,11 @@ import Testing
 /// is 1,000 comparisons per metric: a standard error of 0.69 points, so ±1.5 points is about 2.2 standard
 /// errors. The seeds are 1...100, fixed, not chosen; every comparison counts (no filtering).
 ///
-/// That is `ABCTL_AA_SEEDS=100`, the calibration (about 40 s of CPU in a debug build). `make test`
+/// That is `ABCTL_CALIBRATION=full`, the calibration (about 40 s of CPU in a debug build). `make test`
 /// runs seeds 1...40: 400 comparisons per metric, held to
 /// the same 2.2 standard errors, ±2.4 points (a 5% test flagging under 2.6% or over 7.4% fails).
-@Suite struct CalibrationTests {
-    static let seeds: [UInt64] = Array(1...UInt64(ProcessInfo.processInfo.environment["ABCTL_AA_SEEDS"].flatMap(Int.init) ?? 40))
+@Suite(.tags(.calibration)) struct CalibrationTests {
+    static let seeds = CalibrationSize(quick: 40, full: 100).seeds
     static var tolerance: Double { AATally.tolerance(comparisons: seeds.count * experiments) }
     static let experiments = 10
     static let usersPerSeed = 1600

@@ -1,6 +1,7 @@
 import Events
 import Foundation
 import Reporting
+import TestSupport
 import Testing
 @testable import Simulation
 
@@ -11,11 +12,11 @@ import Testing
 /// independent two-arm experiments (see `CalibrationTests` for why); every user logs in once, so
 /// a person's ids saw one arm of each. Every comparison counts.
 ///
-/// `ABCTL_PEOPLE_AA_SEEDS=100` is the calibration (`tools/people_aa_calibration.sh`, figures in
+/// `ABCTL_CALIBRATION=full` (100 seeds) is the calibration (`tools/people_aa_calibration.sh`, figures in
 /// docs/People.md): 1,000 comparisons per metric, held to ±1.5 points. `make test` runs seeds
 /// 1...30: 300 per metric, held to the same 2.2 standard errors, ±2.7 points.
-@Suite struct PeopleCalibrationTests {
-    static let seeds: [UInt64] = Array(1...UInt64(ProcessInfo.processInfo.environment["ABCTL_PEOPLE_AA_SEEDS"].flatMap(Int.init) ?? 30))
+@Suite(.tags(.calibration)) struct PeopleCalibrationTests {
+    static let seeds = CalibrationSize(quick: 30, full: 100).seeds
     static var tolerance: Double { AATally.tolerance(comparisons: seeds.count * experiments) }
     static let experiments = 10
     static let usersPerSeed = 1600

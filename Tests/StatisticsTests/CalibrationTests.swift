@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Statistics
 
@@ -5,7 +6,7 @@ import Testing
 ///
 /// Arms are drawn as exact binomials (sufficient statistics), so each run takes well under a
 /// second even in debug builds. Bands are about ±3 Monte Carlo standard errors.
-struct CalibrationTests {
+@Suite(.tags(.calibration)) struct CalibrationTests {
     /// One arm's conversions out of `users` at rate `rate`.
     static func arm(_ users: Int, _ rate: Double, _ rng: inout SplitMix64) throws -> Proportion {
         try Proportion(count: RandomVariates.binomial(trials: users, probability: rate, using: &rng), total: users)
