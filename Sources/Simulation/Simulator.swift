@@ -138,29 +138,31 @@ public struct Simulator: Sendable {
         var arrivals: [Double] = []
         if checkpoints != nil || allocation != nil {
             // The first draw of a user's stream is the arrival (simulateUser); drawn here from a copy of it.
-            arrivals = order.map { index in
-                var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
-                return rng.uniform(0, Double(options.days) * 86400)
-            }
+            arrivals = order.map(arrivalOffset)
             order.sort { (arrivals[$0], $0) < (arrivals[$1], $1) }
         }
+        // No look and no period past the end of observation: nothing is written after it, so a stop
+        // or a bandit period there would be made from nothing, in a future the story never reaches.
+        let observed = observedUntil.timeIntervalSince(start)
         var simulator = self
         var nextLook = checkpoints.map { $0.every } ?? .infinity
         var stops: [String: ArmStops] = [:]
         var periods: [String: [BanditPeriod]] = [:]
         var nextBoundary = 0
         for (done, index) in order.enumerated() {
-            if let allocation, nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
+            if let allocation, nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary],
+               allocation.boundaries[nextBoundary] < observed {
                 try flush()
-                while nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary] {
+                while nextBoundary < allocation.boundaries.count, arrivals[index] >= allocation.boundaries[nextBoundary],
+                      allocation.boundaries[nextBoundary] < observed {
                     periods = try allocation.update(start.addingTimeInterval(allocation.boundaries[nextBoundary]))
                     nextBoundary += 1
                 }
                 simulator.assigner = assigner.withStops(stops).withPeriods(periods)
             }
-            if let checkpoints, arrivals[index] >= nextLook {
+            if let checkpoints, arrivals[index] >= nextLook, nextLook < observed {
                 try flush()
-                while arrivals[index] >= nextLook {
+                while arrivals[index] >= nextLook, nextLook < observed {
                     let now = start.addingTimeInterval(nextLook)
                     let answer = try checkpoints.look(now)
                     if answer.stops != stops {
@@ -184,6 +186,21 @@ public struct Simulator: Sendable {
         summary.users = options.users
         progress(options.users)
         return summary
+    }
+
+    /// When user `index` arrives, in seconds from `start`: the first draw of the user's stream, as
+    /// `simulateUser` draws it.
+    func arrivalOffset(_ index: Int) -> TimeInterval {
+        var rng = SplitMix64(seed: options.seed, stream: UInt64(index))
+        return rng.uniform(0, Double(options.days) * 86400)
+    }
+
+    /// Whether any user arrives before observation ends. A story that observes nothing writes
+    /// nothing: every user would arrive after `observedUntil` (experiments that start after the
+    /// present, or an `until` before their start).
+    public var observesAnyone: Bool {
+        let observed = observedUntil.timeIntervalSince(start)
+        return observed > 0 && (0..<options.users).contains { arrivalOffset($0) < observed }
     }
 
     /// One user's events; returns the (experiment, variant) pairs it was exposed to, and whether it

@@ -93,9 +93,6 @@ enum SimulateCommand {
     /// every `check_minutes` of the story and their stops honoured.
     static func simulate(catalog: ExperimentDefinitions.ExperimentCatalog, truth: Truth, users: Int, seed: UInt64, days: Int, tailDays: Int = 10,
                          until: Date? = nil, present: Date? = nil, safeguards: Bool = false, db: String) throws -> (Simulator.Summary, TimeInterval) {
-        // Simulated events acknowledge nobody, so a commit need not wait for the disk (a crash loses only a rerun).
-        let store = try StoreOpener.open(db, .init(durable: false))
-        defer { store.close() }
         let assigner: Assigner
         do { assigner = try Assigner(catalog: catalog) } catch { throw CLIError.runtime("cannot build the assigner: \(error)") }
         var options = Simulator.Options(users: users, seed: seed, days: days, tailDays: tailDays, until: until)
@@ -104,6 +101,15 @@ enum SimulateCommand {
             if present < window.observedUntil { options.until = present }
         }
         let simulator = Simulator(catalog: catalog, assigner: assigner, truth: truth, options: options)
+        guard simulator.observesAnyone else {
+            let end = until == nil ? "the present, \(RFC3339.format(simulator.observedUntil))" : "--until, \(RFC3339.format(simulator.observedUntil))"
+            throw CLIError.runtime("nothing to simulate: observation ends at \(end), before any of the \(users) users arrives "
+                                   + "(arrivals from \(RFC3339.format(simulator.start)), the latest start of the running experiments); "
+                                   + "pass a later --until (or ABCTL_NOW) to observe them. Nothing was written.")
+        }
+        // Simulated events acknowledge nobody, so a commit need not wait for the disk (a crash loses only a rerun).
+        let store = try StoreOpener.open(db, .init(durable: false))
+        defer { store.close() }
         let progress = ProgressBar(total: users, label: "simulating")
         let began = Date()
         let summary: Simulator.Summary
