@@ -22,12 +22,16 @@ import TestSupport
         var targeting = #"{ "platform": ["ios"], "app_version": ">=2.1.0" }"#
         var condition: String? = nil
         var rollout: String? = nil
+        var start = "2026-12-01T00:00:00Z"
+        var end: String? = nil
+        var metrics = #"{ "primary": "paid_conversion" }"#
         var extra = ""
 
         var json: String {
-            var lines = [#""id": "exp-a""#, #""name": "A""#, #""status": "\#(status)""#, #""start": "2026-12-01T00:00:00Z""#,
+            var lines = [#""id": "exp-a""#, #""name": "A""#, #""status": "\#(status)""#, #""start": "\#(start)""#,
                          #""hash_version": \#(hashVersion)"#, #""coverage": \#(coverage)"#, #""targeting": \#(targeting)"#,
-                         #""metrics": { "primary": "paid_conversion" }"#]
+                         #""metrics": \#(metrics)"#]
+            if let end { lines.append(#""end": "\#(end)""#) }
             if let seed { lines.append(#""seed": "\#(seed)""#) }
             if let namespace { lines.append(#""namespace": { "id": "\#(namespace.id)", "range": [\#(namespace.start), \#(namespace.end)] }"#) }
             if let condition { lines.append(#""condition": \#(condition)"#) }
@@ -48,12 +52,15 @@ import TestSupport
         case reshuffles(String, computed: Bool)
         /// `running_arm_changed` naming the field.
         case warns(String)
+        /// `running_metrics_changed` naming the fields.
+        case judged([String])
 
         var description: String {
             switch self {
             case .passes: "passes"
             case .reshuffles(let f, let computed): "reshuffles \(f)\(computed ? "" : " (share null)")"
             case .warns(let f): "warns \(f)"
+            case .judged(let f): "judged by other \(f)"
             }
         }
     }
@@ -69,6 +76,7 @@ import TestSupport
 
     static let bandit = #""sticky": true, "allocation": { "type": "bandit", "reward": "trial_start_rate", "min_share": 0.1 }"#
     static let rollout24h = #"{ "stages": [ { "share": 0.5, "hours": 24 }, { "share": 1.0 } ] }"#
+    static let safeguards = #""safeguards": { "metrics": ["day0_cancel_rate"], "action": "stop_arm", "alpha": 0.05, "min_users": 300, "check_minutes": 60 }"#
     static let edits: [Edit] = [
         Edit(name: "a weight", a: { _ in }, b: { $0.variants[0].weight = 2 },
              aToB: .reshuffles("variants[0].weight", computed: true), bToA: .reshuffles("variants[0].weight", computed: true)),
@@ -120,6 +128,24 @@ import TestSupport
         Edit(name: "shipped", a: { _ in }, b: { $0.status = "shipped"; $0.extra = #""winner": "ai", "end": "2026-12-01T06:00:00Z""# },
              aToB: .passes, bToA: .passes),
         Edit(name: "draft", a: { _ in }, b: { $0.status = "draft" }, aToB: .reshuffles("status", computed: true), bToA: .passes),
+        // Every enrolled user is answered `outside_dates`; a start still ahead at REF enrolled nobody.
+        Edit(name: "start moved after now", a: { _ in }, b: { $0.start = "2026-12-02T00:00:00Z" },
+             aToB: .reshuffles("start", computed: true), bToA: .passes),
+        Edit(name: "start moved under allocation", a: { $0.extra = bandit }, b: { $0.extra = bandit; $0.start = "2026-11-30T00:00:00Z" },
+             aToB: .reshuffles("start", computed: false), bToA: .reshuffles("start", computed: false)),
+        Edit(name: "end moved before now", a: { _ in }, b: { $0.end = "2026-12-01T06:00:00Z" },
+             aToB: .reshuffles("end", computed: true), bToA: .passes),
+        Edit(name: "end moved later", a: { $0.end = "2026-12-20T00:00:00Z" }, b: { $0.end = "2026-12-27T00:00:00Z" },
+             aToB: .passes, bToA: .passes),
+        Edit(name: "the primary metric", a: { _ in }, b: { $0.metrics = #"{ "primary": "trial_start_rate" }"# },
+             aToB: .judged(["metrics.primary"]), bToA: .judged(["metrics.primary"])),
+        Edit(name: "a guardrail", a: { $0.metrics = #"{ "primary": "paid_conversion", "guardrails": ["day0_cancel_rate"] }"# }, b: { _ in },
+             aToB: .judged(["metrics.guardrails"]), bToA: .passes),
+        Edit(name: "minimum_effect", a: { _ in }, b: { $0.metrics = #"{ "primary": "paid_conversion", "minimum_effect": 0.1 }"# },
+             aToB: .judged(["metrics.minimum_effect"]), bToA: .judged(["metrics.minimum_effect"])),
+        Edit(name: "a safeguard's alpha", a: { $0.extra = safeguards }, b: { $0.extra = safeguards.replacingOccurrences(of: "0.05", with: "0.1") },
+             aToB: .judged(["safeguards.alpha"]), bToA: .judged(["safeguards.alpha"])),
+        Edit(name: "safeguards", a: { $0.extra = safeguards }, b: { _ in }, aToB: .judged(["safeguards"]), bToA: .passes),
     ]
 
     /// Within the rollout's first stage and after every start.
@@ -160,15 +186,19 @@ import TestSupport
     }
 
     func check(_ report: ExperimentLoader.Report, _ expect: Expect, from: Spec, to: Spec, label: String) throws {
-        let changes = report.diagnostics.filter { ["reshuffles_running_experiment", "running_arm_changed"].contains($0.code) }
-        // Nothing else: both versions are valid files.
-        #expect(report.diagnostics.count == changes.count, "\(label): \(report.diagnostics.map(\.message))")
+        let changes = report.diagnostics.filter { ["reshuffles_running_experiment", "running_arm_changed", "running_metrics_changed"].contains($0.code) }
+        // Nothing else: both versions are valid files (an end that has passed is the loader's warning).
+        #expect(report.diagnostics.filter { $0.code != "running_after_end" }.count == changes.count, "\(label): \(report.diagnostics.map(\.message))")
         switch expect {
         case .passes:
             #expect(changes.isEmpty, "\(label): \(changes.map(\.message))")
         case .warns(let field):
             #expect(changes.map(\.code) == ["running_arm_changed"], "\(label): \(changes.map(\.message))")
             #expect(changes.first?.severity == .warning && changes.first?.change?.fields == [field], "\(label)")
+            #expect(report.errorCount == 0)
+        case .judged(let fields):
+            #expect(changes.map(\.code) == ["running_metrics_changed"], "\(label): \(changes.map(\.message))")
+            #expect(changes.first?.severity == .warning && changes.first?.change?.fields == fields, "\(label): \(changes.first?.change?.fields ?? [])")
             #expect(report.errorCount == 0)
         case .reshuffles(let field, let computed):
             #expect(changes.map(\.code) == ["reshuffles_running_experiment"], "\(label): \(changes.map(\.message))")

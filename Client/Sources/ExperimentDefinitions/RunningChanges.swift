@@ -3,7 +3,8 @@ import Foundation
 /// What changed since REF in the experiments REF was running (SPEC §6, `validate --against REF`):
 /// an edit that moves users between arms or in and out is the error `reshuffles_running_experiment`
 /// with the share of REF's enrolled users whose answer changes; a removed file is
-/// `running_experiment_removed`; an arm's paywall edited is the warning `running_arm_changed`.
+/// `running_experiment_removed`; an arm's paywall edited is the warning `running_arm_changed`, and so
+/// are the settings its results are read by and the placements that feed it (RunningChanges+Settings).
 public struct RunningChanges {
     /// The share of `old`'s enrolled users at a time whose answer `new` changes (Assignment's
     /// `AnswerChange.share`; it lives there because the hashing does).
@@ -84,6 +85,10 @@ public struct RunningChanges {
             }
             out += compare(old, before.root, new, root, file: current.file)
         }
+        let stillRunning = running.keys.reduce(into: [String: Experiment]()) { out, id in
+            if let e = byID[id]?.experiment, e.status == .running { out[id] = e }
+        }
+        out += sharedFileWarnings(running: stillRunning) { name in FileManager.default.contents(atPath: folder + "/" + name).map { [UInt8]($0) } }
         // A running experiment whose file at REF could not be read: it may have been running there.
         for f in files where !unreadableAtRef.isEmpty {
             let name = (f.file as NSString).lastPathComponent
@@ -134,11 +139,36 @@ public struct RunningChanges {
             out.append(reshuffle(old.id, file: file, at: tree.position("allocation"), fields: ["allocation"], share: nil,
                                  what: "changed allocation: its arms' weights are learned, so the share of users moved cannot be read from the files"))
         }
+        out += dateChanges(old, new, tree, file: file)
         for narrowing in TargetingChange.narrowings(from: old, to: new) {
             out.append(reshuffle(old.id, file: file, at: tree.position(narrowing.path), fields: [narrowing.field], share: nil,
                                  what: "\(narrowing.reason): not a pure widening, so some enrolled users would leave"))
         }
         out += paywallWarnings(old, oldRoot, new, tree, file: file)
+        out += metricsWarnings(old.id, Tree(root: oldRoot), tree, file: file)
+        return out
+    }
+
+    /// `start` moved after now or, under a bandit's allocation, at all; `end` moved before now. A
+    /// rollout's start is among `movingFields`, whose share follows the stages.
+    func dateChanges(_ old: Experiment, _ new: Experiment, _ tree: Tree, file: String) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        let enrolled = old.start.map { $0 <= now } ?? true
+        if new.start != old.start, let start = new.start {
+            if enrolled && start > now {
+                out.append(reshuffle(old.id, file: file, at: tree.position("start"), fields: ["start"], share: 1,
+                                     what: "moved start to \(RFC3339.format(start)), after now: 100.00% of the users it enrolled at \(ref.label) would be answered 'outside_dates'",
+                                     hint: "keep the start; to stop enrolling, set \"status\": \"paused\" (sticky users keep their arm) or \"stopped\""))
+            } else if old.allocation != nil && new.allocation != nil {
+                out.append(reshuffle(old.id, file: file, at: tree.position("start"), fields: ["start"], share: nil,
+                                     what: "moved start: a bandit's periods are laid from its start, so every period and its weights would shift"))
+            }
+        }
+        if enrolled, new.end != old.end, let end = new.end, end <= now, old.end.map({ $0 > now }) ?? true {
+            out.append(reshuffle(old.id, file: file, at: tree.position("end"), fields: ["end"], share: 1,
+                                 what: "moved end to \(RFC3339.format(end)), before now: 100.00% of the users it enrolled at \(ref.label) would be answered 'outside_dates'",
+                                 hint: "to end it, set \"status\": \"stopped\" (or \"shipped\" with a winner), which keeps its results whole"))
+        }
         return out
     }
 
