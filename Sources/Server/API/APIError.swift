@@ -29,6 +29,9 @@ public struct APIError: Error, Sendable, Equatable {
     public var field: String?
     /// Extra members of the response object, beside `error` (e.g. per-line rejections).
     public var details: [(String, JSONValue)] = []
+    /// Seconds after which the same request may succeed (`Retry-After`), when the refusal is a
+    /// passing load rather than an outage.
+    public var retryAfterSeconds: Int?
 
     public init(_ kind: Kind, code: String, _ message: String, field: String? = nil, details: [(String, JSONValue)] = []) {
         self.kind = kind
@@ -79,6 +82,7 @@ public enum ErrorResponses {
         case .unauthorized: response.headers.append(("WWW-Authenticate", "Bearer"))
         default: break
         }
+        if let seconds = apiError.retryAfterSeconds { response.headers.append(("Retry-After", String(seconds))) }
         return response
     }
 

@@ -57,6 +57,8 @@ public final class APIServer: HTTPHandler {
     /// The metrics and the access log line of every request, around the router.
     private let observer: RequestObserver
     public let requestHeaderNames: [String]
+    /// The threads reports are computed on, apart from the ones answering requests.
+    let reports = ReportWorkers()
 
     public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend) {
         self.options = options
@@ -66,7 +68,7 @@ public final class APIServer: HTTPHandler {
         let dependencies = HandlerDependencies(
             options: options, snapshots: snapshots, store: backend.store, exposures: backend.exposures, metrics: metrics,
             connections: connections, status: status, safeguards: safeguards,
-            copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator))
+            copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), reports: reports)
         router = Router(Self.routes.map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: options.keys)) })
         observer = RequestObserver(metrics: metrics)
         requestHeaderNames = Self.headerNames(Self.routes)

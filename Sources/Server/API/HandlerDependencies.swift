@@ -14,6 +14,8 @@ struct HandlerDependencies: Sendable {
     let status: ServerStatus
     let safeguards: SafeguardService
     let copyGenerator: ServerCopyGenerator?
+    /// The report threads: reports are computed there, never on a request thread.
+    let reports: ReportWorkers
 
     var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock) }
     var storeLookups: StoreLookups { StoreLookups(store: store) }

@@ -10,10 +10,13 @@ struct ReportHandler: Responder {
     let store: any EventStore
     /// The time reports are generated at (`ABCTL_NOW`); nil: the time of the request.
     let clock: Date?
+    let workers: ReportWorkers
 
     /// `GET /v1/experiments/{id}/report`: the report JSON of SPEC §8, computed from the store's
     /// per-user facts on request. 404 for an unknown experiment. Query parameters are the CLI's
     /// options (`ReportParameters`, checked by the same function); a bad one is 400, naming it.
+    /// The report is computed on a report thread (`ReportWorkers`); 503 with `Retry-After` when
+    /// the node already computes as many as it may.
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let id = request.captures["id"] ?? ""
         let snapshot = snapshots.snapshot
@@ -26,13 +29,24 @@ struct ReportHandler: Responder {
         } catch let invalid as ReportParameters.Invalid {
             throw APIError(.badRequest, code: "invalid_parameter", invalid.message, field: invalid.parameter)
         }
-        let report: Report
-        do {
-            report = try ReportBuilder.report(store: store, experiment: experiment, options: reportOptions)
-        } catch {
-            Log.shared.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
-            throw APIError(.unavailable, code: "store_unavailable", "the report could not be read from the event store; retry later")
+        let store = self.store, options = reportOptions
+        return .deferred { [workers] respond in
+            let started = workers.run({ () -> HTTPResponse in
+                do {
+                    let report = try ReportBuilder.report(store: store, experiment: experiment, options: options)
+                    return HTTPResponse(status: 200, body: JSONWriter.bytes(JSONReportRenderer.value(report), reserving: 8192))
+                } catch {
+                    Log.shared.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
+                    return ErrorResponses.response(for: APIError(.unavailable, code: "store_unavailable", "the report could not be read from the event store; retry later"),
+                                                   route: "/v1/experiments/{id}/report")
+                }
+            }, done: respond)
+            if !started {
+                var busy = APIError(.unavailable, code: "reports_busy",
+                                    "this server is computing \(workers.width) reports already; retry in \(workers.retryAfterSeconds) s")
+                busy.retryAfterSeconds = workers.retryAfterSeconds
+                respond(ErrorResponses.response(for: busy, route: "/v1/experiments/{id}/report"))
+            }
         }
-        return .response(HTTPResponse(status: 200, body: JSONWriter.bytes(JSONReportRenderer.value(report), reserving: 8192)))
     }
 }
