@@ -1,4 +1,5 @@
 import AbctlClient
+import ExperimentDefinitions
 import Foundation
 import TestSupport
 import Testing
@@ -34,6 +35,18 @@ import Testing
             Dictionary(uniqueKeysWithValues: plans.map { ($0.productID, "\($0.key) \($0.price) \($0.period) \($0.currency)") })
         }
         #expect(byProduct(served.plans) == byProduct(plans))
+        // The bundled paywall is the placement's default in placements.json.
+        func member(_ value: JSONValue?, _ key: String) -> JSONValue? {
+            guard case .object(let members)? = value else { return nil }
+            return members.first { $0.0 == key }?.1
+        }
+        let placements = try JSONReader.parse(String(contentsOfFile: Abctl.packageRoot + "/Experiments/placements.json", encoding: .utf8)).value
+        let fileDefault = member(member(member(placements, "placements"), "onboarding_end"), "default")
+        #expect(member(fileDefault, "offering") == .string(onboarding.offering))
+        #expect(member(fileDefault, "trial_days") == .number(Double(onboarding.trialDays)))
+        #expect(member(fileDefault, "highlighted_plan") == onboarding.highlightedPlan.map(JSONValue.string))
+        guard case .text(let bundledText, _, _) = onboarding.copy else { Issue.record("the bundled copy is not text"); return }
+        #expect(member(member(fileDefault, "copy"), "text") == .string(bundledText))
         // The exposure when the placement showed an arm (a default or a fixed paywall logs none);
         // the purchase is the store webhook's to bring.
         let expected = [[shown.inExperiment ? "1" : "0"]]
