@@ -64,4 +64,91 @@ import Testing
         }
         #expect(server != nil)
     }
+
+    /// docs/Guide.md's `sh` commands and the files of its `json PATH` blocks, in order.
+    static func guideSteps() throws -> [(file: String?, text: String)] {
+        let text = try String(contentsOfFile: Abctl.packageRoot + "/docs/Guide.md", encoding: .utf8)
+        var steps: [(String?, String)] = [], block: (kind: String, file: String?)?, body: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                if let open = block {
+                    if open.kind == "json", let file = open.file { steps.append((file, body.joined(separator: "\n") + "\n")) }
+                    block = nil
+                } else {
+                    let words = line.dropFirst(3).split(separator: " ").map(String.init)
+                    block = (words.first ?? "", words.dropFirst().first)
+                    body = []
+                }
+                continue
+            }
+            guard let open = block else { continue }
+            if open.kind == "sh" {
+                let command = line.trimmingCharacters(in: .whitespaces)
+                if !command.isEmpty && !command.hasPrefix("#") { steps.append((nil, command)) }
+            } else {
+                body.append(line)
+            }
+        }
+        return steps
+    }
+
+    /// The guide, as a reader follows it: an empty folder, its files written where it says, each
+    /// command run with the built abctl on the PATH; `abctl serve` starts a server on the guide's
+    /// folder that the `curl` lines then ask.
+    @Test func theGuideRunsInAnEmptyFolder() async throws {
+        let steps = try Self.guideSteps()
+        let commands = steps.filter { $0.file == nil }.map(\.text)
+        for start in ["abctl validate", "abctl simulate", "abctl report", "abctl serve", "curl -sf http://127.0.0.1:8080/v1/assign",
+                      "curl -sf http://127.0.0.1:8080/v1/events", "curl -sf http://127.0.0.1:8080/v1/experiments/"] {
+            #expect(commands.contains { $0.hasPrefix(start) }, "the guide shows no '\(start)' command")
+        }
+        #expect(steps.contains { $0.file?.hasPrefix("Experiments/") == true && $0.file != "Experiments/products.json" })
+
+        let folder = TemporaryFolder(prefix: "abctl-guide")
+        let binFolder = URL(fileURLWithPath: Abctl.path).deletingLastPathComponent().path
+        // The shell's ABCTL_ settings would point the commands elsewhere; empty counts as unset.
+        var environment = ["PATH": binFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        for key in ["ABCTL_EXPERIMENTS", "ABCTL_DB", "ABCTL_NOW", "ABCTL_API_KEYS"] { environment[key] = "" }
+
+        var server: ServeProcess?
+        var guidePort = ""
+        for (file, text) in steps {
+            if let file {
+                let path = folder.path + "/" + file
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+                continue
+            }
+            let words = text.split(separator: " ").map(String.init)
+            if words.first == "abctl", words.dropFirst().first == "serve" {
+                var arguments = Array(words.dropFirst(2))
+                if let i = arguments.firstIndex(of: "--port") {
+                    guidePort = arguments[i + 1]
+                    arguments.removeSubrange(i...(i + 1))
+                }
+                // The guide's folder: its experiments in place of the shipped ones, its database.
+                let experiments = folder.path + "/Experiments"
+                server = try await ServeProcess.start(arguments: arguments, database: folder.path + "/abctl.sqlite") { served in
+                    for name in try FileManager.default.contentsOfDirectory(atPath: served) {
+                        try FileManager.default.removeItem(atPath: served + "/" + name)
+                    }
+                    for name in try FileManager.default.contentsOfDirectory(atPath: experiments) {
+                        try FileManager.default.copyItem(atPath: experiments + "/" + name, toPath: served + "/" + name)
+                    }
+                }
+                continue
+            }
+            var line = text
+            if let server, !guidePort.isEmpty { line = line.replacingOccurrences(of: "127.0.0.1:\(guidePort)", with: "127.0.0.1:\(server.port)") }
+            let run = try await ChildProcess.run("/bin/sh", ["-c", line], environment: environment, in: folder.path)
+            #expect(run.status == 0, "\(text)\n\(run.stdout)\n\(run.stderr)")
+            #expect(!run.stdout.isEmpty, "\(text) printed nothing")
+            if text.contains("\"placement\": \"onboarding_end\"") && text.contains("/v1/assign") {
+                // The guide names the variant this user gets.
+                #expect(run.stdout.contains("\"variant\":\"trial-7d\"") || run.stdout.contains("\"variant\": \"trial-7d\""), "\(run.stdout)")
+            }
+        }
+        #expect(server != nil)
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/Reports/onboarding-trial.html"))
+    }
 }
