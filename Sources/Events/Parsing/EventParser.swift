@@ -125,12 +125,8 @@ public struct EventParser: Sendable {
         } else if event.identity != nil {
             return EventRejection(field: "identity", reason: "only identified events carry an identity")
         }
-        let texts: [(Field, String?)] = [(.eventID, event.id.text), (.userID, event.userID.text), (.experiment, event.experiment),
-                                         (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
-                                         (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason),
-                                         (.placement, event.placement), (.storeAccountID, event.storeAccountID)]
-        for (field, text) in texts where text?.utf8.contains(0) == true {
-            return EventRejection(field: field.rawValue, reason: Self.nulReason)
+        for column in EventColumns.textFields where column.value(event).text?.utf8.contains(0) == true {
+            return EventRejection(field: column.field?.key ?? column.name, reason: Self.nulReason)
         }
         if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
         if let problem = revenueSignProblem(type: event.type, revenue: event.revenue) { return problem }
@@ -226,16 +222,12 @@ public struct EventParser: Sendable {
         var rejected: UInt32 = 0
     }
 
-    /// The keys an event object may have; a key's position in `allCases` is its bit in `seen`.
-    private enum Field: String, CaseIterable {
-        case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
-             copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason",
-             placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days", identity,
-             allocationPeriod = "allocation_period", store, proceeds
-    }
+    /// The keys an event object may have (`EventField`, the one declaration); a key's position in
+    /// `allCases` is its bit in `seen`.
+    private typealias Field = EventField
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
-    private static let fieldKeys = fields.map { Array($0.rawValue.utf8) }
+    private static let fieldKeys = fields.map { Array($0.key.utf8) }
 
     /// PostgreSQL text cannot hold U+0000, and no id, variant or copy needs it: refused in every
     /// string field, for every store alike.
@@ -245,7 +237,10 @@ public struct EventParser: Sendable {
     /// a UUID for the App Store, 64 characters for Google Play).
     public static let maxStoreAccountBytes = 256
     /// `trial_days` is a whole number of days from 0 to this.
-    public static let maxTrialDays = 3660
+    public static let maxTrialDays: Int = {
+        guard case .wholeNumber(let max) = EventField.trialDays.declaration.value else { preconditionFailure("trial_days is a whole number") }
+        return max
+    }()
 
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
     private static let storeNames = PaymentStore.allCases.map(\.rawValue).joined(separator: ", ")
@@ -503,17 +498,8 @@ public struct EventParser: Sendable {
         EventType(rawValue: raw).map { keys(of: $0).reduce(0) { $0 | bit($1) } } ?? 0
     }
 
-    /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table).
-    private static func keys(of type: EventType) -> [Field] {
-        let always: [Field] = [.eventID, .type, .userID, .ts]
-        switch type {
-        case .exposure: return always + [.experiment, .variant, .copySource, .copyText, .copyFallbackReason, .placement, .attributes, .storeAccountID, .allocationPeriod]
-        case .trialStarted: return always + [.productID, .trialDays, .store, .experiment]
-        case .purchased, .converted, .renewed, .refunded: return always + [.revenue, .currency, .proceeds, .productID, .store, .experiment]
-        case .cancelled: return always + [.productID, .store, .experiment]
-        case .identified: return always + [.identity]
-        }
-    }
+    /// The keys each type takes (SPEC §4's table), as `EventField` declares them.
+    private static func keys(of type: EventType) -> [Field] { EventField.keys(of: type) }
 
     /// An event naming an experiment the catalog does not have (an old app build, a deleted file):
     /// ignored, not refused.
