@@ -65,17 +65,22 @@ struct CopyBuffer {
         }
     }
 
-    /// An event as a row of the events table (`EventWriteTransaction.columns`).
+    /// An event as a row of the events table (`EventWriteTransaction.columns`, `EventColumns`).
     mutating func add(_ e: Event) {
-        add(e.userID); add(e.id); add(e.type.rawValue); add(e.timestamp.microseconds)
-        add(e.experiment); add(e.variant); add(e.revenue); add(e.currency)
-        add(e.productID); add(e.copySource?.rawValue); add(e.copyText); add(e.copyFallbackReason)
-        add(e.placement); add(e.attributes)
-        add(e.originalRevenue); add(e.originalCurrency)
-        add(e.storeAccountID); add(e.trialDays.map(Int64.init)); add(e.identity?.text)
-        add(e.store?.rawValue); add(e.proceeds); add(e.proceeds == nil ? nil : e.proceedsBeforeTax ? "t" : "f")
-        add(e.allocationPeriod?.microseconds)
+        for column in EventColumns.all { add(column.value(e)) }
         endRow()
+    }
+
+    /// One column's value: a flag as `t` or `f`.
+    mutating func add(_ value: StoredValue) {
+        switch value {
+        case .null: add(nil as String?)
+        case .integer(let number): add(number)
+        case .real(let number): add(number)
+        case .text(let text): add(text)
+        case .blob(let bytes): add(bytes: bytes)
+        case .flag(let flag): add(flag)
+        }
     }
 
     /// An `attributes` column: NULL when the exposure carried none.

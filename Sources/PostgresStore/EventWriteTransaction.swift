@@ -40,7 +40,7 @@ enum EventWriteTransaction {
         SET jit = off
         """
 
-    static let columns = "user_id, event_id, type, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, placement, attributes, original_revenue, original_currency, store_account_id, trial_days, identity, store, proceeds, proceeds_before_tax, allocation_period_ts"
+    static let columns = EventColumns.names
 
     static let buckets = 512
     /// At most this many users get locks of their own; more lock whole buckets.

@@ -96,39 +96,22 @@ extension PostgresEventStore {
     /// One user's stored events, in (ts, type, event_id) order.
     public func events(userID: UserID) throws -> [Event] {
         try readers.withConnection { c in
-            let rows = try c.execute("SELECT \(Self.eventColumns) FROM events WHERE user_id = $1 ORDER BY ts, type, event_id",
+            let rows = try c.execute("SELECT \(EventColumns.names) FROM events WHERE user_id = $1 ORDER BY ts, type, event_id",
                                      [userID.text], context: "read events")
-            return (0..<rows.count).map { Self.event(rows, $0) }
+            let positions = rows.eventColumnPositions()
+            return (0..<rows.count).map { rows.event($0, at: positions) }
         }
     }
 
     /// Every stored event, by user and event id, from one snapshot.
     public func forEachEvent(_ body: (Event) throws -> Void) throws {
         try readers.withConnection { c in
-            try CursorReader.forEachBatch(on: c, "SELECT \(Self.eventColumns) FROM events ORDER BY user_id, event_id",
+            try CursorReader.forEachBatch(on: c, "SELECT \(EventColumns.names) FROM events ORDER BY user_id, event_id",
                                           context: "read events") { rows in
-                for row in 0..<rows.count { try body(Self.event(rows, row)) }
+                let positions = rows.eventColumnPositions()
+                for row in 0..<rows.count { try body(rows.event(row, at: positions)) }
             }
         }
-    }
-
-    static let eventColumns = """
-        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason, \
-        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax, \
-        allocation_period_ts
-        """
-
-    static func event(_ r: ResultSet, _ i: Int) -> Event {
-        Event(id: EventID(r.text(i, 0)), type: EventType(rawValue: Int(r.int64(i, 1))) ?? .exposure, userID: UserID(r.text(i, 2)),
-              timestamp: Timestamp(microseconds: r.int64(i, 3)), experiment: r.optionalText(i, 4),
-              variant: r.optionalText(i, 5), revenue: r.optionalDouble(i, 6), currency: r.optionalText(i, 7),
-              productID: r.optionalText(i, 8), copySource: r.optionalText(i, 9).flatMap { .init(rawValue: $0) },
-              copyText: r.optionalText(i, 10), copyFallbackReason: r.optionalText(i, 11),
-              placement: r.optionalText(i, 12), attributes: r.attributes(i, 13),
-              originalRevenue: r.optionalDouble(i, 14), originalCurrency: r.optionalText(i, 15),
-              storeAccountID: r.optionalText(i, 16), trialDays: r.optionalInt64(i, 17).map { Int($0) },
-              store: r.optionalText(i, 18).flatMap(PaymentStore.init(rawValue:)), proceeds: r.optionalDouble(i, 19),
-              proceedsBeforeTax: r.optionalText(i, 20) == "t", allocationPeriod: r.optionalInt64(i, 21).map(Timestamp.init(microseconds:)))
     }
 
     static let factColumns = """

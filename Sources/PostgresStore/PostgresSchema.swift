@@ -13,6 +13,12 @@ enum PostgresSchema {
         var sql: String
     }
 
+    /// From `alignedFrom` on, a version names the same change here and in SQLite's `Schema`: a new
+    /// column of `EventColumns` is one migration in each store under one number. Below it each
+    /// store has its own steps (SQLite's 3 and 4 are in this store's 1, or not needed here; this
+    /// store's 3 is its own), and there is no version 4.
+    static let alignedFrom = 5
+
     static let migrations: [Migration] = [
         Migration(version: 1, description: "events and per-(user, experiment) facts", sql: """
             CREATE TABLE events (
@@ -69,7 +75,7 @@ enum PostgresSchema {
             """),
         // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
         // Keyed by the vendor's id, not the user (a reference table on Citus).
-        Migration(version: 4, description: "payments store webhooks reported, by the vendor's key", sql: """
+        Migration(version: 5, description: "payments store webhooks reported, by the vendor's key", sql: """
             CREATE TABLE webhook_payments (
                 key text COLLATE "C" PRIMARY KEY,
                 user_id text COLLATE "C" NOT NULL,
@@ -80,14 +86,14 @@ enum PostgresSchema {
             """),
         // SPEC §4: an exposure's placement and attributes (`ExposureAttributes.encoded`), on the
         // event and, from the first exposure, in the facts. Older events carry neither.
-        Migration(version: 5, description: "exposure placement and attributes on events and facts", sql: """
+        Migration(version: 6, description: "exposure placement and attributes on events and facts", sql: """
             ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
             ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
             """),
         // SPEC §5: one row per stop, written whole in one statement; at most one in force per
         // (experiment, arm). notified_ts is the --notify-url outbox's mark. Keyed by experiment,
         // like copy_cache: a reference table on Citus.
-        Migration(version: 6, description: "safeguard stops, with who reset them and the notification outbox", sql: """
+        Migration(version: 7, description: "safeguard stops, with who reset them and the notification outbox", sql: """
             CREATE TABLE safeguard_stops (
                 id text COLLATE "C" PRIMARY KEY,
                 experiment text COLLATE "C" NOT NULL,
@@ -103,31 +109,31 @@ enum PostgresSchema {
             CREATE UNIQUE INDEX safeguard_stops_in_force ON safeguard_stops (experiment, arm) WHERE reset_ts IS NULL;
             """),
         // One row at most: where simulated data ends (ObservationWindowStore).
-        Migration(version: 7, description: "where a simulation's data ends (observed until)", sql: """
+        Migration(version: 8, description: "where a simulation's data ends (observed until)", sql: """
             CREATE TABLE observation (
                 id integer PRIMARY KEY CHECK (id = 1),
                 observed_until_ts bigint NOT NULL
             );
             """),
         // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
-        Migration(version: 8, description: "events keep the original amount and currency of converted revenue", sql: """
+        Migration(version: 9, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
             """),
         // SPEC §4: an exposure's store account id (what the app handed the App Store or Google Play for
         // the user), looked up by the webhooks through the index (not unique: on Citus a lookup asks
         // every shard); the trial a store granted, on the trial start and, from the first one after
         // exposure, in the facts (SPEC §5 offer_mismatch). Older events carry neither.
-        Migration(version: 9, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
+        Migration(version: 10, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
             ALTER TABLE events ADD COLUMN store_account_id text COLLATE "C", ADD COLUMN trial_days integer;
             ALTER TABLE facts ADD COLUMN trial_days integer;
             CREATE INDEX events_by_store_account ON events (store_account_id, ts) WHERE store_account_id IS NOT NULL;
             """),
         // The `--notify-url` outbox sends a stop's reset too, once acknowledged (SPEC §5).
-        Migration(version: 10, description: "the outbox's mark for a safeguard reset's notification", sql: """
+        Migration(version: 11, description: "the outbox's mark for a safeguard reset's notification", sql: """
             ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts bigint;
             """),
-        // SPEC §4 people: as SQLite's version 12 (see Schema.swift there). Every key starts with a user id.
-        Migration(version: 11, description: "people: identified events, links of ids to a person, known ids, conflicts", sql: """
+        // SPEC §4 people: as SQLite's (see Schema.swift there). Every key starts with a user id.
+        Migration(version: 12, description: "people: identified events, links of ids to a person, known ids, conflicts", sql: """
             ALTER TABLE events ADD COLUMN identity text COLLATE "C";
             CREATE TABLE people (
                 user_id text COLLATE "C" PRIMARY KEY,
@@ -143,7 +149,7 @@ enum PostgresSchema {
             );
             """),
         // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
-        Migration(version: 12, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
+        Migration(version: 13, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
             CREATE TABLE allocation_periods (
                 experiment text COLLATE "C" NOT NULL,
                 period integer NOT NULL,
@@ -157,13 +163,13 @@ enum PostgresSchema {
         // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
         // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
         // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
-        Migration(version: 13, description: "events keep their store and proceeds", sql: """
+        Migration(version: 14, description: "events keep their store and proceeds", sql: """
             ALTER TABLE events ADD COLUMN store text, ADD COLUMN proceeds double precision, ADD COLUMN proceeds_before_tax boolean;
             """),
-        // Issue 36 item 5: a webhook redelivery is recognised by the vendor's delivery id before any
+        // A webhook redelivery is recognised by the vendor's delivery id before any
         // outside call, and answered as the type first stored. Keyed by the vendor's id (a reference
         // table on Citus, as webhook_payments).
-        Migration(version: 14, description: "webhook deliveries stored, by the vendor's delivery id", sql: """
+        Migration(version: 15, description: "webhook deliveries stored, by the vendor's delivery id", sql: """
             CREATE TABLE webhook_deliveries (
                 key text COLLATE "C" PRIMARY KEY,
                 user_id text COLLATE "C" NOT NULL,
@@ -173,7 +179,7 @@ enum PostgresSchema {
         // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
         // start); the first exposure's is the facts' period. Events stored before kept none, so
         // nothing is recomputed (those users count in the period of their first exposure's time).
-        Migration(version: 15, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
+        Migration(version: 16, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
             ALTER TABLE events ADD COLUMN allocation_period_ts bigint;
             ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
             """),
@@ -199,16 +205,15 @@ enum PostgresSchema {
                 applied_at text NOT NULL
             )
             """, context: "migrate")
-        let current = Int(try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", context: "migrate").int64(0, 0))
-        if current > latestVersion {
-            throw PostgresError(kind: .schemaTooNew(found: current, supported: latestVersion), context: "migrate",
-                                message: "schema too new", location: connection.target.location)
-        }
-        let pending = migrations.filter { $0.version > current }
-        guard !pending.isEmpty else { return }
         try connection.execute("BEGIN", context: "migrate")
         do {
-            for migration in pending {
+            try renumberFromBeforeAlignment(connection)
+            let current = Int(try connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", context: "migrate").int64(0, 0))
+            if current > latestVersion {
+                throw PostgresError(kind: .schemaTooNew(found: current, supported: latestVersion), context: "migrate",
+                                    message: "schema too new", location: connection.target.location)
+            }
+            for migration in migrations where migration.version > current {
                 try connection.execute(migration.sql, context: "migrate to version \(migration.version)")
                 try connection.execute("INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
                                        [String(migration.version), migration.description, ISO8601DateFormatter().string(from: Date())],
@@ -219,5 +224,19 @@ enum PostgresSchema {
             _ = try? connection.execute("ROLLBACK", context: "migrate")
             throw error
         }
+    }
+
+    /// A database migrated before the numbers were aligned recorded this store's steps from the
+    /// webhook payments on one lower (4 to 15 for today's 5 to 16). Version 4 is recorded only there,
+    /// so such a database is known by it; its numbers move up by one, in the migration's
+    /// transaction, and nothing is applied twice. (Two statements: PostgreSQL checks the key row by
+    /// row, so `version + 1` in place would collide with the next row.)
+    static func renumberFromBeforeAlignment(_ connection: Connection) throws {
+        let old = try connection.execute("SELECT count(*) FROM schema_migrations WHERE version = 4", context: "migrate (numbering)")
+        guard old.int64(0, 0) > 0 else { return }
+        try connection.execute("""
+            UPDATE schema_migrations SET version = -(version + 1) WHERE version >= 4;
+            UPDATE schema_migrations SET version = -version WHERE version < 0
+            """, context: "migrate (numbering)")
     }
 }

@@ -15,6 +15,12 @@ final class ResultSet {
 
     var count: Int { Int(PQntuples(result)) }
 
+    /// The position of the result column named `name`, or nil.
+    func column(named name: String) -> Int? {
+        let position = PQfnumber(result, "\"\(name)\"")
+        return position < 0 ? nil : Int(position)
+    }
+
     /// Rows changed by INSERT, UPDATE or DELETE.
     var affectedRows: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
 

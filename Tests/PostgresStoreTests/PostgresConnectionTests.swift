@@ -1,6 +1,6 @@
 import Events
 import Foundation
-import PostgresStore
+@testable import PostgresStore
 import Testing
 import TestSupport
 
@@ -41,7 +41,7 @@ import TestSupport
         let database = String(url.split(separator: "/").last!)
         let versions = try PostgresCluster.shared().psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations",
                                                          database: database)
-        #expect(versions == (1...PostgresEventStore.schemaVersion).map(String.init).joined(separator: ","))
+        #expect(versions == PostgresSchema.migrations.map { String($0.version) }.joined(separator: ","))
     }
 
     @Test func aNewerSchemaIsRefusedByName() throws {

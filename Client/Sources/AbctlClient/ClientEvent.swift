@@ -82,24 +82,32 @@ public struct ClientEvent: Sendable, Equatable {
         return e
     }
 
-    /// The event as one line of `POST /v1/events`.
+    /// The event as one line of `POST /v1/events`: each key its kind carries (`EventField`), in
+    /// line order, when the event has a value for it.
     public var json: JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("event_id", .string(id.text)), ("type", .string(kind.name)), ("user_id", .string(userID.text)),
-            ("ts", .string(RFC3339.format(timestamp))),
-        ]
-        if let experiment { members.append(("experiment", .string(experiment))) }
-        if let variant { members.append(("variant", .string(variant))) }
-        if let revenue { members.append(("revenue", .number(revenue))) }
-        if let currency { members.append(("currency", .string(currency))) }
-        if let productID { members.append(("product_id", .string(productID))) }
-        if let copySource { members.append(("copy_source", .string(copySource.rawValue))) }
-        if let copyText { members.append(("copy_text", .string(copyText))) }
-        if let copyFallbackReason { members.append(("copy_fallback_reason", .string(copyFallbackReason.rawValue))) }
-        if let placement { members.append(("placement", .string(placement))) }
-        if let attributes { members.append(("attributes", .object(attributes.sorted { $0.key < $1.key }))) }
-        if let storeAccountID, kind == .exposure { members.append(("store_account_id", .string(storeAccountID))) }
-        if let identity, kind == .identified { members.append(("identity", .string(identity.text))) }
-        return .object(members)
+        .object(EventField.keys(of: kind).compactMap { field in value(of: field).map { (field.key, $0) } })
+    }
+
+    /// The value this event sends for `field`; nil for a key it has no value for.
+    private func value(of field: EventField) -> JSONValue? {
+        switch field {
+        case .eventID: .string(id.text)
+        case .type: .string(kind.name)
+        case .userID: .string(userID.text)
+        case .ts: .string(RFC3339.format(timestamp))
+        case .experiment: experiment.map(JSONValue.string)
+        case .variant: variant.map(JSONValue.string)
+        case .revenue: revenue.map(JSONValue.number)
+        case .currency: currency.map(JSONValue.string)
+        case .productID: productID.map(JSONValue.string)
+        case .copySource: copySource.map { .string($0.rawValue) }
+        case .copyText: copyText.map(JSONValue.string)
+        case .copyFallbackReason: copyFallbackReason.map { .string($0.rawValue) }
+        case .placement: placement.map(JSONValue.string)
+        case .attributes: attributes.map { .object($0.sorted { $0.key < $1.key }) }
+        case .storeAccountID: storeAccountID.map(JSONValue.string)
+        case .identity: identity.map { .string($0.text) }
+        case .trialDays, .allocationPeriod, .store, .proceeds: nil
+        }
     }
 }

@@ -125,12 +125,8 @@ public struct EventParser: Sendable {
         } else if event.identity != nil {
             return EventRejection(field: "identity", reason: "only identified events carry an identity")
         }
-        let texts: [(Field, String?)] = [(.eventID, event.id.text), (.userID, event.userID.text), (.experiment, event.experiment),
-                                         (.variant, event.variant), (.currency, event.currency), (.productID, event.productID),
-                                         (.copyText, event.copyText), (.copyFallbackReason, event.copyFallbackReason),
-                                         (.placement, event.placement), (.storeAccountID, event.storeAccountID)]
-        for (field, text) in texts where text?.utf8.contains(0) == true {
-            return EventRejection(field: field.rawValue, reason: Self.nulReason)
+        for column in EventColumns.textFields where column.value(event).text?.utf8.contains(0) == true {
+            return EventRejection(field: column.field?.key ?? column.name, reason: Self.nulReason)
         }
         if let revenue = event.revenue, !revenue.isFinite { return EventRejection(field: "revenue", reason: "must be a finite number") }
         if let problem = revenueSignProblem(type: event.type, revenue: event.revenue) { return problem }
@@ -196,29 +192,17 @@ public struct EventParser: Sendable {
 
     // MARK: -
 
+    /// What a line has given so far: the four keys every line has and the copy source as sent (an
+    /// unknown one is named after them), and the other keys' values already on a draft event.
     private struct Fields {
         var eventID: String?
         var type: String?
         var userID: String?
         /// Kept as scanned: a plain timestamp is parsed from its bytes, with no `String` made.
         var ts: JSONScanner.Value?
-        var experiment: String?
-        var variant: String?
-        var revenue: Double?
-        var currency: String?
-        var productID: String?
         var copySource: String?
-        var copyText: String?
-        var copyFallbackReason: String?
-        var placement: String?
-        var attributes: ExposureAttributes = .empty
-        var storeAccountID: String?
-        var trialDays: Int?
-        var store: PaymentStore?
-        var proceeds: Double?
-        var identity: String?
-        /// A bandit exposure's `allocation_period` (SPEC §2): the period's start that assign answered.
-        var allocationPeriod: String?
+        /// The other keys' values; its id, type, user and time are set once the line is whole.
+        var event = Event(id: EventID(""), type: .exposure, userID: UserID(""), timestamp: Timestamp(microseconds: 0))
         /// Keys no event has, as sent (the first few).
         var unknownKeys: [String] = []
         /// Every bad field met, in key order (at most one per field).
@@ -226,16 +210,12 @@ public struct EventParser: Sendable {
         var rejected: UInt32 = 0
     }
 
-    /// The keys an event object may have; a key's position in `allCases` is its bit in `seen`.
-    private enum Field: String, CaseIterable {
-        case eventID = "event_id", type, userID = "user_id", ts, experiment, variant, revenue, currency, productID = "product_id",
-             copySource = "copy_source", copyText = "copy_text", copyFallbackReason = "copy_fallback_reason",
-             placement, attributes, storeAccountID = "store_account_id", trialDays = "trial_days", identity,
-             allocationPeriod = "allocation_period", store, proceeds
-    }
+    /// The keys an event object may have (`EventField`, the one declaration); a key's position in
+    /// `allCases` is its bit in `seen`.
+    private typealias Field = EventField
     private static let fields = Field.allCases
     /// The fields' keys as bytes, in order: a key is found without building a `String`.
-    private static let fieldKeys = fields.map { Array($0.rawValue.utf8) }
+    private static let fieldKeys = fields.map { Array($0.key.utf8) }
 
     /// PostgreSQL text cannot hold U+0000, and no id, variant or copy needs it: refused in every
     /// string field, for every store alike.
@@ -245,7 +225,10 @@ public struct EventParser: Sendable {
     /// a UUID for the App Store, 64 characters for Google Play).
     public static let maxStoreAccountBytes = 256
     /// `trial_days` is a whole number of days from 0 to this.
-    public static let maxTrialDays = 3660
+    public static let maxTrialDays: Int = {
+        guard case .wholeNumber(let max) = EventField.trialDays.declaration.value else { preconditionFailure("trial_days is a whole number") }
+        return max
+    }()
 
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
     private static let storeNames = PaymentStore.allCases.map(\.rawValue).joined(separator: ", ")
@@ -293,6 +276,18 @@ public struct EventParser: Sendable {
                 if case .string(_, _, false) = checked, text.utf8.contains(0) { reject(Self.nulReason); return nil }
                 return text
             }
+            /// A finite number, or nil for null (and for a refused value).
+            func finiteNumber() -> Double? {
+                switch value {
+                case .null: return nil
+                case .number:
+                    guard let number = bytesScanner.number(value), number.isFinite else { reject("must be a finite number"); return nil }
+                    return number
+                default:
+                    reject("must be a number, found \(value.kindName)")
+                    return nil
+                }
+            }
             if seen & bit != 0 { reject("appears twice"); return }
             seen |= bit
             switch field {
@@ -304,47 +299,35 @@ public struct EventParser: Sendable {
                 f.userID = string(required: true)
                 if let id = f.userID, let refusal = UserID(id).refusal { reject(refusal) }
             case .ts: f.ts = checkedString(required: true)
-            case .experiment: f.experiment = string(required: false)
-            case .variant: f.variant = string(required: false)
-            case .revenue:
-                switch value {
-                case .null: break
-                case .number:
-                    guard let number = bytesScanner.number(value), number.isFinite else { reject("must be a finite number"); return }
-                    f.revenue = number
-                default: reject("must be a number, found \(value.kindName)")
-                }
-            case .currency: f.currency = string(required: false)
+            case .experiment: f.event.experiment = string(required: false)
+            case .variant: f.event.variant = string(required: false)
+            case .revenue: f.event.revenue = finiteNumber()
+            case .currency: f.event.currency = string(required: false)
             case .store:
                 if let name = string(required: false) {
-                    f.store = PaymentStore(rawValue: name)
-                    if f.store == nil { reject("unknown store '\(name)' (expected one of: \(EventParser.storeNames))") }
+                    f.event.store = PaymentStore(rawValue: name)
+                    if f.event.store == nil { reject("unknown store '\(name)' (expected one of: \(EventParser.storeNames))") }
                 }
-            case .proceeds:
-                switch value {
-                case .null: break
-                case .number:
-                    guard let number = bytesScanner.number(value), number.isFinite else { reject("must be a finite number"); return }
-                    f.proceeds = number
-                default: reject("must be a number, found \(value.kindName)")
-                }
-            case .productID: f.productID = string(required: false)
+            case .proceeds: f.event.proceeds = finiteNumber()
+            case .productID: f.event.productID = string(required: false)
             case .copySource: f.copySource = string(required: false)
-            case .copyText: f.copyText = string(required: false)
-            case .copyFallbackReason: f.copyFallbackReason = string(required: false)
-            case .placement: f.placement = string(required: false)
+            case .copyText: f.event.copyText = string(required: false)
+            case .copyFallbackReason: f.event.copyFallbackReason = string(required: false)
+            case .placement: f.event.placement = string(required: false)
             case .storeAccountID:
-                f.storeAccountID = string(required: false)
-                if let id = f.storeAccountID {
+                f.event.storeAccountID = string(required: false)
+                if let id = f.event.storeAccountID {
                     if id.isEmpty { reject("must be a non-empty string") }
                     else if id.utf8.count > Self.maxStoreAccountBytes { reject("is longer than \(Self.maxStoreAccountBytes) bytes (\(id.utf8.count))") }
                 }
             case .allocationPeriod:
-                f.allocationPeriod = string(required: false)
-                if let text = f.allocationPeriod, Timestamp(rfc3339: text) == nil { reject("must be an RFC 3339 time (the period's start that assign answered)") }
+                if let text = string(required: false) {
+                    f.event.allocationPeriod = Timestamp(rfc3339: text)
+                    if f.event.allocationPeriod == nil { reject("must be an RFC 3339 time (the period's start that assign answered)") }
+                }
             case .identity:
-                f.identity = string(required: true)
-                if let id = f.identity, let refusal = UserID(id).refusal { reject(refusal) }
+                f.event.identity = string(required: true).map(UserID.init)
+                if let refusal = f.event.identity?.refusal { reject(refusal) }
             case .trialDays:
                 switch value {
                 case .null: break
@@ -352,7 +335,7 @@ public struct EventParser: Sendable {
                     guard let number = bytesScanner.number(value), number == number.rounded(), number >= 0, number <= Double(Self.maxTrialDays) else {
                         reject("must be a whole number of days from 0 to \(Self.maxTrialDays)"); return
                     }
-                    f.trialDays = Int(number)
+                    f.event.trialDays = Int(number)
                 default: reject("must be a number, found \(value.kindName)")
                 }
             case .attributes:
@@ -360,7 +343,7 @@ public struct EventParser: Sendable {
                 case .null: break
                 case .object(let start):
                     switch try Self.attributes(in: bytesScanner, at: start) {
-                    case .success(let attributes): f.attributes = attributes
+                    case .success(let attributes): f.event.attributes = attributes
                     case .failure(let rejection):
                         f.problems += rejection.problems
                         f.rejected |= bit
@@ -407,7 +390,7 @@ public struct EventParser: Sendable {
             let hint = Spelling.closest(to: key, in: Self.fields.map(\.rawValue)).map { "; did you mean '\($0)'?" } ?? ""
             add(EventRejection(field: key, reason: "is not a key of any event\(hint)"))
         }
-        let listed = catalogEntry(f.experiment)
+        let listed = catalogEntry(f.event.experiment)
         if let type {
             // One AND per line; the list of keys is built only to name a stray one.
             let allowed = Self.allowedKeyBits[type.rawValue]
@@ -418,18 +401,18 @@ public struct EventParser: Sendable {
                     add(EventRejection(field: field.rawValue, reason: "is not a key of \(type.name) events (they take: \(keys))"))
                 }
             }
-            exposureProblems(type: type, experiment: f.experiment, variant: f.variant, listed: listed).forEach(add)
-            if type == .identified && f.identity == nil && f.rejected & Self.bit(.identity) == 0 {
+            exposureProblems(type: type, experiment: f.event.experiment, variant: f.event.variant, listed: listed).forEach(add)
+            if type == .identified && f.event.identity == nil && f.rejected & Self.bit(.identity) == 0 {
                 add(EventRejection(field: "identity", reason: "required for identified events (the known id this user is)"))
             }
-            storeFieldProblems(type: type, storeAccountID: f.storeAccountID, trialDays: f.trialDays).forEach(add)
-            if let problem = revenueSignProblem(type: type, revenue: f.revenue) { add(problem) }
-            if let problem = proceedsProblem(revenue: f.revenue, proceeds: f.proceeds) { add(problem) }
+            storeFieldProblems(type: type, storeAccountID: f.event.storeAccountID, trialDays: f.event.trialDays).forEach(add)
+            if let problem = revenueSignProblem(type: type, revenue: f.event.revenue) { add(problem) }
+            if let problem = proceedsProblem(revenue: f.event.revenue, proceeds: f.event.proceeds) { add(problem) }
             if let timestamp, let problem = timeProblem(type: type, timestamp: timestamp) { add(problem) }
         }
         if let first = problems.first {
             // A currency with no rate, named beside the line's other problems (alone, `converted` names it).
-            if let converter = currency, let amount = f.revenue, let code = f.currency {
+            if let converter = currency, let amount = f.event.revenue, let code = f.event.currency {
                 do { _ = try converter.convert(amount, from: code) } catch { add(EventRejection(field: "currency", reason: error.description)) }
             }
             return .failure(EventRejection(field: first.field, reason: first.reason, more: Array(problems.dropFirst())))
@@ -437,15 +420,15 @@ public struct EventParser: Sendable {
         guard let eventID = f.eventID, let type, let userID = f.userID, let timestamp else {
             preconditionFailure("a line without a required field has a problem listed")
         }
-        if let problem = unknownExperiment(f.experiment, listed: listed) { return .failure(problem) }
-        return converted(Event(id: EventID(eventID), type: type, userID: UserID(userID), timestamp: timestamp,
-                               experiment: f.experiment, variant: f.variant, revenue: f.revenue,
-                               currency: f.currency, productID: f.productID, copySource: copySource,
-                               copyText: f.copyText, copyFallbackReason: f.copyFallbackReason,
-                               placement: f.placement, attributes: f.attributes,
-                               storeAccountID: f.storeAccountID.map(StoreAccount.normalized), trialDays: f.trialDays,
-                               identity: f.identity.map(UserID.init), store: f.store, proceeds: f.proceeds,
-                               allocationPeriod: f.allocationPeriod.flatMap { Timestamp(rfc3339: $0) }))
+        if let problem = unknownExperiment(f.event.experiment, listed: listed) { return .failure(problem) }
+        var event = f.event
+        event.id = EventID(eventID)
+        event.type = type
+        event.userID = UserID(userID)
+        event.timestamp = timestamp
+        event.copySource = copySource
+        event.storeAccountID = event.storeAccountID.map(StoreAccount.normalized)
+        return converted(event)
     }
 
     /// A field's bit in `seen` and `rejected`.
@@ -503,17 +486,8 @@ public struct EventParser: Sendable {
         EventType(rawValue: raw).map { keys(of: $0).reduce(0) { $0 | bit($1) } } ?? 0
     }
 
-    /// The keys each type takes besides `event_id`, `type`, `user_id` and `ts` (SPEC §4's table).
-    private static func keys(of type: EventType) -> [Field] {
-        let always: [Field] = [.eventID, .type, .userID, .ts]
-        switch type {
-        case .exposure: return always + [.experiment, .variant, .copySource, .copyText, .copyFallbackReason, .placement, .attributes, .storeAccountID, .allocationPeriod]
-        case .trialStarted: return always + [.productID, .trialDays, .store, .experiment]
-        case .purchased, .converted, .renewed, .refunded: return always + [.revenue, .currency, .proceeds, .productID, .store, .experiment]
-        case .cancelled: return always + [.productID, .store, .experiment]
-        case .identified: return always + [.identity]
-        }
-    }
+    /// The keys each type takes (SPEC §4's table), as `EventField` declares them.
+    private static func keys(of type: EventType) -> [Field] { EventField.keys(of: type) }
 
     /// An event naming an experiment the catalog does not have (an old app build, a deleted file):
     /// ignored, not refused.

@@ -127,6 +127,11 @@ final class Statement {
 
     // MARK: Columns (0-based)
 
+    var columnCount: Int32 { sqlite3_column_count(stmt) }
+
+    /// The name a result column has (its name in the table, or its `AS` name).
+    func columnName(_ column: Int32) -> String { sqlite3_column_name(stmt, column).map { String(cString: $0) } ?? "" }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(stmt, column) == SQLITE_NULL }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }

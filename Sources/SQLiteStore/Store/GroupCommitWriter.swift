@@ -487,40 +487,20 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
     }
 
+    /// Every column of `EventColumns`, in its order.
+    private static let insertSQL = """
+        INSERT INTO events (\(EventColumns.names))
+        VALUES (\(EventColumns.all.map { _ in "?" }.joined(separator: ", ")))
+        ON CONFLICT (user_id, event_id) DO NOTHING
+        """
+
     /// Inserts one event; false when its key (user_id, event_id) is already stored. By pointer: an
     /// `Event` argument was copied whole at the call, every string retained and released.
     private func insert(_ pointer: UnsafePointer<Event>) throws -> Bool {
-        let statement = try prepared(&insertEvent, """
-            INSERT INTO events (event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id,
-                                copy_source, copy_text, copy_fallback_reason, placement, attributes,
-                                original_revenue, original_currency, store_account_id, trial_days, identity,
-                                store, proceeds, proceeds_before_tax, allocation_period_ts)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (user_id, event_id) DO NOTHING
-            """)
-        try statement.bind(1, pointer.pointee.id)
-        try statement.bind(2, Int64(pointer.pointee.type.rawValue))
-        try statement.bind(3, pointer.pointee.userID)
-        try statement.bind(4, pointer.pointee.timestamp.microseconds)
-        try statement.bind(5, pointer.pointee.experiment)
-        try statement.bind(6, pointer.pointee.variant)
-        try statement.bind(7, pointer.pointee.revenue)
-        try statement.bind(8, pointer.pointee.currency)
-        try statement.bind(9, pointer.pointee.productID)
-        try statement.bind(10, pointer.pointee.copySource?.rawValue)
-        try statement.bind(11, pointer.pointee.copyText)
-        try statement.bind(12, pointer.pointee.copyFallbackReason)
-        try statement.bind(13, pointer.pointee.placement)
-        try statement.bind(14, blob: pointer.pointee.attributes.isEmpty ? nil : pointer.pointee.attributes.encoded)
-        try statement.bind(15, pointer.pointee.originalRevenue)
-        try statement.bind(16, pointer.pointee.originalCurrency)
-        try statement.bind(17, pointer.pointee.storeAccountID)
-        try statement.bind(18, pointer.pointee.trialDays.map(Int64.init))
-        try statement.bind(19, pointer.pointee.identity?.text)
-        try statement.bind(20, pointer.pointee.store?.rawValue)
-        try statement.bind(21, pointer.pointee.proceeds)
-        try statement.bind(22, pointer.pointee.proceeds == nil ? nil : Int64(pointer.pointee.proceedsBeforeTax ? 1 : 0))
-        try statement.bind(23, pointer.pointee.allocationPeriod?.microseconds)
+        let statement = try prepared(&insertEvent, Self.insertSQL)
+        for (index, column) in EventColumns.all.enumerated() {
+            try statement.bind(Int32(index + 1), column.value(pointer.pointee))
+        }
         try statement.run()
         return connection.changes == 1
     }

@@ -163,9 +163,10 @@ extension SQLiteEventStore {
     /// Every stored event, by user and event id (for export and consistency checks).
     public func forEachEvent(_ body: (Event) throws -> Void) throws {
         try readers.read { c in
-            let s = try c.cached("SELECT \(Self.eventColumns) FROM events ORDER BY user_id, event_id")
+            let s = try c.cached("SELECT \(EventColumns.names) FROM events ORDER BY user_id, event_id")
             defer { s.finish() }
-            while try s.step() { try body(Self.event(from: s)) }
+            let positions = s.eventColumnPositions()
+            while try s.step() { try body(s.event(at: positions)) }
         }
     }
 
@@ -175,11 +176,12 @@ extension SQLiteEventStore {
     }
 
     private static func events(userID: UserID, on c: Connection) throws -> [Event] {
-        let s = try c.cached("SELECT \(eventColumns) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
+        let s = try c.cached("SELECT \(EventColumns.names) FROM events WHERE user_id = ?1 ORDER BY ts, type, event_id")
         defer { s.finish() }
         try s.bind(1, userID)
+        let positions = s.eventColumnPositions()
         var rows: [Event] = []
-        while try s.step() { rows.append(event(from: s)) }
+        while try s.step() { rows.append(s.event(at: positions)) }
         return rows
     }
 
@@ -198,25 +200,6 @@ extension SQLiteEventStore {
             while try s.step() { lines.append(s.text(0)) }
             return lines.joined(separator: "\n")
         }
-    }
-
-    static let eventColumns = """
-        event_id, type, user_id, ts, experiment, variant, revenue, currency, product_id, copy_source, copy_text, copy_fallback_reason,
-        placement, attributes, original_revenue, original_currency, store_account_id, trial_days, store, proceeds, proceeds_before_tax,
-        allocation_period_ts
-        """
-
-    static func event(from s: Statement) -> Event {
-        Event(id: EventID(s.text(0)), type: EventType(rawValue: Int(s.int64(1))) ?? .exposure, userID: UserID(s.text(2)),
-              timestamp: Timestamp(microseconds: s.int64(3)), experiment: s.optionalText(4),
-              variant: s.optionalText(5), revenue: s.optionalDouble(6), currency: s.optionalText(7),
-              productID: s.optionalText(8), copySource: s.optionalText(9).flatMap(CopySource.init(rawValue:)),
-              copyText: s.optionalText(10), copyFallbackReason: s.optionalText(11),
-              placement: s.optionalText(12), attributes: FactsRefresh.attributes(s, 13),
-              originalRevenue: s.optionalDouble(14), originalCurrency: s.optionalText(15),
-              storeAccountID: s.optionalText(16), trialDays: s.optionalInt64(17).map { Int($0) },
-              store: s.optionalText(18).flatMap(PaymentStore.init(rawValue:)), proceeds: s.optionalDouble(19),
-              proceedsBeforeTax: s.optionalInt64(20) == 1, allocationPeriod: s.optionalInt64(21).map(Timestamp.init(microseconds:)))
     }
 
     static let factColumns = """

@@ -167,7 +167,7 @@ enum Schema {
             ALTER TABLE events ADD COLUMN proceeds REAL;
             ALTER TABLE events ADD COLUMN proceeds_before_tax INTEGER;
             """),
-        // Issue 36 item 5: a webhook redelivery is recognised by the vendor's delivery id before any
+        // A webhook redelivery is recognised by the vendor's delivery id before any
         // outside call, and answered as the type first stored.
         Migration(version: 15, description: "webhook deliveries stored, by the vendor's delivery id", sql: """
             CREATE TABLE webhook_deliveries (

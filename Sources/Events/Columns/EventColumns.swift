@@ -1,0 +1,82 @@
+import ExperimentDefinitions
+
+/// The stores' `events` table, one entry per column in the table's order: the one declaration of
+/// what is stored of an event. Both stores' column lists, their insert binding and COPY rows, and
+/// their reading of rows back into events (by column name) come from it; a test holds each
+/// store's migrated table against it. A new field is one entry here (and one in `EventField`,
+/// when it travels on a line), plus one migration per store under the same version number.
+public enum EventColumns {
+    public static let all: [EventColumn] = [
+        EventColumn("user_id", .userID, .text, sqlite: "TEXT", postgres: "text", notNull: true, bytewise: true,
+                    value: { .text($0.userID.text) }, restore: { $0.userID = UserID($1.text ?? "") }),
+        EventColumn("event_id", .eventID, .text, sqlite: "TEXT", postgres: "text", notNull: true, bytewise: true,
+                    value: { .text($0.id.text) }, restore: { $0.id = EventID($1.text ?? "") }),
+        EventColumn("type", .type, .integer, sqlite: "INTEGER", postgres: "smallint", notNull: true,
+                    value: { .integer(Int64($0.type.rawValue)) },
+                    restore: { $0.type = $1.integer.flatMap { EventType(rawValue: Int($0)) } ?? .exposure }),
+        EventColumn("ts", .ts, .integer, sqlite: "INTEGER", postgres: "bigint", notNull: true,
+                    value: { .integer($0.timestamp.microseconds) },
+                    restore: { $0.timestamp = Timestamp(microseconds: $1.integer ?? 0) }),
+        EventColumn("experiment", .experiment, .text, sqlite: "TEXT", postgres: "text", bytewise: true,
+                    value: { text($0.experiment) }, restore: { $0.experiment = $1.text }),
+        EventColumn("variant", .variant, .text, sqlite: "TEXT", postgres: "text", bytewise: true,
+                    value: { text($0.variant) }, restore: { $0.variant = $1.text }),
+        EventColumn("revenue", .revenue, .real, sqlite: "REAL", postgres: "double precision",
+                    value: { real($0.revenue) }, restore: { $0.revenue = $1.real }),
+        EventColumn("currency", .currency, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.currency) }, restore: { $0.currency = $1.text }),
+        EventColumn("product_id", .productID, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.productID) }, restore: { $0.productID = $1.text }),
+        EventColumn("copy_source", .copySource, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.copySource?.rawValue) }, restore: { $0.copySource = $1.text.flatMap(CopySource.init(rawValue:)) }),
+        EventColumn("copy_text", .copyText, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.copyText) }, restore: { $0.copyText = $1.text }),
+        EventColumn("copy_fallback_reason", .copyFallbackReason, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.copyFallbackReason) }, restore: { $0.copyFallbackReason = $1.text }),
+        EventColumn("placement", .placement, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.placement) }, restore: { $0.placement = $1.text }),
+        EventColumn("attributes", .attributes, .blob, sqlite: "BLOB", postgres: "bytea",
+                    value: { $0.attributes.isEmpty ? .null : .blob($0.attributes.encoded) },
+                    restore: { $0.attributes = $1.blob.map(ExposureAttributes.init(encoded:)) ?? .empty }),
+        EventColumn("original_revenue", nil, .real, sqlite: "REAL", postgres: "double precision",
+                    value: { real($0.originalRevenue) }, restore: { $0.originalRevenue = $1.real }),
+        EventColumn("original_currency", nil, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.originalCurrency) }, restore: { $0.originalCurrency = $1.text }),
+        EventColumn("store_account_id", .storeAccountID, .text, sqlite: "TEXT", postgres: "text", bytewise: true,
+                    value: { text($0.storeAccountID) }, restore: { $0.storeAccountID = $1.text }),
+        EventColumn("trial_days", .trialDays, .integer, sqlite: "INTEGER", postgres: "integer",
+                    value: { $0.trialDays.map { .integer(Int64($0)) } ?? .null }, restore: { $0.trialDays = $1.integer.map { Int($0) } }),
+        EventColumn("identity", .identity, .text, sqlite: "TEXT", postgres: "text", bytewise: true,
+                    value: { text($0.identity?.text) }, restore: { $0.identity = $1.text.map(UserID.init) }),
+        EventColumn("store", .store, .text, sqlite: "TEXT", postgres: "text",
+                    value: { text($0.store?.rawValue) }, restore: { $0.store = $1.text.flatMap(PaymentStore.init(rawValue:)) }),
+        EventColumn("proceeds", .proceeds, .real, sqlite: "REAL", postgres: "double precision",
+                    value: { real($0.proceeds) }, restore: { $0.proceeds = $1.real }),
+        // Whether `proceeds` are the revenue less the store's cut (tax not known); kept beside proceeds only.
+        EventColumn("proceeds_before_tax", nil, .flag, sqlite: "INTEGER", postgres: "boolean",
+                    value: { $0.proceeds == nil ? .null : .flag($0.proceedsBeforeTax) },
+                    restore: { $0.proceedsBeforeTax = $1.flag ?? false }),
+        EventColumn("allocation_period_ts", .allocationPeriod, .integer, sqlite: "INTEGER", postgres: "bigint",
+                    value: { $0.allocationPeriod.map { .integer($0.microseconds) } ?? .null },
+                    restore: { $0.allocationPeriod = $1.integer.map(Timestamp.init(microseconds:)) }),
+    ]
+
+    /// The column names in table order, comma-separated: the list an INSERT, a COPY or a SELECT names.
+    public static let names = all.map(\.name).joined(separator: ", ")
+
+    /// An event with each column's value from `value(index, column)` (`index` in `all`): a store's
+    /// row read back, each column found by its name.
+    public static func event(_ value: (Int, EventColumn) -> StoredValue) -> Event {
+        var event = Event(id: EventID(""), type: .exposure, userID: UserID(""), timestamp: Timestamp(microseconds: 0))
+        for (index, column) in all.enumerated() { column.restore(&event, value(index, column)) }
+        return event
+    }
+
+    /// The text columns that keep a key of the line, in line order: what may hold no NUL.
+    public static let textFields: [EventColumn] = EventField.allCases.compactMap { field in
+        all.first { $0.field == field && $0.storage == .text }
+    }
+
+    private static func text(_ value: String?) -> StoredValue { value.map(StoredValue.text) ?? .null }
+    private static func real(_ value: Double?) -> StoredValue { value.map(StoredValue.real) ?? .null }
+}

@@ -1,0 +1,33 @@
+import Events
+import Foundation
+@testable import SQLiteStore
+import Testing
+import TestSupport
+
+/// The migrated `events` table is the one `EventColumns` declares: same columns, in the same
+/// order, with the same types and NOT NULLs, and an event comes back from it as it was stored.
+@Suite struct EventColumnsSchemaTests {
+    @Test func theMigratedEventsTableIsTheDeclaredOne() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir.path("schema.sqlite")
+            try SQLiteEventStore(path: path).close()
+            let raw = try Connection(path: path, readOnly: true)
+            let s = try raw.prepare("SELECT name, type, \"notnull\" FROM pragma_table_info('events') ORDER BY cid")
+            defer { s.finish() }
+            var stored: [String] = []
+            while try s.step() { stored.append("\(s.text(0)) \(s.text(1))\(s.int64(2) == 1 ? " NOT NULL" : "")") }
+            let declared = EventColumns.all.map { "\($0.name) \($0.sqliteType)\($0.notNull ? " NOT NULL" : "")" }
+            #expect(stored == declared)
+        }
+    }
+
+    @Test func anEventWithEveryColumnFilledComesBackWhole() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try SQLiteEventStore(path: dir.path("round.sqlite"))
+            defer { store.close() }
+            let events = EventColumnsSamples.everyColumnFilled
+            #expect(try store.appendAndWait(events) == AppendResult(stored: events.count, duplicates: 0))
+            for event in events { #expect(try store.events(userID: event.userID) == [event]) }
+        }
+    }
+}
