@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "PostgresStore", dependencies: ["CLibPQ", "Events", definitions]),
 
         // Subcommands, options declared once (type, default, environment variable), help and exit codes.
-        .target(name: "CommandLineKit", dependencies: [definitions]),
+        .target(name: "CommandLineKit"),
 
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         // Optimized in debug builds too, as it ships: the calibration suites run thousands of reports,
