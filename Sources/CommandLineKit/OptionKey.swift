@@ -2,7 +2,9 @@
 /// required, so it always has a value; `OptionKey<String?>` may have none; `OptionKey<Int>`,
 /// `OptionKey<Double>` hold values the parser checked against their range; `OptionKey<Bool>` is a
 /// flag; `OptionKey<[String]>` is every value of an option, in order. `ParsedArguments[key]`
-/// reads it (see `OptionKeys` for where keys are declared).
+/// reads it (see `OptionKeys` for where keys are declared). Reading an option with a default or
+/// required that the command does not list among its options stops the program: a mistake in the
+/// command, which its first run shows.
 public final class OptionKey<Value: Sendable>: OptionKeys, @unchecked Sendable {
     let read: @Sendable (ParsedArguments) -> Value
 
@@ -15,12 +17,12 @@ public final class OptionKey<Value: Sendable>: OptionKeys, @unchecked Sendable {
 extension OptionKey where Value == String {
     /// A text option with a default (which help shows): the command line, else the variable, else the default.
     public convenience init(_ name: String, value valueName: String, help: String, choices: [String] = [], environment: String? = nil, default defaultValue: String) {
-        self.init(OptionSpec(name: name, valueName: valueName, help: help, choices: choices, environment: environment, default: defaultValue)) { $0.last(name)!.text }
+        self.init(OptionSpec(name: name, valueName: valueName, help: help, choices: choices, environment: environment, default: defaultValue)) { $0.declared(name).text }
     }
 
     /// A text option that must be given (on the command line, or by its variable).
     public convenience init(required name: String, value valueName: String, help: String, choices: [String] = [], environment: String? = nil) {
-        self.init(OptionSpec(name: name, valueName: valueName, help: help, choices: choices, environment: environment, required: true)) { $0.last(name)!.text }
+        self.init(OptionSpec(name: name, valueName: valueName, help: help, choices: choices, environment: environment, required: true)) { $0.declared(name).text }
     }
 }
 
@@ -51,12 +53,12 @@ extension OptionKey where Value == Bool {
 extension OptionKey where Value == Int {
     /// A whole number within `range`, with a default.
     public convenience init(_ name: String, value valueName: String, help: String, range: ClosedRange<Int> = Int.min...Int.max, environment: String? = nil, default defaultValue: Int) {
-        self.init(OptionSpec(name: name, valueName: valueName, help: help, environment: environment, type: .integer(range), default: String(defaultValue))) { $0.last(name)!.integer! }
+        self.init(OptionSpec(name: name, valueName: valueName, help: help, environment: environment, type: .integer(range), default: String(defaultValue))) { $0.declared(name).integer! }
     }
 
     /// A whole number within `range` that must be given.
     public convenience init(required name: String, value valueName: String, help: String, range: ClosedRange<Int> = Int.min...Int.max, environment: String? = nil) {
-        self.init(OptionSpec(name: name, valueName: valueName, help: help, environment: environment, type: .integer(range), required: true)) { $0.last(name)!.integer! }
+        self.init(OptionSpec(name: name, valueName: valueName, help: help, environment: environment, type: .integer(range), required: true)) { $0.declared(name).integer! }
     }
 }
 
@@ -71,13 +73,13 @@ extension OptionKey where Value == Double {
     /// A finite number within `range`, with a default.
     public convenience init(_ name: String, value valueName: String, help: String, range: ClosedRange<Double> = OptionSpec.ValueType.anyNumber, environment: String? = nil, default defaultValue: Double) {
         self.init(OptionSpec(name: name, valueName: valueName, help: help, environment: environment, type: .number(range), default: OptionSpec.ValueType.text(defaultValue))) {
-            $0.last(name)!.number!
+            $0.declared(name).number!
         }
     }
 
     /// A finite number within `range` that must be given.
     public convenience init(required name: String, value valueName: String, help: String, range: ClosedRange<Double> = OptionSpec.ValueType.anyNumber, environment: String? = nil) {
-        self.init(OptionSpec(name: name, valueName: valueName, help: help, environment: environment, type: .number(range), required: true)) { $0.last(name)!.number! }
+        self.init(OptionSpec(name: name, valueName: valueName, help: help, environment: environment, type: .number(range), required: true)) { $0.declared(name).number! }
     }
 }
 

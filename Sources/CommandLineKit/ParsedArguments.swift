@@ -57,4 +57,10 @@ public struct ParsedArguments: Sendable {
     public func setting(_ setting: SettingSpec) -> String? { settings[setting.variable] }
 
     func last(_ name: String) -> Value? { values[name]?.last }
+
+    /// The value of an option that has a default or is required, which the parser gave a value.
+    func declared(_ name: String) -> Value {
+        guard let value = last(name) else { preconditionFailure("\(command) reads '\(name)' but does not declare it among its options") }
+        return value
+    }
 }

@@ -10,15 +10,6 @@ enum AllocationCommand {
     static let spec = CommandSpec(
         name: "allocation",
         abstract: "Show a bandit's allocation periods, or record the periods that are due.",
-        discussion: """
-        'abctl allocation show [EXPERIMENT]' prints each bandit's periods: when each began, the weights in
-          force, how they were set (first: the file's weights; burn_in: an arm has too few mature users yet;
-          learned: each arm's chance of having the highest reward rate, floored at min_share; carried: a
-          boundary passed with no server up, and the weights in force stayed) and the mature users and
-          rewards they were computed from.
-        'abctl allocation update' records every period that is due and not yet recorded (a server does
-          this at each boundary under its lease); a period is never recorded twice.
-        """,
         subcommands: [show, update]
     )
 

@@ -7,7 +7,6 @@ enum CopyCheckCommand {
     static let spec = CommandSpec(
         name: "copy",
         abstract: "Check a line of AI paywall copy against its variant's guard.",
-        discussion: "Paywall copy: 'abctl copy check' runs a variant's guard on a line.",
         subcommands: [check]
     )
 

@@ -9,7 +9,6 @@ enum ForecastCommand {
     static let spec = CommandSpec(
         name: "forecast",
         abstract: "Check revenue forecasts against what was realized (forecast backtest).",
-        discussion: "Check revenue forecasts: 'abctl forecast backtest' refits them on past data and sets them against what was realized.",
         subcommands: [backtest]
     )
 

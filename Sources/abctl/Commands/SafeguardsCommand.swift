@@ -10,13 +10,6 @@ enum SafeguardsCommand {
     static let spec = CommandSpec(
         name: "safeguards",
         abstract: "Evaluate safeguards once, or lift a safeguard stop.",
-        discussion: """
-        'abctl safeguards check' runs one safeguard evaluation of every running experiment with 'safeguards':
-          each watched metric of each arm against the control, with the always-valid interval on mature users.
-          A harmful arm is stopped (a record in the store that every server honours). Exits 1 while any stop
-          is in force, so cron and CI notice. 'abctl safeguards reset EXPERIMENT ARM' lifts an arm's stop,
-          recording who (--by, default $USER) and when.
-        """,
         subcommands: [check, reset]
     )
 
