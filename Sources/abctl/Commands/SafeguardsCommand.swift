@@ -33,7 +33,7 @@ enum SafeguardsCommand {
     static let reset = CommandSpec(
         name: "reset",
         abstract: "Lift an arm's safeguard stop.",
-        discussion: "Lift the safeguard stop of an experiment's arm, recording who (--by, default $USER) and when.",
+        discussion: "Lift the safeguard stop of an experiment's arm, recording who (--by, else $USER) and when.",
         arguments: [ArgumentSpec(name: "experiment", help: "The experiment id.", arity: .one),
                     ArgumentSpec(name: "arm", help: "The stopped arm's variant key.", arity: .one)],
         options: [
@@ -91,7 +91,7 @@ enum SafeguardsCommand {
     static func runReset(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.count == 2 else { throw CLIError.usage("expected 'abctl safeguards reset EXPERIMENT ARM'", command: args.command) }
         let experiment = args.positionals[0], arm = args.positionals[1]
-        let who = args[.by] ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        let who = args[.by] ?? "unknown"
         let now = FixedClock.now(args) ?? Date()
         let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
@@ -116,5 +116,5 @@ enum SafeguardsCommand {
 }
 
 private extension OptionKeys {
-    static let by = OptionKey<String?>("--by", value: "who", help: "Who lifts the stop (default $USER).")
+    static let by = OptionKey<String?>("--by", value: "who", help: "Who lifts the stop.", environment: "USER")
 }
