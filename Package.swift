@@ -45,8 +45,8 @@ let package = Package(
         // The same protocols over PostgreSQL through libpq, for several serve nodes on one database.
         .target(name: "PostgresStore", dependencies: ["CLibPQ", "Events", definitions]),
 
-        // Subcommands, options declared once (type, default, environment variable), help and exit codes.
-        .target(name: "CommandLineKit", dependencies: [definitions]),
+        // Subcommands, options declared once as typed keys (type, default, environment variable), help and exit codes; no domain model.
+        .target(name: "CommandLineKit"),
 
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         // Optimized in debug builds too, as it ships: the calibration suites run thousands of reports,

@@ -1,15 +1,17 @@
-import ExperimentDefinitions
-
 /// Parses `argv` against a `CommandSpec`, in the manner of swift-argument-parser: `--name value`,
 /// `--name=value`, flags, `--` ends options, unknown options get a did-you-mean. Then, in this one
 /// place, absent options take their environment variable (an empty one counts as unset) or their
 /// default, every value is checked against its option's type, choices and range, and required
-/// options are enforced.
+/// options are enforced. `command` names the command in error hints (`safeguards check`; default
+/// the spec's name); `suggest` gives the did-you-mean of an unknown option.
 public enum ArgumentParser {
-    public static func parse(_ args: [String], for spec: CommandSpec, environment: Environment = .process) throws -> ParsedArguments {
-        var parsed = ParsedArguments(command: spec.name)
+    public static func parse(_ args: [String], for spec: CommandSpec, command: String? = nil, environment: Environment = .process,
+                             suggest: Suggester? = nil) throws -> ParsedArguments {
+        let command = command ?? spec.name
+        var parsed = ParsedArguments(command: command)
         var given: [String: [String]] = [:]
-        let byName = Dictionary(uniqueKeysWithValues: spec.options.map { ($0.name, $0) })
+        let options = spec.options.map(\.spec)
+        let byName = Dictionary(uniqueKeysWithValues: options.map { ($0.name, $0) })
         var i = 0
         var optionsEnded = false
         while i < args.count {
@@ -28,13 +30,13 @@ public enum ArgumentParser {
             }
             guard let option = byName[name] else {
                 var message = "Unknown option '\(name)'"
-                if let guess = Spelling.closest(to: name, in: spec.options.map(\.name)) {
+                if let guess = suggest?(name, options.map(\.name)) {
                     message += ". Did you mean '\(guess)'?"
                 }
-                throw CLIError.usage(message, command: spec.name)
+                throw CLIError.usage(message, command: command)
             }
             guard let valueName = option.valueName else {
-                if inlineValue != nil { throw CLIError.usage("'\(name)' takes no value", command: spec.name) }
+                if inlineValue != nil { throw CLIError.usage("'\(name)' takes no value", command: command) }
                 parsed.flags.insert(name)
                 continue
             }
@@ -45,21 +47,21 @@ public enum ArgumentParser {
                 value = args[i]
                 i += 1
             } else {
-                throw CLIError.usage("missing value for '\(name) <\(valueName)>'", command: spec.name)
+                throw CLIError.usage("missing value for '\(name) <\(valueName)>'", command: command)
             }
             if !option.repeatable && given[name] != nil {
-                throw CLIError.usage("'\(name)' given more than once", command: spec.name)
+                throw CLIError.usage("'\(name)' given more than once", command: command)
             }
             given[name, default: []].append(value)
         }
 
         for setting in spec.settings {
             guard let value = environment[setting.variable] else { continue }
-            if let problem = setting.problem(value) { throw CLIError.usage(problem, command: spec.name) }
+            if let problem = setting.problem(value) { throw CLIError.usage(problem, command: command) }
             parsed.settings[setting.variable] = value
         }
 
-        for option in spec.options where !option.isFlag {
+        for option in options where !option.isFlag {
             let texts: [String], source: ParsedArguments.Source
             if let fromCommandLine = given[option.name] {
                 (texts, source) = (fromCommandLine, .commandLine)
@@ -68,10 +70,10 @@ public enum ArgumentParser {
             } else if let fallback = option.defaultValue {
                 (texts, source) = ([fallback], .defaultValue)
             } else {
-                if option.required { throw CLIError.usage("missing required option '\(option.name)'", command: spec.name) }
+                if option.required { throw CLIError.usage("missing required option '\(option.name)'", command: command) }
                 continue
             }
-            parsed.values[option.name] = try texts.map { try typedValue($0, of: option, from: source, command: spec.name) }
+            parsed.values[option.name] = try texts.map { try typedValue($0, of: option, from: source, command: command) }
             parsed.sources[option.name] = source
         }
 

@@ -1,25 +1,30 @@
-/// Describes one subcommand: its help text, its arguments and options, and what it runs.
+/// Describes one command: its help text, its arguments and options, and what it runs; or, for a
+/// command with subcommands (`safeguards check`, `safeguards reset`), those subcommands.
 ///
 /// Every command is a `CommandSpec` in its own file, listed once in the tool's registry. The parser,
 /// the help printer and the exit-code mapping are shared; a command reads typed, resolved values.
 public struct CommandSpec: Sendable {
     public var name: String
-    /// One line for `TOOL --help`.
+    /// One line for the parent's `SUBCOMMANDS:` list.
     public var abstract: String
     /// A paragraph for `TOOL help NAME`; `abstract` when empty.
     public var discussion: String
-    /// The usage line after `TOOL NAME`, written by hand only where it shows alternative forms that
-    /// the declarations cannot (`check ... | reset <experiment> <arm>`); nil: generated from them.
+    /// The usage line after `TOOL NAME`, written by hand only where it shows what the declarations
+    /// cannot; nil: generated from them.
     public var synopsis: String?
     public var arguments: [ArgumentSpec]
-    /// The command's options, each declared once: name, value type, default, environment variable.
-    public var options: [OptionSpec]
+    /// The command's options, each declared once as an `OptionKey`: name, value type, default, environment variable.
+    public var options: [OptionKeys]
     /// The environment settings it reads besides its options' variables, each checked before it runs.
     public var settings: [SettingSpec]
-    public var run: @Sendable (ParsedArguments) throws -> ExitCode
+    /// Its subcommands, in the order its help lists them; empty for a command that runs.
+    public var subcommands: [CommandSpec]
+    /// nil exactly when the command has subcommands.
+    public var run: (@Sendable (ParsedArguments) throws -> ExitCode)?
 
+    /// A command that runs.
     public init(name: String, abstract: String, discussion: String = "", synopsis: String? = nil, arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], settings: [SettingSpec] = [], run: @escaping @Sendable (ParsedArguments) throws -> ExitCode) {
+                options: [OptionKeys] = [], settings: [SettingSpec] = [], run: @escaping @Sendable (ParsedArguments) throws -> ExitCode) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -27,16 +32,31 @@ public struct CommandSpec: Sendable {
         self.arguments = arguments
         self.options = options
         self.settings = settings
+        self.subcommands = []
         self.run = run
+    }
+
+    /// A command that only groups subcommands: `TOOL NAME SUB …` runs `SUB`.
+    public init(name: String, abstract: String, discussion: String = "", subcommands: [CommandSpec]) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.synopsis = nil
+        self.arguments = []
+        self.options = []
+        self.settings = []
+        self.subcommands = subcommands
+        self.run = nil
     }
 }
 
 extension CommandSpec {
-    /// The usage line after `TOOL NAME`: the synopsis where one is written, else each argument and
-    /// each option as declared (`<file>`, `[<experiment>]`, `[<path> ...]`, `--users <n>`,
-    /// `[--db <path>]`, `[--by <dimension> ...]`, `[--strict]`).
+    /// The usage line after `TOOL NAME`: the synopsis where one is written, `<subcommand>` for a
+    /// group, else each argument and each option as declared (`<file>`, `[<experiment>]`,
+    /// `[<path> ...]`, `--users <n>`, `[--db <path>]`, `[--by <dimension> ...]`, `[--strict]`).
     public var usage: String {
-        synopsis ?? (arguments.map(\.usage) + options.map(\.usage)).joined(separator: " ")
+        if !subcommands.isEmpty { return "<subcommand>" }
+        return synopsis ?? (arguments.map(\.usage) + options.map(\.spec.usage)).joined(separator: " ")
     }
 }
 

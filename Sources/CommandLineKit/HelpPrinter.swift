@@ -22,16 +22,16 @@ public struct HelpPrinter: Sendable {
         SUBCOMMANDS:
 
         """
-        for c in commands {
-            out += "  " + Self.pad(c.name, 22) + c.abstract + "\n"
-        }
+        out += Self.list(commands)
         out += "\n  See '\(tool) help <subcommand>' for detailed help.\n"
         return out
     }
 
-    public func help(for spec: CommandSpec) -> String {
+    /// The help of a command; `path` is how it is reached (`["safeguards", "check"]`), its name when nil.
+    public func help(for spec: CommandSpec, path: [String]? = nil) -> String {
+        let command = (path ?? [spec.name]).joined(separator: " ")
         var out = "OVERVIEW: \(spec.discussion.isEmpty ? spec.abstract : spec.discussion)\n\n"
-        out += "USAGE: \(tool) \(spec.name) \(spec.usage)\n"
+        out += "USAGE: \(tool) \(command) \(spec.usage)\n"
         if !spec.arguments.isEmpty {
             out += "\nARGUMENTS:\n"
             for a in spec.arguments {
@@ -39,7 +39,7 @@ public struct HelpPrinter: Sendable {
             }
         }
         out += "\nOPTIONS:\n"
-        for o in spec.options {
+        for o in spec.options.map(\.spec) {
             var label = o.name
             if let v = o.valueName { label += " <\(v)>" }
             var text = o.help
@@ -53,7 +53,15 @@ public struct HelpPrinter: Sendable {
             out += "\nENVIRONMENT:\n"
             for s in spec.settings { out += "  " + Self.pad(s.variable, 24) + s.help + "\n" }
         }
+        if !spec.subcommands.isEmpty {
+            out += "\nSUBCOMMANDS:\n" + Self.list(spec.subcommands)
+            out += "\n  See '\(tool) help \(command) <subcommand>' for detailed help.\n"
+        }
         return out
+    }
+
+    static func list(_ commands: [CommandSpec]) -> String {
+        commands.map { "  " + pad($0.name, 22) + $0.abstract + "\n" }.joined()
     }
 
     static func annotated(_ text: String, default value: String?, environment: String?) -> String {

@@ -1,6 +1,6 @@
-import ExperimentDefinitions
-
-/// A `--name` option, declared once: with a `valueName` it takes a value of `type`, without it is a flag.
+/// What the parser and the help printer know of a `--name` option: with a `valueName` it takes a
+/// value of `type`, without it is a flag. Made only by an `OptionKey`, which also fixes how a
+/// command reads it.
 ///
 /// When the option is absent from the command line, its `environment` variable (when set and not
 /// empty) and then its `defaultValue` stand in, as swift-argument-parser's `@Option(default)` does;
@@ -15,9 +15,8 @@ public struct OptionSpec: Sendable {
         /// A finite number within the range.
         case number(ClosedRange<Double>)
 
-        public static let integer = ValueType.integer(Int.min...Int.max)
-        public static let positiveInteger = ValueType.integer(1...Int.max)
-        public static let number = ValueType.number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+        /// Every finite number.
+        public static let anyNumber = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
 
         /// The range as help shows it ("between 1 and 1000", "at least 1"); nil when any value of the type is taken.
         public var rangeDescription: String? {
@@ -28,29 +27,34 @@ public struct OptionSpec: Sendable {
                 return r.upperBound == Int.max ? "at least \(r.lowerBound)" : "between \(r.lowerBound) and \(r.upperBound)"
             case .number(let r):
                 let top = Double.greatestFiniteMagnitude
-                let text = JSONValue.format   // whole numbers without a fraction, as JSON writes them
-                if r.lowerBound == -top { return r.upperBound == top ? nil : "at most \(text(r.upperBound))" }
-                return r.upperBound == top ? "at least \(text(r.lowerBound))" : "between \(text(r.lowerBound)) and \(text(r.upperBound))"
+                if r.lowerBound == -top { return r.upperBound == top ? nil : "at most \(Self.text(r.upperBound))" }
+                return r.upperBound == top ? "at least \(Self.text(r.lowerBound))" : "between \(Self.text(r.lowerBound)) and \(Self.text(r.upperBound))"
             }
+        }
+
+        /// A number as help writes it: whole numbers without a fraction (86400, not 86400.0), others
+        /// in Swift's shortest round-trip form (0.05).
+        static func text(_ n: Double) -> String {
+            n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
         }
     }
 
-    public var name: String
-    public var valueName: String?
-    public var help: String
+    public let name: String
+    public let valueName: String?
+    public let help: String
     /// Accepted values (e.g. a `--format` list).
-    public var choices: [String]
-    public var repeatable: Bool
+    public let choices: [String]
+    public let repeatable: Bool
     /// Environment variable read when the option is absent; an empty variable counts as unset.
-    public var environment: String?
-    public var type: ValueType
+    public let environment: String?
+    public let type: ValueType
     /// The value when neither the command line nor the environment gives one; shown in the help.
-    public var defaultValue: String?
+    public let defaultValue: String?
     /// A missing required option is a usage error.
-    public var required: Bool
+    public let required: Bool
 
-    public init(name: String, valueName: String? = nil, help: String, choices: [String] = [], repeatable: Bool = false,
-                environment: String? = nil, type: ValueType = .string, default defaultValue: String? = nil, required: Bool = false) {
+    init(name: String, valueName: String? = nil, help: String, choices: [String] = [], repeatable: Bool = false,
+         environment: String? = nil, type: ValueType = .string, default defaultValue: String? = nil, required: Bool = false) {
         self.name = name
         self.valueName = valueName
         self.help = help

@@ -1,23 +1,30 @@
 import Testing
 @testable import CommandLineKit
 
+extension OptionKeys {
+    fileprivate static let db = OptionKey<String>("--db", value: "path", help: "The database.", environment: "ABCTL_DB", default: "abctl.sqlite")
+    fileprivate static let port = OptionKey<Int>(required: "--port", value: "port", help: "TCP port.", range: 0...65535)
+    fileprivate static let alpha = OptionKey<Double>("--alpha", value: "a", help: "Alpha.", range: 0...0.5, default: 0.05)
+    fileprivate static let users = OptionKey<Int?>("--users", value: "n", help: "Users.", range: 1...Int.max, environment: "USERS")
+    fileprivate static let format = OptionKey<String>("--format", value: "format", help: "Format.", choices: ["text", "json"], environment: "FORMAT", default: "text")
+    fileprivate static let attr = OptionKey<[String]>("--attr", value: "key=value", help: "An attribute.")
+    fileprivate static let verbose = OptionKey<Bool>(flag: "--verbose", help: "Say more.")
+    fileprivate static let out = OptionKey<String?>("--out", value: "dir", help: "A folder.")
+    fileprivate static let ratio = OptionKey<Double?>("--ratio", value: "r", help: "A ratio.")
+}
+
 @Suite struct ArgumentParserTests {
     static let spec = CommandSpec(
         name: "report", abstract: "A report.", synopsis: "[<experiment>] [options]",
         arguments: [ArgumentSpec(name: "path", help: "Folders.", environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
-        options: [
-            OptionSpec(name: "--db", valueName: "path", help: "The database.", environment: "ABCTL_DB", default: "abctl.sqlite"),
-            OptionSpec(name: "--port", valueName: "port", help: "TCP port.", type: .integer(0...65535), required: true),
-            OptionSpec(name: "--alpha", valueName: "a", help: "Alpha.", type: .number(0...0.5), default: "0.05"),
-            OptionSpec(name: "--users", valueName: "n", help: "Users.", environment: "USERS", type: .positiveInteger),
-            OptionSpec(name: "--format", valueName: "format", help: "Format.", choices: ["text", "json"], environment: "FORMAT", default: "text"),
-            OptionSpec(name: "--attr", valueName: "key=value", help: "An attribute.", repeatable: true),
-            OptionSpec(name: "--verbose", help: "Say more."),
-        ],
+        options: [.db, .port, .alpha, .users, .format, .attr, .verbose, .out, .ratio],
         run: { _ in .success })
 
+    /// A stand-in for the tool's did-you-mean: a candidate with the same letters in another order.
+    static let suggest: Suggester = { word, candidates in candidates.first { $0.sorted() == word.sorted() } }
+
     func parse(_ args: [String], _ environment: [String: String] = [:]) throws -> ParsedArguments {
-        try ArgumentParser.parse(args, for: Self.spec, environment: Environment(environment))
+        try ArgumentParser.parse(args, for: Self.spec, environment: Environment(environment), suggest: Self.suggest)
     }
 
     func usageMessage(_ args: [String], _ environment: [String: String] = [:]) -> String? {
@@ -33,39 +40,42 @@ import Testing
 
     @Test func defaultsApplyWhenTheOptionIsAbsent() throws {
         let args = try parse(["--port", "8080"])
-        #expect(args.value("--db") == "abctl.sqlite")
-        #expect(args.source("--db") == .defaultValue)
-        #expect(try args.double("--alpha") == 0.05)
-        #expect(args.value("--users") == nil)
-        #expect(args.value("--format") == "text")
+        #expect(args[.db] == "abctl.sqlite")
+        #expect(args.source(of: .db) == .defaultValue)
+        #expect(args[.alpha] == 0.05)
+        #expect(args[.users] == nil)
+        #expect(args.source(of: .users) == nil)
+        #expect(args[.format] == "text")
+        #expect(args[.out] == nil && args[.ratio] == nil)
+        #expect(args[.attr] == [])
+        #expect(args[.verbose] == false)
     }
 
     @Test func theEnvironmentWinsOverTheDefaultAndTheCommandLineOverBoth() throws {
         let fromEnvironment = try parse(["--port", "1"], ["ABCTL_DB": "ci.sqlite"])
-        #expect(fromEnvironment.value("--db") == "ci.sqlite")
-        #expect(fromEnvironment.source("--db") == .environment("ABCTL_DB"))
+        #expect(fromEnvironment[.db] == "ci.sqlite")
+        #expect(fromEnvironment.source(of: .db) == .environment("ABCTL_DB"))
         let fromFlag = try parse(["--port", "1", "--db", "flag.sqlite"], ["ABCTL_DB": "ci.sqlite"])
-        #expect(fromFlag.value("--db") == "flag.sqlite")
-        #expect(fromFlag.source("--db") == .commandLine)
+        #expect(fromFlag[.db] == "flag.sqlite")
+        #expect(fromFlag.source(of: .db) == .commandLine)
+        #expect(try parse(["--port", "1"], ["USERS": "7"])[.users] == 7)
     }
 
     @Test func anEmptyVariableMeansUnset() throws {
         let args = try parse(["--port", "1"], ["ABCTL_DB": "", "USERS": "", "FORMAT": "", "ABCTL_EXPERIMENTS": ""])
-        #expect(args.value("--db") == "abctl.sqlite")
-        #expect(args.source("--db") == .defaultValue)
-        #expect(args.value("--users") == nil)
-        #expect(args.value("--format") == "text")
+        #expect(args[.db] == "abctl.sqlite")
+        #expect(args.source(of: .db) == .defaultValue)
+        #expect(args[.users] == nil)
+        #expect(args[.format] == "text")
         #expect(args.positionals == ["Experiments"])
     }
 
     @Test func valuesAreTyped() throws {
-        let args = try parse(["--port=8080", "--alpha", "0.1", "--users", "12"])
-        #expect(try args.int("--port") == 8080)
-        #expect(try args.required(int: "--port") == 8080)
-        #expect(try args.double("--alpha") == 0.1)
-        #expect(try args.int("--users") == 12)
-        #expect(try args.double("--users") == 12)
-        #expect(args.value("--port") == "8080")
+        let args = try parse(["--port=8080", "--alpha", "0.1", "--users", "12", "--ratio", "2", "--out", "r"])
+        let port: Int = args[.port], alpha: Double = args[.alpha], users: Int? = args[.users]
+        #expect(port == 8080 && alpha == 0.1 && users == 12)
+        #expect(args[.ratio] == 2.0)
+        #expect(args[.out] == "r")
     }
 
     @Test(arguments: [
@@ -88,8 +98,8 @@ import Testing
 
     @Test func repeatableOptionsKeepEveryValueAndFlagsAreSets() throws {
         let args = try parse(["--port", "1", "--attr", "a=1", "--verbose", "--attr", "b=2", "--", "--not-an-option"])
-        #expect(args.all("--attr") == ["a=1", "b=2"])
-        #expect(args.flag("--verbose"))
+        #expect(args[.attr] == ["a=1", "b=2"])
+        #expect(args[.verbose])
         #expect(args.positionals == ["--not-an-option"])
     }
 
@@ -103,10 +113,10 @@ import Testing
         let spec = CommandSpec(
             name: "report", abstract: "A report.",
             arguments: [ArgumentSpec(name: "experiment", help: "An id.")],
-            options: [OptionSpec(name: "--db", valueName: "path", help: "The database."),
-                      OptionSpec(name: "--by", valueName: "dimension", help: "Split.", repeatable: true),
-                      OptionSpec(name: "--users", valueName: "n", help: "Users.", required: true),
-                      OptionSpec(name: "--strict", help: "Warnings fail.")]
+            options: [OptionKey<String?>("--db", value: "path", help: "The database."),
+                      OptionKey<[String]>("--by", value: "dimension", help: "Split."),
+                      OptionKey<String>(required: "--users", value: "n", help: "Users."),
+                      OptionKey<Bool>(flag: "--strict", help: "Warnings fail.")]
         ) { _ in .success }
         #expect(spec.usage == "[<experiment>] [--db <path>] [--by <dimension> ...] --users <n> [--strict]")
         #expect(ArgumentSpec(name: "file", help: "", arity: .one).usage == "<file>")

@@ -6,7 +6,8 @@ import Testing
 @Suite struct SettingSpecTests {
     static let spec = CommandSpec(
         name: "ingest", abstract: "x",
-        settings: [.now, SettingSpec("ABCTL_CACHE_MIB", .integer(minimum: 1), help: "Cache in MiB."),
+        settings: [SettingSpec("ABCTL_NOW", .checked { $0.count == 20 ? nil : "ABCTL_NOW is not a time: '\($0)'" }, help: "A fixed clock."),
+                   SettingSpec("ABCTL_CACHE_MIB", .integer(minimum: 1), help: "Cache in MiB."),
                    SettingSpec("ABCTL_SECRET", .secret, help: "A secret.")],
         run: { _ in .success })
 
@@ -23,7 +24,10 @@ import Testing
         do {
             let parsed = try parse(environment)
             #expect(accepted, "\(environment) was accepted")
-            for (variable, value) in environment where !value.isEmpty { #expect(parsed.setting(variable) == value) }
+            for (variable, value) in environment where !value.isEmpty {
+                let setting = try #require(Self.spec.settings.first { $0.variable == variable })
+                #expect(parsed.setting(setting) == value)
+            }
         } catch let error as CLIError {
             #expect(!accepted, "\(environment): \(error)")
             guard case .usage(let message, _) = error else { Issue.record("\(error)"); return }

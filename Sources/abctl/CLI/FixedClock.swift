@@ -8,6 +8,6 @@ import Foundation
 enum FixedClock {
     /// The fixed time, or nil when `ABCTL_NOW` is unset (or empty).
     static func now(_ args: ParsedArguments) -> Date? {
-        args.setting(SettingSpec.now.variable).flatMap { RFC3339.parse($0) }
+        args.setting(.now).flatMap { RFC3339.parse($0) }
     }
 }

@@ -10,54 +10,59 @@ enum AllocationCommand {
     static let spec = CommandSpec(
         name: "allocation",
         abstract: "Show a bandit's allocation periods, or record the periods that are due.",
+        subcommands: [show, update]
+    )
+
+    static let show = CommandSpec(
+        name: "show",
+        abstract: "Print each bandit's allocation periods.",
         discussion: """
-        'abctl allocation show [EXPERIMENT]' prints each bandit's periods: when each began, the weights in
-          force, how they were set (first: the file's weights; burn_in: an arm has too few mature users yet;
-          learned: each arm's chance of having the highest reward rate, floored at min_share; carried: a
-          boundary passed with no server up, and the weights in force stayed) and the mature users and
-          rewards they were computed from.
-        'abctl allocation update' records every period that is due and not yet recorded (a server does
-          this at each boundary under its lease); a period is never recorded twice.
+        Print each bandit's periods: when each began, the weights in force, how they were set (first: the file's
+          weights; burn_in: an arm has too few mature users yet; learned: each arm's chance of having the highest
+          reward rate, floored at min_share; carried: a boundary passed with no server up, and the weights in force
+          stayed) and the mature users and rewards they were computed from.
         """,
-        synopsis: "show [<experiment>] [--db <path>] [--experiments <dir>] [--format <format>] | update [--db <path>] [--experiments <dir>]",
-        arguments: [ArgumentSpec(name: "action", help: "'show' (optionally followed by an experiment id), or 'update'.")],
+        arguments: [ArgumentSpec(name: "experiment", help: "A bandit's experiment id (default: every bandit).")],
         options: [
-            .database,
+            .db,
             .experiments,
             .textOrJSON,
         ],
-        settings: [.now],
-        run: run
+        run: runShow
     )
 
-    static func run(_ args: ParsedArguments) throws -> ExitCode {
-        switch args.positionals.first {
-        case "show":
-            guard args.positionals.count <= 2 else { throw CLIError.usage("expected 'abctl allocation show [EXPERIMENT]'", command: "allocation") }
-            return try show(args, experiment: args.positionals.count == 2 ? args.positionals[1] : nil)
-        case "update":
-            guard args.positionals.count == 1 else { throw CLIError.usage("'update' takes no arguments", command: "allocation") }
-            return try update(args)
-        default:
-            throw CLIError.usage("expected 'abctl allocation show [EXPERIMENT]' or 'abctl allocation update'", command: "allocation")
-        }
-    }
+    static let update = CommandSpec(
+        name: "update",
+        abstract: "Record every bandit period that is due.",
+        discussion: """
+        Record every period that is due and not yet recorded (a server does this at each boundary under its
+          lease); a period is never recorded twice.
+        """,
+        options: [
+            .db,
+            .experiments,
+        ],
+        settings: [.now],
+        run: runUpdate
+    )
 
     static func bandits(_ args: ParsedArguments, only: String?) throws -> [Experiment] {
-        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let catalog = try ExperimentFolder.load(args[.experiments])
         let bandits = catalog.experiments.filter(\.isBandit)
         guard let only else { return bandits }
-        let e = try ExperimentArgument.resolve(only, in: catalog, command: "allocation")
-        guard e.isBandit else { throw CLIError.usage("experiment '\(only)' is not a bandit (it has no 'allocation')", command: "allocation") }
+        let e = try ExperimentArgument.resolve(only, in: catalog, command: args.command)
+        guard e.isBandit else { throw CLIError.usage("experiment '\(only)' is not a bandit (it has no 'allocation')", command: args.command) }
         return [e]
     }
 
-    static func show(_ args: ParsedArguments, experiment: String?) throws -> ExitCode {
+    static func runShow(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.count <= 1 else { throw CLIError.usage("expected 'abctl allocation show [EXPERIMENT]'", command: args.command) }
+        let experiment = args.positionals.first
         let bandits = try bandits(args, only: experiment)
-        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
         let periods = try runtime { try store.allocationPeriods(experiment: experiment) }
-        if try args.required("--format") == "json" {
+        if args[.textOrJSON] == "json" {
             let body: JSONValue = .object(bandits.map { e in
                 (e.id, .array(periods.filter { $0.experiment == e.id }.map(\.json)))
             })
@@ -77,10 +82,11 @@ enum AllocationCommand {
         return .success
     }
 
-    static func update(_ args: ParsedArguments) throws -> ExitCode {
+    static func runUpdate(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.isEmpty else { throw CLIError.usage("'update' takes no arguments", command: args.command) }
         let now = FixedClock.now(args) ?? Date()
         let bandits = try bandits(args, only: nil)
-        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
         let written = try runtime { try store.withSafeguardLease { try AllocationUpdater.run(experiments: bandits, store: store, now: now) } }
         guard let written else {

@@ -26,15 +26,14 @@ enum AssignCommand {
         """,
         synopsis: "(--user <id> | --users <file>) [--experiments <dir>] [--experiment <id> ... | --placement <id>] [--attr <key=value> ...] [--paywall] [--format <format>]",
         options: [
-            OptionSpec(name: "--user", valueName: "id", help: "One user id."),
-            OptionSpec(name: "--users", valueName: "file", help: "A file of user ids, one a line; '-' for standard input."),
+            .user,
+            .usersFile,
             .experiments,
-            OptionSpec(name: "--experiment", valueName: "id", help: "Only this experiment (repeatable; default: all).", repeatable: true),
-            OptionSpec(name: "--placement", valueName: "id", help: "What this placement of placements.json shows, one line per user."),
-            OptionSpec(name: "--attr", valueName: "key=value", help: "A request attribute for targeting and conditions (repeatable).", repeatable: true),
-            OptionSpec(name: "--paywall", help: "Add the paywall shown, priced for the --attr country's storefront (json only)."),
-            OptionSpec(name: "--format", valueName: "format", help: "json: NDJSON; text: 'user experiment variant|- reason bucket'.",
-                       choices: ["json", "text"], default: "json"),
+            .onlyExperiments,
+            .placement,
+            .attributes,
+            .paywall,
+            .assignFormat,
         ],
         run: run
     )
@@ -43,18 +42,18 @@ enum AssignCommand {
         guard args.positionals.isEmpty else {
             throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "assign")
         }
-        let user = args.value("--user"), usersFile = args.value("--users")
+        let user = args[.user], usersFile = args[.usersFile]
         guard (user == nil) != (usersFile == nil) else {
             throw CLIError.usage("give exactly one of '--user <id>' or '--users <file>'", command: "assign")
         }
         if let user, user.isEmpty { throw CLIError.usage("'--user' needs a non-empty id", command: "assign") }
         if let user, let refusal = UserID(user).refusal { throw CLIError.usage("'--user' \(refusal)", command: "assign") }
-        let attributes = try parseAttributes(args.all("--attr"))
-        let format = AssignmentPrinter.Format(rawValue: try args.required("--format")) ?? .json
+        let attributes = try parseAttributes(args[.attributes])
+        let format = AssignmentPrinter.Format(rawValue: args[.assignFormat]) ?? .json
 
-        let withPaywall = args.flag("--paywall")
+        let withPaywall = args[.paywall]
         if withPaywall && format != .json { throw CLIError.usage("'--paywall' needs '--format json'", command: "assign") }
-        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let catalog = try ExperimentFolder.load(args[.experiments])
         // The storefront is the request's country (SPEC §1): one per run, as --attr is.
         let country: String? = if case .string(let c)? = attributes["country"] { c } else { nil }
         let currency = catalog.products.storefrontCurrency(country: country)
@@ -67,8 +66,8 @@ enum AssignCommand {
         } catch {
             throw CLIError.runtime("cannot prepare experiments: \(error)")
         }
-        if let placement = args.value("--placement") {
-            guard args.all("--experiment").isEmpty else {
+        if let placement = args[.placement] {
+            guard args[.onlyExperiments].isEmpty else {
                 throw CLIError.usage("give '--placement' or '--experiment', not both", command: "assign")
             }
             guard assigner.placement(placement) != nil else {
@@ -87,7 +86,7 @@ enum AssignCommand {
             try out.flush()
             return refused > 0 ? .checkFailed : .success
         }
-        let wanted = args.all("--experiment")
+        let wanted = args[.onlyExperiments]
         for id in wanted where assigner.experiment(id) == nil {
             throw CLIError.usage(ExperimentCatalog.unknownExperimentMessage(id, known: assigner.experiments.map(\.id)), command: "assign")
         }
@@ -204,4 +203,15 @@ enum AssignCommand {
         }
         return i == b.count
     }
+}
+
+private extension OptionKeys {
+    static let user = OptionKey<String?>("--user", value: "id", help: "One user id.")
+    static let usersFile = OptionKey<String?>("--users", value: "file", help: "A file of user ids, one a line; '-' for standard input.")
+    static let onlyExperiments = OptionKey<[String]>("--experiment", value: "id", help: "Only this experiment (repeatable; default: all).")
+    static let placement = OptionKey<String?>("--placement", value: "id", help: "What this placement of placements.json shows, one line per user.")
+    static let attributes = OptionKey<[String]>("--attr", value: "key=value", help: "A request attribute for targeting and conditions (repeatable).")
+    static let paywall = OptionKey<Bool>(flag: "--paywall", help: "Add the paywall shown, priced for the --attr country's storefront (json only).")
+    static let assignFormat = OptionKey<String>("--format", value: "format", help: "json: NDJSON; text: 'user experiment variant|- reason bucket'.",
+                                                choices: ["json", "text"], default: "json")
 }

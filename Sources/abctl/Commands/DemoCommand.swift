@@ -32,15 +32,14 @@ enum DemoCommand {
           and 'abctl report' on it reads the data as of it too.
         """,
         options: [
-            OptionSpec(name: "--users", valueName: "n", help: "Simulated users.", type: .positiveInteger, default: "100000"),
-            OptionSpec(name: "--seed", valueName: "s", help: "Random seed.", type: .integer(0...Int.max), default: "42"),
-            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...1000), default: "60"),
-            OptionSpec(name: "--tail-days", valueName: "t", help: "Days after the last arrival that events are still observed.",
-                       type: .integer(0...1000), default: "60"),
-            .database,
+            .users,
+            .seed,
+            .days,
+            .tailDays,
+            .db,
             .experiments,
-            OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: <experiments>/simulation/chorus-plus-truth.json)."),
-            OptionSpec(name: "--out", valueName: "dir", help: "Where reports go.", default: "Reports"),
+            .truth,
+            .out,
         ],
         run: run
     )
@@ -51,9 +50,9 @@ enum DemoCommand {
     static let segments = ["country", "platform"]
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        let folder = try args.required("--experiments"), db = try args.required("--db"), out = try args.required("--out")
-        let users = try args.required(int: "--users"), days = try args.required(int: "--days"), tail = try args.required(int: "--tail-days")
-        let seed = UInt64(try args.required(int: "--seed"))
+        let folder = args[.experiments], db = args[.db], out = args[.out]
+        let users = args[.users], days = args[.days], tail = args[.tailDays]
+        let seed = UInt64(args[.seed])
         let tour = Tour(experiments: folder, db: db)
 
         print("abctl demo: the Chorus+ story in five steps; after each '$' is the command that does that step on its own.")
@@ -62,8 +61,8 @@ enum DemoCommand {
         print(indent(DiagnosticPrinter.text(validation, color: Terminal.stdoutSupportsColor)))
         guard let catalog = validation.catalog else { throw CLIError.checkFailed("fix the experiment files, then run the demo again") }
 
-        let truthPath = args.value("--truth") ?? folder + "/simulation/chorus-plus-truth.json"
-        guard args.value("--truth") != nil || FileManager.default.fileExists(atPath: truthPath) else {
+        let truthPath = args[.truth] ?? folder + "/simulation/chorus-plus-truth.json"
+        guard args[.truth] != nil || FileManager.default.fileExists(atPath: truthPath) else {
             throw CLIError.usage("no truth file at '\(truthPath)'; name one with --truth", command: "demo")
         }
         let truth = try SimulateCommand.loadTruth(truthPath, command: "demo")
@@ -171,4 +170,13 @@ enum DemoCommand {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "   " + $0 }.joined(separator: "\n")
             .trimmingCharacters(in: .newlines)
     }
+}
+
+private extension OptionKeys {
+    static let users = OptionKey<Int>("--users", value: "n", help: "Simulated users.", range: 1...Int.max, default: 100_000)
+    static let seed = OptionKey<Int>("--seed", value: "s", help: "Random seed.", range: 0...Int.max, default: 42)
+    static let days = OptionKey<Int>("--days", value: "d", help: "Days over which users arrive.", range: 1...1000, default: 60)
+    static let tailDays = OptionKey<Int>("--tail-days", value: "t", help: "Days after the last arrival that events are still observed.", range: 0...1000, default: 60)
+    static let truth = OptionKey<String?>("--truth", value: "file", help: "True rates per variant (default: <experiments>/simulation/chorus-plus-truth.json).")
+    static let out = OptionKey<String>("--out", value: "dir", help: "Where reports go.", default: "Reports")
 }

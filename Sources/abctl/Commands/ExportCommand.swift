@@ -17,9 +17,9 @@ enum ExportCommand {
           (products.json storefronts), for an app that loads one payload per storefront.
         """,
         options: [
-            OptionSpec(name: "--format", valueName: "format", help: "The payload format.", choices: ["growthbook"], required: true),
+            .payloadFormat,
             .experiments,
-            OptionSpec(name: "--country", valueName: "code", help: "Price the paywalls for this country's storefront (ISO 3166, e.g. JP)."),
+            .country,
         ],
         settings: [.now],
         run: run
@@ -28,9 +28,15 @@ enum ExportCommand {
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "export") }
         let now = FixedClock.now(args) ?? Date()
-        let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        let payload = GrowthBookPayload.build(catalog: catalog, now: now, country: args.value("--country"))
+        let catalog = try ExperimentFolder.load(args[.experiments])
+        let payload = GrowthBookPayload.build(catalog: catalog, now: now, country: args[.country])
         FileHandle.standardOutput.write(Data(payload.body + [0x0A]))
         return .success
     }
+}
+
+private extension OptionKeys {
+    /// Read by no one: the one choice it has is the payload `run` writes.
+    static let payloadFormat = OptionKey<String>(required: "--format", value: "format", help: "The payload format.", choices: ["growthbook"])
+    static let country = OptionKey<String?>("--country", value: "code", help: "Price the paywalls for this country's storefront (ISO 3166, e.g. JP).")
 }

@@ -9,18 +9,22 @@ enum ForecastCommand {
     static let spec = CommandSpec(
         name: "forecast",
         abstract: "Check revenue forecasts against what was realized (forecast backtest).",
+        subcommands: [backtest]
+    )
+
+    static let backtest = CommandSpec(
+        name: "backtest",
+        abstract: "Refit forecasts on past data and compare them with what was realized.",
         discussion: """
-        'abctl forecast backtest' refits each experiment's revenue-per-user forecast on its data as it stood
-          --at DAYS after the start (repeatable; default 30, 60 and 90) and prints, per arm, the forecast at the
+        Refit each experiment's revenue-per-user forecast on its data as it stood
+          --at DAYS after the start (repeatable; default 30, 60 and 90) and print, per arm, the forecast at the
           horizon (forecast.horizon_days, 365) against what those users went on to earn by the horizon, or by now
           with the share still to come, and the error (forecast / realized - 1) once complete. See docs/Forecast.md.
         """,
-        synopsis: "backtest [<experiment>] [--at <days>]... [--db <path>] [--experiments <dir>] [--format <format>]",
-        arguments: [ArgumentSpec(name: "action", help: "Only 'backtest'."),
-                    ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
+        arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
         options: [
-            OptionSpec(name: "--at", valueName: "days", help: "Days after the start at which to refit (repeatable).", repeatable: true),
-            .database,
+            .at,
+            .db,
             .experiments,
             .textOrJSON,
         ],
@@ -29,24 +33,22 @@ enum ForecastCommand {
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        guard args.positionals.first == "backtest" else { throw CLIError.usage("expected 'abctl forecast backtest …'", command: "forecast") }
-        guard args.positionals.count <= 2 else { throw CLIError.usage("expected at most one <experiment>", command: "forecast") }
+        guard args.positionals.count <= 1 else { throw CLIError.usage("expected at most one <experiment>", command: args.command) }
         var atDays: [Int] = []
-        for text in args.all("--at") {
-            guard let n = Int(text), n >= 1, n <= 3650 else { throw CLIError.usage("'--at' expects whole days from 1 to 3650, got '\(text)'", command: "forecast") }
+        for text in args[.at] {
+            guard let n = Int(text), n >= 1, n <= 3650 else { throw CLIError.usage("'--at' expects whole days from 1 to 3650, got '\(text)'", command: args.command) }
             atDays.append(n)
         }
         if atDays.isEmpty { atDays = [30, 60, 90] }
-        let format = try args.required("--format")
+        let format = args[.textOrJSON]
         let now = FixedClock.now(args) ?? Date()
-        let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        let catalog = try ExperimentFolder.load(args[.experiments])
+        let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
         let summaries = try ReportCommand.runtime { try store.experiments() }
         var experiments: [Experiment] = []
-        if args.positionals.count == 2 {
-            let id = args.positionals[1]
-            experiments = [try ExperimentArgument.resolve(id, in: catalog, command: "forecast")]
+        if let id = args.positionals.first {
+            experiments = [try ExperimentArgument.resolve(id, in: catalog, command: args.command)]
         } else {
             experiments = summaries.compactMap { catalog.experiment($0.experiment) }
         }
@@ -61,4 +63,9 @@ enum ForecastCommand {
         FileHandle.standardOutput.write(Data(body.utf8))
         return .success
     }
+}
+
+private extension OptionKeys {
+    /// Text, so that a bad value keeps the message that names the range in days.
+    static let at = OptionKey<[String]>("--at", value: "days", help: "Days after the start at which to refit (repeatable).")
 }

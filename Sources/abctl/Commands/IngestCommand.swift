@@ -23,15 +23,13 @@ enum IngestCommand {
             """,
         arguments: [ArgumentSpec(name: "file", help: "NDJSON events, or '-' for standard input.", arity: .one)],
         options: [
-            .database,
-            OptionSpec(name: "--experiments", valueName: "dir",
-                       help: "Experiment folder; exposures must name one of its experiments and variants (default: Experiments/ when present).",
-                       environment: "ABCTL_EXPERIMENTS"),
+            .db,
+            .knownExperiments,
         ],
         settings: [
             .now,
-            SettingSpec("ABCTL_INGEST_COMMIT_EVERY", .integer(minimum: 1), help: "Events per committed batch (default 500000)."),
-            SettingSpec("ABCTL_CACHE_MIB", .integer(minimum: 1), help: "SQLite page cache in MiB while ingesting."),
+            .commitEvery,
+            .cacheMiB,
         ],
         run: run
     )
@@ -48,9 +46,9 @@ enum IngestCommand {
             throw CLIError.usage(args.positionals.isEmpty ? "missing <file> (use '-' for standard input)" : "expected one <file>, got \(args.positionals.count)",
                                  command: "ingest")
         }
-        let dbPath = try args.required("--db")
-        let commitEvery = args.setting("ABCTL_INGEST_COMMIT_EVERY").flatMap { Int($0) } ?? defaultCommitEvery
-        let catalog = try loadCatalog(args.value("--experiments"))
+        let dbPath = args[.db]
+        let commitEvery = args.setting(.commitEvery).flatMap { Int($0) } ?? defaultCommitEvery
+        let catalog = try loadCatalog(args[.knownExperiments])
 
         let input = args.positionals[0]
         let fd: Int32
@@ -62,7 +60,7 @@ enum IngestCommand {
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
 
-        let store = try StoreOpener.open(dbPath, .init(cacheMiB: args.setting("ABCTL_CACHE_MIB").flatMap { Int($0) }))
+        let store = try StoreOpener.open(dbPath, .init(cacheMiB: args.setting(.cacheMiB).flatMap { Int($0) }))
         defer { store.close() }
 
         // A file is history (an export, a fixture, a simulation's output): its times are held to a
@@ -208,4 +206,16 @@ private final class Progress {
     func clear() {
         if drawn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
+}
+
+private extension OptionKeys {
+    /// Unlike the shared `--experiments`, no default: without a folder, ingest checks no exposure.
+    static let knownExperiments = OptionKey<String?>("--experiments", value: "dir",
+        help: "Experiment folder; exposures must name one of its experiments and variants (default: Experiments/ when present).",
+        environment: "ABCTL_EXPERIMENTS")
+}
+
+private extension SettingSpec {
+    static let commitEvery = SettingSpec("ABCTL_INGEST_COMMIT_EVERY", .integer(minimum: 1), help: "Events per committed batch (default 500000).")
+    static let cacheMiB = SettingSpec("ABCTL_CACHE_MIB", .integer(minimum: 1), help: "SQLite page cache in MiB while ingesting.")
 }

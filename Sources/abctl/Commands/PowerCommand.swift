@@ -13,11 +13,11 @@ enum PowerCommand {
           alpha / (K - 1) (Bonferroni), so the answer holds for every comparison.
         """,
         options: [
-            OptionSpec(name: "--baseline", valueName: "rate", help: "Control conversion rate, a fraction (e.g. 0.035).", type: .number, required: true),
-            OptionSpec(name: "--mde", valueName: "rel", help: "Minimum detectable effect, relative (e.g. 0.1 for +10%).", type: .number, required: true),
-            OptionSpec(name: "--alpha", valueName: "a", help: "False-positive rate.", type: .number, default: "0.05"),
-            OptionSpec(name: "--power", valueName: "p", help: "Chance to detect a true effect of that size.", type: .number, default: "0.8"),
-            OptionSpec(name: "--variants", valueName: "k", help: "Number of variants, control included.", type: .integer, default: "2"),
+            .baseline,
+            .mde,
+            .alpha,
+            .power,
+            .variants,
             .textOrJSON,
         ],
         run: run
@@ -25,15 +25,15 @@ enum PowerCommand {
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "power") }
-        let baseline = try args.required(double: "--baseline"), mde = try args.required(double: "--mde")
-        let alpha = try args.required(double: "--alpha"), power = try args.required(double: "--power"), variants = try args.required(int: "--variants")
+        let baseline = args[.baseline], mde = args[.mde]
+        let alpha = args[.alpha], power = args[.power], variants = args[.variants]
         let size: SampleSize
         do {
             size = try SampleSize(baseline: baseline, relativeMDE: mde, alpha: alpha, power: power, variants: variants)
         } catch {
             throw CLIError.usage("\(error)", command: "power")
         }
-        if args.value("--format") == "json" {
+        if args[.textOrJSON] == "json" {
             let json: JSONValue = .object([
                 ("baseline", .number(size.baselineRate)), ("target_rate", .number(size.targetRate)), ("mde", .number(size.relativeMinimumDetectableEffect)),
                 ("alpha", .number(size.alpha)), ("comparison_alpha", .number(size.comparisonAlpha)), ("power", .number(size.power)),
@@ -55,4 +55,12 @@ enum PowerCommand {
         let v = (x * 1000).rounded() / 10
         return (v == v.rounded() ? String(Int(v)) : String(v)) + "%"
     }
+}
+
+private extension OptionKeys {
+    static let baseline = OptionKey<Double>(required: "--baseline", value: "rate", help: "Control conversion rate, a fraction (e.g. 0.035).")
+    static let mde = OptionKey<Double>(required: "--mde", value: "rel", help: "Minimum detectable effect, relative (e.g. 0.1 for +10%).")
+    static let alpha = OptionKey<Double>("--alpha", value: "a", help: "False-positive rate.", default: 0.05)
+    static let power = OptionKey<Double>("--power", value: "p", help: "Chance to detect a true effect of that size.", default: 0.8)
+    static let variants = OptionKey<Int>("--variants", value: "k", help: "Number of variants, control included.", default: 2)
 }

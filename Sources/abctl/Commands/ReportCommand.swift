@@ -13,6 +13,13 @@ import Reporting
 enum ReportCommand {
     static let formats = ["text", "markdown", "html", "json", "csv"]
 
+    /// The report's inputs the API also takes as query parameters, each with its option: every
+    /// value as text, checked by the one function the query parameters go through.
+    static let parameters = ReportParameters.all.map { parameter in
+        (parameter: parameter, key: OptionKey<[String]>(parameter.option, value: parameter.valueName, help: parameter.help,
+                                                        repeatable: parameter.repeatable, default: parameter.defaultValue))
+    }
+
     static let spec = CommandSpec(
         name: "report",
         abstract: "Report an experiment's results: verdict, health, metrics, survival, copy sources.",
@@ -26,14 +33,11 @@ enum ReportCommand {
         """,
         arguments: [ArgumentSpec(name: "experiment", help: "An experiment id (default: every experiment with data).")],
         options: [
-            .database,
+            .db,
             .experiments,
-            OptionSpec(name: "--format", valueName: "format", help: "Output format.", choices: formats, default: "text"),
-            OptionSpec(name: "--out", valueName: "dir", help: "Write every report into this folder as <experiment>.<ext>."),
-        ] + ReportParameters.all.map { parameter in
-            OptionSpec(name: parameter.option, valueName: parameter.valueName, help: parameter.help,
-                       repeatable: parameter.repeatable, default: parameter.defaultValue)
-        },
+            .reportFormat,
+            .out,
+        ] + parameters.map(\.key),
         settings: [.now],
         run: run
     )
@@ -42,20 +46,20 @@ enum ReportCommand {
         guard args.positionals.count <= 1 else {
             throw CLIError.usage("expected at most one <experiment>, got \(args.positionals.count)", command: "report")
         }
-        let format = try args.required("--format")
+        let format = args[.reportFormat]
         let fixedNow = FixedClock.now(args)
         // The report's inputs are checked by the one function the API's query parameters go through.
         var options = ReportOptions()
-        let pairs = ReportParameters.all.flatMap { parameter in args.all(parameter.option).map { (name: parameter.name, value: $0) } }
+        let pairs = parameters.flatMap { parameter, key in args[key].map { (name: parameter.name, value: $0) } }
         do {
             try ReportParameters.apply(pairs, to: &options, experiment: nil, spell: \.option)
         } catch {
             throw CLIError.usage(error.message, command: "report")
         }
-        let catalog = try ExperimentFolder.load(args.required("--experiments"))
+        let catalog = try ExperimentFolder.load(args[.experiments])
         // An id the folder does not have is a usage error, found before the store is opened.
         let named = try args.positionals.first.map { try ExperimentArgument.resolve($0, in: catalog, command: "report") }
-        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
         // Data that ends at a recorded moment (a demo's simulation) is read as of it, unless
         // --until or ABCTL_NOW names a time.
@@ -80,8 +84,8 @@ enum ReportCommand {
             }
         }
 
-        let toStdout = args.value("--out") == nil && (format == "text" || format == "json")
-        let folder = args.value("--out") ?? "Reports"
+        let toStdout = args[.out] == nil && (format == "text" || format == "json")
+        let folder = args[.out] ?? "Reports"
         if !toStdout {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
                 throw CLIError.runtime("cannot create '\(folder)': \(error.localizedDescription)")
@@ -124,4 +128,9 @@ enum ReportCommand {
     static func runtime<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as CLIError { throw error } catch { throw CLIError.runtime("report failed: \(error)") }
     }
+}
+
+private extension OptionKeys {
+    static let reportFormat = OptionKey<String>("--format", value: "format", help: "Output format.", choices: ReportCommand.formats, default: "text")
+    static let out = OptionKey<String?>("--out", value: "dir", help: "Write every report into this folder as <experiment>.<ext>.")
 }

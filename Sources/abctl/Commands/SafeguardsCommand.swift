@@ -10,48 +10,51 @@ enum SafeguardsCommand {
     static let spec = CommandSpec(
         name: "safeguards",
         abstract: "Evaluate safeguards once, or lift a safeguard stop.",
-        discussion: """
-        'abctl safeguards check' runs one safeguard evaluation of every running experiment with 'safeguards':
-          each watched metric of each arm against the control, with the always-valid interval on mature users.
-          A harmful arm is stopped (a record in the store that every server honours). Exits 1 while any stop
-          is in force, so cron and CI notice. 'abctl safeguards reset EXPERIMENT ARM' lifts an arm's stop,
-          recording who (--by, default $USER) and when.
-        """,
-        synopsis: "check [--db <path>] [--experiments <dir>] [--format <format>] | reset <experiment> <arm> [--by <who>] [--db <path>]",
-        arguments: [ArgumentSpec(name: "action", help: "'check', or 'reset' followed by the experiment and the arm.")],
-        options: [
-            .database,
-            .experiments,
-            .textOrJSON,
-            OptionSpec(name: "--by", valueName: "who", help: "Who lifts the stop (reset; default $USER)."),
-        ],
-        settings: [.now],
-        run: run
+        subcommands: [check, reset]
     )
 
-    static func run(_ args: ParsedArguments) throws -> ExitCode {
-        switch args.positionals.first {
-        case "check":
-            guard args.positionals.count == 1 else { throw CLIError.usage("'check' takes no arguments", command: "safeguards") }
-            return try check(args)
-        case "reset":
-            guard args.positionals.count == 3 else { throw CLIError.usage("expected 'abctl safeguards reset EXPERIMENT ARM'", command: "safeguards") }
-            return try reset(args, experiment: args.positionals[1], arm: args.positionals[2])
-        default:
-            throw CLIError.usage("expected 'abctl safeguards check' or 'abctl safeguards reset EXPERIMENT ARM'", command: "safeguards")
-        }
-    }
+    static let check = CommandSpec(
+        name: "check",
+        abstract: "Evaluate every running experiment's safeguards once; exit 1 while a stop is in force.",
+        discussion: """
+        Run one safeguard evaluation of every running experiment with 'safeguards': each watched metric of each
+          arm against the control, with the always-valid interval on mature users. A harmful arm is stopped (a
+          record in the store that every server honours). Exits 1 while any stop is in force, so cron and CI notice.
+        """,
+        options: [
+            .db,
+            .experiments,
+            .textOrJSON,
+        ],
+        settings: [.now],
+        run: runCheck
+    )
 
-    static func check(_ args: ParsedArguments) throws -> ExitCode {
+    static let reset = CommandSpec(
+        name: "reset",
+        abstract: "Lift an arm's safeguard stop.",
+        discussion: "Lift the safeguard stop of an experiment's arm, recording who (--by, else $USER) and when.",
+        arguments: [ArgumentSpec(name: "experiment", help: "The experiment id.", arity: .one),
+                    ArgumentSpec(name: "arm", help: "The stopped arm's variant key.", arity: .one)],
+        options: [
+            .by,
+            .db,
+        ],
+        settings: [.now],
+        run: runReset
+    )
+
+    static func runCheck(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.isEmpty else { throw CLIError.usage("'check' takes no arguments", command: args.command) }
         let now = FixedClock.now(args) ?? Date()
-        let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        let catalog = try ExperimentFolder.load(args[.experiments])
+        let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
         let (outcome, inForce) = try runtime {
             let outcome = try store.withSafeguardLease { try SafeguardEvaluator.run(experiments: catalog.experiments, store: store, now: now) }
             return (outcome, try store.safeguardStopsInForce())
         }
-        if try args.required("--format") == "json" {
+        if args[.textOrJSON] == "json" {
             let body: JSONValue = .object([
                 ("evaluated", .bool(outcome != nil)),
                 ("experiments_evaluated", .array((outcome?.evaluated ?? []).map(JSONValue.string))),
@@ -85,10 +88,12 @@ enum SafeguardsCommand {
         return out
     }
 
-    static func reset(_ args: ParsedArguments, experiment: String, arm: String) throws -> ExitCode {
-        let who = args.value("--by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+    static func runReset(_ args: ParsedArguments) throws -> ExitCode {
+        guard args.positionals.count == 2 else { throw CLIError.usage("expected 'abctl safeguards reset EXPERIMENT ARM'", command: args.command) }
+        let experiment = args.positionals[0], arm = args.positionals[1]
+        let who = args[.by] ?? "unknown"
         let now = FixedClock.now(args) ?? Date()
-        let store = try StoreOpener.open(args.required("--db"), .init(mustExist: true))
+        let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
         let lifted = try runtime { try store.resetSafeguardStops(experiment: experiment, arm: arm, by: who, at: Timestamp(now)) }
         guard lifted > 0 else {
@@ -108,4 +113,8 @@ enum SafeguardsCommand {
     static func runtime<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as CLIError { throw error } catch { throw CLIError.runtime("safeguards failed: \(error)") }
     }
+}
+
+private extension OptionKeys {
+    static let by = OptionKey<String?>("--by", value: "who", help: "Who lifts the stop.", environment: "USER")
 }

@@ -32,77 +32,40 @@ enum ServeCommand {
           reads the stops in force every 2 s. With --notify-url each stop is POSTed there as JSON.
         """,
         options: [
-            OptionSpec(name: "--port", valueName: "port", help: "TCP port; 0 picks a free one and prints it.", type: .integer(0...65535), required: true),
-            OptionSpec(name: "--host", valueName: "host", help: "Address to listen on.", default: "127.0.0.1"),
-            .database,
-            .experiments,
-            OptionSpec(name: "--keys-file", valueName: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS)."),
-            OptionSpec(name: "--max-body", valueName: "bytes", help: "Largest request body accepted; larger gets 413.", type: .positiveInteger, default: "16777216"),
-            OptionSpec(name: "--threads", valueName: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4).", type: .integer(1...256)),
-            OptionSpec(name: "--max-connections", valueName: "n", help: "Open connections at most (default: 16000, or fewer if the open-file limit allows fewer); past it new connections are closed at once.",
-                       type: .positiveInteger),
-            OptionSpec(name: "--max-connections-per-ip", valueName: "n", help: "Open connections at most from one client address (0: no limit; behind a load balancer every connection has its address).",
-                       type: .integer(0...Int.max), default: "0"),
-            OptionSpec(name: "--timeout", valueName: "seconds", help: "Kept-alive connections with nothing arriving are closed after this long.", type: .positiveInteger, default: "30"),
-            OptionSpec(name: "--header-timeout", valueName: "seconds", help: "The request line and headers must arrive within this long, or 408 and close.",
-                       type: .number(0.001...86_400), default: "10"),
-            OptionSpec(name: "--body-timeout", valueName: "seconds", help: "A body must arrive within this long plus its size at --min-rate, or 408 and close.",
-                       type: .number(0.001...86_400), default: "10"),
-            OptionSpec(name: "--write-timeout", valueName: "seconds", help: "An answer must be read within this long plus its size at --min-rate, or the connection closes.",
-                       type: .number(0.001...86_400), default: "10"),
-            OptionSpec(name: "--min-rate", valueName: "bytes", help: "Slowest transfer, in bytes per second, that body and answer deadlines allow for.",
-                       type: .positiveInteger, default: "16384"),
-            OptionSpec(name: "--llm-url", valueName: "url", help: "An OpenAI-compatible server (e.g. http://127.0.0.1:8080) that writes AI copy for devices with no model."),
-            OptionSpec(name: "--llm-model", valueName: "name", help: "The model --llm-url should use."),
-            OptionSpec(name: "--llm-deadline-ms", valueName: "ms", help: "Longest an assign call waits for a generated line before the fallback ships.",
-                       type: .integer(1...60_000), default: "300"),
-            OptionSpec(name: "--llm-retry-after-s", valueName: "seconds", help: "After a failed generation, its brief ships the fallback at once for this long (0 asks again on the next call).",
-                       type: .integer(0...86_400), default: "30"),
-            OptionSpec(name: "--appstore-root-ca", valueName: "file", help: "A root certificate (PEM or DER) App Store notifications must chain to (repeatable; Apple Root CA - G3 in production).", repeatable: true),
-            OptionSpec(name: "--appstore-bundle-id", valueName: "id", help: "The app's bundle id; POST /v1/webhooks/appstore accepts only its notifications."),
-            OptionSpec(name: "--appstore-environment", valueName: "env", help: "Which App Store environment's notifications are stored; the other's answer 200 ignored.",
-                       choices: ["production", "sandbox"], default: "production"),
-            OptionSpec(name: "--stripe-secret", valueName: "whsec", help: "A Stripe endpoint signing secret for POST /v1/webhooks/stripe (repeatable while rolling one; or ABCTL_STRIPE_SECRETS, comma-separated).",
-                       repeatable: true, environment: "ABCTL_STRIPE_SECRETS"),
-            OptionSpec(name: "--stripe-tolerance-s", valueName: "seconds", help: "Oldest Stripe signature timestamp accepted, in seconds (0: no limit, as in Stripe's libraries).",
-                       type: .integer(0...86_400), default: "300"),
-            OptionSpec(name: "--google-certs", valueName: "file", help: "Google's public keys for Pub/Sub push tokens (the JWKS of googleapis.com/oauth2/v3/certs or the key id -> PEM map of /oauth2/v1/certs); reread on SIGHUP."),
-            OptionSpec(name: "--googleplay-audience", valueName: "aud", help: "The audience set on the Pub/Sub push subscription; tokens must carry it."),
-            OptionSpec(name: "--googleplay-push-account", valueName: "email", help: "The service account the push subscription authenticates as; tokens must carry its verified email."),
-            OptionSpec(name: "--googleplay-package", valueName: "name", help: "The app's package name; notifications for others are refused."),
-            OptionSpec(name: "--googleplay-service-account", valueName: "file", help: "A service-account key (JSON) allowed to read the app's purchases (purchases.subscriptionsv2.get)."),
-            OptionSpec(name: "--googleplay-api-url", valueName: "url", help: "The Google Play Developer API root.", default: "https://androidpublisher.googleapis.com"),
-            OptionSpec(name: "--notify-url", valueName: "url", help: "Each safeguard stop is POSTed here as JSON with a readable 'text' (a chat webhook can post it), retried with backoff until a 2xx answer, once per stop."),
+            .port, .host, .db, .experiments, .keysFile, .maxBody, .threads, .maxConnections, .maxConnectionsPerIP, .timeout,
+            .headerTimeout, .bodyTimeout, .writeTimeout, .minRate, .llmURL, .llmModel, .llmDeadline, .llmRetryAfter,
+            .appStoreRootCA, .appStoreBundleID, .appStoreEnvironment, .stripeSecret, .stripeTolerance,
+            .googleCerts, .googlePlayAudience, .googlePlayPushAccount, .googlePlayPackage, .googlePlayServiceAccount, .googlePlayAPIURL,
+            .notifyURL,
         ],
         settings: [
             .now,
-            SettingSpec("ABCTL_API_KEYS", .secret, help: "API keys, 'KEY:scope,scope' separated by ';' (or --keys-file)."),
-            SettingSpec("ABCTL_REVENUECAT_AUTH", .secret, help: "The exact Authorization header RevenueCat sends to the webhook."),
-            SettingSpec("ABCTL_LLM_API_KEY", .secret, help: "The key of the --llm-url endpoint."),
+            .apiKeys,
+            .revenueCatAuth,
+            .llmAPIKey,
         ],
         run: run
     )
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
-        let port = try args.required(int: "--port"), maxBody = try args.required(int: "--max-body")
+        let port = args[.port], maxBody = args[.maxBody]
         // The one default that depends on the machine.
-        let threads = try args.int("--threads") ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
-        let connections = try args.int("--max-connections"), perIP = try args.required(int: "--max-connections-per-ip")
-        let timeout = try args.required(int: "--timeout"), minRate = try args.required(int: "--min-rate")
-        let headTimeout = try args.required(double: "--header-timeout"), bodyTimeout = try args.required(double: "--body-timeout")
-        let writeTimeout = try args.required(double: "--write-timeout")
-        let host = try args.required("--host"), experiments = try args.required("--experiments"), database = try args.required("--db")
+        let threads = args[.threads] ?? max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let connections = args[.maxConnections], perIP = args[.maxConnectionsPerIP]
+        let timeout = args[.timeout], minRate = args[.minRate]
+        let headTimeout = args[.headerTimeout], bodyTimeout = args[.bodyTimeout]
+        let writeTimeout = args[.writeTimeout]
+        let host = args[.host], experiments = args[.experiments], database = args[.db]
 
-        let environment = Environment.process
-        let keys = try loadKeys(file: args.value("--keys-file"), environment: environment)
-        let copyGeneration = try copyGenerationOptions(args, environment: environment)
-        let revenueCat = environment["ABCTL_REVENUECAT_AUTH"]
+        let keys = try loadKeys(file: args[.keysFile], environment: args.setting(.apiKeys))
+        let copyGeneration = try copyGenerationOptions(args)
+        let revenueCat = args.setting(.revenueCatAuth)
         let appStore = try appStoreOptions(args)
         let stripe = try stripeOptions(args)
         let googlePlay = try googlePlayOptions(args)
         let reportClock = FixedClock.now(args)
         var notifyURL: URL?
-        if let text = args.value("--notify-url") {
+        if let text = args[.notifyURL] {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw CLIError.usage("'--notify-url' must be an http or https URL, got '\(text)'", command: "serve")
             }
@@ -145,26 +108,27 @@ enum ServeCommand {
     }
 
     /// `--llm-url` and `--llm-model` go together; without them there is no server-side generation.
-    static func copyGenerationOptions(_ args: ParsedArguments, environment: Environment) throws -> CopyGenerationOptions? {
-        let url = args.value("--llm-url"), model = args.value("--llm-model")
+    static func copyGenerationOptions(_ args: ParsedArguments) throws -> CopyGenerationOptions? {
+        let url = args[.llmURL], model = args[.llmModel]
         guard let url else {
-            let orphan = ["--llm-model", "--llm-deadline-ms", "--llm-retry-after-s"].first { args.source($0) == .commandLine }
-            if let orphan { throw CLIError.usage("'\(orphan)' needs '--llm-url'", command: "serve") }
+            let dependents: [OptionKeys] = [.llmModel, .llmDeadline, .llmRetryAfter]
+            let orphan = dependents.first { args.source(of: $0) == .commandLine }
+            if let orphan { throw CLIError.usage("'\(orphan.spec.name)' needs '--llm-url'", command: "serve") }
             return nil
         }
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
             throw CLIError.usage("'--llm-url' must be an http or https URL, got '\(url)'", command: "serve")
         }
         guard let model, !model.isEmpty else { throw CLIError.usage("'--llm-url' needs '--llm-model'", command: "serve") }
-        let milliseconds = try args.required(int: "--llm-deadline-ms"), retrySeconds = try args.required(int: "--llm-retry-after-s")
-        let apiKey = environment["ABCTL_LLM_API_KEY"]
+        let milliseconds = args[.llmDeadline], retrySeconds = args[.llmRetryAfter]
+        let apiKey = args.setting(.llmAPIKey)
         return CopyGenerationOptions(url: parsed, model: model, apiKey: apiKey, deadline: .milliseconds(milliseconds),
                                      retryAfter: .seconds(retrySeconds))
     }
 
     /// `--appstore-root-ca` (repeatable) and `--appstore-bundle-id` go together; without them the webhook is off.
     static func appStoreOptions(_ args: ParsedArguments) throws -> AppStoreOptions? {
-        let files = args.all("--appstore-root-ca"), bundle = args.value("--appstore-bundle-id")
+        let files = args[.appStoreRootCA], bundle = args[.appStoreBundleID]
         if files.isEmpty && bundle == nil { return nil }
         guard !files.isEmpty else { throw CLIError.usage("'--appstore-bundle-id' needs '--appstore-root-ca'", command: "serve") }
         guard let bundle, !bundle.isEmpty else { throw CLIError.usage("'--appstore-root-ca' needs '--appstore-bundle-id'", command: "serve") }
@@ -177,7 +141,7 @@ enum ServeCommand {
         }
         do {
             return AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: roots), bundleID: bundle,
-                                   environment: args.value("--appstore-environment") == "sandbox" ? "Sandbox" : "Production")
+                                   environment: args[.appStoreEnvironment] == "sandbox" ? "Sandbox" : "Production")
         } catch {
             throw CLIError.usage("--appstore-root-ca: \(error.description)", command: "serve")
         }
@@ -185,44 +149,45 @@ enum ServeCommand {
 
     /// `--stripe-secret` (repeatable) or `ABCTL_STRIPE_SECRETS` (comma-separated); none: the webhook is off.
     static func stripeOptions(_ args: ParsedArguments) throws -> StripeOptions? {
-        var secrets = args.all("--stripe-secret")
-        if case .environment? = args.source("--stripe-secret") {
+        var secrets = args[.stripeSecret]
+        if case .environment? = args.source(of: .stripeSecret) {
             secrets = secrets.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         }
         secrets = secrets.filter { !$0.isEmpty }
         guard !secrets.isEmpty else {
-            if args.source("--stripe-tolerance-s") == .commandLine { throw CLIError.usage("'--stripe-tolerance-s' needs '--stripe-secret'", command: "serve") }
+            if args.source(of: .stripeTolerance) == .commandLine { throw CLIError.usage("'--stripe-tolerance-s' needs '--stripe-secret'", command: "serve") }
             return nil
         }
-        return StripeOptions(signature: StripeSignature(secrets: secrets, toleranceSeconds: try args.required(int: "--stripe-tolerance-s")))
+        return StripeOptions(signature: StripeSignature(secrets: secrets, toleranceSeconds: args[.stripeTolerance]))
     }
 
     /// The Google Play flags go together: all five, or none (the webhook is then off).
     static func googlePlayOptions(_ args: ParsedArguments) throws -> GooglePlayOptions? {
-        let names = ["--google-certs", "--googleplay-audience", "--googleplay-push-account", "--googleplay-package", "--googleplay-service-account"]
-        let given = names.filter { args.value($0) != nil }
+        let keys: [OptionKey<String?>] = [.googleCerts, .googlePlayAudience, .googlePlayPushAccount, .googlePlayPackage, .googlePlayServiceAccount]
+        let names = keys.map(\.spec.name)
+        let given = keys.filter { args[$0] != nil }.map(\.spec.name)
         if given.isEmpty {
-            if args.source("--googleplay-api-url") == .commandLine { throw CLIError.usage("'--googleplay-api-url' needs the other --googleplay flags", command: "serve") }
+            if args.source(of: .googlePlayAPIURL) == .commandLine { throw CLIError.usage("'--googleplay-api-url' needs the other --googleplay flags", command: "serve") }
             return nil
         }
-        if let missing = names.first(where: { args.value($0) == nil }) {
-            throw CLIError.usage("'\(given[0])' needs '\(missing)' (the Google Play webhook takes \(names.joined(separator: ", ")))", command: "serve")
+        if let missing = keys.first(where: { args[$0] == nil }) {
+            throw CLIError.usage("'\(given[0])' needs '\(missing.spec.name)' (the Google Play webhook takes \(names.joined(separator: ", ")))", command: "serve")
         }
-        func read(_ flag: String) throws -> [UInt8] {
-            let path = args.value(flag)!
-            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.usage("cannot read \(flag) '\(path)'", command: "serve") }
+        func read(_ key: OptionKey<String?>) throws -> [UInt8] {
+            let path = args[key]!
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.usage("cannot read \(key.spec.name) '\(path)'", command: "serve") }
             return [UInt8](data)
         }
-        let certsPath = args.value("--google-certs")!
-        let apiText = try args.required("--googleplay-api-url")
+        let certsPath = args[.googleCerts]!
+        let apiText = args[.googlePlayAPIURL]
         guard let apiURL = URL(string: apiText), ["http", "https"].contains(apiURL.scheme?.lowercased() ?? ""), apiURL.host != nil else {
             throw CLIError.usage("'--googleplay-api-url' must be an http or https URL, got '\(apiText)'", command: "serve")
         }
         do {
-            let verifier = try GooglePushVerifier(certificates: try read("--google-certs"), audience: args.value("--googleplay-audience")!,
-                                                  account: args.value("--googleplay-push-account")!)
-            let key = try ServiceAccountKey(file: try read("--googleplay-service-account"))
-            let api = GooglePlayAPI(baseURL: apiURL, packageName: args.value("--googleplay-package")!, key: key, transport: URLSessionTransport())
+            let verifier = try GooglePushVerifier(certificates: try read(.googleCerts), audience: args[.googlePlayAudience]!,
+                                                  account: args[.googlePlayPushAccount]!)
+            let key = try ServiceAccountKey(file: try read(.googlePlayServiceAccount))
+            let api = GooglePlayAPI(baseURL: apiURL, packageName: args[.googlePlayPackage]!, key: key, transport: URLSessionTransport())
             return GooglePlayOptions(verifier: verifier, certificatesPath: certsPath, api: api)
         } catch let error as GooglePushVerifier.ConfigurationError {
             throw CLIError.usage("--google-certs: \(error.description)", command: "serve")
@@ -231,7 +196,8 @@ enum ServeCommand {
         }
     }
 
-    static func loadKeys(file: String?, environment: Environment) throws -> APIKeys {
+    /// The API keys from `--keys-file`, else `ABCTL_API_KEYS` (`environment`), else none.
+    static func loadKeys(file: String?, environment: String?) throws -> APIKeys {
         do {
             if let file {
                 guard let data = FileManager.default.contents(atPath: file) else {
@@ -239,7 +205,7 @@ enum ServeCommand {
                 }
                 return try APIKeys.parse(file: String(decoding: data, as: UTF8.self), name: file)
             }
-            if let text = environment["ABCTL_API_KEYS"] {
+            if let text = environment {
                 return try APIKeys.parse(environment: text)
             }
             return .none
@@ -247,4 +213,58 @@ enum ServeCommand {
             throw CLIError.usage(error.description, command: "serve")
         }
     }
+}
+
+private extension OptionKeys {
+    static let port = OptionKey<Int>(required: "--port", value: "port", help: "TCP port; 0 picks a free one and prints it.", range: 0...65535)
+    static let host = OptionKey<String>("--host", value: "host", help: "Address to listen on.", default: "127.0.0.1")
+    static let keysFile = OptionKey<String?>("--keys-file", value: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS).")
+    static let maxBody = OptionKey<Int>("--max-body", value: "bytes", help: "Largest request body accepted; larger gets 413.", range: 1...Int.max, default: 16_777_216)
+    static let threads = OptionKey<Int?>("--threads", value: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4).", range: 1...256)
+    static let maxConnections = OptionKey<Int?>("--max-connections", value: "n",
+        help: "Open connections at most (default: 16000, or fewer if the open-file limit allows fewer); past it new connections are closed at once.", range: 1...Int.max)
+    static let maxConnectionsPerIP = OptionKey<Int>("--max-connections-per-ip", value: "n",
+        help: "Open connections at most from one client address (0: no limit; behind a load balancer every connection has its address).", range: 0...Int.max, default: 0)
+    static let timeout = OptionKey<Int>("--timeout", value: "seconds", help: "Kept-alive connections with nothing arriving are closed after this long.", range: 1...Int.max, default: 30)
+    static let headerTimeout = OptionKey<Double>("--header-timeout", value: "seconds", help: "The request line and headers must arrive within this long, or 408 and close.",
+                                                 range: 0.001...86_400, default: 10)
+    static let bodyTimeout = OptionKey<Double>("--body-timeout", value: "seconds", help: "A body must arrive within this long plus its size at --min-rate, or 408 and close.",
+                                               range: 0.001...86_400, default: 10)
+    static let writeTimeout = OptionKey<Double>("--write-timeout", value: "seconds", help: "An answer must be read within this long plus its size at --min-rate, or the connection closes.",
+                                                range: 0.001...86_400, default: 10)
+    static let minRate = OptionKey<Int>("--min-rate", value: "bytes", help: "Slowest transfer, in bytes per second, that body and answer deadlines allow for.",
+                                        range: 1...Int.max, default: 16384)
+    static let llmURL = OptionKey<String?>("--llm-url", value: "url", help: "An OpenAI-compatible server (e.g. http://127.0.0.1:8080) that writes AI copy for devices with no model.")
+    static let llmModel = OptionKey<String?>("--llm-model", value: "name", help: "The model --llm-url should use.")
+    static let llmDeadline = OptionKey<Int>("--llm-deadline-ms", value: "ms", help: "Longest an assign call waits for a generated line before the fallback ships.",
+                                            range: 1...60_000, default: 300)
+    static let llmRetryAfter = OptionKey<Int>("--llm-retry-after-s", value: "seconds",
+        help: "After a failed generation, its brief ships the fallback at once for this long (0 asks again on the next call).", range: 0...86_400, default: 30)
+    static let appStoreRootCA = OptionKey<[String]>("--appstore-root-ca", value: "file",
+        help: "A root certificate (PEM or DER) App Store notifications must chain to (repeatable; Apple Root CA - G3 in production).")
+    static let appStoreBundleID = OptionKey<String?>("--appstore-bundle-id", value: "id", help: "The app's bundle id; POST /v1/webhooks/appstore accepts only its notifications.")
+    static let appStoreEnvironment = OptionKey<String>("--appstore-environment", value: "env", help: "Which App Store environment's notifications are stored; the other's answer 200 ignored.",
+                                                       choices: ["production", "sandbox"], default: "production")
+    static let stripeSecret = OptionKey<[String]>("--stripe-secret", value: "whsec",
+        help: "A Stripe endpoint signing secret for POST /v1/webhooks/stripe (repeatable while rolling one; or ABCTL_STRIPE_SECRETS, comma-separated).",
+        environment: "ABCTL_STRIPE_SECRETS")
+    static let stripeTolerance = OptionKey<Int>("--stripe-tolerance-s", value: "seconds",
+        help: "Oldest Stripe signature timestamp accepted, in seconds (0: no limit, as in Stripe's libraries).", range: 0...86_400, default: 300)
+    static let googleCerts = OptionKey<String?>("--google-certs", value: "file",
+        help: "Google's public keys for Pub/Sub push tokens (the JWKS of googleapis.com/oauth2/v3/certs or the key id -> PEM map of /oauth2/v1/certs); reread on SIGHUP.")
+    static let googlePlayAudience = OptionKey<String?>("--googleplay-audience", value: "aud", help: "The audience set on the Pub/Sub push subscription; tokens must carry it.")
+    static let googlePlayPushAccount = OptionKey<String?>("--googleplay-push-account", value: "email",
+        help: "The service account the push subscription authenticates as; tokens must carry its verified email.")
+    static let googlePlayPackage = OptionKey<String?>("--googleplay-package", value: "name", help: "The app's package name; notifications for others are refused.")
+    static let googlePlayServiceAccount = OptionKey<String?>("--googleplay-service-account", value: "file",
+        help: "A service-account key (JSON) allowed to read the app's purchases (purchases.subscriptionsv2.get).")
+    static let googlePlayAPIURL = OptionKey<String>("--googleplay-api-url", value: "url", help: "The Google Play Developer API root.", default: "https://androidpublisher.googleapis.com")
+    static let notifyURL = OptionKey<String?>("--notify-url", value: "url",
+        help: "Each safeguard stop is POSTed here as JSON with a readable 'text' (a chat webhook can post it), retried with backoff until a 2xx answer, once per stop.")
+}
+
+private extension SettingSpec {
+    static let apiKeys = SettingSpec("ABCTL_API_KEYS", .secret, help: "API keys, 'KEY:scope,scope' separated by ';' (or --keys-file).")
+    static let revenueCatAuth = SettingSpec("ABCTL_REVENUECAT_AUTH", .secret, help: "The exact Authorization header RevenueCat sends to the webhook.")
+    static let llmAPIKey = SettingSpec("ABCTL_LLM_API_KEY", .secret, help: "The key of the --llm-url endpoint.")
 }

@@ -35,17 +35,15 @@ enum SimulateCommand {
           the control's paywall (what 'abctl demo' does).
         """,
         options: [
-            OptionSpec(name: "--users", valueName: "n", help: "How many users arrive.", type: .positiveInteger, required: true),
+            .users,
             .experiments,
-            .database,
-            OptionSpec(name: "--seed", valueName: "s", help: "Random seed.", type: .integer(0...Int.max), default: "1"),
-            OptionSpec(name: "--truth", valueName: "file", help: "True rates per variant (default: every variant the same)."),
-            OptionSpec(name: "--days", valueName: "d", help: "Days over which users arrive.", type: .integer(1...1000), default: "14"),
-            OptionSpec(name: "--tail-days", valueName: "t", help: "Days after the last arrival that events are still observed (renewals, a year's revenue).",
-                       type: .integer(0...1000), default: "10"),
-            OptionSpec(name: "--until", valueName: "time",
-                       help: "End of observation (RFC 3339), even in the future (default: --tail-days after the last arrival, or the present if sooner)."),
-            OptionSpec(name: "--safeguards", help: "Evaluate safeguards every check_minutes of the story and honour their stops."),
+            .db,
+            .seed,
+            .truth,
+            .days,
+            .tailDays,
+            .until,
+            .safeguards,
         ],
         settings: [.now],
         run: run
@@ -53,20 +51,20 @@ enum SimulateCommand {
 
     static func run(_ args: ParsedArguments) throws -> ExitCode {
         guard args.positionals.isEmpty else { throw CLIError.usage("unexpected argument '\(args.positionals[0])'", command: "simulate") }
-        let users = try args.required(int: "--users"), days = try args.required(int: "--days")
-        let seed = UInt64(try args.required(int: "--seed"))
-        let catalog = try ExperimentFolder.load(args.required("--experiments"))
-        let truth = try loadTruth(args.value("--truth"))
+        let users = args[.users], days = args[.days]
+        let seed = UInt64(args[.seed])
+        let catalog = try ExperimentFolder.load(args[.experiments])
+        let truth = try loadTruth(args[.truth])
         try checkPlacements(truth, catalog)
         var until: Date?
-        if let text = args.value("--until") {
+        if let text = args[.until] {
             guard let date = RFC3339.parse(text) else { throw CLIError.usage("--until is not an RFC 3339 time: '\(text)'", command: "simulate") }
             until = date
         }
         let present = FixedClock.now(args) ?? Date()
         let summary = try simulate(catalog: catalog, truth: truth, users: users, seed: seed, days: days,
-                                   tailDays: try args.required(int: "--tail-days"), until: until, present: present,
-                                   safeguards: args.flag("--safeguards"), db: args.required("--db"))
+                                   tailDays: args[.tailDays], until: until, present: present,
+                                   safeguards: args[.safeguards], db: args[.db])
         print(describe(summary), terminator: "")
         return .success
     }
@@ -137,4 +135,16 @@ enum SimulateCommand {
         out += "events: \(s.events) (stored \(s.stored), duplicate \(s.duplicates)) in \(String(format: "%.1f", seconds)) s\n"
         return out
     }
+}
+
+private extension OptionKeys {
+    static let users = OptionKey<Int>(required: "--users", value: "n", help: "How many users arrive.", range: 1...Int.max)
+    static let seed = OptionKey<Int>("--seed", value: "s", help: "Random seed.", range: 0...Int.max, default: 1)
+    static let truth = OptionKey<String?>("--truth", value: "file", help: "True rates per variant (default: every variant the same).")
+    static let days = OptionKey<Int>("--days", value: "d", help: "Days over which users arrive.", range: 1...1000, default: 14)
+    static let tailDays = OptionKey<Int>("--tail-days", value: "t", help: "Days after the last arrival that events are still observed (renewals, a year's revenue).",
+                                         range: 0...1000, default: 10)
+    static let until = OptionKey<String?>("--until", value: "time",
+        help: "End of observation (RFC 3339), even in the future (default: --tail-days after the last arrival, or the present if sooner).")
+    static let safeguards = OptionKey<Bool>(flag: "--safeguards", help: "Evaluate safeguards every check_minutes of the story and honour their stops.")
 }

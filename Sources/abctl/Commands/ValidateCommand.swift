@@ -26,11 +26,10 @@ enum ValidateCommand {
         """,
         arguments: [ArgumentSpec(name: "path", help: "Experiment files or folders.", arity: .many, environment: "ABCTL_EXPERIMENTS", default: "Experiments")],
         options: [
-            OptionSpec(name: "--format", valueName: "format", help: "text: file:line:column lines; json: a list; github: Actions annotations.",
-                       choices: ["text", "json", "github"], default: "text"),
-            OptionSpec(name: "--against", valueName: "ref", help: "Also check what changed since REF: a folder, or a git revision (e.g. origin/main)."),
-            OptionSpec(name: "--strict", help: "Fail (exit 1) on warnings too."),
-            OptionSpec(name: "--db", valueName: "path", help: "A store: a shipped experiment's missing-winner hint then names the arm the report's verdict ships."),
+            .validateFormat,
+            .against,
+            .strict,
+            .winnerStore,
         ],
         settings: [.now],
         run: run
@@ -44,7 +43,7 @@ enum ValidateCommand {
         let fixedNow = FixedClock.now(args)
         let now = fixedNow ?? Date()
         var report: ExperimentLoader.Report
-        if let ref = args.value("--against") {
+        if let ref = args[.against] {
             do {
                 report = try ExperimentFiles.validate(paths: args.positionals, against: ref, now: now)
             } catch {
@@ -53,15 +52,24 @@ enum ValidateCommand {
         } else {
             report = ExperimentFiles.validate(paths: args.positionals, now: now)
         }
-        if let db = args.value("--db") { try WinnerHint.fill(&report, db: db, fixedNow: fixedNow) }
+        if let db = args[.winnerStore] { try WinnerHint.fill(&report, db: db, fixedNow: fixedNow) }
         let output: String
-        switch args.value("--format") {
-        case "json": output = DiagnosticPrinter.json(report, strict: args.flag("--strict"))
+        switch args[.validateFormat] {
+        case "json": output = DiagnosticPrinter.json(report, strict: args[.strict])
         case "github": output = DiagnosticPrinter.github(report)
-        default: output = DiagnosticPrinter.text(report, color: Terminal.stdoutSupportsColor, strict: args.flag("--strict"))
+        default: output = DiagnosticPrinter.text(report, color: Terminal.stdoutSupportsColor, strict: args[.strict])
         }
         print(output, terminator: "")
-        let failed = report.errorCount > 0 || (args.flag("--strict") && report.warningCount > 0)
+        let failed = report.errorCount > 0 || (args[.strict] && report.warningCount > 0)
         return failed ? .checkFailed : .success
     }
+}
+
+private extension OptionKeys {
+    static let validateFormat = OptionKey<String>("--format", value: "format", help: "text: file:line:column lines; json: a list; github: Actions annotations.",
+                                                  choices: ["text", "json", "github"], default: "text")
+    static let against = OptionKey<String?>("--against", value: "ref", help: "Also check what changed since REF: a folder, or a git revision (e.g. origin/main).")
+    static let strict = OptionKey<Bool>(flag: "--strict", help: "Fail (exit 1) on warnings too.")
+    /// Unlike the shared `--db`, no default: without it, validate opens no store.
+    static let winnerStore = OptionKey<String?>("--db", value: "path", help: "A store: a shipped experiment's missing-winner hint then names the arm the report's verdict ships.")
 }
