@@ -62,6 +62,18 @@ import TestSupport
             #expect(out.status == 1)
             #expect(out.stdout == "stored 1, duplicate 0, rejected 1\n")
             #expect(out.stderr.contains("2: variant: experiment 'exp' has no variant 'zzz'"))
+            // An experiment the folder does not have: listed with the nearest id; the exposure left
+            // out, the payment stored without it.
+            let unknown = [
+                #"{"event_id":"e3","type":"exposure","user_id":"u3","experiment":"exq","variant":"a","ts":"2026-12-01T10:00:00Z"}"#,
+                #"{"event_id":"e4","type":"purchased","user_id":"u3","experiment":"exq","revenue":9.99,"ts":"2026-12-01T10:01:00Z"}"#,
+            ].joined(separator: "\n")
+            let ignored = try await Abctl.run(["ingest", "-", "--db", dir.path("db.sqlite"), "--experiments", folder], stdin: unknown)
+            #expect(ignored.status == 0, "\(ignored.stderr)")
+            #expect(ignored.stdout == "stored 1, duplicate 0, rejected 0, ignored 2\n")
+            #expect(ignored.stderr == "1: ignored: unknown_experiment: no experiment 'exq' in the folder (did you mean 'exp'?); the exposure is not stored\n"
+                    + "2: ignored: unknown_experiment: no experiment 'exq' in the folder (did you mean 'exp'?); the purchased event is stored without it\n",
+                    "\(ignored.stderr)")
         }
     }
 

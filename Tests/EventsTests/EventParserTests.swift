@@ -319,8 +319,16 @@ extension Result {
         let exposure = #"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"gone","variant":"a"}"#
         let r = try #require(rejection(exposure, with: strict))
         #expect(r.ignored && r.field == "experiment" && r.reason.hasPrefix("unknown_experiment"))
-        let purchase = #"{"event_id":"p","type":"purchased","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"gone","revenue":5}"#
-        #expect(rejection(purchase, with: strict)?.ignored == true)
+        #expect(r.kept == nil, "an exposure for an unknown experiment is not stored")
+        // Any other event is kept without the experiment, so no payment is lost; the nearest id is named.
+        let purchase = #"{"event_id":"p","type":"purchased","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"exq","revenue":5}"#
+        let ignored = try #require(rejection(purchase, with: strict))
+        #expect(ignored.ignored && ignored.reason == "unknown_experiment: no experiment 'exq' in the folder (did you mean 'exp'?); the purchased event is stored without it")
+        let kept = try #require(ignored.kept)
+        #expect(kept.experiment == nil && kept.revenue == 5 && kept.id == "p" && kept.type == .purchased)
+        // A webhook's event is stored the same way.
+        let webhook = Event(id: "w", type: .renewed, userID: "u", timestamp: Timestamp(microseconds: 0), experiment: "gone", revenue: 5)
+        #expect(try strict.check(webhook).get().experiment == nil)
         // A line with a real problem besides is refused, not ignored.
         #expect(rejection(#"{"event_id":"p","type":"purchased","user_id":"u","ts":"2026-12-01T10:00:00Z","experiment":"gone","revenue":-5}"#, with: strict)?.ignored == false)
     }

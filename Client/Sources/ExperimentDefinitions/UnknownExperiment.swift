@@ -14,7 +14,7 @@ extension ExperimentCatalog {
 
     /// The known id nearest to `id`: one that contains it (`trial-length` for `chorus-trial-length`),
     /// else the closest by edit distance when at most half of it differs; nil when nothing is near.
-    static func nearest(to id: String, in known: [String]) -> String? {
+    public static func nearest(to id: String, in known: [String]) -> String? {
         let lowered = id.lowercased()
         if lowered.count >= 3, let containing = known.filter({ $0.contains(lowered) }).min(by: { $0.count < $1.count }) { return containing }
         var best: (id: String, distance: Int)? = nil

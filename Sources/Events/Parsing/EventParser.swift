@@ -142,16 +142,18 @@ public struct EventParser: Sendable {
         let listed = catalogEntry(event.experiment)
         return exposureProblems(type: event.type, experiment: event.experiment, variant: event.variant, listed: listed).first
             ?? storeFieldProblems(type: event.type, storeAccountID: event.storeAccountID, trialDays: event.trialDays).first
-            ?? unknownExperiment(event.experiment, listed: listed)
     }
 
     /// An event built by other means (a webhook's), checked as `validate` does and its revenue
-    /// converted into the report currency: what is stored, or why it is refused.
+    /// converted into the report currency: what is stored, or why it is refused. An experiment the
+    /// catalog does not have is dropped from it, as from a line (webhooks send no exposure).
     public func check(_ event: Event) -> Result<Event, EventRejection> {
         if let rejection = validate(event) { return .failure(rejection) }
         var event = event
         event.storeAccountID = event.storeAccountID.map(StoreAccount.normalized)
-        return converted(event)
+        let outcome = withKnownExperiment(event, listed: catalogEntry(event.experiment))
+        if case .failure(let ignored) = outcome, let kept = ignored.kept { return .success(kept) }
+        return outcome
     }
 
     /// Revenue in another currency than the report's, converted with the original amount and
@@ -420,7 +422,6 @@ public struct EventParser: Sendable {
         guard let eventID = f.eventID, let type, let userID = f.userID, let timestamp else {
             preconditionFailure("a line without a required field has a problem listed")
         }
-        if let problem = unknownExperiment(f.event.experiment, listed: listed) { return .failure(problem) }
         var event = f.event
         event.id = EventID(eventID)
         event.type = type
@@ -428,7 +429,7 @@ public struct EventParser: Sendable {
         event.timestamp = timestamp
         event.copySource = copySource
         event.storeAccountID = event.storeAccountID.map(StoreAccount.normalized)
-        return converted(event)
+        return withKnownExperiment(event, listed: listed)
     }
 
     /// A field's bit in `seen` and `rejected`.
@@ -489,11 +490,25 @@ public struct EventParser: Sendable {
     /// The keys each type takes (SPEC §4's table), as `EventField` declares them.
     private static func keys(of type: EventType) -> [Field] { EventField.keys(of: type) }
 
-    /// An event naming an experiment the catalog does not have (an old app build, a deleted file):
-    /// ignored, not refused.
-    func unknownExperiment(_ experiment: String?, listed: CatalogEntry) -> EventRejection? {
-        guard let experiment, case .absent = listed else { return nil }
-        return EventRejection(field: "experiment", reason: "\(EventRejection.unknownExperiment): no experiment '\(experiment)' in the folder; the line is not stored", ignored: true)
+    /// The event converted, unless it names an experiment the catalog does not have (an old app
+    /// build, a deleted file): then it is ignored, not refused, with the nearest id the catalog
+    /// has. An exposure is left out; any other event is kept without the experiment (`kept`), so no
+    /// payment is lost.
+    func withKnownExperiment(_ event: consuming Event, listed: CatalogEntry) -> Result<Event, EventRejection> {
+        guard let experiment = event.experiment, case .absent = listed else { return converted(event) }
+        let nearest = catalog.flatMap { ExperimentCatalog.nearest(to: experiment, in: Array($0.variants.keys)) }
+        let unknown = "\(EventRejection.unknownExperiment): no experiment '\(experiment)' in the folder" + (nearest.map { " (did you mean '\($0)'?)" } ?? "")
+        guard event.type != .exposure else {
+            return .failure(EventRejection(field: "experiment", reason: unknown + "; the exposure is not stored", ignored: true))
+        }
+        let type = event.type
+        event.experiment = nil
+        switch converted(event) {
+        case .success(let kept):
+            return .failure(EventRejection(field: "experiment", reason: unknown + "; the \(type.name) event is stored without it", ignored: true, kept: kept))
+        case .failure(let rejection):
+            return .failure(rejection)
+        }
     }
 
     /// A payment's revenue is never negative and a refund's never positive: a sign is not guessed.

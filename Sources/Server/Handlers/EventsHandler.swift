@@ -48,11 +48,13 @@ struct EventsHandler: Responder {
         var events: [Event] = []
         events.reserveCapacity(parsed.count)
         var rejections: [(line: Int, rejection: EventRejection)] = []
-        var ignored = 0
+        var ignored: [(line: Int, rejection: EventRejection)] = []
         for (position, result) in parsed {
             switch result {
             case .success(let event): events.append(event)
-            case .failure(let rejection) where rejection.ignored: ignored += 1
+            case .failure(let rejection) where rejection.ignored:
+                ignored.append((position, rejection))
+                if let kept = rejection.kept { events.append(kept) }
             case .failure(let rejection): rejections.append((position, rejection))
             }
         }
@@ -70,14 +72,14 @@ struct EventsHandler: Responder {
         let batch = events
         let ignoredLines = ignored
         if batch.isEmpty {
-            metrics.events(stored: 0, duplicate: 0, rejected: 0, ignored: ignored)
+            metrics.events(stored: 0, duplicate: 0, rejected: 0, ignored: ignored.count)
             return .response(Self.counts(AppendResult(), ignored: ignored))
         }
         return .deferred { respond in
             store.submit(batch) { result in
                 switch result {
                 case .success(let counts):
-                    metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0, ignored: ignoredLines)
+                    metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0, ignored: ignoredLines.count)
                     respond(Self.counts(counts, ignored: ignoredLines))
                 case .failure(let error):
                     respond(WebhookEventWriter.storeUnavailable(error, route: "/v1/events"))
@@ -112,10 +114,24 @@ struct EventsHandler: Responder {
         }
     }
 
-    /// `{"stored", "duplicate", "rejected", "ignored"}`: `ignored` counts lines naming an experiment
-    /// the folder does not have (`unknown_experiment`), not stored.
-    static func counts(_ r: AppendResult, ignored: Int = 0) -> HTTPResponse {
-        .json(.object([("stored", .number(Double(r.stored))), ("duplicate", .number(Double(r.duplicates))), ("rejected", .number(0)),
-                       ("ignored", .number(Double(ignored)))]))
+    /// `{"stored", "duplicate", "rejected", "ignored", "ignored_lines"}`: `ignored` counts lines naming
+    /// an experiment the folder does not have (`unknown_experiment`), each listed in `ignored_lines`
+    /// with the nearest id; an exposure among them is not stored, any other event is (in `stored`),
+    /// without the experiment.
+    static func counts(_ r: AppendResult, ignored: [(line: Int, rejection: EventRejection)] = []) -> HTTPResponse {
+        var members: [(String, JSONValue)] = [("stored", .number(Double(r.stored))), ("duplicate", .number(Double(r.duplicates))), ("rejected", .number(0)),
+                                              ("ignored", .number(Double(ignored.count)))]
+        if !ignored.isEmpty {
+            members.append(("ignored_lines", .array(ignored.prefix(maxListedRejections).map {
+                .object([("line", .number(Double($0.line))), ("code", .string(EventRejection.unknownExperiment)), ("message", .string(Self.ignoredMessage($0.rejection)))])
+            })))
+        }
+        return .json(.object(members))
+    }
+
+    /// An ignored line's reason without its code, which `code` carries.
+    static func ignoredMessage(_ rejection: EventRejection) -> String {
+        let prefix = EventRejection.unknownExperiment + ": "
+        return rejection.reason.hasPrefix(prefix) ? String(rejection.reason.dropFirst(prefix.count)) : rejection.reason
     }
 }

@@ -686,7 +686,20 @@ enum OpenAPIComponents {
         "ignored": {
           "type": "integer",
           "minimum": 0,
-          "description": "Lines naming an experiment the folder does not have (unknown_experiment): not stored, not refused."
+          "description": "Lines naming an experiment the folder does not have (unknown_experiment), not refused: an exposure is not stored; any other event is stored (and counted in stored) without the experiment."
+        },
+        "ignored_lines": {
+          "type": "array",
+          "description": "Each ignored line (the first 100), with the nearest experiment id of the folder in its message; present when ignored is not 0.",
+          "items": {
+            "type": "object",
+            "required": ["line", "code", "message"],
+            "properties": {
+              "line": {"type": "integer", "minimum": 0},
+              "code": {"type": "string", "enum": ["unknown_experiment"]},
+              "message": {"type": "string"}
+            }
+          }
         }
       }
     },

@@ -105,7 +105,7 @@ enum IngestCommand {
                     case nil: break
                     case .success(let event)?:
                         batch.append(event)
-                        if batch.count == batchSize {
+                        if batch.count >= batchSize {
                             send()
                             flushErrors()
                             if tally.failed { throw StopIngest() }
@@ -113,7 +113,8 @@ enum IngestCommand {
                         }
                     case .failure(let rejection)? where rejection.ignored:
                         ignored += 1
-                        errorLines += "\(number): ignored: \(rejection.field): \(rejection.reason)\n"
+                        errorLines += "\(number): ignored: \(rejection.reason)\n"
+                        if let kept = rejection.kept { batch.append(kept) }
                     case .failure(let rejection)?:
                         rejected += 1
                         for problem in rejection.problems { errorLines += "\(number): \(problem.field): \(problem.reason)\n" }

@@ -5,15 +5,18 @@ import HTTPTransport
 import Server
 import Webhooks
 
-/// `abctl serve`: the HTTP API of SPEC §7.
+/// `abctl serve`: the HTTP API.
 enum ServeCommand {
     static let spec = CommandSpec(
         name: "serve",
         abstract: "Serve the HTTP API: assignment, events, webhooks, reports.",
         discussion: """
-        Serve the HTTP API of SPEC §7 on libmicrohttpd. API keys come from ABCTL_API_KEYS
-          (KEY:scope,scope;KEY2:scope) or --keys-file (one 'KEY scope,scope' a line); scopes are
-          assign, ingest and admin. Without keys the server listens on loopback only. The RevenueCat
+        Serve the HTTP API on libmicrohttpd (every route with its scope: GET /openapi.json, docs/API.md).
+          API keys come from ABCTL_API_KEYS (KEY:scope,scope;KEY2:scope) or --keys-file (one
+          'KEY scope,scope' a line); scopes are assign (POST /v1/assign), ingest (POST /v1/events,
+          POST /v1/identify), app (what an app build carries: assign, identify, and exposure and
+          identified events only), admin (everything, reports included) and sdk (below).
+          Without keys the server listens on loopback only. The RevenueCat
           webhook checks its Authorization header against ABCTL_REVENUECAT_AUTH.
           SIGHUP reloads the experiment files (a broken folder keeps the old ones); SIGTERM drains
           requests in flight and exits 0. One JSON log line per request goes to stderr.
