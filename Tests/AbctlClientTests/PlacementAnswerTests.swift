@@ -70,6 +70,23 @@ import Testing
         #expect(d.answersBySource == [.server: 2, .cache: 2, .default: 1])
     }
 
+    /// A bandit's answer names the allocation period that drew the arm; the exposure the app logs
+    /// echoes it, so the server stores the user in that period (not the period of the exposure's ts).
+    @Test func aBanditExposureFromTheAppIsStoredWithItsPeriod() async throws {
+        let storage = try TemporaryDirectory()
+        defer { storage.remove() }
+        let server = try await ServeProcess.start()
+        let client = try AbctlClient(configuration: Self.configuration(server.url, storage: storage))
+        let answer = await client.paywall(for: PlacementQuery(userID: "bandit-walker", placement: "feature_gate", attributes: ["platform": .string("ios")]))
+        #expect(answer.source == .server && answer.experiment == "chorus-voice" && answer.inExperiment, "\(answer.reason)")
+        let period = try #require(answer.allocationPeriod, "a bandit's answer names its period")
+        #expect(try await client.logExposure(answer, at: period.addingTimeInterval(3600)) == 1)
+        #expect(await client.flush())
+        let rows = try await server.query("SELECT allocation_period_ts FROM events WHERE user_id = 'bandit-walker' AND type = 1")
+        #expect(rows == [[String(Int64((period.timeIntervalSince1970 * 1_000_000).rounded()))]], "\(rows)")
+        await server.stop()
+    }
+
     @Test func aSlowServerAnswersFromTheDefaultWithinTheDeadline() async throws {
         let storage = try TemporaryDirectory()
         defer { storage.remove() }

@@ -78,8 +78,10 @@ public actor AbctlClient {
             } catch {
                 note("saving the assignment cache failed: \(error)")
             }
-            return await answer(query, variant: assignment.variant, paywall: paywall.resolved, source: .server,
-                                reason: AnswerReason(assignment.variant != nil ? .assigned : .notInExperiment, assignment.reason))
+            var answer = await answer(query, variant: assignment.variant, paywall: paywall.resolved, source: .server,
+                                      reason: AnswerReason(assignment.variant != nil ? .assigned : .notInExperiment, assignment.reason))
+            answer.allocationPeriod = assignment.allocationPeriod
+            return answer
         } catch {
             return await fallbackAnswer(query, failedAssign(error))
         }
@@ -195,7 +197,8 @@ public actor AbctlClient {
         return PlacementAnswer(userID: query.userID, placement: query.placement, showPaywall: paywall != nil, paywall: paywall, copy: nil,
                                audience: json["audience"]?.string, experiment: json["experiment"]?.string, variant: json["variant"]?.string,
                                inExperiment: inExperiment, holdouts: holdouts, attributes: query.attributes, source: source,
-                               reason: AnswerReason(inExperiment ? .assigned : .notInExperiment, reason))
+                               reason: AnswerReason(inExperiment ? .assigned : .notInExperiment, reason),
+                               allocationPeriod: json["allocation_period"]?.string.flatMap(RFC3339.parse))
     }
 
     /// The line of a paywall: as given, or written on the device from the recipe.
@@ -260,6 +263,7 @@ public actor AbctlClient {
         var variant: String?
         var paywall: (resolved: ResolvedPaywall, json: JSONValue)?
         var reason: String
+        var allocationPeriod: Date?
     }
 
     private static func assignment(in bytes: [UInt8], experiment: String) throws -> ServerAssignment {
@@ -270,9 +274,10 @@ public actor AbctlClient {
         }
         let reason = item["reason"]?.string ?? ""
         let variant = item["variant"]?.string
-        guard let json = item["paywall"], !json.isNull else { return ServerAssignment(variant: variant, paywall: nil, reason: reason) }
+        let period = item["allocation_period"]?.string.flatMap(RFC3339.parse)
+        guard let json = item["paywall"], !json.isNull else { return ServerAssignment(variant: variant, paywall: nil, reason: reason, allocationPeriod: period) }
         do {
-            return ServerAssignment(variant: variant, paywall: (try ResolvedPaywall(reading: json), json), reason: reason)
+            return ServerAssignment(variant: variant, paywall: (try ResolvedPaywall(reading: json), json), reason: reason, allocationPeriod: period)
         } catch {
             throw ServerError.badAnswer(error.description)
         }

@@ -27,6 +27,8 @@ public struct ClientEvent: Sendable, Equatable {
     public var storeAccountID: String?
     /// The known id an `identified` event links `userID` to (SPEC §4 people).
     public var identity: UserID?
+    /// A bandit exposure's allocation period, as the assign answer gave it.
+    public var allocationPeriod: Date?
 
     public init(id: EventID = EventID(UUID().uuidString.lowercased()), kind: Kind, userID: UserID, timestamp: Date = Date(),
                 experiment: String? = nil, variant: String? = nil, revenue: Double? = nil, currency: String? = nil,
@@ -55,6 +57,7 @@ public struct ClientEvent: Sendable, Equatable {
                                 copySource: answer.copy?.source, copyText: answer.copy?.text, copyFallbackReason: answer.copy?.fallbackReason)
             e.placement = answer.placement
             e.attributes = answer.attributes
+            e.allocationPeriod = answer.allocationPeriod
             events.append(e)
         }
         for h in answer.holdouts {
@@ -70,8 +73,10 @@ public struct ClientEvent: Sendable, Equatable {
     /// the line came from and why it fell back. Nil for the default paywall, which is no variant.
     public static func exposure(of answer: PaywallAnswer, at timestamp: Date = Date()) -> ClientEvent? {
         guard let variant = answer.variant else { return nil }
-        return ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: answer.experiment, variant: variant,
-                           copySource: answer.copy.source, copyText: answer.copy.text, copyFallbackReason: answer.copy.fallbackReason)
+        var e = ClientEvent(kind: .exposure, userID: answer.userID, timestamp: timestamp, experiment: answer.experiment, variant: variant,
+                            copySource: answer.copy.source, copyText: answer.copy.text, copyFallbackReason: answer.copy.fallbackReason)
+        e.allocationPeriod = answer.allocationPeriod
+        return e
     }
 
     /// The `identified` event of a log-in: `user` (the id used so far) is `identity`'s. Its id is
@@ -107,7 +112,8 @@ public struct ClientEvent: Sendable, Equatable {
         case .attributes: attributes.map { .object($0.sorted { $0.key < $1.key }) }
         case .storeAccountID: storeAccountID.map(JSONValue.string)
         case .identity: identity.map { .string($0.text) }
-        case .trialDays, .allocationPeriod, .store, .proceeds: nil
+        case .allocationPeriod: allocationPeriod.map { .string(RFC3339.format($0)) }
+        case .trialDays, .store, .proceeds: nil
         }
     }
 }

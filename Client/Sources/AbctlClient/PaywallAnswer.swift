@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `paywall(for:)` answers: always a paywall to show, where it came from, and why.
 public struct PaywallAnswer: Sendable {
     public var userID: UserID
@@ -10,6 +12,8 @@ public struct PaywallAnswer: Sendable {
     public var copy: ShownCopy
     public var source: PaywallSource
     public var reason: AnswerReason
+    /// A bandit's allocation period that drew the arm, when the server answered: the exposure echoes it.
+    public var allocationPeriod: Date? = nil
 }
 
 /// Where an answer came from.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The app is about to show a paywall at a placement (the body of `POST /v1/assign` with `placement`).
 ///
 /// The app names where it is, never an experiment: `placements.json` on the server decides which
@@ -54,4 +56,7 @@ public struct PlacementAnswer: Sendable {
     public var source: PaywallSource
     /// The server's reason (`assigned`, `audience`, `default`, `holdout`, `shipped`, …) or why the server was not used.
     public var reason: AnswerReason
+    /// A bandit's allocation period that drew the arm (the server's or the cached answer's): the
+    /// exposure echoes it, so the report counts the user in that period.
+    public var allocationPeriod: Date? = nil
 }

@@ -406,6 +406,11 @@ enum OpenAPIComponents {
           ],
           "description": "Only when reason is targeting: the attribute whose targeting key the request failed, as in Assignment."
         },
+        "allocation_period": {
+          "type": "string",
+          "format": "date-time",
+          "description": "When the audience's experiment is a bandit and in_experiment is true: the start of the allocation period whose weights drew the arm. Echo it on the exposure (allocation_period), so the report counts the user in that period."
+        },
         "holdouts": {
           "$ref": "#/components/schemas/Holdouts"
         }
@@ -457,6 +462,11 @@ enum OpenAPIComponents {
             "new_user"
           ],
           "description": "Only when reason is targeting: the attribute whose targeting key the request failed (missing, of the wrong type, or a value the key does not take); the first in this order."
+        },
+        "allocation_period": {
+          "type": "string",
+          "format": "date-time",
+          "description": "A bandit only, when in_experiment is true: the start of the allocation period whose weights drew the arm. Echo it on the exposure (allocation_period), so the report counts the user in that period."
         },
         "paywall": {
           "oneOf": [
