@@ -26,7 +26,7 @@ if [ "${INSTRUCTIONS:-0}" = 1 ]; then
     one="$(count "$route" 10000)"; two="$(count "$route" 20000)"
     echo "handler-bench $route: $(( (two - one) / 10000 )) instructions per request (callgrind)"
   done
-  # Storefronts (issue 38): the shipped experiments with storefront prices, assign with "country":"JP"
+  # Storefronts: the shipped experiments with storefront prices, assign with "country":"JP"
   # (a storefront) against no country and "country":"US" (the default storefront). Goal: JP within 5%.
   priced="$(mktemp -d)"; trap 'rm -rf "$priced"' EXIT
   cp -r "$ROOT/Experiments/." "$priced"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A normal client's assign latency with and without hostile clients, abctl serve next to nginx under
-# the same load in the same run (issue 20).
+# the same load in the same run.
 #
 #   bench/hostile.sh                 # defaults below
 #   TRICKLE=2000 IDLE=10000 NOREAD=50 DURATION=12 bench/hostile.sh

@@ -9,7 +9,7 @@
 #    alternating runs of ROUND_SECONDS (nginx, abctl, nginx, ...): on a shared 2-core machine one
 #    pair of runs moves by 10% or more, so each round's ratio is printed and the median judged;
 #    many short pairs follow the machine's drifting load more closely than a few long ones.
-#    Goals (issue 40): >= 85% of nginx's requests per second, p99 < 5 ms. Then bench/mhd_fixed.c, a bare
+#    Goals: >= 85% of nginx's requests per second, p99 < 5 ms. Then bench/mhd_fixed.c, a bare
 #    libmicrohttpd server set up as abctl's (fixed body, no work), shows the HTTP layer's own ceiling.
 #    In the same rounds, the same abctl server answers POST /v1/assign with one experiment
 #    ("experiments": ["chorus-paywall-copy"]) and with a placement ("placement": "onboarding_end",
@@ -17,11 +17,11 @@
 #    Also in the same rounds, right after the plain abctl run, a second abctl server whose experiments
 #    have `safeguards` (day0_cancel_rate, trial_cancel_rate, refund_rate; checked every minute, so
 #    evaluations of the users the rounds expose happen during the runs): goal >= 0.95x the same
-#    requests with safeguards off (issue 29).
-#    And a third abctl server whose products.json has storefronts (JP, DE, FR, GB, KR; issue 38) answers
+#    requests with safeguards off.
+#    And a third abctl server whose products.json has storefronts (JP, DE, FR, GB, KR) answers
 #    the same request with "country":"JP" (a storefront: its answers, rendered at load) and with no
 #    country (the default storefront): goal JP within 5% of no country, by the median of the rounds.
-#    And a fourth abctl server whose three running experiments are bandits (`allocation`, issue 42:
+#    And a fourth abctl server whose three running experiments are bandits (`allocation`:
 #    new users drawn with the period's weights, answers carrying `allocation_period`) answers the
 #    plain request, run before the plain server on odd rounds and after it on even ones: goal
 #    bandits within 5% of fixed weights, by the median of the rounds.
@@ -74,11 +74,11 @@ metric() {   # $1: metric line prefix
   curl -s "http://127.0.0.1:$ABCTL_PORT/metrics" | grep -F "$1" | awk '{print $2}'
 }
 
-# The same experiments with storefronts in products.json (issue 38).
+# The same experiments with storefronts in products.json.
 cp -r "$ROOT/Experiments" "$WORK/storefronts"
 python3 "$ROOT/bench/lib/storefront-products.py" "$WORK/storefronts/products.json"
 
-# The same experiments with every running one (not the holdout) a bandit (issue 42). Each is sticky
+# The same experiments with every running one (not the holdout) a bandit. Each is sticky
 # (the default), has a start and no rollout, as a bandit needs; 24-hour periods from the start, so
 # the lease holder records the periods since then when it starts.
 cp -r "$ROOT/Experiments" "$WORK/bandits"

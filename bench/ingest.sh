@@ -35,7 +35,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), sq
 if [ -n "${IDENTIFIED:-}" ]; then
     # The same N events twice, the second time with IDENTIFIED percent of the lines `identified`
     # (log-ins, purchases under the known id: bench/gen_events.py --identified), alternated ROUNDS
-    # times into fresh files by this abctl, in the same run (issue 37: people at ingest).
+    # times into fresh files by this abctl, in the same run (people at ingest).
     python3 bench/gen_events.py --events "$N" --out "$work/plain.ndjson"
     python3 bench/gen_events.py --events "$N" --out "$work/identified.ndjson" --identified "$IDENTIFIED"
     echo "identified lines: $(grep -c '"type":"identified"' "$work/identified.ndjson") of $N"

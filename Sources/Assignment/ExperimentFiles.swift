@@ -44,7 +44,7 @@ public enum ExperimentFiles {
             let checker = RunningChanges(ref: folder.ref, folder: folder.path.hasSuffix("/") ? String(folder.path.dropLast()) : folder.path, now: now,
                                          share: { AnswerChange.share(from: $0, to: $1, at: $2) }, conditionLinter: linter)
             for d in checker.check(mine, wholeFolder: folder.whole) {
-                // One note per file for what was skipped (issue 41): a file that could not be read
+                // One note per file for what was skipped: a file that could not be read
                 // already has the loader's note, so the checks of --against it skips join that line.
                 if d.code == "checks_skipped", let i = report.diagnostics.firstIndex(where: { $0.code == d.code && $0.file == d.file }),
                    let colon = d.message.range(of: ": ") {

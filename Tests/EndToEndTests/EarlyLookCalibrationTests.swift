@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 25, "How we will know": the A/A calibration still holds at early looks with the maturity
+/// The A/A calibration still holds at early looks with the maturity
 /// rule, and with a revenue primary, through the built binary (`abctl simulate`, then
 /// `abctl report --format json --until` at each look).
 ///

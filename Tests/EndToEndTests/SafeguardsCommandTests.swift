@@ -124,7 +124,7 @@ import Testing
         #expect(bad.status == 2)
     }
 
-    /// A folder where nothing is watched says so, rather than "no stop" as if it had looked (issue 36).
+    /// A folder where nothing is watched says so, rather than "no stop" as if it had looked.
     @Test func checkSaysWhatItEvaluatedAndWhatIsUnguarded() async throws {
         let (folder, db) = try await Self.setUp()
         folder.write("e2e.json", Self.experiment().replacingOccurrences(of: #""safeguards": { "metrics": ["day0_cancel_rate"], "min_users": 100 },"#, with: ""))

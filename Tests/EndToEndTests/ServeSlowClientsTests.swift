@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// `abctl serve` against slow and hostile clients by the thousand (issue 20): trickled heads are cut
+/// `abctl serve` against slow and hostile clients by the thousand: trickled heads are cut
 /// at their deadline with a 408 while others are served, idle keep-alive connections cost no thread,
 /// clients that never read are cut, a body over the limit gets a 413 its writer can read, and
 /// connections over a limit are refused at once. Every test is bounded and stops by itself.

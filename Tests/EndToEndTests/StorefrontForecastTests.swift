@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A simulated mixed-storefront experiment (SPEC §1 "Storefronts", issue 38): `abctl simulate` draws
+/// A simulated mixed-storefront experiment (SPEC §1 "Storefronts"): `abctl simulate` draws
 /// storefronts from `population.country` (most users outside the report currency's), each payment
 /// comes at the storefront's list price in its currency, and `abctl report` gives revenue in the
 /// report currency equal to the hand conversion of what was paid, and a forecast per arm whose 90%

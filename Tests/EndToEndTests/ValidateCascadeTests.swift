@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 41: a broken file gives one line for each real problem, in `abctl validate` and in a refused
+/// A broken file gives one line for each real problem, in `abctl validate` and in a refused
 /// reload's `last_reload_error`; the checks that needed the file are one note, not false errors.
 @Suite struct ValidateCascadeTests {
     @Test func aSyntaxErrorIsOneErrorAndOneNoteInValidate() async throws {

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import ExperimentDefinitions
 
-/// One line per real problem (issue 41): a file that cannot be read is reported once, and the checks
+/// One line per real problem: a file that cannot be read is reported once, and the checks
 /// that needed it become one note naming what was skipped; every type error names the type it found.
 @Suite struct CascadeTests {
     func validate(_ files: [String: String], products: String? = productsJSON) -> ExperimentLoader.Report {

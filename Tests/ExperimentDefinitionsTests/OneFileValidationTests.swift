@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import ExperimentDefinitions
 
-/// CI's view of one changed file (issue 25, item 7): the file is checked against the rest of its
+/// CI's view of one changed file: the file is checked against the rest of its
 /// folder, every problem of a prompt shows at once with a hint for its rule, and a running
 /// experiment past its `end` is a warning.
 @Suite struct OneFileValidationTests {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Reporting
 
-/// Issue 36's "the report reads right", in every format: no float noise in money, no "a decision can
+/// The report reads right, in every format: no float noise in money, no "a decision can
 /// be expected by" after a stop, no escaped "<" in Markdown prose, chart labels that fit and stay
 /// told apart. (The survival table's day 0 is checked against lifelines in OracleReportTests.)
 @Suite struct ReportReadsRightTests {

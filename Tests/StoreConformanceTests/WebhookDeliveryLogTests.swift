@@ -1,7 +1,7 @@
 import Events
 import Testing
 
-/// The webhook delivery log (issue 36 item 5: a redelivery recognised before any outside call,
+/// The webhook delivery log (a redelivery recognised before any outside call,
 /// answered as the type first stored), the same on every store.
 struct WebhookDeliveryLogTests {
     @Test(arguments: storeFactories)

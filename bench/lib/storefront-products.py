@@ -1,5 +1,5 @@
 """Gives a copied Experiments/products.json storefronts (JP, DE, FR, GB, KR) and every plan its
-storefront prices (issue 38), for the benchmarks that compare assign with and without a country:
+storefront prices, for the benchmarks that compare assign with and without a country:
    python3 bench/lib/storefront-products.py FOLDER/products.json"""
 import json, sys
 p = json.load(open(sys.argv[1]))

@@ -428,7 +428,7 @@ struct ExperimentDecoder {
         let hint = "write {\"percentile\": 0.99} (the 99th percentile of paying users' revenue) or {\"absolute\": 150}"
         guard case .object(let members) = node.kind, members.count == 1, let member = members.first,
               member.key == "percentile" || member.key == "absolute" else {
-            // Name what was found (issue 41): a value of another type, or the object's keys.
+            // Name what was found: a value of another type, or the object's keys.
             let found: String
             if case .object(let members) = node.kind {
                 found = members.isEmpty ? "an empty object" : "an object with " + members.map { "'\($0.key)'" }.joined(separator: ", ")

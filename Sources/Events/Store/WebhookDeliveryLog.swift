@@ -4,7 +4,6 @@ import ExperimentDefinitions
 /// id, a Pub/Sub message id, an App Store notification UUID), so a redelivery is recognised
 /// before the webhook calls anyone (Google Play's API) or maps it again against a store that has
 /// moved on (a replayed `invoice.paid` would map to `renewed` once the trial has converted).
-/// Issue 36 item 5.
 ///
 /// Keys carry the vendor as a prefix (`googleplay:message:123`). Like the payment ledger these
 /// rows are keyed by the vendor's id, not by the user: a redelivery names no user before it is

@@ -82,8 +82,8 @@ struct WebhookEventWriter: Sendable {
     }
 
     /// A delivery stored before (the vendor's retry, a Pub/Sub redelivery) answers `duplicate` with
-    /// the type it was first stored as, before it is mapped again or anyone is called (issue 36
-    /// item 5); nil when it was not stored. A store that cannot be read is 503, so the vendor retries.
+    /// the type it was first stored as, before it is mapped again or anyone is called; nil
+    /// when it was not stored. A store that cannot be read is 503, so the vendor retries.
     func redelivery(_ delivery: DeliveryKey?, route: String,
                     count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome? {
         guard let delivery else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// SPEC §4's doubtful lines through the server's doors (issue 36, how we will know): each is refused
+/// SPEC §4's doubtful lines through the server's doors: each is refused
 /// by `POST /v1/events` naming its field, and nothing of its batch is stored, not even the good line
 /// beside it; the good lines in a batch of their own are stored. A webhook whose mapped event is
 /// doubtful is acknowledged as ignored with the reason (a retry cannot mend it), counted, and

@@ -88,7 +88,7 @@ struct APIGooglePlayWebhookTests {
             let lookups = fake.requests.count
             let reply = await server.request("POST", "/v1/webhooks/googleplay", headers: ["Authorization": "Bearer " + push.token, "Content-Type": "application/json"],
                                              body: push.body)
-            // A redelivery is recognised from the store before the Play API is called (issue 36 item 5).
+            // A redelivery is recognised from the store before the Play API is called.
             if push.status == "duplicate" { #expect(fake.requests.count == lookups, "\(push.name) called the Play API: \(fake.requests.dropFirst(lookups).map(\.path))") }
             #expect(reply.status == 200, "\(push.name): \(reply.status) \(reply.text)")
             #expect(reply.json?["status"] as? String == push.status, "\(push.name): \(reply.text)")

@@ -2,7 +2,7 @@ import Foundation
 import Reporting
 import Testing
 
-/// `GET /v1/experiments/{id}/report`'s query parameters, in process (issue 39 item 5: they were
+/// `GET /v1/experiments/{id}/report`'s query parameters, in process (they were
 /// tested only through the binary). Every refusal is 400 naming the parameter in `field`; dates
 /// take RFC 3339 or `YYYY-MM-DD`, percent-encoded or not; `by` repeated or comma-separated is the
 /// same split. That the CLI accepts and refuses the same table stays end to end
