@@ -8,7 +8,8 @@ import Reporting
 struct ReportHandler: Responder {
     let snapshots: SnapshotHolder
     let store: any EventStore
-    /// The time reports are generated at (`ABCTL_NOW`); nil: the time of the request.
+    /// A fixed clock (`ABCTL_NOW`); nil: the time of the request, unless the store recorded where its
+    /// data ends (`ReportInputs.asOf`, the rule `abctl report` reads by).
     let clock: Date?
 
     /// `GET /v1/experiments/{id}/report`: the report JSON of SPEC §8, computed from the store's
@@ -20,7 +21,7 @@ struct ReportHandler: Responder {
         guard let experiment = snapshot.experimentsByID[id] else {
             throw APIError(.notFound, code: "experiment_not_found", snapshot.catalog.unknownExperimentMessage(id), field: "id")
         }
-        var reportOptions = ReportOptions(generatedAt: clock ?? Date(), products: snapshot.catalog.products)
+        var reportOptions = ReportOptions(clock: clock, products: snapshot.catalog.products)
         do {
             try ReportParameters.apply(try QueryString.pairs(request.http.query), to: &reportOptions, experiment: experiment, spell: \.name)
         } catch let invalid as ReportParameters.Invalid {
@@ -28,7 +29,7 @@ struct ReportHandler: Responder {
         }
         let report: Report
         do {
-            report = try ReportBuilder.report(store: store, experiment: experiment, options: reportOptions)
+            report = try ReportBuilder.report(source: store, experiment: experiment, options: reportOptions)
         } catch {
             Log.shared.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
             throw APIError(.unavailable, code: "store_unavailable", "the report could not be read from the event store; retry later")
