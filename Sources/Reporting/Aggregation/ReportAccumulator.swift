@@ -61,6 +61,8 @@ public struct ReportAccumulator: Sendable {
     public private(set) var forecast: ForecastAccumulator
 
     private let keys: [String]
+    /// The forced ids when there are a few (QA devices): compared directly, cheaper than hashing every row's id.
+    private let fewForced: [UserID]?
     private let asOf: Int64
     private let start: Int64?
     private let end: Int64?
@@ -93,6 +95,7 @@ public struct ReportAccumulator: Sendable {
         self.options = options
         self.inputs = inputs
         keys = experiment.variants.map(\.key)
+        fewForced = experiment.forced.count <= 8 ? Array(experiment.forced.keys) : nil
         asOf = ReportOptions.micros(inputs.asOf)
         let asOfDay = Self.floorDay(asOf)
         let maxDays: Int64 = 3653
@@ -154,7 +157,7 @@ public struct ReportAccumulator: Sendable {
 
     /// Counts one user.
     public mutating func add(_ row: UserFacts) {
-        if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil {
+        if !experiment.forced.isEmpty, fewForced.map({ $0.contains(row.userID) }) ?? (experiment.forced[row.userID] != nil) {
             forcedUsers += 1
             return
         }

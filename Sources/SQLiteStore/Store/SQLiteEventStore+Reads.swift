@@ -256,6 +256,17 @@ extension SQLiteEventStore {
     /// switched on costs more than the match.
     static func copySource(_ s: Statement, _ column: Int32) -> CopySource? {
         guard !s.isNull(column) else { return nil }
-        return s.withText(column) { bytes in CopySource.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) } }
+        return s.withText(column) { bytes in
+            // Lengths first, then bytes, against arrays made once (a String's UTF-8 view compares slowly).
+            for (i, known) in copySourceBytes.enumerated() where known.count == bytes.count {
+                var same = true
+                for j in 0..<known.count where known[j] != bytes[j] { same = false; break }
+                if same { return copySources[i] }
+            }
+            return nil
+        }
     }
+
+    private static let copySources = CopySource.allCases
+    private static let copySourceBytes = copySources.map { Array($0.rawValue.utf8) }
 }
