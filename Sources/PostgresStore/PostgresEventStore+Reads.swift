@@ -7,9 +7,16 @@ extension PostgresEventStore {
     /// exposure. Reads one snapshot, through a cursor (`CursorReader`).
     public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?,
                             _ body: (UserFacts) throws -> Void) throws {
+        try forEachFact(experiment: experiment, since: since, until: until, fields: .all, body)
+    }
+
+    /// `FactsReader.forEachFact(…fields:…)`: the same walk, with the columns of the parts not asked
+    /// for read as NULL, so they are neither sent nor decoded.
+    public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                            _ body: (UserFacts) throws -> Void) throws {
         try readers.withConnection { c in
             try CursorReader.forEachBatch(on: c, """
-                SELECT \(Self.factColumns) FROM facts
+                SELECT \(Self.factColumns(fields)) FROM facts
                 WHERE experiment = $1 AND first_exposure_ts >= $2 AND first_exposure_ts < $3 ORDER BY user_id
                 """, [experiment, String(since?.microseconds ?? Int64.min), String(until?.microseconds ?? Int64.max)],
                 context: "read facts") { rows in
@@ -114,11 +121,18 @@ extension PostgresEventStore {
         }
     }
 
-    static let factColumns = """
-        experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
-        first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
-        placement, attributes, trial_days, allocation_period_ts
-        """
+    static let factColumns = factColumns(.all)
+
+    /// The facts columns `facts(_:_:)` decodes, reading the columns of `fields` and NULL in place of the others.
+    static func factColumns(_ fields: FactFields) -> String {
+        let entries = fields.contains(.revenueEntries) ? "revenue_entries" : "NULL::bytea"
+        let (placement, attributes) = fields.contains(.attributes) ? ("placement", "attributes") : ("NULL::text", "NULL::bytea")
+        return """
+            experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
+            first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, \(entries), crossed_over, \
+            \(placement), \(attributes), trial_days, allocation_period_ts
+            """
+    }
 
     static func facts(_ r: ResultSet, _ i: Int) -> UserFacts {
         func ts(_ column: Int) -> Timestamp? { r.optionalInt64(i, column).map(Timestamp.init(microseconds:)) }

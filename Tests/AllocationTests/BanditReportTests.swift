@@ -10,8 +10,8 @@ import Testing
 /// period × arm cells against each period's weights, `chance_best`, the verdict, and `allocation`.
 @Suite struct BanditReportTests {
     static func report(_ run: BanditRun, days: Int) throws -> Report {
-        let options = ReportOptions(generatedAt: BanditRun.t0.addingTimeInterval(Double(days + 1) * 86_400))
-        return try ReportBuilder.report(store: run.store, experiment: run.experiment, options: options)
+        let options = ReportOptions(clock: BanditRun.t0.addingTimeInterval(Double(days + 1) * 86_400))
+        return try ReportBuilder.report(source: run.store, experiment: run.experiment, options: options)
     }
 
     @Test func aBetterArmIsNamedFromStratifiedFigures() throws {
@@ -80,9 +80,9 @@ import Testing
             for i in 0..<1000 { add(i % 10 == 0 ? "arm1" : "control", at: start + day + 3_600_000_000 + Int64(i) * 60_000_000, period: 1) }
             return store
         }
-        let options = ReportOptions(generatedAt: BanditRun.t0.addingTimeInterval(2 * 86_400 - 60))
-        let echoed = try ReportBuilder.report(store: rows(echo: true), experiment: e, options: options)
-        let byTime = try ReportBuilder.report(store: rows(echo: false), experiment: e, options: options)
+        let options = ReportOptions(clock: BanditRun.t0.addingTimeInterval(2 * 86_400 - 60))
+        let echoed = try ReportBuilder.report(source: rows(echo: true), experiment: e, options: options)
+        let byTime = try ReportBuilder.report(source: rows(echo: false), experiment: e, options: options)
         #expect(echoed.allocation?.periods.map(\.users) == [[600, 600], [900, 100]])
         #expect(byTime.allocation?.periods.map(\.users) == [[500, 500], [1000, 200]])
         #expect(!echoed.srm.flagged && byTime.srm.flagged, "\(echoed.srm) \(byTime.srm)")

@@ -112,7 +112,7 @@ import Testing
 
 @Suite struct HealthCheckTests {
     func checks(_ r: Report, _ required: SampleRequirement, forced: [UserID: String] = [:], rows: [UserFacts] = []) -> [HealthCheck] {
-        var acc = ReportAccumulator(experiment: Fixtures.experiment(forced: forced), options: ReportOptions(generatedAt: Fixtures.date(Fixtures.start + 30 * Fixtures.day)))
+        var acc = ReportAccumulator(experiment: Fixtures.experiment(forced: forced), options: ReportOptions(clock: Fixtures.date(Fixtures.start + 30 * Fixtures.day)))
         for row in rows { acc.add(row) }
         var figures = r.figures
         figures.readComparisons()

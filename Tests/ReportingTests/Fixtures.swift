@@ -93,7 +93,7 @@ extension Fixtures {
         let store = try SQLiteEventStore(path: dir + "/events.sqlite")
         defer { store.close() }
         _ = try store.appendAndWait(events)
-        return try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(generatedAt: date(start + 30 * day)))
+        return try ReportBuilder.report(source: store, experiment: experiment, options: ReportOptions(clock: date(start + 30 * day)))
     }
 
     /// The report in the formats a person reads: text, Markdown and HTML.

@@ -17,7 +17,7 @@ import Testing
     static func report(arms: [(String, Int)] = [("control", 3), ("ai", 7), ("none", 0)], starts: Int = 100, differ: [String: Int] = [:],
                        paidAtOnce: Int = 0, late: Bool = false) throws -> Report {
         let exp = F.experiment(variants: arms.map { ($0.0, 1, $0.1) })
-        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day)))
+        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(clock: F.date(F.start + 20 * F.day)))
         for (arm, days) in arms {
             let differing = differ[arm] ?? 0
             for i in 0..<starts {

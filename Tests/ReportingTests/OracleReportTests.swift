@@ -42,7 +42,7 @@ import Testing
     }
 
     static func report(from rows: [UserFacts]) throws -> [String: Any] {
-        var acc = ReportAccumulator(experiment: try loadExperiment(), options: ReportOptions(alpha: 0.05, generatedAt: asOf))
+        var acc = ReportAccumulator(experiment: try loadExperiment(), options: ReportOptions(alpha: 0.05, clock: asOf))
         for row in rows { acc.add(row) }
         let json = JSONReportRenderer.render(try ReportAnalyzer.analyze(acc))
         return try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
@@ -51,7 +51,7 @@ import Testing
     /// CSV and JSON agree figure for figure: every number of every CSV row equals the JSON's (SPEC §8:
     /// the same report in every format), and every empty figure has the JSON's reason beside it.
     @Test func csvAndJSONAgreeFigureForFigure() throws {
-        var acc = ReportAccumulator(experiment: try Self.loadExperiment(), options: ReportOptions(alpha: 0.05, generatedAt: Self.asOf))
+        var acc = ReportAccumulator(experiment: try Self.loadExperiment(), options: ReportOptions(alpha: 0.05, clock: Self.asOf))
         for row in try Self.pythonFacts() { acc.add(row) }
         let report = try ReportAnalyzer.analyze(acc)
         let json = try #require(JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(report).utf8)) as? [String: Any])

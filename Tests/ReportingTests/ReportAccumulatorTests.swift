@@ -33,7 +33,7 @@ import Testing
 
     func accumulate() -> ReportAccumulator {
         let exp = F.experiment(forced: ["qa": "ai"])
-        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 10 * F.day)))
+        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(clock: F.date(F.start + 10 * F.day)))
         for row in Self.rows() { acc.add(row) }
         return acc
     }
@@ -95,7 +95,7 @@ import Testing
     @Test func untilCutsLaterEvents() {
         // As of day 3, u2 (converted on day 4) has not paid yet and its trial is censored at day 3.
         let exp = F.experiment()
-        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day), until: F.date(F.start + 3 * F.day)))
+        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(clock: F.date(F.start + 20 * F.day), until: F.date(F.start + 3 * F.day)))
         for row in Self.rows().filter({ $0.userID == "u2" }) { acc.add(row) }
         #expect(acc.tally(.paidConversion, variant: 0).count == 0)
         #expect(acc.tally(.revenuePerUser, variant: 0).values == [59.99]) // rows carry revenue as given; the store read cuts it (StoreOracleTests)
@@ -128,7 +128,7 @@ import Testing
     }
 
     func accumulate() -> ReportAccumulator {
-        var acc = ReportAccumulator(experiment: F.experiment(), options: ReportOptions(generatedAt: F.date(Self.asOf)))
+        var acc = ReportAccumulator(experiment: F.experiment(), options: ReportOptions(clock: F.date(Self.asOf)))
         for row in Self.rows() { acc.add(row) }
         return acc
     }
@@ -153,7 +153,7 @@ import Testing
 
     @Test func aDayLaterTheTwoHourTrialsCountToo() {
         // The same rows read 23 h later: every Day-0 window has passed.
-        var acc = ReportAccumulator(experiment: F.experiment(), options: ReportOptions(generatedAt: F.date(Self.asOf + 23 * F.hour)))
+        var acc = ReportAccumulator(experiment: F.experiment(), options: ReportOptions(clock: F.date(Self.asOf + 23 * F.hour)))
         for row in Self.rows() { acc.add(row) }
         #expect([0, 1].map { acc.tally(.day0CancelRate, variant: $0).denominator } == [4, 2])
         #expect([0, 1].map { acc.tally(.day0CancelRate, variant: $0).count } == [2, 0])

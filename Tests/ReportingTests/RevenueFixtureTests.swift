@@ -56,7 +56,7 @@ import Testing
                     Variant(key: "v\(v)", paywall: Paywall(offering: "o", trialDays: days, copy: .staticText("Hi.")))
                 })
             let asOf = Date(timeIntervalSince1970: Double(c["as_of"] as! Int))
-            var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(generatedAt: asOf))
+            var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(clock: asOf))
             func micros(_ v: Any?) -> Int64? { (v as? Int).map { Int64($0) * 1_000_000 } }
             for (u, user) in (c["users"] as! [[String: Any]]).enumerated() {
                 let entries = (user["revenue_entries"] as! [[Double]]).map { RevenueEntry(offset: Int64($0[0]) * 1_000_000, amount: $0[1]) }

@@ -15,7 +15,7 @@ import Testing
         exp.metrics.primary = .named("revenue_per_user_d7")
         exp.metrics.secondary = [.named("paid_conversion_d7"), .named("refund_rate_d3")]
         exp.metrics.revenueCap = cap
-        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(generatedAt: F.date(F.start + 20 * F.day)))
+        var acc = ReportAccumulator(experiment: exp, options: ReportOptions(clock: F.date(F.start + 20 * F.day)))
         for v in 0..<2 {
             for i in 0..<200 {
                 let exposure = F.start + Int64(i % 20) * F.day + F.hour

@@ -19,9 +19,8 @@ import Testing
     /// Control users on days 0, 2, 6 and 7; `ai` users on days 1 and 3 (before a stop on day 5) and 6 and 8.
     static func accumulate(_ stops: [SafeguardStop]) -> ReportAccumulator {
         let s = F.start, d = F.day
-        var options = ReportOptions(generatedAt: F.date(s + 10 * d))
-        options.safeguardStops = stops
-        var acc = ReportAccumulator(experiment: F.experiment(), options: options)
+        var acc = ReportAccumulator(experiment: F.experiment(), options: ReportOptions(clock: F.date(s + 10 * d)),
+                                    inputs: ReportInputs(asOf: F.date(s + 10 * d), safeguardStops: stops))
         for (i, day) in [0, 2, 6, 7].enumerated() { acc.add(UserFacts.row(experiment: "exp", userID: UserID("c\(i)"), variant: "control", firstExposure: s + Int64(day) * d)) }
         for (i, day) in [1, 3, 6, 8].enumerated() { acc.add(UserFacts.row(experiment: "exp", userID: UserID("a\(i)"), variant: "ai", firstExposure: s + Int64(day) * d)) }
         return acc

@@ -33,8 +33,8 @@ import Testing
             event("v2", .purchased, "v", day: 20, revenue: 9.99),
             event("v3", .renewed, "v", day: 50, revenue: 9.99),
         ])
-        let options = ReportOptions(generatedAt: F.date(F.start + 60 * F.day), until: day.map { F.date(F.start + Int64($0 * Double(F.day))) })
-        let acc = try ReportAccumulator.read(store: store, experiment: F.experiment(), options: options)
+        let options = ReportOptions(clock: F.date(F.start + 60 * F.day), until: day.map { F.date(F.start + Int64($0 * Double(F.day))) })
+        let acc = try ReportAccumulator.read(store: store, experiment: F.experiment(), options: options, inputs: ReportInputs(options: options))
         return acc.tallies.indices.map { acc.tally(.revenuePerUser, variant: $0).values.reduce(0, +) }
     }
 
@@ -86,12 +86,12 @@ import Testing
         let store = try SQLiteEventStore(path: dir + "/events.sqlite")
         defer { store.close() }
         _ = try store.appendAndWait(events)
-        return JSONReportRenderer.render(try ReportBuilder.report(store: store, experiment: F.experiment(), options: options))
+        return JSONReportRenderer.render(try ReportBuilder.report(source: store, experiment: F.experiment(), options: options))
     }
 
     @Test func theMomentGivenAsUntilOrAsTheClockGivesTheSameJSON() throws {
-        let clock = try Self.json(Self.events, ReportOptions(generatedAt: Self.moment))
-        let until = try Self.json(Self.events, ReportOptions(generatedAt: Self.moment.addingTimeInterval(90 * 86_400), until: Self.moment))
+        let clock = try Self.json(Self.events, ReportOptions(clock: Self.moment))
+        let until = try Self.json(Self.events, ReportOptions(clock: Self.moment.addingTimeInterval(90 * 86_400), until: Self.moment))
         #expect(clock == until)
         #expect(clock.contains("\"generated_at\":\"2026-12-21T00:00:00Z\""), "\(clock.prefix(200))")
     }
@@ -100,11 +100,11 @@ import Testing
         let cut = Timestamp(Self.moment)
         let before = Self.events.filter { $0.timestamp < cut }
         #expect(before.count < Self.events.count - 10)
-        let all = try Self.json(Self.events, ReportOptions(generatedAt: Self.moment))
-        let only = try Self.json(before, ReportOptions(generatedAt: Self.moment))
+        let all = try Self.json(Self.events, ReportOptions(clock: Self.moment))
+        let only = try Self.json(before, ReportOptions(clock: Self.moment))
         #expect(all == only)
         // An event exactly at the moment is after it.
         let atTheMoment = before + [Event(id: "late", type: .purchased, userID: "u1", timestamp: cut, revenue: 99, currency: "USD")]
-        #expect(try Self.json(atTheMoment, ReportOptions(generatedAt: Self.moment)) == only)
+        #expect(try Self.json(atTheMoment, ReportOptions(clock: Self.moment)) == only)
     }
 }

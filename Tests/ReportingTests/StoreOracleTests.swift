@@ -11,7 +11,7 @@ import Testing
     @Test func reportFromAStoreMatchesTheOracle() throws {
         try withOracleStore { store in
             let experiment = try OracleReportTests.loadExperiment()
-            let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(alpha: 0.05, generatedAt: OracleReportTests.asOf))
+            let report = try ReportBuilder.report(source: store, experiment: experiment, options: ReportOptions(alpha: 0.05, clock: OracleReportTests.asOf))
             let json = try #require(JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(report).utf8)) as? [String: Any])
             try OracleCheck.compare(json, try OracleReportTests.expected())
         }

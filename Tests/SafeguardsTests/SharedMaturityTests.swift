@@ -50,7 +50,7 @@ import Testing
         #expect(figures.controlUsers == 2 && figures.armUsers == 2)
         #expect(figures.controlCount == 1 && figures.armCount == 1)
 
-        var acc = ReportAccumulator(experiment: e, options: ReportOptions(generatedAt: Self.now))
+        var acc = ReportAccumulator(experiment: e, options: ReportOptions(clock: Self.now))
         for f in Self.facts() { acc.add(f) }
         let report = try ReportAnalyzer.analyze(acc)
         #expect(report.maturityDays == 14)

@@ -64,7 +64,7 @@ struct AAExperiments {
             }
         }
         return try catalog.experiments.map { experiment in
-            var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil, segments: segments))
+            var acc = ReportAccumulator(experiment: experiment, options: ReportOptions(clock: simulator.observedUntil, segments: segments))
             for f in facts[experiment.id] ?? [] { acc.add(f) }
             return try ReportAnalyzer.analyze(acc)
         }

@@ -60,7 +60,7 @@ import Testing
                 _ = try store.appendAndWait(Array(rest.prefix(20_000)))
                 rest = rest.dropFirst(20_000)
             }
-            return try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(generatedAt: simulator.observedUntil))
+            return try ReportBuilder.report(source: store, experiment: experiment, options: ReportOptions(clock: simulator.observedUntil))
         }
         let withLinks = try report(events, file: "people.sqlite")
         let withoutLinks = try report(events.filter { $0.type != .identified }, file: "ids.sqlite")

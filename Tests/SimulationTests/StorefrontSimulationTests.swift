@@ -67,8 +67,8 @@ import TestSupport
         let store = try SQLiteEventStore(path: folder.path + "/events.sqlite")
         defer { store.close() }
         _ = try store.appendAndWait(events)
-        let report = try ReportBuilder.report(store: store, experiment: experiment, options: ReportOptions(
-            generatedAt: simulator.observedUntil, segments: ["country"], minSegmentUsers: 50, products: catalog.products))
+        let report = try ReportBuilder.report(source: store, experiment: experiment, options: ReportOptions(
+            clock: simulator.observedUntil, segments: ["country"], minSegmentUsers: 50, products: catalog.products))
         for variant in report.figures.variants {
             let revenue = try #require(variant.metric(.named("revenue_per_user")))
             let expected = try #require(hand[variant.key])

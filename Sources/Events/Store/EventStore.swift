@@ -1,7 +1,7 @@
 /// A whole store, as `abctl` opens it from `--db`: events in, facts out, the sticky record,
 /// the copy cache, where simulated data ends. Every consumer (Reporting, Server, Simulation) is written against these
 /// protocols, never against a store's own type.
-public protocol EventStore: EventWriter, FactsReader, CopyLineStore, PaymentLedger, SafeguardStopStore, AllocationPeriodStore,
+public protocol EventStore: EventWriter, ReportSource, CopyLineStore, PaymentLedger, SafeguardStopStore, AllocationPeriodStore,
                             ObservationWindowStore, StoreAccountDirectory, TrialHistory, PeopleDirectory, WebhookDeliveryLog {
     /// A reader for the assign path that keeps up to `maxIdle` connections between calls
     /// (one per server thread avoids opening any per request).

@@ -9,6 +9,12 @@ public protocol FactsReader: Sendable {
     /// exposure. One consistent snapshot; memory stays flat.
     func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, _ body: (UserFacts) throws -> Void) throws
 
+    /// `forEachFact`, reading only `fields` of what a row may leave unread: a part not asked for
+    /// comes empty (`attributes` `.empty` and `placement` nil; `revenueEntries` `[]`). A store may
+    /// read more than asked.
+    func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                     _ body: (UserFacts) throws -> Void) throws
+
     /// Each user's net revenue in `experiment` counting only events up to `asOf` (inclusive),
     /// for users first exposed in `[since, until)`; users without revenue by then are left out.
     /// Keyed by the ids' bytes, as the stores tell users apart.
@@ -63,6 +69,12 @@ public struct FactTimes: Sendable, Equatable {
 }
 
 extension FactsReader {
+    /// `forEachFact(…fields:…)` from whole facts rows (a store that reads nothing less).
+    public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                            _ body: (UserFacts) throws -> Void) throws {
+        try forEachFact(experiment: experiment, since: since, until: until, body)
+    }
+
     /// `forEachFactTimes` from whole facts rows (a store that reads nothing less).
     public func forEachFactTimes(experiment: String, until: Timestamp?, variants: [String], excluding: Set<UserID>,
                                  _ body: (FactTimes) throws -> Void) throws {

@@ -10,6 +10,8 @@ import Foundation
 public struct ReportAccumulator: Sendable {
     public let experiment: Experiment
     public let options: ReportOptions
+    /// What the report read from its store besides the facts, the as-of moment among it.
+    public let inputs: ReportInputs
     /// The report's metrics: every metric of the table, then the horizon metrics the file names
     /// (`MetricsConfig.reported`); each tally keeps one slot per metric in this order.
     public let metrics: [Metric]
@@ -45,6 +47,12 @@ public struct ReportAccumulator: Sendable {
     /// For a bandit, the index in `splits` of its allocation periods (cell key: the period's index,
     /// from the first exposure's echoed `allocation_period`, else its time, SPEC §5); nil otherwise.
     public let periodSplit: Int?
+    /// The parts of a facts row this report reads: attributes only when a split asks for them (segments,
+    /// post-stratification); revenue entries always, since every report cuts revenue at its as-of
+    /// moment, shows proceeds and revenue by day and forecasts from them (only payers have any).
+    public var factFields: FactFields {
+        splits.contains { !$0.attributes.isEmpty } ? .all : .revenueEntries
+    }
     /// The current row's cell in each split (kept to reuse its storage).
     private var rowCells: [Int] = []
     /// Some counted proceeds are the revenue less the store's cut: tax is not known (SPEC §5 "proceeds before tax").
@@ -53,6 +61,8 @@ public struct ReportAccumulator: Sendable {
     public private(set) var forecast: ForecastAccumulator
 
     private let keys: [String]
+    /// The forced ids when there are a few (QA devices): compared directly, cheaper than hashing every row's id.
+    private let fewForced: [UserID]?
     private let asOf: Int64
     private let start: Int64?
     private let end: Int64?
@@ -77,11 +87,16 @@ public struct ReportAccumulator: Sendable {
     public let lookOrigin: Int64
     public let lookDays: Int
 
-    public init(experiment: Experiment, options: ReportOptions) {
+    /// - Parameter inputs: what the store gave (`ReportInputs.read`); without a store, the as-of
+    ///   moment of `options` alone.
+    public init(experiment: Experiment, options: ReportOptions, inputs: ReportInputs? = nil) {
+        let inputs = inputs ?? ReportInputs(options: options)
         self.experiment = experiment
         self.options = options
+        self.inputs = inputs
         keys = experiment.variants.map(\.key)
-        asOf = ReportOptions.micros(options.asOf)
+        fewForced = experiment.forced.count <= 8 ? Array(experiment.forced.keys) : nil
+        asOf = ReportOptions.micros(inputs.asOf)
         let asOfDay = Self.floorDay(asOf)
         let maxDays: Int64 = 3653
         let origin = max(asOfDay - (maxDays - 1) * Self.microsPerDay,
@@ -91,7 +106,7 @@ public struct ReportAccumulator: Sendable {
         // The forecast metric is read from the forecast, not tallied.
         let metrics = experiment.metrics.reported(maturityDays: experiment.maturityDays).filter { !$0.isForecast }
         self.metrics = metrics
-        forecast = ForecastAccumulator(experiment: experiment, products: options.products ?? Products(currency: "", offerings: [:]), asOf: options.asOf)
+        forecast = ForecastAccumulator(experiment: experiment, products: options.products ?? Products(currency: "", offerings: [:]), asOf: inputs.asOf)
         tallies = experiment.variants.map { [lookDays] in VariantTally(key: $0.key, metrics: metrics.count, lookDays: lookDays) }
         usersOfSeveralIds = Array(repeating: 0, count: experiment.variants.count)
         var windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])] = [(nil, [])]
@@ -128,7 +143,7 @@ public struct ReportAccumulator: Sendable {
         }
         self.splits = splits
         var spans = Array(repeating: [(from: Int64, to: Int64)](), count: variantKeys.count)
-        safeguards = ReportAnalyzer.safeguardsAsOf(options.safeguardStops.filter { $0.experiment == experiment.id }, asOf: options.asOf)
+        safeguards = ReportAnalyzer.safeguardsAsOf(inputs.safeguardStops.filter { $0.experiment == experiment.id }, asOf: inputs.asOf)
         for stop in safeguards {
             let span = (from: stop.stoppedAt.microseconds, to: stop.resetAt?.microseconds ?? .max)
             switch stop.action {
@@ -142,7 +157,7 @@ public struct ReportAccumulator: Sendable {
 
     /// Counts one user.
     public mutating func add(_ row: UserFacts) {
-        if !experiment.forced.isEmpty, experiment.forced[row.userID] != nil {
+        if !experiment.forced.isEmpty, fewForced.map({ $0.contains(row.userID) }) ?? (experiment.forced[row.userID] != nil) {
             forcedUsers += 1
             return
         }
@@ -165,7 +180,7 @@ public struct ReportAccumulator: Sendable {
         lastExposure = max(lastExposure ?? exposure, exposure)
         forecast.record(row, arm: v)
 
-        if !options.personsOfSeveralIds.isEmpty, options.personsOfSeveralIds.contains(row.userID) { usersOfSeveralIds[v] += 1 }
+        if !inputs.personsOfSeveralIds.isEmpty, inputs.personsOfSeveralIds.contains(row.userID) { usersOfSeveralIds[v] += 1 }
         if row.crossedOver {
             crossoverUsers += 1
             tallies[v].crossedOver += 1

@@ -32,16 +32,16 @@ enum BanditAnalysis {
         let split = acc.splits[s]
         var users: [Int: [Int]] = [:]
         for (c, key) in split.keys.enumerated() { if let k = Int(key) { users[k] = split.cells[c].map(\.users) } }
-        let records = acc.options.allocationPeriods.filter { $0.experiment == e.id && $0.weights.map(\.variant) == keys && $0.from.date < acc.options.asOf }
-        let last = max(users.keys.max() ?? 0, records.map(\.index).max() ?? 0, a.periodIndex(at: acc.options.asOf, start: start))
+        let records = acc.inputs.allocationPeriods.filter { $0.experiment == e.id && $0.weights.map(\.variant) == keys && $0.from.date < acc.inputs.asOf }
+        let last = max(users.keys.max() ?? 0, records.map(\.index).max() ?? 0, a.periodIndex(at: acc.inputs.asOf, start: start))
         var out: [AllocationResult.Period] = []
         var inForce = e.normalizedWeights, rule = "file"
         for k in 0...last {
             if let r = records.first(where: { $0.index == k }) { inForce = r.weights.map(\.weight); rule = r.rule } else if k > 0 && rule != "file" { rule = "carried" }
             let from = a.periodStart(k, start: start)
-            if from >= acc.options.asOf && users[k] == nil { break }
+            if from >= acc.inputs.asOf && users[k] == nil { break }
             let next = a.periodStart(k + 1, start: start)
-            out.append(.init(index: k, from: from, to: next < acc.options.asOf ? next : nil, weights: inForce,
+            out.append(.init(index: k, from: from, to: next < acc.inputs.asOf ? next : nil, weights: inForce,
                              users: users[k] ?? Array(repeating: 0, count: keys.count), rule: rule))
         }
         return out

@@ -125,8 +125,8 @@ public enum HealthChecks {
         }
 
         // SPEC §4 people: identifies that would have merged two people change nothing and are counted.
-        if acc.options.identityConflicts > 0 {
-            let n = acc.options.identityConflicts
+        if acc.inputs.identityConflicts > 0 {
+            let n = acc.inputs.identityConflicts
             out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out.", count: n))
         }
 
@@ -140,7 +140,7 @@ public enum HealthChecks {
         }
 
         // SPEC §4: store payments under a token no exposure named count for nobody.
-        let (payments, unmatched) = (acc.options.storePayments, acc.options.unmatchedStorePayments)
+        let (payments, unmatched) = (acc.inputs.storePayments, acc.inputs.unmatchedStorePayments)
         if payments > 0, unmatched * 100 > payments {
             out.append(HealthCheck(level: .warning, code: "unmatched_store_payments", message: "\(Wording.count(unmatched)) of \(Wording.count(payments)) App Store and Google Play payments in the experiment's dates (\(String(format: "%.1f", 100 * Double(unmatched) / Double(payments)))%) are under a store token no exposure has named, so they count for nobody: the app should send the token it hands the store (AbctlClient's storeAccountID) as store_account_id on its exposures.", count: unmatched))
         }

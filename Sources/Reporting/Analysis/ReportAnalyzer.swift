@@ -56,7 +56,7 @@ public enum ReportAnalyzer {
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
             // SPEC §5: `generated_at` is the as-of moment, and the window of first exposures ends there,
             // so a store read as of one moment gives the same report however the moment was given.
-            generatedAt: options.asOf, asOf: options.asOf, since: options.since, until: options.asOf, alpha: alpha,
+            generatedAt: acc.inputs.asOf, asOf: acc.inputs.asOf, since: options.since, until: acc.inputs.asOf, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
             metrics: metrics + forecast.metrics, revenueCap: exp.metrics.revenueCap, maturityDays: maturityDays,
             longestTrialDays: exp.longestTrialDays, matureShares: matureShares, currency: options.currency, minimumEffect: exp.metrics.minimumEffect,
@@ -73,7 +73,7 @@ public enum ReportAnalyzer {
         figures.forecast = forecast.arms
         figures.safeguards = acc.safeguards
         figures.allocation = bandit?.allocation
-        let eta = DecisionTiming.eta(tallies, context, primary: primary, required: required, maturityDays: maturityDays, asOf: options.asOf)
+        let eta = DecisionTiming.eta(tallies, context, primary: primary, required: required, maturityDays: maturityDays, asOf: acc.inputs.asOf)
         // Segment warnings join the checks by level, after the others of their level.
         let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
             .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)

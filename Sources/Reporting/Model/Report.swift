@@ -40,7 +40,7 @@ public struct ReportFigures: Sendable {
     public var status: String
     /// The as-of moment, as SPEC §5 says `generated_at` is (the analysis sets it to `asOf`).
     public var generatedAt: Date
-    /// The one moment every figure is cut at (`ReportOptions.asOf`: `--until`, else the clock).
+    /// The one moment every figure is cut at (`ReportInputs.asOf`: `--until`, else the clock, else where the store's data ends).
     public var asOf: Date
     public var since: Date?
     public var until: Date?

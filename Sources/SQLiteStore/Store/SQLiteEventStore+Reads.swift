@@ -20,11 +20,19 @@ extension SQLiteEventStore {
     /// keep ingest cheap). Reads one consistent snapshot; memory stays flat.
     public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?,
                             _ body: (UserFacts) throws -> Void) throws {
+        try forEachFact(experiment: experiment, since: since, until: until, fields: .all, body)
+    }
+
+    /// `FactsReader.forEachFact(…fields:…)`: the same walk, with the columns of the parts not asked
+    /// for read as NULL, so SQLite neither copies nor the row decodes them.
+    public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                            _ body: (UserFacts) throws -> Void) throws {
         try readers.read { c in
             let bounded = since != nil || until != nil
+            let select = Self.factColumns(fields)
             let s = try c.cached(bounded
-                ? "\(Self.factColumns) WHERE experiment = ?1 AND first_exposure_ts >= ?2 AND first_exposure_ts < ?3 ORDER BY user_id"
-                : "\(Self.factColumns) WHERE experiment = ?1 ORDER BY user_id")
+                ? "\(select) WHERE experiment = ?1 AND first_exposure_ts >= ?2 AND first_exposure_ts < ?3 ORDER BY user_id"
+                : "\(select) WHERE experiment = ?1 ORDER BY user_id")
             defer { s.finish() }
             try s.bind(1, experiment)
             if bounded {
@@ -202,11 +210,18 @@ extension SQLiteEventStore {
         }
     }
 
-    static let factColumns = """
-        SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
-               first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over,
-               placement, attributes, trial_days, allocation_period_ts FROM facts
-        """
+    static let factColumns = factColumns(.all)
+
+    /// The facts SELECT for `facts(from:)`, reading the columns of `fields` and NULL in place of the others.
+    static func factColumns(_ fields: FactFields) -> String {
+        let entries = fields.contains(.revenueEntries) ? "revenue_entries" : "NULL"
+        let (placement, attributes) = fields.contains(.attributes) ? ("placement", "attributes") : ("NULL", "NULL")
+        return """
+            SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
+                   first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, \(entries), crossed_over,
+                   \(placement), \(attributes), trial_days, allocation_period_ts FROM facts
+            """
+    }
 
     /// One facts row; `experiment`, when the caller knows it, stands in for column 0.
     static func facts(from s: Statement, experiment: String? = nil) -> UserFacts {
@@ -224,6 +239,17 @@ extension SQLiteEventStore {
     /// switched on costs more than the match.
     static func copySource(_ s: Statement, _ column: Int32) -> CopySource? {
         guard !s.isNull(column) else { return nil }
-        return s.withText(column) { bytes in CopySource.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) } }
+        return s.withText(column) { bytes in
+            // Lengths first, then bytes, against arrays made once (a String's UTF-8 view compares slowly).
+            for (i, known) in copySourceBytes.enumerated() where known.count == bytes.count {
+                var same = true
+                for j in 0..<known.count where known[j] != bytes[j] { same = false; break }
+                if same { return copySources[i] }
+            }
+            return nil
+        }
     }
+
+    private static let copySources = CopySource.allCases
+    private static let copySourceBytes = copySources.map { Array($0.rawValue.utf8) }
 }

@@ -8,7 +8,8 @@ import Reporting
 struct ReportHandler: Responder {
     let snapshots: SnapshotHolder
     let store: any EventStore
-    /// The time reports are generated at (`ABCTL_NOW`); nil: the time of the request.
+    /// A fixed clock (`ABCTL_NOW`); nil: the time of the request, unless the store recorded where its
+    /// data ends (`ReportInputs.asOf`, the rule `abctl report` reads by).
     let clock: Date?
     let workers: ReportWorkers
 
@@ -23,7 +24,7 @@ struct ReportHandler: Responder {
         guard let experiment = snapshot.experimentsByID[id] else {
             throw APIError(.notFound, code: "experiment_not_found", snapshot.catalog.unknownExperimentMessage(id), field: "id")
         }
-        var reportOptions = ReportOptions(generatedAt: clock ?? Date(), products: snapshot.catalog.products)
+        var reportOptions = ReportOptions(clock: clock, products: snapshot.catalog.products)
         do {
             try ReportParameters.apply(try QueryString.pairs(request.http.query), to: &reportOptions, experiment: experiment, spell: \.name)
         } catch let invalid as ReportParameters.Invalid {
@@ -33,7 +34,7 @@ struct ReportHandler: Responder {
         return .deferred { [workers] respond in
             let started = workers.run({ () -> HTTPResponse in
                 do {
-                    let report = try ReportBuilder.report(store: store, experiment: experiment, options: options)
+                    let report = try ReportBuilder.report(source: store, experiment: experiment, options: options)
                     return HTTPResponse(status: 200, body: JSONWriter.bytes(JSONReportRenderer.value(report), reserving: 8192))
                 } catch {
                     Log.shared.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])

@@ -14,16 +14,12 @@ enum WinnerHint {
         guard !missing.isEmpty else { return }
         let store = try StoreOpener.open(db, .init(mustExist: true))
         defer { store.close() }
-        let observedUntil: Date?
-        do { observedUntil = fixedNow == nil ? try store.observedUntil()?.date : nil } catch {
-            throw CLIError.runtime("cannot read \(db): \(error)")
-        }
         for i in missing {
             guard let experiment = report.experimentFiles.first(where: { $0.file == report.diagnostics[i].file })?.draft else { continue }
-            let options = ReportOptions(generatedAt: observedUntil ?? fixedNow ?? Date(), products: report.catalog?.products)
+            let options = ReportOptions(clock: fixedNow, products: report.catalog?.products)
             let decision: Decision
             do {
-                decision = try ReportBuilder.report(store: store, experiment: experiment, options: options).decision
+                decision = try ReportBuilder.report(source: store, experiment: experiment, options: options).decision
             } catch {
                 throw CLIError.runtime("cannot read the report of '\(experiment.id)' from \(db): \(error)")
             }

@@ -93,11 +93,11 @@ enum DemoCommand {
         do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
             throw CLIError.runtime("cannot create '\(out)': \(error.localizedDescription)")
         }
-        var options = ReportOptions(generatedAt: asOf, products: catalog.products)
+        var options = ReportOptions(clock: asOf, products: catalog.products)
         options.segments = segments
         var reports: [Report] = []
         for experiment in catalog.experiments {
-            let report = try ReportCommand.runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }
+            let report = try ReportCommand.runtime { try ReportBuilder.report(source: store, experiment: experiment, options: options) }
             for (ext, body) in [("html", HTMLReportRenderer.render(report)), ("md", MarkdownReportRenderer.render(report)),
                                 ("json", JSONReportRenderer.render(report) + "\n")] {
                 try write(body, to: "\(out)/\(experiment.id).\(ext)")

@@ -61,10 +61,9 @@ enum ReportCommand {
         let named = try args.positionals.first.map { try ExperimentArgument.resolve($0, in: catalog, command: "report") }
         let store = try StoreOpener.open(args[.db], .init(mustExist: true))
         defer { store.close() }
-        // Data that ends at a recorded moment (a demo's simulation) is read as of it, unless
-        // --until or ABCTL_NOW names a time.
-        let observedUntil = options.until == nil && fixedNow == nil ? try runtime { try store.observedUntil() }?.date : nil
-        options.generatedAt = observedUntil ?? fixedNow ?? Date()
+        // The as-of moment is the store's to settle (ReportInputs.asOf): --until, else ABCTL_NOW, else
+        // where its data ends (a demo's simulation), else now.
+        options.clock = fixedNow
         options.products = catalog.products
         options.currency = catalog.products.currency
 
@@ -100,7 +99,7 @@ enum ReportCommand {
             }
         }
         for (i, experiment) in experiments.enumerated() {
-            let report = try runtime { try ReportBuilder.report(store: store, experiment: experiment, options: options) }
+            let report = try runtime { try ReportBuilder.report(source: store, experiment: experiment, options: options) }
             let body: String
             let ext: String
             switch format {
