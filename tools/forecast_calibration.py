@@ -15,7 +15,8 @@ and J the monthly payments that fall within 365 days of exposure. Refunded payer
 refund takes back the payment, so they add nothing. P(paid) follows Simulation's Truth.Rates.probability.
 
 Prints, per scenario and over every (seed, arm): the share of 90% intervals that cover the truth, the
-median and mean absolute relative error, and the mean relative error (bias).
+median and mean absolute relative error, and the mean relative error (bias); then the same errors of each
+model's own forecast (the backtest's `models`: the sBG, and the bdw where it was fitted) against the truth.
 Needs numpy and scipy.
 """
 import argparse, concurrent.futures, json, math, os, subprocess, sys, tempfile
@@ -95,6 +96,7 @@ def main():
         arms = SCENARIOS[scenario]
         true = {k: truth(3 if k == "trial-3d" else 7, *v) for k, v in arms.items()}
         covered, errors, nulls = 0, [], 0
+        by_model = {"sbg": [], "bdw": []}
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             for result in pool.map(lambda s: run_seed(args, scenario, s), range(1, args.seeds + 1)):
                 for k, arm in result.items():
@@ -104,11 +106,17 @@ def main():
                     lo, hi = arm["ci"]
                     covered += lo <= true[k] <= hi
                     errors.append(arm["forecast"] / true[k] - 1)
+                    for name, m in (arm.get("models") or {}).items():
+                        by_model.setdefault(name, []).append(m["forecast"] / true[k] - 1)
         e = np.array(errors)
         print(f"{scenario}: true 365-day revenue per user " + ", ".join(f"{k} {v:.4f}" for k, v in true.items()))
         print(f"  {len(e)} forecasts at day 90 ({args.seeds} seeds x 2 arms, {args.users} users a seed; {nulls} null)")
         print(f"  90% interval covers the truth: {covered / len(e):.3f}")
         print(f"  median |error| {np.median(np.abs(e)):.4f}, mean |error| {np.mean(np.abs(e)):.4f}, mean error (bias) {np.mean(e):+.4f}")
+        for name, errs in by_model.items():
+            if errs:
+                m = np.array(errs)
+                print(f"  {name} alone ({len(m)} forecasts): median |error| {np.median(np.abs(m)):.4f}, mean error (bias) {np.mean(m):+.4f}")
         sys.stdout.flush()
 
 

@@ -3,8 +3,8 @@ import ExperimentDefinitions
 import Foundation
 import Statistics
 
-/// One safeguard evaluation (SPEC §5): facts → mature outcomes → the always-valid (mSPRT)
-/// interval of each (treatment arm, metric) against the control (a bandit's period-stratified,
+/// One safeguard evaluation (SPEC §5): facts → mature outcomes → the one-sided always-valid test
+/// (`OneSidedSequentialTest`, its mixing tuned to `minimum_harm`) of each (treatment arm, metric) against the control (a bandit's period-stratified,
 /// as its report compares) → stops written through the store. Scheduled by the server every `check_minutes`; run once by `abctl safeguards check`.
 public enum SafeguardEvaluator {
     /// One (arm, metric) as the evaluation saw it.
@@ -17,7 +17,7 @@ public enum SafeguardEvaluator {
         /// nil when the pair was not tested, with `skipped` saying why.
         public var figures: SafeguardFigures?
         public var skipped: String?
-        /// The interval lies wholly on the harmful side.
+        /// The one-sided test concluded harm: its interval lies wholly on the harmful side.
         public var harmful: Bool
     }
 
@@ -115,27 +115,40 @@ public enum SafeguardEvaluator {
                         continue
                     }
                     let periods = strata[m * arms].indices.filter { $0 < strata[m * arms + a].count && strata[m * arms][$0].users > 0 && strata[m * arms + a][$0].users > 0 }.count
-                    let tau2 = SequentialTest.mixingVariance(controlRate: c.control, minimumEffect: e.metrics.minimumEffect)
-                    var test = try SequentialTest(mixingVariance: tau2, alpha: level)
-                    let look = test.update(difference: c.difference, variance: c.standardError * c.standardError)
+                    let look = try test(controlRate: c.control, harm: metric.lowerIsBetter ? c.difference : -c.difference,
+                                        variance: c.standardError * c.standardError, config: config, level: level)
                     finding.figures = SafeguardFigures(controlUsers: nc, controlCount: kc, armUsers: nv, armCount: kv,
-                                                       difference: look.difference, interval: [look.interval.lower, look.interval.upper],
-                                                       level: level, mixingVariance: tau2,
+                                                       difference: c.difference, interval: interval(look, lowerIsBetter: metric.lowerIsBetter),
+                                                       level: level, mixingVariance: look.tau2, test: OneSidedSequentialTest.name,
+                                                       minimumHarm: config.minimumHarm,
                                                        stratified: .init(controlRate: c.control, armRate: c.treatment, periods: periods))
-                    finding.harmful = metric.lowerIsBetter ? look.interval.lower > 0 : look.interval.upper < 0
+                    finding.harmful = look.look.rejected
                 } else {
                     let control = try Proportion(count: kc, total: nc), arm = try Proportion(count: kv, total: nv)
-                    let tau2 = SequentialTest.mixingVariance(controlRate: control.rate, minimumEffect: e.metrics.minimumEffect)
-                    var test = try SequentialTest(mixingVariance: tau2, alpha: level)
-                    let look = test.update(control: control, variant: arm)
+                    let look = try test(controlRate: control.rate, harm: metric.lowerIsBetter ? arm.rate - control.rate : control.rate - arm.rate,
+                                        variance: control.varianceOfRate + arm.varianceOfRate, config: config, level: level)
                     finding.figures = SafeguardFigures(controlUsers: nc, controlCount: kc, armUsers: nv, armCount: kv,
-                                                       difference: look.difference, interval: [look.interval.lower, look.interval.upper],
-                                                       level: level, mixingVariance: tau2)
-                    finding.harmful = metric.lowerIsBetter ? look.interval.lower > 0 : look.interval.upper < 0
+                                                       difference: arm.rate - control.rate, interval: interval(look, lowerIsBetter: metric.lowerIsBetter),
+                                                       level: level, mixingVariance: look.tau2, test: OneSidedSequentialTest.name,
+                                                       minimumHarm: config.minimumHarm)
+                    finding.harmful = look.look.rejected
                 }
                 findings.append(finding)
             }
         }
         return findings
+    }
+
+    /// One look of the one-sided test (SPEC §5) at `level`, τ² from `minimum_harm` and the control's rate.
+    static func test(controlRate: Double, harm: Double, variance: Double, config: SafeguardsConfig,
+                     level: Double) throws -> (look: OneSidedSequentialTest.Look, tau2: Double) {
+        let tau2 = OneSidedSequentialTest.mixingVariance(controlRate: controlRate, minimumHarm: config.minimumHarm)
+        var test = try OneSidedSequentialTest(mixingVariance: tau2, alpha: level)
+        return (test.update(difference: harm, variance: variance), tau2)
+    }
+
+    /// The one-sided interval of arm − control: [bound, 1] when a higher rate is the harm, [−1, −bound] otherwise.
+    static func interval(_ t: (look: OneSidedSequentialTest.Look, tau2: Double), lowerIsBetter: Bool) -> [Double] {
+        lowerIsBetter ? [t.look.lowerBound, 1] : [-1, -t.look.lowerBound]
     }
 }

@@ -8,8 +8,7 @@ public enum SafeguardText {
         let f = s.figures
         let what = s.action == .stopExperiment ? "the experiment \(s.experiment) (every arm)" : "arm '\(s.arm)' of \(s.experiment)"
         return "Safeguard stopped \(what): \(s.metric) \(percent(f.comparedArmRate)) in '\(s.arm)' (\(f.armCount)/\(f.armUsers)) against "
-            + "\(percent(f.comparedControlRate)) in the control (\(f.controlCount)/\(f.controlUsers))\(stratified(f)); the always-valid interval of the difference at level "
-            + "\(String(format: "%.4g", f.level)) is [\(signed(f.interval.first ?? 0)), \(signed(f.interval.last ?? 0))] points, wholly harmful. "
+            + "\(percent(f.comparedControlRate)) in the control (\(f.controlCount)/\(f.controlUsers))\(stratified(f)); at level \(String(format: "%.4g", f.level)) \(f.boundWords), wholly harmful. "
             + "Its users now get the control's paywall; lift with 'abctl safeguards reset \(s.experiment) \(s.arm)'."
     }
 
@@ -24,7 +23,7 @@ public enum SafeguardText {
     public static func finding(_ f: SafeguardEvaluator.Finding) -> String {
         if let skipped = f.skipped { return "\(f.experiment) \(f.arm) \(f.metric): not tested (\(skipped))" }
         guard let x = f.figures else { return "\(f.experiment) \(f.arm) \(f.metric): not tested" }
-        return "\(f.experiment) \(f.arm) \(f.metric): \(percent(x.comparedArmRate)) vs \(percent(x.comparedControlRate))\(stratified(x)), interval [\(signed(x.interval.first ?? 0)), \(signed(x.interval.last ?? 0))] points\(f.harmful ? ", HARMFUL" : ", no harm shown")"
+        return "\(f.experiment) \(f.arm) \(f.metric): \(percent(x.comparedArmRate)) vs \(percent(x.comparedControlRate))\(stratified(x)), \(x.boundWords)\(f.harmful ? ", HARMFUL" : ", no harm shown")"
     }
 
     /// A bandit's rates are period-stratified (SPEC §5); the counts beside them are pooled.

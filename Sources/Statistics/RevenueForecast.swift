@@ -1,7 +1,8 @@
 import Foundation
 
 /// Revenue per user at a horizon: revenue to date plus the expected further payments of payers who
-/// are still subscribed, with renewals following a shifted-beta-geometric model per plan period.
+/// are still subscribed, with renewals following a shifted-beta-geometric or beta-discrete-Weibull
+/// model per plan period (`RenewalModelChoice` chooses between them across arms).
 ///
 /// Users are grouped into cells of equal figures (a million users make a few dozen cells), so a
 /// bootstrap that resamples users is a multinomial draw over the cells followed by a refit.
@@ -78,12 +79,25 @@ public struct RevenueForecast: Sendable {
         return result
     }
 
+    /// A period's renewal model as the forecast uses it.
+    public enum RenewalModel: Sendable, Equatable {
+        case sbg(ShiftedBetaGeometric)
+        case bdw(BetaDiscreteWeibull)
+
+        public func expectedFurtherPayments(after payments: Int, due: Int) -> Double {
+            switch self {
+            case .sbg(let m): m.expectedFurtherPayments(after: payments, due: due)
+            case .bdw(let m): m.expectedFurtherPayments(after: payments, due: due)
+            }
+        }
+    }
+
     public struct Estimate: Sendable {
         public var revenuePerUser: Double
         /// The same forecast in proceeds: proceeds to date plus each further payment's proceeds (same models).
         public var proceedsPerUser: Double
-        /// Period → the fitted model.
-        public var models: [String: ShiftedBetaGeometric]
+        /// Period → the model used.
+        public var models: [String: RenewalModel]
     }
 
     /// Bootstrap forecasts in draw order, gross and proceeds from the same resamples and fits.
@@ -96,11 +110,14 @@ public struct RevenueForecast: Sendable {
         }
     }
 
-    /// The forecast from the observed users, or from a resample's `counts` (same cells).
-    public func estimate(counts: [Int]? = nil) throws -> Estimate {
+    /// The forecast from the observed users, or from a resample's `counts` (same cells), with each period's
+    /// sBG fitted to them, or with the `models` given.
+    public func estimate(counts: [Int]? = nil, models given: [String: RenewalModel]? = nil) throws -> Estimate {
         let counts = counts ?? self.counts
-        var models: [String: ShiftedBetaGeometric] = [:]
-        for (period, history) in histories(counts: counts) { models[period] = try ShiftedBetaGeometric.fit(history, cap: cap) }
+        var models: [String: RenewalModel] = given ?? [:]
+        if given == nil {
+            for (period, history) in histories(counts: counts) { models[period] = .sbg(try ShiftedBetaGeometric.fit(history, cap: cap)) }
+        }
         var total = 0.0, totalProceeds = 0.0
         var users = 0
         for (cell, n) in zip(cells, counts) where n > 0 {
@@ -116,6 +133,51 @@ public struct RevenueForecast: Sendable {
         }
         guard users > 0 else { throw StatisticsError.insufficientData("no users to forecast") }
         return Estimate(revenuePerUser: total / Double(users), proceedsPerUser: totalProceeds / Double(users), models: models)
+    }
+
+    /// Per period, the choice between the sBG and the bdw over the arms' payers (SPEC §5: one model serves
+    /// every arm). `counts`: each arm's resample; `start`: fits to start the bdw from.
+    public static func chooseModels(_ arms: [RevenueForecast], counts: [[Int]]? = nil,
+                                    start: [String: RenewalModelChoice]? = nil) throws -> [String: RenewalModelChoice] {
+        let histories = arms.indices.map { a in arms[a].histories(counts: counts?[a]) }
+        let periods = Set(histories.flatMap(\.keys)).sorted()
+        var result: [String: RenewalModelChoice] = [:]
+        for period in periods {
+            result[period] = try RenewalModelChoice.fit(histories.map { $0[period] }, cap: arms[0].cap, start: start?[period]?.bdw)
+        }
+        return result
+    }
+
+    /// Arm `arm`'s models under `choices` (each period's chosen model, or the `forcing` one where it was fitted).
+    public static func models(_ choices: [String: RenewalModelChoice], arm: Int,
+                              forcing: RenewalModelChoice.Name? = nil) -> [String: RenewalModel] {
+        var out: [String: RenewalModel] = [:]
+        for (period, choice) in choices {
+            let name = forcing ?? choice.chosen()
+            if name == .bdw, let m = choice.bdw?[arm] { out[period] = .bdw(m) } else if let m = choice.sbg[arm] { out[period] = .sbg(m) }
+        }
+        return out
+    }
+
+    /// Bootstrap forecasts of several arms at once, each arm resampled from its own stream (`seeds`), and
+    /// each draw choosing each period's model again over the arms' resamples (the interval carries the
+    /// choice's uncertainty). `start`: the observed data's choices, where each draw's bdw fit begins.
+    public static func bootstrap(_ arms: [RevenueForecast], draws: Int = 1000, seeds: [UInt64],
+                                 start: [String: RenewalModelChoice]? = nil) throws -> [Draws] {
+        var rngs = seeds.map { SplitMix64(seed: $0) }
+        let weights = arms.map { $0.counts.map(Double.init) }
+        var result = [Draws](repeating: Draws(), count: arms.count)
+        for _ in 0..<draws {
+            var resamples: [[Int]] = []
+            for a in arms.indices { resamples.append(try RandomVariates.multinomial(trials: arms[a].users, weights: weights[a], using: &rngs[a])) }
+            let choices = try chooseModels(arms, counts: resamples, start: start)
+            for a in arms.indices {
+                let e = try arms[a].estimate(counts: resamples[a], models: models(choices, arm: a))
+                result[a].revenue.append(e.revenuePerUser)
+                result[a].proceeds.append(e.proceedsPerUser)
+            }
+        }
+        return result
     }
 
     /// `draws` bootstrap forecasts (users resampled with replacement, every model refitted), in draw

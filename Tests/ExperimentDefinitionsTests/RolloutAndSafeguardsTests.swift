@@ -28,10 +28,10 @@ import TestSupport
         #expect(e.rollout?.stages == [.init(share: 0.05, hours: 24), .init(share: 0.25, hours: 48), .init(share: 1.0)])
         let s = try #require(e.safeguards)
         #expect(s.metrics.map(\.name) == ["day0_cancel_rate", "refund_rate"])
-        #expect(s.action == .stopArm && s.alpha == 0.05 && s.minUsers == 300 && s.checkMinutes == 15)
+        #expect(s.action == .stopArm && s.alpha == 0.05 && s.minUsers == 300 && s.checkMinutes == 15 && s.minimumHarm == 0.2)
         // Without `metrics`, the guardrails are watched.
-        let bare = try #require(validate(["b.json": with("  \"safeguards\": { \"action\": \"stop_experiment\", \"alpha\": 0.01, \"min_users\": 50, \"check_minutes\": 1 },\n")]).catalog?.experiments.first?.safeguards)
-        #expect(bare.metrics.map(\.name) == ["day0_cancel_rate"] && bare.action == .stopExperiment && bare.alpha == 0.01 && bare.minUsers == 50 && bare.checkMinutes == 1)
+        let bare = try #require(validate(["b.json": with("  \"safeguards\": { \"action\": \"stop_experiment\", \"alpha\": 0.01, \"min_users\": 50, \"check_minutes\": 1, \"minimum_harm\": 0.5 },\n")]).catalog?.experiments.first?.safeguards)
+        #expect(bare.metrics.map(\.name) == ["day0_cancel_rate"] && bare.action == .stopExperiment && bare.alpha == 0.01 && bare.minUsers == 50 && bare.checkMinutes == 1 && bare.minimumHarm == 0.5)
     }
 
     @Test func stagePositionsFollowTheClock() {
@@ -61,6 +61,20 @@ import TestSupport
         #expect(codes.filter { $0 == "safeguard_metric" }.count == 2)
         #expect(codes.filter { $0 == "out_of_range" }.count == 4, "\(codes)")
         #expect(report.diagnostics.contains { $0.message == "unknown metric 'day0_cancel_rat'" && $0.hint == "did you mean 'day0_cancel_rate'?" })
+    }
+
+    @Test func minimumHarmIsAPositiveRelativeChangeReportedAtItsPosition() {
+        for bad in ["0", "-0.2", "11"] {
+            let text = with("  \"safeguards\": { \"metrics\": [\"day0_cancel_rate\"], \"minimum_harm\": \(bad) },\n")
+            let report = validate(["a.json": text])
+            let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("minimum_harm") }! + 1
+            let l = text.split(separator: "\n", omittingEmptySubsequences: false)[line - 1]
+            let column = l.distance(from: l.startIndex, to: l.range(of: "\"minimum_harm\": ")!.upperBound) + 1
+            #expect(report.diagnostics.map { "\($0.position.line):\($0.position.column) \($0.code)" } == ["\(line):\(column) out_of_range"], "\(bad): \(report.diagnostics)")
+            #expect(report.diagnostics.first?.message.contains("minimum_harm") == true)
+        }
+        let wrongType = validate(["a.json": with("  \"safeguards\": { \"metrics\": [\"day0_cancel_rate\"], \"minimum_harm\": \"20%\" },\n")])
+        #expect(wrongType.diagnostics.map(\.code) == ["wrong_type"], "\(wrongType.diagnostics)")
     }
 
     @Test func aRolloutNeedsAStart() {

@@ -15,8 +15,12 @@ import Testing
 /// forecast is made as of day 90 (ForecastAccumulator over each user's facts, as every store computes them)
 /// and compared with the true 365-day revenue per user computed from the truth. 16 seeds give 32 intervals:
 /// too few to tell 90% from 85% coverage (the script's job), enough to catch a broken forecast.
+/// A second scenario makes churn rise with tenure (each payer's churn probability 30% higher each month,
+/// a shape the sBG does not have): the intervals should still cover the truth.
+/// `ABCTL_FORECAST_SEEDS=N` runs N seeds of each scenario (the calibration figures in docs/Forecast.md).
 @Suite struct ForecastCalibrationTests {
     static let arms: [(key: String, trialDays: Int, alpha: Double, beta: Double)] = [("trial-3d", 3, 1.5, 6), ("trial-7d", 7, 1, 3)]
+    static let heavySeeds = ProcessInfo.processInfo.environment["ABCTL_FORECAST_SEEDS"].flatMap(Int.init)
 
     static func catalog(in folder: String) throws -> ExperimentCatalog {
         var url = URL(fileURLWithPath: #filePath)
@@ -35,17 +39,39 @@ import Testing
     }
 
     /// P(paid)·(1 − refund)·price·Σ_{j < J} S(j), for trial payers (first payment at the trial's end) and direct buyers.
-    static func trueRevenuePerUser(_ rates: Truth.Rates, trialDays: Int, model: ShiftedBetaGeometric, price: Double) -> Double {
+    static func trueRevenuePerUser(_ rates: Truth.Rates, trialDays: Int, survival: (Int) -> Double, price: Double) -> Double {
         let trialPayers = rates.trialStart * (1 - rates.day0Cancel) * (1 - rates.laterCancel) * rates.convert
         let directPayers = (1 - rates.trialStart) * rates.directPurchase
         func payments(firstDay: Double) -> Double {
             let due = Int(((365 - firstDay) / 30).rounded(.down)) + 1
-            return (0..<due).reduce(0) { $0 + model.survival($1) }
+            return (0..<due).reduce(0) { $0 + survival($1) }
         }
         return (1 - rates.refund) * price * (trialPayers * payments(firstDay: Double(trialDays) + 0.01) + directPayers * payments(firstDay: 0.02))
     }
 
-    @Test func intervalsCoverTheTruthAndErrorsAreSmall() throws {
+    /// S(j) = E[Π_{t=1..j} (1 − min(1, θ f^(t−1)))], θ ~ Beta(α, β): Simpson's rule on a fine grid (f = 1 is the sBG's closed form).
+    static func survival(alpha: Double, beta: Double, factor f: Double) -> (Int) -> Double {
+        if f == 1 { return { ShiftedBetaGeometric(alpha: alpha, beta: beta).survival($0) } }
+        let steps = 20_000
+        let logNorm = lgamma(alpha + beta) - lgamma(alpha) - lgamma(beta)
+        let weights = (0...steps).map { i -> Double in
+            let x = Double(i) / Double(steps)
+            let density = x <= 0 || x >= 1 ? 0 : exp(logNorm + (alpha - 1) * log(x) + (beta - 1) * log1p(-x))
+            return density * (i == 0 || i == steps ? 1 : (i % 2 == 1 ? 4 : 2)) / (3 * Double(steps))
+        }
+        return { j in
+            (0...steps).reduce(0.0) { total, i in
+                let theta = Double(i) / Double(steps)
+                var p = 1.0
+                for t in 0..<j { p *= 1 - min(1, theta * pow(f, Double(t))) }
+                return total + weights[i] * p
+            }
+        }
+    }
+
+    /// Runs `seeds` simulations with renewals per `factor`: intervals covering the truth, errors, and how many
+    /// seeds chose the bdw for the monthly plan.
+    static func calibrate(factor: Double, seeds: ClosedRange<UInt64>) throws -> (covered: Int, errors: [Double], bdw: Int, sbgErrors: [Double]) {
         let folder = NSTemporaryDirectory() + "abctl-fc-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -56,16 +82,16 @@ import Testing
         var table: [String: Truth.Rates] = [:]
         for a in Self.arms {
             var r = truth.defaultRates
-            r.renewalChurn = .init(alpha: a.alpha, beta: a.beta)
+            r.renewalChurn = .init(alpha: a.alpha, beta: a.beta, tenureFactor: factor)
             table[a.key] = r
         }
         truth.variants["fc"] = table
         let price = try #require(catalog.products.offerings["chorus_plus"]?["monthly"]?.price)
         let trueValue = Self.arms.map { a in
-            Self.trueRevenuePerUser(truth.defaultRates, trialDays: a.trialDays, model: ShiftedBetaGeometric(alpha: a.alpha, beta: a.beta), price: price)
+            Self.trueRevenuePerUser(truth.defaultRates, trialDays: a.trialDays, survival: survival(alpha: a.alpha, beta: a.beta, factor: factor), price: price)
         }
-        var covered = 0, errors: [Double] = []
-        for seed in UInt64(1)...16 {
+        var covered = 0, errors: [Double] = [], bdw = 0, sbgErrors: [Double] = []
+        for seed in seeds {
             let simulator = Simulator(catalog: catalog, assigner: try Assigner(catalog: catalog), truth: truth,
                                       options: .init(users: 6000, seed: seed, days: 60, tailDays: 40))
             var byUser: [UserID: [Event]] = [:]
@@ -78,17 +104,50 @@ import Testing
                 for f in FactsBuilder.facts(userID: user, events: byUser[user]!) { acc.add(f) }
             }
             let forecasts = try #require(try ForecastAnalysis.forecast(acc))
+            if forecasts[0].model["P1M"]?.name == "bdw" { bdw += 1 }
             for (i, f) in forecasts.enumerated() {
                 let value = try #require(f.revenuePerUser, "seed \(seed) \(f.variant): \(f.nullReason ?? "")")
                 let ci = try #require(f.ci)
                 if ci.contains(trueValue[i]) { covered += 1 }
                 errors.append(value / trueValue[i] - 1)
+                if let sbg = f.modelForecasts["sbg"] { sbgErrors.append(sbg / trueValue[i] - 1) }
             }
         }
-        let medianError = errors.map(abs).sorted()[errors.count / 2]
-        print("forecast calibration (in suite): 90% intervals covered the truth in \(covered) of \(errors.count); median |error| \(String(format: "%.3f", medianError))")
+        return (covered, errors, bdw, sbgErrors)
+    }
+
+    static func describe(_ name: String, _ r: (covered: Int, errors: [Double], bdw: Int, sbgErrors: [Double]), seeds: Int) -> String {
+        let medianError = r.errors.map(abs).sorted()[r.errors.count / 2]
+        let bias = r.errors.reduce(0, +) / Double(r.errors.count)
+        let sbgMedian = r.sbgErrors.map(abs).sorted()[r.sbgErrors.count / 2], sbgBias = r.sbgErrors.reduce(0, +) / Double(r.sbgErrors.count)
+        return "forecast calibration (\(name)): 90% intervals covered the truth in \(r.covered) of \(r.errors.count) (\(String(format: "%.3f", Double(r.covered) / Double(r.errors.count)))); "
+            + "median |error| \(String(format: "%.3f", medianError)), mean error \(String(format: "%+.3f", bias)); bdw chosen in \(r.bdw) of \(seeds) seeds; "
+            + "the sBG alone: median |error| \(String(format: "%.3f", sbgMedian)), mean error \(String(format: "%+.3f", sbgBias))"
+    }
+
+    @Test func intervalsCoverTheTruthAndErrorsAreSmall() throws {
+        let seeds = Self.heavySeeds ?? 16
+        let r = try Self.calibrate(factor: 1, seeds: 1...UInt64(seeds))
+        print(Self.describe("the sBG holds", r, seeds: seeds))
+        let medianError = r.errors.map(abs).sorted()[r.errors.count / 2]
+        let sbgMedian = r.sbgErrors.map(abs).sorted()[r.sbgErrors.count / 2]
         // 32 intervals: at a true 90%, 24 or fewer covering happens about once in 100 runs.
-        #expect(covered >= 25, "\(covered) of \(errors.count) intervals covered the truth")
-        #expect(medianError < 0.1, "median |error| \(medianError)")
+        #expect(Double(r.covered) >= 25.0 / 32 * Double(r.errors.count), "\(r.covered) of \(r.errors.count) intervals covered the truth")
+        // The 16 seeds' median error; over more seeds the sBG alone is nearer 12% (docs/Forecast.md), so
+        // there the choice must only not be worse than it.
+        if Self.heavySeeds == nil { #expect(medianError < 0.1, "median |error| \(medianError)") }
+        #expect(medianError <= sbgMedian + 0.01, "median |error| \(medianError), the sBG alone \(sbgMedian)")
+        // Where the sBG holds the test prefers the bdw about 5% of the time: 4 of 16 seeds would be 1 in 50.
+        #expect(Double(r.bdw) <= 3.0 / 16 * Double(seeds), "bdw chosen in \(r.bdw) of \(seeds)")
+    }
+
+    @Test func whenChurnRisesWithTenureTheIntervalsCover() throws {
+        let seeds = Self.heavySeeds ?? 8
+        let r = try Self.calibrate(factor: 1.3, seeds: 101...UInt64(100 + seeds))
+        print(Self.describe("churn rising 30% a month", r, seeds: seeds))
+        // 16 intervals at a true 85%: 11 or fewer covering happens about once in 50 runs.
+        // How often the bdw is chosen is printed, not asserted: as of day 90 payers show two renewals at most,
+        // too little for the test to tell a rising churn from noise most of the time (docs/Forecast.md).
+        #expect(Double(r.covered) >= 12.0 / 16 * Double(r.errors.count), "\(r.covered) of \(r.errors.count) intervals covered the truth")
     }
 }

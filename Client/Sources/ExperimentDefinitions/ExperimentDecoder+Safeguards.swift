@@ -53,7 +53,7 @@ extension ExperimentDecoder {
     /// `guardrailsComplete`: false when a guardrail was refused (its own error said why), so an
     /// empty list of watched metrics is not reported again as a second problem.
     func decodeSafeguards(_ node: JSONNode, guardrails: [Metric], guardrailsComplete: Bool = true) -> SafeguardsConfig? {
-        guard let r = ObjectReader(node, what: "'safeguards'", allowed: ["metrics", "action", "alpha", "min_users", "check_minutes"], sink: sink) else { return nil }
+        guard let r = ObjectReader(node, what: "'safeguards'", allowed: ["metrics", "action", "alpha", "min_users", "check_minutes", "minimum_harm"], sink: sink) else { return nil }
         var config = SafeguardsConfig(metrics: guardrails.filter { $0.horizonDays == nil && !$0.isRevenue })
         let errorsBefore = sink.errorCount
         let listed = r.array("metrics")
@@ -111,6 +111,12 @@ extension ExperimentDecoder {
         if let minutes = r.number("check_minutes") {
             if minutes > 0 && minutes.isFinite { config.checkMinutes = minutes } else {
                 sink.error("out_of_range", at: r.position("check_minutes"), "safeguards check_minutes \(Self.format(minutes)) must be positive", hint: "the default is 15")
+            }
+        }
+        if let harm = r.number("minimum_harm") {
+            if harm > 0 && harm <= 10 { config.minimumHarm = harm } else {
+                sink.error("out_of_range", at: r.position("minimum_harm"), "safeguards minimum_harm \(Self.format(harm)) must be a positive relative change",
+                           hint: "the smallest harm worth stopping for, e.g. 0.2 for a rate 20% worse than the control's")
             }
         }
         return config

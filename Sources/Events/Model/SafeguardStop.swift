@@ -57,12 +57,17 @@ public struct SafeguardFigures: Sendable, Equatable {
     public var armCount: Int
     /// arm rate − control rate.
     public var difference: Double
-    /// The always-valid (mSPRT) interval of the difference at `level`.
+    /// The always-valid interval of the difference at `level`. The one-sided test's is open on the side
+    /// that is no harm: [bound, 1] for a lower-is-better rate, [−1, bound] otherwise.
     public var interval: [Double]
     /// The level the interval was computed at: alpha / (metrics × treatment arms).
     public var level: Double
     /// The mSPRT mixing variance τ².
     public var mixingVariance: Double
+    /// The test that decided (`one_sided_msprt`) and the `minimum_harm` its mixing is tuned to; nil in
+    /// stops written before the test was named (the two-sided mSPRT).
+    public var test: String?
+    public var minimumHarm: Double?
     /// A bandit's figures are period-stratified (SPEC §5): `difference` and `interval` are, and these
     /// are the two sides' stratified rates; the counts above stay the pooled ones. nil otherwise.
     public var stratified: Stratified?
@@ -80,7 +85,8 @@ public struct SafeguardFigures: Sendable, Equatable {
     }
 
     public init(controlUsers: Int, controlCount: Int, armUsers: Int, armCount: Int, difference: Double,
-                interval: [Double], level: Double, mixingVariance: Double, stratified: Stratified? = nil) {
+                interval: [Double], level: Double, mixingVariance: Double, test: String? = nil, minimumHarm: Double? = nil,
+                stratified: Stratified? = nil) {
         self.controlUsers = controlUsers
         self.controlCount = controlCount
         self.armUsers = armUsers
@@ -89,7 +95,21 @@ public struct SafeguardFigures: Sendable, Equatable {
         self.interval = interval
         self.level = level
         self.mixingVariance = mixingVariance
+        self.test = test
+        self.minimumHarm = minimumHarm
         self.stratified = stratified
+    }
+
+    /// The one-sided test's bound in words, for every place that shows a stop: "the one-sided always-valid
+    /// test (one_sided_msprt, tuned to a 20% minimum harm) bounds the difference at or above +14.1 points";
+    /// a stop written by the two-sided test: "always-valid interval of the difference [+14.1, +27.0] points".
+    public var boundWords: String {
+        func points(_ x: Double) -> String { String(format: "%+.1f", x * 100) }
+        let lo = interval.first ?? 0, hi = interval.last ?? 0
+        guard let test else { return "always-valid interval of the difference [\(points(lo)), \(points(hi))] points" }
+        let tuning = minimumHarm.map { ", tuned to a \(String(format: "%g", $0 * 100))% minimum harm" } ?? ""
+        let bound = hi >= 1 ? "at or above \(points(lo))" : "at or below \(points(hi))"
+        return "the one-sided always-valid test (\(test)\(tuning)) bounds the difference \(bound) points"
     }
 
     /// The pooled rates of the counts.
@@ -107,7 +127,8 @@ public struct SafeguardFigures: Sendable, Equatable {
             ("arm_users", .number(Double(armUsers))), ("arm_count", .number(Double(armCount))), ("arm_rate", .number(armRate)),
             ("difference", .number(difference)), ("interval", .array(interval.map { .number($0) })),
             ("level", .number(level)), ("mixing_variance", .number(mixingVariance)),
-        ] + (stratified.map { s in
+        ] + (test.map { [("test", JSONValue.string($0))] } ?? []) + (minimumHarm.map { [("minimum_harm", JSONValue.number($0))] } ?? [])
+          + (stratified.map { s in
             [("period_stratified", JSONValue.object([("control_rate", .number(s.controlRate)), ("arm_rate", .number(s.armRate)),
                                                       ("periods", .number(Double(s.periods)))]))]
         } ?? []))
@@ -123,6 +144,8 @@ public struct SafeguardFigures: Sendable, Equatable {
               let ac = number("arm_count"), let d = number("difference"), let level = number("level"),
               let tau2 = number("mixing_variance"), case .array(let items)? = values["interval"] else { return nil }
         let interval = items.compactMap { item -> Double? in if case .number(let n) = item { n } else { nil } }
+        var test: String?
+        if case .string(let name)? = values["test"] { test = name }
         var stratified: Stratified?
         if case .object(let inner)? = values["period_stratified"] {
             var s: [String: Double] = [:]
@@ -130,6 +153,6 @@ public struct SafeguardFigures: Sendable, Equatable {
             if let c = s["control_rate"], let a = s["arm_rate"], let k = s["periods"] { stratified = Stratified(controlRate: c, armRate: a, periods: Int(k)) }
         }
         self.init(controlUsers: Int(cu), controlCount: Int(cc), armUsers: Int(au), armCount: Int(ac), difference: d,
-                  interval: interval, level: level, mixingVariance: tau2, stratified: stratified)
+                  interval: interval, level: level, mixingVariance: tau2, test: test, minimumHarm: number("minimum_harm"), stratified: stratified)
     }
 }

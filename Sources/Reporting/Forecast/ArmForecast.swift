@@ -11,12 +11,17 @@ public struct ArmForecast: Sendable, Equatable {
         public var payers: Int
         /// α + β hit the cap: no heterogeneity seen, a plain geometric model.
         public var capped: Bool
+        /// `sbg` (shifted-beta-geometric) or `bdw` (beta-discrete-Weibull, with `c`).
+        public var name: String
+        public var c: Double?
 
-        public init(alpha: Double, beta: Double, payers: Int, capped: Bool) {
+        public init(alpha: Double, beta: Double, payers: Int, capped: Bool, name: String = "sbg", c: Double? = nil) {
             self.alpha = alpha
             self.beta = beta
             self.payers = payers
             self.capped = capped
+            self.name = name
+            self.c = c
         }
     }
 
@@ -37,6 +42,9 @@ public struct ArmForecast: Sendable, Equatable {
     public var nullReason: String?
     /// What the figures leave out, by field, in words (SPEC §8 `null_reasons`): `unplaced_payers`.
     public var nullReasons: [String: String] = [:]
+    /// The point forecast under each model (`sbg`, and `bdw` where it was fitted), whichever was chosen:
+    /// what `forecast backtest` compares (not rendered in the report).
+    public var modelForecasts: [String: Double] = [:]
     /// The bootstrap draws in draw order (for differences between arms; not rendered), gross and proceeds.
     public var draws: [Double]
     public var proceedsDraws: [Double] = []

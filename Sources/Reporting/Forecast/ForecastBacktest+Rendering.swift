@@ -3,7 +3,8 @@ import Foundation
 
 extension ForecastBacktest {
     /// `[{"experiment", "at_days", "arms": {VARIANT: {"forecast", "realized", "complete", "error"}}}]` (SPEC §5),
-    /// each arm also with `ci`, `users`, `still_to_come` and, beside a null figure, `null_reason`.
+    /// each arm also with `ci`, `users`, `still_to_come`, `models` (`{"sbg": {"forecast", "error"}, "bdw": {…}}`,
+    /// each model's forecast whichever was chosen; `bdw` where it was fitted) and, beside a null figure, `null_reason`.
     public static func json(_ rows: [Row]) -> JSONValue {
         func num(_ x: Double?) -> JSONValue { x.map { .number($0) } ?? .null }
         return .array(rows.map { row in
@@ -21,6 +22,9 @@ extension ForecastBacktest {
                         ("ci", arm.ci.map { .array([.number($0.lower), .number($0.upper)]) } ?? .null),
                         ("users", .number(Double(arm.users))),
                         ("still_to_come", .number(arm.stillToCome)),
+                        ("models", .object(arm.models.keys.sorted { $0 == "sbg" || $1 != "sbg" && $0 < $1 }.map { name in
+                            (name, .object([("forecast", .number(arm.models[name]!.forecast)), ("error", num(arm.models[name]!.error))]))
+                        })),
                     ]
                     if let reason = arm.nullReason { fields.append(("null_reason", .string(reason))) }
                     return (arm.variant, .object(fields))
@@ -52,6 +56,13 @@ extension ForecastBacktest {
             for line in lines {
                 out += "  " + line.enumerated().map { i, cell in cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
                     .joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+            }
+            for arm in row.arms where !arm.models.isEmpty {
+                let each = arm.models.keys.sorted { $0 == "sbg" || $1 != "sbg" && $0 < $1 }.map { name in
+                    let m = arm.models[name]!
+                    return "\(name) \(Wording.money(m.forecast, in: currency))" + (m.error.map { " (\(Wording.signedPercent($0)))" } ?? "")
+                }
+                out += "  \(arm.variant) by model: \(each.joined(separator: ", "))\n"
             }
             for arm in row.arms {
                 if let reason = arm.nullReason { out += "  \(arm.variant): \(reason)\n" }

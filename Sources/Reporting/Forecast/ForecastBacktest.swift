@@ -21,7 +21,15 @@ public enum ForecastBacktest {
         public var stillToCome: Double
         /// forecast / realized − 1, once complete.
         public var error: Double?
+        /// Each model's forecast (`sbg`, and `bdw` where it was fitted) and its error, whichever was chosen.
+        public var models: [String: ModelForecast] = [:]
         public var nullReason: String?
+    }
+
+    /// One model's forecast at the cut and its error.
+    public struct ModelForecast: Sendable, Equatable {
+        public var forecast: Double
+        public var error: Double?
     }
 
     public struct Row: Sendable, Equatable {
@@ -69,6 +77,10 @@ public enum ForecastBacktest {
                     arm.realized = acc.realized[v] / Double(users)
                     arm.stillToCome = acc.stillToCome[v] / Double(users)
                     arm.complete = acc.stillToCome[v] == 0
+                }
+                for (name, value) in f?.modelForecasts ?? [:] {
+                    let realized = arm.realized ?? 0
+                    arm.models[name] = ModelForecast(forecast: value, error: arm.complete && realized > 0 ? value / realized - 1 : nil)
                 }
                 if let forecast = arm.forecast, let realized = arm.realized {
                     if !arm.complete {

@@ -134,7 +134,7 @@ public enum JSONReportRenderer {
     }
 
     /// SPEC §5: per variant `{"horizon_days", "revenue_per_user", "ci", "proceeds_per_user", "proceeds_ci", "users", "model":
-    /// {PERIOD: {"alpha", "beta", "payers"}}}` (each model also says whether it was `capped`), with `null_reason` beside null figures.
+    /// {PERIOD: {"name", "alpha", "beta", "c"?, "payers"}}}` (`name` sbg or bdw, `c` the bdw's; each model also says whether it was `capped`), with `null_reason` beside null figures.
     static func forecast(_ forecasts: [ArmForecast]) -> JSONValue {
         .object(forecasts.map { f in
             var fields: [(String, JSONValue)] = [
@@ -146,8 +146,9 @@ public enum JSONReportRenderer {
                 ("users", .number(Double(f.users))),
                 ("model", .object(f.model.keys.sorted().map { period in
                     let m = f.model[period]!
-                    return (period, .object([("alpha", .number(m.alpha)), ("beta", .number(m.beta)), ("payers", .number(Double(m.payers))),
-                                             ("capped", .bool(m.capped))]))
+                    return (period, .object([("name", .string(m.name)), ("alpha", .number(m.alpha)), ("beta", .number(m.beta))]
+                                            + (m.c.map { [("c", JSONValue.number($0))] } ?? [])
+                                            + [("payers", .number(Double(m.payers))), ("capped", .bool(m.capped))]))
                 })),
             ]
             if let reason = f.nullReason { fields.append(("null_reason", .string(reason))) }

@@ -171,20 +171,18 @@ enum Wording {
     static func safeguard(_ s: SafeguardStop) -> String {
         let f = s.figures
         let who = s.action == .stopExperiment ? "experiment stopped (every arm) on \(s.arm)'s" : "arm \(s.arm) stopped on"
-        let lo = f.interval.first ?? 0, hi = f.interval.last ?? 0
-        func points(_ x: Double) -> String { String(format: "%+.1f", x * 100) }
         var out = "\(who) \(s.metric) at \(RFC3339.format(s.stoppedAt.date)): "
         if let st = f.stratified {
             // A bandit's stop compared period-stratified rates; the pooled counts are beside them.
             out += "\(String(format: "%.1f%%", st.armRate * 100)) against \(String(format: "%.1f%%", st.controlRate * 100)) in the control, "
                 + "period-stratified over \(st.periods) period\(st.periods == 1 ? "" : "s") (pooled \(count(f.armCount)) of \(count(f.armUsers)) "
-                + "and \(count(f.controlCount)) of \(count(f.controlUsers))); always-valid interval of the difference "
+                + "and \(count(f.controlCount)) of \(count(f.controlUsers))); "
         } else {
             out += "\(String(format: "%.1f%%", f.armRate * 100)) "
                 + "(\(count(f.armCount)) of \(count(f.armUsers))) against \(String(format: "%.1f%%", f.controlRate * 100)) "
-                + "(\(count(f.controlCount)) of \(count(f.controlUsers))) in the control; always-valid interval of the difference "
+                + "(\(count(f.controlCount)) of \(count(f.controlUsers))) in the control; "
         }
-        out += "[\(points(lo)), \(points(hi))] points at level \(String(format: "%.4g", f.level))"
+        out += "\(f.boundWords) at level \(String(format: "%.4g", f.level))"
         if let reset = s.resetAt {
             out += "; lifted at \(RFC3339.format(reset.date))" + (s.resetBy.map { " by \($0)" } ?? "")
         } else {

@@ -1,0 +1,294 @@
+import Foundation
+
+/// The beta-discrete-Weibull model of subscription renewals (Fader, Hardie, Liu, Davin and Steenburgh,
+/// "How to project customer retention revisited", 2018).
+///
+/// Each payer has θ ~ Beta(α, β) and churns at the t-th renewal with probability 1 − (1 − θ)^(t^c − (t−1)^c),
+/// so S(t) = P(T > t) = B(α, β + t^c) / B(α, β). c = 1 is the shifted-beta-geometric model; c > 1 lets
+/// churn rise with tenure, c < 1 fall faster than heterogeneity alone makes it.
+public struct BetaDiscreteWeibull: Sendable, Equatable {
+    public var alpha: Double
+    public var beta: Double
+    public var c: Double
+
+    public init(alpha: Double, beta: Double, c: Double) {
+        self.alpha = alpha
+        self.beta = beta
+        self.c = c
+    }
+
+    /// The shifted-beta-geometric model as the c = 1 member.
+    public init(_ sbg: ShiftedBetaGeometric) {
+        self.init(alpha: sbg.alpha, beta: sbg.beta, c: 1)
+    }
+
+    /// c's range: a fit beyond it ends on a bound, and the forecast keeps the sBG (SPEC §5).
+    public static let cRange: ClosedRange<Double> = 0.1...10
+
+    /// log S(t) for t = 0 … `through`.
+    func logSurvivals(through: Int) -> [Double] {
+        let base = lgamma(alpha + beta) - lgamma(beta)
+        var out = [Double](repeating: 0, count: max(through, 0) + 1)
+        guard through >= 1 else { return out }
+        for t in 1...through {
+            let b = beta + pow(Double(t), c)
+            out[t] = lgamma(b) - lgamma(alpha + b) + base
+        }
+        return out
+    }
+
+    /// S(t): the chance a payer makes more than `t` payments. S(0) = 1.
+    public func survival(_ t: Int) -> Double {
+        t <= 0 ? 1 : exp(logSurvivals(through: t)[t])
+    }
+
+    /// Expected further payments of a payer who has made `payments` payments and is still subscribed,
+    /// among payments `payments + 1 … due`: Σ_{j=payments+1..due} S(j − 1) / S(payments − 1).
+    public func expectedFurtherPayments(after payments: Int, due: Int) -> Double {
+        guard payments >= 1, due > payments else { return 0 }
+        let logS = logSurvivals(through: due - 1)
+        var total = 0.0
+        for j in (payments + 1)...due { total += exp(logS[j - 1] - logS[payments - 1]) }
+        return total
+    }
+
+    /// The log-likelihood of one period's payers: a payer who churned after k payments contributes
+    /// S(k − 1) − S(k), a censored one S(k − 1).
+    public func logLikelihood(_ history: RenewalHistory) -> Double {
+        logLikelihood(Payers(history))
+    }
+
+    /// One period's payers in the order the likelihood sums them (by payments), so a fit is the same
+    /// bytes however the history was built.
+    struct Payers {
+        var churned: [(k: Int, n: Double)]
+        var censored: [(k: Int, n: Double)]
+        var most: Int
+
+        init(_ history: RenewalHistory) {
+            churned = history.churned.filter { $0.value > 0 && $0.key >= 1 }.sorted { $0.key < $1.key }.map { ($0.key, Double($0.value)) }
+            censored = history.censored.filter { $0.value > 0 && $0.key >= 1 }.sorted { $0.key < $1.key }.map { ($0.key, Double($0.value)) }
+            most = max(churned.last?.k ?? 0, censored.last?.k ?? 0)
+        }
+    }
+
+    func logLikelihood(_ payers: Payers) -> Double {
+        let logS = logSurvivals(through: payers.most)
+        var ll = 0.0
+        // log(S(k−1) − S(k)) = log S(k−1) + log(1 − S(k)/S(k−1)).
+        for (k, n) in payers.churned { ll += n * (logS[k - 1] + log(-expm1(logS[k] - logS[k - 1]))) }
+        for (k, n) in payers.censored { ll += n * logS[k - 1] }
+        return ll
+    }
+}
+
+/// One plan period's renewal model across arms (SPEC §5): each arm's shifted-beta-geometric fit, the
+/// beta-discrete-Weibull fit with one c shared by every arm, and the likelihood-ratio test between them.
+public struct RenewalModelChoice: Sendable, Equatable {
+    public enum Name: String, Sendable {
+        case sbg, bdw
+    }
+
+    /// Per arm, the sBG fit (nil for an arm with no payers of the period).
+    public var sbg: [ShiftedBetaGeometric?]
+    /// Per arm, the bdw fit with the shared c; nil when it could not be fitted or ended on a bound.
+    public var bdw: [BetaDiscreteWeibull?]?
+    /// 2 (log L_bdw − log L_sbg) over all arms; 0 when the bdw was not fitted.
+    public var statistic: Double
+    /// P(χ²₁ ≥ statistic).
+    public var pValue: Double
+    /// The bdw ended on a bound (α + β beyond the cap, c outside `BetaDiscreteWeibull.cRange`) or did not settle.
+    public var onBound: Bool
+
+    /// The model the forecast uses: the bdw when the test prefers it at `level` and its fit is inside its bounds.
+    public func chosen(level: Double = 0.05) -> Name {
+        bdw != nil && !onBound && pValue < level ? .bdw : .sbg
+    }
+
+    /// Expected further payments for arm `arm` under the chosen (or `name`d) model.
+    public func expectedFurtherPayments(arm: Int, after payments: Int, due: Int, model name: Name? = nil) -> Double {
+        let name = name ?? chosen()
+        if name == .bdw, let b = bdw?[arm] { return b.expectedFurtherPayments(after: payments, due: due) }
+        return sbg[arm]?.expectedFurtherPayments(after: payments, due: due) ?? 0
+    }
+
+    /// Fits both models to each arm's payers of one period. `start`: a bdw fit to begin from (a bootstrap
+    /// draw starts from the observed data's), else each arm's sBG with c = 1.
+    public static func fit(_ histories: [RenewalHistory?], cap: Double = ShiftedBetaGeometric.defaultCap,
+                           start: [BetaDiscreteWeibull?]? = nil) throws -> RenewalModelChoice {
+        let sbg = try histories.map { h in try h.flatMap { $0.payers > 0 ? try ShiftedBetaGeometric.fit($0, cap: cap) : nil } }
+        var choice = RenewalModelChoice(sbg: sbg, bdw: nil, statistic: 0, pValue: 1, onBound: false)
+        // The bdw needs, in every arm with payers, churned payers and renewals (an interior sBG fit).
+        let fitted = histories.indices.filter { histories[$0].map { $0.payers > 0 } ?? false }
+        guard !fitted.isEmpty, fitted.allSatisfy({ i in
+            let h = histories[i]!, s = sbg[i]!
+            return h.churnedPayers > 0 && h.renewals > 0 && s.alpha > 0 && s.beta > 0
+        }) else { return choice }
+        let payers = histories.map { $0.map(BetaDiscreteWeibull.Payers.init) }
+        let sbgLL = fitted.reduce(0.0) { $0 + BetaDiscreteWeibull(sbg[$1]!).logLikelihood(payers[$1]!) }
+        // First every arm free; arms whose α + β then lies beyond the cap (or whose sBG sits on it) are
+        // fitted again on the cap, α + β = cap (a discrete Weibull with no heterogeneity seen).
+        var onCap = Set(fitted.filter { sbg[$0]!.capped })
+        var attempt = fitBdw(payers, fitted: fitted, onCap: onCap, sbg: sbg, cap: cap, start: start)
+        if let (models, _) = attempt, case let beyond = fitted.filter({ i in models[i].map { $0.alpha + $0.beta > cap } ?? false }), !beyond.isEmpty {
+            onCap.formUnion(beyond)
+            attempt = fitBdw(payers, fitted: fitted, onCap: onCap, sbg: sbg, cap: cap, start: start)
+        } else if attempt == nil && onCap.count < fitted.count {
+            onCap = Set(fitted)
+            attempt = fitBdw(payers, fitted: fitted, onCap: onCap, sbg: sbg, cap: cap, start: start)
+        }
+        guard let (models, best) = attempt, let c = models.compactMap({ $0?.c }).first else {
+            choice.onBound = true
+            return choice
+        }
+        let onBound = !BetaDiscreteWeibull.cRange.contains(c)
+        choice.bdw = models
+        choice.onBound = onBound
+        choice.statistic = max(0, 2 * (best - sbgLL))
+        choice.pValue = SpecialFunctions.regularizedGammaQ(0.5, choice.statistic / 2)
+        return choice
+    }
+}
+
+extension RenewalModelChoice {
+    /// The bdw with one c over the `fitted` arms by maximum likelihood: free arms in (log α, log β), arms
+    /// `onCap` in α = cap · σ(z), β = cap − α; then log c. nil when the search does not settle.
+    static func fitBdw(_ histories: [BetaDiscreteWeibull.Payers?], fitted: [Int], onCap: Set<Int>, sbg: [ShiftedBetaGeometric?], cap: Double,
+                       start: [BetaDiscreteWeibull?]?) -> ([BetaDiscreteWeibull?], Double)? {
+        var x0: [Double] = []
+        for i in fitted {
+            let s = start?[i] ?? BetaDiscreteWeibull(sbg[i]!)
+            if onCap.contains(i) {
+                let share = min(max(s.alpha / (s.alpha + s.beta), 1e-12), 1 - 1e-12)
+                x0.append(log(share / (1 - share)))
+            } else {
+                x0 += [log(s.alpha), log(s.beta)]
+            }
+        }
+        x0.append(log(start?.compactMap { $0 }.first?.c ?? 1))
+        func models(_ x: [Double]) -> [BetaDiscreteWeibull?] {
+            let c = exp(x[x.count - 1])
+            var out = [BetaDiscreteWeibull?](repeating: nil, count: histories.count)
+            var j = 0
+            for i in fitted {
+                if onCap.contains(i) {
+                    let a = cap / (1 + exp(-x[j]))
+                    out[i] = BetaDiscreteWeibull(alpha: a, beta: cap - a, c: c)
+                    j += 1
+                } else {
+                    out[i] = BetaDiscreteWeibull(alpha: exp(x[j]), beta: exp(x[j + 1]), c: c)
+                    j += 2
+                }
+            }
+            return out
+        }
+        func ll(_ x: [Double]) -> Double {
+            let m = models(x)
+            var total = 0.0
+            for i in fitted { total += m[i]!.logLikelihood(histories[i]!) }
+            return total.isNaN ? -.infinity : total
+        }
+        // Bounds on the search itself: beyond them the fit is on a bound anyway.
+        let limit = log(cap) + 2, cLimit = log(BetaDiscreteWeibull.cRange.upperBound) + 2
+        guard let (x, best) = Maximizer.newton(ll, from: x0, inside: { x in
+            x.last!.magnitude <= cLimit && x.dropLast().allSatisfy { $0 <= limit && $0 >= -30 }
+        }) else { return nil }
+        return (models(x), best)
+    }
+}
+
+/// Newton's method with finite-difference derivatives, for the few smooth likelihoods of a handful of
+/// parameters that have no closed-form derivatives here.
+enum Maximizer {
+    /// The maximum of `f` from `x0`: Newton steps while −H is positive definite, else gradient steps,
+    /// each with backtracking; `inside` bounds the search. nil when it leaves `inside` or does not settle.
+    static func newton(_ f: ([Double]) -> Double, from x0: [Double], inside: ([Double]) -> Bool) -> ([Double], Double)? {
+        var x = x0
+        var fx = f(x)
+        guard fx.isFinite else { return nil }
+        let d = x.count
+        for _ in 0..<100 {
+            let previous = fx
+            let (g, h) = derivatives(f, x, fx)
+            // Solve (−H) s = g by Cholesky; fall back to the gradient.
+            var step = choleskySolve(h.map { $0.map { -$0 } }, g) ?? g.map { $0 / max(1, g.map(\.magnitude).max()!) }
+            let longest = step.map(\.magnitude).max()!
+            if longest > 1 { step = step.map { $0 / longest } }
+            var t = 1.0
+            var moved = false
+            for _ in 0..<50 {
+                let candidate = (0..<d).map { x[$0] + t * step[$0] }
+                guard inside(candidate) else { t /= 2; continue }
+                let fc = f(candidate)
+                if fc.isFinite && fc >= fx - 1e-12 * abs(fx) {
+                    x = candidate
+                    fx = max(fc, fx)
+                    moved = true
+                    break
+                }
+                t /= 2
+            }
+            guard moved else { break }
+            // Settled: the step is below what the finite differences resolve, or the value stopped rising.
+            let size = step.map({ ($0 * t).magnitude }).max()!
+            if size < 1e-10 || (size < 1e-6 && fx - previous <= 1e-14 * abs(fx)) { return (x, fx) }
+        }
+        let (g, _) = derivatives(f, x, fx)
+        return g.map(\.magnitude).max()! < 1e-5 * max(1, abs(fx)) && inside(x) ? (x, fx) : nil
+    }
+
+    /// Central-difference gradient and Hessian.
+    static func derivatives(_ f: ([Double]) -> Double, _ x: [Double], _ fx: Double) -> ([Double], [[Double]]) {
+        let d = x.count
+        let e = 1e-4
+        func at(_ changes: [(Int, Double)]) -> Double {
+            var y = x
+            for (i, v) in changes { y[i] += v }
+            return f(y)
+        }
+        var g = [Double](repeating: 0, count: d)
+        var h = [[Double]](repeating: [Double](repeating: 0, count: d), count: d)
+        for i in 0..<d {
+            let up = at([(i, e)]), down = at([(i, -e)])
+            g[i] = (up - down) / (2 * e)
+            h[i][i] = (up - 2 * fx + down) / (e * e)
+            for j in 0..<i {
+                let v = (at([(i, e), (j, e)]) - at([(i, e), (j, -e)]) - at([(i, -e), (j, e)]) + at([(i, -e), (j, -e)])) / (4 * e * e)
+                h[i][j] = v
+                h[j][i] = v
+            }
+        }
+        return (g, h)
+    }
+
+    /// Solves A s = b for symmetric positive definite A; nil when A is not.
+    static func choleskySolve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
+        let n = b.count
+        var l = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        for i in 0..<n {
+            for j in 0...i {
+                var s = a[i][j]
+                for k in 0..<j { s -= l[i][k] * l[j][k] }
+                if i == j {
+                    guard s > 0, s.isFinite else { return nil }
+                    l[i][i] = s.squareRoot()
+                } else {
+                    l[i][j] = s / l[j][j]
+                }
+            }
+        }
+        var y = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            var s = b[i]
+            for k in 0..<i { s -= l[i][k] * y[k] }
+            y[i] = s / l[i][i]
+        }
+        var s = [Double](repeating: 0, count: n)
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            var v = y[i]
+            for k in (i + 1)..<n { v -= l[k][i] * s[k] }
+            s[i] = v / l[i][i]
+        }
+        return s
+    }
+}
