@@ -2,6 +2,7 @@ import Events
 import ExperimentDefinitions
 import Foundation
 import HTTPTransport
+import SystemCall
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -166,12 +167,8 @@ final class SignalWatcher: Sendable {
     /// Blocks until a watched signal arrives.
     func next() -> Int32 {
         var byte: UInt8 = 0
-        while true {
-            let n = read(readFD, &byte, 1)
-            if n == 1 { return Int32(byte) }
-            if n < 0, errno == EINTR { continue }
-            return SIGTERM
-        }
+        let n = try? SystemCall.retrying { read(readFD, &byte, 1) }
+        return n == 1 ? Int32(byte) : SIGTERM
     }
 }
 
