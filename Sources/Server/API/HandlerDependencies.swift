@@ -14,7 +14,8 @@ struct HandlerDependencies: Sendable {
     let status: ServerStatus
     let safeguards: SafeguardService
     let copyGenerator: ServerCopyGenerator?
+    let log: Log
 
-    var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock) }
+    var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock, log: log) }
     var storeLookups: StoreLookups { StoreLookups(store: store) }
 }

@@ -6,6 +6,7 @@ import Reporting
 
 /// `GET /v1/experiments/{id}/report`.
 struct ReportHandler: Responder {
+    let log: Log
     let snapshots: SnapshotHolder
     let store: any EventStore
     /// The time reports are generated at (`ABCTL_NOW`); nil: the time of the request.
@@ -30,7 +31,7 @@ struct ReportHandler: Responder {
         do {
             report = try ReportBuilder.report(store: store, experiment: experiment, options: reportOptions)
         } catch {
-            Log.shared.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
+            log.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
             throw APIError(.unavailable, code: "store_unavailable", "the report could not be read from the event store; retry later")
         }
         return .response(HTTPResponse(status: 200, body: JSONWriter.bytes(JSONReportRenderer.value(report), reserving: 8192)))
