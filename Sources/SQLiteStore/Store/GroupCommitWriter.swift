@@ -498,8 +498,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// `Event` argument was copied whole at the call, every string retained and released.
     private func insert(_ pointer: UnsafePointer<Event>) throws -> Bool {
         let statement = try prepared(&insertEvent, Self.insertSQL)
-        for (index, column) in EventColumns.all.enumerated() {
-            try statement.bind(Int32(index + 1), column.value(pointer.pointee))
+        let readers = EventColumns.readers
+        for index in readers.indices {
+            try statement.bind(Int32(index + 1), readers[index](pointer))
         }
         try statement.run()
         return connection.changes == 1
