@@ -76,15 +76,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// A reader has asked for the filter to be checked again (at most one check queued).
     private let stickyCheckQueued = Atomic<Bool>(false)
 
-    // SPEC §4 people, on `queue` only.
-    /// Whether any id is linked (`people` has rows), read at the start of each transaction: while
-    /// none is, nothing below costs a lookup.
-    private var peopleExist = false
-    /// Persons whose facts the open transaction must recompute from all their ids' events.
-    private var personsToRefresh: Set<UserID> = []
-    /// The positions (arrival order) of the `identified` events, and of the exposures carrying a
-    /// `store_account_id`, that the open transaction stored.
-    private var storedIdentifies: [Int] = []
+    /// SPEC §4 people, on `queue` only: links made by the open transaction and the persons recomputed.
+    private let people: SQLitePeopleStep
 
     /// The writer's statements, prepared once (`Connection.cached` would hash their long SQL on
     /// every use, several times per event).
@@ -102,6 +95,7 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     init(connection: Connection, path: String, readers: ReaderPool, maxEventsPerTransaction: Int, factsBesideMinimum: Int) {
         self.connection = connection
+        people = SQLitePeopleStep(connection: connection)
         self.path = path
         self.readers = readers
         self.maxEventsPerTransaction = maxEventsPerTransaction
@@ -233,15 +227,18 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
             let filter = try currentFilters()
-            peopleExist = try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM people)") == 1
-            personsToRefresh = []
-            storedIdentifies = []
+            try people.begin()
             if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
                 try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             } else {
                 try writeWithFactsInline(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
             }
-            try applyPeople(events)
+            for done in try people.apply(events) {
+                newlyExposed.append(done.person)
+                if stickyRecordsVersion != nil {
+                    for experiment in done.experiments { for id in done.members { stickyRecords.insert(experiment: experiment, userID: id) } }
+                }
+            }
             try connection.execute("COMMIT")
             // Before the completions run: an acknowledged exposure is the next call's sticky record.
             publishStickyRecords()
@@ -267,10 +264,10 @@ final class GroupCommitWriter: @unchecked Sendable {
             let end = userEnd(from: start, keys: keys, order: order)
             let (stored, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
             let user = events[Int(order[start])].userID
-            if stored > 0, peopleExist, let person = try linkedPerson(of: user) {
-                personsToRefresh.insert(person)
+            if stored > 0, people.peopleExist, let person = try people.linkedPerson(of: user) {
+                people.refreshLater(person)
             } else if stored > 0, identifies(events, order: order, start..<end) {
-                personsToRefresh.insert(user)   // computed once, after its identifies are applied
+                people.refreshLater(user)   // computed once, after its identifies are applied
                 if exposed { newlyExposed.append(user) }
             } else {
                 if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
@@ -289,10 +286,10 @@ final class GroupCommitWriter: @unchecked Sendable {
         while start < order.count {
             let end = userEnd(from: start, keys: keys, order: order)
             let user = events[Int(order[start])].userID
-            if peopleExist, let person = try linkedPerson(of: user) {
-                personsToRefresh.insert(person)   // from all of the person's ids, after the inserts
+            if people.peopleExist, let person = try people.linkedPerson(of: user) {
+                people.refreshLater(person)   // from all of the person's ids, after the inserts
             } else if identifies(events, order: order, start..<end) {
-                personsToRefresh.insert(user)     // computed once, after its identifies are applied
+                people.refreshLater(user)     // computed once, after its identifies are applied
             } else if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
                 users.append(start..<end)
             }
@@ -326,7 +323,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// Whether the user of `order` positions `range` sends an `identified` event: it will most
-    /// likely join a person in `applyPeople`, so its facts are computed there, once, rather than
+    /// likely join a person in `SQLitePeopleStep.apply`, so its facts are computed there, once, rather than
     /// written now and deleted by the link (a log-in per user made a load with log-ins write its
     /// users' facts twice).
     private func identifies(_ events: [Event], order: [Int32], _ range: Range<Int>) -> Bool {
@@ -356,7 +353,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                     stored += 1
                     let type = events[i].type
                     if type == .identified || (type == .exposure && events[i].storeAccountID != nil) {
-                        storedIdentifies.append(i)
+                        people.stored(identifying: i)
                     }
                     if type == .exposure {
                         exposed = true
@@ -504,116 +501,6 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
         try statement.run()
         return connection.changes == 1
-    }
-
-    // MARK: People (SPEC §4)
-
-    private var selectPerson, selectMembers, selectKnown, insertKnown, insertPerson, movePeople, deleteFacts, insertConflict: Statement?
-
-    /// The person `user` belongs to when it is one of several ids (the person's own key included), else nil.
-    private func linkedPerson(of user: UserID) throws -> UserID? {
-        let s = try prepared(&selectPerson, "SELECT person_id FROM people WHERE user_id = ?1")
-        defer { s.finish() }
-        try s.bind(1, user)
-        return try s.step() ? UserID(s.text(0)) : nil
-    }
-
-    /// Applies the transaction's stored `identified` events in arrival order (`IdentityRules`),
-    /// then recomputes every person whose ids changed or got events, from all of its ids' events.
-    /// In the same transaction as the events, so facts are exact at every commit.
-    private func applyPeople(_ events: [Event]) throws {
-        for i in storedIdentifies.sorted() {
-            let e = events[i]
-            if e.type == .exposure, let account = e.storeAccountID.map(UserID.init) {
-                // SPEC §4: the store account joins the exposed user's person (not an identify).
-                guard account != e.userID, try linkedPerson(of: account) == nil else { continue }
-                let person = try linkedPerson(of: e.userID) ?? e.userID
-                if person != account { try link(account, into: person) }
-                continue
-            }
-            guard let identity = e.identity else { continue }
-            let userPerson = try linkedPerson(of: e.userID)
-            let known = try prepared(&selectKnown, "SELECT 1 FROM known_ids WHERE user_id = ?1")
-            try known.bind(1, e.userID)
-            let userIsKnown = try known.step()
-            known.finish()
-            let outcome = IdentityRules.decide(user: e.userID, identity: identity, personOfUser: userPerson ?? e.userID,
-                                               personOfIdentity: try linkedPerson(of: identity) ?? identity,
-                                               userIsKnown: userIsKnown, userIsLinked: userPerson.map { $0 != e.userID } ?? false)
-            let markKnown = try prepared(&insertKnown, "INSERT OR IGNORE INTO known_ids (user_id) VALUES (?1)")
-            try markKnown.bind(1, identity)
-            try markKnown.run()
-            switch outcome {
-            case .unchanged: break
-            case .conflict:
-                let c = try prepared(&insertConflict, "INSERT OR IGNORE INTO identity_conflicts (user_id, event_id, identity) VALUES (?1, ?2, ?3)")
-                try c.bind(1, e.userID)
-                try c.bind(2, e.id)
-                try c.bind(3, identity)
-                try c.run()
-            case .link(let anonymous, let person):
-                try link(anonymous, into: person)
-            }
-        }
-        guard !personsToRefresh.isEmpty else { return }
-        for person in personsToRefresh.sorted() {
-            // A person listed before a link in this transaction may have been merged since.
-            let key = try linkedPerson(of: person) ?? person
-            if key != person && personsToRefresh.contains(key) { continue }
-            try refreshPerson(key)
-        }
-        personsToRefresh = []
-    }
-
-    /// Joins `id`'s person (it and the ids it holds) into `person`; `id`'s facts become the person's.
-    private func link(_ id: UserID, into person: UserID) throws {
-        let move = try prepared(&movePeople, "UPDATE people SET person_id = ?2 WHERE person_id = ?1")
-        try move.bind(1, id)
-        try move.bind(2, person)
-        try move.run()
-        for (member, key) in [(id, person), (person, person)] {
-            let add = try prepared(&insertPerson, "INSERT OR IGNORE INTO people (user_id, person_id) VALUES (?1, ?2)")
-            try add.bind(1, member)
-            try add.bind(2, key)
-            try add.run()
-        }
-        // Facts are keyed (experiment, user_id): the id's rows are found through the experiments its
-        // person's ids were exposed to (a scan of `facts` per link would be quadratic in a load).
-        let drop = try prepared(&deleteFacts, """
-            DELETE FROM facts WHERE user_id = ?1 AND experiment IN (
-                SELECT experiment FROM events WHERE user_id = ?1 AND type = \(EventType.exposure.rawValue)
-                UNION SELECT e.experiment FROM people p JOIN events e ON e.user_id = p.user_id
-                WHERE p.person_id = ?2 AND e.type = \(EventType.exposure.rawValue))
-            """)
-        try drop.bind(1, id)
-        try drop.bind(2, person)
-        try drop.run()
-        personsToRefresh.remove(id)
-        personsToRefresh.insert(person)
-        peopleExist = true
-    }
-
-    /// Recomputes `person`'s facts from the events of all its ids, and gives each id its sticky records.
-    private func refreshPerson(_ person: UserID) throws {
-        let list = try prepared(&selectMembers, "SELECT user_id FROM people WHERE person_id = ?1 ORDER BY user_id")
-        try list.bind(1, person)
-        var members: [UserID] = []
-        while try list.step() { members.append(UserID(list.text(0))) }
-        list.finish()
-        if members.isEmpty { members = [person] }
-        let select = try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL)
-        var sources: [(id: UserID, events: [FactsBuilder.Source])] = []
-        for id in members {
-            try select.reset()
-            sources.append((id, try FactsRefresh.storedSources(userID: id, select: select)))
-        }
-        let facts = FactsBuilder.facts(person: person, members: sources)
-        try FactsRefresh.write(facts, upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
-        guard !facts.isEmpty else { return }
-        newlyExposed.append(person)
-        if stickyRecordsVersion != nil {
-            for f in facts { for id in members { stickyRecords.insert(experiment: f.experiment, userID: id) } }
-        }
     }
 
     /// Recomputes one user's facts from all of the user's stored events.
