@@ -53,25 +53,10 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var held: [Request] = []
     private var heldEvents = 0
 
-    // Which users can have facts, on `queue` only (see `ExposedUserFilter`).
-    /// Every user with an exposure as of the last commit; nil until built and after another
-    /// connection committed.
-    private var exposedUsers: ExposedUserFilter?
-    /// `PRAGMA data_version` when `exposedUsers` was complete: it changes only when another
-    /// connection (another process's ingest, say) commits.
-    private var exposedUsersVersion: Int64 = 0
-    private var lastFilterBuild: UInt64?
-
-    /// The (experiment, user) pairs with a sticky record, for the assign path (see
-    /// `StickyRecordFilter`); built only once a sticky reader asks for it.
-    let stickyRecords = StickyRecordFilter()
-    // On `queue` only:
-    /// Whether a sticky reader wants `stickyRecords` kept.
-    private var stickyRecordsWanted = false
-    /// `PRAGMA data_version` when `stickyRecords` held every pair of `facts`; nil when it may not.
-    private var stickyRecordsVersion: Int64?
-    /// The WAL index the filter's stamps are read from (the writer's connection keeps it mapped).
-    private var walIndex: WALIndexWatch?
+    /// Which users can have facts, and which pairs have a sticky record (`WriterFilters`), on `queue` only.
+    private let filters: WriterFilters
+    /// The (experiment, user) pairs with a sticky record, for the assign path (see `StickyRecordFilter`).
+    var stickyRecords: StickyRecordFilter { filters.stickyRecords }
     private let path: String
     /// A reader has asked for the filter to be checked again (at most one check queued).
     private let stickyCheckQueued = Atomic<Bool>(false)
@@ -96,6 +81,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     init(connection: Connection, path: String, readers: ReaderPool, maxEventsPerTransaction: Int, factsBesideMinimum: Int) {
         self.connection = connection
         people = SQLitePeopleStep(connection: connection)
+        filters = WriterFilters(connection: connection)
         self.path = path
         self.readers = readers
         self.maxEventsPerTransaction = maxEventsPerTransaction
@@ -130,7 +116,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         if isClosed.load(ordering: .acquiring) { throw StoreError(kind: .closed, message: "closed", context: context) }
         return try queue.sync {
             if !held.isEmpty { commitHeld() }
-            defer { publishStickyRecords() }
+            defer { filters.publishStickyRecords() }
             return try connection.transaction { try body(connection) }
         }
     }
@@ -226,7 +212,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
-            let filter = try currentFilters()
+            let filter = try filters.current()
             try people.begin()
             if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
                 try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
@@ -235,14 +221,12 @@ final class GroupCommitWriter: @unchecked Sendable {
             }
             for done in try people.apply(events) {
                 newlyExposed.append(done.person)
-                if stickyRecordsVersion != nil {
-                    for experiment in done.experiments { for id in done.members { stickyRecords.insert(experiment: experiment, userID: id) } }
-                }
+                for experiment in done.experiments { for id in done.members { filters.exposed(experiment: experiment, userID: id) } }
             }
             try connection.execute("COMMIT")
             // Before the completions run: an acknowledged exposure is the next call's sticky record.
-            publishStickyRecords()
-            if exposedUsers != nil { for user in newlyExposed { exposedUsers!.insert(user) } }
+            filters.publishStickyRecords()
+            filters.committed(exposing: newlyExposed)
             newlyExposed = []
             transactionCount.add(1, ordering: .relaxed)
             return results
@@ -358,8 +342,8 @@ final class GroupCommitWriter: @unchecked Sendable {
                     if type == .exposure {
                         exposed = true
                         // Before the commit: a reader that sees the commit sees the pair.
-                        if stickyRecordsVersion != nil, let experiment = events[i].experiment {
-                            stickyRecords.insert(experiment: experiment, userID: events[i].userID)
+                        if filters.keepsStickyRecords, let experiment = events[i].experiment {
+                            filters.exposed(experiment: experiment, userID: events[i].userID)
                         }
                     }
                 } else {
@@ -370,75 +354,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         return (stored, exposed)
     }
 
-    /// The filter of exposed users when it can be trusted in the open transaction, else nil;
-    /// and `stickyRecords` brought up to date for it (see `StickyRecordFilter`).
-    ///
-    /// Both are built from `facts` (one row per exposed user and experiment) on first use, and
-    /// again when another connection has committed, as that may have stored exposures; at most
-    /// once a second, so a steady writer elsewhere costs a recompute of every touched user (and
-    /// sticky reads from the store) instead.
-    private func currentFilters() throws -> ExposedUserFilter? {
-        let version = try connection.scalarInt("PRAGMA data_version") ?? 0
-        let usersValid = exposedUsers.map { version == exposedUsersVersion && $0.inserted <= $0.capacity } ?? false
-        if !usersValid { exposedUsers = nil }
-        if stickyRecordsVersion != nil && stickyRecordsVersion != version {
-            stickyRecordsVersion = nil
-            stickyRecords.publish(nil)
-        }
-        let stickyValid = !stickyRecordsWanted || stickyRecordsVersion != nil
-        if usersValid && stickyValid { return exposedUsers }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if let lastFilterBuild, now &- lastFilterBuild < 1_000_000_000 { return exposedUsers }
-        lastFilterBuild = now
-        try buildFilters(users: !usersValid, stickyRecords: !stickyValid, version: version)
-        return exposedUsers
-    }
-
-    /// Reads every (experiment, user) pair of `facts` in the open transaction into the filters asked for.
-    private func buildFilters(users: Bool, stickyRecords sticky: Bool, version: Int64) throws {
-        let rows = try connection.scalarInt("SELECT count(*) FROM facts") ?? 0
-        var filter = users ? ExposedUserFilter(capacity: Int(rows) * 2) : nil
-        if sticky { stickyRecords.reset(expecting: Int(rows)) }
-        // A person's linked ids have its sticky records too (SPEC §2).
-        let pairs = try connection.prepare(sticky ? """
-            SELECT experiment, user_id FROM facts
-            UNION ALL SELECT f.experiment, p.user_id FROM people p JOIN facts f ON f.user_id = p.person_id WHERE p.user_id <> p.person_id
-            """ : "SELECT experiment, user_id FROM facts")
-        while try pairs.step() {
-            if filter != nil { filter!.insert(UserID(pairs.text(1))) }
-            if sticky {
-                let hash = pairs.withText(0) { experiment in pairs.withText(1) { user in StickyRecordFilter.PairHash(experiment: experiment, user: user) } }
-                stickyRecords.insert(hash)
-            }
-        }
-        if let filter {
-            exposedUsers = filter
-            exposedUsersVersion = version
-        }
-        if sticky { stickyRecordsVersion = version }
-    }
-
-    /// After a commit on this connection: readers may trust `stickyRecords` at the WAL index's
-    /// stamp if no other connection has committed since it was complete. The stamp is read
-    /// before `data_version`, so an unchanged version means the stamp shows only this
-    /// connection's commits, whose exposures the filter already holds.
-    private func publishStickyRecords() {
-        guard let version = stickyRecordsVersion else { return }
-        if walIndex == nil { walIndex = WALIndexWatch(connection: connection) }
-        let stamp = walIndex?.stamp()
-        guard let stamp, let now = try? connection.scalarInt("PRAGMA data_version"), now == version else {
-            stickyRecordsVersion = nil
-            stickyRecords.publish(nil)
-            return
-        }
-        stickyRecords.publish(stamp)
-    }
-
     /// Builds `stickyRecords` if needed and publishes it; from now on every commit keeps it.
     /// Asynchronous: until it is published, sticky readers read the store.
     func keepStickyRecords() {
         queue.async {
-            self.stickyRecordsWanted = true
+            self.filters.stickyRecordsWanted = true
             self.checkStickyRecords()
         }
     }
@@ -456,31 +376,19 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// On `queue`: rebuilds the filter in a read transaction of its own if another connection
     /// has committed since it was complete (at most once a second), then publishes it.
     private func checkStickyRecords() {
-        guard stickyRecordsWanted, !isClosed.load(ordering: .acquiring) else { return }
+        guard filters.stickyRecordsWanted, !isClosed.load(ordering: .acquiring) else { return }
         do {
             try connection.execute("BEGIN")
             do {
-                let version = try connection.scalarInt("PRAGMA data_version") ?? 0
-                if stickyRecordsVersion != version {
-                    if stickyRecordsVersion != nil {
-                        stickyRecordsVersion = nil
-                        stickyRecords.publish(nil)
-                    }
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    if lastFilterBuild == nil || now &- lastFilterBuild! >= 1_000_000_000 {
-                        lastFilterBuild = now
-                        try buildFilters(users: false, stickyRecords: true, version: version)
-                    }
-                }
+                try filters.refreshStickyRecords()
                 try connection.execute("COMMIT")
             } catch {
                 try? connection.execute("ROLLBACK")
                 throw error
             }
-            publishStickyRecords()
+            filters.publishStickyRecords()
         } catch {
-            stickyRecordsVersion = nil
-            stickyRecords.publish(nil)
+            filters.dropStickyRecords()
         }
     }
 
