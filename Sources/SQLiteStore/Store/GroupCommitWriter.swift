@@ -21,8 +21,11 @@ import Synchronization
 /// while less than a commit's worth is queued, so reading overlaps writing), bounding its memory
 /// to about two commits' worth of events.
 ///
-/// `@unchecked Sendable`: the connection, its statements and the held events are touched only
-/// on `queue`, a serial queue; the request list is behind a `Mutex`.
+/// The transaction itself is `SQLiteWriteTransaction` (with its people step, `SQLitePeopleStep`),
+/// the filters over facts `WriterFilters`; this type is the queue.
+///
+/// `@unchecked Sendable`: the connection, the transaction, the filters and the held events are
+/// touched only on `queue`, a serial queue; the request list is behind a `Mutex`.
 final class GroupCommitWriter: @unchecked Sendable {
     typealias Completion = @Sendable (Result<AppendResult, any Error>) -> Void
 
@@ -42,12 +45,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// A drain takes at least one request, then more while they fit under this many events.
     let maxEventsPerTransaction: Int
-    /// Transactions of at least this many events, and every bulk one, compute facts beside the
-    /// writer (`SnapshotFacts`).
-    let factsBesideMinimum: Int
-    private let readers: ReaderPool
-    /// Transactions committed, for tests and metrics.
-    private let transactionCount = Atomic<Int>(0)
+    /// The transaction each commit runs (events, facts, people), on `queue` only.
+    private let transaction: SQLiteWriteTransaction
 
     /// Requests taken but not yet committed (bulk ones wait here), on `queue` only.
     private var held: [Request] = []
@@ -61,35 +60,17 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// A reader has asked for the filter to be checked again (at most one check queued).
     private let stickyCheckQueued = Atomic<Bool>(false)
 
-    /// SPEC §4 people, on `queue` only: links made by the open transaction and the persons recomputed.
-    private let people: SQLitePeopleStep
-
-    /// The writer's statements, prepared once (`Connection.cached` would hash their long SQL on
-    /// every use, several times per event).
-    private var insertEvent, selectUserEvents, upsertFacts: Statement?
-
-    private func prepared(_ slot: inout Statement?, _ sql: String) throws -> Statement {
-        if let statement = slot {
-            try statement.reset()
-            return statement
-        }
-        let statement = try connection.prepare(sql)
-        slot = statement
-        return statement
-    }
-
     init(connection: Connection, path: String, readers: ReaderPool, maxEventsPerTransaction: Int, factsBesideMinimum: Int) {
         self.connection = connection
-        people = SQLitePeopleStep(connection: connection)
-        filters = WriterFilters(connection: connection)
+        let filters = WriterFilters(connection: connection)
+        self.filters = filters
+        transaction = SQLiteWriteTransaction(connection: connection, readers: readers, filters: filters, factsBesideMinimum: factsBesideMinimum)
         self.path = path
-        self.readers = readers
         self.maxEventsPerTransaction = maxEventsPerTransaction
-        self.factsBesideMinimum = factsBesideMinimum
         queue.setSpecific(key: Self.onWriterQueue, value: true)
     }
 
-    var transactionsCommitted: Int { transactionCount.load(ordering: .relaxed) }
+    var transactionsCommitted: Int { transaction.committed }
 
     func submit(_ events: [Event], commitEvery: Int? = nil, consumed: (@Sendable () -> Void)? = nil,
                 completion: @escaping Completion) {
@@ -171,7 +152,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         held = []
         heldEvents = 0
         do {
-            let results = try write(requests)
+            let results = try transaction.run(requests.map(\.events), bulk: requests.contains { $0.commitEvery != nil })
             for (request, result) in zip(requests, results) { request.completion(.success(result)) }
         } catch {
             if requests.count == 1 || requests.allSatisfy({ $0.commitEvery != nil }) {
@@ -184,174 +165,12 @@ final class GroupCommitWriter: @unchecked Sendable {
                     continue
                 }
                 do {
-                    request.completion(.success(try write([request])[0]))
+                    request.completion(.success(try transaction.run([request.events], bulk: false)[0]))
                 } catch {
                     request.completion(.failure(error))
                 }
             }
         }
-    }
-
-    /// One transaction: every event of `requests` sorted by user id with arrival order breaking
-    /// ties (so the first copy of a key is the one stored), each touched user's facts refreshed
-    /// (inline for small transactions, beside the writer for large and bulk ones), then the commit.
-    /// Returns each request's counts.
-    private func write(_ requests: [Request]) throws -> [AppendResult] {
-        var results = [AppendResult](repeating: AppendResult(), count: requests.count)
-        var events: [Event] = []
-        var owners: [Int32] = []
-        events.reserveCapacity(requests.reduce(0) { $0 + $1.events.count })
-        owners.reserveCapacity(events.capacity)
-        for (r, request) in requests.enumerated() {
-            events.append(contentsOf: request.events)
-            owners.append(contentsOf: repeatElement(Int32(r), count: request.events.count))
-        }
-        guard !events.isEmpty else { return results }
-        let keys = SortKeys(events)
-        let order = keys.sortedOrder()
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
-            let filter = try filters.current()
-            try people.begin()
-            if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
-                try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
-            } else {
-                try writeWithFactsInline(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
-            }
-            for done in try people.apply(events) {
-                newlyExposed.append(done.person)
-                for experiment in done.experiments { for id in done.members { filters.exposed(experiment: experiment, userID: id) } }
-            }
-            try connection.execute("COMMIT")
-            // Before the completions run: an acknowledged exposure is the next call's sticky record.
-            filters.publishStickyRecords()
-            filters.committed(exposing: newlyExposed)
-            newlyExposed = []
-            transactionCount.add(1, ordering: .relaxed)
-            return results
-        } catch {
-            newlyExposed = []
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    /// Users with an exposure stored by the open transaction, for the filter after the commit.
-    private var newlyExposed: [UserID] = []
-
-    /// Inserts each user's events and refreshes the user's facts right after them.
-    private func writeWithFactsInline(_ events: [Event], owners: [Int32], keys: SortKeys, order: [Int32],
-                                      filter: ExposedUserFilter?, results: inout [AppendResult]) throws {
-        var start = 0
-        while start < order.count {
-            let end = userEnd(from: start, keys: keys, order: order)
-            let (stored, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
-            let user = events[Int(order[start])].userID
-            if stored > 0, people.peopleExist, let person = try people.linkedPerson(of: user) {
-                people.refreshLater(person)
-            } else if stored > 0, identifies(events, order: order, start..<end) {
-                people.refreshLater(user)   // computed once, after its identifies are applied
-                if exposed { newlyExposed.append(user) }
-            } else {
-                if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
-                if exposed { newlyExposed.append(user) }
-            }
-            start = end
-        }
-    }
-
-    /// Inserts every event while `SnapshotFacts` computes the touched users' facts on another
-    /// thread, then upserts them (recomputing inline any user the worker saw differently).
-    private func writeWithFactsBeside(_ events: [Event], owners: [Int32], keys: SortKeys, order: [Int32],
-                                      filter: ExposedUserFilter?, results: inout [AppendResult]) throws {
-        var users: [Range<Int>] = []
-        var start = 0
-        while start < order.count {
-            let end = userEnd(from: start, keys: keys, order: order)
-            let user = events[Int(order[start])].userID
-            if people.peopleExist, let person = try people.linkedPerson(of: user) {
-                people.refreshLater(person)   // from all of the person's ids, after the inserts
-            } else if identifies(events, order: order, start..<end) {
-                people.refreshLater(user)     // computed once, after its identifies are applied
-            } else if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
-                users.append(start..<end)
-            }
-            start = end
-        }
-        let beside = SnapshotFacts(events: events, order: order, users: users, readers: readers)
-        // Also on failure: the worker's read transaction ends before this one is rolled back.
-        defer { beside.wait() }
-        var stored = [Int32](repeating: 0, count: users.count)
-        var next = 0
-        start = 0
-        while start < order.count {
-            let end = userEnd(from: start, keys: keys, order: order)
-            let (count, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
-            if next < users.count && users[next].lowerBound == start {
-                stored[next] = Int32(count)
-                next += 1
-            }
-            if exposed { newlyExposed.append(events[Int(order[start])].userID) }
-            start = end
-        }
-        beside.wait()
-        let upsert = try prepared(&upsertFacts, FactsRefresh.upsertSQL)
-        for (u, range) in users.enumerated() where stored[u] > 0 {
-            if let facts = beside.result(u, stored: Int(stored[u])) {
-                try FactsRefresh.write(facts, upsert: upsert)
-            } else {
-                try refreshFacts(userID: events[Int(order[range.lowerBound])].userID)
-            }
-        }
-    }
-
-    /// Whether the user of `order` positions `range` sends an `identified` event: it will most
-    /// likely join a person in `SQLitePeopleStep.apply`, so its facts are computed there, once, rather than
-    /// written now and deleted by the link (a log-in per user made a load with log-ins write its
-    /// users' facts twice).
-    private func identifies(_ events: [Event], order: [Int32], _ range: Range<Int>) -> Bool {
-        range.contains { events[Int(order[$0])].type == .identified }
-    }
-
-    /// The end of the run of `order` positions from `start` that share one user id.
-    private func userEnd(from start: Int, keys: SortKeys, order: [Int32]) -> Int {
-        let first = Int(order[start])
-        var end = start + 1
-        while end < order.count, keys.sameUser(first, Int(order[end])) { end += 1 }
-        return end
-    }
-
-    /// Inserts one user's events (`order` positions `range`); returns how many were stored and
-    /// whether an exposure was among them.
-    private func insertUser(_ events: [Event], owners: [Int32], order: [Int32], _ range: Range<Int>,
-                            results: inout [AppendResult]) throws -> (stored: Int, exposed: Bool) {
-        var stored = 0, exposed = false
-        // Through the buffer, each event is read in place: `events[i]` passed on copied all its
-        // strings (a retain and a release each), a few percent of a bulk load.
-        try events.withUnsafeBufferPointer { events in
-            for position in range {
-                let i = Int(order[position])
-                if try insert(events.baseAddress! + i) {
-                    results[Int(owners[i])].stored += 1
-                    stored += 1
-                    let type = events[i].type
-                    if type == .identified || (type == .exposure && events[i].storeAccountID != nil) {
-                        people.stored(identifying: i)
-                    }
-                    if type == .exposure {
-                        exposed = true
-                        // Before the commit: a reader that sees the commit sees the pair.
-                        if filters.keepsStickyRecords, let experiment = events[i].experiment {
-                            filters.exposed(experiment: experiment, userID: events[i].userID)
-                        }
-                    }
-                } else {
-                    results[Int(owners[i])].duplicates += 1
-                }
-            }
-        }
-        return (stored, exposed)
     }
 
     /// Builds `stickyRecords` if needed and publishes it; from now on every commit keeps it.
@@ -392,29 +211,5 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
     }
 
-    /// Every column of `EventColumns`, in its order.
-    private static let insertSQL = """
-        INSERT INTO events (\(EventColumns.names))
-        VALUES (\(EventColumns.all.map { _ in "?" }.joined(separator: ", ")))
-        ON CONFLICT (user_id, event_id) DO NOTHING
-        """
-
-    /// Inserts one event; false when its key (user_id, event_id) is already stored. By pointer: an
-    /// `Event` argument was copied whole at the call, every string retained and released.
-    private func insert(_ pointer: UnsafePointer<Event>) throws -> Bool {
-        let statement = try prepared(&insertEvent, Self.insertSQL)
-        let readers = EventColumns.readers
-        for index in readers.indices {
-            try statement.bind(Int32(index + 1), readers[index](pointer))
-        }
-        try statement.run()
-        return connection.changes == 1
-    }
-
-    /// Recomputes one user's facts from all of the user's stored events.
-    private func refreshFacts(userID: UserID) throws {
-        try FactsRefresh.refresh(userID: userID, select: try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL),
-                                 upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
-    }
 }
 
