@@ -43,7 +43,7 @@ final class SQLitePeopleStep {
 
     /// The person `user` belongs to when it is one of several ids (the person's own key included), else nil.
     func linkedPerson(of user: UserID) throws -> UserID? {
-        let s = try prepared(&selectPerson, "SELECT person_id FROM people WHERE user_id = ?1")
+        let s = try connection.prepared(&selectPerson, "SELECT person_id FROM people WHERE user_id = ?1")
         defer { s.finish() }
         try s.bind(1, user)
         return try s.step() ? UserID(s.text(0)) : nil
@@ -65,20 +65,20 @@ final class SQLitePeopleStep {
             }
             guard let identity = e.identity else { continue }
             let userPerson = try linkedPerson(of: e.userID)
-            let known = try prepared(&selectKnown, "SELECT 1 FROM known_ids WHERE user_id = ?1")
+            let known = try connection.prepared(&selectKnown, "SELECT 1 FROM known_ids WHERE user_id = ?1")
             try known.bind(1, e.userID)
             let userIsKnown = try known.step()
             known.finish()
             let outcome = IdentityRules.decide(user: e.userID, identity: identity, personOfUser: userPerson ?? e.userID,
                                                personOfIdentity: try linkedPerson(of: identity) ?? identity,
                                                userIsKnown: userIsKnown, userIsLinked: userPerson.map { $0 != e.userID } ?? false)
-            let markKnown = try prepared(&insertKnown, "INSERT OR IGNORE INTO known_ids (user_id) VALUES (?1)")
+            let markKnown = try connection.prepared(&insertKnown, "INSERT OR IGNORE INTO known_ids (user_id) VALUES (?1)")
             try markKnown.bind(1, identity)
             try markKnown.run()
             switch outcome {
             case .unchanged: break
             case .conflict:
-                let c = try prepared(&insertConflict, "INSERT OR IGNORE INTO identity_conflicts (user_id, event_id, identity) VALUES (?1, ?2, ?3)")
+                let c = try connection.prepared(&insertConflict, "INSERT OR IGNORE INTO identity_conflicts (user_id, event_id, identity) VALUES (?1, ?2, ?3)")
                 try c.bind(1, e.userID)
                 try c.bind(2, e.id)
                 try c.bind(3, identity)
@@ -101,19 +101,19 @@ final class SQLitePeopleStep {
 
     /// Joins `id`'s person (it and the ids it holds) into `person`; `id`'s facts become the person's.
     private func link(_ id: UserID, into person: UserID) throws {
-        let move = try prepared(&movePeople, "UPDATE people SET person_id = ?2 WHERE person_id = ?1")
+        let move = try connection.prepared(&movePeople, "UPDATE people SET person_id = ?2 WHERE person_id = ?1")
         try move.bind(1, id)
         try move.bind(2, person)
         try move.run()
         for (member, key) in [(id, person), (person, person)] {
-            let add = try prepared(&insertPerson, "INSERT OR IGNORE INTO people (user_id, person_id) VALUES (?1, ?2)")
+            let add = try connection.prepared(&insertPerson, "INSERT OR IGNORE INTO people (user_id, person_id) VALUES (?1, ?2)")
             try add.bind(1, member)
             try add.bind(2, key)
             try add.run()
         }
         // Facts are keyed (experiment, user_id): the id's rows are found through the experiments its
         // person's ids were exposed to (a scan of `facts` per link would be quadratic in a load).
-        let drop = try prepared(&deleteFacts, """
+        let drop = try connection.prepared(&deleteFacts, """
             DELETE FROM facts WHERE user_id = ?1 AND experiment IN (
                 SELECT experiment FROM events WHERE user_id = ?1 AND type = \(EventType.exposure.rawValue)
                 UNION SELECT e.experiment FROM people p JOIN events e ON e.user_id = p.user_id
@@ -129,31 +129,20 @@ final class SQLitePeopleStep {
 
     /// Recomputes `person`'s facts from the events of all its ids; nil when it has none.
     private func refreshPerson(_ person: UserID) throws -> Refreshed? {
-        let list = try prepared(&selectMembers, "SELECT user_id FROM people WHERE person_id = ?1 ORDER BY user_id")
+        let list = try connection.prepared(&selectMembers, "SELECT user_id FROM people WHERE person_id = ?1 ORDER BY user_id")
         try list.bind(1, person)
         var members: [UserID] = []
         while try list.step() { members.append(UserID(list.text(0))) }
         list.finish()
         if members.isEmpty { members = [person] }
-        let select = try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL)
+        let select = try connection.prepared(&selectUserEvents, FactsRefresh.selectEventsSQL)
         var sources: [(id: UserID, events: [FactsBuilder.Source])] = []
         for id in members {
             try select.reset()
             sources.append((id, try FactsRefresh.storedSources(userID: id, select: select)))
         }
         let facts = FactsBuilder.facts(person: person, members: sources)
-        try FactsRefresh.write(facts, upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
+        try FactsRefresh.write(facts, upsert: try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL))
         return facts.isEmpty ? nil : Refreshed(person: person, experiments: facts.map(\.experiment), members: members)
-    }
-
-    /// A statement prepared once per step (see `GroupCommitWriter.prepared`).
-    private func prepared(_ slot: inout Statement?, _ sql: String) throws -> Statement {
-        if let statement = slot {
-            try statement.reset()
-            return statement
-        }
-        let statement = try connection.prepare(sql)
-        slot = statement
-        return statement
     }
 }

@@ -35,16 +35,6 @@ final class SQLiteWriteTransaction {
 
     var committed: Int { transactionCount.load(ordering: .relaxed) }
 
-    private func prepared(_ slot: inout Statement?, _ sql: String) throws -> Statement {
-        if let statement = slot {
-            try statement.reset()
-            return statement
-        }
-        let statement = try connection.prepare(sql)
-        slot = statement
-        return statement
-    }
-
     /// One transaction: every event of `batches` sorted by user id with arrival order breaking
     /// ties (so the first copy of a key is the one stored), each touched user's facts refreshed
     /// (inline for small transactions, beside the writer for large and `bulk` ones), then the
@@ -149,7 +139,7 @@ final class SQLiteWriteTransaction {
             start = end
         }
         beside.wait()
-        let upsert = try prepared(&upsertFacts, FactsRefresh.upsertSQL)
+        let upsert = try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL)
         for (u, range) in users.enumerated() where stored[u] > 0 {
             if let facts = beside.result(u, stored: Int(stored[u])) {
                 try FactsRefresh.write(facts, upsert: upsert)
@@ -217,7 +207,7 @@ final class SQLiteWriteTransaction {
     /// Inserts one event; false when its key (user_id, event_id) is already stored. By pointer: an
     /// `Event` argument was copied whole at the call, every string retained and released.
     private func insert(_ pointer: UnsafePointer<Event>) throws -> Bool {
-        let statement = try prepared(&insertEvent, Self.insertSQL)
+        let statement = try connection.prepared(&insertEvent, Self.insertSQL)
         let columns = EventColumns.readers
         for index in columns.indices {
             try statement.bind(Int32(index + 1), columns[index](pointer))
@@ -228,7 +218,7 @@ final class SQLiteWriteTransaction {
 
     /// Recomputes one user's facts from all of the user's stored events.
     private func refreshFacts(userID: UserID) throws {
-        try FactsRefresh.refresh(userID: userID, select: try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL),
-                                 upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
+        try FactsRefresh.refresh(userID: userID, select: try connection.prepared(&selectUserEvents, FactsRefresh.selectEventsSQL),
+                                 upsert: try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL))
     }
 }
