@@ -37,9 +37,11 @@ let package = Package(
         // AI lines written on the server (OpenAI-compatible client, guard, retry, deadline, cache hook).
         // Apart from PaywallCopy, which the app-side AbctlClient uses, because it needs Mutex and Dispatch threads.
         .target(name: "CopyGeneration", dependencies: [definitions, paywallCopy]),
+        // The one wrapper of blocking C library calls: errno read first, EINTR retried.
+        .target(name: "SystemCall"),
         // No storage: the event model, the NDJSON parser, per-user facts (FactsBuilder) and the
         // store protocols every consumer is written against.
-        .target(name: "Events", dependencies: [definitions]),
+        .target(name: "Events", dependencies: [definitions, "SystemCall"]),
         // Those protocols over SQLite: one group-committing writer, facts kept current at ingest, readers.
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "Events", definitions]),
         // The same protocols over PostgreSQL through libpq, for several serve nodes on one database.
@@ -65,11 +67,11 @@ let package = Package(
         // A bandit's period boundary: facts -> mature rewards -> chance of being best -> a period written through the store protocol.
         .target(name: "Allocation", dependencies: ["Statistics", "Events", definitions]),
         // HTTP/1.1 over libmicrohttpd: connections, deadlines, limits, lingering closes; knows no route or JSON.
-        .target(name: "HTTPTransport", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPTransport", dependencies: ["CMicroHTTPD", "SystemCall"]),
         // The HTTP API on that transport: routing, JSON, auth, metrics, webhooks (see docs/Server.md).
-        .target(name: "Server", dependencies: ["HTTPTransport", "COpenSSL", definitions, paywallCopy, "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards", "Allocation"]),
+        .target(name: "Server", dependencies: ["HTTPTransport", "SystemCall", "COpenSSL", definitions, paywallCopy, "CopyGeneration", "Assignment", "Events", "Reporting", "GrowthBookPayload", "Webhooks", "Safeguards", "Allocation"]),
 
-        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", definitions, "Assignment", paywallCopy, "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards", "Allocation"]),
+        .executableTarget(name: "abctl", dependencies: ["CommandLineKit", "SystemCall", definitions, "Assignment", paywallCopy, "Events", "SQLiteStore", "PostgresStore", "Statistics", "Simulation", "Reporting", "Server", "HTTPTransport", "GrowthBookPayload", "Webhooks", "Safeguards", "Allocation"]),
         // Benchmark executables, in bench/ beside the scripts that build and run them (`make bench`).
         .executableTarget(name: "AssignBenchmark", dependencies: ["Assignment", definitions], path: "bench/AssignBenchmark"),
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore", definitions], path: "bench/HandlerBenchmark"),

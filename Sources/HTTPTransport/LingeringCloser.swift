@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import Synchronization
+import SystemCall
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -91,13 +92,17 @@ final class LingeringCloser: @unchecked Sendable {
     private func drain(_ fd: Int32, into buffer: inout [UInt8], now: Int64) {
         var total = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let n: Int
+            do { n = try SystemCall.retrying { buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) } } } catch {
+                if error.errno == EAGAIN { break }   // nothing more for now
+                finish(fd)
+                return
+            }
             if n > 0 {
                 total += n
                 if total >= limits.maxBytes { break }
                 continue
             }
-            if n < 0, errno == EAGAIN || errno == EINTR { break }
             finish(fd)   // the client closed (0) or the socket failed: nothing left to protect
             return
         }

@@ -67,7 +67,9 @@ struct CopyBuffer {
 
     /// An event as a row of the events table (`EventWriteTransaction.columns`, `EventColumns`).
     mutating func add(_ e: Event) {
-        for column in EventColumns.all { add(column.value(e)) }
+        withUnsafePointer(to: e) { event in
+            for read in EventColumns.readers { add(read(event)) }
+        }
         endRow()
     }
 

@@ -2,6 +2,7 @@ import Events
 import ExperimentDefinitions
 import Foundation
 import HTTPTransport
+import SystemCall
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,6 +42,8 @@ public final class Server: Sendable {
 
     public let configuration: Configuration
     public let api: APIServer
+    /// The process's log (standard error), handed to every part of the server that writes a line.
+    let log: Log
     let backend: Backend
 
     /// Refuses a host that is not an address, and any but loopback when no API keys are set.
@@ -65,9 +68,10 @@ public final class Server: Sendable {
             throw .configuration("--max-connections \(asked) needs \(asked + FileLimit.reserve(threads: configuration.http.threads)) open files, but this process may open \(files.soft) (ulimit -n; hard limit \(files.hard)); ask for at most \(capacity)")
         }
         self.configuration = configuration
+        log = .shared
         let backend: Backend
         do {
-            backend = try Backend(store: configuration.store, readers: configuration.http.threads + 2)
+            backend = try Backend(store: configuration.store, readers: configuration.http.threads + 2, log: log)
         } catch {
             throw .runtime("cannot open the event store's sticky readers: \(error)")
         }
@@ -80,7 +84,7 @@ public final class Server: Sendable {
         } catch {
             throw .runtime("cannot serve: \(error)")
         }
-        api = APIServer(options: configuration.api, snapshot: snapshot, backend: backend)
+        api = APIServer(options: configuration.api, snapshot: snapshot, backend: backend, log: log)
     }
 
     /// Serves until SIGTERM or SIGINT, then drains and returns. `ready` gets the bound port.
@@ -92,7 +96,7 @@ public final class Server: Sendable {
         } catch {
             throw .runtime(error.description)
         }
-        Log.shared.write(level: .info, "listening", [
+        log.write(level: .info, "listening", [
             "host": .string(configuration.http.host), "port": .number(Double(daemon.port)),
             "threads": .number(Double(configuration.http.threads)),
             "auth": .string(configuration.api.keys.isEmpty ? "none (loopback only)" : "\(configuration.api.keys.count) keys"),
@@ -103,7 +107,7 @@ public final class Server: Sendable {
             "header_timeout_s": .number(configuration.http.headTimeoutSeconds),
         ])
         if configuration.http.connectionLimit == nil, daemon.connectionLimit < FileLimit.defaultConnections {
-            Log.shared.write(level: .warning, "the open-file limit allows fewer connections than the default", [
+            log.write(level: .warning, "the open-file limit allows fewer connections than the default", [
                 "max_connections": .number(Double(daemon.connectionLimit)), "default": .number(Double(FileLimit.defaultConnections)),
                 "open_files_limit": .number(Double(daemon.fileLimit.soft)),
             ])
@@ -119,7 +123,7 @@ public final class Server: Sendable {
             }
             break
         }
-        Log.shared.write(level: .info, "draining", ["in_flight": .number(Double(daemon.requestsInFlight))])
+        log.write(level: .info, "draining", ["in_flight": .number(Double(daemon.requestsInFlight))])
         api.beginDraining()
         daemon.quiesce()
         let drained = daemon.waitUntilIdle(timeoutSeconds: configuration.drainTimeoutSeconds)
@@ -128,9 +132,9 @@ public final class Server: Sendable {
         if drained { daemon.stop() }
         api.safeguards.stop()
         backend.close()
-        Log.shared.write(level: drained ? .info : .warning, drained ? "stopped" : "stopped before every request finished",
+        log.write(level: drained ? .info : .warning, drained ? "stopped" : "stopped before every request finished",
                          ["in_flight": .number(Double(daemon.requestsInFlight))])
-        Log.shared.flush()
+        log.flush()
     }
 }
 
@@ -166,12 +170,8 @@ final class SignalWatcher: Sendable {
     /// Blocks until a watched signal arrives.
     func next() -> Int32 {
         var byte: UInt8 = 0
-        while true {
-            let n = read(readFD, &byte, 1)
-            if n == 1 { return Int32(byte) }
-            if n < 0, errno == EINTR { continue }
-            return SIGTERM
-        }
+        let n = try? SystemCall.retrying { read(readFD, &byte, 1) }
+        return n == 1 ? Int32(byte) : SIGTERM
     }
 }
 

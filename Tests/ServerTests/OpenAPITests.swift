@@ -20,6 +20,22 @@ import Testing
         return members.map(\.0)
     }
 
+    /// The `Event` schema has each key of the declaration (`EventField`), and each key's `type` names
+    /// JSON Schema types: a name, or a list of names ("null" among them for a key that may be null).
+    @Test func theEventSchemaHasEveryKeyWithJSONSchemaTypes() {
+        let properties = member(member(member(member(document, "components"), "schemas"), "Event"), "properties")
+        #expect(keys(properties) == EventField.allCases.map(\.key))
+        let names: Set<String> = ["string", "number", "integer", "boolean", "object", "array", "null"]
+        for key in keys(properties) {
+            switch member(member(properties, key), "type") {
+            case .string(let name)?: #expect(names.contains(name), "\(key)")
+            case .array(let list)?:
+                #expect(list.allSatisfy { if case .string(let name) = $0 { names.contains(name) } else { false } }, "\(key): \(list)")
+            default: Issue.record("\(key) has no type")
+            }
+        }
+    }
+
     @Test func theDocumentAndTheRouteTableDescribeTheSameRoutes() {
         let paths = member(document, "paths")
         var described: [String] = []

@@ -41,7 +41,7 @@ import Testing
                                              (.unprocessable, 422), (.unavailable, 503)]
         for (kind, status) in cases { #expect(ErrorResponses.status(for: kind) == status) }
         struct Secret: Error { var password = "hunter2" }
-        let response = ErrorResponses.response(for: Secret(), route: "/x")
+        let response = ErrorResponses.response(for: Secret(), route: "/x", log: .shared)
         #expect(response.status == 500)
         #expect(!String(decoding: response.body, as: UTF8.self).contains("hunter2"))
     }

@@ -23,14 +23,15 @@ public struct EventColumn: Sendable {
     /// Text PostgreSQL compares by bytes (`COLLATE "C"`), as SQLite compares all text: keys, and
     /// what reports sort or group by.
     public let bytewise: Bool
-    /// The column's value for an event.
-    public let value: @Sendable (borrowing Event) -> StoredValue
+    /// The column's value for the event at the pointer: by pointer, so a store's insert reads the
+    /// one field in place (an `Event` argument was copied whole, every string retained and released).
+    public let read: @Sendable (UnsafePointer<Event>) -> StoredValue
     /// Sets what the column keeps on an event read back from the store.
     public let restore: @Sendable (inout Event, StoredValue) -> Void
 
     public init(_ name: String, _ field: EventField?, _ storage: Storage, sqlite: String, postgres: String,
                 notNull: Bool = false, bytewise: Bool = false,
-                value: @escaping @Sendable (borrowing Event) -> StoredValue,
+                read: @escaping @Sendable (UnsafePointer<Event>) -> StoredValue,
                 restore: @escaping @Sendable (inout Event, StoredValue) -> Void) {
         self.name = name
         self.field = field
@@ -39,7 +40,12 @@ public struct EventColumn: Sendable {
         postgresType = postgres
         self.notNull = notNull
         self.bytewise = bytewise
-        self.value = value
+        self.read = read
         self.restore = restore
+    }
+
+    /// The column's value for an event.
+    public func value(_ event: Event) -> StoredValue {
+        withUnsafePointer(to: event) { read($0) }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemCall
 
 /// Reads newline-delimited lines from a file descriptor in fixed-size chunks, so memory
 /// stays bounded however long the input is.
@@ -62,11 +63,8 @@ public struct LineReader {
 
         while !eof {
             let want = min(chunkSize, capacity - filled)
-            let n = read(fileDescriptor, buffer + filled, want)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(errno: errno)
-            }
+            let n: Int
+            do { n = try SystemCall.retrying { read(fileDescriptor, buffer + filled, want) } } catch { throw ReadError(errno: error.errno) }
             if n == 0 { eof = true }
             let scanFrom = filled
             filled += n

@@ -21,8 +21,11 @@ import Synchronization
 /// while less than a commit's worth is queued, so reading overlaps writing), bounding its memory
 /// to about two commits' worth of events.
 ///
-/// `@unchecked Sendable`: the connection, its statements and the held events are touched only
-/// on `queue`, a serial queue; the request list is behind a `Mutex`.
+/// The transaction itself is `SQLiteWriteTransaction` (with its people step, `SQLitePeopleStep`),
+/// the filters over facts `WriterFilters`; this type is the queue.
+///
+/// `@unchecked Sendable`: the connection, the transaction, the filters and the held events are
+/// touched only on `queue`, a serial queue; the request list is behind a `Mutex`.
 final class GroupCommitWriter: @unchecked Sendable {
     typealias Completion = @Sendable (Result<AppendResult, any Error>) -> Void
 
@@ -42,74 +45,32 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// A drain takes at least one request, then more while they fit under this many events.
     let maxEventsPerTransaction: Int
-    /// Transactions of at least this many events, and every bulk one, compute facts beside the
-    /// writer (`SnapshotFacts`).
-    let factsBesideMinimum: Int
-    private let readers: ReaderPool
-    /// Transactions committed, for tests and metrics.
-    private let transactionCount = Atomic<Int>(0)
+    /// The transaction each commit runs (events, facts, people), on `queue` only.
+    private let transaction: SQLiteWriteTransaction
 
     /// Requests taken but not yet committed (bulk ones wait here), on `queue` only.
     private var held: [Request] = []
     private var heldEvents = 0
 
-    // Which users can have facts, on `queue` only (see `ExposedUserFilter`).
-    /// Every user with an exposure as of the last commit; nil until built and after another
-    /// connection committed.
-    private var exposedUsers: ExposedUserFilter?
-    /// `PRAGMA data_version` when `exposedUsers` was complete: it changes only when another
-    /// connection (another process's ingest, say) commits.
-    private var exposedUsersVersion: Int64 = 0
-    private var lastFilterBuild: UInt64?
-
-    /// The (experiment, user) pairs with a sticky record, for the assign path (see
-    /// `StickyRecordFilter`); built only once a sticky reader asks for it.
-    let stickyRecords = StickyRecordFilter()
-    // On `queue` only:
-    /// Whether a sticky reader wants `stickyRecords` kept.
-    private var stickyRecordsWanted = false
-    /// `PRAGMA data_version` when `stickyRecords` held every pair of `facts`; nil when it may not.
-    private var stickyRecordsVersion: Int64?
-    /// The WAL index the filter's stamps are read from (the writer's connection keeps it mapped).
-    private var walIndex: WALIndexWatch?
+    /// Which users can have facts, and which pairs have a sticky record (`WriterFilters`), on `queue` only.
+    private let filters: WriterFilters
+    /// The (experiment, user) pairs with a sticky record, for the assign path (see `StickyRecordFilter`).
+    var stickyRecords: StickyRecordFilter { filters.stickyRecords }
     private let path: String
     /// A reader has asked for the filter to be checked again (at most one check queued).
     private let stickyCheckQueued = Atomic<Bool>(false)
 
-    // SPEC §4 people, on `queue` only.
-    /// Whether any id is linked (`people` has rows), read at the start of each transaction: while
-    /// none is, nothing below costs a lookup.
-    private var peopleExist = false
-    /// Persons whose facts the open transaction must recompute from all their ids' events.
-    private var personsToRefresh: Set<UserID> = []
-    /// The positions (arrival order) of the `identified` events, and of the exposures carrying a
-    /// `store_account_id`, that the open transaction stored.
-    private var storedIdentifies: [Int] = []
-
-    /// The writer's statements, prepared once (`Connection.cached` would hash their long SQL on
-    /// every use, several times per event).
-    private var insertEvent, selectUserEvents, upsertFacts: Statement?
-
-    private func prepared(_ slot: inout Statement?, _ sql: String) throws -> Statement {
-        if let statement = slot {
-            try statement.reset()
-            return statement
-        }
-        let statement = try connection.prepare(sql)
-        slot = statement
-        return statement
-    }
-
     init(connection: Connection, path: String, readers: ReaderPool, maxEventsPerTransaction: Int, factsBesideMinimum: Int) {
         self.connection = connection
+        let filters = WriterFilters(connection: connection)
+        self.filters = filters
+        transaction = SQLiteWriteTransaction(connection: connection, readers: readers, filters: filters, factsBesideMinimum: factsBesideMinimum)
         self.path = path
-        self.readers = readers
         self.maxEventsPerTransaction = maxEventsPerTransaction
-        self.factsBesideMinimum = factsBesideMinimum
         queue.setSpecific(key: Self.onWriterQueue, value: true)
     }
 
-    var transactionsCommitted: Int { transactionCount.load(ordering: .relaxed) }
+    var transactionsCommitted: Int { transaction.committed }
 
     func submit(_ events: [Event], commitEvery: Int? = nil, consumed: (@Sendable () -> Void)? = nil,
                 completion: @escaping Completion) {
@@ -136,7 +97,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         if isClosed.load(ordering: .acquiring) { throw StoreError(kind: .closed, message: "closed", context: context) }
         return try queue.sync {
             if !held.isEmpty { commitHeld() }
-            defer { publishStickyRecords() }
+            defer { filters.publishStickyRecords() }
             return try connection.transaction { try body(connection) }
         }
     }
@@ -191,7 +152,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         held = []
         heldEvents = 0
         do {
-            let results = try write(requests)
+            let results = try transaction.run(requests.map(\.events), bulk: requests.contains { $0.commitEvery != nil })
             for (request, result) in zip(requests, results) { request.completion(.success(result)) }
         } catch {
             if requests.count == 1 || requests.allSatisfy({ $0.commitEvery != nil }) {
@@ -204,7 +165,7 @@ final class GroupCommitWriter: @unchecked Sendable {
                     continue
                 }
                 do {
-                    request.completion(.success(try write([request])[0]))
+                    request.completion(.success(try transaction.run([request.events], bulk: false)[0]))
                 } catch {
                     request.completion(.failure(error))
                 }
@@ -212,236 +173,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
     }
 
-    /// One transaction: every event of `requests` sorted by user id with arrival order breaking
-    /// ties (so the first copy of a key is the one stored), each touched user's facts refreshed
-    /// (inline for small transactions, beside the writer for large and bulk ones), then the commit.
-    /// Returns each request's counts.
-    private func write(_ requests: [Request]) throws -> [AppendResult] {
-        var results = [AppendResult](repeating: AppendResult(), count: requests.count)
-        var events: [Event] = []
-        var owners: [Int32] = []
-        events.reserveCapacity(requests.reduce(0) { $0 + $1.events.count })
-        owners.reserveCapacity(events.capacity)
-        for (r, request) in requests.enumerated() {
-            events.append(contentsOf: request.events)
-            owners.append(contentsOf: repeatElement(Int32(r), count: request.events.count))
-        }
-        guard !events.isEmpty else { return results }
-        let keys = SortKeys(events)
-        let order = keys.sortedOrder()
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            // A user with no exposure has no facts to refresh (nil filter: ask nothing, refresh all).
-            let filter = try currentFilters()
-            peopleExist = try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM people)") == 1
-            personsToRefresh = []
-            storedIdentifies = []
-            if events.count >= factsBesideMinimum || requests.contains(where: { $0.commitEvery != nil }) {
-                try writeWithFactsBeside(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
-            } else {
-                try writeWithFactsInline(events, owners: owners, keys: keys, order: order, filter: filter, results: &results)
-            }
-            try applyPeople(events)
-            try connection.execute("COMMIT")
-            // Before the completions run: an acknowledged exposure is the next call's sticky record.
-            publishStickyRecords()
-            if exposedUsers != nil { for user in newlyExposed { exposedUsers!.insert(user) } }
-            newlyExposed = []
-            transactionCount.add(1, ordering: .relaxed)
-            return results
-        } catch {
-            newlyExposed = []
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    /// Users with an exposure stored by the open transaction, for the filter after the commit.
-    private var newlyExposed: [UserID] = []
-
-    /// Inserts each user's events and refreshes the user's facts right after them.
-    private func writeWithFactsInline(_ events: [Event], owners: [Int32], keys: SortKeys, order: [Int32],
-                                      filter: ExposedUserFilter?, results: inout [AppendResult]) throws {
-        var start = 0
-        while start < order.count {
-            let end = userEnd(from: start, keys: keys, order: order)
-            let (stored, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
-            let user = events[Int(order[start])].userID
-            if stored > 0, peopleExist, let person = try linkedPerson(of: user) {
-                personsToRefresh.insert(person)
-            } else if stored > 0, identifies(events, order: order, start..<end) {
-                personsToRefresh.insert(user)   // computed once, after its identifies are applied
-                if exposed { newlyExposed.append(user) }
-            } else {
-                if stored > 0 && (exposed || filter?.mightContain(user) ?? true) { try refreshFacts(userID: user) }
-                if exposed { newlyExposed.append(user) }
-            }
-            start = end
-        }
-    }
-
-    /// Inserts every event while `SnapshotFacts` computes the touched users' facts on another
-    /// thread, then upserts them (recomputing inline any user the worker saw differently).
-    private func writeWithFactsBeside(_ events: [Event], owners: [Int32], keys: SortKeys, order: [Int32],
-                                      filter: ExposedUserFilter?, results: inout [AppendResult]) throws {
-        var users: [Range<Int>] = []
-        var start = 0
-        while start < order.count {
-            let end = userEnd(from: start, keys: keys, order: order)
-            let user = events[Int(order[start])].userID
-            if peopleExist, let person = try linkedPerson(of: user) {
-                personsToRefresh.insert(person)   // from all of the person's ids, after the inserts
-            } else if identifies(events, order: order, start..<end) {
-                personsToRefresh.insert(user)     // computed once, after its identifies are applied
-            } else if filter?.mightContain(user) ?? true || (start..<end).contains(where: { events[Int(order[$0])].type == .exposure }) {
-                users.append(start..<end)
-            }
-            start = end
-        }
-        let beside = SnapshotFacts(events: events, order: order, users: users, readers: readers)
-        // Also on failure: the worker's read transaction ends before this one is rolled back.
-        defer { beside.wait() }
-        var stored = [Int32](repeating: 0, count: users.count)
-        var next = 0
-        start = 0
-        while start < order.count {
-            let end = userEnd(from: start, keys: keys, order: order)
-            let (count, exposed) = try insertUser(events, owners: owners, order: order, start..<end, results: &results)
-            if next < users.count && users[next].lowerBound == start {
-                stored[next] = Int32(count)
-                next += 1
-            }
-            if exposed { newlyExposed.append(events[Int(order[start])].userID) }
-            start = end
-        }
-        beside.wait()
-        let upsert = try prepared(&upsertFacts, FactsRefresh.upsertSQL)
-        for (u, range) in users.enumerated() where stored[u] > 0 {
-            if let facts = beside.result(u, stored: Int(stored[u])) {
-                try FactsRefresh.write(facts, upsert: upsert)
-            } else {
-                try refreshFacts(userID: events[Int(order[range.lowerBound])].userID)
-            }
-        }
-    }
-
-    /// Whether the user of `order` positions `range` sends an `identified` event: it will most
-    /// likely join a person in `applyPeople`, so its facts are computed there, once, rather than
-    /// written now and deleted by the link (a log-in per user made a load with log-ins write its
-    /// users' facts twice).
-    private func identifies(_ events: [Event], order: [Int32], _ range: Range<Int>) -> Bool {
-        range.contains { events[Int(order[$0])].type == .identified }
-    }
-
-    /// The end of the run of `order` positions from `start` that share one user id.
-    private func userEnd(from start: Int, keys: SortKeys, order: [Int32]) -> Int {
-        let first = Int(order[start])
-        var end = start + 1
-        while end < order.count, keys.sameUser(first, Int(order[end])) { end += 1 }
-        return end
-    }
-
-    /// Inserts one user's events (`order` positions `range`); returns how many were stored and
-    /// whether an exposure was among them.
-    private func insertUser(_ events: [Event], owners: [Int32], order: [Int32], _ range: Range<Int>,
-                            results: inout [AppendResult]) throws -> (stored: Int, exposed: Bool) {
-        var stored = 0, exposed = false
-        // Through the buffer, each event is read in place: `events[i]` passed on copied all its
-        // strings (a retain and a release each), a few percent of a bulk load.
-        try events.withUnsafeBufferPointer { events in
-            for position in range {
-                let i = Int(order[position])
-                if try insert(events.baseAddress! + i) {
-                    results[Int(owners[i])].stored += 1
-                    stored += 1
-                    let type = events[i].type
-                    if type == .identified || (type == .exposure && events[i].storeAccountID != nil) {
-                        storedIdentifies.append(i)
-                    }
-                    if type == .exposure {
-                        exposed = true
-                        // Before the commit: a reader that sees the commit sees the pair.
-                        if stickyRecordsVersion != nil, let experiment = events[i].experiment {
-                            stickyRecords.insert(experiment: experiment, userID: events[i].userID)
-                        }
-                    }
-                } else {
-                    results[Int(owners[i])].duplicates += 1
-                }
-            }
-        }
-        return (stored, exposed)
-    }
-
-    /// The filter of exposed users when it can be trusted in the open transaction, else nil;
-    /// and `stickyRecords` brought up to date for it (see `StickyRecordFilter`).
-    ///
-    /// Both are built from `facts` (one row per exposed user and experiment) on first use, and
-    /// again when another connection has committed, as that may have stored exposures; at most
-    /// once a second, so a steady writer elsewhere costs a recompute of every touched user (and
-    /// sticky reads from the store) instead.
-    private func currentFilters() throws -> ExposedUserFilter? {
-        let version = try connection.scalarInt("PRAGMA data_version") ?? 0
-        let usersValid = exposedUsers.map { version == exposedUsersVersion && $0.inserted <= $0.capacity } ?? false
-        if !usersValid { exposedUsers = nil }
-        if stickyRecordsVersion != nil && stickyRecordsVersion != version {
-            stickyRecordsVersion = nil
-            stickyRecords.publish(nil)
-        }
-        let stickyValid = !stickyRecordsWanted || stickyRecordsVersion != nil
-        if usersValid && stickyValid { return exposedUsers }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if let lastFilterBuild, now &- lastFilterBuild < 1_000_000_000 { return exposedUsers }
-        lastFilterBuild = now
-        try buildFilters(users: !usersValid, stickyRecords: !stickyValid, version: version)
-        return exposedUsers
-    }
-
-    /// Reads every (experiment, user) pair of `facts` in the open transaction into the filters asked for.
-    private func buildFilters(users: Bool, stickyRecords sticky: Bool, version: Int64) throws {
-        let rows = try connection.scalarInt("SELECT count(*) FROM facts") ?? 0
-        var filter = users ? ExposedUserFilter(capacity: Int(rows) * 2) : nil
-        if sticky { stickyRecords.reset(expecting: Int(rows)) }
-        // A person's linked ids have its sticky records too (SPEC §2).
-        let pairs = try connection.prepare(sticky ? """
-            SELECT experiment, user_id FROM facts
-            UNION ALL SELECT f.experiment, p.user_id FROM people p JOIN facts f ON f.user_id = p.person_id WHERE p.user_id <> p.person_id
-            """ : "SELECT experiment, user_id FROM facts")
-        while try pairs.step() {
-            if filter != nil { filter!.insert(UserID(pairs.text(1))) }
-            if sticky {
-                let hash = pairs.withText(0) { experiment in pairs.withText(1) { user in StickyRecordFilter.PairHash(experiment: experiment, user: user) } }
-                stickyRecords.insert(hash)
-            }
-        }
-        if let filter {
-            exposedUsers = filter
-            exposedUsersVersion = version
-        }
-        if sticky { stickyRecordsVersion = version }
-    }
-
-    /// After a commit on this connection: readers may trust `stickyRecords` at the WAL index's
-    /// stamp if no other connection has committed since it was complete. The stamp is read
-    /// before `data_version`, so an unchanged version means the stamp shows only this
-    /// connection's commits, whose exposures the filter already holds.
-    private func publishStickyRecords() {
-        guard let version = stickyRecordsVersion else { return }
-        if walIndex == nil { walIndex = WALIndexWatch(connection: connection) }
-        let stamp = walIndex?.stamp()
-        guard let stamp, let now = try? connection.scalarInt("PRAGMA data_version"), now == version else {
-            stickyRecordsVersion = nil
-            stickyRecords.publish(nil)
-            return
-        }
-        stickyRecords.publish(stamp)
-    }
-
     /// Builds `stickyRecords` if needed and publishes it; from now on every commit keeps it.
     /// Asynchronous: until it is published, sticky readers read the store.
     func keepStickyRecords() {
         queue.async {
-            self.stickyRecordsWanted = true
+            self.filters.stickyRecordsWanted = true
             self.checkStickyRecords()
         }
     }
@@ -459,166 +195,21 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// On `queue`: rebuilds the filter in a read transaction of its own if another connection
     /// has committed since it was complete (at most once a second), then publishes it.
     private func checkStickyRecords() {
-        guard stickyRecordsWanted, !isClosed.load(ordering: .acquiring) else { return }
+        guard filters.stickyRecordsWanted, !isClosed.load(ordering: .acquiring) else { return }
         do {
             try connection.execute("BEGIN")
             do {
-                let version = try connection.scalarInt("PRAGMA data_version") ?? 0
-                if stickyRecordsVersion != version {
-                    if stickyRecordsVersion != nil {
-                        stickyRecordsVersion = nil
-                        stickyRecords.publish(nil)
-                    }
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    if lastFilterBuild == nil || now &- lastFilterBuild! >= 1_000_000_000 {
-                        lastFilterBuild = now
-                        try buildFilters(users: false, stickyRecords: true, version: version)
-                    }
-                }
+                try filters.refreshStickyRecords()
                 try connection.execute("COMMIT")
             } catch {
                 try? connection.execute("ROLLBACK")
                 throw error
             }
-            publishStickyRecords()
+            filters.publishStickyRecords()
         } catch {
-            stickyRecordsVersion = nil
-            stickyRecords.publish(nil)
+            filters.dropStickyRecords()
         }
     }
 
-    /// Every column of `EventColumns`, in its order.
-    private static let insertSQL = """
-        INSERT INTO events (\(EventColumns.names))
-        VALUES (\(EventColumns.all.map { _ in "?" }.joined(separator: ", ")))
-        ON CONFLICT (user_id, event_id) DO NOTHING
-        """
-
-    /// Inserts one event; false when its key (user_id, event_id) is already stored. By pointer: an
-    /// `Event` argument was copied whole at the call, every string retained and released.
-    private func insert(_ pointer: UnsafePointer<Event>) throws -> Bool {
-        let statement = try prepared(&insertEvent, Self.insertSQL)
-        for (index, column) in EventColumns.all.enumerated() {
-            try statement.bind(Int32(index + 1), column.value(pointer.pointee))
-        }
-        try statement.run()
-        return connection.changes == 1
-    }
-
-    // MARK: People (SPEC §4)
-
-    private var selectPerson, selectMembers, selectKnown, insertKnown, insertPerson, movePeople, deleteFacts, insertConflict: Statement?
-
-    /// The person `user` belongs to when it is one of several ids (the person's own key included), else nil.
-    private func linkedPerson(of user: UserID) throws -> UserID? {
-        let s = try prepared(&selectPerson, "SELECT person_id FROM people WHERE user_id = ?1")
-        defer { s.finish() }
-        try s.bind(1, user)
-        return try s.step() ? UserID(s.text(0)) : nil
-    }
-
-    /// Applies the transaction's stored `identified` events in arrival order (`IdentityRules`),
-    /// then recomputes every person whose ids changed or got events, from all of its ids' events.
-    /// In the same transaction as the events, so facts are exact at every commit.
-    private func applyPeople(_ events: [Event]) throws {
-        for i in storedIdentifies.sorted() {
-            let e = events[i]
-            if e.type == .exposure, let account = e.storeAccountID.map(UserID.init) {
-                // SPEC §4: the store account joins the exposed user's person (not an identify).
-                guard account != e.userID, try linkedPerson(of: account) == nil else { continue }
-                let person = try linkedPerson(of: e.userID) ?? e.userID
-                if person != account { try link(account, into: person) }
-                continue
-            }
-            guard let identity = e.identity else { continue }
-            let userPerson = try linkedPerson(of: e.userID)
-            let known = try prepared(&selectKnown, "SELECT 1 FROM known_ids WHERE user_id = ?1")
-            try known.bind(1, e.userID)
-            let userIsKnown = try known.step()
-            known.finish()
-            let outcome = IdentityRules.decide(user: e.userID, identity: identity, personOfUser: userPerson ?? e.userID,
-                                               personOfIdentity: try linkedPerson(of: identity) ?? identity,
-                                               userIsKnown: userIsKnown, userIsLinked: userPerson.map { $0 != e.userID } ?? false)
-            let markKnown = try prepared(&insertKnown, "INSERT OR IGNORE INTO known_ids (user_id) VALUES (?1)")
-            try markKnown.bind(1, identity)
-            try markKnown.run()
-            switch outcome {
-            case .unchanged: break
-            case .conflict:
-                let c = try prepared(&insertConflict, "INSERT OR IGNORE INTO identity_conflicts (user_id, event_id, identity) VALUES (?1, ?2, ?3)")
-                try c.bind(1, e.userID)
-                try c.bind(2, e.id)
-                try c.bind(3, identity)
-                try c.run()
-            case .link(let anonymous, let person):
-                try link(anonymous, into: person)
-            }
-        }
-        guard !personsToRefresh.isEmpty else { return }
-        for person in personsToRefresh.sorted() {
-            // A person listed before a link in this transaction may have been merged since.
-            let key = try linkedPerson(of: person) ?? person
-            if key != person && personsToRefresh.contains(key) { continue }
-            try refreshPerson(key)
-        }
-        personsToRefresh = []
-    }
-
-    /// Joins `id`'s person (it and the ids it holds) into `person`; `id`'s facts become the person's.
-    private func link(_ id: UserID, into person: UserID) throws {
-        let move = try prepared(&movePeople, "UPDATE people SET person_id = ?2 WHERE person_id = ?1")
-        try move.bind(1, id)
-        try move.bind(2, person)
-        try move.run()
-        for (member, key) in [(id, person), (person, person)] {
-            let add = try prepared(&insertPerson, "INSERT OR IGNORE INTO people (user_id, person_id) VALUES (?1, ?2)")
-            try add.bind(1, member)
-            try add.bind(2, key)
-            try add.run()
-        }
-        // Facts are keyed (experiment, user_id): the id's rows are found through the experiments its
-        // person's ids were exposed to (a scan of `facts` per link would be quadratic in a load).
-        let drop = try prepared(&deleteFacts, """
-            DELETE FROM facts WHERE user_id = ?1 AND experiment IN (
-                SELECT experiment FROM events WHERE user_id = ?1 AND type = \(EventType.exposure.rawValue)
-                UNION SELECT e.experiment FROM people p JOIN events e ON e.user_id = p.user_id
-                WHERE p.person_id = ?2 AND e.type = \(EventType.exposure.rawValue))
-            """)
-        try drop.bind(1, id)
-        try drop.bind(2, person)
-        try drop.run()
-        personsToRefresh.remove(id)
-        personsToRefresh.insert(person)
-        peopleExist = true
-    }
-
-    /// Recomputes `person`'s facts from the events of all its ids, and gives each id its sticky records.
-    private func refreshPerson(_ person: UserID) throws {
-        let list = try prepared(&selectMembers, "SELECT user_id FROM people WHERE person_id = ?1 ORDER BY user_id")
-        try list.bind(1, person)
-        var members: [UserID] = []
-        while try list.step() { members.append(UserID(list.text(0))) }
-        list.finish()
-        if members.isEmpty { members = [person] }
-        let select = try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL)
-        var sources: [(id: UserID, events: [FactsBuilder.Source])] = []
-        for id in members {
-            try select.reset()
-            sources.append((id, try FactsRefresh.storedSources(userID: id, select: select)))
-        }
-        let facts = FactsBuilder.facts(person: person, members: sources)
-        try FactsRefresh.write(facts, upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
-        guard !facts.isEmpty else { return }
-        newlyExposed.append(person)
-        if stickyRecordsVersion != nil {
-            for f in facts { for id in members { stickyRecords.insert(experiment: f.experiment, userID: id) } }
-        }
-    }
-
-    /// Recomputes one user's facts from all of the user's stored events.
-    private func refreshFacts(userID: UserID) throws {
-        try FactsRefresh.refresh(userID: userID, select: try prepared(&selectUserEvents, FactsRefresh.selectEventsSQL),
-                                 upsert: try prepared(&upsertFacts, FactsRefresh.upsertSQL))
-    }
 }
 

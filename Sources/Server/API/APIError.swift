@@ -70,9 +70,9 @@ public enum ErrorResponses {
         }
     }
 
-    public static func response(for error: any Error, route: String) -> HTTPResponse {
+    public static func response(for error: any Error, route: String, log: Log) -> HTTPResponse {
         guard let apiError = error as? APIError else {
-            Log.shared.write(level: .error, "unexpected error", ["route": .string(route), "error": .string(String(describing: error))])
+            log.write(level: .error, "unexpected error", ["route": .string(route), "error": .string(String(describing: error))])
             return body(status: 500, code: "internal_error", message: "the server failed to handle the request; the details are in its log", field: nil, details: [])
         }
         var response = body(status: status(for: apiError.kind), code: apiError.code, message: apiError.message,

@@ -47,7 +47,9 @@ public final class APIServer: HTTPHandler {
     public let options: Options
     public let metrics = Metrics()
     /// Connection counts, kept by the HTTP daemon and shown on /metrics.
-    public let connections = ConnectionStats(log: Log.shared.write)
+    public let connections: ConnectionStats
+    /// Where the server's log lines go; handed to every part that writes one.
+    public let log: Log
     public let snapshots: SnapshotHolder
     let backend: Backend
     public let status = ServerStatus()
@@ -60,17 +62,19 @@ public final class APIServer: HTTPHandler {
     /// The threads reports are computed on, apart from the ones answering requests.
     let reports = ReportWorkers()
 
-    public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend) {
+    public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend, log: Log) {
         self.options = options
+        self.log = log
+        connections = ConnectionStats(log: log.write)
         self.snapshots = SnapshotHolder(snapshot)
         self.backend = backend
-        self.safeguards = SafeguardService(options: options.safeguards, store: backend.store, snapshots: snapshots)
+        self.safeguards = SafeguardService(options: options.safeguards, store: backend.store, snapshots: snapshots, log: log)
         let dependencies = HandlerDependencies(
             options: options, snapshots: snapshots, store: backend.store, exposures: backend.exposures, metrics: metrics,
             connections: connections, status: status, safeguards: safeguards,
-            copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), reports: reports)
+            copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), log: log, reports: reports)
         router = Router(Self.routes.map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: options.keys)) })
-        observer = RequestObserver(metrics: metrics)
+        observer = RequestObserver(metrics: metrics, log: log)
         requestHeaderNames = Self.headerNames(Self.routes)
     }
 
@@ -107,34 +111,34 @@ public final class APIServer: HTTPHandler {
         case .notFound:
             let shown = request.path.utf8.count > 200 && request.path.count > 200 ? String(request.path.prefix(200)) + "…" : request.path
             return HandlerResult(route: "unmatched", outcome: .response(ErrorResponses.response(
-                for: APIError(.notFound, code: "not_found", "no endpoint at \(shown); see /openapi.json"), route: "unmatched")))
+                for: APIError(.notFound, code: "not_found", "no endpoint at \(shown); see /openapi.json"), route: "unmatched", log: log)))
         case .wrongMethod(let pattern, let allowed):
             return HandlerResult(route: pattern, outcome: .response(ErrorResponses.response(
                 for: APIError(.methodNotAllowed(allowed: allowed), code: "method_not_allowed",
-                              "\(pattern) accepts \(allowed.joined(separator: ", ")), not \(request.method)"), route: pattern)))
+                              "\(pattern) accepts \(allowed.joined(separator: ", ")), not \(request.method)"), route: pattern, log: log)))
         case .found(let route, let captures):
             do {
                 return HandlerResult(route: route.pattern, outcome: try route.responder.respond(to: APIRequest(request, captures: captures)))
             } catch {
-                return HandlerResult(route: route.pattern, outcome: .response(ErrorResponses.response(for: error, route: route.pattern)))
+                return HandlerResult(route: route.pattern, outcome: .response(ErrorResponses.response(for: error, route: route.pattern, log: log)))
             }
         }
     }
 
     public func payloadTooLarge(limit: Int) -> HTTPResponse {
         ErrorResponses.response(for: APIError(.payloadTooLarge, code: "body_too_large",
-                                              "the request body is over the limit of \(limit) bytes (see --max-body)"), route: "")
+                                              "the request body is over the limit of \(limit) bytes (see --max-body)"), route: "", log: log)
     }
 
     public func headersTooLarge(limit: Int) -> HTTPResponse {
         ErrorResponses.response(for: APIError(.headersTooLarge, code: "headers_too_large",
-                                              "the request line and headers are over the limit of \(limit) bytes"), route: "")
+                                              "the request line and headers are over the limit of \(limit) bytes"), route: "", log: log)
     }
 
     public func requestTimeout() -> HTTPResponse {
         ErrorResponses.response(for: APIError(.requestTimeout, code: "request_timeout",
                                               "the request line, headers or body did not arrive in time (see --header-timeout, --body-timeout); the connection is closed"),
-                                route: "")
+                                route: "", log: log)
     }
 
     public func route(method: String, path: String) -> String {
@@ -160,9 +164,9 @@ public final class APIServer: HTTPHandler {
                 throw GooglePushVerifier.ConfigurationError(description: "cannot read \(play.certificatesPath)")
             }
             try play.verifier.reload(certificates: [UInt8](data))
-            Log.shared.write(level: .info, "Google certificates reloaded", ["keys": .array(play.verifier.keyIDs.map { .string($0) })])
+            log.write(level: .info, "Google certificates reloaded", ["keys": .array(play.verifier.keyIDs.map { .string($0) })])
         } catch {
-            Log.shared.write(level: .error, "Google certificates reload failed; keeping the keys already loaded",
+            log.write(level: .error, "Google certificates reload failed; keeping the keys already loaded",
                              ["file": .string(play.certificatesPath), "error": .string(String(describing: error))])
         }
     }
@@ -178,7 +182,7 @@ public final class APIServer: HTTPHandler {
             status.setLastReloadError(nil)
             // The stops in force stay in force across a reload.
             let snapshot = snapshots.update { current in loaded.withStops(current.stops).withPeriods(current.periods) }
-            Log.shared.write(level: .info, "experiments reloaded", ["experiments": .number(Double(snapshot.catalog.experiments.count)),
+            log.write(level: .info, "experiments reloaded", ["experiments": .number(Double(snapshot.catalog.experiments.count)),
                                                                     "directory": .string(options.experimentsDirectory)])
             return true
         } catch {
@@ -191,7 +195,7 @@ public final class APIServer: HTTPHandler {
                 fields["error"] = .string(String(describing: error))
             }
             status.setLastReloadError(.object([("at", .string(RFC3339.format(Date()))), ("problems", .array(problems.map { .string($0) }))]))
-            Log.shared.write(level: .error, "reload failed; keeping the experiments already loaded", fields)
+            log.write(level: .error, "reload failed; keeping the experiments already loaded", fields)
             return false
         }
     }

@@ -14,9 +14,10 @@ struct HandlerDependencies: Sendable {
     let status: ServerStatus
     let safeguards: SafeguardService
     let copyGenerator: ServerCopyGenerator?
+    let log: Log
     /// The report threads: reports are computed there, never on a request thread.
     let reports: ReportWorkers
 
-    var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock) }
+    var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock, log: log) }
     var storeLookups: StoreLookups { StoreLookups(store: store) }
 }

@@ -5,13 +5,14 @@ import PaywallCopy
 /// Keeps the lines the generator accepted in the store's `copy_cache`, so they outlive a restart.
 struct StoreCopyLineCache: CopyLineCache {
     let store: any CopyLineStore
+    let log: Log
 
     func cachedLine(experiment: String, variant: String, brief: String) -> String? {
         do {
             return try store.cachedCopyLine(experiment: experiment, variant: variant, brief: brief)?.line
         } catch {
             // Without the cache the line is generated again: slower, never wrong.
-            Log.shared.buffered(level: .warning, "copy cache read failed", [("experiment", .string(experiment)), ("error", .string(String(describing: error)))])
+            log.buffered(level: .warning, "copy cache read failed", [("experiment", .string(experiment)), ("error", .string(String(describing: error)))])
             return nil
         }
     }
@@ -20,7 +21,7 @@ struct StoreCopyLineCache: CopyLineCache {
         do {
             try store.saveCopyLine(line, experiment: experiment, variant: variant, brief: brief)
         } catch {
-            Log.shared.write(level: .warning, "copy cache write failed; the line is kept in memory only",
+            log.write(level: .warning, "copy cache write failed; the line is kept in memory only",
                              ["experiment": .string(experiment), "variant": .string(variant), "error": .string(String(describing: error))])
         }
     }

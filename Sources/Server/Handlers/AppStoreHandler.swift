@@ -34,7 +34,7 @@ struct AppStoreHandler: Responder {
            case .string(let environment)? = data.last(where: { $0.0 == "environment" })?.1, environment != appStore.environment {
             let type = notification.payload.last(where: { $0.0 == "notificationType" }).flatMap { if case .string(let t) = $0.1 { t } else { nil } } ?? "unknown"
             metrics.appStore(type: type, outcome: .ignored)
-            Log.shared.write(level: .warning, "App Store notification ignored", ["route": .string(route), "reason": .string("environment"),
+            events.log.write(level: .warning, "App Store notification ignored", ["route": .string(route), "reason": .string("environment"),
                                                                                 "environment": .string(environment)])
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type)), ("reason", .string("environment")),
                                             ("message", .string("a \(environment) notification; this server stores \(appStore.environment) ones (--appstore-environment)"))])))
@@ -49,7 +49,7 @@ struct AppStoreHandler: Responder {
                                               trialAwaitingConversion: lookups.trialAwaitingConversion,
                                               userForStoreAccount: { [lookups] in try lookups.userForStoreAccount($0).map { UserID($0) } })
         } catch {
-            throw WebhookEventWriter.apiError(error, route: route)
+            throw WebhookEventWriter.apiError(error, route: route, log: events.log)
         }
         return try events.store(outcome, route: route, delivery: delivery, count: count)
     }

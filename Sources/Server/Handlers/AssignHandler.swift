@@ -8,6 +8,7 @@ import PaywallCopy
 
 /// `POST /v1/assign`: the hottest path of the server.
 struct AssignHandler: Responder {
+    let log: Log
     let snapshots: SnapshotHolder
     /// Sticky records: an exposure already stored decides the arm (SPEC §2).
     let exposures: any StickyReader
@@ -66,7 +67,7 @@ struct AssignHandler: Responder {
                 case .success(let found): answers = found
                 case .failure(let error):
                     // Without the record the user is bucketed by hash, which agrees unless weights changed.
-                    Log.shared.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
+                    log.buffered(level: .warning, "sticky lookup failed", [("experiment", .string(pending.stickyExperimentIDs.joined(separator: ","))), ("error", .string(String(describing: error)))])
                     answers = StickyAnswers(variants: [], linked: false)
                 }
                 let finish = { @Sendable in

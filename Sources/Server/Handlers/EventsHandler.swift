@@ -5,6 +5,7 @@ import HTTPTransport
 
 /// `POST /v1/events`.
 struct EventsHandler: Responder {
+    let log: Log
     let snapshots: SnapshotHolder
     let store: any EventStore
     let metrics: Metrics
@@ -82,7 +83,7 @@ struct EventsHandler: Responder {
                     metrics.events(stored: counts.stored, duplicate: counts.duplicates, rejected: 0, ignored: ignoredLines.count)
                     respond(Self.counts(counts, ignored: ignoredLines))
                 case .failure(let error):
-                    respond(WebhookEventWriter.storeUnavailable(error, route: "/v1/events"))
+                    respond(WebhookEventWriter.storeUnavailable(error, route: "/v1/events", log: log))
                 }
             }
         }

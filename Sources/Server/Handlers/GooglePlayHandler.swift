@@ -65,13 +65,13 @@ struct GooglePlayHandler: Responder {
                         case .deferred(let start): start(respond)
                         }
                     } catch {
-                        respond(ErrorResponses.response(for: WebhookEventWriter.apiError(error, route: route), route: route))
+                        respond(ErrorResponses.response(for: WebhookEventWriter.apiError(error, route: route, log: events.log), route: route, log: events.log))
                     }
                 } catch {
                     if let failure = error as? WebhookError, failure.kind == .unavailable {
-                        Log.shared.write(level: .warning, "Google Play lookup failed", ["route": .string(route), "error": .string(failure.message)])
+                        events.log.write(level: .warning, "Google Play lookup failed", ["route": .string(route), "error": .string(failure.message)])
                     }
-                    respond(ErrorResponses.response(for: WebhookEventWriter.apiError(error, route: route), route: route))
+                    respond(ErrorResponses.response(for: WebhookEventWriter.apiError(error, route: route, log: events.log), route: route, log: events.log))
                 }
             }
         }
@@ -81,7 +81,7 @@ struct GooglePlayHandler: Responder {
     /// /metrics and logged, nothing stored.
     private func settled(_ reason: IgnoredReason, type: String, message: String, route: String,
                          count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome {
-        Log.shared.write(level: .warning, "Google Play notification ignored", ["route": .string(route), "reason": .string(reason.rawValue),
+        events.log.write(level: .warning, "Google Play notification ignored", ["route": .string(route), "reason": .string(reason.rawValue),
                                                                               "message": .string(message)])
         return try events.store(.ignored(type: type, reason: reason), route: route, count: count)
     }
@@ -93,7 +93,7 @@ struct GooglePlayHandler: Responder {
         do {
             outcome = try GooglePlayMapping.map(notification, purchase: purchase, lookups: lookups)
         } catch {
-            throw WebhookEventWriter.apiError(error, route: route)
+            throw WebhookEventWriter.apiError(error, route: route, log: events.log)
         }
         return try events.store(outcome, route: route, delivery: DeliveryKey.googlePlay(notification), count: count)
     }

@@ -5,6 +5,7 @@ import HTTPTransport
 
 /// `POST /v1/identify`.
 struct IdentifyHandler: Responder {
+    let log: Log
     let snapshots: SnapshotHolder
     let store: any EventStore
     let metrics: Metrics
@@ -46,7 +47,7 @@ struct IdentifyHandler: Responder {
                     respond(.json(.object([("user_id", .string(userID)), ("identity", .string(identity)),
                                            ("stored", .number(Double(counts.stored))), ("duplicate", .number(Double(counts.duplicates)))])))
                 case .failure(let error):
-                    respond(WebhookEventWriter.storeUnavailable(error, route: "/v1/identify"))
+                    respond(WebhookEventWriter.storeUnavailable(error, route: "/v1/identify", log: log))
                 }
             }
         }

@@ -6,6 +6,7 @@ import Reporting
 
 /// `GET /v1/experiments/{id}/report`.
 struct ReportHandler: Responder {
+    let log: Log
     let snapshots: SnapshotHolder
     let store: any EventStore
     /// A fixed clock (`ABCTL_NOW`); nil: the time of the request, unless the store recorded where its
@@ -31,22 +32,22 @@ struct ReportHandler: Responder {
             throw APIError(.badRequest, code: "invalid_parameter", invalid.message, field: invalid.parameter)
         }
         let store = self.store, options = reportOptions
-        return .deferred { [workers] respond in
+        return .deferred { [workers, log] respond in
             let started = workers.run({ () -> HTTPResponse in
                 do {
                     let report = try ReportBuilder.report(source: store, experiment: experiment, options: options)
                     return HTTPResponse(status: 200, body: JSONWriter.bytes(JSONReportRenderer.value(report), reserving: 8192))
                 } catch {
-                    Log.shared.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
+                    log.write(level: .error, "report failed", ["experiment": .string(id), "error": .string(String(describing: error))])
                     return ErrorResponses.response(for: APIError(.unavailable, code: "store_unavailable", "the report could not be read from the event store; retry later"),
-                                                   route: "/v1/experiments/{id}/report")
+                                                   route: "/v1/experiments/{id}/report", log: log)
                 }
             }, done: respond)
             if !started {
                 var busy = APIError(.unavailable, code: "reports_busy",
                                     "this server is computing \(workers.width) reports already; retry in \(workers.retryAfterSeconds) s")
                 busy.retryAfterSeconds = workers.retryAfterSeconds
-                respond(ErrorResponses.response(for: busy, route: "/v1/experiments/{id}/report"))
+                respond(ErrorResponses.response(for: busy, route: "/v1/experiments/{id}/report", log: log))
             }
         }
     }

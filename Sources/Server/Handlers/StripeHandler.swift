@@ -39,7 +39,7 @@ struct StripeHandler: Responder {
         } catch let error as APIError {
             throw error
         } catch {
-            throw WebhookEventWriter.storeUnavailableError(error, route: route)
+            throw WebhookEventWriter.storeUnavailableError(error, route: route, log: events.log)
         }
         return try events.store(outcome, route: route, delivery: delivery, count: count)
     }

@@ -2,6 +2,7 @@ import ExperimentDefinitions
 import Foundation
 import HTTPTransport
 import Synchronization
+import SystemCall
 
 /// Structured logs: one JSON object a line on stderr.
 ///
@@ -134,13 +135,6 @@ public final class Log: Sendable {
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return }
-                offset += n
-            }
-        }
+        bytes.withUnsafeBytes { raw in try? SystemCall.writeAll(fd, raw) }
     }
 }

@@ -4,6 +4,7 @@ import HTTPTransport
 /// handlers do neither.
 struct RequestObserver: Sendable {
     let metrics: Metrics
+    let log: Log
 
     /// Clients choose methods freely; metrics label only these, and the rest as `other`.
     private static let knownMethods = ["POST", "GET", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
@@ -45,6 +46,6 @@ struct RequestObserver: Sendable {
             JSONWriter.writeString(termination, to: &line)
         }
         line.append(0x7D)
-        line.withUnsafeBytes { Log.shared.buffered(line: $0) }
+        line.withUnsafeBytes { log.buffered(line: $0) }
     }
 }

@@ -37,5 +37,5 @@ enum OpenAPIEventSchema {
     }
 
     /// A value of `type`, or null.
-    private static func types(_ type: String) -> JSONValue { .array([.string(type), .null]) }
+    private static func types(_ type: String) -> JSONValue { .array([.string(type), .string("null")]) }
 }

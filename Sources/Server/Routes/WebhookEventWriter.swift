@@ -13,6 +13,7 @@ struct WebhookEventWriter: Sendable {
     let metrics: Metrics
     /// The node's clock for the time check (`ABCTL_NOW` where set); nil: now.
     let clock: Date?
+    let log: Log
 
     /// Stores one mapped event and answers `stored` or `duplicate` once it is durable, or 503
     /// when the store cannot take it.
@@ -37,7 +38,7 @@ struct WebhookEventWriter: Sendable {
             ?? parser.proceedsProblem(revenue: mappedEvent.revenue, proceeds: mappedEvent.proceeds)
             ?? parser.timeProblem(type: type, timestamp: mappedEvent.timestamp) {
             count(type.name, .ignored)
-            Log.shared.write(level: .warning, "webhook event ignored", ["route": .string(route), "field": .string(bodyField(doubt.field)),
+            log.write(level: .warning, "webhook event ignored", ["route": .string(route), "field": .string(bodyField(doubt.field)),
                                                                        "reason": .string(doubt.reason)])
             return .response(.json(.object([("status", .string("ignored")), ("type", .string(type.name)),
                                             ("reason", .string("doubtful_\(doubt.field)")), ("message", .string("\(bodyField(doubt.field)): \(doubt.reason)"))])))
@@ -71,11 +72,11 @@ struct WebhookEventWriter: Sendable {
                             try after()
                             answer()
                         } catch {
-                            respond(Self.storeUnavailable(error, route: route))
+                            respond(Self.storeUnavailable(error, route: route, log: log))
                         }
                     }
                 case .failure(let error):
-                    respond(Self.storeUnavailable(error, route: route))
+                    respond(Self.storeUnavailable(error, route: route, log: log))
                 }
             }
         }
@@ -91,7 +92,7 @@ struct WebhookEventWriter: Sendable {
         do {
             first = try store.delivery(key: delivery.key)
         } catch {
-            throw Self.storeUnavailableError(error, route: route)
+            throw Self.storeUnavailableError(error, route: route, log: log)
         }
         guard let first else { return nil }
         metrics.events(stored: 0, duplicate: 1, rejected: 0)
@@ -129,7 +130,7 @@ struct WebhookEventWriter: Sendable {
                         respond(.json(.object([("status", .string(counts.stored >= 1 ? "stored" : "duplicate")), ("type", .string(type)),
                                                ("linked", .number(Double(counts.stored)))])))
                     case .failure(let error):
-                        respond(Self.storeUnavailable(error, route: route))
+                        respond(Self.storeUnavailable(error, route: route, log: log))
                     }
                 }
             }
@@ -152,24 +153,24 @@ struct WebhookEventWriter: Sendable {
     }
 
     /// A failed commit: the details go to the log, the client learns only that nothing was stored.
-    static func storeUnavailable(_ error: any Error, route: String) -> HTTPResponse {
-        Log.shared.write(level: .error, "event store failure", ["route": .string(route), "error": .string(String(describing: error))])
+    static func storeUnavailable(_ error: any Error, route: String, log: Log) -> HTTPResponse {
+        log.write(level: .error, "event store failure", ["route": .string(route), "error": .string(String(describing: error))])
         return ErrorResponses.response(for: APIError(.unavailable, code: "store_unavailable",
-                                                     "the event store could not commit; nothing was stored, retry later"), route: route)
+                                                     "the event store could not commit; nothing was stored, retry later"), route: route, log: log)
     }
 
     /// A store failure met before anything was stored: 503, so the vendor retries.
-    static func storeUnavailableError(_ error: any Error, route: String) -> APIError {
-        Log.shared.write(level: .error, "webhook lookup failed", ["route": .string(route), "error": .string(String(describing: error))])
+    static func storeUnavailableError(_ error: any Error, route: String, log: Log) -> APIError {
+        log.write(level: .error, "webhook lookup failed", ["route": .string(route), "error": .string(String(describing: error))])
         return APIError(.unavailable, code: "store_unavailable", "the store could not be read; nothing was stored (retry later)")
     }
 
     /// A webhook's or a lookup's error in its HTTP form; a store error becomes 503.
-    static func apiError(_ error: any Error, route: String) -> APIError {
+    static func apiError(_ error: any Error, route: String, log: Log) -> APIError {
         switch error {
         case let failure as WebhookError: APIError(webhook: failure)
         case let failure as APIError: failure
-        default: storeUnavailableError(error, route: route)
+        default: storeUnavailableError(error, route: route, log: log)
         }
     }
 }

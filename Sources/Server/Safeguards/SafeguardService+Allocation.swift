@@ -16,7 +16,7 @@ extension SafeguardService {
             periods = try store.allocationPeriods(experiment: nil)
         } catch {
             pollFailures.add(1, ordering: .relaxed)
-            Log.shared.write(level: .warning, "cannot read allocation periods; keeping the ones in force", ["error": .string(String(describing: error))])
+            log.write(level: .warning, "cannot read allocation periods; keeping the ones in force", ["error": .string(String(describing: error))])
             return
         }
         snapshots.update { current in current.periods == periods ? nil : current.withPeriods(periods) }
@@ -36,7 +36,7 @@ extension SafeguardService {
         guard !due.isEmpty else { return false }
         let written = try AllocationUpdater.run(experiments: due, store: store, now: now)
         for p in written {
-            Log.shared.write(level: .info, "allocation period recorded", ["experiment": .string(p.experiment), "period": .number(Double(p.index)),
+            log.write(level: .info, "allocation period recorded", ["experiment": .string(p.experiment), "period": .number(Double(p.index)),
                                                                             "rule": .string(p.rule), "weights": .object(p.weights.map { ($0.variant, .number($0.weight)) })])
         }
         // A period another process recorded is read on the next poll; refresh now either way.

@@ -50,6 +50,7 @@ public final class SafeguardService: Sendable {
     let options: Options
     let store: any EventStore
     let snapshots: SnapshotHolder
+    let log: Log
     private let stopping = Atomic<Bool>(false)
     private let wake = NSCondition()
     private let threadsDone = DispatchGroup()
@@ -69,7 +70,8 @@ public final class SafeguardService: Sendable {
     /// When the stops were last read successfully (seconds since 1970).
     let lastPollSeconds = Atomic<Int>(0)
 
-    public init(options: Options, store: any EventStore, snapshots: SnapshotHolder) {
+    public init(options: Options, store: any EventStore, snapshots: SnapshotHolder, log: Log) {
+        self.log = log
         self.options = options
         self.store = store
         self.snapshots = snapshots
@@ -129,7 +131,7 @@ public final class SafeguardService: Sendable {
             inForce = try store.safeguardStopsInForce()
         } catch {
             pollFailures.add(1, ordering: .relaxed)
-            Log.shared.write(level: .warning, "cannot read safeguard stops; keeping the ones in force", ["error": .string(String(describing: error))])
+            log.write(level: .warning, "cannot read safeguard stops; keeping the ones in force", ["error": .string(String(describing: error))])
             return
         }
         lastPollSeconds.store(Int(Date().timeIntervalSince1970), ordering: .relaxed)
@@ -142,11 +144,11 @@ public final class SafeguardService: Sendable {
         guard !Self.sameStops(old, inForce) else { return }
         let oldIDs = Set(old.map(\.id)), newIDs = Set(inForce.map(\.id))
         for s in inForce where !oldIDs.contains(s.id) {
-            Log.shared.write(level: .info, "safeguard stop honoured", ["id": .string(s.id), "experiment": .string(s.experiment),
+            log.write(level: .info, "safeguard stop honoured", ["id": .string(s.id), "experiment": .string(s.experiment),
                                                                       "arm": .string(s.arm), "metric": .string(s.metric)])
         }
         for s in old where !newIDs.contains(s.id) {
-            Log.shared.write(level: .info, "safeguard stop lifted", ["id": .string(s.id), "experiment": .string(s.experiment), "arm": .string(s.arm)])
+            log.write(level: .info, "safeguard stop lifted", ["id": .string(s.id), "experiment": .string(s.experiment), "arm": .string(s.arm)])
         }
     }
 
@@ -162,13 +164,13 @@ public final class SafeguardService: Sendable {
                 let held = try store.withSafeguardLease { () -> Bool in
                     leaseHeld.store(1, ordering: .relaxed)
                     defer { leaseHeld.store(0, ordering: .relaxed) }
-                    Log.shared.write(level: .info, "safeguard lease taken: this node evaluates safeguards", [:])
+                    log.write(level: .info, "safeguard lease taken: this node evaluates safeguards", [:])
                     holdLease()
                     return true
                 }
                 if held == nil { pause(options.leaseRetrySeconds) }
             } catch {
-                Log.shared.write(level: .warning, "safeguard lease failed", ["error": .string(String(describing: error))])
+                log.write(level: .warning, "safeguard lease failed", ["error": .string(String(describing: error))])
                 pause(options.leaseRetrySeconds)
             }
         }
@@ -196,7 +198,7 @@ public final class SafeguardService: Sendable {
                 pause(min(1, max(0.05, min(nextDue, outbox.nextAttempt.map { $0 - Monotonic.seconds() } ?? 1))))
             } catch {
                 evaluationFailures.add(1, ordering: .relaxed)
-                Log.shared.write(level: .warning, "safeguard evaluation failed; giving up the lease to take it again",
+                log.write(level: .warning, "safeguard evaluation failed; giving up the lease to take it again",
                                  ["error": .string(String(describing: error))])
                 pause(options.leaseRetrySeconds)
                 return
@@ -214,7 +216,7 @@ public final class SafeguardService: Sendable {
         evaluations.add(1, ordering: .relaxed)
         for s in outcome.newStops {
             stopsWritten.add(1, ordering: .relaxed)
-            Log.shared.write(level: .warning, "safeguard stop", [
+            log.write(level: .warning, "safeguard stop", [
                 "id": .string(s.id), "experiment": .string(s.experiment), "arm": .string(s.arm), "metric": .string(s.metric),
                 "action": .string(s.action.rawValue), "at": .string(s.stoppedAt.rfc3339), "figures": s.figures.json,
                 "text": .string(SafeguardText.stop(s)),
@@ -292,13 +294,13 @@ public final class SafeguardService: Sendable {
                     backoff[key] = nil
                     service.notificationsDelivered.add(1, ordering: .relaxed)
                     service.notificationsPending.subtract(1, ordering: .relaxed)
-                    Log.shared.write(level: .info, "safeguard notification delivered", fields)
+                    service.log.write(level: .info, "safeguard notification delivered", fields)
                 } else {
                     let attempts = (backoff[key]?.attempts ?? 0) + 1
                     let wait = min(service.options.maxBackoffSeconds, pow(2, Double(attempts - 1)))
                     backoff[key] = (attempts, Monotonic.seconds() + wait)
                     service.notificationAttemptsFailed.add(1, ordering: .relaxed)
-                    Log.shared.write(level: .warning, "safeguard notification failed; retrying", fields.merging([
+                    service.log.write(level: .warning, "safeguard notification failed; retrying", fields.merging([
                         "error": problem.isEmpty ? .null : .string(problem), "attempt": .number(Double(attempts)), "retry_in_s": .number(wait),
                     ]) { a, _ in a })
                 }

@@ -2,6 +2,7 @@ import CommandLineKit
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemCall
 
 /// Reads newline-separated lines from a file descriptor in 64 KiB blocks (a trailing `\r` is
 /// dropped), so input of any size streams through in constant memory.
@@ -53,11 +54,10 @@ struct InputLines {
         let chunk = 1 << 16
         let old = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: chunk))
-        var n: Int
-        repeat {
-            n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, chunk) }
-        } while n < 0 && errno == EINTR
-        guard n >= 0 else { throw CLIError.runtime("cannot read input: \(String(cString: strerror(errno)))") }
+        let n: Int
+        do { n = try SystemCall.retrying { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, chunk) } } } catch {
+            throw CLIError.runtime("cannot read input: \(error.message)")
+        }
         buffer.removeLast(chunk - n)
         if n == 0 { eof = true }
     }

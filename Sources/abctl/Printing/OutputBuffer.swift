@@ -2,6 +2,7 @@ import CommandLineKit
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemCall
 
 /// Bytes bound for a file descriptor, written in large blocks: commands that stream millions
 /// of lines append here instead of calling `print` per line.
@@ -26,17 +27,11 @@ struct OutputBuffer {
     }
 
     mutating func flush() throws {
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw CLIError.runtime("cannot write output: \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
+        let failure = bytes.withUnsafeBytes { raw -> SystemCallError? in
+            do throws(SystemCallError) { try SystemCall.writeAll(fd, raw) } catch { return error }
+            return nil
         }
+        if let failure { throw CLIError.runtime("cannot write output: \(failure.message)") }
         bytes.removeAll(keepingCapacity: true)
     }
 }
