@@ -10,6 +10,15 @@ extension PostgresEventStore {
         }
     }
 
+    /// How many events the store holds at or after `time` (a scan, asked only for an `until` after now).
+    public func eventCount(from time: Timestamp) throws -> Int {
+        try readers.withConnection { c in
+            let rows = try c.executePrepared("event_count_from", "SELECT count(*) FROM events WHERE ts >= $1", [String(time.microseconds)],
+                                             context: "count events after a moment")
+            return rows.count > 0 ? Int(rows.int64(0, 0)) : 0
+        }
+    }
+
     /// Records (or replaces) the end of observation; returns after the commit.
     public func recordObservedUntil(_ time: Timestamp) throws {
         try readers.withConnection { c in

@@ -50,4 +50,8 @@ final class CountingSource: ReportSource, @unchecked Sendable {
         lock.withLock { reads += 1 }
         return observed
     }
+    /// Each row's first exposure stands for an event at or after `time`.
+    func eventCount(from time: Timestamp) throws -> Int {
+        rows.filter { $0.firstExposure.microseconds >= time.microseconds }.count
+    }
 }

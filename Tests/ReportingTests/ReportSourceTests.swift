@@ -77,4 +77,30 @@ import Testing
         // An `until` after the clock reads as of the clock.
         #expect(try read(ReportOptions(clock: until, until: Self.asOf)) == (until, 0))
     }
+
+    /// An `until` after now (no fixed clock) is read as of the later of now and where the store's
+    /// data ends, never past the `until` asked, and the health says so with the events left out.
+    @Test func anUntilAfterNowSaysWhatItReadInstead() throws {
+        let now = Date()
+        func read(until: Date, end: Date?) throws -> Report {
+            let source = CountingSource(rows: Self.rows(), observedUntil: end.map { Timestamp($0) })
+            return try ReportBuilder.report(source: source, experiment: F.experiment(), options: ReportOptions(until: until))
+        }
+        func note(_ report: Report) -> HealthCheck? { report.health.first { $0.code == "until_after_now" } }
+        let ahead = now.addingTimeInterval(5 * 86_400), end = now.addingTimeInterval(10 * 86_400)
+        // The store's data reaches past the until asked: read as of it.
+        let within = try read(until: ahead, end: end)
+        #expect(within.asOf == ahead)
+        #expect(note(within)?.level == .info && note(within)?.count == 0)
+        #expect(note(within)?.message.contains("the store's data reaches past now") == true, "\(note(within)?.message ?? "")")
+        // An until past the store's end: read as of the end.
+        let beyond = try read(until: now.addingTimeInterval(20 * 86_400), end: end)
+        #expect(abs(beyond.asOf.timeIntervalSince(end)) < 0.001)
+        #expect(note(beyond)?.message.contains("the later of now and where the store's data ends") == true)
+        // No stored end: read as of now.
+        let none = try read(until: ahead, end: nil)
+        #expect(none.asOf >= now && none.asOf < ahead && note(none) != nil)
+        // An until before now is the moment itself, and nothing is said.
+        #expect(note(try read(until: F.date(F.start + 5 * F.day), end: nil)) == nil)
+    }
 }

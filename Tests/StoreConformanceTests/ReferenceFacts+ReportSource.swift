@@ -11,4 +11,5 @@ extension ReferenceFacts: ReportSource {
     func personsOfSeveralIds() throws -> Set<UserID> { [] }
     func storePayments(since: Timestamp?, until: Timestamp) throws -> (payments: Int, unmatched: Int) { (0, 0) }
     func observedUntil() throws -> Timestamp? { nil }
+    func eventCount(from time: Timestamp) throws -> Int { 0 }
 }

@@ -120,6 +120,11 @@ public enum HealthChecks {
         if acc.exposedAfterAsOf > 0 {
             out.append(HealthCheck(level: .info, code: "dates", message: "\(users(acc.exposedAfterAsOf)) first exposed after \(Wording.date(r.asOf)), and left out."))
         }
+        // An until after now is read as of another moment than asked: said, never silent.
+        if let (asked, leftOut) = acc.inputs.untilAfterNow {
+            let moment = asked > r.asOf ? "as of \(Wording.date(r.asOf)), the later of now and where the store's data ends" : "as of it: the store's data reaches past now"
+            out.append(HealthCheck(level: .info, code: "until_after_now", message: "The report was asked as of \(Wording.date(asked)), which is after now, and is read \(moment); \(Wording.count(leftOut)) stored event\(leftOut == 1 ? " is" : "s are") at or after that moment and not counted.", count: leftOut))
+        }
         if let since = r.since {
             out.append(HealthCheck(level: .info, code: "window", message: "Only users first exposed from \(Wording.date(since)) to \(Wording.date(r.asOf)) are counted."))
         }

@@ -22,6 +22,9 @@ public struct ReportInputs: Sendable {
     public var unmatchedStorePayments: Int
     /// The persons of more than one id (SPEC §4 `identity_imbalance`).
     public var personsOfSeveralIds: Set<UserID>
+    /// An `until` after now (no fixed clock): the moment asked, and the events the store holds at or
+    /// after the moment read instead (the report's health says so, `until_after_now`).
+    public var untilAfterNow: (asked: Date, eventsLeftOut: Int)?
 
     public init(asOf: Date, safeguardStops: [SafeguardStop] = [], allocationPeriods: [AllocationPeriod] = [], identityConflicts: Int = 0,
                 storePayments: Int = 0, unmatchedStorePayments: Int = 0, personsOfSeveralIds: Set<UserID> = []) {
@@ -36,27 +39,36 @@ public struct ReportInputs: Sendable {
 
     /// Without a store (rows fed by hand): the as-of moment of `options` alone, and nothing else read.
     public init(options: ReportOptions) {
-        self.init(asOf: Self.asOf(until: options.until, clock: options.clock) { nil })
+        self.init(asOf: Self.asOf(until: options.until, clock: options.clock, now: Date()) { nil })
     }
 
-    /// SPEC §5 "As of one moment": `until` when given, capped at the clock; else the fixed clock
-    /// (`ABCTL_NOW`); else where the store's data ends (a simulation's recorded end of observation);
-    /// else now. `observedUntil` is asked only when neither `until` nor a fixed clock names the moment.
-    public static func asOf(until: Date?, clock: Date?, observedUntil: () throws -> Date?) rethrows -> Date {
-        let now = try clock ?? (until == nil ? observedUntil() : nil) ?? Date()
-        return until.map { min($0, now) } ?? now
+    /// SPEC §5 "As of one moment": with a fixed clock (`ABCTL_NOW`), `until` capped at it, else the
+    /// clock. Without one: `until` when it is not after `now`; an `until` after `now` reads as of the
+    /// later of `now` and where the store's data ends (a simulation's recorded end of observation),
+    /// never past `until`; no `until`, where the data ends, else `now`. `observedUntil` is asked
+    /// only when the moment depends on it.
+    public static func asOf(until: Date?, clock: Date?, now: Date, observedUntil: () throws -> Date?) rethrows -> Date {
+        if let clock { return until.map { min($0, clock) } ?? clock }
+        guard let until else { return try observedUntil() ?? now }
+        guard until > now else { return until }
+        return min(until, max(now, try observedUntil() ?? now))
     }
 
     /// Everything `experiment`'s report reads from `source` besides the facts, as of the moment
     /// `options` and the source name. Allocation periods are read for a bandit only.
     public static func read(from source: any ReportSource, experiment: Experiment, options: ReportOptions) throws -> ReportInputs {
-        let asOf = try asOf(until: options.until, clock: options.clock) { try source.observedUntil()?.date }
+        let now = Date()
+        let asOf = try asOf(until: options.until, clock: options.clock, now: now) { try source.observedUntil()?.date }
         let from = [options.since, experiment.start].compactMap { $0 }.max()
         let to = [asOf, experiment.end].compactMap { $0 }.min() ?? asOf
         let payments = try source.storePayments(since: from.map(Timestamp.init), until: Timestamp(to))
-        return ReportInputs(asOf: asOf, safeguardStops: try source.safeguardStops(experiment: experiment.id),
-                            allocationPeriods: experiment.isBandit ? try source.allocationPeriods(experiment: experiment.id) : [],
-                            identityConflicts: try source.identityConflicts(), storePayments: payments.payments,
-                            unmatchedStorePayments: payments.unmatched, personsOfSeveralIds: try source.personsOfSeveralIds())
+        var inputs = ReportInputs(asOf: asOf, safeguardStops: try source.safeguardStops(experiment: experiment.id),
+                                  allocationPeriods: experiment.isBandit ? try source.allocationPeriods(experiment: experiment.id) : [],
+                                  identityConflicts: try source.identityConflicts(), storePayments: payments.payments,
+                                  unmatchedStorePayments: payments.unmatched, personsOfSeveralIds: try source.personsOfSeveralIds())
+        if options.clock == nil, let until = options.until, until > now {
+            inputs.untilAfterNow = (until, try source.eventCount(from: Timestamp(asOf)))
+        }
+        return inputs
     }
 }

@@ -10,6 +10,16 @@ extension SQLiteEventStore {
         }
     }
 
+    /// `ObservationWindowReader.eventCount(from:)`: a scan of the events, asked only for an `until` after now.
+    public func eventCount(from time: Timestamp) throws -> Int {
+        try readers.read { c in
+            let s = try c.cached("SELECT count(*) FROM events WHERE ts >= ?1")
+            defer { s.finish() }
+            try s.bind(1, time.microseconds)
+            return try s.step() ? Int(s.int64(0)) : 0
+        }
+    }
+
     /// `ObservationWindowStore.recordObservedUntil`, in a transaction of its own on the single writer.
     public func recordObservedUntil(_ time: Timestamp) throws {
         try writer.perform(context: "record observed until") { c in
