@@ -159,6 +159,32 @@ import TestSupport
         await survivor.stop()
     }
 
+    /// A receiver that never answers in time costs the sending thread 10 s a try and nothing
+    /// else: `/v1/assign` answers as fast meanwhile, and the try is cut and made again.
+    @Test func aReceiverThatHangsHoldsNoRequestThread() async throws {
+        let receiver = try FakeChatServer([], otherwise: .delayed(milliseconds: 30_000, .json(200, "{}")))
+        let folder = TemporaryFolder()
+        let db = folder.path + "/events.sqlite"
+        try await ServeSafeguardsTests.ingest(db: db)
+        let node = try await ServeProcess.start(arguments: ["--notify-url", receiver.url, "--threads", "2"], environment: Self.now, database: db,
+                                                experiments: Self.experiments)
+        #expect(await eventually(within: .seconds(20)) { receiver.requests.count >= 1 })
+        var slowest = Duration.zero
+        for n in 0..<40 {
+            let started = ContinuousClock.now
+            let reply = try await node.request("POST", "/v1/assign", body: #"{"user_id":"hang-\#(n)","attributes":{},"experiments":["e2e"]}"#)
+            slowest = max(slowest, ContinuousClock.now - started)
+            #expect(reply.status == 200)
+        }
+        #expect(slowest < .seconds(1), "slowest assign while the receiver hangs: \(slowest)")
+        // Cut at 10 s, tried again: a second request arrives while the first still hangs.
+        let first = ContinuousClock.now
+        #expect(await eventually(within: .seconds(25)) { receiver.requests.count >= 2 })
+        #expect(ContinuousClock.now - first < .seconds(25))
+        #expect(await eventually(within: .seconds(5)) { node.logLines.contains { ($0["msg"] as? String) == "notification failed; retrying" && ($0["error"] as? String)?.contains("no answer within 10 s") == true } })
+        await node.stop()
+    }
+
     @Test func aNotifyURLThatIsNotHTTPIsRefusedAtStart() async throws {
         let folder = TemporaryFolder()
         for bad in ["ftp://127.0.0.1/x", "127.0.0.1:9/hook"] {

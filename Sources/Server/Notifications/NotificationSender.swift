@@ -7,11 +7,11 @@ import Synchronization
 /// POSTs one notification and says what came of it: the status (0: no answer) and, when it is not
 /// a 2xx, why in words. A redirect is not followed (a 3xx is a failure); a try is cut at its limit
 /// whatever URLSession does. Blocks the calling thread: the notifier's own, never a request thread.
-final class NotificationSender: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+public final class NotificationSender: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     // @unchecked: `session` is set once in init and URLSession is thread-safe.
     private var session: URLSession!
 
-    override init() {
+    override public init() {
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpShouldSetCookies = false
@@ -20,12 +20,13 @@ final class NotificationSender: NSObject, URLSessionTaskDelegate, @unchecked Sen
     }
 
     /// Refuses every redirect: the 3xx answer itself completes the task.
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
         completionHandler(nil)
     }
 
-    func post(to url: URL, body: [UInt8], headers: [(String, String)], timeout: Double) -> (status: Int, error: String) {
+    /// POSTs `body` with JSON's content type and `headers`; `status` 0 when no answer came within `timeout`.
+    public func post(to url: URL, body: [UInt8], headers: [(String, String)], timeout: Double) -> (status: Int, error: String) {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
