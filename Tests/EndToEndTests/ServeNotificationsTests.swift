@@ -185,6 +185,45 @@ import TestSupport
         await node.stop()
     }
 
+    /// A 404 ends a notification as failed: counted on `/metrics` and listed by `abctl safeguards
+    /// check`. A `slack+` URL gets `{"text"}` alone, with the link.
+    @Test func aRefusedNotificationIsShownAsFailedAndAChatGetsTextOnly() async throws {
+        let refusing = try FakeChatServer([], otherwise: .status(404))
+        let chat = try FakeChatServer([], otherwise: .json(200, "ok"))
+        let folder = TemporaryFolder()
+        let db = folder.path + "/events.sqlite"
+        try await ServeSafeguardsTests.ingest(db: db)
+        let chatURL = "slack+" + chat.url + "/services/T/B/X"
+        let node = try await ServeProcess.start(arguments: ["--notify-url", refusing.url, "--public-url", "https://abctl.example.com"],
+                                                environment: Self.now.merging(["ABCTL_NOTIFY_URLS": chatURL]) { $1 }, database: db,
+                                                experiments: Self.experiments)
+        // --notify-url on the command line wins over ABCTL_NOTIFY_URLS, as for every option: only the refusing receiver.
+        #expect(await eventually(within: .seconds(20)) { refusing.requests.count >= 3 })
+        #expect(try await eventually(within: .seconds(10)) { try await ServeSafeguardsTests.metric(node, "abctl_notifications_failed") ?? 0 >= 3 })
+        try await Task.sleep(for: .seconds(2))
+        let ids = refusing.requests.compactMap { $0.json?["id"] as? String }
+        #expect(ids.count == Set(ids).count, "a 404 is not retried: \(ids)")
+        #expect(chat.requests.isEmpty)
+        await node.stop()
+
+        let check = try await Abctl.run(["safeguards", "check", "--db", db, "--experiments", node.experimentsPath], environment: Self.now)
+        #expect(check.stdout.contains("notifications failed:") && check.stdout.contains("e2e past_end at 2026-12-02T00:00:00Z, 1 try: answered 404"),
+                "\(check.stdout)")
+        let json = try await Abctl.run(["safeguards", "check", "--format", "json", "--db", db, "--experiments", node.experimentsPath], environment: Self.now)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let failed = try #require(body["failed_notifications"] as? [[String: Any]])
+        #expect(failed.count == ids.count && failed.allSatisfy { $0["error"] as? String == "answered 404" && $0["attempts"] as? Int == 1 })
+
+        // The chat target alone (from the environment): {"text"} with the link, nothing else.
+        let chatNode = try await ServeProcess.start(environment: Self.now.merging(["ABCTL_NOTIFY_URLS": chatURL]) { $1 }, database: db,
+                                                    experiments: Self.experiments)
+        #expect(await eventually(within: .seconds(20)) { chat.requests.contains { ($0.json?["text"] as? String)?.contains("past its end") == true } })
+        let posted = try #require(chat.requests.first { ($0.json?["text"] as? String)?.contains("past its end") == true })
+        #expect(posted.path == "/services/T/B/X" && posted.json?.keys.sorted() == ["text"])
+        #expect((posted.json?["text"] as? String)?.hasPrefix("e2e is still running past its end") == true)
+        await chatNode.stop()
+    }
+
     @Test func aNotifyURLThatIsNotHTTPIsRefusedAtStart() async throws {
         let folder = TemporaryFolder()
         for bad in ["ftp://127.0.0.1/x", "127.0.0.1:9/hook"] {
