@@ -25,6 +25,10 @@
 #    new users drawn with the period's weights, answers carrying `allocation_period`) answers the
 #    plain request, run before the plain server on odd rounds and after it on even ones: goal
 #    bandits within 5% of fixed weights, by the median of the rounds.
+#    And a fifth abctl server whose --notify-url is a receiver that accepts and never answers (its
+#    notifications, `no_data` of the experiments nobody is exposed to, are each cut at 10 s and
+#    retried) answers the plain request: goal /v1/assign p99 while a receiver hangs within 10% (or
+#    0.5 ms) of the plain server's, by the median of the rounds.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
 #
@@ -42,8 +46,10 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK_PREFIX="abctl-bench" BENCH_TOOLS="wrk nginx curl"
 . "$ROOT/bench/lib/http-setup.sh"
 
-start_abctl() {   # $1: database file, $2: experiments folder (default Experiments/)
+start_abctl() {   # $1: database file, $2: experiments folder (default Experiments/), then more serve options
   local args=(serve --port 0 --host 127.0.0.1 --db "$1" --experiments "${2:-$ROOT/Experiments}")
+  shift; [ $# -gt 0 ] && shift
+  args+=("$@")
   [ -n "$SERVER_THREADS" ] && args+=(--threads "$SERVER_THREADS")
   "$ABCTL" "${args[@]}" >"$WORK/serve.out" 2>/dev/null &
   SERVER_PID=$!
@@ -178,7 +184,22 @@ start_abctl "$WORK/storefronts.sqlite" "$WORK/storefronts"
 PRICED_PID=$SERVER_PID; PRICED_PORT=$ABCTL_PORT
 start_abctl "$WORK/bandits.sqlite" "$WORK/bandits"
 BANDIT_PID=$SERVER_PID; BANDIT_PORT=$ABCTL_PORT
-trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; [ -n "$PRICED_PID" ] && kill "$PRICED_PID" 2>/dev/null; [ -n "$BANDIT_PID" ] && kill "$BANDIT_PID" 2>/dev/null; cleanup' EXIT
+# A notification receiver that accepts connections and never answers.
+HANG_PORT="$(free_port)"
+python3 - "$HANG_PORT" <<'PY' &
+import socket, sys
+listener = socket.socket()
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind(("127.0.0.1", int(sys.argv[1])))
+listener.listen(64)
+held = []
+while True:
+    held.append(listener.accept()[0])
+PY
+RECEIVER_PID=$!
+start_abctl "$WORK/hang.sqlite" "$ROOT/Experiments" --notify-url "http://127.0.0.1:$HANG_PORT/hook"
+HANG_PID=$SERVER_PID; HANG_SERVER_PORT=$ABCTL_PORT
+trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; [ -n "$PRICED_PID" ] && kill "$PRICED_PID" 2>/dev/null; [ -n "$BANDIT_PID" ] && kill "$BANDIT_PID" 2>/dev/null; [ -n "$HANG_PID" ] && kill "$HANG_PID" 2>/dev/null; [ -n "$RECEIVER_PID" ] && kill "$RECEIVER_PID" 2>/dev/null; cleanup' EXIT
 SERVER_PID=$PLAIN_PID; ABCTL_PORT=$PLAIN_PORT
 curl -s -X POST "http://127.0.0.1:$PRICED_PORT/v1/assign" -H 'Content-Type: application/json' \
   -d '{"user_id":"bench-sample","attributes":{"country":"JP","app_version":"2.3.0"},"placement":"feature_gate"}' | grep -q '"currency":"JPY"' \
@@ -189,7 +210,7 @@ BANDIT_SAMPLE="$(curl -s -X POST "http://127.0.0.1:$BANDIT_PORT/v1/assign" -H 'C
 BANDIT_PERIODS="$(printf '%s' "$BANDIT_SAMPLE" | { grep -o '"allocation_period":"[^"]*"' || true; } | sort | uniq -c | tr '\n' ' ')"
 [ -n "$BANDIT_PERIODS" ] && echo "bench: the bandit server answers with $BANDIT_PERIODS" || echo "bench: the bandit server's answer carries no allocation_period" >&2
 
-NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""; JP_RESULTS=""; NOCOUNTRY_RESULTS=""; BANDIT_RESULTS=""
+NGINX_RESULTS=""; ABCTL_RESULTS=""; ONE_RESULTS=""; PLACEMENT_RESULTS=""; GUARDED_RESULTS=""; JP_RESULTS=""; NOCOUNTRY_RESULTS=""; BANDIT_RESULTS=""; HANG_RESULTS=""
 bandit_run() {
   local line
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$BANDIT_PORT" | grep RESULT)"
@@ -204,6 +225,8 @@ for round in $(seq "$ROUNDS"); do
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
   echo "  abctl $line"; ABCTL_RESULTS="$ABCTL_RESULTS$line;"
   [ $((round % 2)) = 0 ] && bandit_run
+  line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$HANG_SERVER_PORT" | grep RESULT)"
+  echo "  abctl receiver hangs $line"; HANG_RESULTS="$HANG_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$GUARDED_PORT" | grep RESULT)"
   echo "  abctl safeguards on  $line"; GUARDED_RESULTS="$GUARDED_RESULTS$line;"
   line="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" -s "$WORK/assign-one.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
@@ -222,6 +245,9 @@ stop_abctl
 SERVER_PID=$GUARDED_PID; stop_abctl; GUARDED_PID=""
 SERVER_PID=$PRICED_PID; stop_abctl; PRICED_PID=""
 SERVER_PID=$BANDIT_PID; stop_abctl; BANDIT_PID=""
+HANG_TRIES="$(curl -s "http://127.0.0.1:$HANG_SERVER_PORT/metrics" | awk '$1 == "abctl_notification_tries_failed_total" { print $2 }')"
+SERVER_PID=$HANG_PID; stop_abctl; HANG_PID=""
+kill "$RECEIVER_PID" 2>/dev/null; wait "$RECEIVER_PID" 2>/dev/null || true; RECEIVER_PID=""
 
 # The HTTP layer's own ceiling: libmicrohttpd configured as abctl configures it, fixed body, no work.
 cc -O2 -o "$WORK/mhd_fixed" "$ROOT/bench/mhd_fixed.c" -lmicrohttpd
@@ -246,7 +272,7 @@ STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]
 
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" "$NOCOUNTRY_RESULTS" "$JP_RESULTS" "$BANDIT_RESULTS" <<'PY'
+python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" "$NOCOUNTRY_RESULTS" "$JP_RESULTS" "$BANDIT_RESULTS" "$HANG_RESULTS" "${HANG_TRIES:-0}" <<'PY'
 import statistics, sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
@@ -294,6 +320,11 @@ bandit_ratios = [b["rps"] / a["rps"] for a, b in zip(abctl_runs, bandit_runs)]
 bandit_ratio = statistics.median(bandit_ratios)
 print(f"  assign, 3 bandits    : {statistics.median(b['rps'] for b in bandit_runs):>10.0f} req/s   p99 {statistics.median(b['p99_ms'] for b in bandit_runs):.2f} ms   errors {int(sum(b['errors'] for b in bandit_runs))}")
 print(f"  bandits / fixed weights, by round: {', '.join(f'{r:.2f}x' for r in bandit_ratios)}; median {bandit_ratio:.2f}x (goal within 5%: {'met' if bandit_ratio >= 0.95 else 'NOT met'})")
+hang_runs = [parse(l) for l in sys.argv[16].split(";") if l]
+hang_p99 = statistics.median(h["p99_ms"] for h in hang_runs)
+hang_met = hang_p99 <= max(p99 * 1.10, p99 + 0.5)
+print(f"  assign, receiver hangs: {statistics.median(h['rps'] for h in hang_runs):>9.0f} req/s   p99 {hang_p99:.2f} ms   errors {int(sum(h['errors'] for h in hang_runs))}   ({sys.argv[17]} notification tries cut or failed)")
+print(f"  /v1/assign p99 while a receiver hangs: {hang_p99:.2f} ms against {p99:.2f} ms (goal within 10% or 0.5 ms: {'met' if hang_met else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
       f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")

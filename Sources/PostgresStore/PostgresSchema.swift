@@ -183,6 +183,31 @@ enum PostgresSchema {
             ALTER TABLE events ADD COLUMN allocation_period_ts bigint;
             ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
             """),
+        // SPEC §7: the notifications outbox, one row per (notification, target), recorded before any
+        // try; the sending node claims a row for a while, and a 2xx ends it for good. Keyed by the
+        // notification, not the user (a reference table on Citus, as webhook_deliveries).
+        Migration(version: 17, description: "the notifications outbox: one row per notification and target", sql: """
+            CREATE TABLE notifications (
+                id text COLLATE "C" NOT NULL,
+                target text COLLATE "C" NOT NULL,
+                type text NOT NULL,
+                experiment text COLLATE "C" NOT NULL,
+                at_ts bigint NOT NULL,
+                text text NOT NULL,
+                details text NOT NULL,
+                state text NOT NULL,
+                attempts integer NOT NULL,
+                recorded_ts bigint NOT NULL,
+                next_try_ts bigint NOT NULL,
+                claimed_by text,
+                claimed_until_ts bigint,
+                finished_ts bigint,
+                last_error text,
+                PRIMARY KEY (id, target)
+            );
+            CREATE INDEX notifications_due ON notifications(state, next_try_ts);
+            CREATE INDEX notifications_by_experiment ON notifications(experiment, recorded_ts);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

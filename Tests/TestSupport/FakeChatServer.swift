@@ -21,6 +21,8 @@ public final class FakeChatServer: Sendable {
         case delayed(milliseconds: Int, Answer)
         /// That status with this JSON body (other vendors' endpoints: Google's token and Play APIs).
         case json(Int, String)
+        /// That status (a 3xx) with a `Location` header.
+        case redirect(Int, to: String)
     }
 
     /// A request as it arrived.
@@ -211,6 +213,9 @@ public final class FakeChatServer: Sendable {
             case .json(let code, let text):
                 status = code
                 body = Array(text.utf8)
+            case .redirect(let code, let location):
+                let head = "HTTP/1.1 \(code) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                return Array(head.utf8)
             }
             let head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
             return Array(head.utf8) + body

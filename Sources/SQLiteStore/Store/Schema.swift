@@ -183,6 +183,30 @@ enum Schema {
             ALTER TABLE events ADD COLUMN allocation_period_ts INTEGER;
             ALTER TABLE facts ADD COLUMN allocation_period_ts INTEGER;
             """),
+        // SPEC §7: the notifications outbox, one row per (notification, target), recorded before any
+        // try; the sending node claims a row for a while, and a 2xx ends it for good.
+        Migration(version: 17, description: "the notifications outbox: one row per notification and target", sql: """
+            CREATE TABLE notifications (
+                id TEXT NOT NULL,
+                target TEXT NOT NULL,
+                type TEXT NOT NULL,
+                experiment TEXT NOT NULL,
+                at_ts INTEGER NOT NULL,
+                text TEXT NOT NULL,
+                details TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                recorded_ts INTEGER NOT NULL,
+                next_try_ts INTEGER NOT NULL,
+                claimed_by TEXT,
+                claimed_until_ts INTEGER,
+                finished_ts INTEGER,
+                last_error TEXT,
+                PRIMARY KEY (id, target)
+            );
+            CREATE INDEX notifications_due ON notifications(state, next_try_ts);
+            CREATE INDEX notifications_by_experiment ON notifications(experiment, recorded_ts);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -21,29 +21,23 @@ import Synchronization
 ///   The other nodes try for the lease every `leaseRetrySeconds`; when the holder dies its
 ///   session ends, the lock goes, and one of them takes over the schedule.
 ///
-/// A stop is one INSERT, so a crash mid-evaluation leaves it whole or absent. Notifications use
-/// the store as their outbox: a stop is posted until the receiver answers 2xx, then marked
-/// (`notified_ts`), so a restart resumes where the last process left off.
+/// A stop is one INSERT, so a crash mid-evaluation leaves it whole or absent. Each round records
+/// the stops and resets not yet notified in the store's outbox; the `Notifier` sends them (and the
+/// other notifications) while this node holds the lease.
 public final class SafeguardService: Sendable {
     public struct Options: Sendable {
-        /// Where each stop is POSTed as JSON (`--notify-url`); nil: no notifications.
-        public var notifyURL: URL?
+        /// Where notifications go (`--notify-url`, SPEC §7), sent by the lease holder.
+        public var notifications: NotificationOptions
         /// The time evaluations read (`ABCTL_NOW` fixes it); nil: the clock.
         public var clock: Date?
         public var pollSeconds: Double
         public var leaseRetrySeconds: Double
-        /// Notification retries wait 1, 2, 4 … seconds, at most this long.
-        public var maxBackoffSeconds: Double
-        public var notifyTimeoutSeconds: Double
 
-        public init(notifyURL: URL? = nil, clock: Date? = nil, pollSeconds: Double = 2, leaseRetrySeconds: Double = 2,
-                    maxBackoffSeconds: Double = 60, notifyTimeoutSeconds: Double = 10) {
-            self.notifyURL = notifyURL
+        public init(notifications: NotificationOptions = .init(), clock: Date? = nil, pollSeconds: Double = 2, leaseRetrySeconds: Double = 2) {
+            self.notifications = notifications
             self.clock = clock
             self.pollSeconds = pollSeconds
             self.leaseRetrySeconds = leaseRetrySeconds
-            self.maxBackoffSeconds = maxBackoffSeconds
-            self.notifyTimeoutSeconds = notifyTimeoutSeconds
         }
     }
 
@@ -51,6 +45,8 @@ public final class SafeguardService: Sendable {
     let store: any EventStore
     let snapshots: SnapshotHolder
     let log: Log
+    /// Notifications, sent while this node holds the lease.
+    public let notifier: Notifier
     private let stopping = Atomic<Bool>(false)
     private let wake = NSCondition()
     private let threadsDone = DispatchGroup()
@@ -60,9 +56,6 @@ public final class SafeguardService: Sendable {
     let evaluations = Atomic<Int>(0)
     let evaluationFailures = Atomic<Int>(0)
     let stopsWritten = Atomic<Int>(0)
-    let notificationsDelivered = Atomic<Int>(0)
-    let notificationAttemptsFailed = Atomic<Int>(0)
-    let notificationsPending = Atomic<Int>(0)
     let pollFailures = Atomic<Int>(0)
     /// The last evaluation's duration, in microseconds, and the CPU time its thread spent.
     let lastEvaluationMicros = Atomic<Int>(0)
@@ -75,12 +68,15 @@ public final class SafeguardService: Sendable {
         self.options = options
         self.store = store
         self.snapshots = snapshots
+        let clock = options.clock
+        self.notifier = Notifier(options: options.notifications, store: store, snapshots: snapshots, log: log, conditionClock: { clock ?? Date() })
     }
 
     /// Reads the stops once (so the first answers already honour them), then starts both threads.
     public func start() {
         refreshStops()
         refreshPeriods()
+        notifier.start()
         let loops: [(String, @Sendable () -> Void)] = [("abctl-safeguard-stops", { [self] in pollLoop() }),
                                                        ("abctl-safeguard-schedule", { [self] in scheduleLoop() })]
         for (name, body) in loops {
@@ -102,6 +98,7 @@ public final class SafeguardService: Sendable {
         wake.broadcast()
         wake.unlock()
         _ = threadsDone.wait(timeout: .now() + timeout)
+        notifier.stop(timeout: timeout)
     }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
@@ -163,7 +160,11 @@ public final class SafeguardService: Sendable {
             do {
                 let held = try store.withSafeguardLease { () -> Bool in
                     leaseHeld.store(1, ordering: .relaxed)
-                    defer { leaseHeld.store(0, ordering: .relaxed) }
+                    notifier.leaseHeld.store(true, ordering: .relaxed)
+                    defer {
+                        notifier.leaseHeld.store(false, ordering: .relaxed)
+                        leaseHeld.store(0, ordering: .relaxed)
+                    }
                     log.write(level: .info, "safeguard lease taken: this node evaluates safeguards", [:])
                     holdLease()
                     return true
@@ -180,7 +181,6 @@ public final class SafeguardService: Sendable {
     /// (the lease may have gone with the connection: give it up and take it again).
     private func holdLease() {
         var due: [String: Double] = [:]
-        var outbox = Outbox()
         while !isStopping {
             do {
                 let now = Monotonic.seconds()
@@ -193,9 +193,9 @@ public final class SafeguardService: Sendable {
                 }
                 if wrote { refreshStops() }
                 if try updateAllocations() { refreshPeriods() }
-                if let url = options.notifyURL { try outbox.deliver(to: url, service: self) }
+                try notifier.recordStops()
                 let nextDue = due.values.min().map { $0 - Monotonic.seconds() } ?? 1
-                pause(min(1, max(0.05, min(nextDue, outbox.nextAttempt.map { $0 - Monotonic.seconds() } ?? 1))))
+                pause(min(1, max(0.05, nextDue)))
             } catch {
                 evaluationFailures.add(1, ordering: .relaxed)
                 log.write(level: .warning, "safeguard evaluation failed; giving up the lease to take it again",
@@ -233,81 +233,6 @@ public final class SafeguardService: Sendable {
         return t.tv_sec * 1_000_000 + t.tv_nsec / 1000
     }
 
-    // MARK: Notifications
-
-    /// A notification not yet acknowledged: a stop, or the reset of a stop whose own notification
-    /// was acknowledged (so a receiver never hears of a reset before its stop).
-    struct Notification {
-        enum Event: String { case stop, reset }
-        var stop: SafeguardStop
-        var event: Event
-
-        /// The `Idempotency-Key` a receiver deduplicates by, and the outbox's backoff key.
-        var key: String { event == .stop ? stop.id : stop.id + ":reset" }
-
-        static func pending(_ stops: [SafeguardStop]) -> [Notification] {
-            stops.filter { $0.notifiedAt == nil }.map { Notification(stop: $0, event: .stop) }
-                + stops.filter { $0.notifiedAt != nil && $0.resetAt != nil && $0.resetNotifiedAt == nil }.map { Notification(stop: $0, event: .reset) }
-        }
-
-        /// The body POSTed: the stop's JSON (as in `GET /v1/experiments`), `event`, and a readable `text`.
-        var body: [UInt8] {
-            guard case .object(var members) = stop.json else { return [] }
-            members.append(("event", .string(event.rawValue)))
-            members.append(("text", .string(event == .stop ? SafeguardText.stop(stop) : SafeguardText.reset(stop))))
-            return Array(JSONValue.object(members).serialized().utf8)
-        }
-    }
-
-    /// Notifications not yet acknowledged, with when each may be tried again.
-    struct Outbox {
-        var backoff: [String: (attempts: Int, next: Double)] = [:]
-
-        var nextAttempt: Double? { backoff.values.map(\.next).min() }
-
-        mutating func deliver(to url: URL, service: SafeguardService) throws {
-            let pending = Notification.pending(try service.store.safeguardStops(experiment: nil))
-            service.notificationsPending.store(pending.count, ordering: .relaxed)
-            let keys = Set(pending.map(\.key))
-            backoff = backoff.filter { keys.contains($0.key) }
-            for notification in pending {
-                if service.isStopping { return }
-                let now = Monotonic.seconds(), key = notification.key
-                if let b = backoff[key], b.next > now { continue }
-                var request = URLRequest(url: url, timeoutInterval: service.options.notifyTimeoutSeconds)
-                request.httpMethod = "POST"
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
-                request.httpBody = Data(notification.body)
-                let status: Int
-                var problem = ""
-                switch BlockingHTTP.send(request) {
-                case .success(let (_, response)): status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                case .failure(let failure): status = 0; problem = "\(failure)"
-                }
-                let fields: [String: JSONValue] = ["id": .string(notification.stop.id), "event": .string(notification.event.rawValue), "status": .number(Double(status))]
-                if (200..<300).contains(status) {
-                    switch notification.event {
-                    case .stop: try service.store.markSafeguardStopNotified(id: notification.stop.id, at: Timestamp(Date()))
-                    case .reset: try service.store.markSafeguardResetNotified(id: notification.stop.id, at: Timestamp(Date()))
-                    }
-                    backoff[key] = nil
-                    service.notificationsDelivered.add(1, ordering: .relaxed)
-                    service.notificationsPending.subtract(1, ordering: .relaxed)
-                    service.log.write(level: .info, "safeguard notification delivered", fields)
-                } else {
-                    let attempts = (backoff[key]?.attempts ?? 0) + 1
-                    let wait = min(service.options.maxBackoffSeconds, pow(2, Double(attempts - 1)))
-                    backoff[key] = (attempts, Monotonic.seconds() + wait)
-                    service.notificationAttemptsFailed.add(1, ordering: .relaxed)
-                    service.log.write(level: .warning, "safeguard notification failed; retrying", fields.merging([
-                        "error": problem.isEmpty ? .null : .string(problem), "attempt": .number(Double(attempts)), "retry_in_s": .number(wait),
-                    ]) { a, _ in a })
-                }
-            }
-        }
-    }
-
     // MARK: /metrics
 
     func metricsText() -> String {
@@ -330,11 +255,8 @@ public final class SafeguardService: Sendable {
         gauge("abctl_safeguard_last_evaluation_seconds", "How long this node's last safeguard evaluation took.", Double(lastEvaluationMicros.load(ordering: .relaxed)) / 1e6)
         gauge("abctl_safeguard_last_evaluation_cpu_seconds", "CPU time of this node's last safeguard evaluation (one thread).", Double(lastEvaluationCPUMicros.load(ordering: .relaxed)) / 1e6)
         counter("abctl_safeguard_stops_total", "Safeguard stops written by this node.", stopsWritten.load(ordering: .relaxed))
-        counter("abctl_safeguard_notifications_total", "Stop and reset notifications acknowledged (2xx) by --notify-url.", notificationsDelivered.load(ordering: .relaxed))
-        counter("abctl_safeguard_notification_failures_total", "Stop notification attempts that got no 2xx (each is retried).", notificationAttemptsFailed.load(ordering: .relaxed))
-        gauge("abctl_safeguard_notifications_pending", "Stop and reset notifications not yet acknowledged.", Double(notificationsPending.load(ordering: .relaxed)))
         counter("abctl_safeguard_stop_read_failures_total", "Reads of the stops in force that failed.", pollFailures.load(ordering: .relaxed))
         gauge("abctl_safeguard_stops_read_timestamp_seconds", "When this node last read the stops in force.", Double(lastPollSeconds.load(ordering: .relaxed)))
-        return out
+        return out + notifier.metricsText()
     }
 }

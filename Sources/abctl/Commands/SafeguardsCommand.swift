@@ -54,6 +54,7 @@ enum SafeguardsCommand {
             let outcome = try store.withSafeguardLease { try SafeguardEvaluator.run(experiments: catalog.experiments, store: store, now: now) }
             return (outcome, try store.safeguardStopsInForce())
         }
+        let failed = try runtime { try store.notifications(experiment: nil).filter { $0.state == .failed } }
         if args[.textOrJSON] == "json" {
             let body: JSONValue = .object([
                 ("evaluated", .bool(outcome != nil)),
@@ -62,6 +63,7 @@ enum SafeguardsCommand {
                 ("findings", .array((outcome?.findings ?? []).map(json))),
                 ("new_stops", .array((outcome?.newStops ?? []).map(\.json))),
                 ("in_force", .array(inForce.map(\.json))),
+                ("failed_notifications", .array(failed.map(failedJSON))),
             ])
             print(body.serialized())
         } else {
@@ -77,6 +79,7 @@ enum SafeguardsCommand {
             for f in outcome?.findings ?? [] { print(SafeguardText.finding(f)) }
             for s in outcome?.newStops ?? [] { print("NEW: " + SafeguardText.stop(s)) }
             print(inForceText(inForce), terminator: "")
+            print(failedText(failed), terminator: "")
         }
         return inForce.isEmpty ? .success : .checkFailed
     }
@@ -86,6 +89,22 @@ enum SafeguardsCommand {
         var out = (inForce.isEmpty ? "no safeguard stop in force" : "\(inForce.count) safeguard stop\(inForce.count == 1 ? "" : "s") in force:") + "\n"
         for s in inForce { out += "  \(s.experiment) \(s.arm): \(s.metric), since \(s.stoppedAt.rfc3339) (\(s.action.rawValue))\n" }
         return out
+    }
+
+    /// The notifications given up as failed (nothing when none), as `check` prints them.
+    static func failedText(_ failed: [OutboxNotification]) -> String {
+        guard !failed.isEmpty else { return "" }
+        var out = "\(failed.count) notification\(failed.count == 1 ? "" : "s") failed:\n"
+        for n in failed {
+            out += "  \(n.experiment) \(n.type) at \(n.at.rfc3339), \(n.attempts) tr\(n.attempts == 1 ? "y" : "ies"): \(n.lastError ?? "unknown error")\n"
+        }
+        return out
+    }
+
+    static func failedJSON(_ n: OutboxNotification) -> JSONValue {
+        .object([("id", .string(n.id)), ("type", .string(n.type)), ("experiment", .string(n.experiment)), ("at", .string(n.at.rfc3339)),
+                 ("attempts", .number(Double(n.attempts))), ("error", n.lastError.map(JSONValue.string) ?? .null),
+                 ("failed_at", n.finishedAt.map { .string($0.rfc3339) } ?? .null)])
     }
 
     static func runReset(_ args: ParsedArguments) throws -> ExitCode {

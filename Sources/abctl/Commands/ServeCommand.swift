@@ -32,20 +32,29 @@ enum ServeCommand {
           GET /v1/experiments/{id}/report, as it does for abctl report, and of safeguard evaluations.
           Experiments with 'safeguards' are evaluated every check_minutes by one node at a time (on
           PostgreSQL, the holder of an advisory lock; another node takes over if it dies); every node
-          reads the stops in force every 2 s. With --notify-url each stop is POSTed there as JSON.
+          reads the stops in force every 2 s.
+          With --notify-url (repeatable, or ABCTL_NOTIFY_URLS, comma-separated) the lease holder POSTs
+          a JSON notification for each safeguard stop and reset, decision ready (a ship or stop
+          verdict), sample ratio mismatch, running experiment with no exposure for 24 hours, and
+          running experiment past its end: once each, recorded in the store before it is sent,
+          retried for 24 hours until a 2xx (see docs/Notifications.md). A URL written slack+https://…
+          (or every URL, with --notify-format slack) gets {"text"} for a chat's incoming webhook;
+          --public-url links each one to the experiment's console page; ABCTL_NOTIFY_SECRET signs
+          each POST (Abctl-Signature: t=UNIX,v1=HMAC-SHA256 of t.body).
         """,
         options: [
             .port, .host, .db, .experiments, .keysFile, .maxBody, .threads, .maxConnections, .maxConnectionsPerIP, .timeout,
             .headerTimeout, .bodyTimeout, .writeTimeout, .minRate, .llmURL, .llmModel, .llmDeadline, .llmRetryAfter,
             .appStoreRootCA, .appStoreBundleID, .appStoreEnvironment, .stripeSecret, .stripeTolerance,
             .googleCerts, .googlePlayAudience, .googlePlayPushAccount, .googlePlayPackage, .googlePlayServiceAccount, .googlePlayAPIURL,
-            .notifyURL,
+            .notifyURL, .notifyFormat, .publicURL,
         ],
         settings: [
             .now,
             .apiKeys,
             .revenueCatAuth,
             .llmAPIKey,
+            .notifySecret,
         ],
         run: run
     )
@@ -67,13 +76,7 @@ enum ServeCommand {
         let stripe = try stripeOptions(args)
         let googlePlay = try googlePlayOptions(args)
         let reportClock = FixedClock.now(args)
-        var notifyURL: URL?
-        if let text = args[.notifyURL] {
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw CLIError.usage("'--notify-url' must be an http or https URL, got '\(text)'", command: "serve")
-            }
-            notifyURL = url
-        }
+        let notifications = try notificationOptions(args)
         do {
             try Server.checkListening(host: host, keys: keys)
         } catch {
@@ -92,7 +95,7 @@ enum ServeCommand {
                                    experimentsDirectory: experiments,
                                    copyGeneration: copyGeneration, appStore: appStore, reportClock: reportClock,
                                    stripe: stripe, googlePlay: googlePlay,
-                                   safeguards: SafeguardService.Options(notifyURL: notifyURL, clock: reportClock)),
+                                   safeguards: SafeguardService.Options(notifications: notifications, clock: reportClock)),
             store: store)
         do {
             let server = try Server(configuration: configuration)
@@ -199,6 +202,32 @@ enum ServeCommand {
         }
     }
 
+    /// `--notify-url` (repeatable; `ABCTL_NOTIFY_URLS`, comma-separated), `--notify-format`,
+    /// `--public-url` and `ABCTL_NOTIFY_SECRET`; a URL that is not http(s) is a usage error.
+    static func notificationOptions(_ args: ParsedArguments) throws -> NotificationOptions {
+        var urls = args[.notifyURL]
+        if case .environment? = args.source(of: .notifyURL) {
+            urls = urls.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        }
+        let format = NotificationTarget.Format(rawValue: args[.notifyFormat]) ?? .json
+        var targets: [NotificationTarget] = []
+        for text in urls.filter({ !$0.isEmpty }) {
+            guard let target = NotificationTarget(text, format: format) else {
+                throw CLIError.usage("'--notify-url' must be an http or https URL (or slack+https://…), got '\(text)'", command: "serve")
+            }
+            if !targets.contains(target) { targets.append(target) }
+        }
+        var publicURL: URL?
+        if let text = args[.publicURL] {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw CLIError.usage("'--public-url' must be an http or https URL, got '\(text)'", command: "serve")
+            }
+            publicURL = url
+        }
+        let secret = args.setting(.notifySecret).flatMap { $0.isEmpty ? nil : Array($0.utf8) }
+        return NotificationOptions(targets: targets, publicURL: publicURL, secret: secret)
+    }
+
     /// The API keys from `--keys-file`, else `ABCTL_API_KEYS` (`environment`), else none.
     static func loadKeys(file: String?, environment: String?) throws -> APIKeys {
         do {
@@ -262,12 +291,19 @@ private extension OptionKeys {
     static let googlePlayServiceAccount = OptionKey<String?>("--googleplay-service-account", value: "file",
         help: "A service-account key (JSON) allowed to read the app's purchases (purchases.subscriptionsv2.get).")
     static let googlePlayAPIURL = OptionKey<String>("--googleplay-api-url", value: "url", help: "The Google Play Developer API root.", default: "https://androidpublisher.googleapis.com")
-    static let notifyURL = OptionKey<String?>("--notify-url", value: "url",
-        help: "Each safeguard stop is POSTed here as JSON with a readable 'text' (a chat webhook can post it), retried with backoff until a 2xx answer, once per stop.")
+    static let notifyURL = OptionKey<[String]>("--notify-url", value: "url",
+        help: "Receives a POST of JSON for each notification (stops, resets, decisions, sample ratio mismatches, silence, past end), once each, retried until a 2xx (repeatable; or ABCTL_NOTIFY_URLS, comma-separated; slack+https://… posts {\"text\"}).",
+        environment: "ABCTL_NOTIFY_URLS")
+    static let notifyFormat = OptionKey<String>("--notify-format", value: "format",
+        help: "json: {id, type, experiment, at, text, url, details}; slack: {text} with the link, for a chat's incoming webhook.",
+        choices: ["json", "slack"], default: "json")
+    static let publicURL = OptionKey<String?>("--public-url", value: "url",
+        help: "The address people reach the console at; each notification links to its experiment's page under it.")
 }
 
 private extension SettingSpec {
     static let apiKeys = SettingSpec("ABCTL_API_KEYS", .secret, help: "API keys, 'KEY:scope,scope' separated by ';' (or --keys-file).")
     static let revenueCatAuth = SettingSpec("ABCTL_REVENUECAT_AUTH", .secret, help: "The exact Authorization header RevenueCat sends to the webhook.")
     static let llmAPIKey = SettingSpec("ABCTL_LLM_API_KEY", .secret, help: "The key of the --llm-url endpoint.")
+    static let notifySecret = SettingSpec("ABCTL_NOTIFY_SECRET", .secret, help: "Signs each notification POST (Abctl-Signature: t=UNIX,v1=HMAC-SHA256 of t.body).")
 }
