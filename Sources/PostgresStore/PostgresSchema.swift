@@ -183,6 +183,28 @@ enum PostgresSchema {
             ALTER TABLE events ADD COLUMN allocation_period_ts bigint;
             ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
             """),
+        // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
+        // configured (generated once, shared by the nodes), and failed sign-ins by address. Keyed by
+        // their own ids, not by user: reference tables on Citus.
+        Migration(version: 17, description: "console sessions, the server's secret, failed sign-ins", sql: """
+            CREATE TABLE console_sessions (
+                id text COLLATE "C" PRIMARY KEY,
+                key_hmac text COLLATE "C" NOT NULL,
+                name text NOT NULL,
+                created_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                revoked_at bigint
+            );
+            CREATE TABLE console_secrets (
+                name text COLLATE "C" PRIMARY KEY,
+                secret text NOT NULL
+            );
+            CREATE TABLE console_sign_in_failures (
+                address text COLLATE "C" NOT NULL,
+                at bigint NOT NULL
+            );
+            CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures (address, at);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

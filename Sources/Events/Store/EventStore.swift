@@ -2,7 +2,8 @@
 /// the copy cache, where simulated data ends. Every consumer (Reporting, Server, Simulation) is written against these
 /// protocols, never against a store's own type.
 public protocol EventStore: EventWriter, FactsReader, CopyLineStore, PaymentLedger, SafeguardStopStore, AllocationPeriodStore,
-                            ObservationWindowStore, StoreAccountDirectory, TrialHistory, PeopleDirectory, WebhookDeliveryLog {
+                            ObservationWindowStore, StoreAccountDirectory, TrialHistory, PeopleDirectory, WebhookDeliveryLog,
+                            ConsoleSessionStore {
     /// A reader for the assign path that keeps up to `maxIdle` connections between calls
     /// (one per server thread avoids opening any per request).
     func makeStickyReader(maxIdle: Int) throws -> any StickyReader

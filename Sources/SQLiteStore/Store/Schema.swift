@@ -183,6 +183,27 @@ enum Schema {
             ALTER TABLE events ADD COLUMN allocation_period_ts INTEGER;
             ALTER TABLE facts ADD COLUMN allocation_period_ts INTEGER;
             """),
+        // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
+        // configured (generated once, shared by the nodes), and failed sign-ins by address.
+        Migration(version: 17, description: "console sessions, the server's secret, failed sign-ins", sql: """
+            CREATE TABLE console_sessions (
+                id TEXT PRIMARY KEY,
+                key_hmac TEXT NOT NULL,
+                name TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            ) WITHOUT ROWID;
+            CREATE TABLE console_secrets (
+                name TEXT PRIMARY KEY,
+                secret TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE console_sign_in_failures (
+                address TEXT NOT NULL,
+                at INTEGER NOT NULL
+            );
+            CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures (address, at);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

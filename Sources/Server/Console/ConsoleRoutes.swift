@@ -1,0 +1,26 @@
+/// The console's routes (SPEC §10): HTML for people, beside the API's routes in the router and
+/// outside `/openapi.json`. Their access is the console's own (`ConsoleGate`: sessions, not keys
+/// in `Authorization`), so the route table marks them open and each handler checks it.
+enum ConsoleRoutes {
+    static let all: [RouteSpec] = [
+        .init("GET", "/", access: .open, document: page("consoleOverview", "Every experiment, the ones that need someone first."),
+              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+        .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form."),
+              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+        .init("GET", "/login", access: .open, document: page("consoleSignInPage", "The sign-in form."),
+              make: { ConsoleSignInPage(gate: $0.console) }),
+        .init("POST", "/login", access: .open, document: page("consoleSignIn", "Sign in with a key that has the report or admin scope."),
+              make: { ConsoleSignIn(gate: $0.console) }),
+        .init("POST", "/logout", access: .open, document: page("consoleSignOut", "Revoke the session."),
+              make: { ConsoleSignOut(gate: $0.console) }),
+        .init("GET", "/assets/{file}", access: .open, document: page("consoleAsset", "The stylesheet, under its content hash."),
+              make: { _ in ConsoleStylesheetHandler() }),
+    ]
+
+    /// The request headers the console reads (the transport copies only the ones asked for).
+    static let headerNames = ["Cookie", "Origin", "Host", "Sec-Fetch-Site"]
+
+    private static func page(_ id: String, _ summary: String) -> RouteDocument {
+        RouteDocument(id, summary: summary, answers: [.answer(200, "An HTML page.", mediaType: "text/html")])
+    }
+}
