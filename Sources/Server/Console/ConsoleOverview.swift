@@ -26,7 +26,11 @@ struct ConsoleOverview: Responder {
                 respond(ConsolePage.response(200, ConsolePage.html(title: "Experiments", viewer: viewer,
                                                                    main: Self.main(entries, snapshot: snapshot, now: now))))
             })
-            if !started {
+            if !started, let kept = reports.kept(snapshot) {
+                // Another page is computing: these figures are the ones kept from before.
+                respond(ConsolePage.response(200, ConsolePage.html(title: "Experiments", viewer: viewer,
+                                                                   main: Self.main(kept, snapshot: snapshot, now: now))))
+            } else if !started {
                 respond(ConsolePage.message(503, title: "Busy", "The console is computing reports already; retry in \(reports.background.retryAfterSeconds) s.",
                                             viewer: viewer, extra: [("Retry-After", String(reports.background.retryAfterSeconds))]))
             }

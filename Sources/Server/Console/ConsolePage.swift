@@ -30,7 +30,7 @@ enum ConsolePage {
         <link rel="stylesheet" href="\(ConsoleStylesheet.path)">
         </head>
         <body>
-        <nav class="bar" aria-label="Console"><a href="/"><strong>abctl</strong></a>
+        <nav class="bar" aria-label="Console"><span><a href="/"><strong>abctl</strong></a> · <a href="/">Experiments</a> · <a href="/placements">Placements</a></span>
         """
         if let viewer, let token = viewer.formToken {
             b += "<span class=\"who\">signed in as \(escape(viewer.name ?? ""))</span>"

@@ -50,6 +50,17 @@ final class ConsoleReports: Sendable {
         }, done: done)
     }
 
+    /// Every experiment's kept report, however old, when each has one; nil otherwise.
+    func kept(_ snapshot: ExperimentSnapshot) -> [(Experiment, Entry)]? {
+        let held = cache.withLock { $0 }
+        var entries: [(Experiment, Entry)] = []
+        for experiment in snapshot.catalog.experiments {
+            guard let entry = held[experiment.id] else { return nil }
+            entries.append((experiment, entry))
+        }
+        return entries
+    }
+
     /// The stored entry when it is fresh, else a new one.
     private func entry(_ experiment: Experiment, _ snapshot: ExperimentSnapshot) -> Entry {
         let now = Date()

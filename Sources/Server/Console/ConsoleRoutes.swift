@@ -7,6 +7,8 @@ enum ConsoleRoutes {
               make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
         .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form."),
               make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+        .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences and what each shows."),
+              make: { ConsolePlacements(gate: $0.console, snapshots: $0.snapshots) }),
         .init("GET", "/login", access: .open, document: page("consoleSignInPage", "The sign-in form."),
               make: { ConsoleSignInPage(gate: $0.console) }),
         .init("POST", "/login", access: .open, document: page("consoleSignIn", "Sign in with a key that has the report or admin scope."),

@@ -66,6 +66,23 @@ struct ConsolePagesTests {
         #expect(page.text.contains(users.formatted(.number.locale(Locale(identifier: "en_US")))) || page.text.contains(String(users)))
     }
 
+    @Test func thePlacementsPageListsEachPlacementsAudiencesInOrder() async throws {
+        let browser = try await Self.signedIn()
+        let page = await browser.request("GET", "/placements")
+        #expect(page.status == 200)
+        ConsoleSignInTests.expectConsoleHeaders(page)
+        let text = page.text
+        let onboarding = try #require(text.range(of: "<code>onboarding_end</code>"))
+        #expect(text.contains("<code>feature_gate</code>"))
+        let newIOS = try #require(text.range(of: "<td>new-ios</td>", range: onboarding.upperBound..<text.endIndex))
+        let everyone = try #require(text.range(of: "<td>everyone</td>", range: onboarding.upperBound..<text.endIndex))
+        #expect(newIOS.lowerBound < everyone.lowerBound)
+        #expect(text.contains("<a href=\"/experiments/chorus-paywall-copy\">"))
+        #expect(text.contains("{&quot;new_user&quot;:true,&quot;platform&quot;:&quot;ios&quot;}") || text.contains("{&quot;platform&quot;:&quot;ios&quot;,&quot;new_user&quot;:true}"))
+        Self.expectNoInlineScriptOrStyle(text)
+        #expect(await ConsoleBrowser(browser.server).request("GET", "/placements").status == 303)
+    }
+
     @Test func aBadParameterIsShownInTheFormWithTheCLIsWords() async throws {
         let browser = try await Self.signedIn()
         for (query, field, message) in [
@@ -126,7 +143,7 @@ struct ConsolePagesTests {
             json["variants"] = variants
             try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
         }
-        for target in ["/", "/experiments/chorus-voice", "/experiments/chorus-voice?alpha=0.7", "/experiments/" + ConsoleBrowser.encode("<script>")] {
+        for target in ["/", "/placements", "/experiments/chorus-voice", "/experiments/chorus-voice?alpha=0.7", "/experiments/" + ConsoleBrowser.encode("<script>")] {
             let page = await browser.request("GET", target)
             #expect(page.status != 303, "\(target)")
             #expect(!page.text.contains("<script"), "\(target)")
