@@ -65,3 +65,50 @@ extension PostgresEventStore {
         }
     }
 }
+
+extension PostgresEventStore {
+    /// `ConsoleSessionStore.createShare`.
+    public func createShare(_ share: ConsoleShare) throws {
+        try readers.withConnection { c in
+            _ = try c.executePrepared("console_share_create", """
+                INSERT INTO console_shares (id, experiment, parameters, key_hmac, created_at, expires_at, revoked_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                """, [share.id, share.experiment, share.parameters, share.keyHMAC, String(share.createdAt), String(share.expiresAt),
+                      share.revokedAt.map { String($0) }], context: "create share link")
+        }
+    }
+
+    /// `ConsoleSessionStore.share(id:)`.
+    public func share(id: String) throws -> ConsoleShare? {
+        try readers.withConnection { c in
+            let rows = try c.executePrepared("console_share", "SELECT \(Self.shareColumns) FROM console_shares WHERE id = $1", [id],
+                                             context: "read share link")
+            return rows.count > 0 ? Self.share(rows, 0) : nil
+        }
+    }
+
+    /// `ConsoleSessionStore.shares(experiment:)`.
+    public func shares(experiment: String) throws -> [ConsoleShare] {
+        try readers.withConnection { c in
+            let rows = try c.executePrepared("console_shares",
+                                             "SELECT \(Self.shareColumns) FROM console_shares WHERE experiment = $1 ORDER BY created_at DESC, id",
+                                             [experiment], context: "read share links")
+            return (0..<rows.count).map { Self.share(rows, $0) }
+        }
+    }
+
+    /// `ConsoleSessionStore.revokeShare`.
+    public func revokeShare(id: String, at: Int64) throws {
+        try readers.withConnection { c in
+            _ = try c.executePrepared("console_share_revoke", "UPDATE console_shares SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+                                      [id, String(at)], context: "revoke share link")
+        }
+    }
+
+    private static let shareColumns = "id, experiment, parameters, key_hmac, created_at, expires_at, revoked_at"
+
+    private static func share(_ rows: ResultSet, _ row: Int) -> ConsoleShare {
+        ConsoleShare(id: rows.text(row, 0), experiment: rows.text(row, 1), parameters: rows.text(row, 2), keyHMAC: rows.text(row, 3),
+                     createdAt: rows.int64(row, 4), expiresAt: rows.int64(row, 5), revokedAt: rows.isNull(row, 6) ? nil : rows.int64(row, 6))
+    }
+}

@@ -184,9 +184,9 @@ enum PostgresSchema {
             ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
             """),
         // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
-        // configured (generated once, shared by the nodes), and failed sign-ins by address. Keyed by
+        // configured (generated once, shared by the nodes), failed sign-ins by address, and share links. Keyed by
         // their own ids, not by user: reference tables on Citus.
-        Migration(version: 17, description: "console sessions, the server's secret, failed sign-ins", sql: """
+        Migration(version: 17, description: "console sessions, the server's secret, failed sign-ins, share links", sql: """
             CREATE TABLE console_sessions (
                 id text COLLATE "C" PRIMARY KEY,
                 key_hmac text COLLATE "C" NOT NULL,
@@ -204,6 +204,16 @@ enum PostgresSchema {
                 at bigint NOT NULL
             );
             CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures (address, at);
+            CREATE TABLE console_shares (
+                id text COLLATE "C" PRIMARY KEY,
+                experiment text COLLATE "C" NOT NULL,
+                parameters text NOT NULL,
+                key_hmac text COLLATE "C" NOT NULL,
+                created_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                revoked_at bigint
+            );
+            CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
             """),
     ]
 

@@ -51,4 +51,14 @@ struct ServeConsoleTests {
         #expect(throttled.status == 429)
         #expect(throttled.headers["retry-after"] == "60")
     }
+
+    @Test func theRequestLogWritesNoShareLinksID() async throws {
+        let server = try await ServeProcess.start()
+        let id = String(repeating: "ab", count: 20)
+        #expect(try await server.request("GET", "/share/" + id).status == 404)
+        #expect(try await server.request("POST", "/experiments/chorus-voice/shares/\(id)/revoke", headers: ["Origin": "http://127.0.0.1"]).status == 404)
+        #expect(await eventually { server.logLines.contains { $0["msg"] as? String == "request" && $0["path"] as? String == "/share/…" } })
+        #expect(await eventually { server.logLines.contains { $0["path"] as? String == "/experiments/chorus-voice/shares/…/revoke" } })
+        #expect(!server.stderr.contains(id))
+    }
 }

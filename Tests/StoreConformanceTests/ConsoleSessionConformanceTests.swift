@@ -45,4 +45,26 @@ struct ConsoleSessionConformanceTests {
             #expect(try first.failedSignIns(address: "192.0.2.1", since: 0) == 0)
         }
     }
+
+    @Test(arguments: storeFactories)
+    func shareLinksAreKeptListedAndRevoked(_ factory: StoreFactory) async throws {
+        try await factory.withTwoStores { (first: any EventStore, second: any EventStore) async throws in
+            let old = ConsoleShare(id: String(repeating: "a", count: 40), experiment: "chorus-voice", parameters: "alpha=0.1&by=country",
+                                   keyHMAC: "k1", createdAt: 100, expiresAt: 100 + 14 * 86_400)
+            let new = ConsoleShare(id: String(repeating: "b", count: 40), experiment: "chorus-voice", parameters: "",
+                                   keyHMAC: "k2", createdAt: 200, expiresAt: 300)
+            let other = ConsoleShare(id: String(repeating: "c", count: 40), experiment: "chorus-trial-length", parameters: "",
+                                     keyHMAC: "k1", createdAt: 150, expiresAt: 300)
+            for share in [old, new, other] { try first.createShare(share) }
+            #expect(try second.share(id: old.id) == old)
+            #expect(try second.shares(experiment: "chorus-voice") == [new, old])
+            #expect(try second.shares(experiment: "chorus-holdout").isEmpty)
+            try second.revokeShare(id: old.id, at: 400)
+            try first.revokeShare(id: old.id, at: 500)
+            #expect(try first.share(id: old.id)?.revokedAt == 400)
+            #expect(try first.share(id: new.id)?.revokedAt == nil)
+            #expect(try first.share(id: String(repeating: "d", count: 40)) == nil)
+            #expect(throws: (any Error).self) { try second.createShare(old) }
+        }
+    }
 }

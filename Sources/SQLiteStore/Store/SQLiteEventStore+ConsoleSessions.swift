@@ -84,3 +84,64 @@ extension SQLiteEventStore {
         }
     }
 }
+
+extension SQLiteEventStore {
+    /// `ConsoleSessionStore.createShare`.
+    public func createShare(_ share: ConsoleShare) throws {
+        try writer.perform(context: "create share link") { c in
+            let s = try c.cached("""
+                INSERT INTO console_shares (id, experiment, parameters, key_hmac, created_at, expires_at, revoked_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                """)
+            defer { s.finish() }
+            try s.bind(1, share.id)
+            try s.bind(2, share.experiment)
+            try s.bind(3, share.parameters)
+            try s.bind(4, share.keyHMAC)
+            try s.bind(5, share.createdAt)
+            try s.bind(6, share.expiresAt)
+            try s.bind(7, share.revokedAt)
+            try s.run()
+        }
+    }
+
+    /// `ConsoleSessionStore.share(id:)`.
+    public func share(id: String) throws -> ConsoleShare? {
+        try readers.read { c in
+            let s = try c.cached("SELECT \(Self.shareColumns) FROM console_shares WHERE id = ?1")
+            defer { s.finish() }
+            try s.bind(1, id)
+            return try s.step() ? Self.share(s) : nil
+        }
+    }
+
+    /// `ConsoleSessionStore.shares(experiment:)`.
+    public func shares(experiment: String) throws -> [ConsoleShare] {
+        try readers.read { c in
+            let s = try c.cached("SELECT \(Self.shareColumns) FROM console_shares WHERE experiment = ?1 ORDER BY created_at DESC, id")
+            defer { s.finish() }
+            try s.bind(1, experiment)
+            var out: [ConsoleShare] = []
+            while try s.step() { out.append(Self.share(s)) }
+            return out
+        }
+    }
+
+    /// `ConsoleSessionStore.revokeShare`.
+    public func revokeShare(id: String, at: Int64) throws {
+        try writer.perform(context: "revoke share link") { c in
+            let s = try c.cached("UPDATE console_shares SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL")
+            defer { s.finish() }
+            try s.bind(1, id)
+            try s.bind(2, at)
+            try s.run()
+        }
+    }
+
+    private static let shareColumns = "id, experiment, parameters, key_hmac, created_at, expires_at, revoked_at"
+
+    private static func share(_ s: Statement) -> ConsoleShare {
+        ConsoleShare(id: s.text(0), experiment: s.text(1), parameters: s.text(2), keyHMAC: s.text(3), createdAt: s.int64(4),
+                     expiresAt: s.int64(5), revokedAt: s.isNull(6) ? nil : s.int64(6))
+    }
+}

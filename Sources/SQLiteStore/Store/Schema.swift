@@ -184,8 +184,8 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN allocation_period_ts INTEGER;
             """),
         // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
-        // configured (generated once, shared by the nodes), and failed sign-ins by address.
-        Migration(version: 17, description: "console sessions, the server's secret, failed sign-ins", sql: """
+        // configured (generated once, shared by the nodes), failed sign-ins by address, and share links.
+        Migration(version: 17, description: "console sessions, the server's secret, failed sign-ins, share links", sql: """
             CREATE TABLE console_sessions (
                 id TEXT PRIMARY KEY,
                 key_hmac TEXT NOT NULL,
@@ -203,6 +203,16 @@ enum Schema {
                 at INTEGER NOT NULL
             );
             CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures (address, at);
+            CREATE TABLE console_shares (
+                id TEXT PRIMARY KEY,
+                experiment TEXT NOT NULL,
+                parameters TEXT NOT NULL,
+                key_hmac TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            ) WITHOUT ROWID;
+            CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
             """),
     ]
 

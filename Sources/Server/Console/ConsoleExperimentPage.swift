@@ -57,12 +57,39 @@ struct ConsoleExperimentPage: Responder {
     func page(_ e: Experiment, viewer: ConsoleViewer, pairs: [(name: String, value: String)], problem: (parameter: String, message: String)?,
               report: Report?, status: Int) -> HTTPResponse {
         var main = Self.form(e, pairs: pairs, problem: problem)
+        if report != nil, let token = viewer.formToken { main += shares(e, pairs: pairs, token: token) }
         if let report {
             main += HTMLReportRenderer.body(report)
         } else {
             main += "<h1>\(ConsolePage.escape(e.name))</h1><p><code>\(ConsolePage.escape(e.id))</code></p>"
         }
         return ConsolePage.response(status, ConsolePage.html(title: e.name, viewer: viewer, main: main))
+    }
+
+    /// The share links of the experiment still live, each with its revoke form, and the form that
+    /// makes one of the report as shown.
+    func shares(_ e: Experiment, pairs: [(name: String, value: String)], token: String) -> String {
+        let esc = ConsolePage.escape
+        let page = "/experiments/" + ConsolePage.percentEncode(e.id)
+        let query = pairs.map { ConsolePage.percentEncode($0.name) + "=" + ConsolePage.percentEncode($0.value) }.joined(separator: "&")
+        var b = "<details class=\"shares\"><summary>Share links</summary>"
+        b += "<form method=\"post\" action=\"\(esc(page))/share\"><input type=\"hidden\" name=\"form_token\" value=\"\(esc(token))\">"
+        b += "<input type=\"hidden\" name=\"parameters\" value=\"\(esc(query))\">"
+        b += "<p><label for=\"share-days\">days</label><input id=\"share-days\" name=\"days\" type=\"number\" min=\"1\" max=\"\(ConsoleGate.maximumShareDays)\" value=\"\(ConsoleGate.defaultShareDays)\"></p>"
+        b += "<p><button type=\"submit\">Make a share link of this report</button></p></form>"
+        let live = ((try? gate.store.shares(experiment: e.id)) ?? []).filter { (try? gate.isLive($0)) == true }
+        if live.isEmpty {
+            b += "<p class=\"muted\">No share link of this experiment is live.</p>"
+        } else {
+            b += "<ul>"
+            for share in live {
+                let until = RFC3339.format(Date(timeIntervalSince1970: TimeInterval(share.expiresAt)))
+                b += "<li><a href=\"/share/\(esc(share.id))\"><code>/share/\(esc(share.id))</code></a> · \(share.parameters.isEmpty ? "default parameters" : "<code>\(esc(share.parameters))</code>") · until \(esc(until))"
+                b += "<form method=\"post\" action=\"\(esc(page))/shares/\(esc(share.id))/revoke\"><input type=\"hidden\" name=\"form_token\" value=\"\(esc(token))\"><button type=\"submit\">Revoke</button></form></li>"
+            }
+            b += "</ul>"
+        }
+        return b + "</details>"
     }
 
     /// The report parameters as a GET form, holding the values asked.

@@ -88,7 +88,7 @@ final class ConsoleGate: Sendable {
         let kept = Array(session.keyHMAC.utf8)
         for holder in keys.holders where Digest.constantTimeEquals(Self.keyHMAC(holder.key, secret: secret), kept) { found = holder }
         guard let holder = found, !holder.scopes.isDisjoint(with: [.report, .admin]) else { return nil }
-        return ConsoleViewer(sessionID: id, name: holder.name, scopes: holder.scopes, formToken: try formToken(session: id))
+        return ConsoleViewer(sessionID: id, name: holder.name, scopes: holder.scopes, formToken: try formToken(session: id), keyHMAC: session.keyHMAC)
     }
 
     /// 32 lowercase hex digits.

@@ -8,4 +8,6 @@ struct ConsoleViewer: Sendable {
     var scopes: Set<APIKeys.Scope>
     /// The `form_token` every form of the page carries; nil without a session.
     var formToken: String?
+    /// The session's key as it keeps it (the creator of a share link); nil without a session.
+    var keyHMAC: String? = nil
 }
