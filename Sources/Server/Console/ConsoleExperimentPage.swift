@@ -58,6 +58,7 @@ struct ConsoleExperimentPage: Responder {
               report: Report?, status: Int) -> HTTPResponse {
         var main = Self.form(e, pairs: pairs, problem: problem)
         if report != nil, let token = viewer.formToken { main += shares(e, pairs: pairs, token: token) }
+        if let report, viewer.scopes.contains(.admin) { main += Self.resets(e, report, token: viewer.formToken) }
         if let report {
             main += HTMLReportRenderer.body(report)
         } else {
@@ -90,6 +91,18 @@ struct ConsoleExperimentPage: Responder {
             b += "</ul>"
         }
         return b + "</details>"
+    }
+
+    /// For an admin, a form per arm whose safeguard stop is in force, lifting it.
+    static func resets(_ e: Experiment, _ report: Report, token: String?) -> String {
+        let esc = ConsolePage.escape
+        let arms = Set(report.safeguards.filter(\.inForce).map(\.arm)).sorted()
+        return arms.map { arm in
+            "<form class=\"params\" method=\"post\" action=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))/safeguards/reset\">"
+                + (token.map { "<input type=\"hidden\" name=\"form_token\" value=\"\(esc($0))\">" } ?? "")
+                + "<input type=\"hidden\" name=\"arm\" value=\"\(esc(arm))\">"
+                + "<p>The safeguard stop of <code>\(esc(arm))</code> is in force.</p><p><button type=\"submit\">Lift the stop of \(esc(arm))</button></p></form>"
+        }.joined()
     }
 
     /// The report parameters as a GET form, holding the values asked.

@@ -9,11 +9,11 @@ import Synchronization
 /// their HMACs under the server's secret and compared in constant time.
 final class ConsoleGate: Sendable {
     let keys: APIKeys
-    let store: any ConsoleSessionStore
+    let store: any ConsoleSessionStore & SafeguardStopStore
     let options: ConsoleOptions
     private let secretHeld = Mutex<[UInt8]?>(nil)
 
-    init(keys: APIKeys, store: any ConsoleSessionStore, options: ConsoleOptions) {
+    init(keys: APIKeys, store: any ConsoleSessionStore & SafeguardStopStore, options: ConsoleOptions) {
         self.keys = keys
         self.store = store
         self.options = options

@@ -11,6 +11,8 @@ enum ConsoleRoutes {
               make: { ConsoleShareCreate(gate: $0.console, snapshots: $0.snapshots) }),
         .init("POST", "/experiments/{id}/shares/{share}/revoke", access: .open, document: page("consoleShareRevoke", "End a share link."),
               make: { ConsoleShareRevoke(gate: $0.console) }),
+        .init("POST", "/experiments/{id}/safeguards/reset", access: .open, document: page("consoleSafeguardReset", "Lift an arm's safeguard stop (admin)."),
+              make: { ConsoleSafeguardReset(gate: $0.console, snapshots: $0.snapshots, safeguards: $0.safeguards) }),
         .init("GET", "/share/{id}", access: .open, document: page("consoleShare", "One experiment's report, read only, through a share link."),
               make: { ConsoleSharePage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
         .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences and what each shows."),
