@@ -61,19 +61,22 @@ public final class APIServer: HTTPHandler {
     public let requestHeaderNames: [String]
     /// The threads reports are computed on, apart from the ones answering requests.
     let reports = ReportWorkers()
+    /// The console's reports: its background slot, and what it keeps.
+    let consoleReports: ConsoleReports
 
     public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend) {
         self.options = options
         self.snapshots = SnapshotHolder(snapshot)
         self.backend = backend
         self.safeguards = SafeguardService(options: options.safeguards, store: backend.store, snapshots: snapshots)
+        consoleReports = ConsoleReports(store: backend.store, clock: options.reportClock, refreshSeconds: options.console.refreshSeconds,
+                                        onRequest: reports)
         let dependencies = HandlerDependencies(
             options: options, snapshots: snapshots, store: backend.store, exposures: backend.exposures, metrics: metrics,
             connections: connections, status: status, safeguards: safeguards,
             copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), reports: reports,
             console: ConsoleGate(keys: options.keys, store: backend.store, options: options.console),
-            consoleReports: ConsoleReports(store: backend.store, clock: options.reportClock, refreshSeconds: options.console.refreshSeconds,
-                                           onRequest: reports))
+            consoleReports: consoleReports)
         router = Router((Self.routes + ConsoleRoutes.all).map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: options.keys)) })
         observer = RequestObserver(metrics: metrics)
         requestHeaderNames = Self.headerNames(Self.routes) + ConsoleRoutes.headerNames

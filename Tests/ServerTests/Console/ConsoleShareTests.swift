@@ -18,9 +18,15 @@ struct ConsoleShareTests {
         let made = await browser.request("POST", "/experiments/chorus-voice/share", form: form)
         #expect(made.status == 303)
         #expect(made.headers["location"] == "/experiments/chorus-voice" + (query.isEmpty ? "" : "?" + query))
-        let listed = await browser.request("GET", "/experiments/chorus-voice?" + query).text
-        let link = try #require(listed.range(of: #"/share/[0-9a-f]{40}"#, options: .regularExpression))
-        return String(listed[link])
+        let listed = Self.links(await browser.request("GET", "/experiments/chorus-voice?" + query).text)
+        let new = listed.subtracting(Self.links(page.text))
+        #expect(new.count == 1)
+        return try #require(new.first)
+    }
+
+    /// The share links a page lists.
+    static func links(_ html: String) -> Set<String> {
+        Set(html.matches(of: /\/share\/[0-9a-f]{40}/).map { String($0.output) })
     }
 
     @Test func aShareShowsTheReportWithItsParametersAndNothingElse() async throws {
