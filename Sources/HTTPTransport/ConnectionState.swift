@@ -143,4 +143,14 @@ struct PeerAddress: Hashable, Sendable {
             return nil
         }
     }
+
+    /// `192.0.2.1` for an IPv4 address, else its eight groups of hex digits (`2001:db8:0:0:0:0:0:1`).
+    var text: String {
+        if high == 0, low >> 32 == 0xFFFF {
+            return [24, 16, 8, 0].map { String((low >> $0) & 0xFF) }.joined(separator: ".")
+        }
+        // The halves were loaded in memory order: network order within each is read byte by byte.
+        let bytes = withUnsafeBytes(of: (high, low)) { Array($0) }
+        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+    }
 }

@@ -267,7 +267,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         for name in requestHeaderNames {
             if let value = header(connection, name) { headers.append((name, value)) }
         }
-        let request = HTTPRequest(method: context.method, path: context.path, query: context.query, headers: headers, body: context.body)
+        var request = HTTPRequest(method: context.method, path: context.path, query: context.query, headers: headers, body: context.body)
+        request.peer = context.connection?.peer?.text
         context.body = []
         let result = handler.handle(request)
         context.route = result.route

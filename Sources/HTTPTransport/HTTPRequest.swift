@@ -8,6 +8,8 @@ public struct HTTPRequest: Sendable {
     /// The headers the handler reads, as sent (names compared case-insensitively by `header(_:)`).
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// The client's address (`192.0.2.1`, or an IPv6 address as its eight groups of hex digits); nil when unknown.
+    public var peer: String?
 
     public init(method: String, path: String, query: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method

@@ -208,6 +208,38 @@ enum PostgresSchema {
             CREATE INDEX notifications_due ON notifications(state, next_try_ts);
             CREATE INDEX notifications_by_experiment ON notifications(experiment, recorded_ts);
             """),
+        // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
+        // configured (generated once, shared by the nodes), failed sign-ins by address, and share links. Keyed by
+        // their own ids, not by user: reference tables on Citus.
+        Migration(version: 18, description: "console sessions, the server's secret, failed sign-ins, share links", sql: """
+            CREATE TABLE console_sessions (
+                id text COLLATE "C" PRIMARY KEY,
+                key_hmac text COLLATE "C" NOT NULL,
+                name text NOT NULL,
+                created_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                revoked_at bigint
+            );
+            CREATE TABLE console_secrets (
+                name text COLLATE "C" PRIMARY KEY,
+                secret text NOT NULL
+            );
+            CREATE TABLE console_sign_in_failures (
+                address text COLLATE "C" NOT NULL,
+                at bigint NOT NULL
+            );
+            CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures (address, at);
+            CREATE TABLE console_shares (
+                id text COLLATE "C" PRIMARY KEY,
+                experiment text COLLATE "C" NOT NULL,
+                parameters text NOT NULL,
+                key_hmac text COLLATE "C" NOT NULL,
+                created_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                revoked_at bigint
+            );
+            CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

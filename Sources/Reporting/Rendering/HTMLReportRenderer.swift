@@ -22,6 +22,16 @@ public enum HTMLReportRenderer {
         <main>
 
         """
+        b += body(r)
+        b += "</main>\n</body>\n</html>\n"
+        return b
+    }
+
+    /// The report's document as the content of a page's `<main>`: its header, sections and footer
+    /// (the file above, and the console's experiment page, each put it in a page of their own).
+    public static func body(_ r: Report) -> String {
+        let doc = ReportDocument(r)
+        var b = ""
         b += "<header><h1>\(escape(doc.title))</h1>"
         b += "<p class=\"meta\"><code>\(escape(doc.experimentID))</code> · \(escape(doc.status)) · \(doc.facts.map(escape).joined(separator: " · ")) · "
         b += "primary metric: <strong>\(escape(doc.primaryMetric))</strong></p>"
@@ -32,9 +42,11 @@ public enum HTMLReportRenderer {
             b += "<section\(cls)><h2>\(inline(section.title))</h2>" + section.blocks.map { block($0, r) }.joined() + "</section>\n"
         }
         b += "<footer class=\"muted\">\(escape(doc.footer))</footer>\n"
-        b += "</main>\n</body>\n</html>\n"
         return b
     }
+
+    /// The stylesheet every HTML writer of the report shares: inlined in the file, linked by the console.
+    public static var stylesheet: String { css }
 
     static func mark(_ tone: ReportDocument.Tone) -> String { tone == .good ? "▲" : "▼" }
 

@@ -207,6 +207,37 @@ enum Schema {
             CREATE INDEX notifications_due ON notifications(state, next_try_ts);
             CREATE INDEX notifications_by_experiment ON notifications(experiment, recorded_ts);
             """),
+        // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
+        // configured (generated once, shared by the nodes), failed sign-ins by address, and share links.
+        Migration(version: 18, description: "console sessions, the server's secret, failed sign-ins, share links", sql: """
+            CREATE TABLE console_sessions (
+                id TEXT PRIMARY KEY,
+                key_hmac TEXT NOT NULL,
+                name TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            ) WITHOUT ROWID;
+            CREATE TABLE console_secrets (
+                name TEXT PRIMARY KEY,
+                secret TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE console_sign_in_failures (
+                address TEXT NOT NULL,
+                at INTEGER NOT NULL
+            );
+            CREATE INDEX console_sign_in_failures_by_address ON console_sign_in_failures (address, at);
+            CREATE TABLE console_shares (
+                id TEXT PRIMARY KEY,
+                experiment TEXT NOT NULL,
+                parameters TEXT NOT NULL,
+                key_hmac TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            ) WITHOUT ROWID;
+            CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -28,6 +28,8 @@ public final class APIServer: HTTPHandler {
         public var googlePlay: GooglePlayOptions?
         /// The safeguard schedule, stop polling and `--notify-url` (SPEC §5).
         public var safeguards: SafeguardService.Options = .init()
+        /// Sessions, the cookie and the secret of the console (SPEC §10).
+        public var console = ConsoleOptions()
 
         public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,
                     copyGeneration: CopyGenerationOptions? = nil, appStore: AppStoreOptions? = nil, reportClock: Date? = nil,
@@ -61,6 +63,8 @@ public final class APIServer: HTTPHandler {
     public let requestHeaderNames: [String]
     /// The threads reports are computed on, apart from the ones answering requests.
     let reports = ReportWorkers()
+    /// The console's reports: its background slot, and what it keeps.
+    let consoleReports: ConsoleReports
 
     public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend, log: Log) {
         self.options = options
@@ -69,13 +73,17 @@ public final class APIServer: HTTPHandler {
         self.snapshots = SnapshotHolder(snapshot)
         self.backend = backend
         self.safeguards = SafeguardService(options: options.safeguards, store: backend.store, snapshots: snapshots, log: log)
+        consoleReports = ConsoleReports(store: backend.store, clock: options.reportClock, refreshSeconds: options.console.refreshSeconds,
+                                        onRequest: reports, log: log)
         let dependencies = HandlerDependencies(
             options: options, snapshots: snapshots, store: backend.store, exposures: backend.exposures, metrics: metrics,
             connections: connections, status: status, safeguards: safeguards,
-            copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), log: log, reports: reports)
-        router = Router(Self.routes.map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: options.keys)) })
+            copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), log: log, reports: reports,
+            console: ConsoleGate(keys: options.keys, store: backend.store, options: options.console),
+            consoleReports: consoleReports)
+        router = Router((Self.routes + ConsoleRoutes.all).map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: options.keys)) })
         observer = RequestObserver(metrics: metrics, log: log)
-        requestHeaderNames = Self.headerNames(Self.routes)
+        requestHeaderNames = Self.headerNames(Self.routes) + ConsoleRoutes.headerNames
     }
 
     /// The route table (`APIRoutes`): the one description of each route.
@@ -85,7 +93,8 @@ public final class APIServer: HTTPHandler {
     static func guarded(_ handler: any Responder, _ access: RouteAccess, keys: APIKeys) -> any Responder {
         switch access {
         case .open, .vendor: handler
-        case .scoped(let scope, let allowsApp): Authorized(keys: keys, scope: scope, allowsApp: allowsApp, next: handler)
+        case .scoped(let scope, let allowsApp, let allowsReport):
+            Authorized(keys: keys, scope: scope, allowsApp: allowsApp, allowsReport: allowsReport, next: handler)
         }
     }
 

@@ -4,8 +4,9 @@ import HTTPTransport
 public enum RouteAccess: Sendable {
     /// Anyone (health, metrics, the document).
     case open
-    /// A key with `scope` (or `admin`); with `allowsApp`, an `app` key too, marked on the request.
-    case scoped(APIKeys.Scope, allowsApp: Bool = false)
+    /// A key with `scope` (or `admin`); with `allowsApp`, an `app` key too, marked on the request;
+    /// with `allowsReport`, a `report` key too (a route that only reads).
+    case scoped(APIKeys.Scope, allowsApp: Bool = false, allowsReport: Bool = false)
     /// The handler checks a vendor's credential itself; `schemes` names it in the document.
     case vendor(schemes: [String])
 }
@@ -16,6 +17,7 @@ struct Authorized: Responder {
     let keys: APIKeys
     let scope: APIKeys.Scope
     let allowsApp: Bool
+    var allowsReport = false
     let next: any Responder
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
@@ -32,7 +34,7 @@ struct Authorized: Responder {
             throw APIError(.unauthorized, code: "unauthorized",
                            request.authorization == nil ? "missing API key; send 'Authorization: Bearer KEY'" : "unknown API key")
         }
-        if scopes.contains(scope) || scopes.contains(.admin) { return false }
+        if scopes.contains(scope) || scopes.contains(.admin) || (allowsReport && scopes.contains(.report)) { return false }
         guard allowsApp && scopes.contains(.app) else {
             throw APIError(.forbidden, code: "insufficient_scope", "this key lacks the '\(scope.rawValue)' scope")
         }

@@ -17,6 +17,10 @@ struct HandlerDependencies: Sendable {
     let log: Log
     /// The report threads: reports are computed there, never on a request thread.
     let reports: ReportWorkers
+    /// The console's sessions, keys and checks (SPEC §10).
+    let console: ConsoleGate
+    /// The reports the console's pages show.
+    let consoleReports: ConsoleReports
 
     var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock, log: log) }
     var storeLookups: StoreLookups { StoreLookups(store: store) }

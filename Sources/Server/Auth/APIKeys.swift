@@ -8,8 +8,10 @@ public struct APIKeys: Sendable {
         case assign
         /// `POST /v1/events`.
         case ingest
-        /// Everything, including `GET /v1/experiments` and reports.
+        /// Everything, including `GET /v1/experiments`, reports, the console and its one action.
         case admin
+        /// Read only: `GET /v1/experiments`, reports and the console (sign-in included), nothing that acts.
+        case report
         /// A GrowthBook client key: sent in the path of `GET /api/features/{clientKey}`, it grants
         /// nothing else (not even through `admin`'s everything: admin keys are not client keys).
         case sdk
@@ -27,7 +29,19 @@ public struct APIKeys: Sendable {
     struct Entry: Sendable {
         var key: [UInt8]
         var scopes: Set<Scope>
+        /// Who holds the key, for records and logs: as written, else the first 8 hex digits of the key's SHA-256.
+        var name: String
     }
+
+    /// A configured key as the console sees it: its bytes, scopes and name.
+    public struct Holder: Sendable {
+        public var key: [UInt8]
+        public var scopes: Set<Scope>
+        public var name: String
+    }
+
+    /// Every configured key, in the order written.
+    public var holders: [Holder] { entries.map { Holder(key: $0.key, scopes: $0.scopes, name: $0.name) } }
 
     private let entries: [Entry]
 
@@ -38,33 +52,49 @@ public struct APIKeys: Sendable {
     public var isEmpty: Bool { entries.isEmpty }
     public var count: Int { entries.count }
 
-    /// `KEY:scope,scope;KEY2:scope` (the `ABCTL_API_KEYS` format).
+    /// `KEY:scope,scope[:NAME];KEY2:scope` (the `ABCTL_API_KEYS` format). A key may hold ':', so
+    /// the last field is read as scopes when it is a list of scopes, else as the name (then the one
+    /// before it is the scopes): a name is never a list of scopes.
     public static func parse(environment text: String) throws(ConfigurationError) -> APIKeys {
         var entries: [Entry] = []
         for (n, item) in text.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
             let item = item.trimmingSpaces()
             if item.isEmpty { continue }
+            let place = "ABCTL_API_KEYS entry \(n + 1)"
             guard let colon = item.lastIndex(of: ":") else {
-                throw ConfigurationError(description: "ABCTL_API_KEYS entry \(n + 1) has no ':'; write KEY:scope,scope;KEY2:scope")
+                throw ConfigurationError(description: "\(place) has no ':'; write KEY:scope,scope[:NAME];KEY2:scope")
             }
-            entries.append(try entry(key: String(item[..<colon]), scopes: String(item[item.index(after: colon)...]), where: "ABCTL_API_KEYS entry \(n + 1)"))
+            let last = String(item[item.index(after: colon)...])
+            let head = item[..<colon]
+            if !isScopeList(last), let second = head.lastIndex(of: ":") {
+                entries.append(try entry(key: String(head[..<second]), scopes: String(head[head.index(after: second)...]),
+                                         name: last, where: place))
+            } else {
+                entries.append(try entry(key: String(head), scopes: last, name: nil, where: place))
+            }
         }
         return try APIKeys(checking: entries)
     }
 
-    /// One `KEY scope,scope` a line; blank lines and lines starting with `#` are skipped.
+    /// One `KEY scope,scope [NAME]` a line; blank lines and lines starting with `#` are skipped.
     public static func parse(file text: String, name: String) throws(ConfigurationError) -> APIKeys {
         var entries: [Entry] = []
         for (n, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard parts.count == 2 else {
-                throw ConfigurationError(description: "\(name):\(n + 1): expected 'KEY scope,scope', found \(parts.count) fields")
+            guard parts.count == 2 || parts.count == 3 else {
+                throw ConfigurationError(description: "\(name):\(n + 1): expected 'KEY scope,scope [NAME]', found \(parts.count) fields")
             }
-            entries.append(try entry(key: String(parts[0]), scopes: String(parts[1]), where: "\(name):\(n + 1)"))
+            entries.append(try entry(key: String(parts[0]), scopes: String(parts[1]), name: parts.count == 3 ? String(parts[2]) : nil,
+                                     where: "\(name):\(n + 1)"))
         }
         return try APIKeys(checking: entries)
+    }
+
+    private static func isScopeList(_ text: String) -> Bool {
+        let names = text.split(separator: ",").map { $0.trimmingSpaces() }
+        return !names.isEmpty && names.allSatisfy { Scope(rawValue: $0) != nil }
     }
 
     private init(checking entries: [Entry]) throws(ConfigurationError) {
@@ -75,7 +105,7 @@ public struct APIKeys: Sendable {
         self.entries = entries
     }
 
-    private static func entry(key: String, scopes: String, where place: String) throws(ConfigurationError) -> Entry {
+    private static func entry(key: String, scopes: String, name: String?, where place: String) throws(ConfigurationError) -> Entry {
         let key = key.trimmingSpaces()
         guard !key.isEmpty else { throw ConfigurationError(description: "\(place): the key is empty") }
         guard key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -85,12 +115,25 @@ public struct APIKeys: Sendable {
         for name in scopes.split(separator: ",") {
             let name = name.trimmingSpaces()
             guard let scope = Scope(rawValue: name) else {
-                throw ConfigurationError(description: "\(place): unknown scope '\(name)'; scopes are assign, ingest, admin, sdk, app")
+                throw ConfigurationError(description: "\(place): unknown scope '\(name)'; scopes are assign, ingest, admin, report, sdk, app")
             }
             set.insert(scope)
         }
-        guard !set.isEmpty else { throw ConfigurationError(description: "\(place): no scopes; give assign, ingest, admin, sdk or app") }
-        return Entry(key: Array(key.utf8), scopes: set)
+        guard !set.isEmpty else { throw ConfigurationError(description: "\(place): no scopes; give assign, ingest, admin, report, sdk or app") }
+        let given = name?.trimmingSpaces() ?? ""
+        if !given.isEmpty, !given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            throw ConfigurationError(description: "\(place): a key's name may only hold printable ASCII without spaces")
+        }
+        let bytes = Array(key.utf8)
+        return Entry(key: bytes, scopes: set, name: given.isEmpty ? String(decoding: Digest.sha256Hex(bytes).prefix(8), as: UTF8.self) : given)
+    }
+
+    /// The configured key equal to `key` (compared in constant time, every key in full), or nil.
+    public func holder(key: String) -> Holder? {
+        let token = Array(key.utf8)
+        var found: Entry?
+        for entry in entries where Self.constantTimeEquals(token, entry.key) { found = entry }
+        return found.map { Holder(key: $0.key, scopes: $0.scopes, name: $0.name) }
     }
 
     /// The scopes of the key in `Authorization: Bearer KEY`, or nil when there is no such key.

@@ -28,7 +28,14 @@ struct RequestObserver: Sendable {
         }
         line.append(literal: #","path":"#)
         let pathStart = line.count
-        JSONWriter.writeString(summary.path.utf8.count > 256 && summary.path.count > 256 ? String(summary.path.prefix(256)) + "…" : summary.path, to: &line)
+        // A share link's id is a credential: logs write `/share/…` (and `…/shares/…/revoke`).
+        var shown = summary.path
+        if shown.hasPrefix("/share/") {
+            shown = "/share/…"
+        } else if let shares = shown.range(of: "/shares/") {
+            shown = shown[..<shares.upperBound] + "…" + (shown.hasSuffix("/revoke") ? "/revoke" : "")
+        }
+        JSONWriter.writeString(shown.utf8.count > 256 && shown.count > 256 ? String(shown.prefix(256)) + "…" : shown, to: &line)
         let path = pathStart..<line.count
         line.append(literal: #","route":"#)
         // A literal route is its path: the same text again.

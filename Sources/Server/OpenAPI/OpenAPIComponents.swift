@@ -14,7 +14,7 @@ enum OpenAPIComponents {
   "title": "abctl",
   "version": "1.0.0",
   "summary": "A/B experiments for subscription-app paywalls: assignment, events, RevenueCat webhooks, reports.",
-  "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`; a key with scope app (the one an app build carries) may call `/v1/assign` and `/v1/identify` and post `exposure` and `identified` events only: any other event type through it is 403 and nothing of the batch is stored. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
+  "description": "JSON in and out. Keys go in `Authorization: Bearer KEY`; a key has the scopes assign, ingest and admin (admin may do everything), or report (read only: `GET /v1/experiments`, reports and the console); a key with scope sdk is a GrowthBook client key, sent only in the path of `/api/features/{clientKey}`; a key with scope app (the one an app build carries) may call `/v1/assign` and `/v1/identify` and post `exposure` and `identified` events only: any other event type through it is 403 and nothing of the batch is stored. With no keys configured the server listens on loopback only and every route is open. Errors are `{\"error\": {\"code\", \"message\", \"field\"}}`."
 }
 """#
 

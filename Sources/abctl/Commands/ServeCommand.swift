@@ -12,10 +12,14 @@ enum ServeCommand {
         abstract: "Serve the HTTP API: assignment, events, webhooks, reports.",
         discussion: """
         Serve the HTTP API on libmicrohttpd (every route with its scope: GET /openapi.json, docs/API.md).
-          API keys come from ABCTL_API_KEYS (KEY:scope,scope;KEY2:scope) or --keys-file (one
-          'KEY scope,scope' a line); scopes are assign (POST /v1/assign), ingest (POST /v1/events,
+          API keys come from ABCTL_API_KEYS (KEY:scope,scope[:NAME];KEY2:scope) or --keys-file (one
+          'KEY scope,scope [NAME]' a line; NAME says who holds the key); scopes are assign (POST /v1/assign), ingest (POST /v1/events,
           POST /v1/identify), app (what an app build carries: assign, identify, and exposure and
-          identified events only), admin (everything, reports included) and sdk (below).
+          identified events only), admin (everything, reports included), report (read only:
+          definitions, reports and the console) and sdk (below).
+          The console (docs/Console.md) is served at / : sign in at /login with a report or admin key
+          of at least 24 characters; sessions last --session-hours; without keys it is open on
+          loopback names only.
           Without keys the server listens on loopback only. The RevenueCat
           webhook checks its Authorization header against ABCTL_REVENUECAT_AUTH.
           SIGHUP reloads the experiment files (a broken folder keeps the old ones); SIGTERM drains
@@ -47,11 +51,12 @@ enum ServeCommand {
             .headerTimeout, .bodyTimeout, .writeTimeout, .minRate, .llmURL, .llmModel, .llmDeadline, .llmRetryAfter,
             .appStoreRootCA, .appStoreBundleID, .appStoreEnvironment, .stripeSecret, .stripeTolerance,
             .googleCerts, .googlePlayAudience, .googlePlayPushAccount, .googlePlayPackage, .googlePlayServiceAccount, .googlePlayAPIURL,
-            .notifyURL, .notifyFormat, .publicURL,
+            .notifyURL, .notifyFormat, .publicURL, .sessionHours, .consoleInsecureCookie,
         ],
         settings: [
             .now,
             .apiKeys,
+            .sessionSecret,
             .revenueCatAuth,
             .llmAPIKey,
             .notifySecret,
@@ -82,10 +87,11 @@ enum ServeCommand {
         } catch {
             throw CLIError.usage(error.description, command: "serve")
         }
+        let console = try consoleOptions(args, host: host)
 
         let store = try StoreOpener.open(database, .init(readers: threads + 2))
         defer { store.close() }
-        let configuration = Server.Configuration(
+        var configuration = Server.Configuration(
             http: HTTPDaemon.Configuration(host: host, port: UInt16(port), threads: threads,
                                            maxBodyBytes: maxBody, idleTimeoutSeconds: timeout,
                                            headTimeoutSeconds: headTimeout, bodyTimeoutSeconds: bodyTimeout,
@@ -97,6 +103,9 @@ enum ServeCommand {
                                    stripe: stripe, googlePlay: googlePlay,
                                    safeguards: SafeguardService.Options(notifications: notifications, clock: reportClock)),
             store: store)
+        configuration.api.console = console
+        // The console's own origin, which every POST's Origin must equal, is the address people reach it at.
+        configuration.api.console.publicURL = notifications.publicURL?.absoluteString
         do {
             let server = try Server(configuration: configuration)
             try server.run { port in
@@ -250,7 +259,7 @@ enum ServeCommand {
 private extension OptionKeys {
     static let port = OptionKey<Int>(required: "--port", value: "port", help: "TCP port; 0 picks a free one and prints it.", range: 0...65535)
     static let host = OptionKey<String>("--host", value: "host", help: "Address to listen on.", default: "127.0.0.1")
-    static let keysFile = OptionKey<String?>("--keys-file", value: "file", help: "API keys, one 'KEY scope,scope' a line (instead of ABCTL_API_KEYS).")
+    static let keysFile = OptionKey<String?>("--keys-file", value: "file", help: "API keys, one 'KEY scope,scope [NAME]' a line (instead of ABCTL_API_KEYS).")
     static let maxBody = OptionKey<Int>("--max-body", value: "bytes", help: "Largest request body accepted; larger gets 413.", range: 1...Int.max, default: 16_777_216)
     static let threads = OptionKey<Int?>("--threads", value: "n", help: "Server threads, each with its own epoll set (default: 2 per core, at least 4).", range: 1...256)
     static let maxConnections = OptionKey<Int?>("--max-connections", value: "n",
@@ -302,7 +311,7 @@ private extension OptionKeys {
 }
 
 private extension SettingSpec {
-    static let apiKeys = SettingSpec("ABCTL_API_KEYS", .secret, help: "API keys, 'KEY:scope,scope' separated by ';' (or --keys-file).")
+    static let apiKeys = SettingSpec("ABCTL_API_KEYS", .secret, help: "API keys, 'KEY:scope,scope[:NAME]' separated by ';' (or --keys-file).")
     static let revenueCatAuth = SettingSpec("ABCTL_REVENUECAT_AUTH", .secret, help: "The exact Authorization header RevenueCat sends to the webhook.")
     static let llmAPIKey = SettingSpec("ABCTL_LLM_API_KEY", .secret, help: "The key of the --llm-url endpoint.")
     static let notifySecret = SettingSpec("ABCTL_NOTIFY_SECRET", .secret, help: "Signs each notification POST (Abctl-Signature: t=UNIX,v1=HMAC-SHA256 of t.body).")

@@ -51,11 +51,14 @@ final class InProcessServer: Sendable {
         await request(method, target, headerPairs: headers.map { ($0.key, $0.value) }, body: body.map { Array($0.utf8) } ?? [])
     }
 
-    func request(_ method: String, _ target: String, headerPairs: [(String, String)], body: [UInt8]) async -> APIReply {
+    /// `peer` is the client's address as the daemon gives it (nil: unknown).
+    func request(_ method: String, _ target: String, headerPairs: [(String, String)], body: [UInt8], peer: String? = nil) async -> APIReply {
         let question = target.firstIndex(of: "?")
         let path = question.map { String(target[..<$0]) } ?? target
         let query = question.map { String(target[target.index(after: $0)...]) }
-        let request = Self.makeRequest(method: method, path: path, query: query, headers: headerPairs, body: body)
+        var asked = Self.makeRequest(method: method, path: path, query: query, headers: headerPairs, body: body)
+        asked.peer = peer
+        let request = asked
         // On a thread of its own, as the daemon's threads call it: a handler may block (a store's
         // lookup, a model within its deadline), and the test pool's few threads must not. The
         // duration is taken there too, from the call to the answer, without the wait for the pool.
@@ -76,7 +79,8 @@ final class InProcessServer: Sendable {
                      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         var headers = ["content-type": response.contentType]
         for (name, value) in response.headers { headers[name.lowercased()] = value }
-        return APIReply(status: response.status, headers: headers, body: response.body, duration: elapsed)
+        return APIReply(status: response.status, headers: headers, body: response.body, duration: elapsed,
+                        setCookies: response.headers.filter { $0.0.lowercased() == "set-cookie" }.map(\.1))
     }
 
     /// Rows of a query on the SQLite store, through Debian's sqlite3 (tab-separated), as
@@ -98,6 +102,8 @@ struct APIReply: Sendable {
     var body: [UInt8]
     /// From handing the request to the API until its answer was ready (a `.deferred` one included).
     var duration: Duration
+    /// Every `Set-Cookie` of the answer, in order (`headers` keeps only the last).
+    var setCookies: [String] = []
 
     var text: String { String(decoding: body, as: UTF8.self) }
     var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }

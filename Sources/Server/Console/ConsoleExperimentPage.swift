@@ -1,0 +1,125 @@
+import ExperimentDefinitions
+import Foundation
+import HTTPTransport
+import Reporting
+
+/// `GET /experiments/{id}`: the report as the HTML report's document, under a form of the report
+/// parameters (`until`, `since`, `by`, `alpha`, `min_segment_users`) sent by GET, so the page's
+/// URL is the query and a link gives the same figures. A bad parameter is shown in the form with
+/// the words the CLI and the API use; an unknown experiment is a 404 page naming the nearest id.
+struct ConsoleExperimentPage: Responder {
+    let gate: ConsoleGate
+    let snapshots: SnapshotHolder
+    let reports: ConsoleReports
+
+    func respond(to request: APIRequest) throws -> HandlerOutcome {
+        let viewer: ConsoleViewer
+        switch ConsoleAccess.page(request.http, gate: gate) {
+        case .answer(let response): return .response(response)
+        case .viewer(let v): viewer = v
+        }
+        let id = request.captures["id"] ?? ""
+        let snapshot = snapshots.snapshot
+        guard let experiment = snapshot.experimentsByID[id] else {
+            return .response(ConsolePage.message(404, title: "No such experiment", snapshot.catalog.unknownExperimentMessage(id), viewer: viewer))
+        }
+        // A GET form sends its empty fields: they mean the default.
+        let pairs: [(name: String, value: String)]
+        do {
+            pairs = try QueryString.pairs(request.http.query).filter { !$0.value.isEmpty }
+        } catch {
+            return .response(page(experiment, viewer: viewer, pairs: [], problem: (parameter: "query", message: "malformed query string"), report: nil, status: 400))
+        }
+        var options = reports.options(snapshot)
+        do {
+            try ReportParameters.apply(pairs, to: &options, experiment: experiment, spell: \.name)
+        } catch {
+            return .response(page(experiment, viewer: viewer, pairs: pairs, problem: (parameter: error.parameter, message: error.message), report: nil, status: 400))
+        }
+        let asked = options
+        return .deferred { [reports] respond in
+            let started = reports.one(experiment, options: asked, done: { outcome in
+                switch outcome {
+                case .report(let report):
+                    respond(page(experiment, viewer: viewer, pairs: pairs, problem: nil, report: report, status: 200))
+                case .failed(let why):
+                    respond(ConsolePage.message(503, title: "Unavailable", why, viewer: viewer, extra: [("Retry-After", "5")]))
+                }
+            })
+            if !started {
+                let wait = reports.onRequest.retryAfterSeconds
+                respond(ConsolePage.message(503, title: "Busy", "This server is computing \(reports.onRequest.width) reports already; retry in \(wait) s.",
+                                            viewer: viewer, extra: [("Retry-After", String(wait))]))
+            }
+        }
+    }
+
+    func page(_ e: Experiment, viewer: ConsoleViewer, pairs: [(name: String, value: String)], problem: (parameter: String, message: String)?,
+              report: Report?, status: Int) -> HTTPResponse {
+        var main = Self.form(e, pairs: pairs, problem: problem)
+        if report != nil, let token = viewer.formToken { main += shares(e, pairs: pairs, token: token) }
+        if let report, viewer.scopes.contains(.admin) { main += Self.resets(e, report, token: viewer.formToken) }
+        if let report {
+            main += HTMLReportRenderer.body(report)
+        } else {
+            main += "<h1>\(ConsolePage.escape(e.name))</h1><p><code>\(ConsolePage.escape(e.id))</code></p>"
+        }
+        return ConsolePage.response(status, ConsolePage.html(title: e.name, viewer: viewer, main: main))
+    }
+
+    /// The share links of the experiment still live, each with its revoke form, and the form that
+    /// makes one of the report as shown.
+    func shares(_ e: Experiment, pairs: [(name: String, value: String)], token: String) -> String {
+        let esc = ConsolePage.escape
+        let page = "/experiments/" + ConsolePage.percentEncode(e.id)
+        let query = pairs.map { ConsolePage.percentEncode($0.name) + "=" + ConsolePage.percentEncode($0.value) }.joined(separator: "&")
+        var b = "<details class=\"shares\"><summary>Share links</summary>"
+        b += "<form method=\"post\" action=\"\(esc(page))/share\"><input type=\"hidden\" name=\"form_token\" value=\"\(esc(token))\">"
+        b += "<input type=\"hidden\" name=\"parameters\" value=\"\(esc(query))\">"
+        b += "<p><label for=\"share-days\">days</label><input id=\"share-days\" name=\"days\" type=\"number\" min=\"1\" max=\"\(ConsoleGate.maximumShareDays)\" value=\"\(ConsoleGate.defaultShareDays)\"></p>"
+        b += "<p><button type=\"submit\">Make a share link of this report</button></p></form>"
+        let live = ((try? gate.store.shares(experiment: e.id)) ?? []).filter { (try? gate.isLive($0)) == true }
+        if live.isEmpty {
+            b += "<p class=\"muted\">No share link of this experiment is live.</p>"
+        } else {
+            b += "<ul>"
+            for share in live {
+                let until = RFC3339.format(Date(timeIntervalSince1970: TimeInterval(share.expiresAt)))
+                b += "<li><a href=\"/share/\(esc(share.id))\"><code>/share/\(esc(share.id))</code></a> · \(share.parameters.isEmpty ? "default parameters" : "<code>\(esc(share.parameters))</code>") · until \(esc(until))"
+                b += "<form method=\"post\" action=\"\(esc(page))/shares/\(esc(share.id))/revoke\"><input type=\"hidden\" name=\"form_token\" value=\"\(esc(token))\"><button type=\"submit\">Revoke</button></form></li>"
+            }
+            b += "</ul>"
+        }
+        return b + "</details>"
+    }
+
+    /// For an admin, a form per arm whose safeguard stop is in force, lifting it.
+    static func resets(_ e: Experiment, _ report: Report, token: String?) -> String {
+        let esc = ConsolePage.escape
+        let arms = Set(report.safeguards.filter(\.inForce).map(\.arm)).sorted()
+        return arms.map { arm in
+            "<form class=\"params\" method=\"post\" action=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))/safeguards/reset\">"
+                + (token.map { "<input type=\"hidden\" name=\"form_token\" value=\"\(esc($0))\">" } ?? "")
+                + "<input type=\"hidden\" name=\"arm\" value=\"\(esc(arm))\">"
+                + "<p>The safeguard stop of <code>\(esc(arm))</code> is in force.</p><p><button type=\"submit\">Lift the stop of \(esc(arm))</button></p></form>"
+        }.joined()
+    }
+
+    /// The report parameters as a GET form, holding the values asked.
+    static func form(_ e: Experiment, pairs: [(name: String, value: String)], problem: (parameter: String, message: String)?) -> String {
+        let esc = ConsolePage.escape
+        var b = "<form class=\"params\" method=\"get\" action=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))\" aria-label=\"Report parameters\">"
+        for parameter in ReportParameters.all {
+            let value = pairs.filter { $0.name == parameter.name }.map(\.value).joined(separator: ",")
+            let fieldID = "p-" + parameter.name
+            let invalid = problem?.parameter == parameter.name
+            b += "<p><label for=\"\(fieldID)\">\(esc(parameter.name))</label>"
+            b += "<input id=\"\(fieldID)\" name=\"\(esc(parameter.name))\" value=\"\(esc(value))\" placeholder=\"\(esc(parameter.defaultValue ?? parameter.valueName))\" title=\"\(esc(parameter.help))\""
+            b += invalid ? " aria-invalid=\"true\" aria-describedby=\"problem\">" : ">"
+            b += "</p>"
+        }
+        b += "<p><button type=\"submit\">Show</button></p></form>"
+        if let problem { b += "<p id=\"problem\" class=\"error\" role=\"alert\">\(esc(problem.message))</p>" }
+        return b
+    }
+}

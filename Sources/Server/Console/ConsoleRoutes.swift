@@ -1,0 +1,36 @@
+/// The console's routes (SPEC §10): HTML for people, beside the API's routes in the router and
+/// outside `/openapi.json`. Their access is the console's own (`ConsoleGate`: sessions, not keys
+/// in `Authorization`), so the route table marks them open and each handler checks it.
+enum ConsoleRoutes {
+    static let all: [RouteSpec] = [
+        .init("GET", "/", access: .open, document: page("consoleOverview", "Every experiment, the ones that need someone first."),
+              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+        .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form."),
+              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+        .init("POST", "/experiments/{id}/share", access: .open, document: page("consoleShareCreate", "Make a share link of one experiment's report."),
+              make: { ConsoleShareCreate(gate: $0.console, snapshots: $0.snapshots) }),
+        .init("POST", "/experiments/{id}/shares/{share}/revoke", access: .open, document: page("consoleShareRevoke", "End a share link."),
+              make: { ConsoleShareRevoke(gate: $0.console) }),
+        .init("POST", "/experiments/{id}/safeguards/reset", access: .open, document: page("consoleSafeguardReset", "Lift an arm's safeguard stop (admin)."),
+              make: { ConsoleSafeguardReset(gate: $0.console, snapshots: $0.snapshots, safeguards: $0.safeguards) }),
+        .init("GET", "/share/{id}", access: .open, document: page("consoleShare", "One experiment's report, read only, through a share link."),
+              make: { ConsoleSharePage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+        .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences and what each shows."),
+              make: { ConsolePlacements(gate: $0.console, snapshots: $0.snapshots) }),
+        .init("GET", "/login", access: .open, document: page("consoleSignInPage", "The sign-in form."),
+              make: { ConsoleSignInPage(gate: $0.console) }),
+        .init("POST", "/login", access: .open, document: page("consoleSignIn", "Sign in with a key that has the report or admin scope."),
+              make: { ConsoleSignIn(gate: $0.console) }),
+        .init("POST", "/logout", access: .open, document: page("consoleSignOut", "Revoke the session."),
+              make: { ConsoleSignOut(gate: $0.console) }),
+        .init("GET", "/assets/{file}", access: .open, document: page("consoleAsset", "The stylesheet, under its content hash."),
+              make: { _ in ConsoleStylesheetHandler() }),
+    ]
+
+    /// The request headers the console reads (the transport copies only the ones asked for).
+    static let headerNames = ["Cookie", "Origin", "Host", "Sec-Fetch-Site"]
+
+    private static func page(_ id: String, _ summary: String) -> RouteDocument {
+        RouteDocument(id, summary: summary, answers: [.answer(200, "An HTML page.", mediaType: "text/html")])
+    }
+}

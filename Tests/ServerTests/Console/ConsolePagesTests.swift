@@ -1,0 +1,187 @@
+import Foundation
+import Server
+import Testing
+
+/// The console's pages (SPEC §10) in process: every experiment, one experiment's report with its
+/// parameters, the stylesheet, escaping, and the `report` scope through the API.
+@Suite(.timeLimit(.minutes(3)))
+struct ConsolePagesTests {
+    static func signedIn(_ experiments: ((String) throws -> Void)? = nil) async throws -> ConsoleBrowser {
+        let server = try InProcessServer(options: {
+            $0.keys = try APIKeys.parse(environment: ConsoleSignInTests.keys)
+            $0.reportClock = Date(timeIntervalSince1970: 1_796_000_000)
+        }, experiments: experiments)
+        let browser = ConsoleBrowser(server)
+        #expect(await browser.signIn(ConsoleSignInTests.reportKey).status == 303)
+        return browser
+    }
+
+    static let experimentIDs = ["chorus-discount-framing", "chorus-holdout", "chorus-paywall-copy", "chorus-trial-length", "chorus-voice"]
+
+    @Test func theOverviewListsEveryExperimentWithItsVerdictAndIntervals() async throws {
+        let browser = try await Self.signedIn()
+        let page = await browser.request("GET", "/")
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+        ConsoleSignInTests.expectConsoleHeaders(page)
+        for id in Self.experimentIDs {
+            #expect(page.text.contains("<a href=\"/experiments/\(id)\">"), "\(id)")
+        }
+        #expect(page.text.contains("Verdict: "))
+        #expect(page.text.contains("figures as of"))
+        Self.expectNoInlineScriptOrStyle(page.text)
+    }
+
+    @Test func theOverviewPutsWhatNeedsSomeoneFirst() async throws {
+        let browser = try await Self.signedIn()
+        let text = await browser.request("GET", "/").text
+        let rows = text.components(separatedBy: "<tr").dropFirst(2)
+        let needing = rows.map { $0.hasPrefix(" class=\"needs\"") }
+        // Every row that needs someone comes before every row that does not.
+        #expect(needing == needing.sorted { $0 && !$1 })
+    }
+
+    @Test func anExperimentsPageIsTheReportUnderAFormOfItsParameters() async throws {
+        let browser = try await Self.signedIn()
+        let page = await browser.request("GET", "/experiments/chorus-voice?until=2026-11-20&alpha=0.1&since=")
+        #expect(page.status == 200)
+        ConsoleSignInTests.expectConsoleHeaders(page)
+        #expect(page.text.contains("<form class=\"params\" method=\"get\" action=\"/experiments/chorus-voice\""))
+        for name in ["since", "until", "alpha", "by", "min_segment_users"] {
+            #expect(page.text.contains("name=\"\(name)\""), "\(name)")
+        }
+        #expect(page.text.contains("name=\"until\" value=\"2026-11-20\""))
+        #expect(page.text.contains("name=\"alpha\" value=\"0.1\""))
+        #expect(page.text.contains("90% intervals"))
+        #expect(page.text.contains("<section class=\"verdict"))
+        Self.expectNoInlineScriptOrStyle(page.text)
+        // The URL is the query: the same link gives the same figures.
+        let again = await browser.request("GET", "/experiments/chorus-voice?until=2026-11-20&alpha=0.1&since=")
+        #expect(again.text == page.text)
+        // And the API's report with the same parameters agrees on the users counted.
+        let api = await browser.server.request("GET", "/v1/experiments/chorus-voice/report?until=2026-11-20&alpha=0.1",
+                                              headers: ["Authorization": "Bearer \(ConsoleSignInTests.reportKey)"])
+        #expect(api.status == 200)
+        let users = try #require(api.json?["users"] as? Int)
+        #expect(page.text.contains(users.formatted(.number.locale(Locale(identifier: "en_US")))) || page.text.contains(String(users)))
+    }
+
+    @Test func thePlacementsPageListsEachPlacementsAudiencesInOrder() async throws {
+        let browser = try await Self.signedIn()
+        let page = await browser.request("GET", "/placements")
+        #expect(page.status == 200)
+        ConsoleSignInTests.expectConsoleHeaders(page)
+        let text = page.text
+        let onboarding = try #require(text.range(of: "<code>onboarding_end</code>"))
+        #expect(text.contains("<code>feature_gate</code>"))
+        let newIOS = try #require(text.range(of: "<td>new-ios</td>", range: onboarding.upperBound..<text.endIndex))
+        let everyone = try #require(text.range(of: "<td>everyone</td>", range: onboarding.upperBound..<text.endIndex))
+        #expect(newIOS.lowerBound < everyone.lowerBound)
+        #expect(text.contains("<a href=\"/experiments/chorus-paywall-copy\">"))
+        #expect(text.contains("{&quot;new_user&quot;:true,&quot;platform&quot;:&quot;ios&quot;}") || text.contains("{&quot;platform&quot;:&quot;ios&quot;,&quot;new_user&quot;:true}"))
+        Self.expectNoInlineScriptOrStyle(text)
+        #expect(await ConsoleBrowser(browser.server).request("GET", "/placements").status == 303)
+    }
+
+    @Test func aBadParameterIsShownInTheFormWithTheCLIsWords() async throws {
+        let browser = try await Self.signedIn()
+        for (query, field, message) in [
+            ("alpha=0.7", "alpha", "'alpha' must be a number between 0 and 0.5, got '0.7'"),
+            ("until=yesterday", "until", "'until' expects an RFC 3339 time or YYYY-MM-DD, got 'yesterday'"),
+            ("by=planet", "by", "'chorus-voice' has no segment 'planet'"),
+            ("colour=blue", nil, "unknown parameter 'colour'"),
+        ] as [(String, String?, String)] {
+            let page = await browser.request("GET", "/experiments/chorus-voice?" + query)
+            #expect(page.status == 400, "\(query)")
+            ConsoleSignInTests.expectConsoleHeaders(page)
+            #expect(page.text.contains(HTMLEscape.escape(message)), "\(query)")
+            if let field { #expect(page.text.contains("id=\"p-\(field)\" name=\"\(field)\""), "\(query)") }
+            if let field { #expect(page.text.range(of: "name=\"\(field)\"[^>]*aria-invalid=\"true\"", options: .regularExpression) != nil, "\(query)") }
+        }
+    }
+
+    @Test func anUnknownExperimentIsA404PageNamingTheNearestID() async throws {
+        let browser = try await Self.signedIn()
+        let page = await browser.request("GET", "/experiments/trial-length")
+        #expect(page.status == 404)
+        ConsoleSignInTests.expectConsoleHeaders(page)
+        #expect(page.text.contains("Did you mean &#39;chorus-trial-length&#39;?"))
+    }
+
+    @Test func theStylesheetIsServedUnderItsHashAndCachedForAYear() async throws {
+        let browser = try await Self.signedIn()
+        let page = await browser.request("GET", "/").text
+        let link = try #require(page.range(of: #"<link rel="stylesheet" href="/assets/console-[0-9a-f]{16}\.css">"#, options: .regularExpression))
+        let path = String(page[link].dropFirst(#"<link rel="stylesheet" href=""#.count).dropLast(2))
+        let css = await browser.request("GET", path)
+        #expect(css.status == 200)
+        #expect(css.headers["content-type"] == "text/css; charset=utf-8")
+        #expect(css.headers["cache-control"] == "public, max-age=31536000, immutable")
+        ConsoleSignInTests.expectConsoleHeaders(css, noStore: false)
+        #expect(css.text.contains(".verdict"))
+        // Signed out too (the sign-in page links it).
+        #expect(await ConsoleBrowser(browser.server).request("GET", path).status == 200)
+        #expect(await browser.request("GET", "/assets/console-0000000000000000.css").status == 404)
+    }
+
+    @Test func textFromFilesIsEscapedWhereItIsWritten() async throws {
+        let hostile = #"<script>alert(1)</script><img src=x onerror="alert(2)">"#
+        let browser = try await Self.signedIn { folder in
+            let path = folder + "/chorus-voice.json"
+            var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            json["name"] = "Voice " + hostile
+            json["hypothesis"] = "Hypothesis " + hostile
+            var variants = try #require(json["variants"] as? [[String: Any]])
+            for i in variants.indices {
+                var paywall = variants[i]["paywall"] as? [String: Any] ?? [:]
+                if var copy = paywall["copy"] as? [String: Any], copy["strategy"] as? String == "static" {
+                    copy["text"] = "Copy " + hostile
+                    paywall["copy"] = copy
+                    variants[i]["paywall"] = paywall
+                }
+            }
+            json["variants"] = variants
+            try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+        }
+        for target in ["/", "/placements", "/experiments/chorus-voice", "/experiments/chorus-voice?alpha=0.7", "/experiments/" + ConsoleBrowser.encode("<script>")] {
+            let page = await browser.request("GET", target)
+            #expect(page.status != 303, "\(target)")
+            #expect(!page.text.contains("<script"), "\(target)")
+            #expect(!page.text.contains("<img"), "\(target)")
+            #expect(!page.text.contains("onerror=\""), "\(target)")
+            Self.expectNoInlineScriptOrStyle(page.text)
+        }
+        #expect(await browser.request("GET", "/").text.contains("Voice &lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;"))
+        #expect(await browser.request("GET", "/experiments/chorus-voice").text.contains("Hypothesis &lt;script&gt;"))
+    }
+
+    @Test func aReportKeyReadsButDoesNotAct() async throws {
+        let browser = try await Self.signedIn()
+        let auth = ["Authorization": "Bearer \(ConsoleSignInTests.reportKey)"]
+        #expect(await browser.server.request("GET", "/v1/experiments", headers: auth).status == 200)
+        #expect(await browser.server.request("GET", "/v1/experiments/chorus-voice/report", headers: auth).status == 200)
+        let copy = #"{"experiment":"chorus-paywall-copy","variant":"ai","text":"Chorus"}"#
+        #expect(await browser.server.request("POST", "/v1/copy/check", headers: auth, body: copy).status == 403)
+        #expect(await browser.server.request("POST", "/v1/events", headers: auth, body: "[]").status == 403)
+        #expect(await browser.server.request("GET", "/v1/diagnostics/copy", headers: auth).status == 403)
+        // The API never reads the cookie.
+        let cookie = "abctl_session=" + (browser.cookies["abctl_session"] ?? "")
+        #expect(await browser.server.request("GET", "/v1/experiments", headers: ["Cookie": cookie]).status == 401)
+    }
+
+    static func expectNoInlineScriptOrStyle(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!html.contains("<script"), sourceLocation: sourceLocation)
+        #expect(!html.contains("<style"), sourceLocation: sourceLocation)
+        #expect(!html.contains("style="), sourceLocation: sourceLocation)
+        // No event handler attribute in any tag (text holds no raw "<": it is escaped).
+        #expect(html.range(of: #"<[^>]*\son[a-z]+\s*="#, options: .regularExpression) == nil, sourceLocation: sourceLocation)
+    }
+}
+
+/// The escaping the console's pages use, to build the text a test expects.
+enum HTMLEscape {
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+    }
+}
