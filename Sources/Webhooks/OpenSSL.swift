@@ -3,9 +3,20 @@ import Foundation
 
 /// The cryptography the webhooks need, all of it libcrypto's: HMAC-SHA256 (Stripe), constant-
 /// time comparison, RS256 verification and signing (Google's tokens, the service-account grant).
-enum OpenSSL {
+/// The digests are public: the server's keys, console sessions and notification signatures use
+/// these same ones.
+public enum OpenSSL {
+    /// SHA-256 of `data`.
+    public static func sha256(_ data: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = data.withUnsafeBytes { d in EVP_Digest(d.baseAddress, d.count, &out, &length, EVP_sha256(), nil) }
+        precondition(ok == 1, "SHA-256 failed")
+        return Array(out.prefix(Int(length)))
+    }
+
     /// HMAC-SHA256 of `data` under `key`.
-    static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
+    public static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = key.withUnsafeBytes { k in
@@ -18,14 +29,14 @@ enum OpenSSL {
     }
 
     /// Whether `a` and `b` are equal, in time that depends only on their lengths.
-    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         if a.isEmpty { return true }
         return CRYPTO_memcmp(a, b, a.count) == 0
     }
 
     /// Lowercase hexadecimal.
-    static func hex(_ bytes: [UInt8]) -> [UInt8] {
+    public static func hex(_ bytes: [UInt8]) -> [UInt8] {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)

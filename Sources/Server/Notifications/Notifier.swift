@@ -30,9 +30,7 @@ public final class Notifier: Sendable {
     /// This process, as the outbox's claimant.
     let claimant = "node-" + UUID().uuidString.lowercased()
     private let sender = NotificationSender()
-    private let stopping = Atomic<Bool>(false)
-    private let wake = NSCondition()
-    private let threadsDone = DispatchGroup()
+    private let threads = ServiceThreads()
     /// Ids (and targets) this process has recorded or found recorded: not written again.
     private let known = Mutex<Set<String>>([])
 
@@ -59,34 +57,18 @@ public final class Notifier: Sendable {
 
     public func start() {
         guard !options.targets.isEmpty else { return }
-        let loops: [(String, @Sendable () -> Void)] = [("abctl-notify-send", { [self] in sendLoop() }),
-                                                       ("abctl-notify-conditions", { [self] in conditionLoop() })]
-        for (name, body) in loops {
-            threadsDone.enter()
-            let done = threadsDone
-            let thread = Thread {
-                body()
-                done.leave()
-            }
-            thread.name = name
-            thread.start()
-        }
+        threads.start([("abctl-notify-send", { [self] in sendLoop() }),
+                       ("abctl-notify-conditions", { [self] in conditionLoop() })])
     }
 
     public func stop(timeout: Double = 15) {
-        stopping.store(true, ordering: .relaxed)
-        wake.lock()
-        wake.broadcast()
-        wake.unlock()
-        _ = threadsDone.wait(timeout: .now() + timeout)
+        threads.stop(timeout: timeout)
     }
 
-    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    private var isStopping: Bool { threads.isStopping }
 
     private func pause(_ seconds: Double) {
-        wake.lock()
-        if !isStopping { _ = wake.wait(until: Date(timeIntervalSinceNow: max(0, seconds))) }
-        wake.unlock()
+        threads.pause(seconds)
     }
 
     // MARK: Recording

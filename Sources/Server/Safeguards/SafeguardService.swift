@@ -47,9 +47,7 @@ public final class SafeguardService: Sendable {
     let log: Log
     /// Notifications, sent while this node holds the lease.
     public let notifier: Notifier
-    private let stopping = Atomic<Bool>(false)
-    private let wake = NSCondition()
-    private let threadsDone = DispatchGroup()
+    private let threads = ServiceThreads()
 
     // What /metrics shows.
     let leaseHeld = Atomic<Int>(0)
@@ -77,37 +75,21 @@ public final class SafeguardService: Sendable {
         refreshStops()
         refreshPeriods()
         notifier.start()
-        let loops: [(String, @Sendable () -> Void)] = [("abctl-safeguard-stops", { [self] in pollLoop() }),
-                                                       ("abctl-safeguard-schedule", { [self] in scheduleLoop() })]
-        for (name, body) in loops {
-            threadsDone.enter()
-            let done = threadsDone
-            let thread = Thread {
-                body()
-                done.leave()
-            }
-            thread.name = name
-            thread.start()
-        }
+        threads.start([("abctl-safeguard-stops", { [self] in pollLoop() }),
+                       ("abctl-safeguard-schedule", { [self] in scheduleLoop() })])
     }
 
     /// Ends both threads (the lease is released) and waits for them, at most `timeout` seconds.
     public func stop(timeout: Double = 15) {
-        stopping.store(true, ordering: .relaxed)
-        wake.lock()
-        wake.broadcast()
-        wake.unlock()
-        _ = threadsDone.wait(timeout: .now() + timeout)
+        threads.stop(timeout: timeout)
         notifier.stop(timeout: timeout)
     }
 
-    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    private var isStopping: Bool { threads.isStopping }
 
     /// Sleeps up to `seconds`, or until `stop`.
     private func pause(_ seconds: Double) {
-        wake.lock()
-        if !isStopping { _ = wake.wait(until: Date(timeIntervalSinceNow: max(0, seconds))) }
-        wake.unlock()
+        threads.pause(seconds)
     }
 
     // MARK: Stops, on every node
