@@ -50,6 +50,23 @@ enum ConsoleAccess {
         return .viewer(viewer)
     }
 
+    /// A signed-in page's POST read whole: its form and viewer, or the answer that refuses it (a form
+    /// that cannot be read, a wrong `Origin` or `form_token`, no session).
+    static func post(_ request: APIRequest, gate: ConsoleGate) -> Result<(form: [(name: String, value: String)], viewer: ConsoleViewer), Refusal> {
+        guard let form = form(request.body) else {
+            return .failure(Refusal(response: ConsolePage.message(400, title: "Bad request", "The form could not be read.")))
+        }
+        switch post(request.http, form: form, gate: gate) {
+        case .answer(let response): return .failure(Refusal(response: response))
+        case .viewer(let viewer): return .success((form, viewer))
+        }
+    }
+
+    /// The answer a refused POST gets.
+    struct Refusal: Error {
+        var response: HTTPResponse
+    }
+
     /// The fields of a form body (`application/x-www-form-urlencoded`); nil when malformed.
     static func form(_ body: [UInt8]) -> [(name: String, value: String)]? {
         guard let text = String(validating: body, as: UTF8.self) else { return nil }

@@ -10,13 +10,10 @@ struct ConsoleShareCreate: Responder {
     let snapshots: SnapshotHolder
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
-        guard let form = ConsoleAccess.form(request.body) else {
-            return .response(ConsolePage.message(400, title: "Bad request", "The form could not be read."))
-        }
-        let viewer: ConsoleViewer
-        switch ConsoleAccess.post(request.http, form: form, gate: gate) {
-        case .answer(let response): return .response(response)
-        case .viewer(let v): viewer = v
+        let form: [(name: String, value: String)], viewer: ConsoleViewer
+        switch ConsoleAccess.post(request, gate: gate) {
+        case .failure(let refusal): return .response(refusal.response)
+        case .success(let posted): (form, viewer) = posted
         }
         let id = request.captures["id"] ?? ""
         let snapshot = snapshots.snapshot

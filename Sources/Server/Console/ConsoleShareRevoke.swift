@@ -5,13 +5,10 @@ struct ConsoleShareRevoke: Responder {
     let gate: ConsoleGate
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
-        guard let form = ConsoleAccess.form(request.body) else {
-            return .response(ConsolePage.message(400, title: "Bad request", "The form could not be read."))
-        }
         let viewer: ConsoleViewer
-        switch ConsoleAccess.post(request.http, form: form, gate: gate) {
-        case .answer(let response): return .response(response)
-        case .viewer(let v): viewer = v
+        switch ConsoleAccess.post(request, gate: gate) {
+        case .failure(let refusal): return .response(refusal.response)
+        case .success(let posted): viewer = posted.viewer
         }
         let experiment = request.captures["id"] ?? "", id = request.captures["share"] ?? ""
         do {
