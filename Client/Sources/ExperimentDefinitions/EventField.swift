@@ -72,7 +72,7 @@ public enum EventField: String, CaseIterable, Sendable {
                         about: "trial_started only: the trial the store actually granted, in days (the webhooks fill it).")
         case .identity:
             Declaration(value: .id, carriedBy: [.identified],
-                        about: "identified only (required there): the known id this user_id is; from then on they are one person (SPEC §4).")
+                        about: "identified only (required there): the known id this user_id is; from then on they are one person.")
         case .allocationPeriod:
             Declaration(value: .time(required: false), carriedBy: [.exposure],
                         about: "A bandit's exposures: the allocation_period assign answered (the period's start), echoed by the app; the report counts the user in that period.")

@@ -337,7 +337,7 @@ public enum ExperimentLoader {
         guard FileManager.default.fileExists(atPath: path) else {
             diagnostics.append(Diagnostic(file: path, position: SourcePosition(line: 1, column: 1), code: "missing_products",
                                           message: "products.json not found beside the experiments, so no offering, plan or discount claim was checked",
-                                          hint: "add the price table (SPEC §1) so offerings and discounts can be checked"))
+                                          hint: "add the price table (docs/Experiments.md) so offerings and discounts can be checked"))
             return nil
         }
         files.append(path)

@@ -830,7 +830,7 @@ enum OpenAPIComponents {
         },
         "type": {
           "type": "string",
-          "description": "The SPEC §4 event type it became, or the RevenueCat type (App Store notificationType.subtype) that was ignored."
+          "description": "The event type it became, or the RevenueCat type (App Store notificationType.subtype) that was ignored."
         },
         "event_id": {
           "type": "string"
@@ -844,7 +844,7 @@ enum OpenAPIComponents {
             "doubtful_ts",
             "environment"
           ],
-          "description": "Why a verified event was ignored, when not for its type: no user, a refund already counted, or a doubtful event (revenue of the wrong sign, a time ahead of the clock; SPEC §4)."
+          "description": "Why a verified event was ignored, when not for its type: no user, a refund already counted, or a doubtful event (revenue of the wrong sign, a time ahead of the clock)."
         },
         "message": {
           "type": "string",

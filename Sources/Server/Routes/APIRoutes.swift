@@ -1,7 +1,7 @@
 import HTTPTransport
 import Reporting
 
-/// The route table: the one description of every route of the API (SPEC §7). The router, the
+/// The route table: the one description of every route of the API. The router, the
 /// access middleware, `/openapi.json` and the tests all read it; each handler is built from the
 /// dependencies it names, and from nothing else.
 enum APIRoutes {
@@ -26,7 +26,7 @@ enum APIRoutes {
                   answers: [.answer(200, "Assignments, or a placement's answer.", schema: ##"{"oneOf": [{"$ref": "#/components/schemas/AssignResponse"}, {"$ref": "#/components/schemas/PlacementResponse"}]}"##)]),
               make: { AssignHandler(log: $0.log, snapshots: $0.snapshots, exposures: $0.exposures, copyGenerator: $0.copyGenerator) }),
         .init("POST", "/v1/events", access: .scoped(.ingest, allowsApp: true),
-              document: RouteDocument("events", summary: "Store events (SPEC §4): NDJSON or one JSON array. 200 only after they are durable.",
+              document: RouteDocument("events", summary: "Store events: NDJSON or one JSON array. 200 only after they are durable.",
                   description: "Scope: ingest, or app (whose keys may send only exposure and identified events). A batch is stored whole or not at all: one invalid event rejects the batch with 422 and every rejection listed. A line naming an experiment the folder does not have is not refused: it is counted in `ignored` and listed in `ignored_lines` with the nearest experiment id; an exposure among them is not stored, any other event is stored without the experiment, so no payment is lost. The same event twice (the same `user_id` and `event_id`) is stored once and counted as a duplicate; the same `event_id` under another user is another event.",
                   body: .init([("application/x-ndjson", ##"{"type": "string", "description": "One event object a line."}"##, nil), ("application/json", ##"{"type": "array", "items": {"$ref": "#/components/schemas/Event"}}"##, ##"[{"event_id": "e1", "type": "exposure", "user_id": "u1", "experiment": "chorus-paywall-copy", "variant": "ai", "ts": "2026-12-01T10:00:00Z", "copy_source": "on_device"}, {"event_id": "e2", "type": "trial_started", "user_id": "u1", "ts": "2026-12-01T10:01:00Z", "product_id": "chorus.plus.annual"}]"##)]),
                   answers: [.answer(200, "Durable.", schema: OpenAPIDocument.ref("EventCounts")),
@@ -34,14 +34,14 @@ enum APIRoutes {
                             .shared(503, "Unavailable")]),
               make: { EventsHandler(log: $0.log, snapshots: $0.snapshots, store: $0.store, metrics: $0.metrics, clock: $0.options.reportClock) }),
         .init("POST", "/v1/identify", access: .scoped(.ingest, allowsApp: true),
-              document: RouteDocument("identify", summary: "Say that two ids are one person (SPEC §4): stores an `identified` event. 200 only after it is durable.",
+              document: RouteDocument("identify", summary: "Say that two ids are one person: stores an `identified` event. 200 only after it is durable.",
                   description: "Scope: ingest or app. Stored as `{\"type\": \"identified\", \"user_id\", \"identity\", \"event_id\": \"identify:IDENTITY\", \"ts\"}` (`ts` the server's clock when absent), so sending it again is a duplicate. An id that has been an `identity` is known and never merges with another known id; an anonymous id links to its first known id, and a later identify of it to another known id is stored and counted as a conflict, changing nothing. From then on the ids are one person: reports count the person once, and assign answers the person's arms.",
                   body: .init([("application/json", OpenAPIDocument.ref("IdentifyRequest"), ##"{"user_id": "$anon:5f1c", "identity": "account-812"}"##)]),
                   answers: [.answer(200, "Durable.", schema: OpenAPIDocument.ref("IdentifyResponse")),
                             .shared(503, "Unavailable")]),
               make: { IdentifyHandler(log: $0.log, snapshots: $0.snapshots, store: $0.store, metrics: $0.metrics, clock: $0.options.reportClock) }),
         .init("POST", "/v1/webhooks/revenuecat", access: .vendor(schemes: ["revenuecat"]),
-              document: RouteDocument("revenuecatWebhook", summary: "A RevenueCat webhook event, mapped onto SPEC §4 and stored.",
+              document: RouteDocument("revenuecatWebhook", summary: "A RevenueCat webhook event, mapped onto events and stored.",
                   description: "Checks `Authorization` against ABCTL_REVENUECAT_AUTH. INITIAL_PURCHASE with period_type TRIAL becomes trial_started; other INITIAL_PURCHASE and NON_RENEWING_PURCHASE become purchased; RENEWAL with is_trial_conversion becomes converted, other RENEWAL renewed; CANCELLATION cancelled; a negative price refunded. Other types are accepted, ignored and counted. `id` is the idempotency key.",
                   body: .init([("application/json", OpenAPIDocument.ref("RevenueCatWebhook"), ##"{"api_version": "1.0", "event": {"type": "RENEWAL", "id": "4c3f7e2a-rc", "app_user_id": "u1", "is_trial_conversion": true, "price": 59.99, "product_id": "chorus.plus.annual", "purchased_at_ms": 1764583200000, "event_timestamp_ms": 1764583201000}}"##)]),
                   answers: [.answer(200, "Stored, a duplicate, or ignored.", schema: OpenAPIDocument.ref("WebhookResult")),
@@ -49,7 +49,7 @@ enum APIRoutes {
                             .shared(503, "Unavailable")]),
               make: { RevenueCatHandler(authorization: $0.options.revenueCatAuthorization, serverHasKeys: !$0.options.keys.isEmpty, events: $0.webhookEvents, metrics: $0.metrics) }),
         .init("POST", "/v1/copy/check", access: .scoped(.assign),
-              document: RouteDocument("copyCheck", summary: "Run an ai_generated variant's guard (SPEC §3) on a line.",
+              document: RouteDocument("copyCheck", summary: "Run an ai_generated variant's guard on a line.",
                   description: "Scope: assign. Answers 200 whether or not the line passes; `violations` names every broken rule.",
                   body: .init([("application/json", OpenAPIDocument.ref("CopyCheckRequest"), ##"{"experiment": "chorus-paywall-copy", "variant": "ai", "text": "Picture your next walk with every song named. Chorus can help you get there.", "user_name": "Ana"}"##)]),
                   answers: [.answer(200, "The verdict.", schema: OpenAPIDocument.ref("CopyCheckResponse")),
@@ -61,7 +61,7 @@ enum APIRoutes {
                   answers: [.answer(200, "Definitions.", schema: OpenAPIDocument.ref("Experiments"))]),
               make: { deps in ClosureResponder { [snapshots = deps.snapshots] _ in .response(.json(text: snapshots.snapshot.definitionsJSON())) } }),
         .init("GET", "/v1/experiments/{id}/report", access: .scoped(.admin, allowsReport: true),
-              document: RouteDocument("report", summary: "The report JSON of SPEC §8 for one experiment.",
+              document: RouteDocument("report", summary: "The report JSON of one experiment.",
                   description: "Scope: admin or report. Reports are computed off the threads that answer requests, at most 2 at once per node; beyond that the answer is 503 `reports_busy` with `Retry-After`.",
                   parameters: [.init("id", in: .path, schema: ##"{"type": "string", "minLength": 1}"##, "The experiment id.")]
             + ReportParameters.all.map { .init($0.name, in: .query, schema: $0.schema, $0.help) },
@@ -75,7 +75,7 @@ enum APIRoutes {
                   answers: [.answer(200, "Diagnostics.", schema: OpenAPIDocument.ref("CopyDiagnostics"))]),
               make: { CopyDiagnosticsHandler(generator: $0.copyGenerator, settings: $0.options.copyGeneration) }),
         .init("POST", "/v1/webhooks/appstore", access: .vendor(schemes: []),
-              document: RouteDocument("appStoreWebhook", summary: "An App Store Server Notification V2, verified, mapped onto SPEC §4 and stored.",
+              document: RouteDocument("appStoreWebhook", summary: "An App Store Server Notification V2, verified, mapped onto events and stored.",
                   description: "On only with --appstore-root-ca and --appstore-bundle-id (else 404). The JWS and its nested signedTransactionInfo and signedRenewalInfo must be ES256 with an x5c chain (leaf, intermediate, root) that validates to a configured root at the payload's signedDate, the leaf carrying OID 1.2.840.113635.100.6.11.1 and the intermediate 1.2.840.113635.100.6.2.1; data.bundleId must be the configured one. SUBSCRIBED becomes trial_started (offerDiscountType FREE_TRIAL) or purchased; DID_RENEW converted (the user's trial not yet converted) or renewed; DID_CHANGE_RENEWAL_STATUS with AUTO_RENEW_DISABLED cancelled; REFUND refunded. The user is the transaction's appAccountToken, event_id the notificationUUID, ts the signedDate, revenue price / 1000. Other types are accepted, ignored and counted.",
                   body: .init([("application/json", OpenAPIDocument.ref("AppStoreNotification"), nil)]),
                   answers: [.answer(200, "Stored, a duplicate, or ignored.", schema: OpenAPIDocument.ref("WebhookResult")),
@@ -85,7 +85,7 @@ enum APIRoutes {
                             .shared(503, "Unavailable")]),
               make: { AppStoreHandler(options: $0.options.appStore, lookups: $0.storeLookups, events: $0.webhookEvents, metrics: $0.metrics) }),
         .init("POST", "/v1/webhooks/stripe", access: .vendor(schemes: []),
-              document: RouteDocument("stripeWebhook", summary: "A Stripe event (web checkout), verified, mapped onto SPEC §4 and stored.",
+              document: RouteDocument("stripeWebhook", summary: "A Stripe event (web checkout), verified, mapped onto events and stored.",
                   description: "On only with --stripe-secret or ABCTL_STRIPE_SECRETS (else 404). The Stripe-Signature header must carry t and a v1 equal to HMAC-SHA256 of t.body under one configured secret, t no older than --stripe-tolerance-s (300). customer.subscription.created trialing becomes trial_started (trial_days from trial_end); invoice.paid with amount_paid > 0 purchased (billing_reason subscription_create), converted (the user's trial not yet converted) or renewed; customer.subscription.updated whose cancel_at_period_end turned true, and customer.subscription.deleted, cancelled; charge.refunded refunded (the rise in amount_refunded, found through the charge or payment intent of a paid invoice). The user is metadata.abctl_user_id of the subscription; event_id the Stripe event id. Other types and events with no user are accepted, ignored and counted.",
                   parameters: [.init("Stripe-Signature", in: .header, schema: ##"{"type": "string"}"##, "")],
                   body: .init([("application/json", ##"{"type": "object"}"##, nil)]),
@@ -96,7 +96,7 @@ enum APIRoutes {
                             .shared(503, "Unavailable")]),
               make: { StripeHandler(options: $0.options.stripe, lookups: $0.storeLookups, events: $0.webhookEvents, metrics: $0.metrics) }),
         .init("POST", "/v1/webhooks/googleplay", access: .vendor(schemes: ["googlePush"]),
-              document: RouteDocument("googlePlayWebhook", summary: "A Google Play real-time developer notification pushed by Cloud Pub/Sub, verified, mapped onto SPEC §4 and stored.",
+              document: RouteDocument("googlePlayWebhook", summary: "A Google Play real-time developer notification pushed by Cloud Pub/Sub, verified, mapped onto events and stored.",
                   description: "On only with --google-certs, --googleplay-audience, --googleplay-push-account, --googleplay-package and --googleplay-service-account (else 404). The Authorization: Bearer token must be a Google-signed OIDC JWT (RS256, a known kid, iat <= now <= exp with no leeway, aud the configured audience, iss accounts.google.com, email the push account with email_verified). The notification's packageName must be the configured one. A subscription notification's purchase is read with purchases.subscriptionsv2.get: SUBSCRIPTION_PURCHASED (4) becomes trial_started (free-trial offer phase, with trial_days) or purchased; SUBSCRIPTION_RENEWED (2) converted or renewed; SUBSCRIPTION_CANCELED (3) cancelled; a voidedPurchaseNotification refunded (the last payment kept for the token). The user is externalAccountIdentifiers.obfuscatedExternalAccountId, event_id the Pub/Sub messageId, ts eventTimeMillis, revenue the recurring price.",
                   body: .init([("application/json", ##"{"type": "object"}"##, nil)]),
                   answers: [.answer(200, "Stored, a duplicate, or ignored (reason no_user when it names no user).", schema: OpenAPIDocument.ref("WebhookResult")),

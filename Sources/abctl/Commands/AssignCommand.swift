@@ -17,7 +17,7 @@ enum AssignCommand {
           'false' are booleans, numbers are numbers, anything else is a string; app_version is always a string
           (a version: 2.3 is 2.3.0). No store is consulted here,
           so sticky records do not apply and paused experiments assign nobody.
-          With --placement, one line per user with what that placement of placements.json shows (SPEC §7):
+          With --placement, one line per user with what that placement of placements.json shows:
           user_id, placement, audience, show_paywall, offering, experiment, variant, in_experiment, reason
           (the experiment's, or audience, or default) and holdouts.
           With --paywall, each JSON line adds the paywall shown as /v1/assign resolves it for a request with no
