@@ -72,7 +72,7 @@ enum EventWriteTransaction {
     /// facts row exactly when an exposure of theirs is stored). Index lookups per user, whatever
     /// the tables' sizes.
     static let selectEvents = """
-        SELECT user_id, \(sourceColumns.joined(separator: ", "))
+        SELECT user_id, \(EventColumns.names(FactsBuilder.Source.columns))
         FROM events
         WHERE user_id = ANY(ARRAY(
             SELECT unnest($1::text[]) UNION ALL SELECT user_id FROM facts WHERE user_id = ANY($2::text[])))
@@ -220,8 +220,8 @@ enum EventWriteTransaction {
                                            [arrayLiteral(exposed.sorted().lazy.map(\.text)), arrayLiteral(others.sorted().lazy.map(\.text))],
                                            context: "append events (read users' events)")
         var stored: [UserID: [FactsBuilder.Source]] = [:]
-        for row in 0..<events.count {
-            stored[UserID(events.text(row, 0)), default: []].append(source(events, row, from: 1))
+        for (row, source) in events.factsSources().enumerated() {
+            stored[UserID(events.text(row, 0)), default: []].append(source)
         }
         facts.reserve((events.count + exposed.count) * 96)
         for user in exposed.union(stored.keys).sorted() {
@@ -230,29 +230,5 @@ enum EventWriteTransaction {
             for e in batchEvents[user] ?? [] where !storedIDs.contains(e.id) { sources.append(FactsBuilder.Source(e)) }
             for f in FactsBuilder.facts(userID: user, events: sources) { facts.add(f) }
         }
-    }
-
-    /// The columns of an event that `source(_:_:from:)` reads, in its order: every reader of
-    /// stored events into facts selects these, so none leaves a field (proceeds, the plan) out.
-    static let sourceColumns = ["type", "ts", "experiment", "variant", "revenue", "copy_source", "copy_fallback_reason", "event_id",
-                                "placement", "attributes", "trial_days", "store", "proceeds", "proceeds_before_tax", "product_id",
-                                "allocation_period_ts"]
-
-    /// A stored event (`sourceColumns`, from `column` on) as the facts builder reads it.
-    static func source(_ rows: ResultSet, _ row: Int, from column: Int) -> FactsBuilder.Source {
-        let type = EventType(rawValue: Int(rows.int64(row, column))) ?? .exposure
-        return FactsBuilder.Source(
-            type: type, ts: rows.int64(row, column + 1), experiment: rows.optionalText(row, column + 2),
-            variant: rows.optionalText(row, column + 3), revenueContribution: type.revenueContribution(rows.optionalDouble(row, column + 4)),
-            copySource: rows.optionalText(row, column + 5).flatMap { .init(rawValue: $0) },
-            copyFallbackReason: rows.optionalText(row, column + 6), eventID: EventID(rows.text(row, column + 7)),
-            placement: type == .exposure ? rows.optionalText(row, column + 8) : nil,
-            attributes: type == .exposure ? rows.attributes(row, column + 9) : .empty,
-            trialDays: type == .trialStarted ? rows.optionalInt64(row, column + 10).map { Int($0) } : nil,
-            proceeds: type.carriesRevenue ? rows.optionalDouble(row, column + 12) : nil,
-            proceedsBeforeTax: rows.optionalText(row, column + 13) == "t",
-            store: rows.optionalText(row, column + 11).flatMap(PaymentStore.init(rawValue:)),
-            productID: type.carriesRevenue ? rows.optionalText(row, column + 14) : nil,
-            allocationPeriod: type == .exposure ? rows.optionalInt64(row, column + 15) : nil)
     }
 }

@@ -103,13 +103,12 @@ struct PeopleStep {
     func refreshPersons(_ persons: Set<UserID>, into facts: inout CopyBuffer, on c: Connection) throws {
         guard !persons.isEmpty else { return }
         let rows = try c.executePrepared("person_events", """
-            SELECT p.person_id, e.user_id, \(EventWriteTransaction.sourceColumns.map { "e." + $0 }.joined(separator: ", "))
+            SELECT p.person_id, e.user_id, \(EventColumns.names(FactsBuilder.Source.columns, qualifier: "e."))
             FROM people p JOIN events e ON e.user_id = p.user_id WHERE p.person_id = ANY($1::text[])
             """, [arrayLiteral(persons.sorted().lazy.map(\.text))], context: "append events (read persons' events)")
         var members: [UserID: [UserID: [FactsBuilder.Source]]] = [:]
-        for row in 0..<rows.count {
-            members[UserID(rows.text(row, 0)), default: [:]][UserID(rows.text(row, 1)), default: []]
-                .append(EventWriteTransaction.source(rows, row, from: 2))
+        for (row, source) in rows.factsSources().enumerated() {
+            members[UserID(rows.text(row, 0)), default: [:]][UserID(rows.text(row, 1)), default: []].append(source)
         }
         for person in persons.sorted() {
             let ids = (members[person] ?? [:]).sorted { $0.key < $1.key }.map { (id: $0.key, events: $0.value) }

@@ -14,16 +14,21 @@ extension PostgresEventStore {
     /// `PeopleDirectory.storePayments(since:until:)`.
     public func storePayments(since: Timestamp?, until: Timestamp) throws -> (payments: Int, unmatched: Int) {
         try readers.withConnection { c in
-            let r = try c.execute("""
-                SELECT count(*), count(*) FILTER (WHERE e.user_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-                    AND NOT EXISTS (SELECT 1 FROM people p WHERE p.user_id = e.user_id)
-                    AND NOT EXISTS (SELECT 1 FROM events x WHERE x.user_id = e.user_id AND x.type = \(EventType.exposure.rawValue)))
-                FROM events e
-                WHERE e.type IN (\(StorePaymentQuery.types)) AND e.store IN ('app_store', 'google_play')
-                  AND e.ts >= \(since?.microseconds ?? 0) AND e.ts <= \(until.microseconds)
-                """, context: "read store payments")
+            let r = try c.execute(Self.storePaymentsSQL(since: since, until: until), context: "read store payments")
             return (Int(r.int64(0, 0)), Int(r.int64(0, 1)))
         }
+    }
+
+    /// The payments between `since` and `until`, read through the `events_store_payments` index.
+    static func storePaymentsSQL(since: Timestamp?, until: Timestamp) -> String {
+        """
+        SELECT count(*), count(*) FILTER (WHERE e.user_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+            AND NOT EXISTS (SELECT 1 FROM people p WHERE p.user_id = e.user_id)
+            AND NOT EXISTS (SELECT 1 FROM events x WHERE x.user_id = e.user_id AND x.type = \(EventType.exposure.rawValue)))
+        FROM events e
+        WHERE \(StorePaymentQuery.condition)
+          AND e.ts >= \(since?.microseconds ?? 0) AND e.ts <= \(until.microseconds)
+        """
     }
 
     /// `PeopleDirectory.identityConflicts()`.

@@ -1,3 +1,4 @@
+import Events
 import Foundation
 
 /// The PostgreSQL layout and its migrations.
@@ -239,6 +240,12 @@ enum PostgresSchema {
                 revoked_at bigint
             );
             CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
+            """),
+        // A report's health counts the store payments in the experiment's dates (`unmatched_store_payments`):
+        // an index of those few rows by time, so a report never walks every event for them. Its
+        // condition is the query's, word for word, which is how both planners know they may use it.
+        Migration(version: 19, description: "store payments indexed by time", sql: """
+            CREATE INDEX events_store_payments ON events (ts) WHERE \(StorePaymentQuery.condition);
             """),
     ]
 

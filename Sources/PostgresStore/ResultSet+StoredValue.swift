@@ -13,16 +13,22 @@ extension ResultSet {
         }
     }
 
-    /// Where each of `EventColumns.all` is among the result's columns, found by name.
-    func eventColumnPositions() -> [Int] {
-        EventColumns.all.map { column in
+    /// Where each of `columns` is among the result's columns, found by name.
+    func eventColumnPositions(_ columns: [EventColumn] = EventColumns.all) -> [Int] {
+        columns.map { column in
             guard let position = self.column(named: column.name) else { preconditionFailure("the query selects no column \(column.name)") }
             return position
         }
     }
 
-    /// Row `row` as an event, each column read by the position `positions` found for its name.
-    func event(_ row: Int, at positions: [Int]) -> Event {
-        EventColumns.event { index, column in storedValue(row, positions[index], as: column.storage) }
+    /// Row `row` as an event, each of `columns` read by the position `positions` found for its name.
+    func event(_ row: Int, at positions: [Int], _ columns: [EventColumn] = EventColumns.all) -> Event {
+        EventColumns.event(columns) { index, column in storedValue(row, positions[index], as: column.storage) }
+    }
+
+    /// Every row as the facts builder reads a stored event, each column found by its name.
+    func factsSources() -> [FactsBuilder.Source] {
+        let columns = FactsBuilder.Source.columns, positions = eventColumnPositions(columns)
+        return (0..<count).map { FactsBuilder.Source(event($0, at: positions, columns)) }
     }
 }

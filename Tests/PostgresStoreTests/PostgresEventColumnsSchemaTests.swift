@@ -30,6 +30,16 @@ import TestSupport
         }
     }
 
+    /// A report's count of store payments can read the payment rows through their partial index:
+    /// with sequential scans priced out, the plan names the index only if the query implies its condition.
+    @Test func theStorePaymentsQueryCanReadItsIndex() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        try PostgresEventStore(url: url).close()
+        let sql = PostgresEventStore.storePaymentsSQL(since: Timestamp(microseconds: 0), until: Timestamp(microseconds: 1_000_000))
+        let plan = try PostgresCluster.shared().psql("SET enable_seqscan = off; EXPLAIN \(sql)", database: Self.database(url))
+        #expect(plan.contains("events_store_payments"), "\(plan)")
+    }
+
     @Test func fromTheAlignedVersionOnBothStoresNumberEachChangeAlike() {
         let sqlite = Dictionary(uniqueKeysWithValues: Schema.migrations.map { ($0.version, $0.description) })
         let postgres = Dictionary(uniqueKeysWithValues: PostgresSchema.migrations.map { ($0.version, $0.description) })

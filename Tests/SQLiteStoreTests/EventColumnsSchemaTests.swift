@@ -31,3 +31,21 @@ import TestSupport
         }
     }
 }
+
+/// A report's count of store payments reads the few payment rows through their index, never
+/// every event: the plan SQLite chooses for the query names the index.
+@Suite struct StorePaymentsIndexTests {
+    @Test func theStorePaymentsQueryReadsItsIndex() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir.path("plan.sqlite")
+            try SQLiteEventStore(path: path).close()
+            let raw = try Connection(path: path, readOnly: true)
+            let s = try raw.prepare("EXPLAIN QUERY PLAN " + SQLiteEventStore.storePaymentsSQL)
+            defer { s.finish() }
+            var plan: [String] = []
+            while try s.step() { plan.append(s.text(3)) }
+            #expect(plan.contains { $0.contains("USING INDEX events_store_payments") }, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN e") }, "\(plan)")
+        }
+    }
+}

@@ -68,12 +68,17 @@ public enum EventColumns {
     /// The column names in table order, comma-separated: the list an INSERT, a COPY or a SELECT names.
     public static let names = all.map(\.name).joined(separator: ", ")
 
-    /// An event with each column's value from `value(index, column)` (`index` in `all`): a store's
-    /// row read back, each column found by its name.
-    public static func event(_ value: (Int, EventColumn) -> StoredValue) -> Event {
+    /// An event with each of `columns`' values from `value(index, column)` (`index` in `columns`):
+    /// a store's row read back, each column found by its name. Columns left out keep their defaults.
+    public static func event(_ columns: [EventColumn] = all, _ value: (Int, EventColumn) -> StoredValue) -> Event {
         var event = Event(id: EventID(""), type: .exposure, userID: UserID(""), timestamp: Timestamp(microseconds: 0))
-        for (index, column) in all.enumerated() { column.restore(&event, value(index, column)) }
+        for (index, column) in columns.enumerated() { column.restore(&event, value(index, column)) }
         return event
+    }
+
+    /// The names of `columns`, comma-separated, each prefixed with `qualifier` (a table's alias and a dot).
+    public static func names(_ columns: [EventColumn], qualifier: String = "") -> String {
+        columns.map { qualifier + $0.name }.joined(separator: ", ")
     }
 
     /// The text columns that keep a key of the line, in line order: what may hold no NUL.

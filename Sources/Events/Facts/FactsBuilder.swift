@@ -56,6 +56,15 @@ public enum FactsBuilder {
             self.allocationPeriod = type == .exposure ? allocationPeriod : nil
         }
 
+        /// The `events` columns `init(_:)` reads: what every reader of stored events into facts
+        /// selects (and decodes by name), so none leaves a field out.
+        public static let columns: [EventColumn] = {
+            let read: Set = ["type", "ts", "experiment", "variant", "revenue", "copy_source", "copy_fallback_reason", "event_id",
+                             "placement", "attributes", "trial_days", "store", "proceeds", "proceeds_before_tax", "product_id",
+                             "allocation_period_ts"]
+            return EventColumns.all.filter { read.contains($0.name) }
+        }()
+
         public init(_ event: Event) {
             let exposure = event.type == .exposure
             self.init(type: event.type, ts: event.timestamp.microseconds, experiment: exposure ? event.experiment : nil,

@@ -17,7 +17,12 @@ public protocol PeopleDirectory: Sendable {
     func storePayments(since: Timestamp?, until: Timestamp) throws -> (payments: Int, unmatched: Int)
 }
 
-/// The SQL both stores share for `storePayments`: the revenue event types counted.
+/// The SQL both stores share for `storePayments`: which events are store payments. Both stores
+/// index these rows by time under this very condition (a planner uses a partial index only for a
+/// query that states its condition).
 public enum StorePaymentQuery {
-    public static let types = [EventType.purchased, .converted, .renewed].map { String($0.rawValue) }.joined(separator: ", ")
+    public static let condition: String = {
+        let types = [EventType.purchased, .converted, .renewed].map { String($0.rawValue) }.joined(separator: ", ")
+        return "type IN (\(types)) AND store IN ('app_store', 'google_play')"
+    }()
 }

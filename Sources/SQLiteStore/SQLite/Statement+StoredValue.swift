@@ -26,18 +26,18 @@ extension Statement {
         }
     }
 
-    /// Where each of `EventColumns.all` is among this statement's result columns, found by name.
-    func eventColumnPositions() -> [Int32] {
+    /// Where each of `columns` is among this statement's result columns, found by name.
+    func eventColumnPositions(_ columns: [EventColumn] = EventColumns.all) -> [Int32] {
         var byName: [String: Int32] = [:]
         for column in 0..<columnCount { byName[columnName(column)] = column }
-        return EventColumns.all.map { column in
+        return columns.map { column in
             guard let position = byName[column.name] else { preconditionFailure("the query selects no column \(column.name)") }
             return position
         }
     }
 
-    /// The current row as an event, each column read by the position `positions` found for its name.
-    func event(at positions: [Int32]) -> Event {
-        EventColumns.event { index, column in storedValue(positions[index], as: column.storage) }
+    /// The current row as an event, each of `columns` read by the position `positions` found for its name.
+    func event(at positions: [Int32], _ columns: [EventColumn] = EventColumns.all) -> Event {
+        EventColumns.event(columns) { index, column in storedValue(positions[index], as: column.storage) }
     }
 }

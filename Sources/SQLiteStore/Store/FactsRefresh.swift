@@ -4,11 +4,7 @@ import ExperimentDefinitions
 /// Recomputes one user's facts rows from the user's stored events: the SQL and the binding the
 /// writer uses after each batch, and a schema migration uses when it adds a facts column.
 enum FactsRefresh {
-    static let selectEventsSQL = """
-        SELECT type, ts, experiment, variant, revenue, copy_source, copy_fallback_reason, event_id, placement, attributes, trial_days,
-               store, proceeds, proceeds_before_tax, product_id, allocation_period_ts
-        FROM events WHERE user_id = ?
-        """
+    static let selectEventsSQL = "SELECT \(EventColumns.names(FactsBuilder.Source.columns)) FROM events WHERE user_id = ?"
 
     static let upsertSQL = """
         INSERT INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
@@ -28,30 +24,14 @@ enum FactsRefresh {
         try write(FactsBuilder.facts(userID: userID, events: sources), upsert: upsert)
     }
 
-    /// `userID`'s stored events as `FactsBuilder` takes them, read with `select` (from `selectEventsSQL`).
+    /// `userID`'s stored events as `FactsBuilder` takes them, read with `select` (from `selectEventsSQL`),
+    /// each column found by its name.
     static func storedSources(userID: UserID, select: Statement) throws -> [FactsBuilder.Source] {
         try select.bind(1, userID)
         defer { select.finish() }
+        let columns = FactsBuilder.Source.columns, positions = select.eventColumnPositions(columns)
         var sources: [FactsBuilder.Source] = []
-        while try select.step() {
-            guard let type = EventType(rawValue: Int(select.int64(0))) else { continue }
-            sources.append(FactsBuilder.Source(
-                type: type, ts: select.int64(1),
-                experiment: type == .exposure ? select.optionalText(2) : nil,
-                variant: type == .exposure ? select.optionalText(3) : nil,
-                revenueContribution: type.revenueContribution(select.optionalDouble(4)),
-                copySource: type == .exposure ? select.optionalText(5).flatMap(CopySource.init(rawValue:)) : nil,
-                copyFallbackReason: type == .exposure ? select.optionalText(6) : nil,
-                eventID: EventID(select.text(7)),
-                placement: type == .exposure ? select.optionalText(8) : nil,
-                attributes: type == .exposure ? attributes(select, 9) : .empty,
-                trialDays: type == .trialStarted ? select.optionalInt64(10).map { Int($0) } : nil,
-                proceeds: type.carriesRevenue ? select.optionalDouble(12) : nil,
-                proceedsBeforeTax: select.optionalInt64(13) == 1,
-                store: select.optionalText(11).flatMap(PaymentStore.init(rawValue:)),
-                productID: type.carriesRevenue ? select.optionalText(14) : nil,
-                allocationPeriod: type == .exposure ? select.optionalInt64(15) : nil))
-        }
+        while try select.step() { sources.append(FactsBuilder.Source(select.event(at: positions, columns))) }
         return sources
     }
 

@@ -15,14 +15,7 @@ extension SQLiteEventStore {
     /// `PeopleDirectory.storePayments(since:until:)`.
     public func storePayments(since: Timestamp?, until: Timestamp) throws -> (payments: Int, unmatched: Int) {
         try readers.read { c in
-            let s = try c.cached("""
-                SELECT count(*), coalesce(sum(length(e.user_id) = 36
-                    AND e.user_id GLOB '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-*-*-*'
-                    AND NOT EXISTS (SELECT 1 FROM people p WHERE p.user_id = e.user_id)
-                    AND NOT EXISTS (SELECT 1 FROM events x WHERE x.user_id = e.user_id AND x.type = \(EventType.exposure.rawValue))), 0)
-                FROM events e
-                WHERE e.type IN (\(StorePaymentQuery.types)) AND e.store IN ('app_store', 'google_play') AND e.ts >= ?1 AND e.ts <= ?2
-                """)
+            let s = try c.cached(Self.storePaymentsSQL)
             defer { s.finish() }
             try s.bind(1, since?.microseconds ?? Int64.min)
             try s.bind(2, until.microseconds)
@@ -30,6 +23,16 @@ extension SQLiteEventStore {
             return (Int(s.int64(0)), Int(s.int64(1)))
         }
     }
+
+    /// The payments between ?1 and ?2, read through the `events_store_payments` index.
+    static let storePaymentsSQL = """
+        SELECT count(*), coalesce(sum(length(e.user_id) = 36
+            AND e.user_id GLOB '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-*-*-*'
+            AND NOT EXISTS (SELECT 1 FROM people p WHERE p.user_id = e.user_id)
+            AND NOT EXISTS (SELECT 1 FROM events x WHERE x.user_id = e.user_id AND x.type = \(EventType.exposure.rawValue))), 0)
+        FROM events e
+        WHERE \(StorePaymentQuery.condition) AND e.ts >= ?1 AND e.ts <= ?2
+        """
 
     /// `PeopleDirectory.identityConflicts()`.
     public func identityConflicts() throws -> Int {
