@@ -13,6 +13,8 @@ import Synchronization
 public final class APIServer: HTTPHandler {
     public struct Options: Sendable {
         public var keys: APIKeys
+        /// Where `keys` came from, when a file (`--keys-file`): read again on SIGHUP.
+        public var keysFile: String?
         /// The exact `Authorization` header RevenueCat sends; nil when not configured.
         public var revenueCatAuthorization: String?
         public var experimentsDirectory: String
@@ -47,6 +49,8 @@ public final class APIServer: HTTPHandler {
     }
 
     public let options: Options
+    /// The API keys in force: `options.keys`, then the keys file as last reloaded.
+    public let keys: KeyRing
     public let metrics = Metrics()
     /// Connection counts, kept by the HTTP daemon and shown on /metrics.
     public let connections: ConnectionStats
@@ -68,6 +72,8 @@ public final class APIServer: HTTPHandler {
 
     public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend, log: Log) {
         self.options = options
+        let keys = KeyRing(options.keys)
+        self.keys = keys
         self.log = log
         connections = ConnectionStats(log: log.write)
         self.snapshots = SnapshotHolder(snapshot)
@@ -76,12 +82,12 @@ public final class APIServer: HTTPHandler {
         consoleReports = ConsoleReports(store: backend.store, clock: options.reportClock, refreshSeconds: options.console.refreshSeconds,
                                         onRequest: reports, log: log)
         let dependencies = HandlerDependencies(
-            options: options, snapshots: snapshots, store: backend.store, exposures: backend.exposures, metrics: metrics,
+            options: options, keys: keys, snapshots: snapshots, store: backend.store, exposures: backend.exposures, metrics: metrics,
             connections: connections, status: status, safeguards: safeguards,
             copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), log: log, reports: reports,
-            console: ConsoleGate(keys: options.keys, store: backend.store, options: options.console),
+            console: ConsoleGate(keys: keys, store: backend.store, options: options.console),
             consoleReports: consoleReports)
-        router = Router((Self.routes + ConsoleRoutes.all).map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: options.keys)) })
+        router = Router((Self.routes + ConsoleRoutes.all).map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: keys)) })
         observer = RequestObserver(metrics: metrics, log: log)
         requestHeaderNames = Self.headerNames(Self.routes) + ConsoleRoutes.headerNames
     }
@@ -90,7 +96,7 @@ public final class APIServer: HTTPHandler {
     public static var routes: [RouteSpec] { APIRoutes.all }
 
     /// The handler behind the access middleware its route declares.
-    static func guarded(_ handler: any Responder, _ access: RouteAccess, keys: APIKeys) -> any Responder {
+    static func guarded(_ handler: any Responder, _ access: RouteAccess, keys: KeyRing) -> any Responder {
         switch access {
         case .open, .vendor: handler
         case .scoped(let scope, let allowsApp, let allowsReport):
@@ -180,9 +186,24 @@ public final class APIServer: HTTPHandler {
         }
     }
 
-    /// Reads the folder again; on any error the current snapshot stays and the reason is logged.
+    /// Rereads `--keys-file`: a key removed or stripped of a scope stops working, its console
+    /// sessions included. On an error the keys in force stay.
+    private func reloadKeys(file: String) {
+        do {
+            let keys = try APIKeys.read(file: file)
+            try self.keys.replace(with: keys)
+            log.write(level: .info, "API keys reloaded", ["file": .string(file), "keys": .number(Double(keys.count))])
+        } catch {
+            log.write(level: .error, "API keys reload failed; keeping the keys in force",
+                      ["file": .string(file), "error": .string(error.description)])
+        }
+    }
+
+    /// Reads the keys file and the folder again; on any error the current keys or snapshot stay
+    /// and the reason is logged.
     @discardableResult
     public func reload() -> Bool {
+        if let file = options.keysFile { reloadKeys(file: file) }
         if let play = options.googlePlay { reloadGoogleCertificates(play) }
         do {
             let loaded = try backend.makeSnapshot(directory: options.experimentsDirectory)

@@ -14,7 +14,7 @@ public enum RouteAccess: Sendable {
 /// The middleware that checks a route's access before its handler runs (Hummingbird's middleware):
 /// handlers never look at keys.
 struct Authorized: Responder {
-    let keys: APIKeys
+    let keys: KeyRing
     let scope: APIKeys.Scope
     let allowsApp: Bool
     var allowsReport = false
@@ -29,6 +29,7 @@ struct Authorized: Responder {
     /// With no keys configured every route is open (the server then listens on loopback only).
     /// True when the key may call the route only through its `app` scope.
     private func authorize(_ request: HTTPRequest) throws(APIError) -> Bool {
+        let keys = self.keys.current
         guard !keys.isEmpty else { return false }
         guard let scopes = keys.scopes(authorization: request.authorization) else {
             throw APIError(.unauthorized, code: "unauthorized",

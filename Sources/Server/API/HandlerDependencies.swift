@@ -6,6 +6,8 @@ import HTTPTransport
 /// declares (see `APIRoutes`), so no handler reaches state it does not name.
 struct HandlerDependencies: Sendable {
     let options: APIServer.Options
+    /// The API keys in force (replaced on SIGHUP when they come from a file).
+    let keys: KeyRing
     let snapshots: SnapshotHolder
     let store: any EventStore
     let exposures: any StickyReader

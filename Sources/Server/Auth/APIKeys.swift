@@ -1,3 +1,5 @@
+import Foundation
+
 /// API keys and their scopes (SPEC §7), from `ABCTL_API_KEYS` or a keys file.
 ///
 /// Keys are compared in constant time: every configured key is compared in full, whatever
@@ -74,6 +76,14 @@ public struct APIKeys: Sendable {
             }
         }
         return try APIKeys(checking: entries)
+    }
+
+    /// The keys of the file at `path` (`--keys-file`), read at start and on SIGHUP.
+    public static func read(file path: String) throws(ConfigurationError) -> APIKeys {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(description: "cannot read --keys-file '\(path)'")
+        }
+        return try parse(file: String(decoding: data, as: UTF8.self), name: path)
     }
 
     /// One `KEY scope,scope [NAME]` a line; blank lines and lines starting with `#` are skipped.

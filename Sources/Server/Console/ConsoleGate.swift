@@ -8,13 +8,16 @@ import Synchronization
 /// now, sign-out), form tokens and the throttle on failed sign-ins. Keys are kept by sessions as
 /// their HMACs under the server's secret and compared in constant time.
 final class ConsoleGate: Sendable {
-    let keys: APIKeys
+    private let keyRing: KeyRing
     let store: any ConsoleSessionStore & SafeguardStopStore
     let options: ConsoleOptions
     private let secretHeld = Mutex<[UInt8]?>(nil)
 
-    init(keys: APIKeys, store: any ConsoleSessionStore & SafeguardStopStore, options: ConsoleOptions) {
-        self.keys = keys
+    /// The keys in force now (a reload may have removed one, ending its sessions).
+    var keys: APIKeys { keyRing.current }
+
+    init(keys: KeyRing, store: any ConsoleSessionStore & SafeguardStopStore, options: ConsoleOptions) {
+        self.keyRing = keys
         self.store = store
         self.options = options
         if let given = options.sessionSecret { secretHeld.withLock { $0 = given } }

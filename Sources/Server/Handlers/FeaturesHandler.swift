@@ -2,7 +2,7 @@ import HTTPTransport
 
 /// `GET /api/features/{clientKey}`.
 struct FeaturesHandler: Responder {
-    let keys: APIKeys
+    let keys: KeyRing
     let snapshots: SnapshotHolder
 
     /// `GET /api/features/{clientKey}`: the experiments as a GrowthBook SDK payload (SPEC §7).
@@ -12,6 +12,7 @@ struct FeaturesHandler: Responder {
     /// with its `ETag` answers 304 with no body.
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let clientKey = request.captures["clientKey"] ?? ""
+        let keys = self.keys.current
         if !keys.isEmpty, !keys.isClientKey(clientKey) {
             throw APIError(.unauthorized, code: "unauthorized", "unknown client key; GrowthBook SDKs need a key with the 'sdk' scope")
         }

@@ -112,6 +112,6 @@ enum APIRoutes {
                   answers: [.answer(200, "The payload.", schema: OpenAPIDocument.ref("GrowthBookPayload")),
                             .answer(304, "Not modified: the ETag still matches."),
                             .answer(401, "Not a client key.", schema: OpenAPIDocument.ref("Error"))]),
-              make: { FeaturesHandler(keys: $0.options.keys, snapshots: $0.snapshots) }),
+              make: { FeaturesHandler(keys: $0.keys, snapshots: $0.snapshots) }),
     ]
 }

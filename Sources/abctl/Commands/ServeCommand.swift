@@ -22,7 +22,8 @@ enum ServeCommand {
           loopback names only.
           Without keys the server listens on loopback only. The RevenueCat
           webhook checks its Authorization header against ABCTL_REVENUECAT_AUTH.
-          SIGHUP reloads the experiment files (a broken folder keeps the old ones); SIGTERM drains
+          SIGHUP reloads the experiment files (a broken folder keeps the old ones) and --keys-file (a key
+          removed or stripped of a scope stops at once, its console sessions too); SIGTERM drains
           requests in flight and exits 0. One JSON log line per request goes to stderr.
           With --llm-url and --llm-model, an assign request that says "on_device_model": false gets
           its ai_generated line written by that OpenAI-compatible endpoint (key: ABCTL_LLM_API_KEY),
@@ -104,6 +105,7 @@ enum ServeCommand {
                                    safeguards: SafeguardService.Options(notifications: notifications, clock: reportClock)),
             store: store)
         configuration.api.console = console
+        configuration.api.keysFile = args[.keysFile]
         // The console's own origin, which every POST's Origin must equal, is the address people reach it at.
         configuration.api.console.publicURL = notifications.publicURL?.absoluteString
         do {
@@ -240,12 +242,7 @@ enum ServeCommand {
     /// The API keys from `--keys-file`, else `ABCTL_API_KEYS` (`environment`), else none.
     static func loadKeys(file: String?, environment: String?) throws -> APIKeys {
         do {
-            if let file {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw CLIError.usage("cannot read --keys-file '\(file)'", command: "serve")
-                }
-                return try APIKeys.parse(file: String(decoding: data, as: UTF8.self), name: file)
-            }
+            if let file { return try APIKeys.read(file: file) }
             if let text = environment {
                 return try APIKeys.parse(environment: text)
             }

@@ -4,6 +4,7 @@ import Server
 import SQLiteStore
 import Synchronization
 import Testing
+import TestSupport
 
 /// Sign-in, sessions, tokens, cookies, `Origin`, `Host` and the throttle of the console (SPEC §10),
 /// through the route table in process.
@@ -196,6 +197,36 @@ struct ConsoleSignInTests {
         #expect(await browser.request("GET", "/").status == 303)
         browser.setCookie("abctl_session", "not-an-id")
         #expect(await browser.request("GET", "/").status == 303)
+    }
+
+    /// The keys file read again (SIGHUP) on the running node: a key removed ends its sessions and its
+    /// API calls at once; a key stripped of its scope loses the routes of that scope; a file left
+    /// with no key is refused and the keys in force stay.
+    @Test func reloadingTheKeysFileEndsTheSessionsOfARemovedKey() async throws {
+        let folder = TemporaryFolder(prefix: "abctl-keys")
+        let file = folder.path + "/keys"
+        func write(_ lines: [String]) throws { try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8) }
+        let assignKey = "assign-key-0123456789abcdef"
+        try write(["\(Self.reportKey) report ana-pm", "\(Self.adminKey) admin", "\(assignKey) assign"])
+        let server = try Self.server { $0.keys = try APIKeys.read(file: file); $0.keysFile = file }
+        let browser = ConsoleBrowser(server)
+        _ = await browser.signIn(Self.reportKey)
+        #expect(await browser.request("GET", "/").status == 200)
+        func assignStatus() async -> Int {
+            await server.request("POST", "/v1/assign", headers: ["Authorization": "Bearer \(assignKey)"],
+                                 body: #"{"user_id":"u1","attributes":{"app_version":"2.4.0","platform":"ios"},"experiments":["chorus-discount-framing"]}"#).status
+        }
+        #expect(await assignStatus() == 200)
+
+        try write(["\(Self.adminKey) admin", "\(assignKey) ingest"])
+        server.api.reload()
+        #expect(await browser.request("GET", "/").status == 303, "the removed key's session ended")
+        #expect(await assignStatus() == 403, "the assign scope is gone")
+
+        try write(["# every key removed"])
+        server.api.reload()
+        #expect(server.api.keys.current.count == 2, "a file with no key is refused")
+        #expect(await assignStatus() == 403)
     }
 
     @Test func theSecretFromTheEnvironmentSignsSessionsAndTokens() async throws {
