@@ -240,6 +240,13 @@ enum PostgresSchema {
             );
             CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
             """),
+        // The subscription's life as the stores tell it: an expiry's reason, a billing issue's grace,
+        // a plan change's previous product and when it takes effect. Older events carry none of these
+        // (their types did not exist), so nothing is recomputed.
+        Migration(version: 21, description: "events keep an expiry's reason, a billing issue's grace and a plan change's products", sql: """
+            ALTER TABLE events ADD COLUMN reason text, ADD COLUMN grace_until_ts bigint, ADD COLUMN previous_product_id text,
+                ADD COLUMN effective text;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
