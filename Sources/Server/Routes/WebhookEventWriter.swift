@@ -51,7 +51,7 @@ struct WebhookEventWriter: Sendable {
         }
         let store = self.store
         let metrics = self.metrics
-        // The vendor's links (SPEC §4 people) go in the same transaction as the events.
+        // The vendor's links (who is who) go in the same transaction as the events.
         let batch = events + Self.identifies(mapped.links, at: events[0].timestamp)
         return .deferred { respond in
             store.submit(batch) { result in
