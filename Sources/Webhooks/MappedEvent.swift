@@ -63,11 +63,9 @@ public struct MappedEvent: Sendable, Equatable {
     /// A further event of the same notification, for the same user at the same time: its id is
     /// this one's with `:` and the type's name, so a retry stores it once too.
     public func companion(_ type: EventType) -> MappedEvent {
-        var event = MappedEvent(eventID: EventID(eventID.text + ":" + type.name), type: type, userID: userID,
-                                timestampMilliseconds: timestampMilliseconds, productID: productID, store: store,
-                                unmatchedStoreAccount: unmatchedStoreAccount)
-        event.links = []
-        return event
+        MappedEvent(eventID: EventID(eventID.text + ":" + type.name), type: type, userID: userID,
+                    timestampMilliseconds: timestampMilliseconds, productID: productID, store: store,
+                    unmatchedStoreAccount: unmatchedStoreAccount)
     }
 
     /// This event and its companions, in that order.

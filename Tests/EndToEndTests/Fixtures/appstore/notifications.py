@@ -4,7 +4,8 @@ app-store-server-library (SignedDataVerifier, online checks off) given the test 
 Run by Tests/EndToEndTests/AppStoreWebhookTests.swift with the test venv's python:
     notifications.py OUT_DIR BUNDLE_ID [USERS_JSON]
 Writes OUT_DIR/root.pem (the configured root) and OUT_DIR/cases.json: a list of
-{"name", "body", "apple_accepts", "type"?, "status"?, "user"?}. The CA chains are throwaway:
+{"name", "body", "apple_accepts", "type"?, "status"?, "user"?}; a case of the subscription's later
+life adds "event_id", "events" (how many it stores) and "row" (what the stored event keeps). The CA chains are throwaway:
 made here with `cryptography`, with Apple's OIDs on the leaf and the intermediate.
 """
 import base64
