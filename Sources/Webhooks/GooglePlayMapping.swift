@@ -10,10 +10,17 @@ import Foundation
 /// | `SUBSCRIPTION_PURCHASED` (4), the line item in a free-trial offer phase | `trial_started` (`trial_days` from its start to the line item's expiry) |
 /// | `SUBSCRIPTION_PURCHASED` (4) otherwise | `purchased` |
 /// | `SUBSCRIPTION_RENEWED` (2), the user's trial not yet converted | `converted` |
-/// | `SUBSCRIPTION_RENEWED` (2) otherwise | `renewed` |
-/// | `SUBSCRIPTION_CANCELED` (3) | `cancelled` |
-/// | `voidedPurchaseNotification` of a purchase token abctl kept a payment for | `refunded`, that payment |
-/// | anything else (`testNotification`, other types, one-time products) | ignored |
+/// | `SUBSCRIPTION_RENEWED` (2), `SUBSCRIPTION_RECOVERED` (1) otherwise | `renewed` |
+/// | `SUBSCRIPTION_PURCHASED` (4) whose `linkedPurchaseToken` is a token abctl kept a payment of the same user for | `uncancelled` (the same product: a re-signup before the lapse), else `plan_changed` (the line item's `itemReplacement`: its product the previous one, `DEFERRED` mode `next_renewal`, others `now`) |
+/// | `SUBSCRIPTION_CANCELED` (3), `canceledStateContext` the user's (or none) | `cancelled` |
+/// | `SUBSCRIPTION_CANCELED` (3), a system cancel (the payment failed) | `billing_issue` |
+/// | `SUBSCRIPTION_ON_HOLD` (5), `SUBSCRIPTION_IN_GRACE_PERIOD` (6) | `billing_issue` (in grace: `grace_until` the line item's expiry) |
+/// | `SUBSCRIPTION_RESTARTED` (7) | `uncancelled` |
+/// | `SUBSCRIPTION_PAUSED` (10) | `expired` (paused) |
+/// | `SUBSCRIPTION_REVOKED` (12) | `refunded` (the payment kept for the token, when not refunded yet) and `expired` (other) |
+/// | `SUBSCRIPTION_EXPIRED` (13) | `expired`: the user's cancel voluntary, a system cancel billing, the developer's (or none) other |
+/// | `voidedPurchaseNotification` of a purchase token abctl kept a payment for | `refunded`, that payment (once) |
+/// | anything else (`testNotification`, other types, one-time products; a cancel or expiry because the subscription was replaced: no end) | ignored |
 ///
 /// The user is the purchase's `externalAccountIdentifiers.obfuscatedExternalAccountId`, mapped
 /// back through `userForStoreAccount` (nil: the id itself is the user); `event_id` is the Pub/Sub
@@ -38,7 +45,10 @@ public enum GooglePlayMapping {
         }
     }
 
-    public static let purchased = 4, renewed = 2, canceled = 3
+    public static let recovered = 1, renewed = 2, canceled = 3, purchased = 4, onHold = 5, inGracePeriod = 6, restarted = 7,
+                      paused = 10, revoked = 12, expired = 13
+    /// The subscription notification types abctl has an event for; the others are ignored and counted.
+    static let mappedTypes: Set<Int> = [recovered, renewed, canceled, purchased, onHold, inGracePeriod, restarted, paused, revoked, expired]
 
     /// The code of the error a notification for another package throws.
     public static let wrongPackageCode = "wrong_package"
@@ -70,7 +80,7 @@ public enum GooglePlayMapping {
             guard case .number(let type)? = GooglePushVerifier.member(subscription, "notificationType"), type == type.rounded(), abs(type) < 1e6 else {
                 throw malformed("'subscriptionNotification.notificationType' (a number) is required", field: "message.data.subscriptionNotification.notificationType")
             }
-            let mapped = [purchased, renewed, canceled].contains(Int(type))
+            let mapped = mappedTypes.contains(Int(type))
             if mapped {
                 guard case .string(let token)? = GooglePushVerifier.member(subscription, "purchaseToken"), !token.isEmpty else {
                     throw malformed("'subscriptionNotification.purchaseToken' is required", field: "message.data.subscriptionNotification.purchaseToken")
@@ -108,9 +118,10 @@ public enum GooglePlayMapping {
             return .ignored(type: name, reason: .type)
         case .voided(let token):
             guard let payment = try lookups.payment("googleplay:" + token) else { return .ignored(type: "voidedPurchaseNotification", reason: .noUser) }
-            return .event(MappedEvent(eventID: EventID(notification.messageID), type: .refunded, userID: payment.userID,
-                                      timestampMilliseconds: notification.eventTimeMilliseconds,
-                                      revenue: -Double(payment.amountMinor) / 1_000_000, currency: payment.currency))
+            guard let refund = refunding(payment, token: token, notification) else {
+                return .ignored(type: "voidedPurchaseNotification", reason: .alreadyCounted)
+            }
+            return .event(refund.event, remember: refund.ledger)
         case .subscription(let type, let token):
             guard let purchase else { throw GooglePlayAPI.unavailable("no purchase was read") }
             guard let account = accountID(purchase) else { return .ignored(type: "subscriptionNotification.\(type)", reason: .noUser) }
@@ -123,7 +134,58 @@ public enum GooglePlayMapping {
             var base = MappedEvent(eventID: EventID(notification.messageID), type: .cancelled, userID: user,
                                    timestampMilliseconds: notification.eventTimeMilliseconds, productID: product)
             base.unmatchedStoreAccount = matched == nil
-            if type == canceled { return .event(base) }
+            let ignored = WebhookOutcome.ignored(type: "subscriptionNotification.\(type)", reason: .type)
+            switch type {
+            case canceled:
+                switch cancellation(purchase) {
+                case .user?, nil: return .event(base)
+                case .system?: base.type = .billingIssue; return .event(base)
+                // The developer's cancel is not the person's choice; a replaced subscription goes on under its new token.
+                case .developer?, .replacement?: return ignored
+                }
+            case onHold, inGracePeriod:
+                base.type = .billingIssue
+                if type == inGracePeriod, let item { base.graceUntilMilliseconds = expiryMilliseconds(item) }
+                return .event(base)
+            case restarted:
+                base.type = .uncancelled
+                return .event(base)
+            case paused:
+                base.type = .expired
+                base.reason = .paused
+                return .event(base)
+            case expired:
+                base.type = .expired
+                switch cancellation(purchase) {
+                case .user?: base.reason = .voluntary
+                case .system?: base.reason = .billing
+                case .developer?, nil: base.reason = .other
+                case .replacement?: return ignored   // the old token's expiry by replacement is no end
+                }
+                return .event(base)
+            case revoked:
+                base.type = .expired
+                base.reason = .other
+                // The revocation refunds the payment kept for the token, unless a voided purchase already did.
+                guard let payment = try lookups.payment("googleplay:" + token), payment.userID == user,
+                      var refund = refunding(payment, token: token, notification) else { return .event(base) }
+                refund.event.productID = product
+                refund.event.unmatchedStoreAccount = base.unmatchedStoreAccount
+                var end = refund.event.companion(.expired)
+                end.reason = .other
+                refund.event.companions = [end]
+                return .event(refund.event, remember: refund.ledger)
+            case purchased:
+                if let linked = try linkedSubscription(purchase, user: user, item: item, lookups: lookups) {
+                    var event = base
+                    event.type = linked.product == nil ? .uncancelled : .planChanged
+                    event.previousProductID = linked.product
+                    event.effective = linked.product == nil ? nil : linked.effective
+                    return .event(event)
+                }
+            default:
+                break
+            }
             if type == purchased, let item, let days = freeTrialDays(item, purchase: purchase) {
                 var event = base
                 event.type = .trialStarted
@@ -140,6 +202,52 @@ public enum GooglePlayMapping {
             return .event(event, remember: LedgerEntry(keys: ["googleplay:" + token],
                                                        payment: LedgerPayment(userID: user, currency: price.currency, amountMinor: price.micros)))
         }
+    }
+
+    /// Who cancelled, from the purchase's `canceledStateContext`.
+    enum Cancellation { case user, system, developer, replacement }
+
+    static func cancellation(_ purchase: [(String, JSONValue)]) -> Cancellation? {
+        guard case .object(let context)? = GooglePushVerifier.member(purchase, "canceledStateContext") else { return nil }
+        if GooglePushVerifier.member(context, "userInitiatedCancellation") != nil { return .user }
+        if GooglePushVerifier.member(context, "systemInitiatedCancellation") != nil { return .system }
+        if GooglePushVerifier.member(context, "developerInitiatedCancellation") != nil { return .developer }
+        if GooglePushVerifier.member(context, "replacementCancellation") != nil { return .replacement }
+        return nil
+    }
+
+    /// A refund of `payment` (kept for `token`) and the ledger entry that marks it refunded; nil
+    /// when it was refunded already (a voided purchase and a revocation name the same payment).
+    static func refunding(_ payment: LedgerPayment, token: String, _ notification: Notification) -> (event: MappedEvent, ledger: LedgerEntry)? {
+        guard payment.refundedMinor < payment.amountMinor else { return nil }
+        var kept = payment
+        kept.refundedMinor = payment.amountMinor
+        let event = MappedEvent(eventID: EventID(notification.messageID), type: .refunded, userID: payment.userID,
+                                timestampMilliseconds: notification.eventTimeMilliseconds,
+                                revenue: -Double(payment.amountMinor - payment.refundedMinor) / 1_000_000, currency: payment.currency)
+        return (event, LedgerEntry(keys: ["googleplay:" + token], payment: kept))
+    }
+
+    /// A purchase that replaces an earlier subscription of the same user (`linkedPurchaseToken`, a
+    /// token abctl kept a payment of this user for): `product` nil when the product is the same (a
+    /// re-signup before the lapse), else the product replaced, with when the new one takes over.
+    static func linkedSubscription(_ purchase: [(String, JSONValue)], user: UserID, item: [(String, JSONValue)]?,
+                                   lookups: Lookups) throws -> (product: String?, effective: PlanChangeEffect)? {
+        guard case .string(let linked)? = GooglePushVerifier.member(purchase, "linkedPurchaseToken"), !linked.isEmpty,
+              let earlier = try lookups.payment("googleplay:" + linked), earlier.userID == user else { return nil }
+        var current: String?
+        if let item, case .string(let p)? = GooglePushVerifier.member(item, "productId") { current = p }
+        guard let item, case .object(let replaced)? = GooglePushVerifier.member(item, "itemReplacement"),
+              case .string(let previous)? = GooglePushVerifier.member(replaced, "productId"), previous != current else { return (nil, .now) }
+        var effective = PlanChangeEffect.now
+        if case .string("DEFERRED")? = GooglePushVerifier.member(replaced, "replacementMode") { effective = .nextRenewal }
+        return (previous, effective)
+    }
+
+    /// The line item's `expiryTime`, in milliseconds since 1970.
+    static func expiryMilliseconds(_ item: [(String, JSONValue)]) -> Int64? {
+        guard case .string(let text)? = GooglePushVerifier.member(item, "expiryTime"), let date = RFC3339.parse(text) else { return nil }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     static func accountID(_ purchase: [(String, JSONValue)]) -> String? {

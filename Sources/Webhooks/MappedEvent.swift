@@ -26,10 +26,22 @@ public struct MappedEvent: Sendable, Equatable {
     public var proceeds: Double?
     /// `proceeds` are after the store's cut but tax is not known (RevenueCat without `tax_percentage`).
     public var proceedsBeforeTax: Bool
+    /// On `expired`: why access ended, in abctl's words.
+    public var reason: ExpiryReason?
+    /// On `billing_issue`: the end of the store's grace period, in milliseconds since 1970.
+    public var graceUntilMilliseconds: Int64?
+    /// On `plan_changed`: the product before the change, and when the new one takes over.
+    public var previousProductID: String?
+    public var effective: PlanChangeEffect?
+    /// Further events the same notification says, stored in the same transaction as this one (a
+    /// revocation is a refund and an end; an upgrade is a plan change and its charge). Each has its
+    /// own `event_id` (this one's, then `:` and its type).
+    public var companions: [MappedEvent] = []
 
     public init(eventID: EventID, type: EventType, userID: UserID, timestampMilliseconds: Int64, revenue: Double? = nil,
                 currency: String? = nil, productID: String? = nil, trialDays: Int? = nil,
-                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false, unmatchedStoreAccount: Bool = false) {
+                store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false, unmatchedStoreAccount: Bool = false,
+                reason: ExpiryReason? = nil, graceUntilMilliseconds: Int64? = nil, previousProductID: String? = nil, effective: PlanChangeEffect? = nil) {
         self.eventID = eventID
         self.type = type
         self.userID = userID
@@ -42,7 +54,22 @@ public struct MappedEvent: Sendable, Equatable {
         self.proceeds = proceeds
         self.proceedsBeforeTax = proceedsBeforeTax
         self.unmatchedStoreAccount = unmatchedStoreAccount
+        self.reason = reason
+        self.graceUntilMilliseconds = graceUntilMilliseconds
+        self.previousProductID = previousProductID
+        self.effective = effective
     }
+
+    /// A further event of the same notification, for the same user at the same time: its id is
+    /// this one's with `:` and the type's name, so a retry stores it once too.
+    public func companion(_ type: EventType) -> MappedEvent {
+        MappedEvent(eventID: EventID(eventID.text + ":" + type.name), type: type, userID: userID,
+                    timestampMilliseconds: timestampMilliseconds, productID: productID, store: store,
+                    unmatchedStoreAccount: unmatchedStoreAccount)
+    }
+
+    /// This event and its companions, in that order.
+    public var all: [MappedEvent] { [self] + companions }
 }
 
 /// SPEC §4 people: `user` is `identity`'s (stored as `{"type": "identified", "user_id": user,
@@ -73,6 +100,7 @@ extension WebhookOutcome {
     public func through(_ store: PaymentStore) -> WebhookOutcome {
         guard case .event(var event, let remember) = self else { return self }
         event.store = store
+        for index in event.companions.indices { event.companions[index].store = store }
         return .event(event, remember: remember)
     }
 }

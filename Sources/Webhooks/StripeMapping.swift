@@ -9,8 +9,11 @@ import ExperimentDefinitions
 /// | `invoice.paid`, `amount_paid` > 0, `billing_reason` `subscription_create` | `purchased` (the first invoice, no trial before it) |
 /// | `invoice.paid`, `amount_paid` > 0, the user's trial not yet converted | `converted` |
 /// | `invoice.paid`, `amount_paid` > 0, otherwise | `renewed` |
-/// | `customer.subscription.updated` whose `cancel_at_period_end` turned true | `cancelled` |
-/// | `customer.subscription.deleted` | `cancelled` |
+/// | `customer.subscription.updated` whose `cancel_at_period_end` turned true (or `cancel_at` was set) | `cancelled` |
+/// | `customer.subscription.updated` whose `cancel_at_period_end` turned false (or `cancel_at` was cleared) | `uncancelled` |
+/// | `customer.subscription.updated` whose first item's price changed | `plan_changed` (`now`: Stripe switches at once), the old price the previous product |
+/// | `customer.subscription.deleted` | `expired`, `reason` from `cancellation_details.reason`: `payment_failed` billing, `cancellation_requested` voluntary, else other |
+/// | `invoice.payment_failed` | `billing_issue` |
 /// | `charge.refunded` of a charge (or payment intent) kept at `invoice.paid` | `refunded`, the rise in `amount_refunded` |
 /// | anything else, or no `abctl_user_id` | ignored |
 ///
@@ -66,20 +69,39 @@ public enum StripeMapping {
                           remember: remember)
 
         case "customer.subscription.updated":
-            guard try object.optionalBool("cancel_at_period_end") == true else { return .ignored(type: type, reason: .type) }
-            // Only the change counts: Stripe lists the old value of every field that changed.
+            // Only a change counts: Stripe lists the old value of every field that changed.
             guard let previous = try root.object("data").optionalObject("previous_attributes"),
-                  try previous.optionalBool("cancel_at_period_end") == false else { return .ignored(type: type, reason: .type) }
+                  let change = try Self.subscriptionChange(object, previous: previous) else { return .ignored(type: type, reason: .type) }
             guard let user = try object.user() else { return .ignored(type: type, reason: .noUser) }
-            let at = try object.optionalInteger("canceled_at") ?? created
-            return .event(MappedEvent(eventID: eventID, type: .cancelled, userID: user, timestampMilliseconds: try milliseconds(at, "canceled_at"),
-                                      productID: try object.subscriptionProduct()))
+            switch change {
+            case .cancelled:
+                let at = try object.optionalInteger("canceled_at") ?? created
+                return .event(MappedEvent(eventID: eventID, type: .cancelled, userID: user, timestampMilliseconds: try milliseconds(at, "canceled_at"),
+                                          productID: try object.subscriptionProduct()))
+            case .uncancelled:
+                return .event(MappedEvent(eventID: eventID, type: .uncancelled, userID: user, timestampMilliseconds: try milliseconds(created, "created"),
+                                          productID: try object.subscriptionProduct()))
+            case .planChanged(let from, let to):
+                return .event(MappedEvent(eventID: eventID, type: .planChanged, userID: user, timestampMilliseconds: try milliseconds(created, "created"),
+                                          productID: to, previousProductID: from, effective: .now))
+            }
 
         case "customer.subscription.deleted":
             guard let user = try object.user() else { return .ignored(type: type, reason: .noUser) }
-            let at = try object.optionalInteger("canceled_at") ?? object.optionalInteger("ended_at") ?? created
-            return .event(MappedEvent(eventID: eventID, type: .cancelled, userID: user, timestampMilliseconds: try milliseconds(at, "canceled_at"),
-                                      productID: try object.subscriptionProduct()))
+            let at = try object.optionalInteger("ended_at") ?? object.optionalInteger("canceled_at") ?? created
+            let why = try object.optionalObject("cancellation_details")?.optionalString("reason")
+            let reason: ExpiryReason = switch why {
+            case "payment_failed"?: .billing
+            case "cancellation_requested"?: .voluntary
+            default: .other
+            }
+            return .event(MappedEvent(eventID: eventID, type: .expired, userID: user, timestampMilliseconds: try milliseconds(at, "ended_at"),
+                                      productID: try object.subscriptionProduct(), reason: reason))
+
+        case "invoice.payment_failed":
+            guard let user = try object.invoiceUser() else { return .ignored(type: type, reason: .noUser) }
+            return .event(MappedEvent(eventID: eventID, type: .billingIssue, userID: user, timestampMilliseconds: try milliseconds(created, "created"),
+                                      productID: try object.invoiceProduct()))
 
         case "charge.refunded":
             let charge = try object.string("id")
@@ -101,6 +123,30 @@ public enum StripeMapping {
         default:
             return .ignored(type: type, reason: .type)
         }
+    }
+
+    /// What a `customer.subscription.updated` changed that abctl has a type for.
+    enum SubscriptionChange: Equatable {
+        case cancelled, uncancelled
+        case planChanged(from: String, to: String)
+    }
+
+    /// The cancel set or cleared (`cancel_at_period_end` turned true or false, `cancel_at` set or
+    /// cleared), else the first item's price changed; nil for any other change.
+    static func subscriptionChange(_ object: Object, previous: Object) throws(WebhookError) -> SubscriptionChange? {
+        func listed(_ key: String) -> Bool { previous.members.contains { $0.0 == key } }
+        if listed("cancel_at_period_end") || listed("cancel_at") {
+            // A field Stripe did not list kept its value.
+            let before = listed("cancel_at_period_end") ? previous : object
+            let cancelAtBefore = listed("cancel_at") ? previous : object
+            let endsNow = try object.optionalBool("cancel_at_period_end") == true || object.value("cancel_at") != nil
+            let endedBefore = try before.optionalBool("cancel_at_period_end") == true || cancelAtBefore.value("cancel_at") != nil
+            if endsNow != endedBefore { return endsNow ? .cancelled : .uncancelled }
+        }
+        if previous.value("items") != nil, let now = try object.subscriptionProduct(), let before = try previous.subscriptionProduct(), now != before {
+            return .planChanged(from: before, to: now)
+        }
+        return nil
     }
 
     static func milliseconds(_ seconds: Int64, _ field: String) throws(WebhookError) -> Int64 {

@@ -36,6 +36,20 @@ import Testing
         }
     }
 
+    /// The keys a type requires (an exposure's experiment and variant, an identified's identity, an
+    /// expiry's reason, a plan change's product) are one `if`/`then` rule per type, from the declaration.
+    @Test func theEventSchemaRequiresEachTypesKeys() {
+        let event = member(member(member(document, "components"), "schemas"), "Event")
+        guard case .array(let rules)? = member(event, "allOf") else { Issue.record("no allOf"); return }
+        var required: [String: [String]] = [:]
+        for rule in rules {
+            guard case .string(let type)? = member(member(member(member(rule, "if"), "properties"), "type"), "const"),
+                  case .array(let keys)? = member(member(rule, "then"), "required") else { Issue.record("\(rule)"); continue }
+            required[type] = keys.compactMap { if case .string(let key) = $0 { key } else { nil } }
+        }
+        #expect(required == ["exposure": ["experiment", "variant"], "identified": ["identity"], "expired": ["reason"], "plan_changed": ["product_id"]])
+    }
+
     @Test func theDocumentAndTheRouteTableDescribeTheSameRoutes() {
         let paths = member(document, "paths")
         var described: [String] = []

@@ -33,8 +33,9 @@ import Testing
         #expect(type(try Self.mapped(Self.payload("DID_RENEW"), Self.transaction(), trialOpen: false)) == .renewed)
         #expect(type(try Self.mapped(Self.payload("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"), Self.transaction())) == .cancelled)
         #expect(type(try Self.mapped(Self.payload("REFUND"), Self.transaction())) == .refunded)
-        #expect(try Self.mapped(Self.payload("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED"), Self.transaction()) == .ignored(type: "DID_CHANGE_RENEWAL_STATUS.AUTO_RENEW_ENABLED", reason: .type))
-        #expect(try Self.mapped(Self.payload("EXPIRED", "VOLUNTARY"), nil) == .ignored(type: "EXPIRED.VOLUNTARY", reason: .type))
+        #expect(type(try Self.mapped(Self.payload("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED"), Self.transaction())) == .uncancelled)
+        #expect(type(try Self.mapped(Self.payload("EXPIRED", "VOLUNTARY"), Self.transaction())) == .expired)
+        #expect(try Self.mapped(Self.payload("GRACE_PERIOD_EXPIRED"), nil) == .ignored(type: "GRACE_PERIOD_EXPIRED", reason: .type))
     }
 
     @Test func fields() throws {

@@ -38,14 +38,19 @@ struct GooglePlayMappingTests {
         var lookups = Self.lookups
         lookups.payment = { $0 == "googleplay:tok" ? LedgerPayment(userID: "u", currency: "EUR", amountMinor: 59_990_000) : nil }
         #expect(try GooglePlayMapping.map(notification, purchase: nil, lookups: lookups)
-                == .event(MappedEvent(eventID: "m1", type: .refunded, userID: "u", timestampMilliseconds: 1_764_590_400_123, revenue: -59.99, currency: "EUR", store: .googlePlay)))
+                == .event(MappedEvent(eventID: "m1", type: .refunded, userID: "u", timestampMilliseconds: 1_764_590_400_123, revenue: -59.99, currency: "EUR", store: .googlePlay),
+                          remember: LedgerEntry(keys: ["googleplay:tok"], payment: LedgerPayment(userID: "u", currency: "EUR", amountMinor: 59_990_000, refundedMinor: 59_990_000))))
+        // Refunded already (a second voided purchase, or a revocation before it): counted once.
+        var refunded = lookups
+        refunded.payment = { _ in LedgerPayment(userID: "u", currency: "EUR", amountMinor: 59_990_000, refundedMinor: 59_990_000) }
+        #expect(try GooglePlayMapping.map(notification, purchase: nil, lookups: refunded) == .ignored(type: "voidedPurchaseNotification", reason: .alreadyCounted))
         #expect(try GooglePlayMapping.map(notification, purchase: nil, lookups: Self.lookups) == .ignored(type: "voidedPurchaseNotification", reason: .noUser))
     }
 
     @Test func anotherPackageIsRefusedAndOtherTypesIgnored() throws {
         #expect(throws: WebhookError.self) { try GooglePlayMapping.parse(Self.push(#""testNotification":{}"#, package: "com.other"), packageName: "com.example.chorus") }
-        let paused = try GooglePlayMapping.parse(Self.push(#""subscriptionNotification":{"notificationType":10,"purchaseToken":"tok"}"#), packageName: "com.example.chorus")
-        #expect(!paused.needsPurchase)
-        #expect(try GooglePlayMapping.map(paused, purchase: nil, lookups: Self.lookups) == .ignored(type: "subscriptionNotification.10", reason: .type))
+        let priceChange = try GooglePlayMapping.parse(Self.push(#""subscriptionNotification":{"notificationType":8,"purchaseToken":"tok"}"#), packageName: "com.example.chorus")
+        #expect(!priceChange.needsPurchase)
+        #expect(try GooglePlayMapping.map(priceChange, purchase: nil, lookups: Self.lookups) == .ignored(type: "subscriptionNotification.8", reason: .type))
     }
 }

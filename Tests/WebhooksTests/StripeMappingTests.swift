@@ -63,7 +63,7 @@ struct StripeMappingTests {
         guard case .event(let atEnd, _) = try Self.map(Self.body("customer.subscription.updated", sub, previous: #"{"cancel_at_period_end":false}"#)),
               case .event(let now, _) = try Self.map(Self.body("customer.subscription.deleted", sub)) else { Issue.record("not mapped"); return }
         #expect(atEnd.type == .cancelled && atEnd.timestampMilliseconds == 1_764_590_000_000)
-        #expect(now.type == .cancelled)
+        #expect(now.type == .expired && now.reason == .other)
         #expect(try Self.map(Self.body("customer.subscription.updated", sub, previous: #"{"items":{}}"#)) == .ignored(type: "customer.subscription.updated", reason: .type))
     }
 

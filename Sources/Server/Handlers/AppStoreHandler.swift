@@ -22,7 +22,7 @@ struct AppStoreHandler: Responder {
         guard let appStore = options else {
             throw APIError(.notFound, code: "not_found", "the App Store webhook is not configured on this server (--appstore-root-ca, --appstore-bundle-id)")
         }
-        let notification: (payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?)
+        let notification: (payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?, renewal: [(String, JSONValue)]?)
         do throws(WebhookError) {
             notification = try AppStoreNotification.verified(request.body, verifier: appStore.verifier, bundleID: appStore.bundleID)
         } catch {
@@ -45,7 +45,7 @@ struct AppStoreHandler: Responder {
         if let answer = try events.redelivery(delivery, route: route, count: count) { return answer }
         let outcome: WebhookOutcome
         do {
-            outcome = try AppStoreMapping.map(payload: notification.payload, transaction: notification.transaction,
+            outcome = try AppStoreMapping.map(payload: notification.payload, transaction: notification.transaction, renewal: notification.renewal,
                                               trialAwaitingConversion: lookups.trialAwaitingConversion,
                                               userForStoreAccount: { [lookups] in try lookups.userForStoreAccount($0).map { UserID($0) } })
         } catch {

@@ -8,7 +8,18 @@ enum OpenAPIEventSchema {
         ("type", .string("object")),
         ("required", .array(EventField.allCases.filter { $0.declaration.carriedBy == nil }.map { .string($0.key) })),
         ("properties", .object(EventField.allCases.map { ($0.key, property($0)) })),
+        ("allOf", .array(requiredByType)),
     ])
+
+    /// The keys a type requires, as one `if type is T then required` rule per type that has any.
+    private static let requiredByType: [JSONValue] = EventType.allCases.compactMap { type in
+        let keys = EventField.allCases.filter { $0.isRequired(by: type) }
+        guard !keys.isEmpty else { return nil }
+        return .object([
+            ("if", .object([("properties", .object([("type", .object([("const", .string(type.name))]))])), ("required", .array([.string("type")]))])),
+            ("then", .object([("required", .array(keys.map { .string($0.key) }))])),
+        ])
+    }
 
     private static func property(_ field: EventField) -> JSONValue {
         let declaration = field.declaration

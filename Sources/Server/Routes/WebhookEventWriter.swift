@@ -25,18 +25,15 @@ struct WebhookEventWriter: Sendable {
                count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void,
                after: (@Sendable () throws -> Void)? = nil) throws -> HandlerOutcome {
         let type = mapped.type
-        let mappedEvent = Event(id: mapped.eventID, type: type, userID: mapped.userID,
-                                timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
-                                revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
-                                trialDays: type == .trialStarted ? mapped.trialDays : nil,
-                                store: mapped.store, proceeds: type.carriesRevenue ? mapped.proceeds : nil,
-                                proceedsBeforeTax: mapped.proceeds != nil && mapped.proceedsBeforeTax)
+        // The notification's events: the one it maps to and those it also says (an upgrade's charge).
+        let mappedEvents = mapped.all.map(Self.event)
         // A doubtful event (revenue of the wrong sign, a time ahead of the clock) is acknowledged as
         // ignored with its reason: the vendor's retry could not mend it (SPEC §4).
         let parser = snapshots.snapshot.eventParser.receiving(at: Timestamp(clock ?? Date()))
-        if let doubt = parser.revenueSignProblem(type: type, revenue: mappedEvent.revenue)
-            ?? parser.proceedsProblem(revenue: mappedEvent.revenue, proceeds: mappedEvent.proceeds)
-            ?? parser.timeProblem(type: type, timestamp: mappedEvent.timestamp) {
+        if let doubt = mappedEvents.lazy.compactMap({ e in
+            parser.revenueSignProblem(type: e.type, revenue: e.revenue) ?? parser.proceedsProblem(revenue: e.revenue, proceeds: e.proceeds)
+                ?? parser.timeProblem(type: e.type, timestamp: e.timestamp)
+        }).first {
             count(type.name, .ignored)
             log.write(level: .warning, "webhook event ignored", ["route": .string(route), "field": .string(bodyField(doubt.field)),
                                                                        "reason": .string(doubt.reason)])
@@ -44,16 +41,18 @@ struct WebhookEventWriter: Sendable {
                                             ("reason", .string("doubtful_\(doubt.field)")), ("message", .string("\(bodyField(doubt.field)): \(doubt.reason)"))])))
         }
         // Checked and converted into the report currency as `/v1/events` does; a currency with no rate is 422, nothing stored.
-        let event: Event
-        switch parser.check(mappedEvent) {
-        case .success(let checked): event = checked
-        case .failure(let rejection):
-            throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: bodyField(rejection.field))
+        var events: [Event] = []
+        for mappedEvent in mappedEvents {
+            switch parser.check(mappedEvent) {
+            case .success(let checked): events.append(checked)
+            case .failure(let rejection):
+                throw APIError(.unprocessable, code: "invalid_webhook_event", "\(rejection.field): \(rejection.reason)", field: bodyField(rejection.field))
+            }
         }
         let store = self.store
         let metrics = self.metrics
-        // The vendor's links (SPEC §4 people) go in the same transaction as the event.
-        let batch = [event] + Self.identifies(mapped.links, at: event.timestamp)
+        // The vendor's links (who is who) go in the same transaction as the events.
+        let batch = events + Self.identifies(mapped.links, at: events[0].timestamp)
         return .deferred { respond in
             store.submit(batch) { result in
                 switch result {
@@ -145,6 +144,21 @@ struct WebhookEventWriter: Sendable {
             }
             return try store(mapped, bodyField: bodyField, route: route, count: count, after: after)
         }
+    }
+
+    /// A mapped event as the stores keep it, before the checks every event passes.
+    static func event(_ mapped: MappedEvent) -> Event {
+        let type = mapped.type
+        return Event(id: mapped.eventID, type: type, userID: mapped.userID,
+                     timestamp: Timestamp(microseconds: mapped.timestampMilliseconds * 1000),
+                     revenue: mapped.revenue, currency: mapped.currency, productID: mapped.productID,
+                     trialDays: type == .trialStarted ? mapped.trialDays : nil,
+                     store: mapped.store, proceeds: type.carriesRevenue ? mapped.proceeds : nil,
+                     proceedsBeforeTax: mapped.proceeds != nil && mapped.proceedsBeforeTax,
+                     reason: type == .expired ? mapped.reason : nil,
+                     graceUntil: type == .billingIssue ? mapped.graceUntilMilliseconds.map { Timestamp(microseconds: $0 * 1000) } : nil,
+                     previousProductID: type == .planChanged ? mapped.previousProductID : nil,
+                     effective: type == .planChanged ? mapped.effective : nil)
     }
 
     /// A vendor's links as `identified` events (SPEC §4), keyed as `/v1/identify` keys them.

@@ -10,8 +10,15 @@ import ExperimentDefinitions
 /// | `DID_RENEW`, the user's trial not yet converted | `converted` |
 /// | `DID_RENEW` otherwise | `renewed` |
 /// | `DID_CHANGE_RENEWAL_STATUS` (`AUTO_RENEW_DISABLED`) | `cancelled` |
+/// | `DID_CHANGE_RENEWAL_STATUS` (`AUTO_RENEW_ENABLED`) | `uncancelled` |
+/// | `DID_FAIL_TO_RENEW` | `billing_issue` (`grace_until` the renewal info's `gracePeriodExpiresDate`) |
+/// | `EXPIRED` (`VOLUNTARY`, `BILLING_RETRY`, `PRICE_INCREASE`, `PRODUCT_NOT_FOR_SALE`) | `expired` (voluntary, billing, price_increase, product_unavailable; other without a subtype) |
+/// | `REVOKE` | `expired` (other) |
+/// | `DID_CHANGE_RENEWAL_PREF` (`UPGRADE`) | `plan_changed` `now` to the transaction's product, and its charge a `renewed` |
+/// | `DID_CHANGE_RENEWAL_PREF` (`DOWNGRADE`) | `plan_changed` `next_renewal` to the renewal info's `autoRenewProductId` |
+/// | `DID_CHANGE_RENEWAL_PREF` (no subtype: a downgrade undone) | `plan_changed` `next_renewal` back to the transaction's product |
 /// | `REFUND` | `refunded` (negative revenue) |
-/// | anything else | ignored (accepted and counted) |
+/// | anything else (`GRACE_PERIOD_EXPIRED`: the billing issue goes on; `TEST`, …) | ignored (accepted and counted) |
 ///
 /// The user is the one whose exposure carried the transaction's `appAccountToken` as its
 /// `store_account_id` (SPEC §4; `userForStoreAccount`), else the token itself; `event_id`
@@ -28,22 +35,38 @@ public enum AppStoreMapping {
         switch notification {
         case "SUBSCRIBED": freeTrial ? .trialStarted : .purchased
         case "DID_RENEW": try renewalConverts() ? .converted : .renewed
-        case "DID_CHANGE_RENEWAL_STATUS": subtype == "AUTO_RENEW_DISABLED" ? .cancelled : nil
+        case "DID_CHANGE_RENEWAL_STATUS": subtype == "AUTO_RENEW_DISABLED" ? .cancelled : subtype == "AUTO_RENEW_ENABLED" ? .uncancelled : nil
+        case "DID_FAIL_TO_RENEW": .billingIssue
+        case "EXPIRED", "REVOKE": .expired
+        case "DID_CHANGE_RENEWAL_PREF": .planChanged
         case "REFUND": .refunded
         default: nil
         }
     }
 
-    /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`.
+    /// Why an `EXPIRED` (by its subtype) or a `REVOKE` ended access.
+    static func expiryReason(notification: String, subtype: String?) -> ExpiryReason {
+        guard notification == "EXPIRED" else { return .other }
+        switch subtype {
+        case "VOLUNTARY": return .voluntary
+        case "BILLING_RETRY": return .billing
+        case "PRICE_INCREASE": return .priceIncrease
+        case "PRODUCT_NOT_FOR_SALE": return .productUnavailable
+        default: return .other
+        }
+    }
+
+    /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`;
+    /// `renewal`: its verified `signedRenewalInfo` (a billing issue's grace, a downgrade's product).
     /// Every event comes through the App Store (SPEC §4 `store`; proceeds at its configured commission).
-    public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
+    public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?, renewal: [(String, JSONValue)]? = nil,
                            trialAwaitingConversion: (UserID) throws -> Bool,
                            userForStoreAccount: (String) throws -> UserID? = { _ in nil }) throws -> WebhookOutcome {
-        try mapEvent(payload: payload, transaction: transaction, trialAwaitingConversion: trialAwaitingConversion,
+        try mapEvent(payload: payload, transaction: transaction, renewal: renewal, trialAwaitingConversion: trialAwaitingConversion,
                      userForStoreAccount: userForStoreAccount).through(.appStore)
     }
 
-    private static func mapEvent(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?,
+    private static func mapEvent(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?, renewal: [(String, JSONValue)]?,
                                  trialAwaitingConversion: (UserID) throws -> Bool,
                                  userForStoreAccount: (String) throws -> UserID?) throws -> WebhookOutcome {
         func invalid(_ field: String, _ message: String) -> WebhookError { .invalid(field, message) }
@@ -80,16 +103,49 @@ public enum AppStoreMapping {
         }
         var revenue: Double?
         var currency: String?
-        if mapped != .trialStarted && mapped != .cancelled, case .number(let price)? = member(transaction, "price"), price.isFinite {
+        // An upgrade's charge is a payment beside the plan change.
+        let charged = mapped.carriesRevenue || (mapped == .planChanged && subtype == "UPGRADE")
+        if charged, case .number(let price)? = member(transaction, "price"), price.isFinite {
             revenue = (mapped == .refunded ? -price : price) / 1000
             if case .string(let c)? = member(transaction, "currency") { currency = c }
         }
         var product: String?
         if case .string(let p)? = member(transaction, "productId") { product = p }
         var event = MappedEvent(eventID: EventID(id), type: mapped, userID: user, timestampMilliseconds: Int64(signed),
-                                revenue: revenue, currency: currency, productID: product,
+                                revenue: mapped.carriesRevenue ? revenue : nil, currency: mapped.carriesRevenue ? currency : nil, productID: product,
                                 trialDays: mapped == .trialStarted ? grantedTrialDays(transaction) : nil)
         event.unmatchedStoreAccount = unmatched
+        switch mapped {
+        case .expired:
+            event.reason = expiryReason(notification: notification, subtype: subtype)
+        case .billingIssue:
+            if let renewal, case .number(let grace)? = member(renewal, "gracePeriodExpiresDate"), grace.isFinite, grace >= 0, grace < 32_503_680_000_000 {
+                event.graceUntilMilliseconds = Int64(grace)
+            }
+        case .planChanged where subtype == "UPGRADE":
+            event.effective = .now
+            if let revenue {
+                var charge = event.companion(.renewed)
+                charge.revenue = revenue
+                charge.currency = currency
+                event.companions = [charge]
+            }
+        case .planChanged where subtype == "DOWNGRADE":
+            event.effective = .nextRenewal
+            event.previousProductID = product
+            guard let renewal, case .string(let next)? = member(renewal, "autoRenewProductId"), !next.isEmpty else {
+                throw invalid("data.signedRenewalInfo", "a DOWNGRADE needs the renewal info's autoRenewProductId (the product from the next renewal)")
+            }
+            event.productID = next
+        case .planChanged:
+            // No subtype: a pending downgrade was undone; the next renewal keeps the current product.
+            event.effective = .nextRenewal
+        default:
+            break
+        }
+        if mapped == .planChanged && event.productID == nil {
+            throw invalid("data.signedTransactionInfo", "a DID_CHANGE_RENEWAL_PREF needs the transaction's productId")
+        }
         return .event(event)
     }
 

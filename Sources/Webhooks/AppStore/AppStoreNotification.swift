@@ -6,9 +6,9 @@ import ExperimentDefinitions
 /// notification is `malformed` (400); a bad signature or chain, or another app's bundle id,
 /// `unverified` (401).
 public enum AppStoreNotification {
-    /// The verified notification and its verified transaction, if it has one.
+    /// The verified notification and its verified transaction and renewal info, where it has them.
     public static func verified(_ body: [UInt8], verifier: AppStoreJWSVerifier, bundleID: String) throws(WebhookError)
-        -> (payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?) {
+        -> (payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?, renewal: [(String, JSONValue)]?) {
         let object = try WebhookBody.object(body)
         guard case .string(let signedPayload)? = WebhookBody.member(object, "signedPayload") else {
             throw WebhookError(.malformed, code: "missing_field", "'signedPayload' (a JWS string) is required", field: "signedPayload")
@@ -32,10 +32,11 @@ public enum AppStoreNotification {
             }
             transaction = decoded
         }
+        var renewal: [(String, JSONValue)]?
         if let nested = WebhookBody.member(data, "signedRenewalInfo") {
-            _ = try verify(nested, verifier, field: "data.signedRenewalInfo")
+            renewal = try verify(nested, verifier, field: "data.signedRenewalInfo")
         }
-        return (payload, transaction)
+        return (payload, transaction, renewal)
     }
 
     private static func verify(_ value: JSONValue, _ verifier: AppStoreJWSVerifier, field: String) throws(WebhookError) -> [(String, JSONValue)] {

@@ -10,8 +10,13 @@ import ExperimentDefinitions
 /// | `INITIAL_PURCHASE` otherwise, `NON_RENEWING_PURCHASE` | `purchased` |
 /// | `RENEWAL` with `is_trial_conversion` true | `converted` |
 /// | `RENEWAL` otherwise | `renewed` |
-/// | `CANCELLATION` | `cancelled` |
-/// | anything else (`TEST`, `EXPIRATION`, `BILLING_ISSUE`, …) | ignored (accepted and counted) |
+/// | `CANCELLATION` with `cancel_reason` `BILLING_ERROR` | `billing_issue` (the store's cancel, not the person's) |
+/// | `CANCELLATION` otherwise | `cancelled` |
+/// | `UNCANCELLATION` | `uncancelled` |
+/// | `BILLING_ISSUE` | `billing_issue` (`grace_until` from `grace_period_expiration_at_ms`) |
+/// | `EXPIRATION` | `expired`, `reason` from `expiration_reason`: `UNSUBSCRIBE` voluntary, `BILLING_ERROR` billing, `PRICE_INCREASE` price_increase, `SUBSCRIPTION_PAUSED` paused, any other other |
+/// | `PRODUCT_CHANGE` | `plan_changed`: `new_product_id` the product (`unknown` when absent), `product_id` the previous one |
+/// | anything else (`TEST`, `SUBSCRIPTION_PAUSED`, `SUBSCRIPTION_EXTENDED`, …) | ignored (accepted and counted) |
 ///
 /// People (SPEC §4): a mapped event also links each of its `aliases` and its `original_app_user_id`
 /// to `app_user_id` (`MappedEvent.links`). A `TRANSFER` links each `transferred_from` id that is a
@@ -19,8 +24,8 @@ import ExperimentDefinitions
 /// ignored with reason `transfer_between_known_ids`.
 ///
 /// `id` is the idempotency key (RevenueCat retries with the same id); `app_user_id` is the user.
-/// Payments are timed by `purchased_at_ms` (else `event_timestamp_ms`); cancellations and
-/// refunds by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
+/// Payments are timed by `purchased_at_ms` (else `event_timestamp_ms`); everything else (cancels,
+/// refunds, the subscription's later life) by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
 /// RevenueCat reports in USD; proceeds are `price × (1 − commission_percentage − tax_percentage)`
 /// (SPEC §4; `1 − takehome_percentage` where the commission is not given; before tax when
 /// `tax_percentage` is not given; the store's cut from `products.json` when neither share is).
@@ -117,7 +122,12 @@ public enum RevenueCatMapping {
                 case let other?: throw invalid("is_trial_conversion", "'event.is_trial_conversion' must be a boolean, not \(other.typeName)")
                 }
                 mappedType = conversion ? .converted : .renewed
-            case "CANCELLATION": mappedType = .cancelled
+            // A cancel the store makes because the payment failed is not the person's choice.
+            case "CANCELLATION": mappedType = try string("cancel_reason") == "BILLING_ERROR" ? .billingIssue : .cancelled
+            case "UNCANCELLATION": mappedType = .uncancelled
+            case "BILLING_ISSUE": mappedType = .billingIssue
+            case "EXPIRATION": mappedType = .expired
+            case "PRODUCT_CHANGE": mappedType = .planChanged
             default: return .ignored(type: type, reason: .type)
             }
         }
@@ -130,7 +140,7 @@ public enum RevenueCatMapping {
         }
         let purchased = try number("purchased_at_ms")
         let happened = try number("event_timestamp_ms")
-        let isPayment = mappedType != .cancelled && mappedType != .refunded
+        let isPayment = (mappedType.carriesRevenue && mappedType != .refunded) || mappedType == .trialStarted
         guard let milliseconds = isPayment ? (purchased ?? happened) : (happened ?? purchased) else {
             throw invalid(isPayment ? "purchased_at_ms" : "event_timestamp_ms", "the event has neither 'purchased_at_ms' nor 'event_timestamp_ms'")
         }
@@ -138,7 +148,12 @@ public enum RevenueCatMapping {
             throw invalid(isPayment ? "purchased_at_ms" : "event_timestamp_ms", "the time \(JSONValue.format(milliseconds)) ms is out of range")
         }
         let revenue = mappedType.carriesRevenue ? price : nil
-        let product = try string("product_id")
+        var product = try string("product_id")
+        var previousProduct: String?
+        if mappedType == .planChanged {
+            previousProduct = product
+            product = try string("new_product_id") ?? "unknown"
+        }
         func share(_ key: String) throws(WebhookError) -> Double? {
             guard let value = try number(key) else { return nil }
             guard value >= 0, value <= 1 else { throw invalid(key, "'event.\(key)' must be a share from 0 to 1, not \(JSONValue.format(value))") }
@@ -158,10 +173,26 @@ public enum RevenueCatMapping {
         var mapped = MappedEvent(eventID: EventID(id), type: mappedType, userID: UserID(user), timestampMilliseconds: Int64(milliseconds),
                                  revenue: revenue, currency: revenue == nil ? nil : "USD", productID: product,
                                  store: store, proceeds: proceeds, proceedsBeforeTax: proceeds != nil && tax == nil)
+        if mappedType == .expired { mapped.reason = Self.expiryReason(try string("expiration_reason")) }
+        if mappedType == .billingIssue, let grace = try number("grace_period_expiration_at_ms") {
+            mapped.graceUntilMilliseconds = try time("grace_period_expiration_at_ms", grace)
+        }
+        mapped.previousProductID = previousProduct
         var others: [String] = []
         for alias in try strings("aliases") + [originalUser].compactMap({ $0 }) where alias != user && !others.contains(alias) { others.append(alias) }
         mapped.links = others.map { MappedLink(user: UserID($0), identity: UserID(user)) }
         return .event(mapped)
+    }
+
+    /// An `EXPIRATION`'s `expiration_reason` in abctl's words.
+    static func expiryReason(_ reason: String?) -> ExpiryReason {
+        switch reason {
+        case "UNSUBSCRIBE": .voluntary
+        case "BILLING_ERROR": .billing
+        case "PRICE_INCREASE": .priceIncrease
+        case "SUBSCRIPTION_PAUSED": .paused
+        default: .other
+        }
     }
 
     /// The prefix of the ids RevenueCat makes for users the app has not logged in.

@@ -25,6 +25,11 @@ struct APIAppStoreWebhookTests {
         /// The answer when not 200 (a currency with no rate: 422), and the field it names.
         var http: Int?
         var field: String?
+        /// The subscription's later life: the stored event's id, how many events the notification
+        /// stores (an upgrade: the plan change and its charge), and what its row keeps.
+        var event_id: String?
+        var events: Int?
+        var row: WebhookLifeRow?
     }
 
     enum OriginalPart: Decodable {
@@ -59,7 +64,7 @@ struct APIAppStoreWebhookTests {
         try await WebhookSupport.python([WebhookSupport.fixtures + "/appstore/notifications.py", folder.path, Self.bundle])
         let cases = try JSONDecoder().decode([Case].self, from: Data(contentsOf: URL(fileURLWithPath: folder.path + "/cases.json")))
         #expect(cases.count >= 20)
-        #expect(cases.filter(\.apple_accepts).count == 11, "Apple's verifier accepts the eleven good notifications: \(cases.map { ($0.name, $0.apple_accepts) })")
+        #expect(cases.filter(\.apple_accepts).count == 21, "Apple's verifier accepts the 21 good notifications: \(cases.map { ($0.name, $0.apple_accepts) })")
         // As `--appstore-root-ca root.pem --appstore-bundle-id` and ABCTL_API_KEYS=k1:admin set it.
         let root = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/root.pem")))
         let server = try InProcessServer {
@@ -80,21 +85,24 @@ struct APIAppStoreWebhookTests {
                 #expect(reply.status == 200, "\(c.name): \(reply.text)")
                 #expect(reply.json?["status"] as? String == c.status, "\(c.name): \(reply.text)")
                 if let type = c.type { #expect(reply.json?["type"] as? String == type, "\(c.name): \(reply.text)") }
-                #expect(now == stored + (c.status == "stored" ? 1 : 0), "\(c.name)")
+                #expect(now == stored + (c.status == "stored" ? c.events ?? 1 : 0), "\(c.name)")
+                if let row = c.row, let id = c.event_id { try await row.expect(in: server, eventID: id, c.name) }
             } else {
                 #expect(reply.status == 401 || reply.status == 400, "\(c.name): \(reply.status) \(reply.text)")
                 #expect(now == stored, "\(c.name) stored something")
             }
             stored = now
         }
-        #expect(stored == 7)
+        #expect(stored == 18)
         let metrics = await server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="mapped",type="converted"} 1"#))
         #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="ignored",type="TEST"} 1"#))
+        #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="mapped",type="expired"} 5"#), "\(metrics)")
+        #expect(metrics.contains(#"abctl_appstore_notifications_total{outcome="ignored",type="GRACE_PERIOD_EXPIRED"} 1"#), "\(metrics)")
 
         // What was stored: the user is appAccountToken, revenue price / 1000, negative for a refund.
         let stored6 = try await server.query("SELECT user_id, revenue FROM events ORDER BY ts, event_id").map { $0.joined(separator: "|") }
-        #expect(stored6.count == 7, "\(stored6)")
+        #expect(stored6.count == 18, "\(stored6)")
         for c in cases where c.apple_accepts && c.status == "stored" && c.original == nil {
             let revenue = c.revenue.map { "\($0)" } ?? ""
             #expect(stored6.contains("\(c.user ?? "")|\(revenue)"), "\(c.name): \(stored6)")

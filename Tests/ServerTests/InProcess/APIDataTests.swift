@@ -182,7 +182,7 @@ struct APIDataTests {
         #expect(stored.json?["type"] as? String == "trial_started")
         let retry = await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: trial)
         #expect(retry.json?["status"] as? String == "duplicate")
-        let ignored = await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: #"{"event":{"type":"BILLING_ISSUE","id":"rc-2","app_user_id":"u9"}}"#)
+        let ignored = await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: #"{"event":{"type":"SUBSCRIPTION_EXTENDED","id":"rc-2","app_user_id":"u9"}}"#)
         #expect(ignored.status == 200)
         #expect(ignored.json?["status"] as? String == "ignored")
         let noUser = await server.request("POST", "/v1/webhooks/revenuecat", headers: auth, body: #"{"event":{"type":"RENEWAL","id":"rc-3","purchased_at_ms":1}}"#)
@@ -191,7 +191,7 @@ struct APIDataTests {
         let metrics = await server.request("GET", "/metrics").text
         #expect(metrics.contains(#"abctl_webhook_events_total{outcome="mapped",type="trial_started"} 1"#))
         #expect(metrics.contains(#"abctl_webhook_events_total{outcome="duplicate",type="trial_started"} 1"#))
-        #expect(metrics.contains(#"abctl_webhook_events_total{outcome="ignored",type="BILLING_ISSUE"} 1"#))
+        #expect(metrics.contains(#"abctl_webhook_events_total{outcome="ignored",type="SUBSCRIPTION_EXTENDED"} 1"#))
         // The mapped event is a real event: the same id through /v1/events is a duplicate.
         let same = await server.request("POST", "/v1/events", headers: ["Authorization": "Bearer k1"],
                                       body: #"{"event_id":"rc-1","type":"trial_started","user_id":"u9","ts":"2026-12-01T10:00:00Z"}"#)

@@ -4,7 +4,8 @@ app-store-server-library (SignedDataVerifier, online checks off) given the test 
 Run by Tests/EndToEndTests/AppStoreWebhookTests.swift with the test venv's python:
     notifications.py OUT_DIR BUNDLE_ID [USERS_JSON]
 Writes OUT_DIR/root.pem (the configured root) and OUT_DIR/cases.json: a list of
-{"name", "body", "apple_accepts", "type"?, "status"?, "user"?}. The CA chains are throwaway:
+{"name", "body", "apple_accepts", "type"?, "status"?, "user"?}; a case of the subscription's later
+life adds "event_id", "events" (how many it stores) and "row" (what the stored event keeps). The CA chains are throwaway:
 made here with `cryptography`, with Apple's OIDs on the leaf and the intermediate.
 """
 import base64
@@ -79,9 +80,9 @@ other_root = certificate("Other Root CA", other_root_key, ca=True)
 good_key, good_chain = chain(root, root_key)
 
 
-def transaction(user, offer=None, price=59990, bundle=BUNDLE, original="1000000001", currency="USD"):
+def transaction(user, offer=None, price=59990, bundle=BUNDLE, original="1000000001", currency="USD", product="chorus.plus.annual"):
     t = {"transactionId": str(uuid.uuid4().int % 10**15), "originalTransactionId": original, "webOrderLineItemId": "2000000001",
-         "bundleId": bundle, "productId": "chorus.plus.annual", "subscriptionGroupIdentifier": "21000001",
+         "bundleId": bundle, "productId": product, "subscriptionGroupIdentifier": "21000001",
          "purchaseDate": NOW_MS - 1000, "originalPurchaseDate": NOW_MS - 1000, "expiresDate": NOW_MS + 7 * 86400000,
          "quantity": 1, "type": "Auto-Renewable Subscription", "appAccountToken": user, "inAppOwnershipType": "PURCHASED",
          "signedDate": NOW_MS, "environment": "Sandbox", "transactionReason": "PURCHASE", "storefront": "USA",
@@ -92,18 +93,20 @@ def transaction(user, offer=None, price=59990, bundle=BUNDLE, original="10000000
     return t
 
 
-def renewal(original="1000000001"):
-    return {"originalTransactionId": original, "autoRenewProductId": "chorus.plus.annual", "productId": "chorus.plus.annual",
-            "autoRenewStatus": 1, "signedDate": NOW_MS, "environment": "Sandbox", "recentSubscriptionStartDate": NOW_MS - 1000,
-            "renewalDate": NOW_MS + 7 * 86400000}
+def renewal(original="1000000001", **fields):
+    r = {"originalTransactionId": original, "autoRenewProductId": "chorus.plus.annual", "productId": "chorus.plus.annual",
+         "autoRenewStatus": 1, "signedDate": NOW_MS, "environment": "Sandbox", "recentSubscriptionStartDate": NOW_MS - 1000,
+         "renewalDate": NOW_MS + 7 * 86400000}
+    r.update(fields)
+    return r
 
 
-def notification(kind, subtype=None, tx=None, bundle=BUNDLE, key=good_key, certs=None, tx_jws=None, signed_date=None, uuid_=None):
+def notification(kind, subtype=None, tx=None, bundle=BUNDLE, key=good_key, certs=None, tx_jws=None, signed_date=None, uuid_=None, renew=None):
     certs = certs or good_chain
     data = {"appAppleId": 1234567890, "bundleId": bundle, "bundleVersion": "2.1.0", "environment": "Sandbox", "status": 1}
     if tx is not None or tx_jws is not None:
         data["signedTransactionInfo"] = tx_jws or sign(tx, good_key, good_chain)
-        data["signedRenewalInfo"] = sign(renewal(), good_key, good_chain)
+        data["signedRenewalInfo"] = sign(renew or renewal(), good_key, good_chain)
     payload = {"notificationType": kind, "notificationUUID": uuid_ or str(uuid.uuid4()), "data": data, "version": "2.0",
                "signedDate": signed_date or NOW_MS}
     if subtype:
@@ -155,7 +158,35 @@ add("auto-renew off", envelope(jws), jws, status="stored", type="cancelled", use
 _, jws = notification("REFUND", None, transaction(buyer, original="1000000002", price=59990))
 add("refund", envelope(jws), jws, status="stored", type="refunded", user=buyer, revenue=-59.99)
 _, jws = notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction(buyer, original="1000000002"))
-add("auto-renew on is ignored", envelope(jws), jws, status="ignored")
+add("auto-renew on again", envelope(jws), jws, status="stored", type="uncancelled", user=buyer, revenue=None)
+
+# The subscription's later life: each notification type and subtype as abctl maps it, the fields
+# checked on the stored row (`event_id` the notificationUUID).
+life = str(uuid.uuid4())
+GRACE_MS = NOW_MS + 16 * 86400000
+
+
+def life_case(case_name, kind, subtype, stored_type, tx=None, renew=None, events=1, **row):
+    nid = str(uuid.uuid4())
+    _, signed = notification(kind, subtype, tx or transaction(life, original="1000000005"), uuid_=nid, renew=renew)
+    add(case_name, envelope(signed), signed, status="stored" if stored_type else "ignored", type=stored_type,
+        user=life if stored_type else None, revenue=None, event_id=nid, events=events, row=row or None)
+
+
+life_case("payment failed, in grace", "DID_FAIL_TO_RENEW", "GRACE_PERIOD", "billing_issue",
+          renew=renewal("1000000005", gracePeriodExpiresDate=GRACE_MS, isInBillingRetryPeriod=True), grace_until_ms=GRACE_MS)
+life_case("grace period over: the billing issue goes on", "GRACE_PERIOD_EXPIRED", None, None)
+for subtype, reason in [("VOLUNTARY", "voluntary"), ("BILLING_RETRY", "billing"), ("PRICE_INCREASE", "price_increase"),
+                        ("PRODUCT_NOT_FOR_SALE", "product_unavailable")]:
+    life_case("expired " + subtype, "EXPIRED", subtype, "expired", reason=reason)
+life_case("revoked", "REVOKE", None, "expired", reason="other")
+life_case("upgrade: a plan change now and its charge", "DID_CHANGE_RENEWAL_PREF", "UPGRADE", "plan_changed",
+          tx=transaction(life, original="1000000005", price=99990, product="chorus.plus.lifetime"), events=2,
+          product_id="chorus.plus.lifetime", effective="now", renewed=99.99)
+life_case("downgrade from the next renewal", "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", "plan_changed",
+          renew=renewal("1000000005", autoRenewProductId="chorus.plus.monthly"),
+          product_id="chorus.plus.monthly", previous_product_id="chorus.plus.annual", effective="next_renewal")
+life_case("downgrade undone", "DID_CHANGE_RENEWAL_PREF", None, "plan_changed", product_id="chorus.plus.annual", effective="next_renewal")
 _, jws = notification("TEST")
 add("test notification is ignored", envelope(jws), jws, status="ignored")
 # Revenue in euros is stored converted (Experiments/products.json: one EUR is 1.08 USD), the original kept;

@@ -2,12 +2,13 @@
 """Stripe events in Stripe's documented shapes (API 2025-03-31.basil, and the older invoice
 fields `charge`, `payment_intent`, `subscription_details`), signed by Stripe's own library.
 
-Usage: events.py OUT.json SECRET NOW [currency]
+Usage: events.py OUT.json SECRET NOW [currency|life]
 
 Writes a list of {name, body, header, status, type} in delivery order; `status` and `type` are
 what abctl must answer (SPEC §7 "Stripe"; `status` 422 means refused). With `currency`, the
 scenario is revenue in EUR and JPY (converted by products.json's `exchange_rates`) and in SEK
-(no rate: refused). Times are days before NOW so a report at NOW counts
+(no rate: refused). With `life`, the subscription's later life (payment failures, undone
+cancels, a price change, deletions for each reason). Times are days before NOW so a report at NOW counts
 them; the expected report per arm is computed by hand in the test.
 """
 import json
@@ -104,7 +105,7 @@ def scenario(now):
     add("b2 trial", event("evt_b2_1", "customer.subscription.created", t(3),
                           subscription("sub_b2", "b2", "trialing", trial_start=t(3), trial_end=t(0))), "stored", "trial_started")
     add("b2 deleted", event("evt_b2_2", "customer.subscription.deleted", t(2.9),
-                            subscription("sub_b2", "b2", "canceled", canceled_at=t(2.9), ended_at=t(2.9))), "stored", "cancelled")
+                            subscription("sub_b2", "b2", "canceled", canceled_at=t(2.9), ended_at=t(2.9))), "stored", "expired")
 
     # Verified, but nothing to store.
     add("no abctl_user_id", event("evt_nouser", "invoice.paid", t(2), invoice("in_nouser", None, 999, "usd", "subscription_create", t(2),
@@ -135,9 +136,65 @@ def currency_scenario(now):
     return out
 
 
+def life_scenario(now):
+    """The subscription's later life: l1 pays, a renewal fails, cancels and undoes it twice (at period
+    end, then by `cancel_at`), moves to the monthly price, and its subscription is deleted for the
+    failed payment; l2 and l3's are deleted at their request and for no reason given. Each case's
+    `row` is what the stored event keeps."""
+    t = lambda days: now - days * DAY
+    out = []
+
+    def add(name, body, status, etype=None, **row):
+        out.append({"name": name, "body": json.dumps(body, separators=(",", ":")), "status": status, "type": etype,
+                    "event_id": body["id"], "row": row or None})
+
+    monthly = {"object": "list", "data": [{"id": "si_l1", "object": "subscription_item",
+                                           "price": {"id": "price_monthly", "object": "price", "lookup_key": "chorus.plus.monthly",
+                                                     "unit_amount": 999, "currency": "usd"}}]}
+    annual = subscription("sub_l1", "l1", "active")["items"]
+    add("l1 purchased", event("evt_l1_1", "invoice.paid", t(9), invoice("in_l1_1", "l1", 5999, "usd", "subscription_create", t(9),
+                                                                       intent="pi_l1_1")), "stored", "purchased")
+    failed = invoice("in_l1_2", "l1", 0, "usd", "subscription_cycle", t(8))
+    failed.update({"status": "open", "amount_due": 5999, "attempt_count": 1, "next_payment_attempt": t(5)})
+    add("l1 renewal payment failed", event("evt_l1_2", "invoice.payment_failed", t(8), failed), "stored", "billing_issue",
+        product_id="price_annual")
+    add("l1 cancel at period end", event("evt_l1_3", "customer.subscription.updated", t(7),
+                                         subscription("sub_l1", "l1", "active", cancel_at_period_end=True, canceled_at=t(7)),
+                                         previous={"cancel_at_period_end": False}), "stored", "cancelled")
+    add("l1 cancel undone", event("evt_l1_4", "customer.subscription.updated", t(6),
+                                  subscription("sub_l1", "l1", "active"), previous={"cancel_at_period_end": True, "canceled_at": t(7)}),
+        "stored", "uncancelled")
+    add("l1 cancel_at set", event("evt_l1_5", "customer.subscription.updated", t(5),
+                                  subscription("sub_l1", "l1", "active", cancel_at=t(-20)), previous={"cancel_at": None}), "stored", "cancelled")
+    add("l1 cancel_at cleared", event("evt_l1_6", "customer.subscription.updated", t(4),
+                                      subscription("sub_l1", "l1", "active"), previous={"cancel_at": t(-20)}), "stored", "uncancelled")
+    add("l1 moves to the monthly price", event("evt_l1_7", "customer.subscription.updated", t(3),
+                                               subscription("sub_l1", "l1", "active", items=monthly), previous={"items": annual}),
+        "stored", "plan_changed", product_id="chorus.plus.monthly", previous_product_id="chorus.plus.annual", effective="now")
+    add("l1 deleted: the payment failed", event("evt_l1_8", "customer.subscription.deleted", t(1),
+                                                subscription("sub_l1", "l1", "canceled", items=monthly, canceled_at=t(1), ended_at=t(1),
+                                                             cancellation_details={"comment": None, "feedback": None, "reason": "payment_failed"})),
+        "stored", "expired", reason="billing")
+    add("l2 deleted at the customer's request", event("evt_l2_1", "customer.subscription.deleted", t(1),
+                                                      subscription("sub_l2", "l2", "canceled", canceled_at=t(1), ended_at=t(1),
+                                                                   cancellation_details={"comment": None, "feedback": "too_expensive",
+                                                                                         "reason": "cancellation_requested"})),
+        "stored", "expired", reason="voluntary")
+    add("l3 deleted, no reason given", event("evt_l3_1", "customer.subscription.deleted", t(1),
+                                             subscription("sub_l3", "l3", "canceled", canceled_at=t(1), ended_at=t(1))),
+        "stored", "expired", reason="other")
+    add("payment failed, no abctl_user_id", event("evt_l4_1", "invoice.payment_failed", t(1), invoice("in_l4_1", None, 0, "usd", "subscription_cycle", t(1))),
+        "ignored")
+    add("an update that changes nothing abctl keeps", event("evt_l1_9", "customer.subscription.updated", t(0.5),
+                                                            subscription("sub_l1", "l1", "active", items=monthly), previous={"metadata": {}}),
+        "ignored")
+    return out
+
+
 def main():
     out_path, secret, now = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    cases = currency_scenario(now) if sys.argv[4:5] == ["currency"] else scenario(now)
+    scenarios = {"currency": currency_scenario, "life": life_scenario}
+    cases = scenarios.get(sys.argv[4] if len(sys.argv) > 4 else "", scenario)(now)
     for c in cases:
         c["header"] = stripe.WebhookSignature.generate_signature_header(c["body"], secret)
     with open(out_path, "w") as f:
