@@ -31,6 +31,15 @@
 #    0.5 ms) of the plain server's, by the median of the rounds.
 # 2. POST /v1/events with 100 events per request (unique ids; synchronous=FULL, so durable).
 #    Goal: >= 100,000 events per second, counted from the server's own metrics (stored events).
+# 3. Assign's slowest answer while reports run: a server on a copy of bench/report.sh's store
+#    (bench/gen_report_events.py: REPORT_USERS exposed users of chorus-paywall-copy, default
+#    1,000,000, and REPORT_EVENTS events, default 5,000,000; made once and kept in
+#    .build/bench-store), its clock at the data's end, answers POST /v1/assign for REPORT_SECONDS
+#    (default 10) alone, then while REPORT_LOOPS loops (default 3: one more than a node's bound of 2
+#    reports at once) each ask GET /v1/experiments/chorus-paywall-copy/report again as soon as they
+#    are answered (0.1 s after a 503). Prints max and p99 of assign and the reports answered 200 and
+#    refused 503. Goal: assign's max under 150 ms while reports run (they run on the report threads,
+#    never on a thread answering requests).
 #
 # Installs wrk and nginx from Debian when missing. Every server listens on 127.0.0.1 only and every
 # run is bounded by ROUND_SECONDS or DURATION. Needs a release build (built here).
@@ -40,6 +49,10 @@ DURATION="${DURATION:-6}"
 ROUNDS="${ROUNDS:-10}"
 ROUND_SECONDS="${ROUND_SECONDS:-3}"
 CONNECTIONS="${CONNECTIONS:-64}"
+REPORT_USERS="${REPORT_USERS:-1000000}"
+REPORT_EVENTS="${REPORT_EVENTS:-5000000}"
+REPORT_SECONDS="${REPORT_SECONDS:-10}"
+REPORT_LOOPS="${REPORT_LOOPS:-3}"
 WRK_THREADS="${WRK_THREADS:-2}"
 SERVER_THREADS="${SERVER_THREADS:-}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -199,7 +212,8 @@ PY
 RECEIVER_PID=$!
 start_abctl "$WORK/hang.sqlite" "$ROOT/Experiments" --notify-url "http://127.0.0.1:$HANG_PORT/hook"
 HANG_PID=$SERVER_PID; HANG_SERVER_PORT=$ABCTL_PORT
-trap '[ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; [ -n "$PRICED_PID" ] && kill "$PRICED_PID" 2>/dev/null; [ -n "$BANDIT_PID" ] && kill "$BANDIT_PID" 2>/dev/null; [ -n "$HANG_PID" ] && kill "$HANG_PID" 2>/dev/null; [ -n "$RECEIVER_PID" ] && kill "$RECEIVER_PID" 2>/dev/null; cleanup' EXIT
+REPORTS_PID=""
+trap '[ -n "$REPORTS_PID" ] && kill "$REPORTS_PID" 2>/dev/null; [ -n "$GUARDED_PID" ] && kill "$GUARDED_PID" 2>/dev/null; [ -n "$PRICED_PID" ] && kill "$PRICED_PID" 2>/dev/null; [ -n "$BANDIT_PID" ] && kill "$BANDIT_PID" 2>/dev/null; [ -n "$HANG_PID" ] && kill "$HANG_PID" 2>/dev/null; [ -n "$RECEIVER_PID" ] && kill "$RECEIVER_PID" 2>/dev/null; cleanup' EXIT
 SERVER_PID=$PLAIN_PID; ABCTL_PORT=$PLAIN_PORT
 curl -s -X POST "http://127.0.0.1:$PRICED_PORT/v1/assign" -H 'Content-Type: application/json' \
   -d '{"user_id":"bench-sample","attributes":{"country":"JP","app_version":"2.3.0"},"placement":"feature_gate"}' | grep -q '"currency":"JPY"' \
@@ -270,9 +284,53 @@ AFTER="$(metric 'abctl_events_total{outcome="stored"}')"
 stop_abctl
 STORED_ROWS="$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from events').fetchone()[0])" "$WORK/events.sqlite")"
 
+# --- 3. assign while reports run -----------------------------------------------------------------
+. "$ROOT/bench/lib/report-store.sh"
+report_events "$REPORT_USERS" "$REPORT_EVENTS"
+report_store "$ABCTL" report "$ROOT/Experiments"
+# A copy: the server writes (assignments), and the kept store stays as bench/report.sh reads it.
+cp "$DB" "$WORK/reports.sqlite"
+ABCTL_NOW=2026-12-31T00:00:00Z start_abctl "$WORK/reports.sqlite"
+REPORT_URL="http://127.0.0.1:$ABCTL_PORT/v1/experiments/chorus-paywall-copy/report"
+ONE_REPORT="$(curl -s -o /dev/null -w '%{http_code} in %{time_total} s' "$REPORT_URL")"
+echo "bench: one report alone ($REPORT_USERS users): $ONE_REPORT"
+echo "bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${REPORT_SECONDS}s POST /v1/assign, alone then while $REPORT_LOOPS loops ask for the report"
+ALONE_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${REPORT_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+echo "  assign alone             $ALONE_RESULT"
+python3 - "$REPORT_URL" "$REPORT_LOOPS" "$WORK/reports.stop" >"$WORK/reports.out" <<'LOOP' &
+import os, sys, threading, time, urllib.error, urllib.request
+url, loops, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+counts, lock = {}, threading.Lock()
+def loop():
+    while not os.path.exists(stop):
+        try:
+            status = urllib.request.urlopen(url, timeout=120).status
+        except urllib.error.HTTPError as e:
+            status = e.code
+        except Exception:
+            status = "error"
+        with lock:
+            counts[status] = counts.get(status, 0) + 1
+        if status != 200:
+            time.sleep(0.1)
+threads = [threading.Thread(target=loop) for _ in range(loops)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(f"REPORTS answered={counts.pop(200, 0)} refused={counts.pop(503, 0)} other={sum(counts.values())}")
+LOOP
+REPORTS_PID=$!
+sleep 1   # the first reports are running
+DURING_RESULT="$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${REPORT_SECONDS}s" -s "$WORK/assign.lua" "http://127.0.0.1:$ABCTL_PORT" | grep RESULT)"
+echo "  assign while reports run $DURING_RESULT"
+touch "$WORK/reports.stop"; wait "$REPORTS_PID" || true; REPORTS_PID=""
+REPORTS_RESULT="$(cat "$WORK/reports.out")"
+echo "  reports                  $REPORTS_RESULT"
+stop_abctl
+
 # --- figures -------------------------------------------------------------------------------------
 echo "bench: $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
-python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" "$NOCOUNTRY_RESULTS" "$JP_RESULTS" "$BANDIT_RESULTS" "$HANG_RESULTS" "${HANG_TRIES:-0}" <<'PY'
+python3 - "$NGINX_RESULTS" "$ABCTL_RESULTS" "$EVENTS_RESULT" "$BEFORE" "$AFTER" "$STORED_ROWS" "$MHD_RESULT" "$ONE_RESULTS" "$PLACEMENT_RESULTS" "$GUARDED_RESULTS" "${GUARDED_EVALUATIONS:-0}" "${GUARDED_SECONDS:-0}" "$NOCOUNTRY_RESULTS" "$JP_RESULTS" "$BANDIT_RESULTS" "$HANG_RESULTS" "${HANG_TRIES:-0}" \
+  "$ALONE_RESULT" "$DURING_RESULT" "$REPORTS_RESULT" "$ONE_REPORT" "$REPORT_USERS" <<'PY'
 import statistics, sys
 def parse(line):
     return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
@@ -325,6 +383,12 @@ hang_p99 = statistics.median(h["p99_ms"] for h in hang_runs)
 hang_met = hang_p99 <= max(p99 * 1.10, p99 + 0.5)
 print(f"  assign, receiver hangs: {statistics.median(h['rps'] for h in hang_runs):>9.0f} req/s   p99 {hang_p99:.2f} ms   errors {int(sum(h['errors'] for h in hang_runs))}   ({sys.argv[17]} notification tries cut or failed)")
 print(f"  /v1/assign p99 while a receiver hangs: {hang_p99:.2f} ms against {p99:.2f} ms (goal within 10% or 0.5 ms: {'met' if hang_met else 'NOT met'})")
+alone, during = parse(sys.argv[18]), parse(sys.argv[19])
+reports = dict(p.split("=") for p in sys.argv[20].split()[1:])
+print(f"  assign alone (store of {int(sys.argv[22]):,} users): max {alone['max_ms']:.1f} ms   p99 {alone['p99_ms']:.2f} ms   {alone['rps']:.0f} req/s   errors {int(alone['errors'])}")
+print(f"  assign while reports run: max {during['max_ms']:.1f} ms   p99 {during['p99_ms']:.2f} ms   {during['rps']:.0f} req/s   errors {int(during['errors'])}")
+print(f"  reports meanwhile: {reports['answered']} answered, {reports['refused']} refused 503, {reports['other']} other   (one report alone: {sys.argv[21]})")
+print(f"  assign's slowest answer while reports run: {during['max_ms']:.1f} ms (goal under 150 ms: {'met' if during['max_ms'] < 150 else 'NOT met'})")
 print(f"  events, 100/request  : {events['rps']:>10.0f} req/s   p99 {events['p99_ms']:.2f} ms   errors {int(events['errors'])}")
 print(f"  events stored        : {stored:>10.0f} in {events['seconds']:.1f} s = {eps:,.0f} events/s durable "
       f"(goal >= 100,000: {'met' if eps >= 100000 else 'NOT met'}); rows in the store after shutdown: {rows}")

@@ -66,6 +66,17 @@ extension PostgresEventStore {
         }
     }
 
+    /// `NotificationOutbox.failedNotifications(limit:)`.
+    public func failedNotifications(limit: Int) throws -> [OutboxNotification] {
+        try readers.withConnection { c in
+            let rows = try c.executePrepared("failed_notifications", """
+                SELECT \(Self.notificationColumns) FROM notifications WHERE state = 'failed'
+                ORDER BY finished_ts DESC NULLS LAST, recorded_ts DESC, id, target LIMIT $1::bigint
+                """, [String(max(0, limit))], context: "read failed notifications")
+            return (0..<rows.count).map { Self.notification(rows, $0) }
+        }
+    }
+
     /// Row `r`, in `notificationColumns`' order.
     static func notification(_ rows: ResultSet, _ r: Int) -> OutboxNotification {
         OutboxNotification(id: rows.text(r, 0), target: rows.text(r, 1), type: rows.text(r, 2), experiment: rows.text(r, 3),

@@ -81,6 +81,31 @@ import TestSupport
     }
 
     @Test(arguments: storeFactories)
+    func theFailedOnesAreReadLatestFailureFirstAndBounded(_ factory: StoreFactory) async throws {
+        try await factory.withTwoStores { a, b in
+            for (n, id) in ["f1", "f2", "f3", "ok", "waiting"].enumerated() {
+                _ = try a.recordNotification(Self.notification(id, recordedAt: Self.seconds(Double(n))), targets: ["http://127.0.0.1:1/a"])
+            }
+            // Claimed oldest first and tried in turn, given up in another order (f1, f3, f2); "ok" is
+            // delivered, "waiting" retried: neither is a failure.
+            let outcomes: [(String, OutboxTryOutcome)] = [
+                ("f1", .failed(at: Self.seconds(10), error: "answered 400")), ("f2", .failed(at: Self.seconds(30), error: "answered 410")),
+                ("f3", .failed(at: Self.seconds(20), error: "answered 404")), ("ok", .delivered(at: Self.seconds(40))),
+                ("waiting", .retry(next: Self.seconds(1_000), error: "answered 503")),
+            ]
+            for (id, outcome) in outcomes {
+                let claimed = try #require(try a.claimNotification(claimant: "node-a", now: Self.seconds(5), until: Self.seconds(35)))
+                #expect(claimed.id == id)
+                try a.finishNotificationTry(id: claimed.id, target: claimed.target, claimant: "node-a", outcome: outcome)
+            }
+            #expect(try b.failedNotifications(limit: 10).map(\.id) == ["f2", "f3", "f1"])
+            #expect(try b.failedNotifications(limit: 2).map(\.id) == ["f2", "f3"])
+            let latest = try #require(try b.failedNotifications(limit: 1).first)
+            #expect(latest.state == .failed && latest.lastError == "answered 410" && latest.finishedAt == Self.seconds(30) && latest.attempts == 1)
+        }
+    }
+
+    @Test(arguments: storeFactories)
     func aQuietRecordIsNeverClaimed(_ factory: StoreFactory) async throws {
         try await factory.withStore { (store: any EventStore) async throws in
             var quiet = Self.notification("q1", type: "sample_ratio_cleared")

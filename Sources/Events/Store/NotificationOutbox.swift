@@ -21,6 +21,10 @@ public protocol NotificationOutbox: Sendable {
 
     /// Every recorded row of `experiment` (of every experiment when nil), oldest first.
     func notifications(experiment: String?) throws -> [OutboxNotification]
+
+    /// The rows given up as failed, the latest to fail first, at most `limit`: what a person is
+    /// shown without reading the whole outbox.
+    func failedNotifications(limit: Int) throws -> [OutboxNotification]
 }
 
 /// What one try came to.

@@ -100,6 +100,21 @@ extension SQLiteEventStore {
         }
     }
 
+    /// `NotificationOutbox.failedNotifications(limit:)`, read by the reader pool.
+    public func failedNotifications(limit: Int) throws -> [OutboxNotification] {
+        try readers.read { c in
+            let s = try c.cached("""
+                SELECT \(Self.notificationColumns) FROM notifications WHERE state = 'failed'
+                ORDER BY finished_ts DESC, recorded_ts DESC, id, target LIMIT ?1
+                """)
+            defer { s.finish() }
+            try s.bind(1, Int64(max(0, limit)))
+            var rows: [OutboxNotification] = []
+            while try s.step() { rows.append(Self.notification(s)) }
+            return rows
+        }
+    }
+
     /// A row read in `notificationColumns`' order.
     static func notification(_ s: Statement) -> OutboxNotification {
         OutboxNotification(id: s.text(0), target: s.text(1), type: s.text(2), experiment: s.text(3), at: Timestamp(microseconds: s.int64(4)),

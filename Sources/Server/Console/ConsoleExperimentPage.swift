@@ -14,9 +14,9 @@ struct ConsoleExperimentPage: Responder {
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let viewer: ConsoleViewer
-        switch ConsoleAccess.page(request.http, gate: gate) {
-        case .answer(let response): return .response(response)
-        case .viewer(let v): viewer = v
+        switch ConsoleAccess.page(request, gate: gate) {
+        case .failure(let refusal): return .response(refusal.response)
+        case .success(let signedIn): viewer = signedIn
         }
         let id = request.captures["id"] ?? ""
         let snapshot = snapshots.snapshot

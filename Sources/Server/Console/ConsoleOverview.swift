@@ -7,29 +7,32 @@ import Reporting
 /// `GET /`: every experiment of the folder, one row each, the ones that need someone first
 /// (a stop in force, a `ship` or `stop` verdict the file has not acted on, a health alert, a
 /// running experiment with no exposure for 24 hours or past its end), then running ones by
-/// decision date, then the rest. The reports come from the console's background slot.
+/// decision date, then the rest; above them, the notifications that failed, if any. The reports
+/// come from the console's background slot.
 struct ConsoleOverview: Responder {
     let gate: ConsoleGate
     let snapshots: SnapshotHolder
     let reports: ConsoleReports
+    let outbox: any NotificationOutbox
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let viewer: ConsoleViewer
-        switch ConsoleAccess.page(request.http, gate: gate) {
-        case .answer(let response): return .response(response)
-        case .viewer(let v): viewer = v
+        switch ConsoleAccess.page(request, gate: gate) {
+        case .failure(let refusal): return .response(refusal.response)
+        case .success(let signedIn): viewer = signedIn
         }
         let snapshot = snapshots.snapshot
         let now = reports.clock ?? Date()
+        let failed = ConsoleFailedNotifications.read(outbox)
         return .deferred { [reports] respond in
             let started = reports.all(snapshot, done: { entries in
                 respond(ConsolePage.response(200, ConsolePage.html(title: "Experiments", viewer: viewer,
-                                                                   main: Self.main(entries, snapshot: snapshot, now: now))))
+                                                                   main: Self.main(entries, snapshot: snapshot, now: now, failed: failed))))
             })
             if !started, let kept = reports.kept(snapshot) {
                 // Another page is computing: these figures are the ones kept from before.
                 respond(ConsolePage.response(200, ConsolePage.html(title: "Experiments", viewer: viewer,
-                                                                   main: Self.main(kept, snapshot: snapshot, now: now))))
+                                                                   main: Self.main(kept, snapshot: snapshot, now: now, failed: failed))))
             } else if !started {
                 respond(ConsolePage.message(503, title: "Busy", "The console is computing reports already; retry in \(reports.background.retryAfterSeconds) s.",
                                             viewer: viewer, extra: [("Retry-After", String(reports.background.retryAfterSeconds))]))
@@ -67,11 +70,13 @@ struct ConsoleOverview: Responder {
         return urgent + running + rest
     }
 
-    static func main(_ entries: [(Experiment, ConsoleReports.Entry)], snapshot: ExperimentSnapshot, now: Date) -> String {
+    static func main(_ entries: [(Experiment, ConsoleReports.Entry)], snapshot: ExperimentSnapshot, now: Date,
+                     failed: [OutboxNotification]?) -> String {
         let esc = ConsolePage.escape
         var b = "<h1>Experiments</h1>"
         let computed = entries.map(\.1.computedAt).min()
         b += "<p class=\"muted\">\(entries.count) experiments · figures as of \(esc(computed.map(RFC3339.format) ?? "now"))</p>"
+        b += ConsoleFailedNotifications.section(failed)
         b += "<div class=\"scroll\"><table><thead><tr><th>experiment</th><th>status</th><th>placements</th><th>start</th><th>days</th><th>people</th>"
         b += "<th>verdict</th><th>primary metric: difference (interval)</th><th>health</th><th>safeguards</th><th>weights</th></tr></thead><tbody>"
         for (e, entry, needs) in ordered(entries, now: now) {

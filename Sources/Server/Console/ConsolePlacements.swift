@@ -10,9 +10,9 @@ struct ConsolePlacements: Responder {
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let viewer: ConsoleViewer
-        switch ConsoleAccess.page(request.http, gate: gate) {
-        case .answer(let response): return .response(response)
-        case .viewer(let v): viewer = v
+        switch ConsoleAccess.page(request, gate: gate) {
+        case .failure(let refusal): return .response(refusal.response)
+        case .success(let signedIn): viewer = signedIn
         }
         let catalog = snapshots.snapshot.catalog
         return .response(ConsolePage.response(200, ConsolePage.html(title: "Placements", viewer: viewer, main: Self.main(catalog))))

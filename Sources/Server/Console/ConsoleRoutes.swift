@@ -4,7 +4,7 @@
 enum ConsoleRoutes {
     static let all: [RouteSpec] = [
         .init("GET", "/", access: .open, document: page("consoleOverview", "Every experiment, the ones that need someone first."),
-              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, outbox: $0.store) }),
         .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form."),
               make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
         .init("POST", "/experiments/{id}/share", access: .open, document: page("consoleShareCreate", "Make a share link of one experiment's report."),

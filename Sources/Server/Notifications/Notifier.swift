@@ -179,7 +179,7 @@ public final class Notifier: Sendable {
         let until = Timestamp(microseconds: now.microseconds + Int64(options.claimSeconds * 1_000_000))
         guard let n = try store.claimNotification(claimant: claimant, now: now, until: until) else { return false }
         let fields: [String: JSONValue] = ["id": .string(n.id), "type": .string(n.type), "experiment": .string(n.experiment),
-                                           "target": .string(Self.redacted(n.target)), "attempt": .number(Double(n.attempts + 1))]
+                                           "target": .string(NotificationRedaction.target(n.target)), "attempt": .number(Double(n.attempts + 1))]
         guard let target = options.targets.first(where: { $0.given == n.target }) else {
             try store.finishNotificationTry(id: n.id, target: n.target, claimant: claimant,
                                             outcome: .failed(at: now, error: "no longer a --notify-url of this node"))
@@ -209,12 +209,6 @@ public final class Notifier: Sendable {
             log.write(level: .error, "notification failed; given up", fields.merging(["status": .number(Double(status)), "error": .string(error)]) { a, _ in a })
         }
         return true
-    }
-
-    /// A target for the log: scheme, host and port only (a chat webhook's path is its secret).
-    static func redacted(_ target: String) -> String {
-        guard let t = NotificationTarget(target, format: .json) else { return "?" }
-        return "\(t.url.scheme ?? "")://\(t.url.host ?? "")\(t.url.port.map { ":\($0)" } ?? "")"
     }
 
     // MARK: /metrics
