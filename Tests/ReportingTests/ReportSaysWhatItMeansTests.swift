@@ -125,17 +125,18 @@ import Testing
         #expect(d.reasons.last == "Keep “control” and stop the experiment.")
     }
 
-    /// While the primary is still moving, a harm already seen on a guardrail (read in its mature form) still
-    /// comes first, and when every treatment hurts the next step is to stop, not to wait.
+    /// While the primary is still moving the verdict waits, but a harm already seen on a guardrail (read in
+    /// its mature form) comes first, and the step it asks for meanwhile is to turn the arm off.
     @Test func harmIsNotHiddenBehindTooEarly() {
         var r = harmed()
         r.maturityDays = 10
         r.metrics.append(.paidConversion.matureForm(days: 10))
         r.matureShares = [0.3, 0.3]
         let d = DecisionRule.decide(r, required: SampleRequirement(perVariant: 100, smallestArm: 10_000))
-        #expect(d.verdict == .stop, "\(d)")
+        #expect(d.verdict == .keepRunning, "\(d)")
         #expect(d.reasons.first?.hasPrefix("“ai” made day-0 cancels worse") == true, "\(d.reasons)")
-        #expect(!d.reasons.contains { $0.hasPrefix("Too early") })
+        #expect(d.reasons.dropFirst().first?.hasPrefix("Too early: only 30% of") == true, "\(d.reasons)")
+        #expect(d.reasons.contains("“ai” hurts a guardrail (above). Consider turning it off."), "\(d.reasons)")
     }
 
     @Test func aSafeguardMetricsHarmComesFirstToo() throws {

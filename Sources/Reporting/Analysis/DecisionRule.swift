@@ -124,17 +124,12 @@ public enum DecisionRule {
             }
         }
         let hurt = { (key: String) in harmed.contains(key) || fell[key] != nil }
-
-        if !treatments.isEmpty && treatments.allSatisfy(hurt) {
-            var reasons = treatments.compactMap { key in fell[key].map { "\(q(key)) did worse than \(q(control.key)): \($0)." } }
-            reasons.append("Keep \(q(control.key)) and stop the experiment.")
-            return Decision(verdict: .stop, reasons: reasons)
-        }
         let turnOff = treatments.filter(hurt).map { key in
             fell[key].map { "\(q(key)) hurts: \($0). Consider turning it off." } ?? "\(q(key)) hurts a guardrail (above). Consider turning it off."
         }
 
-        // Maturity: never judge on figures still moving.
+        // Maturity: the verdict never judges on figures still moving; a harm already seen (above) is still
+        // said first, with turning the arm off as the step to take meanwhile.
         if let young {
             let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.share($0))" } }
             let who = young.share == 0 ? "none of \(q(young.key))'s users were"
@@ -143,6 +138,12 @@ public enum DecisionRule {
                 "Too early: \(who) first exposed at least \(r.maturityDays) days ago (\(maturityWords(r))), so conversion and revenue are still moving; the verdict waits until half of every arm's users are that old.",
                 "Users that old, per arm: \(shares.joined(separator: ", ")).",
             ] + turnOff)
+        }
+
+        if !treatments.isEmpty && treatments.allSatisfy(hurt) {
+            var reasons = treatments.compactMap { key in fell[key].map { "\(q(key)) did worse than \(q(control.key)): \($0)." } }
+            reasons.append("Keep \(q(control.key)) and stop the experiment.")
+            return Decision(verdict: .stop, reasons: reasons)
         }
 
         let best = winners.max { ($0.relativeLift ?? $0.absoluteDiff ?? 0) < ($1.relativeLift ?? $1.absoluteDiff ?? 0) }

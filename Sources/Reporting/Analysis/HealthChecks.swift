@@ -49,7 +49,7 @@ public enum HealthChecks {
         let settling = ([r.primaryMetric] + DecisionRule.guardrailsAsNamed(r)).filter { r.verdictForm($0) != $0 }
         if !settling.isEmpty, r.users > 0, r.matureShares.contains(where: { ($0 ?? 1) < 1 }) {
             let names = settling.map { Wording.title($0).lowercased() }.joined(separator: ", ")
-            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.percent($0, digits: 0))" } }
+            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.share($0))" } }
             out.append(HealthCheck(level: .warning, code: "immature", message: "To-date \(names) include users first exposed less than \(r.maturityDays) days ago (\(DecisionRule.maturityWords(r))), whose figures are still moving. Share of users old enough, per arm: \(shares.joined(separator: ", ")). The verdict reads the first-\(r.maturityDays)-day forms."))
         }
 
