@@ -260,6 +260,9 @@ public struct Simulator: Sendable {
         var eventNumber = 0
         /// The id the user's purchases arrive under (SPEC §4 people: the known id once logged in).
         var purchaser = userID
+        /// The trial the paywall the user behaves by offers: a store's trial start says how long it
+        /// granted (`trial_days`), so a report reads each trial's own days.
+        var grantedTrialDays: Int?
         @discardableResult
         func add(_ type: EventType, at time: Date, experiment: String? = nil, variant: String? = nil, revenue: Double? = nil,
                  productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) -> Bool {
@@ -275,6 +278,7 @@ public struct Simulator: Sendable {
                 productID: productID, copySource: copy.flatMap { .init(rawValue: $0.source) }, copyText: copy?.text, copyFallbackReason: copy?.reason,
                 placement: type == .exposure ? placement : nil, attributes: type == .exposure ? exposureAttributes : .empty,
                 originalRevenue: paid, originalCurrency: paid == nil ? nil : storefrontCurrency,
+                trialDays: type == .trialStarted ? grantedTrialDays : nil,
                 store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
                 proceedsBeforeTax: revenue != nil,
                 // A bandit's exposure echoes the period assign answered (SPEC §2), as an app does.
@@ -326,6 +330,7 @@ public struct Simulator: Sendable {
             }
         }
         guard let (rates, paywall, window) = behaviour else { return (exposed, arrived) }
+        grantedTrialDays = paywall?.trialDays
         behave(rates: rates, paywall: paywall, window: window, arrival: arrival, currency: storefrontCurrency, rng: &rng, add: add)
         return (exposed, arrived)
     }

@@ -66,7 +66,10 @@ import Testing
         // the 20th: too early, whatever the to-date figures say.
         for look in looks.prefix(4) {
             #expect(look.verdict == "keep_running", "\(primary) as of \(look.asOf): \(look.verdict) \(look.reasons)")
-            #expect(look.reasons.first?.hasPrefix("Too early: only ") == true, "\(primary) as of \(look.asOf): \(look.reasons)")
+            // A harm already seen on a guardrail comes first; then why the verdict waits.
+            let waits = look.reasons.drop { $0.contains(" made ") && $0.contains(" worse: from ") }
+            #expect(waits.first?.hasPrefix("Too early: ") == true, "\(primary) as of \(look.asOf): \(look.reasons)")
+            #expect(!look.reasons.joined().contains(" 0% of"), "\(primary) as of \(look.asOf): \(look.reasons)")
             #expect(look.health.contains("immature"), "\(primary) as of \(look.asOf): \(look.health)")
         }
         // When a decision can be expected: unknown before any user is ten days old, then ahead, then met.

@@ -57,7 +57,7 @@ import Testing
     @Test func aWorseDay0CancelRateBlocksTheWinnerAndStops() {
         let d = decide(report(day0Diff: 0.03, day0P: 0.001), required: enough)
         #expect(d.verdict == .stop)
-        #expect(d.reasons[0].contains("day-0 cancels got worse"))
+        #expect(d.reasons[0].hasPrefix("“ai” made day-0 cancels worse"))
     }
 
     @Test func aClearlyWorsePrimaryStops() {

@@ -70,6 +70,8 @@ public struct ReportAccumulator: Sendable {
     private let trialLength: [Int64]
     /// Each arm's `trial_days`, for SPEC §5's offer check.
     private let armTrialDays: [Int]
+    /// Whether each arm shows a paywall of its own (a holdout's arms do not).
+    private let showsPaywall: [Bool]
     /// Metric slots grouped by window: the first group has no horizon (everything up to the as-of time),
     /// then one group per distinct horizon, so each user's outcome is worked out once per window.
     private let windows: [(horizon: Int64?, slots: [(slot: Int, rule: VariantTally.SlotRule)])]
@@ -126,6 +128,7 @@ public struct ReportAccumulator: Sendable {
         day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
         trialLength = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
         armTrialDays = experiment.variants.map { $0.paywall?.trialDays ?? 0 }
+        showsPaywall = experiment.variants.map { $0.paywall != nil }
         let variantKeys = experiment.variants.map(\.key), metricCount = metrics.count
         var splits = options.segments.map { SplitTally(name: $0, attributes: [$0], variantKeys: variantKeys, metrics: metricCount) }
         let adjust = experiment.metrics.adjustFor
@@ -189,6 +192,7 @@ public struct ReportAccumulator: Sendable {
         // Before the as-of time (revenue too, from the row's entries), then each horizon's window.
         // A Day-0 window that ends at the as-of moment has passed (the moment itself is after it).
         var o = outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
+        let known = ownTrial(row, variant: v) > 0
         if !row.revenueEntries.isEmpty {
             let cut = asOf - exposure
             for e in row.revenueEntries where e.offset < cut {
@@ -196,7 +200,7 @@ public struct ReportAccumulator: Sendable {
                 if e.proceedsBeforeTax { proceedsBeforeTax = true }
             }
         }
-        tallies[v].record(windows[0].slots, o)
+        tallies[v].record(windows[0].slots, o, trialLengthKnown: known)
         recordOffer(row, o, variant: v)
         if !splits.isEmpty {
             rowCells.removeAll(keepingCapacity: true)
@@ -204,10 +208,10 @@ public struct ReportAccumulator: Sendable {
                 let c = splits[s].cell(of: row)
                 rowCells.append(c)
                 splits[s].addUser(cell: c, variant: v)
-                splits[s].record(cell: c, variant: v, windows[0].slots, o)
+                splits[s].record(cell: c, variant: v, windows[0].slots, o, trialLengthKnown: known)
             }
         }
-        if !horizons.isEmpty { recordHorizons(row, variant: v) }
+        if !horizons.isEmpty { recordHorizons(row, variant: v, trialLengthKnown: known) }
 
         let cap = VariantTally.curveDays
         let followed = Int(min(Int64(cap), (asOf - exposure) / Self.microsPerDay))
@@ -222,7 +226,7 @@ public struct ReportAccumulator: Sendable {
         if lookDays > 0 {
             func day(_ t: Int64) -> Int { Int(min(max(0, (t - lookOrigin) / Self.microsPerDay), Int64(lookDays - 1))) }
             for (slot, rule) in lookSlots {
-                guard let entered = rule.entered(o), let numerator = rule.numerator else { continue }
+                guard let entered = rule.entered(o, trialLengthKnown: known), let numerator = rule.numerator else { continue }
                 tallies[v].recordLook(slot, day: day(entered), numeratorDay: o.time(numerator).map(day))
             }
         }
@@ -240,7 +244,8 @@ public struct ReportAccumulator: Sendable {
     private mutating func recordOffer(_ row: UserFacts, _ o: UserOutcome, variant v: Int) {
         if o.trialStart != nil {
             tallies[v].offerTrialStarts += 1
-            if let granted = row.grantedTrialDays, granted != armTrialDays[v] {
+            // An arm that shows no paywall (a holdout's) tested no offer: the trial came from elsewhere.
+            if let granted = row.grantedTrialDays, showsPaywall[v], granted != armTrialDays[v] {
                 tallies[v].offerTrialDiffers += 1
                 tallies[v].offerGrantedDays[granted, default: 0] += 1
             }
@@ -251,7 +256,7 @@ public struct ReportAccumulator: Sendable {
 
     /// Counts `row`'s user in each horizon window it has been followed for: what it did in its first N days.
     /// One pass over the revenue entries sums every horizon's revenue, each in entry order as the facts keep it.
-    private mutating func recordHorizons(_ row: UserFacts, variant v: Int) {
+    private mutating func recordHorizons(_ row: UserFacts, variant v: Int, trialLengthKnown known: Bool) {
         let exposure = row.firstExposure.microseconds
         let count = horizons.count
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { sums in
@@ -267,8 +272,8 @@ public struct ReportAccumulator: Sendable {
                 guard exposure + horizon <= asOf else { continue }
                 var o = outcome(row, variant: v, before: exposure + horizon, revenue: sums[w])
                 o.proceeds = sums[count + w]
-                tallies[v].record(windows[w + 1].slots, o)
-                for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o) }
+                tallies[v].record(windows[w + 1].slots, o, trialLengthKnown: known)
+                for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o, trialLengthKnown: known) }
             }
         }
     }
@@ -288,12 +293,21 @@ public struct ReportAccumulator: Sendable {
             // or for a `_dN` metric by the end of the user's first N days, so no window is cut short.
             o.day0WindowPassed = trialStart + day0Window < (windowsPassedBy ?? limit)
         }
+        let ownTrial = ownTrial(row, variant: v)
         if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
             let elapsed = cancel - trialStart
             if elapsed <= day0Window { o.day0Cancel = cancel }
-            if elapsed < trialLength[v] { o.trialCancel = cancel }
+            if elapsed < ownTrial { o.trialCancel = cancel }
         }
         return o
+    }
+
+    /// The length of the user's own trial (µs): the days the store granted where the trial start says,
+    /// else the arm's; 0 when neither tells (an arm that offers no trial, a holdout's, cannot say how long
+    /// a trial started elsewhere ran).
+    @inline(__always)
+    func ownTrial(_ row: UserFacts, variant v: Int) -> Int64 {
+        row.grantedTrialDays.map { Int64($0) * Self.microsPerDay } ?? trialLength[v]
     }
 
     /// The row's net revenue from events before `limit` (µs): the facts' total to date when every

@@ -50,7 +50,8 @@ public struct SplitTally: Sendable {
 
     /// Counts a user's outcome in `slots` of cell `c`, variant `v`.
     @inline(__always)
-    mutating func record(cell c: Int, variant v: Int, _ slots: [(slot: Int, rule: VariantTally.SlotRule)], _ outcome: UserOutcome) {
-        cells[c][v].record(slots, outcome)
+    mutating func record(cell c: Int, variant v: Int, _ slots: [(slot: Int, rule: VariantTally.SlotRule)], _ outcome: UserOutcome,
+                         trialLengthKnown: Bool = true) {
+        cells[c][v].record(slots, outcome, trialLengthKnown: trialLengthKnown)
     }
 }

@@ -19,6 +19,9 @@ public struct VariantTally: Sendable, Equatable {
     /// For revenue metrics, each non-zero net revenue in row order (zeros are implied by the denominator),
     /// kept so a percentile cap can be computed over all variants before anything is summed.
     public private(set) var values: [[Double]]
+    /// Per metric, users left out of the denominator because what it needs of them cannot be told:
+    /// trial starters of unknown trial length, for `trial_cancel_rate`.
+    public private(set) var leftOut: [Int]
     /// Users of this variant exposed to another variant later (they stay here; SPEC §5 crossover).
     public var crossedOver = 0
     /// Users the sample ratio check counts: those first exposed before the experiment's first safeguard stop.
@@ -68,6 +71,7 @@ public struct VariantTally: Sendable, Equatable {
         self.key = key
         denominators = Array(repeating: 0, count: metrics)
         counts = denominators
+        leftOut = denominators
         values = Array(repeating: [], count: metrics)
         if lookDays > 0 {
             dailyDenominators = Array(repeating: Array(repeating: 0, count: lookDays), count: metrics)
@@ -84,6 +88,8 @@ public struct VariantTally: Sendable, Equatable {
         let numerator: UserOutcome.Fact?
         /// Day-0 cancels: a trial starter enters only once the Day-0 window has passed (SPEC §5 maturity).
         let needsDay0WindowPassed: Bool
+        /// Cancels during the trial: a trial starter enters only when the length of its own trial is known.
+        let needsTrialLength: Bool
         /// A mean of proceeds, not of gross revenue.
         let proceeds: Bool
 
@@ -92,20 +98,26 @@ public struct VariantTally: Sendable, Equatable {
             proceeds = d.isProceeds
             if case .proportion(let n) = d.statistic { numerator = n } else { numerator = nil }
             needsDay0WindowPassed = numerator == .day0Cancel
+            needsTrialLength = numerator == .trialCancel
         }
 
-        /// When the user entered the denominator, or nil when not (yet) in it.
+        /// When the user entered the denominator, or nil when not (yet) in it. `trialLengthKnown`: whether
+        /// the length of the user's own trial is known (without it a trial cancel cannot be told from a later one).
         @inline(__always)
-        func entered(_ outcome: UserOutcome) -> Int64? {
+        func entered(_ outcome: UserOutcome, trialLengthKnown: Bool = true) -> Int64? {
             if needsDay0WindowPassed && !outcome.day0WindowPassed { return nil }
+            if needsTrialLength && !trialLengthKnown { return nil }
             return outcome.time(unit)
         }
     }
 
     /// Counts one user in metric slot `m`, from the user's outcome inside that metric's window.
     @inline(__always)
-    mutating func record(_ m: Int, _ rule: SlotRule, _ outcome: UserOutcome) {
-        guard rule.entered(outcome) != nil else { return }
+    mutating func record(_ m: Int, _ rule: SlotRule, _ outcome: UserOutcome, trialLengthKnown: Bool = true) {
+        guard rule.entered(outcome, trialLengthKnown: trialLengthKnown) != nil else {
+            if rule.needsTrialLength && !trialLengthKnown && outcome.trialStart != nil { leftOut[m] += 1 }
+            return
+        }
         denominators[m] += 1
         if let numerator = rule.numerator {
             if outcome.time(numerator) != nil { counts[m] += 1 }
@@ -121,8 +133,8 @@ public struct VariantTally: Sendable, Equatable {
     /// Counts one user in each of `slots`, from the user's outcome inside their window: one access to the
     /// tally per window rather than per slot.
     @inline(__always)
-    mutating func record(_ slots: [(slot: Int, rule: SlotRule)], _ outcome: UserOutcome) {
-        for (m, rule) in slots { record(m, rule, outcome) }
+    mutating func record(_ slots: [(slot: Int, rule: SlotRule)], _ outcome: UserOutcome, trialLengthKnown: Bool = true) {
+        for (m, rule) in slots { record(m, rule, outcome, trialLengthKnown: trialLengthKnown) }
     }
 
     /// Adds another tally's metric counts, denominators and revenue values (segment cells pooled together).
@@ -130,6 +142,7 @@ public struct VariantTally: Sendable, Equatable {
         for m in denominators.indices {
             denominators[m] += other.denominators[m]
             counts[m] += other.counts[m]
+            leftOut[m] += other.leftOut[m]
             values[m] += other.values[m]
         }
     }

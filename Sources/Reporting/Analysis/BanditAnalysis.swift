@@ -16,7 +16,8 @@ enum BanditAnalysis {
         let keys = acc.experiment.variants.map(\.key)
         var replaced: [Int: ComparisonResult] = [:]
         for (i, c) in comparisons.enumerated() {
-            guard let slot = acc.slot(c.metric), let v = keys.firstIndex(of: c.variant), c.absoluteDiff != nil else { continue }
+            // Two arms with no events have nothing to stratify: their comparison stays null with its reason.
+            guard let slot = acc.slot(c.metric), let v = keys.firstIndex(of: c.variant), c.absoluteDiff != nil, c.pValue != nil else { continue }
             replaced[i] = try PostStratifiedComparisons.adjusted(c, split: split, variant: v, slot: slot, cap: caps[slot], alpha: alpha,
                                                                  sequential: acc.experiment.metrics.sequential, periods: true)
         }
@@ -98,24 +99,28 @@ enum BanditAnalysis {
         guard let allocation = figures.allocation, rule.verdict != .stop else { return rule }
         var decision = rule
         decision.winner = nil
+        // Harm first, as in every verdict; an arm that hurts a guardrail is never shipped.
+        let harms = DecisionRule.harms(figures)
         guard let chance = allocation.chanceBest, let best = chance.indices.max(by: { chance[$0] < chance[$1] }) else {
             decision.verdict = .keepRunning
-            decision.reasons = ["A bandit: no arm can be named yet (\(allocation.chanceBestNullReason ?? "no chance of being best yet"))."]
+            decision.reasons = harms.map { $0.words } + ["A bandit: no arm can be named yet (\(allocation.chanceBestNullReason ?? "no chance of being best yet"))."]
             return decision
         }
         let name = allocation.variants[best], p = chance[best]
         let comparison = figures.comparisons.first { $0.metric == allocation.metric && $0.variant == name }
         let adjusted = comparison?.pValueAdjusted
-        if best != 0, p >= 0.95, let adjusted, adjusted < figures.alpha {
+        let harmed = harms.contains { $0.variant == name }
+        if best != 0, p >= 0.95, let adjusted, adjusted < figures.alpha, !harmed {
             decision.verdict = .ship
             decision.winner = name
-            decision.reasons = ["A bandit: “\(name)” has a \(percent(p)) chance of being the best arm on \(allocation.metric.title.lowercased()), and its period-stratified comparison with the control has a Holm-adjusted p of \(String(format: "%.4f", adjusted)), below \(figures.alpha)."]
+            decision.reasons = harms.map { $0.words } + ["A bandit: “\(name)” has a \(percent(p)) chance of being the best arm on \(allocation.metric.title.lowercased()), and its period-stratified comparison with the control has a Holm-adjusted p of \(String(format: "%.4f", adjusted)), below \(figures.alpha)."]
         } else {
             decision.verdict = .keepRunning
             let why = best == 0 ? "the control is the likeliest best arm (\(percent(p)))"
+                : harmed ? "the likeliest best arm, “\(name)” (\(percent(p))), hurts a guardrail (above), so it is not shipped"
                 : p < 0.95 ? "the likeliest best arm, “\(name)”, has a \(percent(p)) chance of being best, under 95%"
                 : "“\(name)” is likely best (\(percent(p))), but its period-stratified comparison with the control is not significant (Holm-adjusted p \(adjusted.map { String(format: "%.4f", $0) } ?? "n/a"))"
-            decision.reasons = ["A bandit keeps running: \(why)."]
+            decision.reasons = harms.map { $0.words } + ["A bandit keeps running: \(why)."]
         }
         return decision
     }

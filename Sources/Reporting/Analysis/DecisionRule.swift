@@ -13,6 +13,9 @@ import Foundation
 /// guardrail is clearly worse. A treatment **hurts** when its primary metric or a guardrail is
 /// clearly worse. The rules, in order:
 ///
+/// Harm first: whatever the verdict, its reasons begin with every comparison of a guardrail or a
+/// safeguard metric that is clearly worse (in the form the verdict reads), and no arm is shipped while one is.
+///
 /// 1. No users in the control or in every treatment: `keep_running`.
 /// 2. Sample ratio mismatch (p < 0.001): `inconclusive` — the split itself is broken, so no
 ///    number can be trusted; fix assignment or logging and restart.
@@ -27,8 +30,28 @@ import Foundation
 public enum DecisionRule {
     public static func decide(_ r: ReportFigures, required: SampleRequirement) -> Decision {
         var decision = verdict(r, required: required)
-        decision.reasons += otherSide(r, winner: decision.winner)
+        decision.reasons = harms(r).map { $0.words } + decision.reasons + otherSide(r, winner: decision.winner)
         return decision
+    }
+
+    /// The metrics whose harm comes first, as the verdict reads them: the guardrails, then the safeguards' metrics.
+    static func harmMetrics(_ r: ReportFigures) -> [Metric] {
+        var out = guardrails(r)
+        for m in r.safeguardMetrics.map(r.verdictForm) where m != r.verdictPrimary && !out.contains(m) { out.append(m) }
+        return out
+    }
+
+    /// Every comparison of a guardrail or safeguard metric that is clearly worse, in words that quote its figures.
+    static func harms(_ r: ReportFigures) -> [(variant: String, words: String)] {
+        guard r.variants.count >= 2 else { return [] }
+        var out: [(variant: String, words: String)] = []
+        for key in r.variants.dropFirst().map(\.key) {
+            for m in harmMetrics(r) {
+                guard let c = r.comparison(key, m), c.reading.clearlyWorse else { continue }
+                out.append((key, "“\(key)” made \(Wording.title(m).lowercased()) worse: \(Wording.change(c, r)), \(pWords(c, r))."))
+            }
+        }
+        return out
     }
 
     /// Where revenue per user and paid conversion disagree with the metric the verdict reads: a treatment
@@ -88,30 +111,39 @@ public enum DecisionRule {
                 "Do not act on these numbers: find the cause, fix it, and restart the experiment.",
             ])
         }
-        // Maturity: never judge on figures still moving (SPEC §5).
-        if let young = r.smallestMatureShare, young.share < 0.5 {
-            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.percent($0, digits: 0))" } }
-            return Decision(verdict: .keepRunning, reasons: [
-                "Too early: only \(Wording.percent(young.share, digits: 0)) of \(q(young.key))'s users were first exposed at least \(r.maturityDays) days ago (\(maturityWords(r))), so conversion and revenue are still moving; the verdict waits until half of every arm's users are that old.",
-                "Users that old, per arm: \(shares.joined(separator: ", ")).",
-            ])
+        // Harm on a guardrail is read in its mature form, so it counts even while the primary is still moving.
+        let harmed = Set(harms(r).map { $0.variant })
+        var fell: [String: String] = [:]
+        var winners: [ComparisonResult] = []
+        let young = r.smallestMatureShare.flatMap { $0.share < 0.5 ? $0 : nil }
+        if young == nil {
+            for key in treatments {
+                guard let c = r.comparison(key, primary) else { continue }
+                if c.reading.clearlyWorse { fell[key] = "\(Wording.title(primary).lowercased()) fell \(change(c, r))" }
+                if c.reading.clearlyBetter && !harmed.contains(key) { winners.append(c) }
+            }
+        }
+        let hurt = { (key: String) in harmed.contains(key) || fell[key] != nil }
+        let turnOff = treatments.filter(hurt).map { key in
+            fell[key].map { "\(q(key)) hurts: \($0). Consider turning it off." } ?? "\(q(key)) hurts a guardrail (above). Consider turning it off."
         }
 
-        let guards = guardrails(r)
-        var winners: [ComparisonResult] = []
-        var hurts: [String: [String]] = [:]
-        for key in treatments {
-            var problems: [String] = []
-            if let c = r.comparison(key, primary), c.reading.clearlyWorse {
-                problems.append("\(Wording.title(primary).lowercased()) fell \(change(c, r))")
-            }
-            for g in guards {
-                if let c = r.comparison(key, g), c.reading.clearlyWorse {
-                    problems.append("\(Wording.title(g).lowercased()) got worse \(change(c, r))")
-                }
-            }
-            if !problems.isEmpty { hurts[key] = problems }
-            if let c = r.comparison(key, primary), c.reading.clearlyBetter, problems.isEmpty { winners.append(c) }
+        // Maturity: the verdict never judges on figures still moving; a harm already seen (above) is still
+        // said first, with turning the arm off as the step to take meanwhile.
+        if let young {
+            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.share($0))" } }
+            let who = young.share == 0 ? "none of \(q(young.key))'s users were"
+                : young.share < 0.01 ? "fewer than 1% of \(q(young.key))'s users were" : "only \(Wording.share(young.share)) of \(q(young.key))'s users were"
+            return Decision(verdict: .keepRunning, reasons: [
+                "Too early: \(who) first exposed at least \(r.maturityDays) days ago (\(maturityWords(r))), so conversion and revenue are still moving; the verdict waits until half of every arm's users are that old.",
+                "Users that old, per arm: \(shares.joined(separator: ", ")).",
+            ] + turnOff)
+        }
+
+        if !treatments.isEmpty && treatments.allSatisfy(hurt) {
+            var reasons = treatments.compactMap { key in fell[key].map { "\(q(key)) did worse than \(q(control.key)): \($0)." } }
+            reasons.append("Keep \(q(control.key)) and stop the experiment.")
+            return Decision(verdict: .stop, reasons: reasons)
         }
 
         let best = winners.max { ($0.relativeLift ?? $0.absoluteDiff ?? 0) < ($1.relativeLift ?? $1.absoluteDiff ?? 0) }
@@ -124,34 +156,32 @@ public enum DecisionRule {
                 reasons.append("Chance that \(q(best.variant)) really is better: \(Wording.probability(p)).")
             }
             reasons.append(guardSummary(best.variant, r))
-            for (key, problems) in hurts.sorted(by: { $0.key < $1.key }) { reasons.append("Do not ship \(q(key)): \(problems.joined(separator: "; ")).") }
+            for key in treatments where hurt(key) {
+                reasons.append(fell[key].map { "Do not ship \(q(key)): \($0)." } ?? "Do not ship \(q(key)): it hurts a guardrail (above).")
+            }
             if early {
-                reasons.insert("\(q(best.variant)) is ahead, but the test has not reached its planned size (\(sizeWords(required, r))). Calling a winner early on a fixed-size test overstates wins; keep it running until then.", at: 0)
+                let next = required.unreachable.map { "; \($0), so waiting will not get there: send it more users, or decide knowing that an early lead overstates the effect" }
+                    ?? ". Calling a winner early on a fixed-size test overstates wins; keep it running until then"
+                reasons.insert("\(q(best.variant)) is ahead, but the test has not reached its planned size (\(sizeWords(required, r)))\(next).", at: 0)
                 return Decision(verdict: .keepRunning, reasons: reasons)
             }
             return Decision(verdict: .ship, winner: best.variant, reasons: reasons)
         }
 
-        if !treatments.isEmpty && treatments.allSatisfy({ hurts[$0] != nil }) {
-            var reasons = treatments.map { "\(q($0)) did worse than \(q(control.key)): \(hurts[$0]!.joined(separator: "; "))." }
-            reasons.append("Keep \(q(control.key)) and stop the experiment.")
-            return Decision(verdict: .stop, reasons: reasons)
-        }
-
         var reasons: [String] = []
         for key in treatments {
-            if let problems = hurts[key] {
-                reasons.append("\(q(key)) hurts: \(problems.joined(separator: "; ")). Consider turning it off.")
-            } else if let c = r.comparison(key, primary) {
-                reasons.append(noWinnerYet(c, r))
-            }
+            if hurt(key) { continue }
+            if let c = r.comparison(key, primary) { reasons.append(noWinnerYet(c, r)) }
         }
+        reasons += turnOff
         if required.reached {
             reasons.insert("Each variant has the \(Wording.count(required.perVariant ?? 0)) \(unit(r)) needed to spot a \(Wording.percent(r.minimumEffect, digits: 0)) change in \(Wording.title(primary).lowercased()), and no new paywall clearly beats \(q(control.key)).", at: 0)
             reasons.append("Any real difference is smaller than the one this test was sized for. Keep \(q(control.key)), or choose on other grounds (cost, brand, simplicity).")
             return Decision(verdict: .inconclusive, reasons: reasons)
         }
-        if required.perVariant != nil {
+        if let unreachable = required.unreachable, required.perVariant != nil {
+            reasons.append("No clear difference yet, and \(sizeWords(required, r)); \(unreachable), so waiting will not get there: send it more users, or keep \(q(control.key)).")
+        } else if required.perVariant != nil {
             reasons.append("Keep it running: \(sizeWords(required, r)).")
         } else if let why = required.reasonUnknown {
             reasons.append("Keep it running: there is no clear difference yet, and the users needed cannot be estimated because \(why).")
@@ -159,7 +189,7 @@ public enum DecisionRule {
         return Decision(verdict: .keepRunning, reasons: reasons)
     }
 
-    /// Guardrail metrics as the verdict reads them (mature forms, SPEC §5): Day-0 cancels always, first;
+    /// Guardrail metrics as the verdict reads them (mature forms): Day-0 cancels always, first;
     /// then the experiment's own, without the primary metric.
     public static func guardrails(_ r: ReportFigures) -> [Metric] {
         var out: [Metric] = []
@@ -199,16 +229,20 @@ public enum DecisionRule {
 
     static func change(_ c: ComparisonResult, _ r: ReportFigures) -> String {
         let (from, to) = rates(c, r)
+        // The p-value of a stratified or adjusted estimate beside pooled rates says whose it is.
+        if let name = c.estimateName { return "(\(from) → \(to) pooled; \(name) \(pWords(c, r)))" }
         return "(\(from) → \(to), \(pWords(c, r)))"
     }
 
     static func liftWords(_ c: ComparisonResult, _ r: ReportFigures) -> String {
+        // A stratified or adjusted estimate beside pooled rates is named as such.
+        let name = c.estimateName.map { "the \($0) change " } ?? ""
         if let lift = c.relativeLift {
-            var s = Wording.signedPercent(lift)
+            var s = name + Wording.signedPercent(lift)
             if let ci = c.relativeCI { s += "; the true change is likely between \(Wording.signedPercent(ci.lower)) and \(Wording.signedPercent(ci.upper))" }
             return s
         }
-        return Wording.difference(c.metric, c.absoluteDiff, in: r.currency)
+        return (c.estimateName.map { "the \($0) difference " } ?? "") + Wording.difference(c.metric, c.absoluteDiff, in: r.currency)
     }
 
     static func winReason(_ c: ComparisonResult, _ r: ReportFigures) -> String {

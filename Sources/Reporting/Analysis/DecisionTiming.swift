@@ -10,8 +10,18 @@ enum DecisionTiming {
 
     /// `required` is in the verdict primary's denominator units (users, trial starters, payers); it is
     /// turned into exposed users by the control's share of mature users in that denominator.
+    /// The date, or nil with the reason; `unreachable` when the reason is that arrivals will not bring the users needed.
     static func eta(_ tallies: [VariantTally], _ ctx: ReportAnalyzer.Context, primary: Metric, required: SampleRequirement,
-                    maturityDays: Int, asOf: Date) -> (Date?, String?) {
+                    maturityDays: Int, asOf: Date) -> (date: Date?, reason: String?, unreachable: Bool) {
+        let (date, reason) = estimate(tallies, ctx, primary: primary, required: required, maturityDays: maturityDays, asOf: asOf)
+        return (date, reason, date == nil && reason?.hasPrefix(Self.arrivalWords) == true)
+    }
+
+    /// How every reason that arrivals fall short begins.
+    static let arrivalWords = "at the last 7 days' arrival rate "
+
+    static func estimate(_ tallies: [VariantTally], _ ctx: ReportAnalyzer.Context, primary: Metric, required: SampleRequirement,
+                         maturityDays: Int, asOf: Date) -> (Date?, String?) {
         guard let perVariant = required.perVariant else {
             return (nil, "the users needed cannot be estimated: \(required.reasonUnknown ?? "no power calculation")")
         }
@@ -29,8 +39,8 @@ enum DecisionTiming {
             guard let date = date(Ages(t), needed: neededUsers, maturityDays: maturityDays, asOf: asOf) else {
                 let arrivals = t.users(olderThan: 0) - t.users(olderThan: 7)
                 return (nil, arrivals == 0
-                    ? "no user arrived in “\(t.key)” in the last 7 days, so it will not reach the \(Wording.count(neededUsers)) users it needs"
-                    : "at the last 7 days' arrival rate “\(t.key)” needs more than ten years to reach \(Wording.count(neededUsers)) users \(maturityDays) days old")
+                    ? "\(arrivalWords)“\(t.key)” will not reach the \(Wording.count(neededUsers)) users it needs: no user arrived in it in the last 7 days"
+                    : "\(arrivalWords)“\(t.key)” needs more than ten years to reach \(Wording.count(neededUsers)) users \(maturityDays) days old")
             }
             latest = max(latest, date)
         }

@@ -9,7 +9,10 @@ import Statistics
 /// guardrails that got worse, Day-0 cancels first; users first exposed outside the experiment's
 /// dates; forced QA users and unknown variants left out.
 public enum HealthChecks {
-    public static func make(_ r: ReportFigures, accumulator acc: ReportAccumulator, required: SampleRequirement) -> [HealthCheck] {
+    /// `verdict`: what the decision says, so a check never advises against it (no "too few users" beside a
+    /// ship or a stop that did not need them; nil when checks are made alone).
+    public static func make(_ r: ReportFigures, accumulator acc: ReportAccumulator, required: SampleRequirement,
+                            verdict: Decision.Verdict? = nil) -> [HealthCheck] {
         var out: [HealthCheck] = []
         let q = { (s: String) in "“\(s)”" }
 
@@ -46,7 +49,7 @@ public enum HealthChecks {
         let settling = ([r.primaryMetric] + DecisionRule.guardrailsAsNamed(r)).filter { r.verdictForm($0) != $0 }
         if !settling.isEmpty, r.users > 0, r.matureShares.contains(where: { ($0 ?? 1) < 1 }) {
             let names = settling.map { Wording.title($0).lowercased() }.joined(separator: ", ")
-            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.percent($0, digits: 0))" } }
+            let shares = zip(r.variants.map(\.key), r.matureShares).compactMap { k, s in s.map { "\(q(k)) \(Wording.share($0))" } }
             out.append(HealthCheck(level: .warning, code: "immature", message: "To-date \(names) include users first exposed less than \(r.maturityDays) days ago (\(DecisionRule.maturityWords(r))), whose figures are still moving. Share of users old enough, per arm: \(shares.joined(separator: ", ")). The verdict reads the first-\(r.maturityDays)-day forms."))
         }
 
@@ -57,6 +60,12 @@ public enum HealthChecks {
         if let need = required.perVariant {
             if required.reached {
                 out.append(HealthCheck(level: .ok, code: "sample_size", message: "Enough \(unit) to spot a \(effect) change in \(metricName): each variant needs \(Wording.count(need)) and the smallest has \(Wording.count(required.smallestArm))."))
+            } else if let verdict, verdict == .ship || verdict == .stop {
+                // The verdict decided before the planned size; say why it did not need it, not that more are needed.
+                let why = verdict == .stop ? "a clear harm needs no more users to be seen"
+                    : r.allocation != nil ? "a bandit names its best arm once it is likely best and clearly above the control"
+                    : "its always-valid p-values hold at any size"
+                out.append(HealthCheck(level: .info, code: "sample_size", message: "The test was sized for \(Wording.count(need)) \(unit) per variant to spot a \(effect) change in \(metricName), and the smallest has \(Wording.count(required.smallestArm)); the verdict did not wait for that size: \(why)."))
             } else {
                 let more = required.missingPerVariant
                 out.append(HealthCheck(level: .warning, code: "sample_size", message: "Too few \(unit) to spot a \(effect) change in \(metricName): each variant needs about \(Wording.count(need)), the smallest has \(Wording.count(required.smallestArm)), so about \(Wording.count(more)) more per variant (\(Wording.count(more * r.variants.count)) in total)."))
@@ -69,9 +78,9 @@ public enum HealthChecks {
         var guardrailNews: [HealthCheck] = []
         for metric in DecisionRule.guardrails(r) {
             for c in r.comparisons where c.metric == metric {
-                guard c.reading.outcome == .worse, let control = r.control.metric(metric)?.rate,
-                      let variant = r.variants.first(where: { $0.key == c.variant })?.metric(metric)?.rate else { continue }
-                let change = "from \(Wording.value(metric, control, in: r.currency)) to \(Wording.value(metric, variant, in: r.currency)) (\(Wording.difference(metric, c.absoluteDiff, in: r.currency)))"
+                guard c.reading.outcome == .worse, r.control.metric(metric)?.rate != nil,
+                      r.variants.first(where: { $0.key == c.variant })?.metric(metric)?.rate != nil else { continue }
+                let change = Wording.change(c, r)
                 if c.reading.decisive {
                     guardrailNews.append(HealthCheck(level: .alert, code: "guardrail", message: "\(q(c.variant)) made \(Wording.title(metric).lowercased()) worse: \(change), \(DecisionRule.pWords(c, r)). \(metric == .day0CancelRate ? "People who cancel on day 0 never pay; this cost is real even if more start a trial." : "")".trimmingCharacters(in: .whitespaces)))
                 } else {

@@ -22,7 +22,7 @@ enum PostStratifiedComparisons {
         let keys = experiment.variants.map(\.key)
         var replaced: [Int: ComparisonResult] = [:]
         for (i, c) in comparisons.enumerated() where adjusts(c.metric, experiment) {
-            guard let slot = acc.slot(c.metric), let v = keys.firstIndex(of: c.variant), c.absoluteDiff != nil else { continue }
+            guard let slot = acc.slot(c.metric), let v = keys.firstIndex(of: c.variant), c.absoluteDiff != nil, c.pValue != nil else { continue }
             replaced[i] = try adjusted(c, split: split, variant: v, slot: slot, cap: caps[slot], alpha: alpha,
                                        sequential: experiment.metrics.sequential)
         }

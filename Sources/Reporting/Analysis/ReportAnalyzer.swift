@@ -49,7 +49,7 @@ public enum ReportAnalyzer {
         let maturityDays = exp.maturityDays
         let verdictPrimary = exp.metrics.primary.matureForm(days: maturityDays)
         let primary = metrics.contains(verdictPrimary) ? verdictPrimary : exp.metrics.primary
-        let required = requiredUsers(tallies, context, primary: primary, experiment: exp, options: options)
+        var required = requiredUsers(tallies, context, primary: primary, experiment: exp, options: options)
         let matureShares: [Double?] = tallies.map { $0.users > 0 ? Double($0.users(olderThan: maturityDays)) / Double($0.users) : nil }
 
         var figures = ReportFigures(
@@ -73,11 +73,15 @@ public enum ReportAnalyzer {
         figures.forecast = forecast.arms
         figures.safeguards = acc.safeguards
         figures.allocation = bandit?.allocation
+        figures.safeguardMetrics = exp.safeguards?.metrics ?? []
         let eta = DecisionTiming.eta(tallies, context, primary: primary, required: required, maturityDays: maturityDays, asOf: acc.inputs.asOf)
+        if eta.unreachable { required.unreachable = eta.reason }
+        // The verdict first: the health checks say nothing that contradicts its next step.
+        let decision = decision(figures, required: required, eta: (eta.date, eta.reason))
         // Segment warnings join the checks by level, after the others of their level.
-        let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))
+        let health = (HealthChecks.make(figures, accumulator: acc, required: required, verdict: decision.verdict) + SegmentAnalysis.health(figures.segments))
             .enumerated().sorted { ($0.element.level, $0.offset) < ($1.element.level, $1.offset) }.map(\.element)
-        return Report(figures: figures, health: health, decision: decision(figures, required: required, eta: eta))
+        return Report(figures: figures, health: health, decision: decision)
     }
 
     /// The verdict (`DecisionRule`, or a bandit's own rule), a note when the primary is a forecast, and `eta`.
@@ -128,12 +132,23 @@ public enum ReportAnalyzer {
             let half = StudentT.quantile(1 - alpha / 2, degreesOfFreedom: Double(n - 1)) * (try s.variance() / Double(n)).squareRoot()
             return MetricValue(metric: m, count: k, denominator: n, rate: mean, ci: Bounds(mean - half, mean + half), sum: s.sum, cap: ctx.caps[slot])
         }
+        let leftOut = t.leftOut[slot]
         guard n > 0 else {
-            return MetricValue(metric: m, count: k, denominator: n, rate: nil, ci: nil, nullReason: "no \(who)\(waiting) in this variant yet")
+            var value = MetricValue(metric: m, count: k, denominator: n, rate: nil, ci: nil,
+                                    nullReason: leftOut > 0 ? leftOutWords(leftOut) : "no \(who)\(waiting) in this variant yet")
+            if leftOut > 0 { value.nullReasons["denominator"] = leftOutWords(leftOut) }
+            return value
         }
         let p = try Proportion(count: k, total: n)
         let ci = try p.wilsonInterval(alpha: alpha)
-        return MetricValue(metric: m, count: k, denominator: n, rate: p.rate, ci: Bounds(ci.lower, ci.upper))
+        var value = MetricValue(metric: m, count: k, denominator: n, rate: p.rate, ci: Bounds(ci.lower, ci.upper))
+        if leftOut > 0 { value.nullReasons["denominator"] = leftOutWords(leftOut) }
+        return value
+    }
+
+    /// Trial starters `trial_cancel_rate` leaves out, in words, the same in every format.
+    static func leftOutWords(_ n: Int) -> String {
+        "\(Wording.counted(n, "trial starter")) left out: how long \(n == 1 ? "its" : "their") trial ran cannot be told (the trial start carries no trial_days and the arm offers no trial)"
     }
 
     // MARK: Comparisons
@@ -179,6 +194,15 @@ public enum ReportAnalyzer {
                 : kc == 0 ? "the control has no \(events) yet" : "“\(variant.key)” has no \(events) yet"
             c.nullReasons["relative_lift"] = reason + ", so a relative change cannot be estimated"
             c.nullReasons["relative_ci"] = c.nullReasons["relative_lift"]
+        }
+        if kc == 0 && kv == 0 {
+            // Two arms with no events show no difference to test: a p-value of 1 and a chance to win
+            // that only echoes the arms' sizes would read as findings.
+            let reason = "neither arm has \(m.countWords) yet, so there is no difference to test"
+            for field in ["p_value", "chance_to_win", "expected_loss"] { c.nullReasons[field] = reason }
+            if sequential { c.nullReasons["sequential_p_value"] = reason }
+            c.expectedLossIfShipped = nil
+            return c
         }
         c.pValue = z.pValue
         // In the metric's good direction: for cancel and refund rates, the chance the variant's rate is lower.

@@ -7,6 +7,9 @@ public struct SampleRequirement: Sendable, Equatable {
     /// The smallest arm's count in the primary metric's denominator.
     public var smallestArm: Int
     public var reasonUnknown: String?
+    /// Why the arms will not reach `perVariant` at the last 7 days' arrival rate (no arrivals, or more
+    /// than ten years away); nil when they will, or when that is unknown. "Keep it running" is then not a next step.
+    public var unreachable: String?
 
     public init(perVariant: Int?, smallestArm: Int, reasonUnknown: String? = nil) {
         self.perVariant = perVariant

@@ -103,6 +103,13 @@ extension ReportDocument {
         }
         var blocks: [Block] = [.paragraph([.text("Rate with its \(r.confidenceLabel) interval.")], .muted), .table(Table(columns: columns, rows: rows))]
         if let note = Wording.capNote(r) { blocks.append(.paragraph([.text(note)], .muted)) }
+        // Users a rate leaves out of its denominator, said where the rate is shown.
+        for metric in r.metrics {
+            for v in r.variants {
+                guard let m = v.metric(metric), let reason = m.nullReasons["denominator"] else { continue }
+                blocks.append(.paragraph([.text("\(Wording.title(metric)), “\(v.key)”: \(reason).")], .muted))
+            }
+        }
         return Section(title: [.text("Metrics by variant")], blocks: blocks)
     }
 

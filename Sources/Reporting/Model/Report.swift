@@ -98,6 +98,8 @@ public struct ReportFigures: Sendable {
     public var safeguards: [SafeguardStop] = []
     /// A bandit's periods and each arm's chance of being best (SPEC §5, §8); nil for other experiments.
     public var allocation: AllocationResult?
+    /// The metrics the experiment's safeguards watch: their harm comes first in the verdict's reasons, as a guardrail's does.
+    public var safeguardMetrics: [Metric] = []
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
@@ -299,6 +301,9 @@ public struct MetricValue: Sendable, Equatable {
     /// The revenue cap applied to each user (revenue metrics with `metrics.revenue_cap` only).
     public var cap: Double?
     public var nullReason: String?
+    /// Why figures are short, keyed by field: `denominator` when users were left out of it (trial
+    /// starters whose trial length cannot be told), with how many.
+    public var nullReasons: [String: String] = [:]
     public init(metric: Metric, count: Int, denominator: Int, rate: Double?, ci: Bounds?, sum: Double? = nil, cap: Double? = nil, nullReason: String? = nil) {
         self.metric = metric
         self.count = count

@@ -96,6 +96,7 @@ public enum CSVReportRenderer {
     static func nullReasons(_ m: MetricValue?, _ c: ComparisonResult?) -> String {
         var parts: [String] = []
         if let reason = m?.nullReason { parts.append("rate: \(reason)") }
+        for (field, reason) in (m?.nullReasons ?? [:]).sorted(by: { $0.key < $1.key }) where reason != m?.nullReason { parts.append("\(field): \(reason)") }
         if let c {
             // One entry per distinct reason, naming every field it explains.
             var byReason: [(String, [String])] = []

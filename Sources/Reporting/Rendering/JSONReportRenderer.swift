@@ -220,6 +220,9 @@ public enum JSONReportRenderer {
                 if let sum = m.sum { fields.append(("sum", money(sum))) }
                 if m.metric.isRevenue { fields.append(("cap", money(m.cap))) }
                 if let reason = m.nullReason { fields.append(("null_reason", .string(reason))) }
+                if !m.nullReasons.isEmpty {
+                    fields.append(("null_reasons", .object(m.nullReasons.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+                }
                 return (m.metric.name, .object(fields))
             })),
             ("control", .bool(v.isControl)),

@@ -25,6 +25,9 @@ extension Wording {
     /// "The primary and guardrail comparisons are post-stratified on …", when they are.
     static func adjustmentNote(_ r: Report) -> String? {
         guard let a = r.comparisons.first(where: { $0.adjustment != nil })?.adjustment else { return nil }
+        if r.allocation != nil {
+            return "A bandit's comparisons are period-stratified: arms are compared within each allocation period, and the periods weighted by their share of the users compared, never pooled; the verdict reads these figures. Pooled figures beside them:"
+        }
         return "The primary and guardrail comparisons are post-stratified on \(a.attributes.joined(separator: " × ")) (strata under 50 users in an arm pooled); the verdict reads these adjusted figures. Unadjusted figures beside them:"
     }
 

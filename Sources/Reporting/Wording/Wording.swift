@@ -73,6 +73,14 @@ enum Wording {
         return String(format: "%.\(digits)f%%", x * 100)
     }
 
+    /// A share of users in whole percent that never rounds a few to none or nearly all to all:
+    /// "43%", "under 1%", "over 99%", "0%" only for none.
+    static func share(_ x: Double) -> String {
+        if x > 0 && x < 0.01 { return "under 1%" }
+        if x < 1 && x > 0.99 { return "over 99%" }
+        return percent(x, digits: 0)
+    }
+
     static func signedPercent(_ x: Double?, digits: Int = 1) -> String {
         guard let x, x.isFinite else { return "n/a" }
         return String(format: "%+.\(digits)f%%", x * 100)

@@ -14,7 +14,8 @@ horizons.json  per case: users' facts (seconds since 1970: first exposure, trial
                NAME_dN of SPEC section 5 and per variant: numerator and denominator (and the revenue sum),
                counting users first exposed at least N days before the as-of time and their events in
                [first exposure, first exposure + N days), with numpy boolean arrays; Day-0 cancels among
-               trial starters whose Day-0 window ends inside those N days.
+               trial starters whose Day-0 window ends inside those N days; cancels during the trial among
+               trial starters whose trial length is known (the arm's trial_days, left out where it is 0).
 Needs numpy and scipy (see ../oracle/requirements.txt).
 """
 import json, os
@@ -69,7 +70,7 @@ def capping_cases(count):
 METRICS = {  # name: (unit, numerator or None for revenue)
     "trial_start_rate": ("exposure", "trial_start"), "paid_conversion": ("exposure", "paid"),
     "trial_to_paid": ("trial_start", "converted"), "day0_cancel_rate": ("day0_window_passed", "day0_cancel"),
-    "trial_cancel_rate": ("trial_start", "trial_cancel"), "revenue_per_user": ("exposure", None),
+    "trial_cancel_rate": ("trial_length_known", "trial_cancel"), "revenue_per_user": ("exposure", None),
     "refund_rate": ("paid", "refund"),
 }
 
@@ -141,6 +142,8 @@ def horizon_cases(count):
         # SPEC section 5 maturity: Day-0 cancels count trial starters whose window ends inside the first N days.
         facts["day0_window_passed"] = tr & (trial + window_hours * 3600 < end)
         facts["trial_cancel"] = c_in & ((cancel - trial) < np.array(trial_days)[variant] * DAY)
+        # A trial start carries no trial_days here: in an arm with no trial its length cannot be told, so it is left out.
+        facts["trial_length_known"] = tr & (np.array(trial_days)[variant] > 0)
         revenue = np.array([sum(a for t, a in e if t < horizon * DAY) for e in entries])
         expected = {}
         for name, (unit, num) in METRICS.items():
