@@ -21,6 +21,9 @@ public struct Assigner: Sendable {
     /// The placements (`placements.json`), in file order.
     public let placements: [AssignablePlacement]
     let placementIndexByID: [String: Int]
+    /// Per experiment, the other experiments of its namespace a person exposed to keeps out of it
+    /// (`NamespaceRivals`); empty for most, which then cost no lookup.
+    let rivals: [[String]]
 
     public init(experiments: [AssignableExperiment], placements: [AssignablePlacement] = [], sticky: (any StickyLookup)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -37,6 +40,7 @@ public struct Assigner: Sendable {
         self.hasSticky = sticky != nil
         self.clock = clock
         self.needsClock = experiments.contains { $0.needsClock }
+        self.rivals = NamespaceRivals.of(experiments)
     }
 
     /// An assigner over a loaded catalog's experiments, in catalog order (answer i belongs to
@@ -146,13 +150,16 @@ public struct Assigner: Sendable {
         var waiting = 0, firstWaiting = 0
         // Answers a linked id's person's record overrides (SPEC §2 people), if the id is linked.
         var personChecks: [Int] = []
+        // Answers (with their experiment's index) a person exposed to a rival of the namespace keeps out.
+        var rivalChecks: [(at: Int, experiment: Int)] = []
         for i in indices {
             let e = experiments[i]
             let bucket = e.bucket(userID: userID.text)
             if let decision = decideBeforeSticky(userID: userID, attributes: attributes, experiment: e, now: now, bucket: bucket, heldOut: heldOut) {
                 if Self.personMayOverride(decision.reason) && needsStickyRecord(e) { personChecks.append(answers.count) }
                 answers.append(Assignment(experiment: e, decision: decision))
-            } else if hasSticky && (e.sticky || e.status == .paused) {
+            } else if hasSticky && (e.sticky || e.status == .paused || !rivals[i].isEmpty) {
+                if !rivals[i].isEmpty { rivalChecks.append((answers.count, i)) }
                 if waiting == 0 { firstWaiting = answers.count }
                 waiting += 1
                 answers.append(Assignment(experiment: e, variantIndex: nil, inExperiment: false, bucket: bucket, reason: Self.waiting))
@@ -162,7 +169,37 @@ public struct Assigner: Sendable {
         }
         guard waiting > 0 || !personChecks.isEmpty, let sticky else { return answers }
         func decided(_ a: Assignment, key: String?) -> Assignment {
-            Assignment(experiment: a.experiment, decision: decideFromSticky(experiment: a.experiment, bucket: a.bucket, stickyKey: key, now: now))
+            let e = a.experiment
+            return Assignment(experiment: e, decision: decideFromSticky(experiment: e, bucket: a.bucket, stickyKey: needsStickyRecord(e) ? key : nil, now: now))
+        }
+        if !rivalChecks.isEmpty {
+            // One lookup for all: the waiting answers' own records, the person checks', then each rival check's rivals.
+            let at = answers.indices.filter { answers[$0].reason == Self.waiting && answers[$0].variantIndex == nil }
+            var ids = (at + personChecks).map { answers[$0].experiment.id }
+            var rivalsFrom: [Int] = []
+            for check in rivalChecks {
+                rivalsFrom.append(ids.count)
+                ids += rivals[check.experiment]
+            }
+            let records = personChecks.isEmpty ? (variants: sticky.stickyVariants(experimentIDs: ids, userID: userID), linked: false)
+                                               : sticky.stickyRecords(experimentIDs: ids, userID: userID)
+            func record(_ k: Int) -> String? { k < records.variants.count ? records.variants[k] : nil }
+            for (k, n) in at.enumerated() { answers[n] = decided(answers[n], key: record(k)) }
+            for (c, check) in rivalChecks.enumerated() {
+                let own = record(at.firstIndex(of: check.at)!)
+                let exposedToRival = (rivalsFrom[c]..<rivalsFrom[c] + rivals[check.experiment].count).contains { record($0) != nil }
+                if own == nil && exposedToRival {
+                    answers[check.at] = Assignment(experiment: answers[check.at].experiment, variantIndex: nil, inExperiment: false,
+                                                   bucket: answers[check.at].bucket, reason: .namespace)
+                }
+            }
+            guard records.linked else { return answers }
+            for (k, n) in personChecks.enumerated() {
+                if let d = personDecision(experiment: answers[n].experiment, bucket: answers[n].bucket, key: record(at.count + k)) {
+                    answers[n] = Assignment(experiment: answers[n].experiment, decision: d)
+                }
+            }
+            return answers
         }
         if !personChecks.isEmpty {
             // One lookup for both: the records of the answers waiting, then those of the person checks.
@@ -213,11 +250,19 @@ public struct Assigner: Sendable {
             } else if let decision, Self.personMayOverride(decision.reason), needsStickyRecord(e) {
                 pending.personCheckAt.append(n)
             }
+            if decision == nil, hasSticky, !rivals[i].isEmpty { pending.rivalCheckAt.append(n) }
             pending.decided.append(decision)
             pending.buckets.append(bucket)
         }
-        // The person checks' experiments go after the records', in one lookup.
+        // The person checks' experiments go after the records', then each rival check's own
+        // experiment and its rivals, in one lookup.
         pending.stickyExperimentIDs += pending.personCheckAt.map { experiments[indices[$0]].id }
+        for n in pending.rivalCheckAt {
+            let i = indices[n]
+            pending.rivalsFrom.append(pending.stickyExperimentIDs.count)
+            pending.stickyExperimentIDs.append(experiments[i].id)
+            pending.stickyExperimentIDs += rivals[i]
+        }
         return pending
     }
 
@@ -228,6 +273,14 @@ public struct Assigner: Sendable {
         var keys = [String?](repeating: nil, count: pending.indices.count)
         for (n, key) in zip(pending.stickyAt, stickyKeys) { keys[n] = key }
         var decided = pending.decided
+        func key(_ k: Int) -> String? { k < stickyKeys.count ? stickyKeys[k] : nil }
+        for (c, n) in pending.rivalCheckAt.enumerated() {
+            // A person exposed to a rival of the namespace and not to this experiment is kept out of it.
+            let from = pending.rivalsFrom[c], rivalCount = rivals[pending.indices[n]].count
+            if key(from) == nil && (from + 1...from + rivalCount).contains(where: { key($0) != nil }) {
+                decided[n] = AssignmentDecision(variant: -1, reason: .namespace, bucket: pending.buckets[n])
+            }
+        }
         if linked {
             for (k, n) in pending.personCheckAt.enumerated() {
                 let key = pending.stickyAt.count + k < stickyKeys.count ? stickyKeys[pending.stickyAt.count + k] : nil
@@ -288,6 +341,15 @@ public struct Assigner: Sendable {
             let records = sticky.stickyRecords(experimentIDs: [e.id], userID: userID)
             guard records.linked else { return decision }
             return personDecision(experiment: e, bucket: bucket, key: records.variants.first ?? nil) ?? decision
+        }
+        if hasSticky, e.namespace != nil, let i = indexByID[e.id], !rivals[i].isEmpty, let sticky {
+            // The person's record here and in the namespace's rivals, in one lookup.
+            let records = sticky.stickyVariants(experimentIDs: [e.id] + rivals[i], userID: userID)
+            let own = records.first ?? nil
+            if own == nil && records.dropFirst().contains(where: { $0 != nil }) {
+                return AssignmentDecision(variant: -1, reason: .namespace, bucket: bucket)
+            }
+            return decideFromSticky(experiment: e, bucket: bucket, stickyKey: needsStickyRecord(e) ? own : nil, now: now)
         }
         let key = needsStickyRecord(e) ? sticky?.stickyVariant(experimentID: e.id, userID: userID) : nil
         return decideFromSticky(experiment: e, bucket: bucket, stickyKey: key, now: now)
@@ -378,6 +440,11 @@ public struct PendingAssignments: Sendable {
     /// Answers (positions in `indices`) decided before the sticky step that the person's record
     /// overrides when the id is linked (SPEC §2 people); their experiments end `stickyExperimentIDs`.
     var personCheckAt: [Int] = []
+    /// Answers (positions in `indices`) that passed the checks before the sticky record in an
+    /// experiment with namespace rivals, and where each one's own experiment id sits in
+    /// `stickyExperimentIDs`, its rivals' ids right after it.
+    var rivalCheckAt: [Int] = []
+    var rivalsFrom: [Int] = []
     /// Whether `finish` needs to know if the user is one of a person's several ids.
     public var needsLink: Bool { !personCheckAt.isEmpty }
     /// The time the checks were made at (dates, rollout stage).

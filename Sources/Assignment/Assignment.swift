@@ -14,7 +14,7 @@ import ExperimentDefinitions
 /// | `outside_dates` | nil | false | now is before `start` or at/after `end` |
 /// | `targeting` | nil | false | a `targeting` key failed or its attribute is missing |
 /// | `condition` | nil | false | the `condition` did not match the attributes |
-/// | `namespace` | nil | false | the user's namespace hash is outside the experiment's range |
+/// | `namespace` | nil | false | the user's namespace hash is outside the experiment's range, or the person was exposed to another experiment of the namespace |
 /// | `sticky` | set | true | the store already exposed this user to that variant |
 /// | `paused` | nil | false | status is `paused` and the user has no sticky record |
 /// | `coverage` | nil | false | the bucket falls in no variant's range (coverage < 1) |

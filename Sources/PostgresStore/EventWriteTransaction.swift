@@ -200,7 +200,9 @@ enum EventWriteTransaction {
                 try c.executePrepared("upsert_facts", upsertFacts, [], context: "append events (write facts)")
             }
             try people.dropAbsorbedFacts(on: c)
-            try c.execute("COMMIT", context: "append events (commit)")
+            // New events end a simulation's recorded end of observation (ObservationWindowStore):
+            // the store no longer ends there. Sent with the commit, so it costs no round trip.
+            try c.execute(stored.contains { $0 > 0 } ? "DELETE FROM observation; COMMIT" : "COMMIT", context: "append events (commit)")
             return zip(offered, stored).map { AppendResult(stored: $1, duplicates: $0 - $1) }
         } catch {
             if c.isHealthy { _ = try? c.execute("ROLLBACK", context: "append events (rollback)") }

@@ -22,6 +22,10 @@ public struct ReportAccumulator: Sendable {
     public private(set) var usersOfSeveralIds: [Int]
     /// Forced (QA) users left out.
     public private(set) var forcedUsers = 0
+    /// People exposed here and to another experiment of the namespace (`namespace_conflicts`), and
+    /// those of them left out here because they saw the other one first.
+    public private(set) var namespaceConflicts = 0
+    public private(set) var exposedToNeighbourFirst = 0
     /// Rows whose variant the experiment does not have, by variant key.
     public private(set) var unknownVariants: [String: Int] = [:]
     /// Users first exposed before the experiment's `start`, or at/after its `end`.
@@ -172,6 +176,11 @@ public struct ReportAccumulator: Sendable {
         let exposure = row.firstExposure.microseconds
         // SPEC §5 as of one moment: nothing at or after it counts, the first exposure included.
         guard exposure < asOf else { exposedAfterAsOf += 1; return }
+        // A person exposed to another experiment of the namespace too counts in the one it saw first.
+        if !inputs.namespaceNeighbourExposures.isEmpty, let other = inputs.namespaceNeighbourExposures[row.userID] {
+            namespaceConflicts += 1
+            if other < exposure { exposedToNeighbourFirst += 1; return }
+        }
         if !stoppedSpans[v].isEmpty, stoppedSpans[v].contains(where: { $0.from <= exposure && exposure < $0.to }) {
             exposedWhileStopped[row.variant, default: 0] += 1
             return

@@ -144,6 +144,14 @@ public enum HealthChecks {
             out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out.", count: n))
         }
 
+        // SPEC §2 people: a namespace keeps people apart; two ids exposed before they were linked
+        // put one person in two of its experiments, counted in the one it saw first.
+        if acc.namespaceConflicts > 0 {
+            let n = acc.namespaceConflicts, left = acc.exposedToNeighbourFirst
+            let others = acc.inputs.namespaceNeighbours.map(q).joined(separator: ", ")
+            out.append(HealthCheck(level: .warning, code: "namespace_conflicts", message: "\(Wording.count(n)) \(n == 1 ? "person was" : "people were") exposed to this experiment and to another of its namespace (\(others)), which should never share a person: ids exposed before they were linked to one account. Each counts only in the experiment it saw first: \(Wording.count(left)) of them \(left == 1 ? "is" : "are") left out here, the rest are counted here.", count: n))
+        }
+
         // SPEC §4: the share of people with merged ids differs between arms (chi-square, p < 0.001):
         // one arm's paywall leads more users to sign in, or its exposures are linked differently.
         let merged = acc.usersOfSeveralIds

@@ -25,6 +25,12 @@ public struct ReportInputs: Sendable {
     /// An `until` after now (no fixed clock): the moment asked, and the events the store holds at or
     /// after the moment read instead (the report's health says so, `until_after_now`).
     public var untilAfterNow: (asked: Date, eventsLeftOut: Int)?
+    /// The people exposed, before the as-of moment, to another experiment of this one's namespace
+    /// (`ReportOptions.namespaceNeighbours`), with their first such exposure (microseconds): one
+    /// also exposed here counts in `namespace_conflicts`, and here only if it saw this one first.
+    public var namespaceNeighbourExposures: [UserID: Int64] = [:]
+    /// Those other experiments, by id.
+    public var namespaceNeighbours: [String] = []
 
     public init(asOf: Date, safeguardStops: [SafeguardStop] = [], allocationPeriods: [AllocationPeriod] = [], identityConflicts: Int = 0,
                 storePayments: Int = 0, unmatchedStorePayments: Int = 0, personsOfSeveralIds: Set<UserID> = []) {
@@ -66,9 +72,26 @@ public struct ReportInputs: Sendable {
                                   allocationPeriods: experiment.isBandit ? try source.allocationPeriods(experiment: experiment.id) : [],
                                   identityConflicts: try source.identityConflicts(), storePayments: payments.payments,
                                   unmatchedStorePayments: payments.unmatched, personsOfSeveralIds: try source.personsOfSeveralIds())
+        if let neighbours = options.namespaceNeighbours[experiment.id] {
+            inputs.namespaceNeighbours = neighbours
+            inputs.namespaceNeighbourExposures = try firstExposures(source, of: neighbours, before: Timestamp(asOf))
+        }
         if options.clock == nil, let until = options.until, until > now {
             inputs.untilAfterNow = (until, try source.eventCount(from: Timestamp(asOf)))
         }
         return inputs
+    }
+
+    /// Each person's first exposure among `experiments` before `moment`.
+    static func firstExposures(_ source: any ReportSource, of experiments: [String], before moment: Timestamp) throws -> [UserID: Int64] {
+        var first: [UserID: Int64] = [:]
+        for id in experiments {
+            try source.forEachFact(experiment: id, since: nil, until: moment, fields: []) { f in
+                let at = f.firstExposure.microseconds
+                if let seen = first[f.userID], seen <= at { return }
+                first[f.userID] = at
+            }
+        }
+        return first
     }
 }

@@ -29,7 +29,21 @@ public struct ReportOptions: Sendable {
     /// Without it no payer is matched to a plan, so the forecast adds no renewals.
     public var products: Products?
 
+    /// Experiment id → the other experiments of its namespace whose ranges do not overlap its own
+    /// (`ExperimentCatalog.namespaceNeighbours`): a report counts its people exposed to one of them
+    /// too (`namespace_conflicts`), and counts each only in the experiment it saw first.
+    public var namespaceNeighbours: [String: [String]] = [:]
+
     public static let defaultMinSegmentUsers = 100
+
+    /// Reads `namespaceNeighbours` from the folder the reported experiments come from.
+    public mutating func readNamespaces(of catalog: ExperimentCatalog) {
+        namespaceNeighbours = [:]
+        for e in catalog.experiments {
+            let neighbours = catalog.namespaceNeighbours(of: e)
+            if !neighbours.isEmpty { namespaceNeighbours[e.id] = neighbours }
+        }
+    }
 
     /// - Parameter currency: defaults to `products`' currency, else USD.
     public init(alpha: Double = 0.05, clock: Date? = nil, since: Date? = nil, until: Date? = nil, power: Double = 0.8,

@@ -23,7 +23,7 @@ final class SQLiteWriteTransaction {
 
     /// The statements, prepared once (`Connection.cached` would hash their long SQL on every use,
     /// several times per event).
-    private var insertEvent, selectUserEvents, upsertFacts: Statement?
+    private var insertEvent, selectUserEvents, upsertFacts, clearObservation: Statement?
 
     init(connection: Connection, readers: ReaderPool, filters: WriterFilters, factsBesideMinimum: Int) {
         self.connection = connection
@@ -65,6 +65,13 @@ final class SQLiteWriteTransaction {
             for done in try people.apply(events) {
                 newlyExposed.append(done.person)
                 for experiment in done.experiments { for id in done.members { filters.exposed(experiment: experiment, userID: id) } }
+            }
+            // New events end a simulation's recorded end of observation (ObservationWindowStore):
+            // the store no longer ends there.
+            if results.contains(where: { $0.stored > 0 }) {
+                let clear = try connection.prepared(&clearObservation, "DELETE FROM observation")
+                try clear.run()
+                clear.finish()
             }
             try connection.execute("COMMIT")
             // Before the completions run: an acknowledged exposure is the next call's sticky record.

@@ -42,7 +42,9 @@ final class ConsoleReports: Sendable {
     }
 
     func options(_ snapshot: ExperimentSnapshot) -> ReportOptions {
-        ReportOptions(clock: clock, products: snapshot.catalog.products)
+        var options = ReportOptions(clock: clock, products: snapshot.catalog.products)
+        options.readNamespaces(of: snapshot.catalog)
+        return options
     }
 
     /// Every experiment's report with the default parameters, in the folder's order; false,

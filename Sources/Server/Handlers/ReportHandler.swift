@@ -26,6 +26,7 @@ struct ReportHandler: Responder {
             throw APIError(.notFound, code: "experiment_not_found", snapshot.catalog.unknownExperimentMessage(id), field: "id")
         }
         var reportOptions = ReportOptions(clock: clock, products: snapshot.catalog.products)
+        reportOptions.readNamespaces(of: snapshot.catalog)
         do {
             try ReportParameters.apply(try QueryString.pairs(request.http.query), to: &reportOptions, experiment: experiment, spell: \.name)
         } catch let invalid as ReportParameters.Invalid {

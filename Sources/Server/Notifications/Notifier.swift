@@ -111,7 +111,9 @@ public final class Notifier: Sendable {
             guard summaries[e.id] != nil, !isStopping else { continue }
             // The report's own analysis: its verdict and its sample ratio check.
             do {
-                let report = try ReportBuilder.report(source: store, experiment: e, options: ReportOptions(clock: now, products: catalog.products))
+                var reportOptions = ReportOptions(clock: now, products: catalog.products)
+                reportOptions.readNamespaces(of: catalog)
+                let report = try ReportBuilder.report(source: store, experiment: e, options: reportOptions)
                 if let n = NotificationConditions.decision(experiment: e.id, verdict: report.decision.verdict.rawValue, arm: report.decision.winner,
                                                            reasons: report.decision.reasons, now: now) {
                     found.append(n)

@@ -94,6 +94,7 @@ enum DemoCommand {
             throw CLIError.runtime("cannot create '\(out)': \(error.localizedDescription)")
         }
         var options = ReportOptions(clock: asOf, products: catalog.products)
+        options.readNamespaces(of: catalog)
         options.segments = segments
         var reports: [Report] = []
         for experiment in catalog.experiments {

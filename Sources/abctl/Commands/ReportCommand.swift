@@ -66,6 +66,7 @@ enum ReportCommand {
         options.clock = fixedNow
         options.products = catalog.products
         options.currency = catalog.products.currency
+        options.readNamespaces(of: catalog)
 
         var experiments: [Experiment] = []
         if let named {
