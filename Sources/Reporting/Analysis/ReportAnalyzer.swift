@@ -47,8 +47,7 @@ public enum ReportAnalyzer {
         let srm = try bandit?.srm ?? sampleRatio(tallies, experiment: exp, firstStop: acc.firstStop)
         let copy = copySplits(tallies, experiment: exp)
         let maturityDays = exp.maturityDays
-        let verdictPrimary = exp.metrics.primary.matureForm(days: maturityDays)
-        let primary = metrics.contains(verdictPrimary) ? verdictPrimary : exp.metrics.primary
+        let primary = ReportAccumulator.verdictPrimary(exp, among: metrics)
         let required = requiredUsers(tallies, context, primary: primary, experiment: exp, options: options)
         let matureShares: [Double?] = tallies.map { $0.users > 0 ? Double($0.users(olderThan: maturityDays)) / Double($0.users) : nil }
 
@@ -73,6 +72,7 @@ public enum ReportAnalyzer {
         figures.forecast = forecast.arms
         figures.safeguards = acc.safeguards
         figures.allocation = bandit?.allocation
+        figures.timeline = try TimelineAnalysis.timeline(acc, alpha: alpha)
         let eta = DecisionTiming.eta(tallies, context, primary: primary, required: required, maturityDays: maturityDays, asOf: acc.inputs.asOf)
         // Segment warnings join the checks by level, after the others of their level.
         let health = (HealthChecks.make(figures, accumulator: acc, required: required) + SegmentAnalysis.health(figures.segments))

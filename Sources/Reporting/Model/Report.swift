@@ -98,6 +98,8 @@ public struct ReportFigures: Sendable {
     public var safeguards: [SafeguardStop] = []
     /// A bandit's periods and each arm's chance of being best (SPEC §5, §8); nil for other experiments.
     public var allocation: AllocationResult?
+    /// The primary metric's comparison day by day (no points when the primary is a forecast).
+    public var timeline: Timeline? = nil
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],
