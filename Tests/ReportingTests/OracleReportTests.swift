@@ -81,6 +81,20 @@ import Testing
                 checked += 1
                 continue
             }
+            // The effect over time: one row per day and treatment, the JSON's point of that day.
+            if row["dimension"] == "timeline" {
+                let timeline = try #require(json["timeline"] as? [String: Any])
+                #expect(row["metric"] == timeline["metric"] as? String)
+                let point = try #require((timeline["points"] as? [[String: Any]])?.first { $0["date"] as? String == row["value"] })
+                #expect(row["users"] == ((point["users"] as? [String: Int])?[row["variant"]!]).map(String.init))
+                let c = try #require((point["comparisons"] as? [String: [String: Any]])?[row["variant"]!])
+                same(row["absolute_diff"], c["absolute_diff"], "timeline \(row["value"]!).absolute_diff")
+                same(row["absolute_ci_lower"], (c["absolute_ci"] as? [Any])?.first, "timeline \(row["value"]!).absolute_ci lower")
+                same(row["absolute_ci_upper"], (c["absolute_ci"] as? [Any])?.last, "timeline \(row["value"]!).absolute_ci upper")
+                if let reason = c["null_reason"] as? String { #expect(row["null_reasons"]?.contains(reason) == true) }
+                checked += 1
+                continue
+            }
             let metric = try #require((variant["metrics"] as? [String: [String: Any]])?[row["metric"]!])
             same(row["rate"], metric["rate"], "rate")
             same(row["ci_lower"], (metric["ci"] as? [Any])?.first, "ci_lower")
@@ -191,6 +205,23 @@ enum OracleCheck {
             if let p = w["sequential_p_value"] {
                 close(c["sequential_p_value"], p, "\(key).sequential_p_value", tolerance: 1e-9)
                 pair(c["sequential_ci"], w["sequential_ci"], "\(key).sequential_ci", tolerance: 1e-9)
+            }
+        }
+
+        // The effect over time, day by day: users, and each treatment's difference and interval.
+        let timeline = try #require(got["timeline"] as? [String: Any]), wantTimeline = try #require(want["timeline"] as? [String: Any])
+        #expect(timeline["metric"] as? String == wantTimeline["metric"] as? String)
+        let points = try #require(timeline["points"] as? [[String: Any]]), wantPoints = try #require(wantTimeline["points"] as? [[String: Any]])
+        #expect(points.map { $0["date"] as? String } == wantPoints.map { $0["date"] as? String })
+        for (p, w) in zip(points, wantPoints) {
+            let date = w["date"] as? String ?? "?"
+            #expect(p["users"] as? [String: Int] == w["users"] as? [String: Int], "timeline \(date) users")
+            let comparisons = try #require(p["comparisons"] as? [String: [String: Any]])
+            let wantComparisons = try #require(w["comparisons"] as? [String: [String: Any]])
+            #expect(Set(comparisons.keys) == Set(wantComparisons.keys))
+            for (variant, wc) in wantComparisons {
+                close(comparisons[variant]?["absolute_diff"], wc["absolute_diff"], "timeline \(date) \(variant).absolute_diff", tolerance: 1e-12)
+                pair(comparisons[variant]?["absolute_ci"], wc["absolute_ci"], "timeline \(date) \(variant).absolute_ci", tolerance: 1e-9)
             }
         }
 

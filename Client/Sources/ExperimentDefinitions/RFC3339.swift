@@ -85,6 +85,9 @@ public enum RFC3339 {
         return s + "Z"
     }
 
+    /// The UTC day of `date`: `2026-12-01`.
+    public static func formatDay(_ date: Date) -> String { String(format(date).prefix(10)) }
+
     /// Microseconds since 1970 in UTC, with a fraction (trailing zeros dropped) only when there is one.
     public static func format(microseconds: Int64) -> String {
         var seconds = microseconds / 1_000_000

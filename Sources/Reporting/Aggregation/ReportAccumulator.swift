@@ -63,6 +63,8 @@ public struct ReportAccumulator: Sendable {
     public private(set) var proceedsBeforeTax = false
     /// Each arm's mature users in the cells of the revenue forecast.
     public private(set) var forecast: ForecastAccumulator
+    /// The verdict's primary metric day by day (the report's `timeline`); nil when it is a forecast.
+    public private(set) var timeline: TimelineTally?
 
     private let keys: [String]
     /// The forced ids when there are a few (QA devices): compared directly, cheaper than hashing every row's id.
@@ -160,6 +162,19 @@ public struct ReportAccumulator: Sendable {
         }
         stoppedSpans = spans
         firstStop = safeguards.first?.stoppedAt.microseconds
+        let primary = ReportAccumulator.verdictPrimary(experiment, among: metrics)
+        if metrics.contains(primary) {
+            let split = periodSplit ?? (PostStratifiedComparisons.adjusts(primary, experiment) ? strataSplit : nil)
+            timeline = TimelineTally(metric: primary, rule: VariantTally.SlotRule(primary.definition), split: split, experiment: experiment,
+                                     options: options, asOf: asOf)
+        }
+    }
+
+    /// The primary metric as the verdict reads it: its `_dN` form where maturity asks for it, when
+    /// the report has that form, else the file's primary.
+    static func verdictPrimary(_ experiment: Experiment, among metrics: [Metric]) -> Metric {
+        let mature = experiment.metrics.primary.matureForm(days: experiment.maturityDays)
+        return metrics.contains(mature) ? mature : experiment.metrics.primary
     }
 
     /// Counts one user.
@@ -191,6 +206,7 @@ public struct ReportAccumulator: Sendable {
         firstExposure = min(firstExposure ?? exposure, exposure)
         lastExposure = max(lastExposure ?? exposure, exposure)
         forecast.record(row, arm: v)
+        timeline?.addUser(arm: v, exposure: exposure)
 
         if !inputs.personsOfSeveralIds.isEmpty, inputs.personsOfSeveralIds.contains(row.userID) { usersOfSeveralIds[v] += 1 }
         if row.crossedOver {
@@ -219,6 +235,10 @@ public struct ReportAccumulator: Sendable {
                 splits[s].addUser(cell: c, variant: v)
                 splits[s].record(cell: c, variant: v, windows[0].slots, o, trialLengthKnown: known)
             }
+        }
+        if timeline != nil {
+            let cell = timeline?.split.map { rowCells[$0] } ?? 0
+            timeline?.recordToDate(row, o, arm: v, cell: cell, day0Window: day0Window)
         }
         if !horizons.isEmpty { recordHorizons(row, variant: v, trialLengthKnown: known) }
 
@@ -268,6 +288,8 @@ public struct ReportAccumulator: Sendable {
     private mutating func recordHorizons(_ row: UserFacts, variant v: Int, trialLengthKnown known: Bool) {
         let exposure = row.firstExposure.microseconds
         let count = horizons.count
+        let timelineHorizon = timeline?.horizon
+        let timelineCell = timeline?.split.map { rowCells[$0] } ?? 0
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { sums in
             sums.initialize(repeating: 0)
             for e in row.revenueEntries {
@@ -283,6 +305,9 @@ public struct ReportAccumulator: Sendable {
                 o.proceeds = sums[count + w]
                 tallies[v].record(windows[w + 1].slots, o, trialLengthKnown: known)
                 for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o, trialLengthKnown: known) }
+                if horizon == timelineHorizon {
+                    timeline?.recordMature(o, arm: v, cell: timelineCell, exposure: exposure)
+                }
             }
         }
     }

@@ -79,6 +79,14 @@ public struct VariantTally: Sendable, Equatable {
         }
     }
 
+    /// A tally of one metric slot from its figures alone: the primary metric as of one day of the timeline.
+    init(key: String, denominator: Int, count: Int, values: [Double]) {
+        self.init(key: key, metrics: 1)
+        denominators[0] = denominator
+        counts[0] = count
+        self.values[0] = values
+    }
+
     /// What a metric slot counts, as plain values: a `MetricDefinition` carries strings, and copying
     /// one per user and metric would cost reference counting on every row.
     struct SlotRule: Sendable {

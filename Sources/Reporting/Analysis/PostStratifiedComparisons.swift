@@ -33,13 +33,20 @@ enum PostStratifiedComparisons {
     /// where either arm has too few users to compare (none; one for revenue) is left out.
     static func adjusted(_ c: ComparisonResult, split: SplitTally, variant v: Int, slot: Int, cap: Double?, alpha: Double,
                          sequential: Bool, periods: Bool = false) throws -> ComparisonResult {
+        try adjusted(c, cells: split.cells, attributes: split.attributes, variant: v, slot: slot, cap: cap, alpha: alpha,
+                     sequential: sequential, periods: periods)
+    }
+
+    /// The same over `cells[cell][variant]` tallies (a split's, or the timeline's as of one day).
+    static func adjusted(_ c: ComparisonResult, cells: [[VariantTally]], attributes: [String], variant v: Int, slot: Int, cap: Double?,
+                         alpha: Double, sequential: Bool, periods: Bool = false) throws -> ComparisonResult {
         let m = c.metric
         func summary(_ t: VariantTally) throws -> SampleSummary {
             if m.isRevenue { return try RevenueCapping.summary(values: t.values[slot], users: t.denominators[slot], cap: cap) }
             let k = Double(t.counts[slot])
             return try SampleSummary(count: t.denominators[slot], sum: k, sumOfSquares: k)
         }
-        let strata = try split.cells.map { cell in
+        let strata = try cells.map { cell in
             PostStratification.Stratum(control: try summary(cell[0]), variant: try summary(cell[v]))
         }.filter { periods ? min($0.control.count, $0.variant.count) >= (m.isRevenue ? 2 : 1) : $0.control.count + $0.variant.count > 0 }
         let pooled = periods ? strata : try PostStratification.pool(strata, minimum: minimumStratumUsers)
@@ -102,7 +109,7 @@ enum PostStratifiedComparisons {
         unadjusted.reading = VerdictReading.read(c, alpha: alpha, sequential: sequential)
         out.adjustment = Adjustment(unadjusted: unadjusted, varianceReduction: reduction,
                                     varianceReductionNullReason: reduction == nil ? "the unadjusted difference has no variance" : nil,
-                                    attributes: periods ? ["allocation_period"] : split.attributes, strata: pooled.count)
+                                    attributes: periods ? ["allocation_period"] : attributes, strata: pooled.count)
         return out
     }
 }

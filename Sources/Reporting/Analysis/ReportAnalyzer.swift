@@ -47,8 +47,7 @@ public enum ReportAnalyzer {
         let srm = try bandit?.srm ?? sampleRatio(tallies, experiment: exp, firstStop: acc.firstStop)
         let copy = copySplits(tallies, experiment: exp)
         let maturityDays = exp.maturityDays
-        let verdictPrimary = exp.metrics.primary.matureForm(days: maturityDays)
-        let primary = metrics.contains(verdictPrimary) ? verdictPrimary : exp.metrics.primary
+        let primary = ReportAccumulator.verdictPrimary(exp, among: metrics)
         var required = requiredUsers(tallies, context, primary: primary, experiment: exp, options: options)
         let matureShares: [Double?] = tallies.map { $0.users > 0 ? Double($0.users(olderThan: maturityDays)) / Double($0.users) : nil }
 
@@ -74,6 +73,7 @@ public enum ReportAnalyzer {
         figures.safeguards = acc.safeguards
         figures.allocation = bandit?.allocation
         figures.safeguardMetrics = exp.safeguards?.metrics ?? []
+        figures.timeline = try TimelineAnalysis.timeline(acc, alpha: alpha)
         let eta = DecisionTiming.eta(tallies, context, primary: primary, required: required, maturityDays: maturityDays, asOf: acc.inputs.asOf)
         if eta.unreachable { required.unreachable = eta.reason }
         // The verdict first: the health checks say nothing that contradicts its next step.

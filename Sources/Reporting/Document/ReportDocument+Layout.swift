@@ -20,6 +20,7 @@ extension ReportDocument {
         if let a = r.allocation { sections.append(Self.allocation(r, a)) }
         sections.append(Self.metrics(r))
         if !r.comparisons.isEmpty { sections.append(Self.comparisons(r)) }
+        if let t = r.timeline { sections.append(Self.timeline(r, t)) }
         sections += r.segments.indices.map { Self.segment(r, $0) }
         sections.append(Section(title: [.text("Cumulative paid conversion")], blocks: [.chart(.conversion, caption:
             "Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.")]))
@@ -165,6 +166,30 @@ extension ReportDocument {
             ] })))
         }
         return Section(title: [.text("Against the control ("), .code(r.control.key), .text(")")], blocks: blocks)
+    }
+
+    /// The effect over time: one row a day (newest last), the users counted by then and each
+    /// treatment's difference with its interval, beside the chart that draws them.
+    static func timeline(_ r: Report, _ t: Timeline) -> Section {
+        var blocks: [Block] = [.paragraph([.text(Wording.timelineNote(t, r))], .plain)]
+        guard !t.points.isEmpty else {
+            blocks.append(.paragraph([.text("No days to show: \(t.nullReason ?? "no users yet").")], .muted))
+            return Section(title: [.text("The effect over time")], blocks: blocks)
+        }
+        let treatments = Array(t.variants.dropFirst())
+        blocks.append(.chart(.timeline, caption: "\(Wording.title(t.metric)): each treatment's difference to the control by day (line) with its \(r.confidenceLabel) interval (band); the dashed line is no difference."))
+        let columns = [Table.Column(header: "day", align: .left), Table.Column(header: "users", align: .right)]
+            + treatments.map { Table.Column(header: $0, align: .right, detailHeader: "interval") }
+        let rows = t.points.map { p -> [Table.Cell] in
+            [Table.Cell(RFC3339.formatDay(p.date)), Table.Cell(Wording.count(p.users.reduce(0, +)))]
+                + treatments.map { key in
+                    guard let c = p.comparisons.first(where: { $0.variant == key }), c.absoluteDiff != nil else { return Table.Cell("n/a") }
+                    return Table.Cell(text: Wording.difference(t.metric, c.absoluteDiff, in: r.currency),
+                                      detail: Wording.differenceInterval(t.metric, c.absoluteCI, in: r.currency))
+                }
+        }
+        blocks.append(.table(Table(columns: columns, rows: rows)))
+        return Section(title: [.text("The effect over time")], blocks: blocks)
     }
 
     static func segment(_ r: Report, _ index: Int) -> Section {

@@ -50,6 +50,8 @@ struct ReportDocument {
         case allocation
         /// The forest plot of `segments[index]`.
         case segment(Int)
+        /// The primary's difference to the control by day, with its interval.
+        case timeline
     }
 
     struct Table {

@@ -100,6 +100,8 @@ public struct ReportFigures: Sendable {
     public var allocation: AllocationResult?
     /// The metrics the experiment's safeguards watch: their harm comes first in the verdict's reasons, as a guardrail's does.
     public var safeguardMetrics: [Metric] = []
+    /// The primary metric's comparison day by day (no points when the primary is a forecast).
+    public var timeline: Timeline? = nil
 
     public init(experimentID: String, experimentName: String, hypothesis: String? = nil, status: String, generatedAt: Date, asOf: Date,
                 since: Date? = nil, until: Date? = nil, alpha: Double, primaryMetric: Metric, guardrails: [Metric], secondary: [Metric] = [],

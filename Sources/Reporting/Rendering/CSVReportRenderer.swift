@@ -74,6 +74,26 @@ public enum CSVReportRenderer {
                 }
             }
         }
+        // The effect over time: one row per (day, treatment), `dimension` "timeline" and `value` the day;
+        // `users` the arm's users counted by then, `absolute_*` its difference to the control as of that day's end.
+        if let t = r.timeline {
+            for p in t.points {
+                for c in p.comparisons {
+                    let users = t.variants.firstIndex(of: c.variant).map { p.users[$0] }
+                    var fields = [text(r.experimentID), text(c.variant), "false", t.metric.name, users.map(String.init) ?? "", "", "", "", "", "",
+                                  num(c.absoluteDiff), num(c.absoluteCI?.lower), num(c.absoluteCI?.upper)]
+                    fields += Array(repeating: "", count: header.count - fields.count)
+                    fields[header.firstIndex(of: "dimension")!] = "timeline"
+                    fields[header.firstIndex(of: "value")!] = RFC3339.formatDay(p.date)
+                    fields[header.count - 4] = Wording.moneyKind(t.metric, r)
+                    fields[header.count - 3] = t.metric.direction
+                    fields[header.count - 2] = r.currency
+                    let reason = c.absoluteDiff == nil ? c.nullReasons["absolute_diff"].map { "absolute_diff: \($0)" } ?? "" : ""
+                    fields[header.count - 1] = text(reason)
+                    out += fields.joined(separator: ",") + "\r\n"
+                }
+            }
+        }
         // Safeguard stops: one row each, `dimension` "safeguard" and `value` the action, time and
         // reset; the arm's mature count, denominator and rate; `absolute_*` the stop's difference
         // and always-valid interval.

@@ -103,6 +103,7 @@ public enum HTMLReportRenderer {
             case .survival: SVGCharts.survivalChart(r)
             case .allocation: SVGCharts.allocationChart(r)
             case .segment(let i): SVGCharts.segmentForestPlot(r.segments[i], r)
+            case .timeline: SVGCharts.timelineChart(r)
             }
             return "<figure><div class=\"chartbox\">\(svg)</div><figcaption>\(escape(caption))</figcaption></figure>"
         }

@@ -77,7 +77,31 @@ public enum JSONReportRenderer {
         if !r.segments.isEmpty { top.append(("segments", .object(r.segments.map { ($0.dimension, segment($0, claims: r.storefrontClaims)) }))) }
         if let forecasts = r.forecast { top.append(("forecast", forecast(forecasts))) }
         if let a = r.allocation { top.append(("allocation", allocation(a))) }
+        if let t = r.timeline { top.append(("timeline", timeline(t))) }
         return .object(top)
+    }
+
+    /// The effect over time: per day, the users counted by then per variant, and each treatment's
+    /// difference to the control with its interval (null with `null_reason` while it cannot be computed).
+    static func timeline(_ t: Timeline) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("metric", .string(t.metric.name)),
+            ("points", .array(t.points.map { p in
+                .object([
+                    ("date", .string(RFC3339.formatDay(p.date))),
+                    ("users", .object(zip(t.variants, p.users).map { ($0, .number(Double($1))) })),
+                    ("comparisons", .object(p.comparisons.map { c in
+                        var fields: [(String, JSONValue)] = [("absolute_diff", num(c.absoluteDiff)), ("absolute_ci", bounds(c.absoluteCI))]
+                        if c.absoluteDiff == nil || c.absoluteCI == nil, let reason = c.nullReasons["absolute_diff"] ?? c.nullReasons["absolute_ci"] {
+                            fields.append(("null_reason", .string(reason)))
+                        }
+                        return (c.variant, .object(fields))
+                    })),
+                ])
+            })),
+        ]
+        if let reason = t.nullReason { members.append(("null_reason", .string(reason))) }
+        return .object(members)
     }
 
     /// SPEC §8 `allocation`: the periods with their weights and users, and `chance_best` (null with its reason).

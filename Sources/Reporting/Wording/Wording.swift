@@ -198,4 +198,13 @@ enum Wording {
         }
         return out
     }
+
+    /// What the effect over time shows, and how each day is read.
+    static func timelineNote(_ t: Timeline, _ r: Report) -> String {
+        var note = "\(title(t.metric)) against the control, each day as a report run to that day's end would have shown it: the users first exposed by then, each counted once old enough by then"
+        if let n = t.metric.horizonDays { note += " (followed for \(n) day\(n == 1 ? "" : "s"), so the first days have no figure)" }
+        note += ". The last day is this report's own figure"
+        if t.points.count >= Timeline.maxPoints { note += "; beyond \(Timeline.maxPoints) days the days shown are evenly spaced" }
+        return note + "."
+    }
 }

@@ -1093,6 +1093,78 @@ enum OpenAPIComponents {
         },
         "comparisons": {
           "type": "array"
+        },
+        "timeline": {
+          "type": "object",
+          "description": "The effect over time: the primary metric, in the form the verdict reads, compared with the control one point a day, each as a report run to that day's end gives it (docs/Reports.md).",
+          "required": [
+            "metric",
+            "points"
+          ],
+          "properties": {
+            "metric": {
+              "type": "string"
+            },
+            "points": {
+              "type": "array",
+              "maxItems": 90,
+              "items": {
+                "type": "object",
+                "required": [
+                  "date",
+                  "users",
+                  "comparisons"
+                ],
+                "properties": {
+                  "date": {
+                    "type": "string",
+                    "format": "date"
+                  },
+                  "users": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "integer"
+                    }
+                  },
+                  "comparisons": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "object",
+                      "required": [
+                        "absolute_diff",
+                        "absolute_ci"
+                      ],
+                      "properties": {
+                        "absolute_diff": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "absolute_ci": {
+                          "type": [
+                            "array",
+                            "null"
+                          ],
+                          "items": {
+                            "type": "number"
+                          },
+                          "minItems": 2,
+                          "maxItems": 2
+                        },
+                        "null_reason": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "null_reason": {
+              "type": "string"
+            }
+          }
         }
       }
     }

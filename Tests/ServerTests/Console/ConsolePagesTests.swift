@@ -64,6 +64,13 @@ struct ConsolePagesTests {
         #expect(api.status == 200)
         let users = try #require(api.json?["users"] as? Int)
         #expect(page.text.contains(users.formatted(.number.locale(Locale(identifier: "en_US")))) || page.text.contains(String(users)))
+        // The effect over time, the API's `timeline` drawn and tabled: one day from the start (11-02) to the day before `until`.
+        let timeline = try #require(api.json?["timeline"] as? [String: Any])
+        let days = try #require(timeline["points"] as? [[String: Any]]).compactMap { $0["date"] as? String }
+        #expect(days.first == "2026-11-02" && days.last == "2026-11-19" && days.count == 18, "\(days)")
+        #expect(page.text.contains("<h2>The effect over time</h2>"))
+        #expect(page.text.contains("aria-label=\"Difference in trial start rate against the control by day"))
+        #expect(page.text.contains(">2026-11-19<"))
     }
 
     @Test func thePlacementsPageListsEachPlacementsAudiencesInOrder() async throws {

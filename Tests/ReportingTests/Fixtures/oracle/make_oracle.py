@@ -466,6 +466,35 @@ base = V["control"][VERDICT_PRIMARY][0] / V["control"][VERDICT_PRIMARY][1]
 n_needed = samplesize_proportions_2indep_onetail(base * MDE, base, 0.8, ratio=1, alpha=ALPHA / (len(VARIANTS) - 1), alternative="two-sided")
 required = math.ceil(n_needed)
 
+def timeline():
+    """The effect over time: one point a day from the start's day to the as-of day, each the verdict's
+    primary comparison as a report run to that day's end gives it: the users first exposed by then, a
+    _dN metric counting a user once followed N days by then; the unpooled Wald difference (statsmodels)."""
+    base, horizon = split(VERDICT_PRIMARY)
+    assert horizon is not None and TABLE[base][1] is not None, "the oracle's timeline is written for a _dN rate"
+    unit, numerator = TABLE[base]
+    points = []
+    for day in range(START // DAY, (AS_OF - 1) // DAY + 1):
+        cut = min((day + 1) * DAY, AS_OF)
+        users = {k: sum(1 for r in V[k]["rows"] if r["first_exposure"] < cut) for k in VARIANTS}
+        figures = {}
+        for k in VARIANTS:
+            outs = [outcome(r, k, horizon) for r in V[k]["rows"] if r["first_exposure"] + horizon * DAY <= cut]
+            outs = [o for o in outs if o is not None and o[unit] is not None]
+            figures[k] = (sum(o[numerator] is not None for o in outs), len(outs))
+        comparisons = {}
+        kc, nc = figures["control"]
+        for k in VARIANTS[1:]:
+            kv, nv = figures[k]
+            if nc == 0 or nv == 0:
+                comparisons[k] = {"absolute_diff": None, "absolute_ci": None}
+                continue
+            lo, hi = confint_proportions_2indep(kv, nv, kc, nc, compare="diff", method="wald", alpha=ALPHA)
+            comparisons[k] = {"absolute_diff": kv / nv - kc / nc, "absolute_ci": [lo, hi]}
+        points.append({"date": datetime.fromtimestamp(day * DAY, timezone.utc).strftime("%Y-%m-%d"), "users": users,
+                       "comparisons": comparisons})
+    return {"metric": VERDICT_PRIMARY, "points": points}
+
 expected = {
     "experiment": EXP_ID, "generated_at": ts(AS_OF), "users": total,
     "crossover_users": sum(1 for r in counted if r["crossed_over"]),
@@ -477,6 +506,7 @@ expected = {
     "required_users_per_variant": required,
     "forced_users_left_out": sum(1 for r in facts if r["user_id"] in FORCED),
     "exposed_before_start": sum(1 for r in counted if r["first_exposure"] < START),
+    "timeline": timeline(),
 }
 
 def clean(o):
