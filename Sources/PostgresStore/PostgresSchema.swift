@@ -240,6 +240,20 @@ enum PostgresSchema {
             );
             CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
             """),
+        // Each safeguard's mixing scale, fixed at its first look and kept (first writer wins), so every
+        // later look and every node tests with the same one. Keyed by experiment: a reference table on Citus.
+        // (Version 19 is another change's number.)
+        Migration(version: 20, description: "each safeguard's mixing scale, fixed at its first look", sql: """
+            CREATE TABLE safeguard_scales (
+                experiment text COLLATE "C" NOT NULL,
+                arm text COLLATE "C" NOT NULL,
+                metric text COLLATE "C" NOT NULL,
+                mixing_variance double precision NOT NULL,
+                control_rate double precision NOT NULL,
+                fixed_ts bigint NOT NULL,
+                PRIMARY KEY (experiment, arm, metric)
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

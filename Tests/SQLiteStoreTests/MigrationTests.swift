@@ -31,7 +31,7 @@ import TestSupport
             #expect(factsAfter == factsBefore)
             let raw = try Connection(path: path, readOnly: false)
             #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
-            #expect(try raw.scalarInt("SELECT COUNT(*) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))
+            #expect(try raw.scalarInt("SELECT COUNT(*) FROM schema_migrations") == Int64(Schema.migrations.count))
 
             // ev-3 is u1's conversion: retried, it is a duplicate; under u2 it is u2's own event.
             let converted = try #require(try store.events(userID: "u1").first { $0.id == "ev-3" })
@@ -76,7 +76,8 @@ import TestSupport
             INSERT INTO safeguard_stops (id, experiment, arm, metric, action, stopped_ts, figures) VALUES ('s1', 'E', 'b', 'day0_cancel_rate', 'stop', 0, '{}');
             """)
     }
-    #expect(Schema.migrations.map(\.version) == Array(1...Schema.latestVersion))
+    // Numbers rise, each used once; a number may be left for a change made beside this one.
+    #expect(Schema.migrations.map(\.version) == Array(Set(Schema.migrations.map(\.version))).sorted())
     let store = try SQLiteEventStore(path: path)
     defer { store.close() }
     let raw = try Connection(path: path, readOnly: false)

@@ -238,6 +238,19 @@ enum Schema {
             ) WITHOUT ROWID;
             CREATE INDEX console_shares_by_experiment ON console_shares (experiment, created_at);
             """),
+        // Each safeguard's mixing scale, fixed at its first look and kept (first writer wins), so every
+        // later look and every process tests with the same one. (Version 19 is another change's number.)
+        Migration(version: 20, description: "each safeguard's mixing scale, fixed at its first look", sql: """
+            CREATE TABLE safeguard_scales (
+                experiment TEXT NOT NULL,
+                arm TEXT NOT NULL,
+                metric TEXT NOT NULL,
+                mixing_variance REAL NOT NULL,
+                control_rate REAL NOT NULL,
+                fixed_ts INTEGER NOT NULL,
+                PRIMARY KEY (experiment, arm, metric)
+            ) WITHOUT ROWID;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }
