@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "Events", definitions, "SQLiteStore", "TestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Events", definitions, "TestSupport"], exclude: ["Fixtures"]),
         // One suite over the store protocols, run against every store in StoreFactories.swift.
-        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", definitions, "Assignment", "TestSupport"]),
+        .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "Safeguards", "Statistics", definitions, "Assignment", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", definitions, "Assignment", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
         // Handlers in process (InProcess/InProcessServer.swift: a temporary store, a Server, its handle).
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTPTransport", definitions, "Events", "SQLiteStore", "PostgresStore", "TestSupport", "Webhooks"]),
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AllocationTests", dependencies: ["Allocation", "Safeguards", "Events", definitions, "Statistics", "SQLiteStore", "TestSupport", "Assignment", "Reporting"], exclude: ["Fixtures"]),
-        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Reporting", "Events", definitions, "Statistics"]),
+        .testTarget(name: "SafeguardsTests", dependencies: ["Safeguards", "Reporting", "Events", definitions, "Statistics", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,7 +16,9 @@ refund takes back the payment, so they add nothing. P(paid) follows Simulation's
 
 Prints, per scenario and over every (seed, arm): the share of 90% intervals that cover the truth, the
 median and mean absolute relative error, and the mean relative error (bias); then the same errors of each
-model's own forecast (the backtest's `models`: the sBG, and the bdw where it was fitted) against the truth.
+model's own forecast (the backtest's `models`: the sBG, and the bdw where it was fitted) against the truth,
+and in how many seeds the bdw was chosen (one model serves both arms): with monthly plans alone an arm's
+forecast is the chosen model's own, so a seed chose the bdw when its forecasts are the bdw's, not the sBG's.
 Needs numpy and scipy.
 """
 import argparse, concurrent.futures, json, math, os, subprocess, sys, tempfile
@@ -95,10 +97,12 @@ def main():
     for scenario in (SCENARIOS if args.scenario == "all" else [args.scenario]):
         arms = SCENARIOS[scenario]
         true = {k: truth(3 if k == "trial-3d" else 7, *v) for k, v in arms.items()}
-        covered, errors, nulls = 0, [], 0
+        covered, errors, nulls, bdw_chosen = 0, [], 0, 0
         by_model = {"sbg": [], "bdw": []}
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            for result in pool.map(lambda s: run_seed(args, scenario, s), range(1, args.seeds + 1)):
+            for done, result in enumerate(pool.map(lambda s: run_seed(args, scenario, s), range(1, args.seeds + 1)), 1):
+                bdw_chosen += any("bdw" in (arm.get("models") or {}) and arm["forecast"] == arm["models"]["bdw"]["forecast"] != arm["models"]["sbg"]["forecast"]
+                                  for arm in result.values() if arm["forecast"] is not None)
                 for k, arm in result.items():
                     if arm["forecast"] is None:
                         nulls += 1
@@ -108,10 +112,13 @@ def main():
                     errors.append(arm["forecast"] / true[k] - 1)
                     for name, m in (arm.get("models") or {}).items():
                         by_model.setdefault(name, []).append(m["forecast"] / true[k] - 1)
+                if done % 25 == 0 and done < args.seeds:   # progress, for a long run
+                    print(f"  {scenario}: after {done} seeds, {covered} of {len(errors)} covered, bdw chosen in {bdw_chosen}", file=sys.stderr, flush=True)
         e = np.array(errors)
         print(f"{scenario}: true 365-day revenue per user " + ", ".join(f"{k} {v:.4f}" for k, v in true.items()))
         print(f"  {len(e)} forecasts at day 90 ({args.seeds} seeds x 2 arms, {args.users} users a seed; {nulls} null)")
-        print(f"  90% interval covers the truth: {covered / len(e):.3f}")
+        print(f"  90% interval covers the truth: {covered / len(e):.3f} ({covered} of {len(e)})")
+        print(f"  bdw chosen in {bdw_chosen} of {args.seeds} seeds ({bdw_chosen / args.seeds:.3f})")
         print(f"  median |error| {np.median(np.abs(e)):.4f}, mean |error| {np.mean(np.abs(e)):.4f}, mean error (bias) {np.mean(e):+.4f}")
         for name, errs in by_model.items():
             if errs:

@@ -247,6 +247,20 @@ enum PostgresSchema {
         Migration(version: 19, description: "store payments indexed by time", sql: """
             CREATE INDEX events_store_payments ON events (ts) WHERE \(StorePaymentQuery.condition);
             """),
+        // Each safeguard's mixing scale, fixed at its first look and kept (first writer wins), so every
+        // later look and every node tests with the same one. Keyed by experiment: a reference table on Citus.
+        //
+        Migration(version: 20, description: "each safeguard's mixing scale, fixed at its first look", sql: """
+            CREATE TABLE safeguard_scales (
+                experiment text COLLATE "C" NOT NULL,
+                arm text COLLATE "C" NOT NULL,
+                metric text COLLATE "C" NOT NULL,
+                mixing_variance double precision NOT NULL,
+                control_rate double precision NOT NULL,
+                fixed_ts bigint NOT NULL,
+                PRIMARY KEY (experiment, arm, metric)
+            );
+            """),
         // The subscription's life as the stores tell it: an expiry's reason, a billing issue's grace,
         // a plan change's previous product and when it takes effect. Older events carry none of these
         // (their types did not exist), so nothing is recomputed.

@@ -5,7 +5,8 @@ import Statistics
 
 /// One safeguard evaluation (SPEC §5): facts → mature outcomes → the one-sided always-valid test
 /// (`OneSidedSequentialTest`, its mixing tuned to `minimum_harm`) of each (treatment arm, metric) against the control (a bandit's period-stratified,
-/// as its report compares) → stops written through the store. Scheduled by the server every `check_minutes`; run once by `abctl safeguards check`.
+/// as its report compares) → stops written through the store. Each test's mixing scale is fixed at the
+/// first look that tests the arm and kept in the store (`SafeguardScaleStore`), so later looks and other nodes reuse it. Scheduled by the server every `check_minutes`; run once by `abctl safeguards check`.
 public enum SafeguardEvaluator {
     /// One (arm, metric) as the evaluation saw it.
     public struct Finding: Sendable, Equatable {
@@ -47,7 +48,7 @@ public enum SafeguardEvaluator {
             // A stopped experiment has nothing left to stop.
             if stops.contains(where: { $0.action == .stopExperiment }) { continue }
             outcome.evaluated.append(e.id)
-            let findings = try evaluate(e, facts: store, now: now)
+            let findings = try evaluate(e, facts: store, scales: store, now: now)
             outcome.findings += findings
             var stoppedArms = Set(stops.map(\.arm))
             for f in findings where f.harmful && !stoppedArms.contains(f.arm) {
@@ -63,8 +64,9 @@ public enum SafeguardEvaluator {
         return outcome
     }
 
-    /// Every (treatment arm, safeguarded metric) of `e` at `now`, from one pass over its facts.
-    public static func evaluate(_ e: Experiment, facts: any FactsReader, now: Date) throws -> [Finding] {
+    /// Every (treatment arm, safeguarded metric) of `e` at `now`, from one pass over its facts; a pair
+    /// tested for the first time fixes its mixing scale in `scales`.
+    public static func evaluate(_ e: Experiment, facts: any FactsReader, scales: any SafeguardScaleStore, now: Date) throws -> [Finding] {
         guard let config = e.safeguards, e.variants.count >= 2 else { return [] }
         let rules = config.metrics.map { MatureOutcome(metric: $0, experiment: e) }
         let arms = e.variants.count
@@ -115,8 +117,10 @@ public enum SafeguardEvaluator {
                         continue
                     }
                     let periods = strata[m * arms].indices.filter { $0 < strata[m * arms + a].count && strata[m * arms][$0].users > 0 && strata[m * arms + a][$0].users > 0 }.count
-                    let look = try test(controlRate: c.control, harm: metric.lowerIsBetter ? c.difference : -c.difference,
-                                        variance: c.standardError * c.standardError, config: config, level: level)
+                    let tau2 = try mixingVariance(e, arm: finding.arm, metric: metric.name, controlRate: c.control,
+                                                  minimumHarm: config.minimumHarm, scales: scales, now: now)
+                    let look = try test(harm: metric.lowerIsBetter ? c.difference : -c.difference,
+                                        variance: c.standardError * c.standardError, mixingVariance: tau2, level: level)
                     finding.figures = SafeguardFigures(controlUsers: nc, controlCount: kc, armUsers: nv, armCount: kv,
                                                        difference: c.difference, interval: interval(look, lowerIsBetter: metric.lowerIsBetter),
                                                        level: level, mixingVariance: look.tau2, test: OneSidedSequentialTest.name,
@@ -125,8 +129,10 @@ public enum SafeguardEvaluator {
                     finding.harmful = look.look.rejected
                 } else {
                     let control = try Proportion(count: kc, total: nc), arm = try Proportion(count: kv, total: nv)
-                    let look = try test(controlRate: control.rate, harm: metric.lowerIsBetter ? arm.rate - control.rate : control.rate - arm.rate,
-                                        variance: control.varianceOfRate + arm.varianceOfRate, config: config, level: level)
+                    let tau2 = try mixingVariance(e, arm: finding.arm, metric: metric.name, controlRate: control.rate,
+                                                  minimumHarm: config.minimumHarm, scales: scales, now: now)
+                    let look = try test(harm: metric.lowerIsBetter ? arm.rate - control.rate : control.rate - arm.rate,
+                                        variance: control.varianceOfRate + arm.varianceOfRate, mixingVariance: tau2, level: level)
                     finding.figures = SafeguardFigures(controlUsers: nc, controlCount: kc, armUsers: nv, armCount: kv,
                                                        difference: arm.rate - control.rate, interval: interval(look, lowerIsBetter: metric.lowerIsBetter),
                                                        level: level, mixingVariance: look.tau2, test: OneSidedSequentialTest.name,
@@ -139,10 +145,19 @@ public enum SafeguardEvaluator {
         return findings
     }
 
-    /// One look of the one-sided test (SPEC §5) at `level`, τ² from `minimum_harm` and the control's rate.
-    static func test(controlRate: Double, harm: Double, variance: Double, config: SafeguardsConfig,
+    /// τ² of (arm, metric): the one kept in `scales`, or, at the first look that tests the pair, the one
+    /// `minimum_harm` and the control's rate now give, kept for every later look (whoever kept one first wins).
+    static func mixingVariance(_ e: Experiment, arm: String, metric: String, controlRate: Double, minimumHarm: Double,
+                               scales: any SafeguardScaleStore, now: Date) throws -> Double {
+        let fresh = SafeguardScale(experiment: e.id, arm: arm, metric: metric,
+                                   mixingVariance: OneSidedSequentialTest.mixingVariance(controlRate: controlRate, minimumHarm: minimumHarm),
+                                   controlRate: controlRate, fixedAt: Timestamp(now))
+        return try scales.fixSafeguardScale(fresh).mixingVariance
+    }
+
+    /// One look of the one-sided test (SPEC §5) at `level` with mixing variance τ².
+    static func test(harm: Double, variance: Double, mixingVariance tau2: Double,
                      level: Double) throws -> (look: OneSidedSequentialTest.Look, tau2: Double) {
-        let tau2 = OneSidedSequentialTest.mixingVariance(controlRate: controlRate, minimumHarm: config.minimumHarm)
         var test = try OneSidedSequentialTest(mixingVariance: tau2, alpha: level)
         return (test.update(difference: harm, variance: variance), tau2)
     }

@@ -3,6 +3,7 @@ import ExperimentDefinitions
 import Foundation
 import Safeguards
 import Testing
+import TestSupport
 @testable import Allocation
 
 /// A bandit's safeguards read the period-stratified comparison (SPEC §5), not the pooled one: when
@@ -66,8 +67,9 @@ import Testing
         let bandit = Self.experiment()
         var fixed = bandit
         fixed.allocation = nil
-        let stratified = try SafeguardEvaluator.evaluate(bandit, facts: store, now: Self.now)
-        let pooled = try SafeguardEvaluator.evaluate(fixed, facts: store, now: Self.now)
+        // Scales of their own: the two read the same experiment id, and the first would fix the second's.
+        let stratified = try SafeguardEvaluator.evaluate(bandit, facts: store, scales: MemorySafeguardScales(), now: Self.now)
+        let pooled = try SafeguardEvaluator.evaluate(fixed, facts: store, scales: MemorySafeguardScales(), now: Self.now)
         for f in stratified + pooled { print(SafeguardText.finding(f)) }
         let late = try #require(stratified.first { $0.arm == "late" }), early = try #require(stratified.first { $0.arm == "early" })
         let pooledLate = try #require(pooled.first { $0.arm == "late" }), pooledEarly = try #require(pooled.first { $0.arm == "early" })

@@ -1,6 +1,7 @@
 import Events
 import ExperimentDefinitions
 import Foundation
+import TestSupport
 
 /// Facts, periods and stops in memory, for running many simulated bandits quickly; the
 /// conformance suite checks the real stores keep periods the same way.
@@ -10,6 +11,7 @@ final class MemoryBanditStore: FactsReader, AllocationPeriodStore, SafeguardStop
     private(set) var rows: [UserFacts] = []
     private var periods: [AllocationPeriod] = []
     private var stops: [SafeguardStop] = []
+    private let scales = MemorySafeguardScales()
 
     func append(_ f: UserFacts) { lock.withLock { rows.append(f) } }
 
@@ -42,4 +44,5 @@ final class MemoryBanditStore: FactsReader, AllocationPeriodStore, SafeguardStop
     func markSafeguardStopNotified(id: String, at time: Timestamp) throws {}
     func markSafeguardResetNotified(id: String, at time: Timestamp) throws {}
     func withSafeguardLease<T>(_ body: () throws -> T) throws -> T? { try body() }
+    func fixSafeguardScale(_ scale: SafeguardScale) throws -> SafeguardScale { try scales.fixSafeguardScale(scale) }
 }

@@ -3,6 +3,7 @@ import ExperimentDefinitions
 import Foundation
 import Statistics
 import Testing
+import TestSupport
 @testable import Safeguards
 
 /// The one-sided safeguard test's level and power by simulation (SPEC §5), through `SafeguardEvaluator`
@@ -22,9 +23,9 @@ import Testing
 
     /// The first harmful finding over looks every `checkMinutes` for `days`, or nil.
     static func firstStop(_ e: Experiment, _ run: SimulatedRun, days: Int) throws -> SafeguardEvaluator.Finding? {
-        let facts = MemoryFacts(rows: run.facts)
+        let facts = MemoryFacts(rows: run.facts), scales = MemorySafeguardScales()
         for look in SafeguardCalibrationTests.schedule(e, days: days) {
-            if let harmful = try SafeguardEvaluator.evaluate(e, facts: facts, now: look).first(where: \.harmful) { return harmful }
+            if let harmful = try SafeguardEvaluator.evaluate(e, facts: facts, scales: scales, now: look).first(where: \.harmful) { return harmful }
         }
         return nil
     }
@@ -64,6 +65,8 @@ import Testing
             entries.sort { $0.at < $1.at }
             var exposedIndex = 0, exposed = [0, 0]
             var n = [0, 0], k = [0, 0], next = 0
+            // Fixed at the first look that tests the arm, as the evaluator keeps it.
+            var tau2: Double?
             for look in SafeguardCalibrationTests.schedule(e, days: 15) {
                 let now = Timestamp(look).microseconds
                 while exposedIndex < run.facts.count, run.facts[exposedIndex].firstExposure.microseconds <= now {
@@ -77,8 +80,10 @@ import Testing
                 }
                 guard exposed[1] >= config.minUsers, n[0] > 0, n[1] > 0 else { continue }
                 let control = try Proportion(count: k[0], total: n[0]), arm = try Proportion(count: k[1], total: n[1])
-                let t = try SafeguardEvaluator.test(controlRate: control.rate, harm: arm.rate - control.rate,
-                                                    variance: control.varianceOfRate + arm.varianceOfRate, config: config, level: config.alpha)
+                let scale = tau2 ?? OneSidedSequentialTest.mixingVariance(controlRate: control.rate, minimumHarm: config.minimumHarm)
+                tau2 = scale
+                let t = try SafeguardEvaluator.test(harm: arm.rate - control.rate, variance: control.varianceOfRate + arm.varianceOfRate,
+                                                    mixingVariance: scale, level: config.alpha)
                 if t.look.rejected { stopped += 1; break }
             }
         }

@@ -3,6 +3,7 @@ import ExperimentDefinitions
 import Foundation
 import Statistics
 import Testing
+import TestSupport
 @testable import Safeguards
 
 /// Safeguards evaluated on the schedule for the whole run (SPEC §5): on A/A data they stop an arm
@@ -17,9 +18,9 @@ import Testing
 
     /// The first look at which any (arm, metric) is harmful, with its findings.
     static func firstStop(_ e: Experiment, _ run: SimulatedRun, days: Int) throws -> (Date, [SafeguardEvaluator.Finding])? {
-        let facts = MemoryFacts(rows: run.facts)
+        let facts = MemoryFacts(rows: run.facts), scales = MemorySafeguardScales()
         for look in schedule(e, days: days) {
-            let findings = try SafeguardEvaluator.evaluate(e, facts: facts, now: look)
+            let findings = try SafeguardEvaluator.evaluate(e, facts: facts, scales: scales, now: look)
             if findings.contains(where: \.harmful) { return (look, findings) }
         }
         return nil

@@ -3,6 +3,7 @@ import ExperimentDefinitions
 import Foundation
 import Reporting
 import Testing
+import TestSupport
 @testable import Safeguards
 
 /// SPEC §5 maturity has one owner, `Experiment.maturityDays`: with 7-day trials and
@@ -45,7 +46,7 @@ import Testing
         #expect(e.maturityDays == 14)
         #expect(MatureOutcome(metric: .paidConversion, experiment: e).horizon == 14 * Self.day)
 
-        let findings = try SafeguardEvaluator.evaluate(e, facts: MemoryFacts(rows: Self.facts()), now: Self.now)
+        let findings = try SafeguardEvaluator.evaluate(e, facts: MemoryFacts(rows: Self.facts()), scales: MemorySafeguardScales(), now: Self.now)
         let figures = try #require(findings.first?.figures)
         #expect(figures.controlUsers == 2 && figures.armUsers == 2)
         #expect(figures.controlCount == 1 && figures.armCount == 1)

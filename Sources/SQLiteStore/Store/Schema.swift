@@ -244,6 +244,19 @@ enum Schema {
         Migration(version: 19, description: "store payments indexed by time", sql: """
             CREATE INDEX events_store_payments ON events (ts) WHERE \(StorePaymentQuery.condition);
             """),
+        // Each safeguard's mixing scale, fixed at its first look and kept (first writer wins), so every
+        // later look and every process tests with the same one.
+        Migration(version: 20, description: "each safeguard's mixing scale, fixed at its first look", sql: """
+            CREATE TABLE safeguard_scales (
+                experiment TEXT NOT NULL,
+                arm TEXT NOT NULL,
+                metric TEXT NOT NULL,
+                mixing_variance REAL NOT NULL,
+                control_rate REAL NOT NULL,
+                fixed_ts INTEGER NOT NULL,
+                PRIMARY KEY (experiment, arm, metric)
+            ) WITHOUT ROWID;
+            """),
         // The subscription's life as the stores tell it: an expiry's reason, a billing issue's grace,
         // a plan change's previous product and when it takes effect. Older events carry none of these
         // (their types did not exist), so nothing is recomputed.
