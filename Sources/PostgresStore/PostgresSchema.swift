@@ -247,6 +247,13 @@ enum PostgresSchema {
         Migration(version: 19, description: "store payments indexed by time", sql: """
             CREATE INDEX events_store_payments ON events (ts) WHERE \(StorePaymentQuery.condition);
             """),
+        // The subscription's life as the stores tell it: an expiry's reason, a billing issue's grace,
+        // a plan change's previous product and when it takes effect. Older events carry none of these
+        // (their types did not exist), so nothing is recomputed.
+        Migration(version: 21, description: "events keep an expiry's reason, a billing issue's grace and a plan change's products", sql: """
+            ALTER TABLE events ADD COLUMN reason text, ADD COLUMN grace_until_ts bigint, ADD COLUMN previous_product_id text,
+                ADD COLUMN effective text;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -22,6 +22,9 @@ func parsesEveryEventType(type: EventType) throws {
     case .purchased, .converted, .renewed: extra = #","revenue":9.99,"currency":"USD","product_id":"p""#
     case .trialStarted, .cancelled: extra = #","product_id":"p""#
     case .identified: extra = #","identity":"acct-1""#
+    case .uncancelled, .billingIssue: extra = #","product_id":"p""#
+    case .expired: extra = #","product_id":"p","reason":"billing""#
+    case .planChanged: extra = #","product_id":"p","previous_product_id":"q""#
     }
     let line = #"{"event_id":"e1","type":"\#(type.name)","user_id":"u1","ts":"2026-12-01T10:00:00Z"\#(extra)}"#
     let event = try #require(try parse(line)?.get())

@@ -16,6 +16,12 @@ public enum EventColumnsSamples {
                             currency: "USD", productID: "plus.annual", originalRevenue: 10, originalCurrency: "EUR",
                             store: .googlePlay, proceeds: 9.18, proceedsBeforeTax: true)
         let identified = Event(id: "c-4", type: .identified, userID: "cols-4", timestamp: at(4), identity: "account-4")
-        return [exposure, trial, payment, identified]
+        let billing = Event(id: "c-5", type: .billingIssue, userID: "cols-5", timestamp: at(5), productID: "plus.annual",
+                            store: .appStore, graceUntil: at(21))
+        let expired = Event(id: "c-6", type: .expired, userID: "cols-6", timestamp: at(6), experiment: "e", productID: "plus.annual",
+                            store: .googlePlay, reason: .priceIncrease)
+        let planChanged = Event(id: "c-7", type: .planChanged, userID: "cols-7", timestamp: at(7), productID: "plus.annual",
+                                store: .stripe, previousProductID: "plus.monthly", effective: .nextRenewal)
+        return [exposure, trial, payment, identified, billing, expired, planChanged]
     }()
 }

@@ -113,7 +113,8 @@ public struct ClientEvent: Sendable, Equatable {
         case .storeAccountID: storeAccountID.map(JSONValue.string)
         case .identity: identity.map { .string($0.text) }
         case .allocationPeriod: allocationPeriod.map { .string(RFC3339.format($0)) }
-        case .trialDays, .store, .proceeds: nil
+        // What the stores say (the webhooks send it): an app logs exposures and links, not payments or their life.
+        case .trialDays, .store, .proceeds, .reason, .graceUntil, .previousProductID, .effective: nil
         }
     }
 }

@@ -1,4 +1,4 @@
-/// The seven event types of SPEC §4, one vocabulary for the parser, the stores, the webhooks, the
+/// The event types, one vocabulary for the parser, the stores, the webhooks, the
 /// app-side client and the OpenAPI document. The raw value is the stored integer code; `name` is the wire name.
 public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
     case exposure = 1
@@ -10,6 +10,14 @@ public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
     case refunded = 7
     /// Links the event's user id to a known id (`identity`): one person (SPEC §4).
     case identified = 8
+    /// Auto-renew turned back on before the period ended: the cancel before it is undone.
+    case uncancelled = 9
+    /// A renewal's payment failed; access may go on in the store's grace period (`grace_until`).
+    case billingIssue = 10
+    /// Access ended, for the `reason` the store gave.
+    case expired = 11
+    /// Another product (`product_id`) from now or from the next renewal (`effective`).
+    case planChanged = 12
 
     /// The spelling in NDJSON.
     public var name: String {
@@ -22,6 +30,10 @@ public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
         case .cancelled: "cancelled"
         case .refunded: "refunded"
         case .identified: "identified"
+        case .uncancelled: "uncancelled"
+        case .billingIssue: "billing_issue"
+        case .expired: "expired"
+        case .planChanged: "plan_changed"
         }
     }
 

@@ -59,6 +59,15 @@ public enum EventColumns {
         EventColumn("allocation_period_ts", .allocationPeriod, .integer, sqlite: "INTEGER", postgres: "bigint",
                     read: { $0.pointee.allocationPeriod.map { .integer($0.microseconds) } ?? .null },
                     restore: { $0.allocationPeriod = $1.integer.map(Timestamp.init(microseconds:)) }),
+        EventColumn("reason", .reason, .text, sqlite: "TEXT", postgres: "text",
+                    read: { text($0.pointee.reason?.rawValue) }, restore: { $0.reason = $1.text.flatMap(ExpiryReason.init(rawValue:)) }),
+        EventColumn("grace_until_ts", .graceUntil, .integer, sqlite: "INTEGER", postgres: "bigint",
+                    read: { $0.pointee.graceUntil.map { .integer($0.microseconds) } ?? .null },
+                    restore: { $0.graceUntil = $1.integer.map(Timestamp.init(microseconds:)) }),
+        EventColumn("previous_product_id", .previousProductID, .text, sqlite: "TEXT", postgres: "text",
+                    read: { text($0.pointee.previousProductID) }, restore: { $0.previousProductID = $1.text }),
+        EventColumn("effective", .effective, .text, sqlite: "TEXT", postgres: "text",
+                    read: { text($0.pointee.effective?.rawValue) }, restore: { $0.effective = $1.text.flatMap(PlanChangeEffect.init(rawValue:)) }),
     ]
 
     /// Each column's value reader, in table order: what a store's insert calls per event, without

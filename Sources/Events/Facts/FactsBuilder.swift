@@ -143,7 +143,7 @@ public enum FactsBuilder {
                 case .converted:
                     if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
                     if f.firstConverted == nil { f.firstConverted = Timestamp(microseconds: e.ts) }
-                case .renewed, .identified: break
+                case .renewed, .identified, .uncancelled, .billingIssue, .expired, .planChanged: break
                 case .cancelled: cancels.append(e.ts)
                 case .refunded: if f.refundedAt == nil { f.refundedAt = Timestamp(microseconds: e.ts) }
                 }

@@ -69,6 +69,27 @@ public struct Event: Sendable, Hashable {
         set { rare.value.allocationPeriod = newValue }
     }
 
+    /// Why access ended (`expired` only, where it is required).
+    public var reason: ExpiryReason? {
+        get { rare.box?.value.reason }
+        set { rare.value.reason = newValue }
+    }
+    /// Until when the store keeps access open while it retries a failed payment (`billing_issue`).
+    public var graceUntil: Timestamp? {
+        get { rare.box?.value.graceUntil }
+        set { rare.value.graceUntil = newValue }
+    }
+    /// The product before a `plan_changed` (its `product_id` is the one after).
+    public var previousProductID: String? {
+        get { rare.box?.value.previousProductID }
+        set { rare.value.previousProductID = newValue }
+    }
+    /// When a `plan_changed`'s new product takes over.
+    public var effective: PlanChangeEffect? {
+        get { rare.box?.value.effective }
+        set { rare.value.effective = newValue }
+    }
+
     /// The fields most events lack, out of line: a bulk load sorts, copies and holds hundreds of
     /// thousands of events, and every inline field made each of them larger (see `RareFields`).
     private var rare: RareFields
@@ -81,7 +102,8 @@ public struct Event: Sendable, Hashable {
                 originalRevenue: Double? = nil, originalCurrency: String? = nil,
                 storeAccountID: String? = nil, trialDays: Int? = nil, identity: UserID? = nil,
                 store: PaymentStore? = nil, proceeds: Double? = nil, proceedsBeforeTax: Bool = false,
-                allocationPeriod: Timestamp? = nil) {
+                allocationPeriod: Timestamp? = nil, reason: ExpiryReason? = nil, graceUntil: Timestamp? = nil,
+                previousProductID: String? = nil, effective: PlanChangeEffect? = nil) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -99,7 +121,8 @@ public struct Event: Sendable, Hashable {
         self.proceedsBeforeTax = proceedsBeforeTax
         rare = RareFields(Rare(originalRevenue: originalRevenue, originalCurrency: originalCurrency,
                                copyFallbackReason: copyFallbackReason, storeAccountID: storeAccountID,
-                               trialDays: trialDays, identity: identity, store: store, allocationPeriod: allocationPeriod))
+                               trialDays: trialDays, identity: identity, store: store, allocationPeriod: allocationPeriod,
+                               reason: reason, graceUntil: graceUntil, previousProductID: previousProductID, effective: effective))
     }
 }
 
@@ -114,6 +137,10 @@ extension Event {
         var identity: UserID?
         var store: PaymentStore?
         var allocationPeriod: Timestamp?
+        var reason: ExpiryReason?
+        var graceUntil: Timestamp?
+        var previousProductID: String?
+        var effective: PlanChangeEffect?
     }
 
     /// `Rare` behind one reference, nil while every field is empty: eight bytes in the event.

@@ -142,6 +142,21 @@ public struct EventParser: Sendable {
         let listed = catalogEntry(event.experiment)
         return exposureProblems(type: event.type, experiment: event.experiment, variant: event.variant, listed: listed).first
             ?? storeFieldProblems(type: event.type, storeAccountID: event.storeAccountID, trialDays: event.trialDays).first
+            ?? Self.requiredKeys[event.type.rawValue].lazy.compactMap { Self.missingRequired($0, type: event.type, in: event) }.first
+    }
+
+    /// The keys each type requires (`EventField`'s declaration), indexed by the type's raw value.
+    private static let requiredKeys: [[Field]] = (0...(EventType.allCases.map(\.rawValue).max() ?? 0)).map { raw in
+        EventType(rawValue: raw).map { type in fields.filter { $0.isRequired(by: type) } } ?? []
+    }
+
+    /// `field` missing from `event` (no value, or an empty string, in the column that keeps it).
+    private static func missingRequired(_ field: Field, type: EventType, in event: Event) -> EventRejection? {
+        guard let column = EventColumns.all.first(where: { $0.field == field }) else { return nil }
+        switch column.value(event) {
+        case .null, .text(""): return EventRejection(field: field.key, reason: "required for \(type.name) events")
+        default: return nil
+        }
     }
 
     /// An event built by other means (a webhook's), checked as `validate` does and its revenue
@@ -234,6 +249,8 @@ public struct EventParser: Sendable {
 
     private static let copySources = CopySource.allCases.map(\.rawValue).joined(separator: ", ")
     private static let storeNames = PaymentStore.allCases.map(\.rawValue).joined(separator: ", ")
+    private static let expiryReasons = ExpiryReason.allCases.map(\.rawValue).joined(separator: ", ")
+    private static let planChangeEffects = PlanChangeEffect.allCases.map(\.rawValue).joined(separator: ", ")
     private static let typeNames = EventType.allCases.map(\.name).joined(separator: ", ")
 
     private func parseObject(_ scanner: inout JSONScanner) throws(JSONScanner.SyntaxError) -> Result<Event, EventRejection> {
@@ -327,6 +344,22 @@ public struct EventParser: Sendable {
                     f.event.allocationPeriod = Timestamp(rfc3339: text)
                     if f.event.allocationPeriod == nil { reject("must be an RFC 3339 time (the period's start that assign answered)") }
                 }
+            case .reason:
+                if let name = string(required: false) {
+                    f.event.reason = ExpiryReason(rawValue: name)
+                    if f.event.reason == nil { reject("unknown reason '\(name)' (expected one of: \(EventParser.expiryReasons))") }
+                }
+            case .graceUntil:
+                if let text = string(required: false) {
+                    f.event.graceUntil = Timestamp(rfc3339: text)
+                    if f.event.graceUntil == nil { reject("must be an RFC 3339 time (the end of the store's grace period)") }
+                }
+            case .previousProductID: f.event.previousProductID = string(required: false)
+            case .effective:
+                if let name = string(required: false) {
+                    f.event.effective = PlanChangeEffect(rawValue: name)
+                    if f.event.effective == nil { reject("unknown effect '\(name)' (expected one of: \(EventParser.planChangeEffects))") }
+                }
             case .identity:
                 f.event.identity = string(required: true).map(UserID.init)
                 if let refusal = f.event.identity?.refusal { reject(refusal) }
@@ -408,6 +441,10 @@ public struct EventParser: Sendable {
                 add(EventRejection(field: "identity", reason: "required for identified events (the known id this user is)"))
             }
             storeFieldProblems(type: type, storeAccountID: f.event.storeAccountID, trialDays: f.event.trialDays).forEach(add)
+            // A key the type requires, missing (one sent with a bad value is already named).
+            for field in Self.requiredKeys[type.rawValue] where f.rejected & Self.bit(field) == 0 {
+                if let problem = Self.missingRequired(field, type: type, in: f.event) { add(problem) }
+            }
             if let problem = revenueSignProblem(type: type, revenue: f.event.revenue) { add(problem) }
             if let problem = proceedsProblem(revenue: f.event.revenue, proceeds: f.event.proceeds) { add(problem) }
             if let timestamp, let problem = timeProblem(type: type, timestamp: timestamp) { add(problem) }

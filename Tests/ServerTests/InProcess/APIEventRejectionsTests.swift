@@ -104,4 +104,33 @@ struct APIEventRejectionsTests {
         let metrics = await server.request("GET", "/metrics").text
         #expect(!metrics.contains(#"abctl_events_total{outcome="stored"} 1"#))
     }
+
+    // MARK: The subscription's life
+
+    /// An expiry without a reason or with one not in the list, and a plan change without its new
+    /// product, are refused naming the field; nothing of the batch is stored; the good ones are.
+    @Test func anExpiryAndAPlanChangeNeedTheirKeys() async throws {
+        let server = try InProcessServer()
+        let lines = [
+            #"{"event_id":"x1","type":"expired","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#,
+            #"{"event_id":"x2","type":"expired","user_id":"u","ts":"2026-12-01T10:00:00Z","reason":"moved_away"}"#,
+            #"{"event_id":"x3","type":"plan_changed","user_id":"u","ts":"2026-12-01T10:00:00Z","previous_product_id":"m"}"#,
+        ]
+        let reply = await server.request("POST", "/v1/events", body: lines.joined(separator: "\n"))
+        #expect(reply.status == 422 && reply.errorCode == "invalid_event", "\(reply.text)")
+        #expect(reply.error?["field"] as? String == "reason", "\(reply.text)")
+        let rejections = try #require(reply.json?["rejections"] as? [[String: Any]])
+        #expect(rejections.map { "\($0["line"] as? Int ?? 0) \($0["field"] as? String ?? "")" } == ["1 reason", "2 reason", "3 product_id"], "\(reply.text)")
+        let good = [
+            #"{"event_id":"y1","type":"expired","user_id":"u","ts":"2026-12-01T10:00:00Z","reason":"billing"}"#,
+            #"{"event_id":"y2","type":"plan_changed","user_id":"u","ts":"2026-12-01T10:00:00Z","product_id":"a","effective":"now"}"#,
+            #"{"event_id":"y3","type":"billing_issue","user_id":"u","ts":"2026-12-01T10:00:00Z","grace_until":"2026-12-17T10:00:00Z"}"#,
+            #"{"event_id":"y4","type":"uncancelled","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#,
+        ]
+        let stored = await server.request("POST", "/v1/events", body: good.joined(separator: "\n"))
+        #expect(stored.status == 200 && stored.json?["stored"] as? Int == 4, "\(stored.text)")
+        let rows = try await server.query("SELECT event_id, type, reason, grace_until_ts IS NOT NULL, effective FROM events ORDER BY event_id")
+        #expect(rows.map { $0.joined(separator: "|") } == ["y1|\(EventType.expired.rawValue)|billing|0|", "y2|\(EventType.planChanged.rawValue)||0|now",
+                                                           "y3|\(EventType.billingIssue.rawValue)||1|", "y4|\(EventType.uncancelled.rawValue)||0|"], "\(rows)")
+    }
 }
