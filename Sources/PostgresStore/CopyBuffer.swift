@@ -21,6 +21,8 @@ struct CopyBuffer {
         add(bytes: RevenueEntry.encode(f.revenueEntries)); add(f.crossedOver)
         add(f.placement); add(f.attributes); add(f.grantedTrialDays.map(Int64.init))
         add(f.allocationPeriod?.microseconds)
+        add(f.expiredAt?.microseconds); add(f.expiryKind?.rawValue); add(f.billingIssueAt?.microseconds)
+        add(f.firstUncancel?.microseconds); add(f.strayUncancel?.microseconds)
         endRow()
     }
 

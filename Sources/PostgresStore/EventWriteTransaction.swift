@@ -83,7 +83,8 @@ enum EventWriteTransaction {
     static let factColumns = """
         user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
         first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
-        placement, attributes, trial_days, allocation_period_ts
+        placement, attributes, trial_days, allocation_period_ts, expired_ts, expiry_kind, billing_issue_ts, \
+        first_uncancel_ts, stray_uncancel_ts
         """
 
     /// A user's facts rows never go away (events are only added), so writing is an upsert.
@@ -96,7 +97,9 @@ enum EventWriteTransaction {
             refunded_ts = EXCLUDED.refunded_ts, net_revenue = EXCLUDED.net_revenue, copy_source = EXCLUDED.copy_source,
             copy_fallback_reason = EXCLUDED.copy_fallback_reason, revenue_entries = EXCLUDED.revenue_entries,
             crossed_over = EXCLUDED.crossed_over, placement = EXCLUDED.placement, attributes = EXCLUDED.attributes,
-            trial_days = EXCLUDED.trial_days, allocation_period_ts = EXCLUDED.allocation_period_ts
+            trial_days = EXCLUDED.trial_days, allocation_period_ts = EXCLUDED.allocation_period_ts,
+            expired_ts = EXCLUDED.expired_ts, expiry_kind = EXCLUDED.expiry_kind, billing_issue_ts = EXCLUDED.billing_issue_ts,
+            first_uncancel_ts = EXCLUDED.first_uncancel_ts, stray_uncancel_ts = EXCLUDED.stray_uncancel_ts
         """
 
     typealias Key = InsertOrder.Key

@@ -32,7 +32,7 @@ extension PostgresEventStore {
         try readers.withConnection { c in
             try CursorReader.forEachBatch(on: c, """
                 SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts,
-                       allocation_period_ts
+                       allocation_period_ts, billing_issue_ts, trial_days
                 FROM facts WHERE experiment = $1 AND first_exposure_ts < $2 ORDER BY user_id
                 """, [experiment, String(until?.microseconds ?? Int64.max)], context: "read facts") { rows in
                 for row in 0..<rows.count {
@@ -41,7 +41,8 @@ extension PostgresEventStore {
                     try body(FactTimes(arm: arm, firstExposure: rows.int64(row, 2), trialStart: rows.optionalInt64(row, 3),
                                        firstPaid: rows.optionalInt64(row, 4), firstConverted: rows.optionalInt64(row, 5),
                                        firstCancel: rows.optionalInt64(row, 6), refundedAt: rows.optionalInt64(row, 7),
-                                       allocationPeriod: rows.optionalInt64(row, 8)))
+                                       allocationPeriod: rows.optionalInt64(row, 8), billingIssue: rows.optionalInt64(row, 9),
+                                       grantedTrialDays: rows.optionalInt64(row, 10).map { Int($0) }))
                 }
             }
         }
@@ -130,7 +131,8 @@ extension PostgresEventStore {
         return """
             experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
             first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, \(entries), crossed_over, \
-            \(placement), \(attributes), trial_days, allocation_period_ts
+            \(placement), \(attributes), trial_days, allocation_period_ts, \
+            expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts
             """
     }
 
@@ -144,6 +146,8 @@ extension PostgresEventStore {
                          copySource: r.optionalText(i, 10).flatMap { .init(rawValue: $0) },
                          copyFallbackReason: r.optionalText(i, 11),
                          placement: r.optionalText(i, 14), attributes: r.attributes(i, 15),
-                         grantedTrialDays: r.optionalInt64(i, 16).map { Int($0) }, allocationPeriod: ts(17))
+                         grantedTrialDays: r.optionalInt64(i, 16).map { Int($0) }, allocationPeriod: ts(17),
+                         expiredAt: ts(18), expiryKind: r.optionalText(i, 19).flatMap(SubscriptionEndKind.init(rawValue:)),
+                         billingIssueAt: ts(20), firstUncancel: ts(21), strayUncancel: ts(22))
     }
 }

@@ -268,6 +268,13 @@ enum PostgresSchema {
             ALTER TABLE events ADD COLUMN reason text, ADD COLUMN grace_until_ts bigint, ADD COLUMN previous_product_id text,
                 ADD COLUMN effective text;
             """),
+        // Facts keep the subscription's end as the stores tell it: the first expiry and its kind, the
+        // first billing issue, and the uncancels (a stray one followed no cancel). The events these
+        // read arrived with version 21, so rows from before hold none and nothing is recomputed.
+        Migration(version: 22, description: "facts keep expiries, billing issues and uncancels", sql: """
+            ALTER TABLE facts ADD COLUMN expired_ts bigint, ADD COLUMN expiry_kind text, ADD COLUMN billing_issue_ts bigint,
+                ADD COLUMN first_uncancel_ts bigint, ADD COLUMN stray_uncancel_ts bigint;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -12,6 +12,7 @@ import ExperimentDefinitions
 /// | `day0_cancel_rate` | trial starters | trial start + `day0_window_hours` | cancelled within the window |
 /// | `trial_cancel_rate` | trial starters | the end of the arm's trial | cancelled before it |
 /// | `refund_rate` | payers | first payment + H + 14 days | refunded before then |
+/// | `billing_issue_rate` | users whose first charge came due | that due date + 16 days | a billing issue before then |
 ///
 /// H is `Experiment.maturityDays` (the longest `trial_days` plus `metrics.maturity_grace_days`),
 /// the same maturity the report reads.
@@ -19,6 +20,9 @@ struct MatureOutcome: Sendable {
     static let microsPerDay: Int64 = 86_400_000_000
     /// Refunds are counted this long after the first payment, beyond H.
     static let refundExtraDays = 14
+    /// Billing issues are counted this long after the first charge came due (a store retries a failed
+    /// charge for about that long before it gives up).
+    static let billingIssueDays = 16
 
     let fact: UserOutcome.Fact
     /// H in microseconds.
@@ -60,7 +64,13 @@ struct MatureOutcome: Sendable {
             let end = paid + horizon + Int64(Self.refundExtraDays) * Self.microsPerDay
             guard end <= now else { return nil }
             return f.refundedAt.map { $0 >= paid && $0 < end } ?? false
-        case .exposure:
+        case .billingIssue:
+            let trialEnd = f.trialStart.map { $0 + (f.grantedTrialDays.map { Int64($0) * Self.microsPerDay } ?? trialLengths[arm]) }
+            guard let due = [f.firstPaid, trialEnd].compactMap({ $0 }).min() else { return nil }
+            let end = due + Int64(Self.billingIssueDays) * Self.microsPerDay
+            guard end <= now else { return nil }
+            return f.billingIssue.map { $0 < end } ?? false
+        case .exposure, .chargeDue:
             return nil
         }
     }

@@ -265,7 +265,8 @@ public struct Simulator: Sendable {
         var grantedTrialDays: Int?
         @discardableResult
         func add(_ type: EventType, at time: Date, experiment: String? = nil, variant: String? = nil, revenue: Double? = nil,
-                 productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil) -> Bool {
+                 productID: String? = nil, copy: (source: String, text: String, reason: String?)? = nil,
+                 reason: ExpiryReason? = nil, graceUntil: Date? = nil) -> Bool {
             guard time < observedUntil else { return false }
             eventNumber += 1
             // `revenue` is in the storefront's currency; a rate (validation requires one) converts it.
@@ -282,7 +283,8 @@ public struct Simulator: Sendable {
                 store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
                 proceedsBeforeTax: revenue != nil,
                 // A bandit's exposure echoes the period assign answered (SPEC §2), as an app does.
-                allocationPeriod: type == .exposure ? experiment.flatMap { assigner.experiment($0)?.allocationPeriodStart(at: time) }.map { Timestamp($0) } : nil))
+                allocationPeriod: type == .exposure ? experiment.flatMap { assigner.experiment($0)?.allocationPeriodStart(at: time) }.map { Timestamp($0) } : nil,
+                reason: reason, graceUntil: graceUntil.map(Timestamp.init)))
             return true
         }
 
@@ -338,11 +340,16 @@ public struct Simulator: Sendable {
     /// The Day-0 window of a user who saw no experiment's arm (SPEC's default, 24 hours).
     static let defaultDay0WindowHours = 24.0
 
+    /// Adds one of the user's events: type, time, experiment, variant, revenue, product, the copy shown,
+    /// an expiry's reason and a billing issue's grace; false when it falls after the observation.
+    typealias EmitEvent = (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?,
+                           ExpiryReason?, Date?) -> Bool
+
     /// A user with no placement: every experiment that takes it, in snapshot order; it behaves by
     /// the first that showed it a paywall.
     private func experimentsPath(userID: UserID, attributes: Attributes, arrival: Date, request: PaywallRequest, rng: inout SplitMix64,
                                  ratesFor: (String, String) -> Truth.Rates,
-                                 add: (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?) -> Bool,
+                                 add: EmitEvent,
                                  exposed: inout [(String, String)], behaviour: inout (rates: Truth.Rates, paywall: Paywall?, day0WindowHours: Double)?) {
         for candidate in assigner.experiments {
             let a = assigner.assign(userID: userID, attributes: attributes, experiment: candidate, now: arrival)
@@ -365,7 +372,7 @@ public struct Simulator: Sendable {
             if rng.chance(rates.exposureLoss) { continue }
             // An arm with no paywall (a holdout arm) logs its exposure with no copy.
             let copy = variant.paywall.map { shownCopy($0, request: request, rng: &rng) }
-            if add(.exposure, arrival, experiment.id, variant.key, nil, nil, copy) { exposed.append((experiment.id, variant.key)) }
+            if add(.exposure, arrival, experiment.id, variant.key, nil, nil, copy, nil, nil) { exposed.append((experiment.id, variant.key)) }
             // A user behaves once, by the first experiment that showed them a paywall; a global
             // holdout's arms show none of their own, so the experiments after it decide.
             if behaviour == nil && !experiment.isHoldout { behaviour = (rates, variant.paywall, experiment.metrics.day0WindowHours) }
@@ -375,9 +382,32 @@ public struct Simulator: Sendable {
     /// What a user does after the paywall it saw (nil: none): a trial or a purchase, cancellations,
     /// conversion, renewals and refunds, by `rates`.
     private func behave(rates: Truth.Rates, paywall: Paywall?, window: Double, arrival: Date, currency: String, rng: inout SplitMix64,
-                        add emit: (EventType, Date, String?, String?, Double?, String?, (source: String, text: String, reason: String?)?) -> Bool) {
-        func add(_ type: EventType, at time: Date, revenue: Double? = nil, productID: String? = nil) {
-            _ = emit(type, time, nil, nil, revenue, productID, nil)
+                        add emit: EmitEvent) {
+        func add(_ type: EventType, at time: Date, revenue: Double? = nil, productID: String? = nil,
+                 reason: ExpiryReason? = nil, graceUntil: Date? = nil) {
+            _ = emit(type, time, nil, nil, revenue, productID, nil, reason, graceUntil)
+        }
+        // New truth rates draw only when set, so a truth file without them simulates the same users as before.
+        func draw(_ p: Double) -> Bool { p > 0 && rng.chance(p) }
+        /// A cancel at `time`; the person may turn auto-renew back on a few hours later (an undone cancel).
+        /// Answers whether the cancel stood.
+        func cancel(at time: Date, before periodEnd: Date) -> Bool {
+            add(.cancelled, at: time)
+            guard draw(rates.uncancel) else { return true }
+            let back = time.addingTimeInterval(rng.uniform(0.1, 1) * min(12 * 3600, max(60, periodEnd.timeIntervalSince(time) - 60)))
+            add(.uncancelled, at: back)
+            return false
+        }
+        /// A charge due at `time`: it may fail (a billing issue, with a grace period), and then be recovered
+        /// inside the grace (the charge comes late) or not (the subscription expires for billing).
+        /// Answers when the charge went through, or nil.
+        func charge(at time: Date) -> Date? {
+            guard draw(rates.billingIssue) else { return time }
+            let graceEnd = time.addingTimeInterval(Simulator.graceDays * 86400)
+            add(.billingIssue, at: time, graceUntil: graceEnd)
+            if draw(rates.billingRecovery) { return time.addingTimeInterval(rng.uniform(0.05, 0.95) * Simulator.graceDays * 86400) }
+            add(.expired, at: graceEnd, reason: .billing)
+            return nil
         }
 
         // With no paywall shown the user may still buy in the app's own store screen: the first offering, no trial.
@@ -385,7 +415,8 @@ public struct Simulator: Sendable {
         let trialDays = paywall?.trialDays ?? 0
         let plans = catalog.products.offerings[offering] ?? [:]
         let annual = plans.values.first { $0.period == "P1Y" }, monthly = plans.values.first { $0.period == "P1M" }
-        func pay(at time: Date, type: EventType) {
+        func pay(at due: Date, type: EventType) {
+            guard let time = charge(at: due) else { return }
             guard var plan = (rng.chance(rates.annualShare) ? annual : monthly) ?? annual ?? monthly else { return }
             // The storefront's list price (validation requires one in every storefront currency).
             plan.price = plan.price(in: currency, default: catalog.products.currency) ?? plan.price
@@ -397,17 +428,20 @@ public struct Simulator: Sendable {
                 let theta = rng.beta(churn.alpha, churn.beta)
                 var renewal = time.addingTimeInterval(days * 86400)
                 var t = 1
+                var lapsed = false
                 while renewal < observedUntil && !rng.chance(churn.churn(theta: theta, renewal: t)) {
-                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
-                    renewal = renewal.addingTimeInterval(days * 86400)
+                    // A renewal whose charge fails for good ends in an expiry for billing, not a cancel.
+                    guard let charged = charge(at: renewal) else { lapsed = true; break }
+                    add(.renewed, at: charged, revenue: plan.price, productID: plan.productID)
+                    renewal = charged.addingTimeInterval(days * 86400)
                     t += 1
                 }
-                if renewal < observedUntil { add(.cancelled, at: renewal.addingTimeInterval(-rng.uniform(1, 72) * 3600)) }
+                if !lapsed, renewal < observedUntil { add(.cancelled, at: renewal.addingTimeInterval(-rng.uniform(1, 72) * 3600)) }
             } else if plan.period == "P1M" {
                 var renewal = time.addingTimeInterval(30 * 86400)
-                while renewal < observedUntil && rng.chance(rates.renewal) {
-                    add(.renewed, at: renewal, revenue: plan.price, productID: plan.productID)
-                    renewal = renewal.addingTimeInterval(30 * 86400)
+                while renewal < observedUntil && rng.chance(rates.renewal), let charged = charge(at: renewal) {
+                    add(.renewed, at: charged, revenue: plan.price, productID: plan.productID)
+                    renewal = charged.addingTimeInterval(30 * 86400)
                 }
             }
         }
@@ -416,17 +450,26 @@ public struct Simulator: Sendable {
         if trialDays > 0 && rng.chance(rates.trialStart) {
             let trialStart = arrival.addingTimeInterval(rng.uniform(1, 30) * 60)
             add(.trialStarted, at: trialStart, productID: annual?.productID)
+            let trialEnd = trialStart.addingTimeInterval(trialHours * 3600)
+            var stands = true
             if rng.chance(rates.day0Cancel) {
-                add(.cancelled, at: trialStart.addingTimeInterval(rng.uniform(0.05, 0.95) * min(window, trialHours) * 3600))
+                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(0.05, 0.95) * min(window, trialHours) * 3600), before: trialEnd)
             } else if trialHours > window + 2, rng.chance(rates.laterCancel) {
-                add(.cancelled, at: trialStart.addingTimeInterval(rng.uniform(window + 1, trialHours - 1) * 3600))
-            } else if rng.chance(rates.convert) {
-                pay(at: trialStart.addingTimeInterval(trialHours * 3600), type: .converted)
+                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(window + 1, trialHours - 1) * 3600), before: trialEnd)
+            } else {
+                stands = false
+            }
+            // A trial nobody cancelled, or whose cancel was undone, comes due at its end.
+            if !stands, rng.chance(rates.convert) {
+                pay(at: trialEnd, type: .converted)
             }
         } else if rng.chance(rates.directPurchase) {
             pay(at: arrival.addingTimeInterval(rng.uniform(2, 60) * 60), type: .purchased)
         }
     }
+
+    /// The grace period after a failed charge: the store retries for this long before it gives up.
+    public static let graceDays = 16.0
 
     /// Days between renewals of a plan period, as the simulation bills them.
     public static let periodDays: [String: Double] = ["P1W": 7, "P1M": 30, "P1Y": 365]

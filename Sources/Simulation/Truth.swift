@@ -45,6 +45,13 @@ public struct Truth: Sendable {
         public var renewal = 0.85
         /// A payer asks for a refund within three days.
         public var refund = 0.03
+        /// A charge that comes due (a trial's conversion, a purchase, a monthly renewal) fails: the store
+        /// says `billing_issue` and retries through a grace period.
+        public var billingIssue = 0.0
+        /// A failed charge goes through later inside the grace; otherwise the subscription expires for billing.
+        public var billingRecovery = 0.0
+        /// A cancel is undone (`uncancelled`) a few hours later, before the period ends.
+        public var uncancel = 0.0
         /// An exposure that never reaches the store (a client bug); non-zero values cause a sample ratio mismatch.
         public var exposureLoss = 0.0
         /// When set, renewals follow it instead of `renewal` (monthly and annual plans alike).
@@ -55,7 +62,8 @@ public struct Truth: Sendable {
         static var keys: [String: WritableKeyPath<Rates, Double>] { [
             "trial_start": \.trialStart, "day0_cancel": \.day0Cancel, "later_cancel": \.laterCancel, "convert": \.convert,
             "direct_purchase": \.directPurchase, "annual_share": \.annualShare, "renewal": \.renewal, "refund": \.refund,
-            "exposure_loss": \.exposureLoss,
+            "exposure_loss": \.exposureLoss, "billing_issue": \.billingIssue, "billing_recovery": \.billingRecovery,
+            "uncancel": \.uncancel,
         ] }
 
         /// The true probability that a user of a variant with `trialDays` days of trial ends up with `fact`,
@@ -63,17 +71,24 @@ public struct Truth: Sendable {
         public func probability(of fact: UserOutcome.Fact, trialDays: Int, day0WindowHours: Double) -> Double {
             let laterCancelPossible = Double(trialDays) * 24 > day0WindowHours
             let later = laterCancelPossible ? laterCancel : 0
-            let trialToPaid = (1 - day0Cancel) * (1 - later) * convert
+            // Cancels that stood (an undone one is no cancel, and its trial comes due like any other).
+            let day0Stands = day0Cancel * (1 - uncancel), laterStands = (1 - day0Cancel) * later * (1 - uncancel)
             let starts = trialDays > 0 ? trialStart : 0
-            let paid = starts * trialToPaid + (1 - starts) * directPurchase
+            // A first charge attempted: a trial that comes due and converts, or a purchase; a failed one
+            // that is not recovered never pays.
+            let charged = starts * (1 - day0Stands - laterStands) * convert + (1 - starts) * directPurchase
+            let goesThrough = 1 - billingIssue * (1 - billingRecovery)
+            let paid = charged * goesThrough
             switch fact {
             case .exposure: return 1
             case .trialStart: return starts
             case .paid: return paid
-            case .converted: return starts * trialToPaid
-            case .day0Cancel: return starts * day0Cancel
-            case .trialCancel: return starts * (day0Cancel + (1 - day0Cancel) * later)
+            case .converted: return starts * (1 - day0Stands - laterStands) * convert * goesThrough
+            case .day0Cancel: return starts * day0Stands
+            case .trialCancel: return starts * (day0Stands + laterStands)
             case .refund: return paid * refund
+            case .chargeDue: return starts + (1 - starts) * directPurchase
+            case .billingIssue: return charged * billingIssue
             }
         }
 

@@ -10,21 +10,28 @@ import Testing
     /// renews; monthly payers renew every 30 days, each with probability `renewal`, or, with
     /// `renewal_churn` {alpha, beta, tenure_factor 1}, with a churn θ ~ Beta(alpha, beta) of their own,
     /// so the t-th renewal comes with probability E[(1 − θ)^t] = Π_{i<t} (beta + i) / (alpha + beta + i).
+    /// Every charge (the first and each renewal) goes through unless it fails (`billing_issue`) and is not
+    /// recovered (`billing_recovery`); a cancel undone (`uncancel`) is no cancel.
     static func trueRevenuePerUser(_ r: [String: Any], trialDays: Int, monthly: Double, annual: Double) -> Double {
         func x(_ key: String) -> Double { r[key] as! Double }
+        func optional(_ key: String) -> Double { r[key] as? Double ?? 0 }
+        let goesThrough = 1 - optional("billing_issue") * (1 - optional("billing_recovery"))
         func renews(_ t: Int) -> Double {
-            guard let churn = r["renewal_churn"] as? [String: Double] else { return pow(x("renewal"), Double(t)) }
+            let charged = pow(goesThrough, Double(t))
+            guard let churn = r["renewal_churn"] as? [String: Double] else { return pow(x("renewal"), Double(t)) * charged }
             let a = churn["alpha"]!, b = churn["beta"]!
-            return (0..<t).reduce(1.0) { p, i in p * (b + Double(i)) / (a + b + Double(i)) }
+            return (0..<t).reduce(1.0) { p, i in p * (b + Double(i)) / (a + b + Double(i)) } * charged
         }
         func payer(firstPaymentDay t0: Double) -> Double {
             let payments = Int(((365 - t0) / 30).rounded(.up))   // payments at t0, t0 + 30, … before day 365
             let months = (0..<payments).reduce(0.0) { sum, t in sum + renews(t) }
             return (1 - x("refund")) * (x("annual_share") * annual + (1 - x("annual_share")) * monthly * months)
         }
-        let trialToPaid = (1 - x("day0_cancel")) * (1 - x("later_cancel")) * x("convert")
+        let stands = 1 - optional("uncancel")
+        let trialToPaid = (1 - x("day0_cancel") * stands - (1 - x("day0_cancel")) * x("later_cancel") * stands) * x("convert") * goesThrough
         let starts = trialDays > 0 ? x("trial_start") : 0
-        return starts * trialToPaid * payer(firstPaymentDay: Double(trialDays) + 0.01) + (1 - starts) * x("direct_purchase") * payer(firstPaymentDay: 0.01)
+        return starts * trialToPaid * payer(firstPaymentDay: Double(trialDays) + 0.01)
+            + (1 - starts) * x("direct_purchase") * goesThrough * payer(firstPaymentDay: 0.01)
     }
 
     static func json(_ path: String) throws -> [String: Any] {

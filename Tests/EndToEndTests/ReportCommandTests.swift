@@ -31,9 +31,9 @@ import Testing
         #expect(obj["experiment"] as? String == "oracle-report")
         #expect(obj["generated_at"] as? String == "2026-12-31T00:00:00Z")
         #expect(obj["users"] as? Int == 3000)
-        // Two treatments × (8 metrics of the table + 3 horizon metrics the file names as secondary
+        // Two treatments × (9 metrics of the table + 3 horizon metrics the file names as secondary
         // + the 2 mature forms the verdict reads: paid_conversion_d10, trial_cancel_rate_d10).
-        #expect((obj["comparisons"] as? [Any])?.count == 2 * 13)
+        #expect((obj["comparisons"] as? [Any])?.count == 2 * 14)
     }
 
     @Test func everyExperimentWithDataByDefault() async throws {
@@ -63,11 +63,11 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: folder.path + "/out/oracle-report.\(ext)"))
         }
         let csv = try String(contentsOfFile: folder.path + "/out/oracle-report.csv", encoding: .utf8)
-        // Eight table metrics, three the file names, and the mature forms the verdict reads
+        // Nine table metrics, three the file names, and the mature forms the verdict reads
         // (paid_conversion_d10, trial_cancel_rate_d10: the 7-day trial + 3 days' grace), for three
         // variants; then the forecast's rows per variant, gross and proceeds (its arms have payers).
         let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        let expectedRows: Int = 1 + 3 * 13 + 3 + 3
+        let expectedRows: Int = 1 + 3 * 14 + 3 + 3
         #expect(rows.count == expectedRows)
         #expect(rows.suffix(6).prefix(3).allSatisfy { $0.contains(",revenue_per_user_forecast_d365,") && $0.contains(",gross,") })
         #expect(rows.suffix(3).allSatisfy { $0.contains(",proceeds_per_user_forecast_d365,") && $0.contains(",proceeds") })

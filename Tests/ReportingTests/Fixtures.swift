@@ -33,7 +33,7 @@ enum Fixtures {
              rate(.day0CancelRate, users / 30, users / 3), rate(.named("trial_cancel_rate"), users / 12, users / 3),
              MetricValue(metric: .revenuePerUser, count: paid, denominator: users, rate: 1.25, ci: Bounds(1.0, 1.5), sum: 1.25 * Double(users)),
              MetricValue(metric: .proceedsPerUser, count: paid, denominator: users, rate: 0.9, ci: Bounds(0.7, 1.1), sum: 0.9 * Double(users)),
-             rate(.named("refund_rate"), paid / 20, paid)]
+             rate(.named("refund_rate"), paid / 20, paid), rate(.named("billing_issue_rate"), paid / 10, users / 3)]
         }
         var figures = ReportFigures(
             experimentID: id, experimentName: name, hypothesis: "Their own words convert better.", status: "running",
@@ -75,12 +75,12 @@ extension UserFacts {
     static func row(experiment: String = "test", userID: UserID, variant: String, firstExposure: Int64, trialStart: Int64? = nil,
                     firstPaid: Int64? = nil, firstConverted: Int64? = nil, firstCancel: Int64? = nil, refunded: Int64? = nil,
                     netRevenue: Double = 0, revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
-                    copySource: CopySource? = nil, fallbackReason: String? = nil) -> UserFacts {
+                    copySource: CopySource? = nil, fallbackReason: String? = nil, billingIssue: Int64? = nil) -> UserFacts {
         func at(_ t: Int64?) -> Timestamp? { t.map(Timestamp.init(microseconds:)) }
         return UserFacts(experiment: experiment, userID: userID, variant: variant, firstExposure: Timestamp(microseconds: firstExposure),
                          trialStart: at(trialStart), firstPaid: at(firstPaid), firstConverted: at(firstConverted),
                          firstCancel: at(firstCancel), refundedAt: at(refunded), netRevenue: netRevenue, revenueEntries: revenueEntries,
-                         crossedOver: crossedOver, copySource: copySource, copyFallbackReason: fallbackReason)
+                         crossedOver: crossedOver, copySource: copySource, copyFallbackReason: fallbackReason, billingIssueAt: at(billingIssue))
     }
 }
 

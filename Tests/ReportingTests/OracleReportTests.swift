@@ -37,7 +37,8 @@ import Testing
                              netRevenue: (o["net_revenue"] as! NSNumber).doubleValue,
                              revenueEntries: (o["revenue_entries"] as! [[NSNumber]]).map { RevenueEntry(offset: $0[0].int64Value * 1_000_000, amount: $0[1].doubleValue) },
                              crossedOver: o["crossed_over"] as! Bool,
-                             copySource: (o["copy_source"] as? String).flatMap(CopySource.init(rawValue:)), fallbackReason: o["copy_fallback_reason"] as? String)
+                             copySource: (o["copy_source"] as? String).flatMap(CopySource.init(rawValue:)), fallbackReason: o["copy_fallback_reason"] as? String,
+                             billingIssue: micros(o["billing_issue"]))
         }
     }
 

@@ -63,7 +63,8 @@ import Testing
                 acc.add(UserFacts.row(userID: "u\(u)", variant: "v\(user["variant"] as! Int)", firstExposure: micros(user["first_exposure"])!,
                                   trialStart: micros(user["trial_start"]), firstPaid: micros(user["first_paid"]),
                                   firstConverted: micros(user["first_converted"]), firstCancel: micros(user["first_cancel"]),
-                                  refunded: micros(user["refunded"]), netRevenue: entries.reduce(0) { $0 + $1.amount }, revenueEntries: entries))
+                                  refunded: micros(user["refunded"]), netRevenue: entries.reduce(0) { $0 + $1.amount }, revenueEntries: entries,
+                                  billingIssue: micros(user["billing_issue"])))
             }
             let expected = c["expected"] as! [String: [[String: Any]]]
             for m in metrics {

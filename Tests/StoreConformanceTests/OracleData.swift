@@ -4,7 +4,7 @@ import ExperimentDefinitions
 import Foundation
 
 /// The Reporting tests' oracle data set (`Tests/ReportingTests/Fixtures/oracle`, made by its
-/// `make_oracle.py`): 4,792 events of one experiment, read here as plain events.
+/// `make_oracle.py`): 4,939 events of one experiment, read here as plain events.
 struct OracleData {
     let experiment: Experiment
     let events: [Event]

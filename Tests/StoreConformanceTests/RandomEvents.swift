@@ -4,7 +4,7 @@ import TestSupport
 
 /// Seeded synthetic events of every type over several experiments: exposures (some users in two
 /// experiments, some re-exposed to another variant, some never exposed), trials, cancels,
-/// payments, renewals and refunds, several at the same instant so tie-breaking matters; some
+/// payments, renewals, refunds, uncancels, billing issues, expiries and plan changes, several at the same instant so tie-breaking matters; some
 /// exposures carry an `allocation_period`.
 enum RandomEvents {
     static let experiments = ["alpha", "beta", "gamma"]
@@ -13,6 +13,9 @@ enum RandomEvents {
 
     static func make(users: Int, seed: UInt64) -> [Event] {
         var rng = SeededGenerator(seed: seed)
+        // The subscription's life (uncancels, billing issues, expiries, plan changes) from a generator of
+        // its own, so every other draw stays as it was.
+        var life = SeededGenerator(seed: seed &+ 0x11FE)
         var events: [Event] = []
         for u in 0..<users {
             let user: UserID = "user-\(u)"
@@ -44,6 +47,14 @@ enum RandomEvents {
                     : nil
                 events.append(Event(id: id(), type: type, userID: user, timestamp: at(24 * 40), revenue: revenue,
                                     currency: revenue == nil ? nil : "USD"))
+            }
+            for _ in 0..<Int.random(in: 0...3, using: &life) {
+                let type = [EventType.uncancelled, .billingIssue, .expired, .planChanged, .cancelled].randomElement(using: &life)!
+                let ts = origin.adding(hours: Double(Int.random(in: 0...(24 * 40), using: &life)))
+                events.append(Event(id: id(), type: type, userID: user, timestamp: ts,
+                                    productID: type == .planChanged ? "chorus.plus.annual" : nil,
+                                    reason: type == .expired ? ExpiryReason.allCases.randomElement(using: &life)! : nil,
+                                    graceUntil: type == .billingIssue ? ts.adding(hours: 24 * 16) : nil))
             }
         }
         return events

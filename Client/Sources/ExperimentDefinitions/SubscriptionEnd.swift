@@ -22,3 +22,19 @@ public enum PlanChangeEffect: String, Sendable, CaseIterable, Hashable {
     /// From the next renewal (a downgrade or a crossgrade the store defers).
     case nextRenewal = "next_renewal"
 }
+
+/// How a subscription ended, as the report counts its ends: a person's choice, a payment that
+/// failed, or anything else.
+public enum SubscriptionEndKind: String, Sendable, CaseIterable, Hashable {
+    case voluntary, involuntary, other
+
+    /// The kind of an expiry of `reason`; nil for a pause, which is no end.
+    public init?(_ reason: ExpiryReason) {
+        switch reason {
+        case .voluntary: self = .voluntary
+        case .billing: self = .involuntary
+        case .priceIncrease, .productUnavailable, .other: self = .other
+        case .paused: return nil
+        }
+    }
+}

@@ -31,12 +31,14 @@ public enum FactsBuilder {
         public var member: UserID?
         /// An exposure's `allocation_period` (microseconds).
         public var allocationPeriod: Int64?
+        /// An `expired` event's reason.
+        public var reason: ExpiryReason?
 
         public init(type: EventType, ts: Int64, experiment: String?, variant: String?, revenueContribution: Double,
                     copySource: CopySource?, copyFallbackReason: String?, eventID: EventID,
                     placement: String? = nil, attributes: ExposureAttributes = .empty, trialDays: Int? = nil,
                     proceeds: Double? = nil, proceedsBeforeTax: Bool = false, store: PaymentStore? = nil, productID: String? = nil,
-                    allocationPeriod: Int64? = nil) {
+                    allocationPeriod: Int64? = nil, reason: ExpiryReason? = nil) {
             self.type = type
             self.ts = ts
             self.experiment = experiment
@@ -54,6 +56,7 @@ public enum FactsBuilder {
             self.attributes = attributes
             self.trialDays = trialDays
             self.allocationPeriod = type == .exposure ? allocationPeriod : nil
+            self.reason = type == .expired ? reason : nil
         }
 
         /// The `events` columns `init(_:)` reads: what every reader of stored events into facts
@@ -61,7 +64,7 @@ public enum FactsBuilder {
         public static let columns: [EventColumn] = {
             let read: Set = ["type", "ts", "experiment", "variant", "revenue", "copy_source", "copy_fallback_reason", "event_id",
                              "placement", "attributes", "trial_days", "store", "proceeds", "proceeds_before_tax", "product_id",
-                             "allocation_period_ts"]
+                             "allocation_period_ts", "reason"]
             return EventColumns.all.filter { read.contains($0.name) }
         }()
 
@@ -74,7 +77,7 @@ public enum FactsBuilder {
                       attributes: exposure ? event.attributes : .empty,
                       trialDays: event.type == .trialStarted ? event.trialDays : nil,
                       proceeds: event.type.carriesRevenue ? event.proceeds : nil, proceedsBeforeTax: event.proceedsBeforeTax, store: event.store,
-                      productID: event.productID, allocationPeriod: event.allocationPeriod?.microseconds)
+                      productID: event.productID, allocationPeriod: event.allocationPeriod?.microseconds, reason: event.reason)
         }
     }
 
@@ -130,7 +133,7 @@ public enum FactsBuilder {
             let from = f.firstExposure.microseconds
             var revenue = 0.0
             var entries: [RevenueEntry] = []
-            var cancels: [Int64] = []
+            var life: [Source] = []
             for e in ordered where e.ts >= from {
                 switch e.type {
                 case .exposure: break
@@ -143,8 +146,9 @@ public enum FactsBuilder {
                 case .converted:
                     if f.firstPaid == nil { f.firstPaid = Timestamp(microseconds: e.ts) }
                     if f.firstConverted == nil { f.firstConverted = Timestamp(microseconds: e.ts) }
-                case .renewed, .identified, .uncancelled, .billingIssue, .expired, .planChanged: break
-                case .cancelled: cancels.append(e.ts)
+                case .renewed, .identified, .planChanged: break
+                case .cancelled, .uncancelled, .expired: life.append(e)
+                case .billingIssue: if f.billingIssueAt == nil { f.billingIssueAt = Timestamp(microseconds: e.ts) }
                 case .refunded: if f.refundedAt == nil { f.refundedAt = Timestamp(microseconds: e.ts) }
                 }
                 revenue += e.revenueContribution
@@ -153,13 +157,48 @@ public enum FactsBuilder {
                                                 proceeds: e.proceedsContribution, proceedsBeforeTax: e.proceedsBeforeTax, productID: e.productID))
                 }
             }
-            let cancelFrom = f.trialStart?.microseconds ?? from
-            if let cancel = cancels.first(where: { $0 >= cancelFrom }) { f.firstCancel = Timestamp(microseconds: cancel) }
+            subscriptionLife(life, from: f.trialStart?.microseconds ?? from, into: &f)
             f.netRevenue = revenue
             f.revenueEntries = entries
             result[index] = f
         }
         return result
+    }
+
+    /// The one end rule: a cancel stands unless an `uncancelled` follows it before the subscription
+    /// expires (the period it was paid for is over); the first cancel that stands, and the first expiry
+    /// other than a pause, from `from` (the trial start, else the first exposure). `life` holds the
+    /// user's cancels, uncancels and expiries from the first exposure, in event order. An `uncancelled`
+    /// with no cancel open before it changes nothing and is kept as stray.
+    static func subscriptionLife(_ life: [Source], from: Int64, into f: inout UserFacts) {
+        var open: Int64?
+        var expired = false
+        for e in life {
+            switch e.type {
+            case .cancelled:
+                if e.ts >= from, open == nil, f.firstCancel == nil, !expired { open = e.ts }
+            case .uncancelled:
+                if f.firstUncancel == nil { f.firstUncancel = Timestamp(microseconds: e.ts) }
+                if open != nil, !expired {
+                    open = nil
+                } else if f.strayUncancel == nil {
+                    f.strayUncancel = Timestamp(microseconds: e.ts)
+                }
+            case .expired:
+                guard e.ts >= from, let reason = e.reason, let kind = SubscriptionEndKind(reason) else { continue }
+                if f.expiredAt == nil {
+                    f.expiredAt = Timestamp(microseconds: e.ts)
+                    f.expiryKind = kind
+                }
+                expired = true
+                // The period is over: a cancel still open stood.
+                if let cancel = open, f.firstCancel == nil { f.firstCancel = Timestamp(microseconds: cancel) }
+                open = nil
+            default: break
+            }
+        }
+        // Nothing undid it (yet): the cancel stands.
+        if let cancel = open, f.firstCancel == nil { f.firstCancel = Timestamp(microseconds: cancel) }
     }
 
     /// SPEC §5: a refund's proceeds are −(the refunded payment's proceeds × refunded / paid), except

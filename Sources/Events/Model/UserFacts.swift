@@ -18,9 +18,20 @@ public struct UserFacts: Sendable, Hashable {
     public var firstPaid: Timestamp?
     /// First `converted` (a trial that became paid) at or after the first exposure.
     public var firstConverted: Timestamp?
-    /// First `cancelled` at or after the first exposure, and at or after the trial start
-    /// when the user started a trial (a cancel before the trial began is not a trial cancel).
+    /// The first `cancelled` that stood, at or after the first exposure, and at or after the trial
+    /// start when the user started a trial (a cancel before the trial began is not a trial cancel).
+    /// A cancel that an `uncancelled` followed before the subscription expired was undone: no cancel.
     public var firstCancel: Timestamp?
+    /// The first `expired` (other than a pause, which is no end) from the same moment as `firstCancel`,
+    /// and its kind from the expiry's reason.
+    public var expiredAt: Timestamp?
+    public var expiryKind: SubscriptionEndKind?
+    /// The first `billing_issue` at or after the first exposure.
+    public var billingIssueAt: Timestamp?
+    /// The first `uncancelled` at or after the first exposure, and the first one that followed no
+    /// cancel (stored, and changing nothing: the report's health counts them).
+    public var firstUncancel: Timestamp?
+    public var strayUncancel: Timestamp?
     /// First `refunded` at or after the first exposure.
     public var refundedAt: Timestamp?
     /// Purchases, conversions and renewals minus refunds, at or after the first exposure.
@@ -48,7 +59,8 @@ public struct UserFacts: Sendable, Hashable {
                 revenueEntries: [RevenueEntry] = [], crossedOver: Bool = false,
                 copySource: CopySource? = nil, copyFallbackReason: String? = nil,
                 placement: String? = nil, attributes: ExposureAttributes = .empty, grantedTrialDays: Int? = nil,
-                allocationPeriod: Timestamp? = nil) {
+                allocationPeriod: Timestamp? = nil, expiredAt: Timestamp? = nil, expiryKind: SubscriptionEndKind? = nil,
+                billingIssueAt: Timestamp? = nil, firstUncancel: Timestamp? = nil, strayUncancel: Timestamp? = nil) {
         self.experiment = experiment
         self.userID = userID
         self.variant = variant
@@ -67,6 +79,11 @@ public struct UserFacts: Sendable, Hashable {
         self.attributes = attributes
         self.grantedTrialDays = grantedTrialDays
         self.allocationPeriod = allocationPeriod
+        self.expiredAt = expiredAt
+        self.expiryKind = expiryKind
+        self.billingIssueAt = billingIssueAt
+        self.firstUncancel = firstUncancel
+        self.strayUncancel = strayUncancel
     }
 
     /// The user's value of a segment dimension at first exposure: `placement`, or an attribute's label;
@@ -88,6 +105,31 @@ public struct UserFacts: Sendable, Hashable {
     public var paid: Bool { firstPaid != nil }
     public var converted: Bool { firstConverted != nil }
     public var isRefunded: Bool { refundedAt != nil }
+
+    /// The subscription's end before `limit` (µs, exclusive): the earlier of the cancel that stood
+    /// and the expiry. Its kind is the expiry's when there is one by then, else voluntary (a cancel).
+    public func end(before limit: Int64) -> (at: Int64, kind: SubscriptionEndKind)? {
+        let cancel = firstCancel.flatMap { $0.microseconds < limit ? $0.microseconds : nil }
+        let expiry = expiredAt.flatMap { $0.microseconds < limit ? $0.microseconds : nil }
+        switch (cancel, expiry) {
+        case let (c?, e?): return (min(c, e), expiryKind ?? .other)
+        case let (c?, nil): return (c, .voluntary)
+        case let (nil, e?): return (e, expiryKind ?? .other)
+        case (nil, nil): return nil
+        }
+    }
+
+    /// When the user's first charge came due: the first payment, or the end of a trial of
+    /// `trialDays` (the store's grant when it said, else the arm's), whichever came first.
+    public func firstChargeDue(armTrialDays: Int) -> Int64? {
+        let trialEnd = trialStart.map { $0.microseconds + Int64(grantedTrialDays ?? armTrialDays) * 86_400_000_000 }
+        switch (firstPaid?.microseconds, trialEnd) {
+        case let (p?, t?): return min(p, t)
+        case let (p?, nil): return p
+        case let (nil, t?): return t
+        case (nil, nil): return nil
+        }
+    }
 
     /// Hours from trial start to the first cancel; nil unless both exist.
     public var hoursFromTrialStartToCancel: Double? {

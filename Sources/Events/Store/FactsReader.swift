@@ -47,9 +47,13 @@ public struct FactTimes: Sendable, Equatable {
     public var refundedAt: Int64?
     /// A bandit's user: the `allocation_period` (the period's start) the first exposure echoed, nil when it did not.
     public var allocationPeriod: Int64?
+    /// The first `billing_issue`, and the trial the store granted (when its first charge came due).
+    public var billingIssue: Int64?
+    public var grantedTrialDays: Int?
 
     public init(arm: Int, firstExposure: Int64, trialStart: Int64? = nil, firstPaid: Int64? = nil, firstConverted: Int64? = nil,
-                firstCancel: Int64? = nil, refundedAt: Int64? = nil, allocationPeriod: Int64? = nil) {
+                firstCancel: Int64? = nil, refundedAt: Int64? = nil, allocationPeriod: Int64? = nil,
+                billingIssue: Int64? = nil, grantedTrialDays: Int? = nil) {
         self.arm = arm
         self.firstExposure = firstExposure
         self.trialStart = trialStart
@@ -58,13 +62,16 @@ public struct FactTimes: Sendable, Equatable {
         self.firstCancel = firstCancel
         self.refundedAt = refundedAt
         self.allocationPeriod = allocationPeriod
+        self.billingIssue = billingIssue
+        self.grantedTrialDays = grantedTrialDays
     }
 
     public init(_ f: UserFacts, arm: Int) {
         self.init(arm: arm, firstExposure: f.firstExposure.microseconds, trialStart: f.trialStart?.microseconds,
                   firstPaid: f.firstPaid?.microseconds, firstConverted: f.firstConverted?.microseconds,
                   firstCancel: f.firstCancel?.microseconds, refundedAt: f.refundedAt?.microseconds,
-                  allocationPeriod: f.allocationPeriod?.microseconds)
+                  allocationPeriod: f.allocationPeriod?.microseconds, billingIssue: f.billingIssueAt?.microseconds,
+                  grantedTrialDays: f.grantedTrialDays)
     }
 }
 

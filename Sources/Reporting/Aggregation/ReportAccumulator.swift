@@ -218,6 +218,10 @@ public struct ReportAccumulator: Sendable {
         // A Day-0 window that ends at the as-of moment has passed (the moment itself is after it).
         var o = outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
         let known = ownTrial(row, variant: v) > 0
+        if let u = row.firstUncancel, u.microseconds < asOf {
+            tallies[v].uncancelled += 1
+            if let stray = row.strayUncancel, stray.microseconds < asOf { tallies[v].strayUncancelled += 1 }
+        }
         if !row.revenueEntries.isEmpty {
             let cut = asOf - exposure
             for e in row.revenueEntries where e.offset < cut {
@@ -249,8 +253,10 @@ public struct ReportAccumulator: Sendable {
         if paidDay > followed { paidDay = cap + 1 }
         var trial: (start: Int64, cancelAfter: Int64?)?
         if let trialStart = o.trialStart {
-            let cancel = row.firstCancel.flatMap { $0.microseconds < asOf && $0.microseconds >= trialStart ? $0.microseconds - trialStart : nil }
-            trial = (trialStart, cancel)
+            // Survival runs to the subscription's end: a cancel that stood or an expiry, whichever came first.
+            let end = row.end(before: asOf).flatMap { $0.at >= trialStart ? $0 : nil }
+            trial = (trialStart, end.map { $0.at - trialStart })
+            if let end { tallies[v].ends[end.kind, default: 0] += 1 }
         }
         if lookDays > 0 {
             func day(_ t: Int64) -> Int { Int(min(max(0, (t - lookOrigin) / Self.microsPerDay), Int64(lookDays - 1))) }
@@ -328,6 +334,11 @@ public struct ReportAccumulator: Sendable {
             o.day0WindowPassed = trialStart + day0Window < (windowsPassedBy ?? limit)
         }
         let ownTrial = ownTrial(row, variant: v)
+        // A billing issue counts among users whose first charge came due by then.
+        if let due = row.firstChargeDue(armTrialDays: armTrialDays[v]), due < limit {
+            o.chargeDue = due
+            o.billingIssue = within(row.billingIssueAt)
+        }
         if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
             let elapsed = cancel - trialStart
             if elapsed <= day0Window { o.day0Cancel = cancel }

@@ -37,9 +37,14 @@ public struct VariantTally: Sendable, Equatable {
     public var offerPurchasers = 0
     /// The granted trials that differed: users by days granted.
     public var offerGrantedDays: [Int: Int] = [:]
-    /// Survival from trial start to cancel, one entry per trial starter: days, and whether a cancel was seen.
+    /// Survival from trial start to the subscription's end, one entry per trial starter: days, and whether an end was seen.
     public var survivalDays: [Double] = []
     public var survivalCancelled: [Bool] = []
+    /// The trial starters' ends by kind (a cancel that stood, or an expiry by its reason).
+    public var ends: [SubscriptionEndKind: Int] = [:]
+    /// Users with an `uncancelled`, and those with one that followed no cancel (it changed nothing).
+    public var uncancelled = 0
+    public var strayUncancelled = 0
     /// `followUp[f][p]`: users followed for `f` whole days (capped at `curveDays`) who first paid on
     /// day `p` after exposure (`curveDays + 1` = not paid within the follow-up). Feeds the cumulative
     /// conversion curve (a Kaplan–Meier estimate over days, censored at each user's follow-up)

@@ -112,6 +112,13 @@ public enum HealthChecks {
             }
         }
 
+        // Uncancels that followed no cancel are stored and change nothing; many of them mean a store's
+        // words are being mapped wrongly, or the cancels are not reaching the store.
+        for t in acc.tallies where t.uncancelled > 0 && Double(t.strayUncancelled) > 0.01 * Double(t.uncancelled) {
+            let share = Double(t.strayUncancelled) / Double(t.uncancelled)
+            out.append(HealthCheck(level: .warning, code: "stray_uncancels", message: "\(q(t.key)): \(Wording.count(t.strayUncancelled)) of the \(Wording.count(t.uncancelled)) users with an uncancel (\(Wording.percent(share, digits: 1))) had no cancel before it; such an uncancel changes nothing. Check that every cancel reaches the store.", count: t.strayUncancelled))
+        }
+
         // Offers the stores gave against what each arm tested (SPEC §5).
         out += OfferChecks.health(r)
 

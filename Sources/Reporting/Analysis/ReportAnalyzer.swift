@@ -10,7 +10,7 @@ import Statistics
 /// the relative lift (delta method), the pooled z-test p-value (Welch for revenue), Holm-adjusted
 /// across treatments, chance to win and expected loss (Beta(1, 1) priors), and, for sequential
 /// experiments, the always-valid mSPRT p-value and interval; sample ratio mismatch against the
-/// weights; Kaplan–Meier survival from trial start to cancel with the log-rank test.
+/// weights; Kaplan–Meier survival from trial start to the subscription's end with the log-rank test.
 public enum ReportAnalyzer {
     public static func analyze(_ acc: ReportAccumulator) throws -> Report {
         let exp = acc.experiment
@@ -378,7 +378,8 @@ public enum ReportAnalyzer {
             var steps = Swift.stride(from: 0, to: drops.count, by: stride).map { (day: drops[$0].time, survival: drops[$0].survival) }
             if let last = drops.last, steps.last?.day != last.time { steps.append((last.time, last.survival)) }
             curves.append(.init(key: t.key, trialStarters: obs.count, cancels: cancels, atDays: km.survival(at: days),
-                                intervals: days.map { let i = km.interval(at: $0); return Bounds(i.lower, i.upper) }, steps: steps))
+                                intervals: days.map { let i = km.interval(at: $0); return Bounds(i.lower, i.upper) }, steps: steps,
+                                ends: t.ends))
         }
         guard groups.count >= 2 else {
             return SurvivalResult(curves: curves, logRankP: nil, nullReason: "the log-rank test needs trial starters in at least two variants")

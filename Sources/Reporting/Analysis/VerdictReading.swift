@@ -81,6 +81,8 @@ extension Metric {
         case .day0Cancel: "day-0 cancels"
         case .trialCancel: "trial cancels"
         case .refund: "refunds"
+        case .chargeDue: "charges due"
+        case .billingIssue: "billing issues"
         }
     }
 

@@ -243,12 +243,17 @@ extension ReportDocument {
         }
         var logRank = "Log-rank test \(Wording.pEquals(s.logRankP))"
         if let reason = s.nullReason { logRank += " (\(reason))" }
-        return Section(title: [.text("Subscriptions still active")], blocks: [
+        var blocks: [Block] = [
             .paragraph([.text(Wording.survivalNote(r))], .plain),
             .chart(.survival, caption: "Share of trial starters still subscribed by day since their trial start, per variant."),
             .table(Table(columns: columns, rows: rows)),
             .paragraph([.text(logRank + ".")], .plain),
-        ])
+        ]
+        // Where the stores told of ends other than a person's cancel, say how each arm's subscriptions ended.
+        if s.curves.contains(where: { $0.ends.contains { $0.key != .voluntary && $0.value > 0 } }) {
+            blocks.append(.paragraph([.text(Wording.endsByKind(s.curves))], .plain))
+        }
+        return Section(title: [.text("Subscriptions still active")], blocks: blocks)
     }
 
     static func copySources(_ split: CopySourceSplit) -> Section {

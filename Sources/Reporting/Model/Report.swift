@@ -378,7 +378,7 @@ public struct ComparisonResult: Sendable, Equatable {
     public var chanceToBeBetter: Double? { chanceToWin }
 }
 
-/// Kaplan–Meier survival of subscriptions from trial start to cancel.
+/// Kaplan–Meier survival of subscriptions from trial start to their end (a cancel that stood, or an expiry).
 public struct SurvivalResult: Sendable, Equatable {
     public struct Curve: Sendable, Equatable {
         public var key: String
@@ -390,16 +390,20 @@ public struct SurvivalResult: Sendable, Equatable {
         public var intervals: [Bounds]?
         /// The step curve for charts: (day, S) at each drop, up to `maxDay`.
         public var steps: [(day: Double, survival: Double)]
-        public init(key: String, trialStarters: Int, cancels: Int, atDays: [Double]?, intervals: [Bounds]? = nil, steps: [(day: Double, survival: Double)] = []) {
+        /// The ends counted in `cancels`, by kind.
+        public var ends: [SubscriptionEndKind: Int]
+        public init(key: String, trialStarters: Int, cancels: Int, atDays: [Double]?, intervals: [Bounds]? = nil, steps: [(day: Double, survival: Double)] = [],
+                    ends: [SubscriptionEndKind: Int] = [:]) {
             self.key = key
             self.trialStarters = trialStarters
             self.cancels = cancels
             self.atDays = atDays
             self.intervals = intervals
             self.steps = steps
+            self.ends = ends
         }
         public static func == (a: Curve, b: Curve) -> Bool {
-            a.key == b.key && a.trialStarters == b.trialStarters && a.cancels == b.cancels && a.atDays == b.atDays
+            a.key == b.key && a.trialStarters == b.trialStarters && a.cancels == b.cancels && a.atDays == b.atDays && a.ends == b.ends
                 && a.intervals == b.intervals && a.steps.map(\.day) == b.steps.map(\.day) && a.steps.map(\.survival) == b.steps.map(\.survival)
         }
     }

@@ -298,6 +298,9 @@ public enum JSONReportRenderer {
             ("intervals", .object(s.curves.map { ($0.key, $0.intervals.map { .array($0.map { bounds($0) }) } ?? .null) })),
             ("trial_starters", .object(s.curves.map { ($0.key, .number(Double($0.trialStarters))) })),
             ("cancels", .object(s.curves.map { ($0.key, .number(Double($0.cancels))) })),
+            ("ends", .object(s.curves.map { curve in
+                (curve.key, .object(SubscriptionEndKind.allCases.map { ($0.rawValue, .number(Double(curve.ends[$0] ?? 0))) }))
+            })),
         ]
         if let reason = s.nullReason { fields.append(("null_reason", .string(reason))) }
         return .object(fields)

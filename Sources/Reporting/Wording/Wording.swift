@@ -48,7 +48,15 @@ enum Wording {
 
     /// What the survival section shows, and up to when.
     static func survivalNote(_ r: Report) -> String {
-        "Kaplan–Meier survival from trial start to cancel: day d is the share still subscribed at the end of day d since trial start (day 0 is the first 24 hours, where Day-0 cancels fall); users still subscribed are counted up to \(date(r.asOf))."
+        "Kaplan–Meier survival from trial start to the subscription's end (a cancel that was not undone, or an expiry): day d is the share still subscribed at the end of day d since trial start (day 0 is the first 24 hours, where Day-0 cancels fall); users still subscribed are counted up to \(date(r.asOf))."
+    }
+
+    /// How each arm's subscriptions ended, by kind: "Ends by kind: “control” 120 voluntary, 30 involuntary (billing), 2 other; …".
+    static func endsByKind(_ curves: [SurvivalResult.Curve]) -> String {
+        let arms = curves.map { c in
+            "“\(c.key)” \(count(c.ends[.voluntary] ?? 0)) voluntary, \(count(c.ends[.involuntary] ?? 0)) involuntary (billing), \(count(c.ends[.other] ?? 0)) other"
+        }
+        return "Ends by kind: " + arms.joined(separator: "; ") + "."
     }
 
     /// What the rate is out of, in words.

@@ -266,6 +266,16 @@ enum Schema {
             ALTER TABLE events ADD COLUMN previous_product_id TEXT;
             ALTER TABLE events ADD COLUMN effective TEXT;
             """),
+        // Facts keep the subscription's end as the stores tell it: the first expiry and its kind, the
+        // first billing issue, and the uncancels (a stray one followed no cancel). The events these
+        // read arrived with version 21, so rows from before hold none and nothing is recomputed.
+        Migration(version: 22, description: "facts keep expiries, billing issues and uncancels", sql: """
+            ALTER TABLE facts ADD COLUMN expired_ts INTEGER;
+            ALTER TABLE facts ADD COLUMN expiry_kind TEXT;
+            ALTER TABLE facts ADD COLUMN billing_issue_ts INTEGER;
+            ALTER TABLE facts ADD COLUMN first_uncancel_ts INTEGER;
+            ALTER TABLE facts ADD COLUMN stray_uncancel_ts INTEGER;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -17,7 +17,8 @@ enum SimulateCommand {
           real store. The same seed gives the same events; running it twice stores nothing new.
           The truth file is JSON: {"default": {rates}, "experiments": {EXPERIMENT: {VARIANT: {rates}}},
           "ai_copy": {...}, "population": {...}} with rates trial_start, day0_cancel, later_cancel, convert,
-          direct_purchase, annual_share, renewal, refund, exposure_loss, and renewal_churn {"alpha", "beta",
+          direct_purchase, annual_share, renewal, refund, exposure_loss, billing_issue (a charge that fails when due),
+          billing_recovery (a failed charge recovered inside the grace), uncancel (a cancel undone), and renewal_churn {"alpha", "beta",
           "tenure_factor"}: each payer's churn probability per period drawn from Beta(alpha, beta) (docs/Forecast.md). Variants the file does not
           name behave by its default rates; without a file every variant behaves the same (an A/A test).
           Any rates object may carry "by": {ATTRIBUTE: {VALUE: {rates}}}, rates for users with that attribute value

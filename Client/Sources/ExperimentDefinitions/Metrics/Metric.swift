@@ -24,9 +24,10 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     public var base: Metric { Metric(tableIndex: tableIndex, horizonDays: nil) }
 
     /// Can still change after a user's trial ends (SPEC §5 maturity): conversion, trial-to-paid,
-    /// trial cancels, revenue and refunds. Trial starts and Day-0 cancels settle within a day.
+    /// trial cancels, revenue, refunds and billing issues. Trial starts and Day-0 cancels settle within a day.
     public var settlesAfterTrial: Bool {
-        ["paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "proceeds_per_user", "refund_rate"].contains(definition.name)
+        ["paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "proceeds_per_user", "refund_rate",
+         "billing_issue_rate"].contains(definition.name)
     }
 
     /// What the verdict reads: a to-date metric that settles after the trial, in its horizon form

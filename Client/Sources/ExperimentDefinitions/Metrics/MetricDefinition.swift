@@ -3,6 +3,8 @@ public struct MetricDefinition: Sendable {
     /// Who is in the denominator.
     public enum Unit: Sendable, Equatable {
         case exposedUsers, trialStarters, payers
+        /// Users whose first charge came due: payers, and trial starters whose trial has ended.
+        case chargeDue
 
         /// The fact that puts a user in the denominator.
         public var fact: UserOutcome.Fact {
@@ -10,6 +12,7 @@ public struct MetricDefinition: Sendable {
             case .exposedUsers: .exposure
             case .trialStarters: .trialStart
             case .payers: .paid
+            case .chargeDue: .chargeDue
             }
         }
 
@@ -19,6 +22,7 @@ public struct MetricDefinition: Sendable {
             case .exposedUsers: "users"
             case .trialStarters: "trial starters"
             case .payers: "payers"
+            case .chargeDue: "users whose first charge came due"
             }
         }
     }

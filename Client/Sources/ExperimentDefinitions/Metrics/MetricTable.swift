@@ -18,6 +18,8 @@ public enum MetricTable {
                          title: "Proceeds per user", winWords: "brings in more proceeds per user"),
         MetricDefinition(name: "refund_rate", unit: .payers, statistic: .proportion(numerator: .refund),
                          lowerIsBetter: true, title: "Refunds", winWords: "has fewer refunds"),
+        MetricDefinition(name: "billing_issue_rate", unit: .chargeDue, statistic: .proportion(numerator: .billingIssue),
+                         lowerIsBetter: true, title: "Billing issues", winWords: "has fewer billing issues"),
         MetricDefinition(name: "revenue_per_user_forecast", unit: .exposedUsers, statistic: .forecastRevenue,
                          title: "Gross revenue per user forecast", winWords: "is forecast to earn more per user"),
         MetricDefinition(name: "proceeds_per_user_forecast", unit: .exposedUsers, statistic: .forecastProceeds,

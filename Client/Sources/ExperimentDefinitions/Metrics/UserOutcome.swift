@@ -3,7 +3,7 @@
 public struct UserOutcome: Sendable, Equatable {
     /// A fact a metric can count.
     public enum Fact: Sendable, Equatable {
-        case exposure, trialStart, paid, converted, day0Cancel, trialCancel, refund
+        case exposure, trialStart, paid, converted, day0Cancel, trialCancel, refund, chargeDue, billingIssue
     }
 
     public var exposure: Int64
@@ -18,6 +18,10 @@ public struct UserOutcome: Sendable, Equatable {
     public var trialCancel: Int64?
     /// First `refunded`.
     public var refund: Int64?
+    /// When the first charge came due: the first payment, or the end of the trial.
+    public var chargeDue: Int64?
+    /// First `billing_issue`.
+    public var billingIssue: Int64?
     /// Net revenue in the window (capping happens later, over all users).
     public var revenue: Double
     /// Proceeds in the window (SPEC §5), capped later as revenue is.
@@ -49,6 +53,8 @@ public struct UserOutcome: Sendable, Equatable {
         case .day0Cancel: day0Cancel
         case .trialCancel: trialCancel
         case .refund: refund
+        case .chargeDue: chargeDue
+        case .billingIssue: billingIssue
         }
     }
 }

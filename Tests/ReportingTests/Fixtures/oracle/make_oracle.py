@@ -54,6 +54,7 @@ def emit(etype, user, sec, **extra):
     events.append(e)
 
 N = 3000
+dues = []  # (user, when a first charge came due, whether it went through): billing issues are drawn below
 for i in range(N + 1):
     user = "qa-device-1" if i == N else f"u{i:05d}"
     variant = "ai" if user in FORCED else rng.choice(VARIANTS)
@@ -89,16 +90,28 @@ for i in range(N + 1):
             if trial + after < AS_OF:
                 emit("cancelled", user, trial + after)
                 cancelled = trial + after < trial_end
+        if trial_end < AS_OF:
+            dues.append((user, trial_end, False))
         if not cancelled and rng.random() < p_convert and trial_end < AS_OF:
+            dues[-1] = (user, trial_end, True)
             emit("converted", user, trial_end, revenue=59.99, currency="USD", product_id="chorus.plus.annual")
             if rng.random() < 0.05 and trial_end + 2 * DAY < AS_OF:
                 emit("refunded", user, trial_end + 2 * DAY, revenue=-59.99, currency="USD")
     elif rng.random() < p_buy:
         buy = exposure + rng.randrange(60, 5 * DAY)
         if buy < AS_OF:
+            dues.append((user, buy, True))
             emit("purchased", user, buy, revenue=9.99, currency="USD", product_id="chorus.plus.monthly")
             if buy + 30 * DAY < AS_OF:
                 emit("renewed", user, buy + 30 * DAY, revenue=9.99, currency="USD")
+
+# Billing issues, from a generator of their own so every event above is as it was: a first charge that
+# went through failed first (recovered at once) for 10% of payers; a trial that came due without a
+# conversion failed for 20% of the others (the store gave up).
+life = random.Random(20261202)
+for user, due, paid in dues:
+    if life.random() < (0.10 if paid else 0.20):
+        emit("billing_issue", user, due - (3600 if paid else 0))
 
 rng.shuffle(events)  # arrival order must not matter
 with open(os.path.join(HERE, "events.ndjson"), "w") as f:
@@ -143,6 +156,7 @@ for user, evs in sorted(by_user.items()):
         "first_paid": first_of("converted", "purchased"), "first_converted": first_of("converted"),
         "first_cancel": first_of("cancelled", since=trial if trial is not None else t0),
         "refunded_at": first_of("refunded"), "net_revenue": round(revenue, 10), "revenue_entries": entries,
+        "billing_issue": first_of("billing_issue"),
         "crossed_over": any(e["variant"] != first["variant"] for e in exposures[1:]),
         "copy_source": first.get("copy_source"), "copy_fallback_reason": first.get("copy_fallback_reason"),
     })
@@ -164,12 +178,14 @@ TABLE = {
     "trial_cancel_rate": ("trial_start", "trial_cancel"),
     "revenue_per_user": ("exposure", None),
     "refund_rate": ("paid", "refund"),
+    # Users whose first charge came due: the first payment, or the end of the trial, whichever came first.
+    "billing_issue_rate": ("charge_due", "billing_issue"),
 }
 NAMED = [EXPERIMENT["metrics"]["primary"]] + EXPERIMENT["metrics"].get("guardrails", []) + EXPERIMENT["metrics"].get("secondary", [])
 METRICS = list(TABLE) + [m for m in dict.fromkeys(NAMED) if m not in TABLE]
 # SPEC section 5, maturity: the verdict reads each primary or guardrail metric that settles after the trial
 # in its _dN form, N = the longest trial + maturity_grace_days (3), and the report shows it.
-SETTLES = ("paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "refund_rate")
+SETTLES = ("paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "refund_rate", "billing_issue_rate")
 MATURE_DAYS = max(v["paywall"]["trial_days"] for v in EXPERIMENT["variants"]) + EXPERIMENT["metrics"].get("maturity_grace_days", 3)
 for m in [EXPERIMENT["metrics"]["primary"]] + EXPERIMENT["metrics"].get("guardrails", []):
     if m in SETTLES and f"{m}_d{MATURE_DAYS}" not in METRICS:
@@ -194,6 +210,9 @@ def outcome(r, key, horizon_days):
     w = lambda t: t if t is not None and t < limit else None
     o = {"exposure": r["first_exposure"], "trial_start": w(r["trial_start"]), "paid": w(r["first_paid"]),
          "converted": w(r["first_converted"]), "refund": w(r["refunded_at"]), "day0_cancel": None, "trial_cancel": None}
+    dues = [t for t in (r["first_paid"], r["trial_start"] + TRIAL_DAYS[key] * DAY if r["trial_start"] is not None else None) if t is not None]
+    o["charge_due"] = w(min(dues)) if dues else None
+    o["billing_issue"] = w(r["billing_issue"]) if o["charge_due"] is not None else None
     # Day-0 cancels count a trial starter once the window has passed: by the as-of time, or for _dN by the end of the first N days.
     # A window that ends at the as-of moment has passed (the moment itself is after it).
     passed_by = AS_OF + 1 if horizon_days is None else limit
@@ -226,7 +245,7 @@ def per_variant(key):
 V = {k: per_variant(k) for k in VARIANTS}
 RATES = [m for m in METRICS if TABLE[split(m)[0]][1] is not None]
 REVENUE = [m for m in METRICS if m not in RATES]
-LOWER_IS_BETTER = {"day0_cancel_rate", "trial_cancel_rate", "refund_rate"}
+LOWER_IS_BETTER = {"day0_cancel_rate", "trial_cancel_rate", "refund_rate", "billing_issue_rate"}
 
 def cap_for(m):
     """metrics.revenue_cap for metric m: numpy's default (linear) quantile of the positive values pooled over variants."""
@@ -316,7 +335,13 @@ def daily_series(m, kc_rows, kv_rows, key_c, key_v):
     def counts(rows, key):
         den, num = [0] * days, [0] * days
         for r in rows:
-            if m == "refund_rate":
+            if m == "billing_issue_rate":
+                dues = [t for t in (r["first_paid"], r["trial_start"] + TRIAL_DAYS[key] * DAY if r["trial_start"] is not None else None) if t is not None]
+                if dues and min(dues) < AS_OF:
+                    den[day_index(min(dues))] += 1
+                    if r["billing_issue"] is not None and r["billing_issue"] < AS_OF:
+                        num[day_index(r["billing_issue"])] += 1
+            elif m == "refund_rate":
                 if r["first_paid"] is not None:
                     den[day_index(r["first_paid"])] += 1
                     if r["refunded_at"] is not None:
@@ -377,7 +402,7 @@ for m in RATES + REVENUE:
             rci = [lo - 1, hi - 1]
         _, p = proportions_ztest([kv, kc], [nv, nc])
         # In the metric's good direction: for cancel and refund rates, the chance the variant's rate is lower.
-        lower_is_better = split(m)[0] in ("day0_cancel_rate", "trial_cancel_rate", "refund_rate")
+        lower_is_better = split(m)[0] in LOWER_IS_BETTER
         chance, loss = beta_chance_and_loss(kv, nv, kc, nc) if lower_is_better else beta_chance_and_loss(kc, nc, kv, nv)
         row = {"variant": k, "metric": m, "absolute_diff": d, "absolute_ci": [d - z * math.sqrt(vc + vv), d + z * math.sqrt(vc + vv)],
                "relative_lift": lift, "relative_ci": rci, "p_value": p,

@@ -71,7 +71,7 @@ METRICS = {  # name: (unit, numerator or None for revenue)
     "trial_start_rate": ("exposure", "trial_start"), "paid_conversion": ("exposure", "paid"),
     "trial_to_paid": ("trial_start", "converted"), "day0_cancel_rate": ("day0_window_passed", "day0_cancel"),
     "trial_cancel_rate": ("trial_length_known", "trial_cancel"), "revenue_per_user": ("exposure", None),
-    "refund_rate": ("paid", "refund"),
+    "refund_rate": ("paid", "refund"), "billing_issue_rate": ("charge_due", "billing_issue"),
 }
 
 def maybe(mask, values):
@@ -105,6 +105,8 @@ def horizon_cases(count):
         cancel = np.where(has_trial, trial, exposure) + cancel_gap
         has_refund = has_paid & (rng.random(n) < 0.3)
         refund = paid + rng.integers(0, 5 * DAY, size=n)
+        has_issue, issue_off = offsets(0.3, 40 * DAY)
+        issue = exposure + issue_off
         entries = []
         for i in range(n):
             e = []
@@ -126,6 +128,7 @@ def horizon_cases(count):
             "first_converted": int(paid[i]) if has_conv[i] else None,
             "first_cancel": int(cancel[i]) if has_cancel[i] else None,
             "refunded": int(refund[i]) if has_refund[i] else None,
+            "billing_issue": int(issue[i]) if has_issue[i] else None,
             "revenue_entries": entries[i],
         } for i in range(n)]
         # Expected, with numpy over the whole population.
@@ -144,6 +147,11 @@ def horizon_cases(count):
         facts["trial_cancel"] = c_in & ((cancel - trial) < np.array(trial_days)[variant] * DAY)
         # A trial start carries no trial_days here: in an arm with no trial its length cannot be told, so it is left out.
         facts["trial_length_known"] = tr & (np.array(trial_days)[variant] > 0)
+        # The first charge came due at the first payment or the end of the arm's trial, whichever came first.
+        trial_end = np.where(has_trial, trial + np.array(trial_days)[variant] * DAY, np.iinfo(np.int64).max)
+        due = np.minimum(np.where(has_paid, paid, np.iinfo(np.int64).max), trial_end)
+        facts["charge_due"] = (has_paid | has_trial) & (due < end)
+        facts["billing_issue"] = inside(has_issue, issue)
         revenue = np.array([sum(a for t, a in e if t < horizon * DAY) for e in entries])
         expected = {}
         for name, (unit, num) in METRICS.items():
