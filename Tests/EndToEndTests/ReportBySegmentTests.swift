@@ -139,7 +139,8 @@ import Testing
         let header = try #require(lines.first?.split(separator: ",").map(String.init))
         let dimension = try #require(header.firstIndex(of: "dimension")), value = try #require(header.firstIndex(of: "value"))
         let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        let segmentRows = rows.filter { $0.count > value && !$0[dimension].isEmpty }
+        // The effect over time has rows of its own (dimension `timeline`), not a segment's.
+        let segmentRows = rows.filter { $0.count > value && !$0[dimension].isEmpty && $0[dimension] != "timeline" }
         #expect(Set(segmentRows.map { $0[dimension] }) == ["platform", "country"])
         #expect(Set(segmentRows.filter { $0[dimension] == "platform" }.map { $0[value] }).isSuperset(of: ["ios", "android", "other"]))
     }

@@ -66,11 +66,22 @@ import Testing
         // Nine table metrics, three the file names, and the mature forms the verdict reads
         // (paid_conversion_d10, trial_cancel_rate_d10: the 7-day trial + 3 days' grace), for three
         // variants; then the forecast's rows per variant, gross and proceeds (its arms have payers).
-        let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        // Then the effect over time: one row per timeline point and treatment (dimension `timeline`).
+        let lines = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let header = try #require(lines.first?.split(separator: ",").map(String.init))
+        let dimension = try #require(header.firstIndex(of: "dimension"))
+        let isTimeline = { (line: String) in
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+            return cells.count > dimension && cells[dimension] == "timeline"
+        }
+        let rows = lines.filter { !isTimeline($0) }, timelineRows = lines.filter(isTimeline)
         let expectedRows: Int = 1 + 3 * 14 + 3 + 3
         #expect(rows.count == expectedRows)
         #expect(rows.suffix(6).prefix(3).allSatisfy { $0.contains(",revenue_per_user_forecast_d365,") && $0.contains(",gross,") })
         #expect(rows.suffix(3).allSatisfy { $0.contains(",proceeds_per_user_forecast_d365,") && $0.contains(",proceeds") })
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.path + "/out/oracle-report.json"))) as? [String: Any])
+        let points = try #require((json["timeline"] as? [String: Any])?["points"] as? [[String: Any]])
+        #expect(!points.isEmpty && timelineRows.count == points.count * 2, "two treatments a point: \(timelineRows.count) rows, \(points.count) points")
     }
 
     @Test func scriptInTheNameShowsAsText() async throws {
