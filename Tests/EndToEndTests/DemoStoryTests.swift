@@ -86,6 +86,9 @@ import Testing
         for (experiment, variants) in arms {
             let report = try Self.json("\(folder.path)/Reports/\(experiment).json")
             #expect(index.contains("href=\"\(experiment).html\""), "index.html links \(experiment)")
+            // A sentence never quotes a p-value rounded to nothing: a tiny one reads "p < 0.0001".
+            let reasons = try #require((report["decision"] as? [String: Any])?["reasons"] as? [String])
+            for reason in reasons { #expect(!reason.contains("0.0000"), "\(experiment): \(reason)") }
             let file = try Self.json("\(folder.path)/Experiments/\(experiment).json")
             let trialDays = Dictionary(uniqueKeysWithValues: try #require(file["variants"] as? [[String: Any]]).map {
                 ($0["key"] as! String, ($0["paywall"] as? [String: Any])?["trial_days"] as? Int ?? 0)

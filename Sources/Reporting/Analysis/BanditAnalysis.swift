@@ -113,7 +113,7 @@ enum BanditAnalysis {
         if best != 0, p >= 0.95, let adjusted, adjusted < figures.alpha, !harmed {
             decision.verdict = .ship
             decision.winner = name
-            decision.reasons = harms.map { $0.words } + ["A bandit: “\(name)” has a \(percent(p)) chance of being the best arm on \(allocation.metric.title.lowercased()), and its period-stratified comparison with the control has a Holm-adjusted p of \(String(format: "%.4f", adjusted)), below \(figures.alpha)."]
+            decision.reasons = harms.map { $0.words } + ["A bandit: “\(name)” has a \(percent(p)) chance of being the best arm on \(allocation.metric.title.lowercased()), and its period-stratified comparison with the control has a Holm-adjusted \(Wording.pEquals(adjusted)), below \(figures.alpha)."]
         } else {
             decision.verdict = .keepRunning
             let why = best == 0 ? "the control is the likeliest best arm (\(percent(p)))"
