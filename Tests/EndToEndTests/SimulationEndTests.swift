@@ -32,11 +32,16 @@ import Testing
         #expect(Self.generatedAt(api.text) == Self.end, "\(api.text.prefix(300))")
 
         // A real event, stored after the story: the store no longer ends where the story did.
-        let now = ISO8601DateFormatter().string(from: Date())
+        let nowDate = Date()
+        let now = ISO8601DateFormatter().string(from: nowDate)
         let line = #"{"user_id":"real-1","event_id":"t1","type":"trial_started","ts":"\#(now)","product_id":"chorus.plus.monthly"}"#
         let ingested = try await Abctl.run(["ingest", "-", "--db", db], stdin: line + "\n")
         #expect(ingested.status == 0, "\(ingested.stderr)")
         let after = try #require(try await cliReport())
-        #expect(after != Self.end && after >= now, "\(after)")
+        // Compared as times, not as text: "…:24.621Z" is after "…:24Z" but sorts before it.
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let afterDate = try #require(fractional.date(from: after) ?? ISO8601DateFormatter().date(from: after), "\(after)")
+        #expect(after != Self.end && afterDate.timeIntervalSince1970 >= nowDate.timeIntervalSince1970.rounded(.down), "\(after) against \(now)")
     }
 }
