@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 @testable import Server
 
@@ -24,5 +25,22 @@ import Testing
         let report = await server.request("GET", "/v1/experiments/chorus-trial-length/report")
         #expect(report.status == 200, "\(report.text)")
         #expect(workers.busy == 0)
+    }
+
+    /// On Linux a dispatch queue's quality of service leaves a thread's nice as it is, so the
+    /// report threads must lower their own: what is measured is the kernel's value on that thread.
+    @Test func reportsRunOnThreadsOfLowerPriorityThanTheCaller() {
+        let workers = ReportWorkers()
+        let caller = ReportWorkers.currentNiceness()
+        let seen = Mutex<Int32?>(nil), finished = DispatchSemaphore(value: 0)
+        let started = workers.run({ ReportWorkers.currentNiceness() }, done: { nice in
+            seen.withLock { $0 = nice }
+            finished.signal()
+        })
+        #expect(started)
+        finished.wait()
+        let reportNice = seen.withLock { $0 }
+        #expect(reportNice == max(caller, ReportWorkers.niceness), "caller \(caller), report thread \(String(describing: reportNice))")
+        #expect(ReportWorkers.currentNiceness() == caller, "the caller's own priority is left alone")
     }
 }
