@@ -49,3 +49,21 @@ import TestSupport
         }
     }
 }
+
+/// The console's placements page counts a placement's exposures of the last 7 days from their
+/// index alone: the plan SQLite chooses names it as covering, and never scans the events.
+@Suite struct PlacementExposuresIndexTests {
+    @Test func thePlacementExposuresQueryReadsOnlyItsIndex() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = dir.path("plan.sqlite")
+            try SQLiteEventStore(path: path).close()
+            let raw = try Connection(path: path, readOnly: true)
+            let s = try raw.prepare("EXPLAIN QUERY PLAN " + SQLiteEventStore.placementExposuresSQL)
+            defer { s.finish() }
+            var plan: [String] = []
+            while try s.step() { plan.append(s.text(3)) }
+            #expect(plan.contains { $0.contains("USING COVERING INDEX events_placement_exposures") }, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN events") }, "\(plan)")
+        }
+    }
+}

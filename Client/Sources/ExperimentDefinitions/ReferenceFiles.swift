@@ -74,43 +74,11 @@ public struct ReferenceFiles: Sendable {
     }
 
     private static func git(_ arguments: [String], in folder: String, input: [UInt8]?) throws(ReadError) -> (status: Int32, output: [UInt8], error: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", folder] + arguments
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        do { try process.run() } catch {
-            throw ReadError(description: "cannot run git: \(error.localizedDescription)")
+        do {
+            let outcome = try GitCommand.run(arguments, in: folder, input: input, limits: .reading)
+            return (outcome.status, outcome.output, outcome.error)
+        } catch {
+            throw ReadError(description: error.description)
         }
-        // Written from another thread: a large answer would otherwise fill the output pipe while we still write.
-        let writer = stdin.fileHandleForWriting
-        if let input {
-            let data = Data(input)
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: data)
-                try? writer.close()
-            }
-        }
-        let errorReader = stderr.fileHandleForReading
-        let collected = ErrorBytes()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            collected.set(errorReader.readDataToEndOfFile())
-            done.signal()
-        }
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, [UInt8](output), [UInt8](collected.get()))
-    }
-
-    /// stderr's bytes, handed from the thread that reads them.
-    private final class ErrorBytes: @unchecked Sendable {
-        // Safe: written once before `done.signal()` and read only after `done.wait()`.
-        private var data = Data()
-        func set(_ d: Data) { data = d }
-        func get() -> Data { data }
     }
 }
