@@ -275,7 +275,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             }
         }
         var request = HTTPRequest(method: context.method, path: context.path, query: context.query, headers: headers, body: context.body)
-        request.peer = context.connection?.peer?.text
+        request.peer = context.connection?.peerText
         context.body = []
         let result = handler.handle(request)
         context.route = result.route
@@ -403,14 +403,13 @@ public final class HTTPDaemon: @unchecked Sendable {
     fileprivate func connectionStarted(_ connection: OpaquePointer, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         let fd = abctl_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD)?.pointee.connect_fd ?? -1
         var peer: PeerAddress?
-        if configuration.maxConnectionsPerIP > 0,
-           let address = abctl_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS)?.pointee.client_addr {
+        if let address = abctl_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS)?.pointee.client_addr {
             peer = PeerAddress(address)
         }
         let state = ConnectionState(fd: fd, peer: peer, headDeadline: Monotonic.milliseconds() + watch.limits.headMS)
         context.pointee = Unmanaged.passRetained(state).toOpaque()
         stats.opened()
-        if let peer { connectionsPerIP.withLock { $0[peer, default: 0] += 1 } }
+        if configuration.maxConnectionsPerIP > 0, let peer { connectionsPerIP.withLock { $0[peer, default: 0] += 1 } }
         watch.add(state)
     }
 
@@ -423,7 +422,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         state.isOpen.withLock { $0 = false }
         watch.remove(state)
         stats.closed()
-        if let peer = state.peer {
+        if configuration.maxConnectionsPerIP > 0, let peer = state.peer {
             connectionsPerIP.withLock { counts in
                 let left = counts[peer, default: 1] - 1
                 counts[peer] = left > 0 ? left : nil
