@@ -23,7 +23,7 @@ public enum GitCommand {
         public var errorText: String { String(decoding: error, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
-    public enum Failure: Error, Sendable, CustomStringConvertible {
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// No `git` on `PATH`.
         case notInstalled
         case cannotStart(String)

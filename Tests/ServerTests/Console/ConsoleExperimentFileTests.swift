@@ -109,6 +109,30 @@ struct ConsoleExperimentFileTests {
         #expect(page.contains("<h2>The file as loaded</h2>"))
     }
 
+    @Test func gitFailingIsSaidInOneLine() async throws {
+        // A work tree without a commit: git log fails on it.
+        let browser = try await Self.signedIn { folder in try Self.git(folder, ["init", "-q"]) }
+        let page = try await Self.pageWithHistory(browser, "/experiments/chorus-voice")
+        let line = try #require(page.range(of: #"<h2>History</h2><p class="error">The history could not be read from git: git log failed: [^<]*</p></section>"#,
+                                           options: .regularExpression))
+        #expect(page[line].contains("does not have any commits yet"), "\(page[line])")
+    }
+
+    @Test func aGitRunIsBoundedInOutput() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("abctl-git-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.git(folder, ["init", "-q"])
+        try Data(String(repeating: "a line of text\n", count: 10_000).utf8).write(to: URL(fileURLWithPath: folder + "/big.txt"))
+        try Self.git(folder, ["add", "."])
+        try Self.git(folder, ["commit", "-q", "-m", "big"])
+        #expect(throws: GitCommand.Failure.outputTooLarge(bytes: 1000)) {
+            try GitCommand.run(["show", "HEAD:big.txt"], in: folder, limits: .init(seconds: 20, outputBytes: 1000))
+        }
+        let whole = try GitCommand.run(["show", "HEAD:big.txt"], in: folder, limits: .init(seconds: 20, outputBytes: 1 << 20))
+        #expect(whole.status == 0 && whole.output.count == 150_000)
+    }
+
     @Test func theNextStepIsTheReportsDecisionAsTheEditToTheFile() async throws {
         let browser = try await Self.signedIn()
         // No one exposed yet: the verdict keeps it running, and so does the next step.
