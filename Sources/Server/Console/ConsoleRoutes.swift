@@ -5,7 +5,7 @@ enum ConsoleRoutes {
     static let all: [RouteSpec] = [
         .init("GET", "/", access: .open, document: page("consoleOverview", "Every experiment, the ones that need someone first."),
               make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, outbox: $0.store) }),
-        .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form."),
+        .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form, the next step, the file as loaded and its history."),
               make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, histories: $0.consoleHistories) }),
         .init("POST", "/experiments/{id}/share", access: .open, document: page("consoleShareCreate", "Make a share link of one experiment's report."),
               make: { ConsoleShareCreate(gate: $0.console, snapshots: $0.snapshots) }),
@@ -15,7 +15,7 @@ enum ConsoleRoutes {
               make: { ConsoleSafeguardReset(gate: $0.console, snapshots: $0.snapshots, safeguards: $0.safeguards) }),
         .init("GET", "/share/{id}", access: .open, document: page("consoleShare", "One experiment's report, read only, through a share link."),
               make: { ConsoleSharePage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
-        .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences and what each shows."),
+        .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences, what each shows and its share of the last 7 days' exposures."),
               make: { ConsolePlacements(gate: $0.console, snapshots: $0.snapshots, exposures: $0.store, clock: $0.options.reportClock, log: $0.log) }),
         .init("GET", "/login", access: .open, document: page("consoleSignInPage", "The sign-in form."),
               make: { ConsoleSignInPage(gate: $0.console) }),

@@ -49,7 +49,8 @@ struct FileHistory: Sendable {
             guard inside.status == 0, String(decoding: inside.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "true" else {
                 return .unavailable("The experiments folder is not in a git work tree, so the file has no history here.")
             }
-            let log = try GitCommand.run(["log", "-z", "-n", String(maximumCommits + 1), "--format=%H%x1f%P%x1f%cI%x1f%an%x1f%s", "--", name],
+            let log = try GitCommand.run(["log", "-z", "--no-show-signature", "-n", String(maximumCommits + 1),
+                                          "--format=%H%x1f%P%x1f%cI%x1f%an%x1f%s", "--", name],
                                          in: folder, limits: limits)
             guard log.status == 0 else { return .failed("git log failed: \(log.errorText)") }
             var changes = log.output.split(separator: 0).compactMap { Self.parse(Array($0)) }
