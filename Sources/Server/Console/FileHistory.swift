@@ -81,8 +81,8 @@ struct FileHistory: Sendable {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("abctl-history-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: work) }
         do {
-            let at = try ReferenceFiles.read(change.commit, for: folder)
-            let before = try ReferenceFiles.read(change.commit + "^", for: folder)
+            let at = try ReferenceFiles.read(change.commit, for: folder, limits: limits)
+            let before = try ReferenceFiles.read(change.commit + "^", for: folder, limits: limits)
             guard at.files[name] != nil else {
                 change.unchecked = "the file was removed here"
                 return
