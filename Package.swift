@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "Safeguards", "Statistics", definitions, "Assignment", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", definitions, "Assignment", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
         // Handlers in process (InProcess/InProcessServer.swift: a temporary store, a Server, its handle).
-        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTPTransport", definitions, "Events", "SQLiteStore", "PostgresStore", "TestSupport", "Webhooks"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTPTransport", definitions, "Events", "SQLiteStore", "PostgresStore", "TestSupport", "Webhooks", "Reporting"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", definitions], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.

@@ -47,8 +47,11 @@ final class ConnectionState: Sendable {
     }
 
     let fd: Int32
-    /// The client's address, only kept when per-address limits are on.
+    /// The client's address: per-address limits count it, and each request carries it as text
+    /// (the console counts failed sign-ins under it). nil when it is neither IPv4 nor IPv6.
     let peer: PeerAddress?
+    /// `peer` spelled once per connection, not once per request.
+    let peerText: String?
     private let word: Atomic<UInt64>
     /// When the last answer was sent (ms), for telling an idle connection from a slow request.
     private let idleSinceMS = Atomic<Int64>(0)
@@ -61,6 +64,7 @@ final class ConnectionState: Sendable {
     init(fd: Int32, peer: PeerAddress?, headDeadline: Int64) {
         self.fd = fd
         self.peer = peer
+        self.peerText = peer?.text
         word = Atomic(Self.pack(.head, headDeadline))
     }
 

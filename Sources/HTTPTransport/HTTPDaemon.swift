@@ -73,6 +73,7 @@ public final class HTTPDaemon: @unchecked Sendable {
     let handler: any HTTPHandler
     /// The headers copied into each request: the handler's, read once.
     private let requestHeaderNames: [String]
+    private let everyLineHeaderNames: [String]
     private var daemon: OpaquePointer?
     private let lifecycle = Mutex<Lifecycle>(Lifecycle())
     /// Requests begun and not yet completed (including suspended ones).
@@ -98,6 +99,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         self.configuration = configuration
         self.handler = handler
         requestHeaderNames = handler.requestHeaderNames
+        everyLineHeaderNames = handler.everyLineHeaderNames
         self.stats = stats
         fileLimit = FileLimit.raiseToHard()
         connectionLimit = max(1, configuration.resolvedConnectionLimit(fileLimit: fileLimit.soft))
@@ -265,10 +267,15 @@ public final class HTTPDaemon: @unchecked Sendable {
         guard context.connection?.enter(.handling, deadline: 0) ?? true else { return false }
         var headers: [(name: String, value: String)] = []
         for name in requestHeaderNames {
-            if let value = header(connection, name) { headers.append((name, value)) }
+            guard let value = header(connection, name) else { continue }
+            if everyLineHeaderNames.contains(name) {
+                headers += Self.headerLines(connection, name).map { (name, $0) }
+            } else {
+                headers.append((name, value))
+            }
         }
         var request = HTTPRequest(method: context.method, path: context.path, query: context.query, headers: headers, body: context.body)
-        request.peer = context.connection?.peer?.text
+        request.peer = context.connection?.peerText
         context.body = []
         let result = handler.handle(request)
         context.route = result.route
@@ -343,6 +350,13 @@ public final class HTTPDaemon: @unchecked Sendable {
         return out
     }
 
+    /// Every line of the header `name` as sent, in order (a lookup gives only the first).
+    private static func headerLines(_ connection: OpaquePointer, _ name: String) -> [String] {
+        var found: (name: [UInt8], values: [String]) = (Array(name.lowercased().utf8), [])
+        _ = withUnsafeMutablePointer(to: &found) { MHD_get_connection_values_n(connection, .HEADER_KIND, headerLinesCallback, $0) }
+        return found.values
+    }
+
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
@@ -389,14 +403,13 @@ public final class HTTPDaemon: @unchecked Sendable {
     fileprivate func connectionStarted(_ connection: OpaquePointer, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         let fd = abctl_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD)?.pointee.connect_fd ?? -1
         var peer: PeerAddress?
-        if configuration.maxConnectionsPerIP > 0,
-           let address = abctl_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS)?.pointee.client_addr {
+        if let address = abctl_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS)?.pointee.client_addr {
             peer = PeerAddress(address)
         }
         let state = ConnectionState(fd: fd, peer: peer, headDeadline: Monotonic.milliseconds() + watch.limits.headMS)
         context.pointee = Unmanaged.passRetained(state).toOpaque()
         stats.opened()
-        if let peer { connectionsPerIP.withLock { $0[peer, default: 0] += 1 } }
+        if configuration.maxConnectionsPerIP > 0, let peer { connectionsPerIP.withLock { $0[peer, default: 0] += 1 } }
         watch.add(state)
     }
 
@@ -409,7 +422,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         state.isOpen.withLock { $0 = false }
         watch.remove(state)
         stats.closed()
-        if let peer = state.peer {
+        if configuration.maxConnectionsPerIP > 0, let peer = state.peer {
             connectionsPerIP.withLock { counts in
                 let left = counts[peer, default: 1] - 1
                 counts[peer] = left > 0 ? left : nil
@@ -518,6 +531,16 @@ private let queryArgumentCallback: MHD_KeyValueIteratorN = { pairs, _, key, keyS
 
 private extension String {
     func leftPadded(to n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
+}
+
+private let headerLinesCallback: MHD_KeyValueIteratorN = { found, _, key, keySize, value, valueSize in
+    guard let found, let key else { return .YES }
+    let wanted = found.assumingMemoryBound(to: (name: [UInt8], values: [String]).self)
+    let name = UnsafeRawBufferPointer(start: key, count: keySize)
+    guard name.count == wanted.pointee.name.count,
+          zip(name, wanted.pointee.name).allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) else { return .YES }
+    wanted.pointee.values.append(value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? "")
+    return .YES
 }
 
 private let headerSizeCallback: MHD_KeyValueIteratorN = { total, _, _, keySize, _, valueSize in

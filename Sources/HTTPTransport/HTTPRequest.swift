@@ -24,6 +24,12 @@ public struct HTTPRequest: Sendable {
         headers.first { Self.sameName($0.name, name) }?.value
     }
 
+    /// Every value of the header `name`, in the order sent (the transport copies more than the
+    /// first only for `HTTPHandler.everyLineHeaderNames`).
+    public func headers(_ name: String) -> [String] {
+        headers.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
     /// `Authorization`, the one header every scoped route reads.
     public var authorization: String? { header("Authorization") }
 

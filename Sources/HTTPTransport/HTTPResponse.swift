@@ -45,6 +45,8 @@ public struct HandlerResult: Sendable {
 public protocol HTTPHandler: Sendable {
     /// The request headers the handler reads; only these are copied out of each request.
     var requestHeaderNames: [String] { get }
+    /// Those of `requestHeaderNames` whose every line is copied, not only the first.
+    var everyLineHeaderNames: [String] { get }
     func handle(_ request: HTTPRequest) -> HandlerResult
     /// The response for a body over the size limit (the daemon never reads such a body whole).
     func payloadTooLarge(limit: Int) -> HTTPResponse
@@ -85,4 +87,8 @@ public struct RequestSummary: Sendable {
         self.bytesOut = bytesOut
         self.termination = termination
     }
+}
+
+public extension HTTPHandler {
+    var everyLineHeaderNames: [String] { [] }
 }

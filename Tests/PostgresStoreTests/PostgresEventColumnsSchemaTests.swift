@@ -40,6 +40,17 @@ import TestSupport
         #expect(plan.contains("events_store_payments"), "\(plan)")
     }
 
+    /// The console's count of a placement's exposures reads them through their partial index.
+    @Test func thePlacementExposuresQueryCanReadItsIndex() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        try PostgresEventStore(url: url).close()
+        let plan = try PostgresCluster.shared().psql("""
+            SET enable_seqscan = off; PREPARE q(text, bigint, bigint) AS \(PostgresEventStore.placementExposuresSQL);
+            EXPLAIN EXECUTE q('onboarding_end', 0, 1000000);
+            """, database: Self.database(url))
+        #expect(plan.contains("events_placement_exposures"), "\(plan)")
+    }
+
     @Test func fromTheAlignedVersionOnBothStoresNumberEachChangeAlike() {
         let sqlite = Dictionary(uniqueKeysWithValues: Schema.migrations.map { ($0.version, $0.description) })
         let postgres = Dictionary(uniqueKeysWithValues: PostgresSchema.migrations.map { ($0.version, $0.description) })

@@ -35,17 +35,33 @@ import TestSupport
 /// A report's count of store payments reads the few payment rows through their index, never
 /// every event: the plan SQLite chooses for the query names the index.
 @Suite struct StorePaymentsIndexTests {
-    @Test func theStorePaymentsQueryReadsItsIndex() async throws {
+    /// The lines of the plan SQLite chooses for `sql` on a fresh store.
+    static func plan(_ sql: String) async throws -> [String] {
         try await withTemporaryDirectory { dir in
             let path = dir.path("plan.sqlite")
             try SQLiteEventStore(path: path).close()
             let raw = try Connection(path: path, readOnly: true)
-            let s = try raw.prepare("EXPLAIN QUERY PLAN " + SQLiteEventStore.storePaymentsSQL)
+            let s = try raw.prepare("EXPLAIN QUERY PLAN " + sql)
             defer { s.finish() }
             var plan: [String] = []
             while try s.step() { plan.append(s.text(3)) }
-            #expect(plan.contains { $0.contains("USING INDEX events_store_payments") }, "\(plan)")
-            #expect(!plan.contains { $0.hasPrefix("SCAN e") }, "\(plan)")
+            return plan
         }
+    }
+
+    @Test func theStorePaymentsQueryReadsItsIndex() async throws {
+        let plan = try await Self.plan(SQLiteEventStore.storePaymentsSQL)
+        #expect(plan.contains { $0.contains("USING INDEX events_store_payments") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN e") }, "\(plan)")
+    }
+}
+
+/// The console's placements page counts a placement's exposures of the last 7 days from their
+/// index alone: the plan SQLite chooses names it as covering, and never scans the events.
+@Suite struct PlacementExposuresIndexTests {
+    @Test func thePlacementExposuresQueryReadsOnlyItsIndex() async throws {
+        let plan = try await StorePaymentsIndexTests.plan(SQLiteEventStore.placementExposuresSQL)
+        #expect(plan.contains { $0.contains("USING COVERING INDEX events_placement_exposures") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN events") }, "\(plan)")
     }
 }

@@ -27,8 +27,8 @@ import TestSupport
             defer { store.close() }
             #expect(try store.counts() == StoreCounts(events: 10, facts: 3, experiments: 2))
             let (factsAfter, indexAfter) = try Self.inspect(path)
-            #expect(indexAfter == ["events_by_store_account", "events_store_payments"],
-                    "the event_id index is gone; version 10's store account index and version 19's store payments index are new")
+            #expect(indexAfter == ["events_by_store_account", "events_store_payments", "events_placement_exposures"],
+                    "the event_id index is gone; version 10's store account index, version 19's store payments index and version 25's placement exposures index are new")
             #expect(factsAfter == factsBefore)
             let raw = try Connection(path: path, readOnly: false)
             #expect(try raw.scalarInt("SELECT MAX(version) FROM schema_migrations") == Int64(SQLiteEventStore.schemaVersion))

@@ -18,13 +18,14 @@ public struct ReferenceFiles: Sendable {
         public var description: String
     }
 
-    /// Reads `ref` for the experiments folder `folder`: a folder when `ref` names one, else a git revision.
-    public static func read(_ ref: String, for folder: String) throws(ReadError) -> ReferenceFiles {
+    /// Reads `ref` for the experiments folder `folder`: a folder when `ref` names one, else a git
+    /// revision, each git run within `limits`.
+    public static func read(_ ref: String, for folder: String, limits: GitCommand.Limits = .reading) throws(ReadError) -> ReferenceFiles {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: ref, isDirectory: &isDirectory), isDirectory.boolValue {
             return readFolder(ref)
         }
-        return try readRevision(ref, folder: folder)
+        return try readRevision(ref, folder: folder, limits: limits)
     }
 
     static func readFolder(_ path: String) -> ReferenceFiles {
@@ -37,9 +38,9 @@ public struct ReferenceFiles: Sendable {
 
     /// Two `git` runs whatever the number of files: `ls-tree REF` in the folder (its entries at REF),
     /// then one `cat-file --batch` for all of their blobs.
-    static func readRevision(_ revision: String, folder: String) throws(ReadError) -> ReferenceFiles {
+    static func readRevision(_ revision: String, folder: String, limits: GitCommand.Limits) throws(ReadError) -> ReferenceFiles {
         guard !revision.hasPrefix("-") else { throw ReadError(description: "'\(revision)' is neither a folder nor a git revision") }
-        let listing = try git(["ls-tree", "-z", revision, "--"], in: folder, input: nil)
+        let listing = try git(["ls-tree", "-z", revision, "--"], in: folder, input: nil, limits: limits)
         guard listing.status == 0 else {
             let why = String(decoding: listing.error, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             throw ReadError(description: "'\(revision)' is neither a folder nor a git revision of the repository holding \(folder)" + (why.isEmpty ? "" : " (git: \(why))"))
@@ -54,7 +55,7 @@ public struct ReferenceFiles: Sendable {
             blobs.append((name, String(head[2])))
         }
         guard !blobs.isEmpty else { return ReferenceFiles(label: revision, files: [:]) }
-        let batch = try git(["cat-file", "--batch"], in: folder, input: Array(blobs.map { $0.object + "\n" }.joined().utf8))
+        let batch = try git(["cat-file", "--batch"], in: folder, input: Array(blobs.map { $0.object + "\n" }.joined().utf8), limits: limits)
         guard batch.status == 0 else {
             throw ReadError(description: "git cat-file failed reading \(revision): \(String(decoding: batch.error, as: UTF8.self))")
         }
@@ -73,44 +74,13 @@ public struct ReferenceFiles: Sendable {
         return ReferenceFiles(label: revision, files: files)
     }
 
-    private static func git(_ arguments: [String], in folder: String, input: [UInt8]?) throws(ReadError) -> (status: Int32, output: [UInt8], error: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", folder] + arguments
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        do { try process.run() } catch {
-            throw ReadError(description: "cannot run git: \(error.localizedDescription)")
+    private static func git(_ arguments: [String], in folder: String, input: [UInt8]?,
+                            limits: GitCommand.Limits) throws(ReadError) -> (status: Int32, output: [UInt8], error: [UInt8]) {
+        do {
+            let outcome = try GitCommand.run(arguments, in: folder, input: input, limits: limits)
+            return (outcome.status, outcome.output, outcome.error)
+        } catch {
+            throw ReadError(description: error.description)
         }
-        // Written from another thread: a large answer would otherwise fill the output pipe while we still write.
-        let writer = stdin.fileHandleForWriting
-        if let input {
-            let data = Data(input)
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: data)
-                try? writer.close()
-            }
-        }
-        let errorReader = stderr.fileHandleForReading
-        let collected = ErrorBytes()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            collected.set(errorReader.readDataToEndOfFile())
-            done.signal()
-        }
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, [UInt8](output), [UInt8](collected.get()))
-    }
-
-    /// stderr's bytes, handed from the thread that reads them.
-    private final class ErrorBytes: @unchecked Sendable {
-        // Safe: written once before `done.signal()` and read only after `done.wait()`.
-        private var data = Data()
-        func set(_ d: Data) { data = d }
-        func get() -> Data { data }
     }
 }

@@ -251,7 +251,7 @@ public struct RunningChanges {
     }
 
     /// "16.67%", with more digits when the share is tiny but not zero.
-    static func percent(_ share: Double) -> String {
+    public static func percent(_ share: Double) -> String {
         let p = share * 100
         return p >= 0.01 ? String(format: "%.2f%%", p) : String(format: "%.2g%%", p)
     }

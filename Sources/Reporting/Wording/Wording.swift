@@ -5,7 +5,7 @@ import Foundation
 /// Figures into words: numbers, money, p-values, dates, and the sentences the analysis (verdict
 /// reasons, health checks) and every format (text, Markdown, HTML, JSON's legend) say the same way.
 /// No layout here: the renderers only place these words.
-enum Wording {
+public enum Wording {
     static func title(_ m: Metric) -> String { m.title }
 
     /// The title, with "(lower is better)" for metrics where a fall is good news (cancel and refund rates).
@@ -81,9 +81,9 @@ enum Wording {
         return String(format: "%.\(digits)f%%", x * 100)
     }
 
-    /// A share of users in whole percent that never rounds a few to none or nearly all to all:
-    /// "43%", "under 1%", "over 99%", "0%" only for none.
-    static func share(_ x: Double) -> String {
+    /// A share in whole percent that never rounds a few to none or nearly all to all:
+    /// "43%", "under 1%", "over 99%", "0%" only for none. Public for the console's pages.
+    public static func share(_ x: Double) -> String {
         if x > 0 && x < 0.01 { return "under 1%" }
         if x < 1 && x > 0.99 { return "over 99%" }
         return percent(x, digits: 0)

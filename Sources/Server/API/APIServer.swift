@@ -65,6 +65,7 @@ public final class APIServer: HTTPHandler {
     /// The metrics and the access log line of every request, around the router.
     private let observer: RequestObserver
     public let requestHeaderNames: [String]
+    public var everyLineHeaderNames: [String] { ConsoleRoutes.everyLineHeaderNames }
     /// The threads reports are computed on, apart from the ones answering requests.
     let reports = ReportWorkers()
     /// The console's reports: its background slot, and what it keeps.
@@ -86,7 +87,8 @@ public final class APIServer: HTTPHandler {
             connections: connections, status: status, safeguards: safeguards,
             copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), log: log, reports: reports,
             console: ConsoleGate(keys: keys, store: backend.store, options: options.console),
-            consoleReports: consoleReports)
+            consoleReports: consoleReports,
+            consoleHistories: ConsoleFileHistories(refreshSeconds: options.console.refreshSeconds, log: log))
         router = Router((Self.routes + ConsoleRoutes.all).map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: keys)) })
         observer = RequestObserver(metrics: metrics, log: log)
         requestHeaderNames = Self.headerNames(Self.routes) + ConsoleRoutes.headerNames

@@ -7,10 +7,12 @@ import Reporting
 /// parameters (`until`, `since`, `by`, `alpha`, `min_segment_users`) sent by GET, so the page's
 /// URL is the query and a link gives the same figures. A bad parameter is shown in the form with
 /// the words the CLI and the API use; an unknown experiment is a 404 page naming the nearest id.
+/// Below the report: the next step as the edit to the file, the file as loaded and its history.
 struct ConsoleExperimentPage: Responder {
     let gate: ConsoleGate
     let snapshots: SnapshotHolder
     let reports: ConsoleReports
+    let histories: ConsoleFileHistories
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let viewer: ConsoleViewer
@@ -23,25 +25,26 @@ struct ConsoleExperimentPage: Responder {
         guard let experiment = snapshot.experimentsByID[id] else {
             return .response(ConsolePage.message(404, title: "No such experiment", snapshot.catalog.unknownExperimentMessage(id), viewer: viewer))
         }
+        let file = FileView(path: experiment.sourcePath, contents: snapshot.sources[id], histories: histories)
         // A GET form sends its empty fields: they mean the default.
         let pairs: [(name: String, value: String)]
         do {
             pairs = try QueryString.pairs(request.http.query).filter { !$0.value.isEmpty }
         } catch {
-            return .response(page(experiment, viewer: viewer, pairs: [], problem: (parameter: "query", message: "malformed query string"), report: nil, status: 400))
+            return .response(page(experiment, file: file, viewer: viewer, pairs: [], problem: (parameter: "query", message: "malformed query string"), report: nil, status: 400))
         }
         var options = reports.options(snapshot)
         do {
             try ReportParameters.apply(pairs, to: &options, experiment: experiment, spell: \.name)
         } catch {
-            return .response(page(experiment, viewer: viewer, pairs: pairs, problem: (parameter: error.parameter, message: error.message), report: nil, status: 400))
+            return .response(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: (parameter: error.parameter, message: error.message), report: nil, status: 400))
         }
         let asked = options
         return .deferred { [reports] respond in
             let started = reports.one(experiment, options: asked, done: { outcome in
                 switch outcome {
                 case .report(let report):
-                    respond(page(experiment, viewer: viewer, pairs: pairs, problem: nil, report: report, status: 200))
+                    respond(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: nil, report: report, status: 200))
                 case .failed(let why):
                     respond(ConsolePage.message(503, title: "Unavailable", why, viewer: viewer, extra: [("Retry-After", "5")]))
                 }
@@ -54,16 +57,30 @@ struct ConsoleExperimentPage: Responder {
         }
     }
 
-    func page(_ e: Experiment, viewer: ConsoleViewer, pairs: [(name: String, value: String)], problem: (parameter: String, message: String)?,
+    /// The experiment's file as the page shows it: its text as loaded and the history kept for it.
+    struct FileView: Sendable {
+        var path: String
+        var contents: [UInt8]?
+        let histories: ConsoleFileHistories
+
+        var sections: String {
+            let history = contents.flatMap { histories.history(path: path, contents: $0) }
+            return ConsoleFileSections.file(contents, path: path) + ConsoleFileSections.history(history, reading: contents != nil)
+        }
+    }
+
+    func page(_ e: Experiment, file: FileView, viewer: ConsoleViewer, pairs: [(name: String, value: String)], problem: (parameter: String, message: String)?,
               report: Report?, status: Int) -> HTTPResponse {
         var main = Self.form(e, pairs: pairs, problem: problem)
         if report != nil, let token = viewer.formToken { main += shares(e, pairs: pairs, token: token) }
         if let report, viewer.scopes.contains(.admin) { main += Self.resets(e, report, token: viewer.formToken) }
         if let report {
             main += HTMLReportRenderer.body(report)
+            main += ConsoleNextStep(report.decision, file: e).html
         } else {
             main += "<h1>\(ConsolePage.escape(e.name))</h1><p><code>\(ConsolePage.escape(e.id))</code></p>"
         }
+        main += file.sections
         return ConsolePage.response(status, ConsolePage.html(title: e.name, viewer: viewer, main: main))
     }
 

@@ -151,11 +151,10 @@ final class ConsoleGate: Sendable {
         try store.revokeSession(id: id, at: now)
     }
 
-    /// The address failed sign-ins are counted under: the peer's, per /64 for IPv6.
-    static func throttleAddress(_ request: HTTPRequest) -> String {
-        guard let peer = request.peer else { return "unknown" }
-        guard peer.contains(":") else { return peer }
-        return peer.split(separator: ":", omittingEmptySubsequences: false).prefix(4).joined(separator: ":") + "::/64"
+    /// The client's address: the peer's, or behind `--trusted-proxy` the one it forwarded; nil when unknown.
+    func clientAddress(_ request: HTTPRequest) -> String? {
+        ClientAddress.client(peer: request.peer, forwardedFor: request.headers(ClientAddress.forwardedForHeader),
+                             trustedProxy: options.trustedProxy)
     }
 
     /// `next` when it is a local path (one `/`, then not `/` or `\`), else `/`.

@@ -23,8 +23,19 @@ public struct ConsoleOptions: Sendable {
     public var now: @Sendable () -> Date = { Date() }
     /// Seconds a page of every experiment reuses the reports it computed.
     public var refreshSeconds: Double = 60
+    /// `--trusted-proxy`, canonical: a request from this peer is counted under the client address
+    /// its `X-Forwarded-For` names (ClientAddress); nil: every request under its peer.
+    public var trustedProxy: String?
 
     public init() {}
+
+    /// `--trusted-proxy ADDR` as the console compares it with a peer; refused unless an IP address.
+    public static func trustedProxy(_ text: String) throws(APIKeys.ConfigurationError) -> String {
+        guard let address = ClientAddress.canonical(text) else {
+            throw APIKeys.ConfigurationError(description: "--trusted-proxy must be an IPv4 or IPv6 address, got '\(text)'")
+        }
+        return address
+    }
 
     /// The secret of `ABCTL_SESSION_SECRET`, refused when shorter than `minimumSecretBytes`.
     public static func secret(environment text: String) throws(APIKeys.ConfigurationError) -> [UInt8] {

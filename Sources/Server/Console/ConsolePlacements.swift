@@ -1,12 +1,21 @@
+import Events
 import ExperimentDefinitions
+import Foundation
 import HTTPTransport
+import Reporting
 
 /// `GET /placements`: each placement of `placements.json`, its audiences in the order they are
-/// read, each one's condition and what it shows (an experiment, a fixed paywall, none), and the
-/// placement's default.
+/// read, each one's condition, what it shows (an experiment, a fixed paywall, none) and its share
+/// of the placement's exposures in the last 7 days, and the placement's default.
 struct ConsolePlacements: Responder {
     let gate: ConsoleGate
     let snapshots: SnapshotHolder
+    let exposures: any PlacementExposureCounts
+    /// `ABCTL_NOW`; nil: the time of the request.
+    let clock: Date?
+    let log: Log
+
+    static let windowDays = 7
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let viewer: ConsoleViewer
@@ -15,26 +24,77 @@ struct ConsolePlacements: Responder {
         case .success(let signedIn): viewer = signedIn
         }
         let catalog = snapshots.snapshot.catalog
-        return .response(ConsolePage.response(200, ConsolePage.html(title: "Placements", viewer: viewer, main: Self.main(catalog))))
+        let until = Timestamp(clock ?? Date()), since = until.adding(hours: -24 * Double(Self.windowDays))
+        var counts: [String: [String: Int]] = [:]
+        for placement in catalog.placements {
+            do {
+                counts[placement.id] = try exposures.exposures(placement: placement.id, since: since, until: until)
+            } catch {
+                log.write(level: .error, "console placement exposures failed", ["placement": .string(placement.id), "error": .string(String(describing: error))])
+            }
+        }
+        return .response(ConsolePage.response(200, ConsolePage.html(title: "Placements", viewer: viewer, main: Self.main(catalog, counts: counts))))
     }
 
-    static func main(_ catalog: ExperimentCatalog) -> String {
+    /// `counts`: per placement, its exposures of the window by experiment; a placement missing
+    /// from it could not be read from the store.
+    static func main(_ catalog: ExperimentCatalog, counts: [String: [String: Int]]) -> String {
         let esc = ConsolePage.escape
         var b = "<h1>Placements</h1>"
         guard !catalog.placements.isEmpty else { return b + "<p>The experiment folder has no placements.json.</p>" }
-        b += "<p class=\"muted\">Audiences are read top to bottom: the first whose condition matches decides.</p>"
+        b += "<p class=\"muted\">Audiences are read top to bottom: the first whose condition matches decides. "
+        b += "Each audience's share is of the placement's exposures in the last \(windowDays) days, counted by the two fields an exposure carries: "
+        b += "its placement and its experiment. An exposure does not name its audience, so audiences that show the same experiment share one figure, "
+        b += "and a fixed paywall or no paywall sends no exposure.</p>"
         for placement in catalog.placements {
-            b += "<section><h2><code>\(esc(placement.id))</code></h2><div class=\"scroll\"><table><thead><tr>"
-            b += "<th>#</th><th>audience</th><th>condition</th><th>shows</th></tr></thead><tbody>"
+            let byExperiment = counts[placement.id]
+            b += "<section><h2><code>\(esc(placement.id))</code></h2>"
+            if let byExperiment {
+                let total = byExperiment.values.reduce(0, +)
+                b += "<p class=\"muted\">\(total) exposure\(total == 1 ? "" : "s") in the last \(windowDays) days.</p>"
+            } else {
+                b += "<p class=\"error\">The exposures could not be read from the event store; retry in a moment.</p>"
+            }
+            b += "<div class=\"scroll\"><table><thead><tr>"
+            b += "<th>#</th><th>audience</th><th>condition</th><th>shows</th><th>share of exposures, last \(windowDays) days</th></tr></thead><tbody>"
             for (n, audience) in placement.audiences.enumerated() {
                 b += "<tr><td class=\"num\">\(n + 1)</td><td>\(esc(audience.name))</td>"
                 b += "<td>" + (audience.condition.map { "<code>\(esc(String(decoding: JSONWriter.bytes($0), as: UTF8.self)))</code>" } ?? "everyone") + "</td>"
-                b += "<td>\(shows(audience.shows, catalog))</td></tr>"
+                b += "<td>\(shows(audience.shows, catalog))</td><td>\(share(of: audience, at: n, in: placement, byExperiment))</td></tr>"
             }
-            b += "<tr><td></td><td>default</td><td>anyone else</td><td>\(paywall(placement.defaultPaywall))</td></tr>"
+            b += "<tr><td></td><td>default</td><td>anyone else</td><td>\(paywall(placement.defaultPaywall))</td><td>sends no exposure</td></tr>"
+            if let byExperiment {
+                let shown = Set(placement.audiences.compactMap(\.experimentID))
+                let others = byExperiment.filter { !shown.contains($0.key) }.sorted { $0.key < $1.key }
+                if !others.isEmpty {
+                    let total = byExperiment.values.reduce(0, +)
+                    b += "<tr><td></td><td>no audience now</td><td></td><td>"
+                    b += others.map { "experiment <code>\(esc($0.key))</code>" }.joined(separator: ", ")
+                    b += "</td><td>\(percent(others.map(\.value).reduce(0, +), of: total))</td></tr>"
+                }
+            }
             b += "</tbody></table></div></section>"
         }
         return b
+    }
+
+    /// An audience's share in words: its experiment's exposures over the placement's; the
+    /// audiences it shares its experiment with named; none for a fixed paywall or none.
+    static func share(of audience: Audience, at index: Int, in placement: Placement, _ byExperiment: [String: Int]?) -> String {
+        guard let id = audience.experimentID else { return "sends no exposure" }
+        guard let byExperiment else { return "unknown" }
+        var text = percent(byExperiment[id] ?? 0, of: byExperiment.values.reduce(0, +))
+        let others = placement.audiences.indices.filter { $0 != index && placement.audiences[$0].experimentID == id }
+        if !others.isEmpty {
+            text += " (together with audience" + (others.count == 1 ? " " : "s ") + others.map { "#\($0 + 1)" }.joined(separator: ", ") + ")"
+        }
+        return text
+    }
+
+    /// "43% (120)", or "no exposures" when the placement had none.
+    static func percent(_ count: Int, of total: Int) -> String {
+        guard total > 0 else { return "no exposures" }
+        return "\(Wording.share(Double(count) / Double(total))) (\(count))"
     }
 
     static func shows(_ shows: Audience.Shows, _ catalog: ExperimentCatalog) -> String {

@@ -5,8 +5,8 @@ enum ConsoleRoutes {
     static let all: [RouteSpec] = [
         .init("GET", "/", access: .open, document: page("consoleOverview", "Every experiment, the ones that need someone first."),
               make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, outbox: $0.store) }),
-        .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form."),
-              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+        .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form, the next step, the file as loaded and its history."),
+              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, histories: $0.consoleHistories) }),
         .init("POST", "/experiments/{id}/share", access: .open, document: page("consoleShareCreate", "Make a share link of one experiment's report."),
               make: { ConsoleShareCreate(gate: $0.console, snapshots: $0.snapshots) }),
         .init("POST", "/experiments/{id}/shares/{share}/revoke", access: .open, document: page("consoleShareRevoke", "End a share link."),
@@ -15,12 +15,12 @@ enum ConsoleRoutes {
               make: { ConsoleSafeguardReset(gate: $0.console, snapshots: $0.snapshots, safeguards: $0.safeguards) }),
         .init("GET", "/share/{id}", access: .open, document: page("consoleShare", "One experiment's report, read only, through a share link."),
               make: { ConsoleSharePage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
-        .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences and what each shows."),
-              make: { ConsolePlacements(gate: $0.console, snapshots: $0.snapshots) }),
+        .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences, what each shows and its share of the last 7 days' exposures."),
+              make: { ConsolePlacements(gate: $0.console, snapshots: $0.snapshots, exposures: $0.store, clock: $0.options.reportClock, log: $0.log) }),
         .init("GET", "/login", access: .open, document: page("consoleSignInPage", "The sign-in form."),
               make: { ConsoleSignInPage(gate: $0.console) }),
         .init("POST", "/login", access: .open, document: page("consoleSignIn", "Sign in with a key that has the report or admin scope."),
-              make: { ConsoleSignIn(gate: $0.console) }),
+              make: { ConsoleSignIn(gate: $0.console, log: $0.log) }),
         .init("POST", "/logout", access: .open, document: page("consoleSignOut", "Revoke the session."),
               make: { ConsoleSignOut(gate: $0.console) }),
         .init("GET", "/assets/{file}", access: .open, document: page("consoleAsset", "The stylesheet, under its content hash."),
@@ -28,7 +28,10 @@ enum ConsoleRoutes {
     ]
 
     /// The request headers the console reads (the transport copies only the ones asked for).
-    static let headerNames = ["Cookie", "Origin", "Host", "Sec-Fetch-Site"]
+    static let headerNames = ["Cookie", "Origin", "Host", "Sec-Fetch-Site", ClientAddress.forwardedForHeader]
+    /// Of those, the ones a request may send on several lines, each copied (a proxy may add its own
+    /// `X-Forwarded-For` line below the one a client wrote).
+    static let everyLineHeaderNames = [ClientAddress.forwardedForHeader]
 
     private static func page(_ id: String, _ summary: String) -> RouteDocument {
         RouteDocument(id, summary: summary, answers: [.answer(200, "An HTML page.", mediaType: "text/html")])

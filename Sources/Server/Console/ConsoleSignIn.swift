@@ -4,6 +4,7 @@ import HTTPTransport
 /// Checks the `Origin` and the form's token first, then the throttle on the address, then the key.
 struct ConsoleSignIn: Responder {
     let gate: ConsoleGate
+    let log: Log
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let http = request.http
@@ -21,12 +22,14 @@ struct ConsoleSignIn: Responder {
               let expected = try? gate.signInToken(nonce: nonce), ConsoleGate.tokenMatches(field("form_token"), expected) else {
             return .response(ConsoleAccess.forbidden("The sign-in form's token is missing or wrong; open the sign-in page again."))
         }
+        let client = gate.clientAddress(http)
         let outcome: ConsoleGate.SignIn
-        do { outcome = try gate.signIn(key: field("key") ?? "", address: ConsoleGate.throttleAddress(http)) } catch {
+        do { outcome = try gate.signIn(key: field("key") ?? "", address: ClientAddress.throttleKey(client)) } catch {
             return .response(ConsoleAccess.unavailable())
         }
         switch outcome {
         case .throttled:
+            log.write(level: .warning, "console sign-in throttled", ["address": .string(client ?? "unknown"), "counted_as": .string(ClientAddress.throttleKey(client))])
             return .response(ConsolePage.message(429, title: "Too many sign-ins",
                                                  "Too many failed sign-ins from this address in the last minute; wait a minute and try again.",
                                                  extra: [("Retry-After", String(ConsoleOptions.throttleWindowSeconds))]))

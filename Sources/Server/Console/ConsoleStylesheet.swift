@@ -25,5 +25,7 @@ enum ConsoleStylesheet {
     .needs td:first-child{border-left:4px solid var(--bad)}.arms{list-style:none;margin:0;padding:0}.arms li{white-space:nowrap}
     svg.cibar{width:120px;height:14px;vertical-align:middle}svg.cibar line{stroke:var(--muted)}svg.cibar .zero{stroke:var(--fg)}
     .verdict-ship{color:var(--good);font-weight:600}.verdict-stop{color:var(--bad);font-weight:600}
+    pre.file-text,pre.edit{max-width:100%;overflow:auto;background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 12px;font-size:.85em}
+    pre.file-text{max-height:28em}pre.file-text:focus{outline:2px solid var(--fg)}
     """
 }

@@ -19,6 +19,8 @@ public final class ExperimentSnapshot: Sendable {
     /// parts of `GET /v1/experiments` (`definitionsJSON(at:)` adds what changes with time).
     let definitions: [JSONValue]
     let productsJSON: JSONValue
+    /// Each experiment's file as this load read it, by id (the console shows it as loaded).
+    let sources: [String: [UInt8]]
     public let loadedAt: Date
     /// What `/v1/assign` writes for each experiment, in `assigner.experiments` order, rendered
     /// once here so a request copies bytes instead of resolving and writing them.
@@ -55,7 +57,10 @@ public final class ExperimentSnapshot: Sendable {
         let assigner = try Assigner(catalog: catalog, sticky: sticky)
         self.assigner = assigner
         self.eventParser = EventParser(catalog: .init(catalog.variantKeys), currency: catalog.products.converter, fees: catalog.products.stores)
-        (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog)
+        var sources: [String: [UInt8]] = [:]
+        for e in catalog.experiments { sources[e.id] = FileManager.default.contents(atPath: e.sourcePath).map { [UInt8]($0) } }
+        self.sources = sources
+        (self.definitions, self.productsJSON) = Self.renderDefinitions(catalog, sources: sources)
         self.features = FeaturesPayloadCache(catalog: catalog)
         let products = catalog.products
         let currencies = products.storefrontCurrencies
@@ -83,7 +88,7 @@ public final class ExperimentSnapshot: Sendable {
     /// cache; everything rendered from the files is shared.
     private init(copying s: ExperimentSnapshot, stops: [SafeguardStop], periods: [AllocationPeriod]) {
         catalog = s.catalog; experimentsByID = s.experimentsByID; eventParser = s.eventParser
-        definitions = s.definitions; productsJSON = s.productsJSON; loadedAt = s.loadedAt
+        definitions = s.definitions; productsJSON = s.productsJSON; loadedAt = s.loadedAt; sources = s.sources
         answers = s.answers; defaultIndices = s.defaultIndices; placementAnswers = s.placementAnswers
         answersByStorefront = s.answersByStorefront; placementAnswersByStorefront = s.placementAnswersByStorefront
         storefrontIndex = s.storefrontIndex
@@ -156,10 +161,10 @@ public final class ExperimentSnapshot: Sendable {
         return JSONValue.object([("experiments", .array(experiments)), ("products", productsJSON)]).serialized()
     }
 
-    static func renderDefinitions(_ catalog: ExperimentDefinitions.ExperimentCatalog) -> ([JSONValue], JSONValue) {
+    static func renderDefinitions(_ catalog: ExperimentDefinitions.ExperimentCatalog, sources: [String: [UInt8]]) -> ([JSONValue], JSONValue) {
         var experiments: [JSONValue] = []
         for e in catalog.experiments {
-            if let data = FileManager.default.contents(atPath: e.sourcePath), let node = try? JSONReader.parse([UInt8](data)),
+            if let bytes = sources[e.id], let node = try? JSONReader.parse(bytes),
                case .object(let members) = node.value {
                 experiments.append(.object(members.filter { $0.0 != "$schema" }))
             } else {

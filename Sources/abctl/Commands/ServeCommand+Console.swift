@@ -2,8 +2,8 @@ import CommandLineKit
 import HTTPTransport
 import Server
 
-/// `abctl serve`'s console settings (SPEC §10): `--session-hours`, `--console-insecure-cookie`
-/// (refused unless `--host` is loopback) and `ABCTL_SESSION_SECRET`.
+/// `abctl serve`'s console settings: `--session-hours`, `--console-insecure-cookie` (refused
+/// unless `--host` is loopback), `--trusted-proxy` and `ABCTL_SESSION_SECRET`.
 extension ServeCommand {
     static func consoleOptions(_ args: ParsedArguments, host: String) throws -> ConsoleOptions {
         var options = ConsoleOptions()
@@ -14,6 +14,13 @@ extension ServeCommand {
                                      command: "serve")
             }
             options.insecureCookie = true
+        }
+        if let proxy = args[.trustedProxy] {
+            do {
+                options.trustedProxy = try ConsoleOptions.trustedProxy(proxy)
+            } catch {
+                throw CLIError.usage(error.description, command: "serve")
+            }
         }
         if let secret = args.setting(.sessionSecret) {
             do {
@@ -29,6 +36,8 @@ extension ServeCommand {
 extension OptionKeys {
     static let sessionHours = OptionKey<Int>("--session-hours", value: "hours", help: "A console session ends this long after its sign-in.",
                                              range: 1...8760, default: 12)
+    static let trustedProxy = OptionKey<String?>("--trusted-proxy", value: "address",
+                                                 help: "The proxy in front of the console: failed sign-ins from it are counted under the client address its X-Forwarded-For names.")
     static let consoleInsecureCookie = OptionKey<Bool>(flag: "--console-insecure-cookie",
                                                        help: "The console's cookie without Secure, for plain HTTP; refused unless --host is loopback.")
 }

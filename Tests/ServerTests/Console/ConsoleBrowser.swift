@@ -51,11 +51,11 @@ final class ConsoleBrowser: Sendable {
     }
 
     /// Opens the sign-in page and posts `key` through its form.
-    func signIn(_ key: String, next: String? = nil) async -> APIReply {
+    func signIn(_ key: String, next: String? = nil, headers extra: [(String, String)] = []) async -> APIReply {
         let page = await request("GET", "/login" + (next.map { "?next=" + Self.encode($0) } ?? ""))
         var form = [("form_token", Self.formToken(page.text) ?? ""), ("key", key)]
         if let next { form.append(("next", next)) }
-        return await request("POST", "/login", form: form)
+        return await request("POST", "/login", form: form, headers: extra)
     }
 
     /// The `form_token` of the first form on a page.
