@@ -23,6 +23,8 @@ struct HandlerDependencies: Sendable {
     let console: ConsoleGate
     /// The reports the console's pages show.
     let consoleReports: ConsoleReports
+    /// The console's background slot (its figures on /metrics).
+    let consoleRefresher: ConsoleRefresher
 
     var webhookEvents: WebhookEventWriter { WebhookEventWriter(snapshots: snapshots, store: store, metrics: metrics, clock: options.reportClock, log: log) }
     var storeLookups: StoreLookups { StoreLookups(store: store) }

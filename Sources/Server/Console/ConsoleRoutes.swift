@@ -4,9 +4,11 @@
 enum ConsoleRoutes {
     static let all: [RouteSpec] = [
         .init("GET", "/", access: .open, document: page("consoleOverview", "Every experiment, the ones that need someone first."),
-              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, outbox: $0.store) }),
+              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, outbox: $0.store,
+                                              refreshSeconds: $0.options.console.refreshSeconds) }),
         .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form."),
-              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports,
+                                                    refreshSeconds: $0.options.console.refreshSeconds) }),
         .init("POST", "/experiments/{id}/share", access: .open, document: page("consoleShareCreate", "Make a share link of one experiment's report."),
               make: { ConsoleShareCreate(gate: $0.console, snapshots: $0.snapshots) }),
         .init("POST", "/experiments/{id}/shares/{share}/revoke", access: .open, document: page("consoleShareRevoke", "End a share link."),

@@ -19,7 +19,9 @@ enum ServeCommand {
           definitions, reports and the console) and sdk (below).
           The console (docs/Console.md) is served at / : sign in at /login with a report or admin key
           of at least 24 characters; sessions last --session-hours; without keys it is open on
-          loopback names only.
+          loopback names only. Its pages read reports the lease holder (below) computes in the
+          background and stores for every node: again after new events, at most every
+          --console-refresh-s.
           Without keys the server listens on loopback only. The RevenueCat
           webhook checks its Authorization header against ABCTL_REVENUECAT_AUTH.
           SIGHUP reloads the experiment files (a broken folder keeps the old ones) and --keys-file (a key
@@ -52,7 +54,7 @@ enum ServeCommand {
             .headerTimeout, .bodyTimeout, .writeTimeout, .minRate, .llmURL, .llmModel, .llmDeadline, .llmRetryAfter,
             .appStoreRootCA, .appStoreBundleID, .appStoreEnvironment, .stripeSecret, .stripeTolerance,
             .googleCerts, .googlePlayAudience, .googlePlayPushAccount, .googlePlayPackage, .googlePlayServiceAccount, .googlePlayAPIURL,
-            .notifyURL, .notifyFormat, .publicURL, .sessionHours, .consoleInsecureCookie,
+            .notifyURL, .notifyFormat, .publicURL, .sessionHours, .consoleRefresh, .consoleInsecureCookie,
         ],
         settings: [
             .now,
