@@ -112,7 +112,7 @@ for path in glob.glob(f"{sys.argv[1]}/*.json"):
 PY
 
 # --- wrk scripts ---------------------------------------------------------------------------------
-# What both scripts share: a per-thread id (request ids stay unique) and the RESULT line.
+# What every script shares: a per-thread id (request ids stay unique) and the RESULT line.
 cp "$ROOT/bench/lib/wrk-common.lua" "$WORK/common.lua"
 
 cat "$WORK/common.lua" "$ROOT/bench/lib/assign-request.lua" >"$WORK/assign.lua"

@@ -1,4 +1,4 @@
--- What the wrk scripts of bench/http.sh and bench/console.sh share: a per-thread id (request ids
+-- What the wrk scripts of bench/http.sh, bench/events.sh and bench/console.sh share: a per-thread id (request ids
 -- stay unique) and the RESULT line they parse.
 local counter = 0
 local thread_id = 0

@@ -55,6 +55,17 @@ struct ConsoleRefreshTests {
         #expect(overview.text.contains(try ConsoleDigest(json: stored.summary).cells))
     }
 
+    @Test func aShareOfTheDefaultParametersShowsTheStoredReport() async throws {
+        let browser = try await ConsolePagesTests.signedIn()
+        let stored = try #require(try browser.server.store.consoleReport(experiment: "chorus-voice"))
+        let link = try await ConsoleShareTests.makeShare(browser, query: "")
+        let shared = await ConsoleBrowser(browser.server).request("GET", link)
+        #expect(shared.status == 200)
+        #expect(shared.text.contains("A shared report, read only, until"))
+        #expect(shared.text.contains("Figures as of \(stored.generatedAt.rfc3339), computed at \(stored.computedAt.rfc3339)"))
+        #expect(shared.text.contains(stored.body))
+    }
+
     @Test func onlyTheLeaseHolderComputesOnAThreadOfLowPriority() async throws {
         let server = try Self.server()
         let leader = Atomic<Bool>(false)
