@@ -33,19 +33,7 @@ WORK="$(mktemp -d /tmp/abctl-events.XXXXXX)"
 SERVER_PID=""
 trap '[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 
-cat - "$ROOT/bench/lib/events-request.lua" >"$WORK/events.lua" <<'LUA'
-local counter = 0
-local thread_id = 0
-local threads = {}
-function setup(thread)
-  thread:set("thread_id", #threads)
-  table.insert(threads, thread)
-end
-function done(summary, latency, requests)
-  io.write(string.format("RESULT seconds=%.3f p99_ms=%.3f errors=%d\n", summary.duration / 1e6, latency:percentile(99) / 1000,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout))
-end
-LUA
+cat "$ROOT/bench/lib/wrk-common.lua" "$ROOT/bench/lib/events-request.lua" >"$WORK/events.lua"
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # user + system clock ticks of a process
 

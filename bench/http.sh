@@ -112,35 +112,10 @@ for path in glob.glob(f"{sys.argv[1]}/*.json"):
 PY
 
 # --- wrk scripts ---------------------------------------------------------------------------------
-# What both scripts share: a per-thread id (request ids stay unique) and the RESULT line.
-cat >"$WORK/common.lua" <<'LUA'
-local counter = 0
-local thread_id = 0
-local threads = {}
-function setup(thread)
-  thread:set("thread_id", #threads)
-  table.insert(threads, thread)
-end
-function done(summary, latency, requests)
-  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
-  io.write(string.format("RESULT requests=%d seconds=%.3f rps=%.1f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f errors=%d non2xx=%d\n",
-    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
-end
-LUA
+# What every script shares: a per-thread id (request ids stay unique) and the RESULT line.
+cp "$ROOT/bench/lib/wrk-common.lua" "$WORK/common.lua"
 
-cat "$WORK/common.lua" - >"$WORK/assign.lua" <<'LUA'
-function init(args)
-  wrk.method = "POST"
-  wrk.headers["Content-Type"] = "application/json"
-end
-function request()
-  counter = counter + 1
-  local body = '{"user_id":"bench-' .. thread_id .. '-' .. counter ..
-    '","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true},"variables":{"userName":"Ana"},"signals":{"companion":"dog"}}'
-  return wrk.format(nil, "/v1/assign", nil, body)
-end
-LUA
+cat "$WORK/common.lua" "$ROOT/bench/lib/assign-request.lua" >"$WORK/assign.lua"
 
 # The same request naming one experiment, and naming a placement whose audience shows that experiment.
 for form in one placement; do

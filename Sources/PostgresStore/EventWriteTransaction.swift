@@ -102,6 +102,17 @@ enum EventWriteTransaction {
             first_uncancel_ts = EXCLUDED.first_uncancel_ts, stray_uncancel_ts = EXCLUDED.stray_uncancel_ts
         """
 
+    /// Each experiment of the facts the transaction wrote has its change counter moved by one, in
+    /// the shard of this connection (`pg_backend_pid` is unique among live connections, so two
+    /// transactions running at once seldom share one), in experiment order. Its row lock lasts only
+    /// to the commit, which follows in the same round trip.
+    static let moveChangeCounters = """
+        INSERT INTO experiment_changes (experiment, shard, counter)
+        SELECT DISTINCT experiment, pg_backend_pid() % \(changeShards), 1 FROM abctl_facts_staging ORDER BY 1
+        ON CONFLICT (experiment, shard) DO UPDATE SET counter = experiment_changes.counter + 1
+        """
+    static let changeShards = 1024
+
     typealias Key = InsertOrder.Key
 
     /// How a transaction fits with the others of its node (see `InsertOrder`): `register` gets
@@ -204,8 +215,12 @@ enum EventWriteTransaction {
             }
             try people.dropAbsorbedFacts(on: c)
             // New events end a simulation's recorded end of observation (ObservationWindowStore):
-            // the store no longer ends there. Sent with the commit, so it costs no round trip.
-            try c.execute(stored.contains { $0 > 0 } ? "DELETE FROM observation; COMMIT" : "COMMIT", context: "append events (commit)")
+            // the store no longer ends there. The experiments of the facts written have their
+            // change counters moved. Both are sent with the commit, so they cost no round trip.
+            // (A transaction that stored nothing new changed no report, whatever facts it rewrote.)
+            let storedAny = stored.contains { $0 > 0 }
+            let finish = (storedAny && !facts.isEmpty ? moveChangeCounters + "; " : "") + (storedAny ? "DELETE FROM observation; " : "")
+            try c.execute(finish + "COMMIT", context: "append events (commit)")
             return zip(offered, stored).map { AppendResult(stored: $1, duplicates: $0 - $1) }
         } catch {
             if c.isHealthy { _ = try? c.execute("ROLLBACK", context: "append events (rollback)") }

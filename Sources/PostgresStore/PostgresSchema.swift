@@ -275,6 +275,27 @@ enum PostgresSchema {
             ALTER TABLE facts ADD COLUMN expired_ts bigint, ADD COLUMN expiry_kind text, ADD COLUMN billing_issue_ts bigint,
                 ADD COLUMN first_uncancel_ts bigint, ADD COLUMN stray_uncancel_ts bigint;
             """),
+        // The console's freshness: each experiment's change counter and the report the lease holder
+        // last computed. Writers on many connections and nodes move a counter at once, so it is
+        // kept in shards (one per writer connection's slot) and read as their sum: two
+        // transactions touching one experiment seldom wait for each other's commit.
+        Migration(version: 24, description: "each experiment's change counter and its stored console report", sql: """
+            CREATE TABLE experiment_changes (
+                experiment text COLLATE "C" NOT NULL,
+                shard integer NOT NULL,
+                counter bigint NOT NULL,
+                PRIMARY KEY (experiment, shard)
+            );
+            CREATE TABLE console_reports (
+                experiment text COLLATE "C" PRIMARY KEY,
+                counter bigint NOT NULL,
+                inputs text NOT NULL,
+                generated_ts bigint NOT NULL,
+                computed_ts bigint NOT NULL,
+                summary text NOT NULL,
+                body text NOT NULL
+            );
+            """),
         // The console's placements page counts each placement's exposures of the last 7 days by
         // experiment: an index of those rows that answers the count alone (its condition the query's).
         Migration(version: 25, description: "exposures indexed by placement and time", sql: """

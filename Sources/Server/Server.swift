@@ -113,6 +113,7 @@ public final class Server: Sendable {
             ])
         }
         api.safeguards.start()
+        api.consoleRefresher.start()
         ready(daemon.port)
 
         while true {
@@ -130,6 +131,7 @@ public final class Server: Sendable {
         // With requests still suspended (a store that never answered), stopping libmicrohttpd
         // would free connections a late commit callback could still resume: exit without it.
         if drained { daemon.stop() }
+        api.consoleRefresher.stop()
         api.safeguards.stop()
         backend.close()
         log.write(level: drained ? .info : .warning, drained ? "stopped" : "stopped before every request finished",

@@ -21,6 +21,11 @@ struct ServeConsoleTests {
         #expect(short.stderr.contains("ABCTL_SESSION_SECRET must hold at least 32 bytes"), "\(short.stderr)")
         let hours = try await Abctl.run(["serve", "--port", "0", "--session-hours", "0", "--db", folder.path + "/never.sqlite"])
         #expect(hours.status == 2)
+        for bad in ["0", "-5", "soon"] {
+            let refresh = try await Abctl.run(["serve", "--port", "0", "--console-refresh-s", bad, "--db", folder.path + "/never.sqlite"])
+            #expect(refresh.status == 2)
+            #expect(refresh.stderr.contains("--console-refresh-s"), "\(refresh.stderr)")
+        }
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/never.sqlite"))
     }
 

@@ -3,7 +3,7 @@
 /// protocols, never against a store's own type.
 public protocol EventStore: EventWriter, ReportSource, CopyLineStore, PaymentLedger, SafeguardStopStore, AllocationPeriodStore,
                             ObservationWindowStore, StoreAccountDirectory, TrialHistory, PeopleDirectory, WebhookDeliveryLog,
-                            NotificationOutbox, ConsoleSessionStore, PlacementExposureCounts {
+                            NotificationOutbox, ConsoleSessionStore, ConsoleReportStore, PlacementExposureCounts {
     /// A reader for the assign path that keeps up to `maxIdle` connections between calls
     /// (one per server thread avoids opening any per request).
     func makeStickyReader(maxIdle: Int) throws -> any StickyReader

@@ -20,10 +20,11 @@ enum FactsRefresh {
             first_uncancel_ts = ?22, stray_uncancel_ts = ?23
         """
 
-    /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with `upsert`.
-    static func refresh(userID: UserID, select: Statement, upsert: Statement) throws {
+    /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with
+    /// `upsert`, noting their experiments in `changes`.
+    static func refresh(userID: UserID, select: Statement, upsert: Statement, changes: ExperimentChanges? = nil) throws {
         let sources = try storedSources(userID: userID, select: select)
-        try write(FactsBuilder.facts(userID: userID, events: sources), upsert: upsert)
+        try write(FactsBuilder.facts(userID: userID, events: sources), upsert: upsert, changes: changes)
     }
 
     /// `userID`'s stored events as `FactsBuilder` takes them, read with `select` (from `selectEventsSQL`),
@@ -37,8 +38,10 @@ enum FactsRefresh {
         return sources
     }
 
-    /// Writes one user's facts rows with `upsert` (prepared from `upsertSQL`).
-    static func write(_ facts: [UserFacts], upsert: Statement) throws {
+    /// Writes one user's facts rows with `upsert` (prepared from `upsertSQL`); a write of events notes
+    /// their experiments in `changes` (a migration's refresh moves no counter).
+    static func write(_ facts: [UserFacts], upsert: Statement, changes: ExperimentChanges? = nil) throws {
+        changes?.note(facts)
         for f in facts {
             try upsert.reset()
             try upsert.bind(1, f.experiment)

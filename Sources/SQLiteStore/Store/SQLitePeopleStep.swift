@@ -26,7 +26,13 @@ final class SQLitePeopleStep {
     private var selectPerson, selectMembers, selectKnown, insertKnown, insertPerson, movePeople, deleteFacts, insertConflict,
                 selectUserEvents, upsertFacts: Statement?
 
-    init(connection: Connection) { self.connection = connection }
+    /// Where the experiments of the facts the step writes are noted (their change counters move).
+    private let changes: ExperimentChanges
+
+    init(connection: Connection, changes: ExperimentChanges) {
+        self.connection = connection
+        self.changes = changes
+    }
 
     /// Starts the step of a new transaction.
     func begin() throws {
@@ -142,7 +148,7 @@ final class SQLitePeopleStep {
             sources.append((id, try FactsRefresh.storedSources(userID: id, select: select)))
         }
         let facts = FactsBuilder.facts(person: person, members: sources)
-        try FactsRefresh.write(facts, upsert: try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL))
+        try FactsRefresh.write(facts, upsert: try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL), changes: changes)
         return facts.isEmpty ? nil : Refreshed(person: person, experiments: facts.map(\.experiment), members: members)
     }
 }

@@ -18,6 +18,8 @@ final class SQLiteWriteTransaction {
     private let people: SQLitePeopleStep
     /// Which users can have facts, and which pairs have a sticky record.
     private let filters: WriterFilters
+    /// The experiments whose facts the open transaction writes: their change counters move with it.
+    private let changes = ExperimentChanges()
     /// Transactions committed, for tests and metrics.
     private let transactionCount = Atomic<Int>(0)
 
@@ -30,7 +32,7 @@ final class SQLiteWriteTransaction {
         self.readers = readers
         self.filters = filters
         self.factsBesideMinimum = factsBesideMinimum
-        people = SQLitePeopleStep(connection: connection)
+        people = SQLitePeopleStep(connection: connection, changes: changes)
     }
 
     var committed: Int { transactionCount.load(ordering: .relaxed) }
@@ -73,6 +75,7 @@ final class SQLiteWriteTransaction {
                 try clear.run()
                 clear.finish()
             }
+            try changes.write(on: connection)
             try connection.execute("COMMIT")
             // Before the completions run: an acknowledged exposure is the next call's sticky record.
             filters.publishStickyRecords()
@@ -82,6 +85,7 @@ final class SQLiteWriteTransaction {
             return results
         } catch {
             newlyExposed = []
+            changes.discard()
             try? connection.execute("ROLLBACK")
             throw error
         }
@@ -149,7 +153,7 @@ final class SQLiteWriteTransaction {
         let upsert = try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL)
         for (u, range) in users.enumerated() where stored[u] > 0 {
             if let facts = beside.result(u, stored: Int(stored[u])) {
-                try FactsRefresh.write(facts, upsert: upsert)
+                try FactsRefresh.write(facts, upsert: upsert, changes: changes)
             } else {
                 try refreshFacts(userID: events[Int(order[range.lowerBound])].userID)
             }
@@ -226,6 +230,6 @@ final class SQLiteWriteTransaction {
     /// Recomputes one user's facts from all of the user's stored events.
     private func refreshFacts(userID: UserID) throws {
         try FactsRefresh.refresh(userID: userID, select: try connection.prepared(&selectUserEvents, FactsRefresh.selectEventsSQL),
-                                 upsert: try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL))
+                                 upsert: try connection.prepared(&upsertFacts, FactsRefresh.upsertSQL), changes: changes)
     }
 }

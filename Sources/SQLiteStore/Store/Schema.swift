@@ -276,6 +276,24 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN first_uncancel_ts INTEGER;
             ALTER TABLE facts ADD COLUMN stray_uncancel_ts INTEGER;
             """),
+        // The console's freshness: each experiment's change counter, moved by the transaction that
+        // stores events touching it, and the report the lease holder last computed, which every
+        // node's pages read.
+        Migration(version: 24, description: "each experiment's change counter and its stored console report", sql: """
+            CREATE TABLE experiment_changes (
+                experiment TEXT PRIMARY KEY,
+                counter INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE console_reports (
+                experiment TEXT PRIMARY KEY,
+                counter INTEGER NOT NULL,
+                inputs TEXT NOT NULL,
+                generated_ts INTEGER NOT NULL,
+                computed_ts INTEGER NOT NULL,
+                summary TEXT NOT NULL,
+                body TEXT NOT NULL
+            ) WITHOUT ROWID;
+            """),
         // The console's placements page counts each placement's exposures of the last 7 days by
         // experiment: an index of those rows that answers the count alone (its condition the query's).
         Migration(version: 25, description: "exposures indexed by placement and time", sql: """

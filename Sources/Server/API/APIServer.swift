@@ -68,8 +68,10 @@ public final class APIServer: HTTPHandler {
     public var everyLineHeaderNames: [String] { ConsoleRoutes.everyLineHeaderNames }
     /// The threads reports are computed on, apart from the ones answering requests.
     let reports = ReportWorkers()
-    /// The console's reports: its background slot, and what it keeps.
+    /// The console's reports: the stored ones, and those computed for a page.
     let consoleReports: ConsoleReports
+    /// Keeps the stored reports fresh while this node holds the lease.
+    let consoleRefresher: ConsoleRefresher
 
     public init(options: Options, snapshot: ExperimentSnapshot, backend: Backend, log: Log) {
         self.options = options
@@ -80,14 +82,17 @@ public final class APIServer: HTTPHandler {
         self.snapshots = SnapshotHolder(snapshot)
         self.backend = backend
         self.safeguards = SafeguardService(options: options.safeguards, store: backend.store, snapshots: snapshots, log: log)
-        consoleReports = ConsoleReports(store: backend.store, clock: options.reportClock, refreshSeconds: options.console.refreshSeconds,
-                                        onRequest: reports, log: log)
+        consoleReports = ConsoleReports(store: backend.store, clock: options.reportClock, onRequest: reports, log: log)
+        let safeguards = self.safeguards
+        consoleRefresher = ConsoleRefresher(store: backend.store, snapshots: snapshots, reports: consoleReports,
+                                            interval: options.console.refreshSeconds, log: log,
+                                            isLeader: { safeguards.leaseHeld.load(ordering: .relaxed) == 1 })
         let dependencies = HandlerDependencies(
             options: options, keys: keys, snapshots: snapshots, store: backend.store, exposures: backend.exposures, metrics: metrics,
             connections: connections, status: status, safeguards: safeguards,
             copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), log: log, reports: reports,
             console: ConsoleGate(keys: keys, store: backend.store, options: options.console),
-            consoleReports: consoleReports,
+            consoleReports: consoleReports, consoleRefresher: consoleRefresher,
             consoleHistories: ConsoleFileHistories(refreshSeconds: options.console.refreshSeconds, log: log))
         router = Router((Self.routes + ConsoleRoutes.all).map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: keys)) })
         observer = RequestObserver(metrics: metrics, log: log)

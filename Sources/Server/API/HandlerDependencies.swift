@@ -23,6 +23,8 @@ struct HandlerDependencies: Sendable {
     let console: ConsoleGate
     /// The reports the console's pages show.
     let consoleReports: ConsoleReports
+    /// The console's background slot (its figures on /metrics).
+    let consoleRefresher: ConsoleRefresher
     /// The experiment files' histories in git, read in the background.
     let consoleHistories: ConsoleFileHistories
 

@@ -1,3 +1,4 @@
+import Events
 import ExperimentDefinitions
 import Foundation
 import HTTPTransport
@@ -5,14 +6,55 @@ import Reporting
 
 /// `GET /experiments/{id}`: the report as the HTML report's document, under a form of the report
 /// parameters (`until`, `since`, `by`, `alpha`, `min_segment_users`) sent by GET, so the page's
-/// URL is the query and a link gives the same figures. A bad parameter is shown in the form with
-/// the words the CLI and the API use; an unknown experiment is a 404 page naming the nearest id.
-/// Below the report: the next step as the edit to the file, the file as loaded and its history.
+/// URL is the query and a link gives the same figures. With the default parameters the page shows
+/// the stored report (`ConsoleRefresher`) and says as of when; with others it computes one on the
+/// API's report threads, and beyond their bound shows the stored figures with a line saying so.
+/// A bad parameter is shown in the form with the words the CLI and the API use; an unknown
+/// experiment is a 404 page naming the nearest id. Below the report: the next step as the edit to
+/// the file, the file as loaded and its history.
 struct ConsoleExperimentPage: Responder {
     let gate: ConsoleGate
     let snapshots: SnapshotHolder
     let reports: ConsoleReports
     let histories: ConsoleFileHistories
+    let refreshSeconds: Double
+
+    /// What the page shows under its form: the report's HTML, the arms whose stop is in force,
+    /// and a line above them when they are the stored figures.
+    struct Shown {
+        var body: String
+        var stoppedArms: [String]
+        var note: String?
+        /// The verdict and its winner, which the next step is read from; nil when a stored
+        /// summary could not be read.
+        var decision: (verdict: Decision.Verdict, winner: String?)?
+
+        init(_ report: Report) {
+            body = HTMLReportRenderer.body(report)
+            stoppedArms = report.safeguards.filter(\.inForce).map(\.arm)
+            decision = (report.decision.verdict, report.decision.winner)
+        }
+
+        /// `stoppedArms` from the stops in force now (a stored report may predate a reset).
+        init(stored: StoredConsoleReport, stoppedArms: [String], note: String) {
+            body = stored.body
+            self.stoppedArms = stoppedArms
+            self.note = note
+            decision = (try? ConsoleDigest(json: stored.summary)).map { ($0.verdict, $0.winner) }
+        }
+    }
+
+    /// The experiment's file as the page shows it: its text as loaded and the history kept for it.
+    struct FileView: Sendable {
+        var path: String
+        var contents: [UInt8]?
+        let histories: ConsoleFileHistories
+
+        var sections: String {
+            let history = contents.flatMap { histories.history(path: path, contents: $0) }
+            return ConsoleFileSections.file(contents, path: path) + ConsoleFileSections.history(history, reading: contents != nil)
+        }
+    }
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let viewer: ConsoleViewer
@@ -31,52 +73,56 @@ struct ConsoleExperimentPage: Responder {
         do {
             pairs = try QueryString.pairs(request.http.query).filter { !$0.value.isEmpty }
         } catch {
-            return .response(page(experiment, file: file, viewer: viewer, pairs: [], problem: (parameter: "query", message: "malformed query string"), report: nil, status: 400))
+            return .response(page(experiment, file: file, viewer: viewer, pairs: [], problem: (parameter: "query", message: "malformed query string"), shown: nil, status: 400))
         }
         var options = reports.options(snapshot)
         do {
             try ReportParameters.apply(pairs, to: &options, experiment: experiment, spell: \.name)
         } catch {
-            return .response(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: (parameter: error.parameter, message: error.message), report: nil, status: 400))
+            return .response(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: (parameter: error.parameter, message: error.message), shown: nil, status: 400))
+        }
+        let stopped = snapshot.stops.filter { $0.experiment == experiment.id }.map(\.arm)
+        if pairs.isEmpty, let stored = reports.stored(experiment.id) {
+            let shown = Shown(stored: stored, stoppedArms: stopped,
+                              note: ConsoleReports.asOfLine(stored, refreshSeconds: refreshSeconds))
+            return .response(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: nil, shown: shown, status: 200))
         }
         let asked = options
-        return .deferred { [reports] respond in
+        return .deferred { [reports, refreshSeconds] respond in
             let started = reports.one(experiment, options: asked, done: { outcome in
                 switch outcome {
                 case .report(let report):
-                    respond(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: nil, report: report, status: 200))
+                    respond(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: nil, shown: Shown(report), status: 200))
                 case .failed(let why):
                     respond(ConsolePage.message(503, title: "Unavailable", why, viewer: viewer, extra: [("Retry-After", "5")]))
                 }
             })
-            if !started {
-                let wait = reports.onRequest.retryAfterSeconds
+            let wait = reports.onRequest.retryAfterSeconds
+            if !started, let stored = reports.stored(experiment.id) {
+                // Beyond the bound: the stored figures, saying they are not the ones asked.
+                let note = "This server is computing \(reports.onRequest.width) reports already, so these are the stored figures "
+                    + "with the default parameters, not the ones asked; retry in \(wait) s for those. "
+                    + ConsoleReports.asOfLine(stored, refreshSeconds: refreshSeconds)
+                respond(page(experiment, file: file, viewer: viewer, pairs: pairs, problem: nil,
+                             shown: Shown(stored: stored, stoppedArms: stopped, note: note), status: 200))
+            } else if !started {
                 respond(ConsolePage.message(503, title: "Busy", "This server is computing \(reports.onRequest.width) reports already; retry in \(wait) s.",
                                             viewer: viewer, extra: [("Retry-After", String(wait))]))
             }
         }
     }
 
-    /// The experiment's file as the page shows it: its text as loaded and the history kept for it.
-    struct FileView: Sendable {
-        var path: String
-        var contents: [UInt8]?
-        let histories: ConsoleFileHistories
-
-        var sections: String {
-            let history = contents.flatMap { histories.history(path: path, contents: $0) }
-            return ConsoleFileSections.file(contents, path: path) + ConsoleFileSections.history(history, reading: contents != nil)
-        }
-    }
-
     func page(_ e: Experiment, file: FileView, viewer: ConsoleViewer, pairs: [(name: String, value: String)], problem: (parameter: String, message: String)?,
-              report: Report?, status: Int) -> HTTPResponse {
+              shown: Shown?, status: Int) -> HTTPResponse {
         var main = Self.form(e, pairs: pairs, problem: problem)
-        if report != nil, let token = viewer.formToken { main += shares(e, pairs: pairs, token: token) }
-        if let report, viewer.scopes.contains(.admin) { main += Self.resets(e, report, token: viewer.formToken) }
-        if let report {
-            main += HTMLReportRenderer.body(report)
-            main += ConsoleNextStep(report.decision, file: e).html
+        if shown != nil, let token = viewer.formToken { main += shares(e, pairs: pairs, token: token) }
+        if let shown, viewer.scopes.contains(.admin) { main += Self.resets(e, arms: shown.stoppedArms, token: viewer.formToken) }
+        if let shown {
+            if let note = shown.note { main += "<p class=\"muted\" role=\"status\">\(ConsolePage.escape(note))</p>" }
+            main += shown.body
+            if let decision = shown.decision {
+                main += ConsoleNextStep(verdict: decision.verdict, winner: decision.winner, file: e).html
+            }
         } else {
             main += "<h1>\(ConsolePage.escape(e.name))</h1><p><code>\(ConsolePage.escape(e.id))</code></p>"
         }
@@ -111,9 +157,9 @@ struct ConsoleExperimentPage: Responder {
     }
 
     /// For an admin, a form per arm whose safeguard stop is in force, lifting it.
-    static func resets(_ e: Experiment, _ report: Report, token: String?) -> String {
+    static func resets(_ e: Experiment, arms stopped: [String], token: String?) -> String {
         let esc = ConsolePage.escape
-        let arms = Set(report.safeguards.filter(\.inForce).map(\.arm)).sorted()
+        let arms = Set(stopped).sorted()
         return arms.map { arm in
             "<form class=\"params\" method=\"post\" action=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))/safeguards/reset\">"
                 + (token.map { "<input type=\"hidden\" name=\"form_token\" value=\"\(esc($0))\">" } ?? "")

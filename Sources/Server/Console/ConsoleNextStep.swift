@@ -13,9 +13,14 @@ struct ConsoleNextStep: Equatable {
     var done: Bool
 
     init(_ decision: Decision, file e: Experiment) {
-        switch decision.verdict {
+        self.init(verdict: decision.verdict, winner: decision.winner, file: e)
+    }
+
+    /// From a verdict and its winner alone, as a stored report keeps them.
+    init(verdict: Decision.Verdict, winner: String?, file e: Experiment) {
+        switch verdict {
         case .ship:
-            guard let winner = decision.winner else {
+            guard let winner else {
                 self.init(words: "Ship: the report names no winner, so there is no edit to make yet.", edit: nil, done: false)
                 return
             }

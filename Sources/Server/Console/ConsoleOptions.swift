@@ -21,7 +21,8 @@ public struct ConsoleOptions: Sendable {
     public var publicURL: String?
     /// The clock sessions and the throttle read.
     public var now: @Sendable () -> Date = { Date() }
-    /// Seconds a page of every experiment reuses the reports it computed.
+    /// `--console-refresh-s`: an experiment's stored report is computed again after new events,
+    /// at most this often.
     public var refreshSeconds: Double = 60
     /// `--trusted-proxy`, canonical: a request from this peer is counted under the client address
     /// its `X-Forwarded-For` names (ClientAddress); nil: every request under its peer.

@@ -7,13 +7,20 @@ import Reporting
 /// `GET /`: every experiment of the folder, one row each, the ones that need someone first
 /// (a stop in force, a `ship` or `stop` verdict the file has not acted on, a health alert, a
 /// running experiment with no exposure for 24 hours or past its end), then running ones by
-/// decision date, then the rest; above them, the notifications that failed, if any. The reports
-/// come from the console's background slot.
+/// decision date, then the rest; above them, the notifications that failed, if any. The figures
+/// are the stored ones (`ConsoleRefresher`), read from the store: the page computes nothing.
 struct ConsoleOverview: Responder {
     let gate: ConsoleGate
     let snapshots: SnapshotHolder
     let reports: ConsoleReports
     let outbox: any NotificationOutbox
+    let refreshSeconds: Double
+
+    /// One experiment's stored figures; nil when none are stored yet.
+    struct Entry: Sendable {
+        var report: StoredConsoleReport
+        var digest: ConsoleDigest
+    }
 
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let viewer: ConsoleViewer
@@ -23,59 +30,66 @@ struct ConsoleOverview: Responder {
         }
         let snapshot = snapshots.snapshot
         let now = reports.clock ?? Date()
-        let failed = ConsoleFailedNotifications.read(outbox)
-        return .deferred { [reports] respond in
-            let started = reports.all(snapshot, done: { entries in
-                respond(ConsolePage.response(200, ConsolePage.html(title: "Experiments", viewer: viewer,
-                                                                   main: Self.main(entries, snapshot: snapshot, now: now, failed: failed))))
-            })
-            if !started, let kept = reports.kept(snapshot) {
-                // Another page is computing: these figures are the ones kept from before.
-                respond(ConsolePage.response(200, ConsolePage.html(title: "Experiments", viewer: viewer,
-                                                                   main: Self.main(kept, snapshot: snapshot, now: now, failed: failed))))
-            } else if !started {
-                respond(ConsolePage.message(503, title: "Busy", "The console is computing reports already; retry in \(reports.background.retryAfterSeconds) s.",
-                                            viewer: viewer, extra: [("Retry-After", String(reports.background.retryAfterSeconds))]))
+        let stored: [String: StoredConsoleReport]
+        do {
+            stored = try reports.store.consoleReports(bodies: false)
+        } catch {
+            reports.log.write(level: .error, "cannot read the stored console reports", ["error": .string(String(describing: error))])
+            return .response(ConsoleAccess.unavailable())
+        }
+        let entries = snapshot.catalog.experiments.map { e -> (Experiment, Entry?) in
+            guard let report = stored[e.id] else { return (e, nil) }
+            do {
+                return (e, Entry(report: report, digest: try ConsoleDigest(json: report.summary)))
+            } catch {
+                reports.log.write(level: .error, "cannot read a stored console report", ["experiment": .string(e.id), "error": .string(String(describing: error))])
+                return (e, nil)
             }
         }
+        let failed = ConsoleFailedNotifications.read(outbox)
+        return .response(ConsolePage.response(200, ConsolePage.html(title: "Experiments", viewer: viewer,
+                                                                     main: Self.main(entries, snapshot: snapshot, now: now, failed: failed,
+                                                                                     refreshSeconds: refreshSeconds))))
     }
 
     /// Why an experiment needs someone, in words; empty when it does not.
-    static func needs(_ e: Experiment, _ outcome: ConsoleReports.Outcome, now: Date) -> [String] {
-        guard case .report(let r) = outcome else { return ["its report could not be computed"] }
+    static func needs(_ e: Experiment, _ d: ConsoleDigest, now: Date) -> [String] {
         var why: [String] = []
-        if r.safeguards.contains(where: \.inForce) { why.append("a safeguard stop is in force") }
-        if e.status == .running, r.decision.verdict == .ship || r.decision.verdict == .stop {
-            why.append("the verdict is \(r.decision.verdict.rawValue) and the file still says running")
+        if !d.stops.isEmpty { why.append("a safeguard stop is in force") }
+        if e.status == .running, d.verdict == .ship || d.verdict == .stop {
+            why.append("the verdict is \(d.verdict.rawValue) and the file still says running")
         }
-        if r.health.contains(where: { $0.level == .alert }) { why.append("a health check alerts") }
+        if d.alerts > 0 { why.append("a health check alerts") }
         if e.status == .running {
             if let end = e.end, end < now { why.append("it is past its end") }
-            if let last = r.lastExposure, now.timeIntervalSince(last) > 86_400 { why.append("no exposure for 24 hours") }
+            if let last = d.lastExposure, now.timeIntervalSince(last) > 86_400 { why.append("no exposure for 24 hours") }
         }
         return why
     }
 
-    /// The rows in the page's order: needing someone, then running by decision date, then the rest.
-    static func ordered(_ entries: [(Experiment, ConsoleReports.Entry)], now: Date) -> [(Experiment, ConsoleReports.Entry, [String])] {
-        let rows = entries.map { ($0.0, $0.1, needs($0.0, $0.1.outcome, now: now)) }
-        func eta(_ entry: ConsoleReports.Entry) -> Date {
-            if case .report(let r) = entry.outcome, let eta = r.decision.eta { return eta }
-            return .distantFuture
-        }
-        let urgent = rows.filter { !$0.2.isEmpty }
-        let running = rows.filter { $0.2.isEmpty && $0.0.status == .running }.enumerated()
-            .sorted { (eta($0.element.1), $0.offset) < (eta($1.element.1), $1.offset) }.map(\.element)
-        let rest = rows.filter { $0.2.isEmpty && $0.0.status != .running }
-        return urgent + running + rest
+    /// The rows in the page's order: needing someone, then running by decision date, then the rest
+    /// (those without figures yet among the rest).
+    static func ordered(_ entries: [(Experiment, Entry?)], now: Date) -> [(Experiment, Entry?, [String])] {
+        typealias Row = (experiment: Experiment, entry: Entry?, needs: [String])
+        let rows: [Row] = entries.map { e, entry in (e, entry, entry.map { needs(e, $0.digest, now: now) } ?? []) }
+        func eta(_ row: Row) -> Date { row.entry?.digest.eta ?? .distantFuture }
+        func isRunning(_ row: Row) -> Bool { row.experiment.status == .running && row.entry != nil }
+        let urgent = rows.filter { !$0.needs.isEmpty }
+        let running = rows.filter { $0.needs.isEmpty && isRunning($0) }.enumerated()
+            .sorted { (eta($0.element), $0.offset) < (eta($1.element), $1.offset) }.map(\.element)
+        let rest = rows.filter { $0.needs.isEmpty && !isRunning($0) }
+        return (urgent + running + rest).map { ($0.experiment, $0.entry, $0.needs) }
     }
 
-    static func main(_ entries: [(Experiment, ConsoleReports.Entry)], snapshot: ExperimentSnapshot, now: Date,
-                     failed: [OutboxNotification]?) -> String {
+    static func main(_ entries: [(Experiment, Entry?)], snapshot: ExperimentSnapshot, now: Date,
+                     failed: [OutboxNotification]?, refreshSeconds: Double) -> String {
         let esc = ConsolePage.escape
         var b = "<h1>Experiments</h1>"
-        let computed = entries.map(\.1.computedAt).min()
-        b += "<p class=\"muted\">\(entries.count) experiments · figures as of \(esc(computed.map(RFC3339.format) ?? "now"))</p>"
+        let stored = entries.compactMap(\.1)
+        let oldest = stored.map(\.report.generatedAt).min(), computed = stored.map(\.report.computedAt).min()
+        b += "<p class=\"muted\">\(entries.count) experiments · figures as of \(esc(oldest?.rfc3339 ?? "—"))"
+        if let computed { b += ", computed from \(esc(computed.rfc3339)) by the server that keeps them fresh (after new events, at most every \(Metrics.format(refreshSeconds)) s)" }
+        b += "</p>"
         b += ConsoleFailedNotifications.section(failed)
         b += "<div class=\"scroll\"><table><thead><tr><th>experiment</th><th>status</th><th>placements</th><th>start</th><th>days</th><th>people</th>"
         b += "<th>verdict</th><th>primary metric: difference (interval)</th><th>health</th><th>safeguards</th><th>weights</th></tr></thead><tbody>"
@@ -87,44 +101,14 @@ struct ConsoleOverview: Responder {
             b += "</td><td>\(esc(e.status.rawValue))</td><td>\(placements.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
             b += "<td>\(esc(e.start.map { String(RFC3339.format($0).prefix(10)) } ?? "—"))</td>"
             b += "<td class=\"num\">\(e.start.map { String(max(0, Int(now.timeIntervalSince($0) / 86_400))) } ?? "—")</td>"
-            switch entry.outcome {
-            case .failed(let why):
-                b += "<td colspan=\"6\" class=\"error\">\(esc(why))</td>"
-            case .report(let r):
-                let summary = ReportSummary(r)
-                b += "<td class=\"num\">\(r.users)</td>"
-                b += "<td><span class=\"verdict-\(esc(summary.verdictCode))\">\(esc(summary.verdict))</span>"
-                if let eta = summary.eta { b += "<br><span class=\"ci\">\(esc(eta))</span>" }
-                b += "</td><td><span class=\"ci\">\(esc(summary.primaryMetric))</span><ul class=\"arms\">"
-                for arm in summary.arms {
-                    b += "<li><code>\(esc(arm.variant))</code> \(esc(arm.difference)) <span class=\"ci\">\(esc(arm.interval))</span> \(intervalPlot(arm))</li>"
-                }
-                b += "</ul></td>"
-                let alerts = r.health.filter { $0.level == .alert }.count, warnings = r.health.filter { $0.level == .warning }.count
-                b += "<td>\(alerts == 0 && warnings == 0 ? "ok" : "\(alerts) alert\(alerts == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")</td>"
-                let stops = r.safeguards.filter(\.inForce)
-                b += "<td>\(stops.isEmpty ? "—" : stops.map { "<code>\(esc($0.arm))</code> stopped on \(esc($0.metric))" }.joined(separator: "<br>"))</td>"
-                if let a = r.allocation, let last = a.periods.last {
-                    b += "<td>" + zip(a.variants, last.weights).map { "<code>\(esc($0))</code> \(String(format: "%.2f", $1))" }.joined(separator: "<br>") + "</td>"
-                } else {
-                    b += "<td>—</td>"
-                }
+            if let entry {
+                b += entry.digest.cells
+            } else {
+                b += "<td colspan=\"6\" class=\"muted\">No figures stored yet: the server that keeps them fresh computes them after it starts and after new events.</td>"
             }
             b += "</tr>"
         }
         b += "</tbody></table></div>"
         return b
-    }
-
-    /// A small plot of an arm's interval around zero (SVG presentation attributes, no style);
-    /// its figures are in the text beside it.
-    static func intervalPlot(_ arm: ReportSummary.Arm) -> String {
-        guard let lower = arm.lower, let upper = arm.upper, let point = arm.point, lower.isFinite, upper.isFinite else { return "" }
-        let reach = max(abs(lower), abs(upper), 1e-12)
-        func x(_ v: Double) -> String { String(format: "%.1f", 60 + 55 * v / reach) }
-        let colour = arm.tone == .good ? "#1a7f37" : arm.tone == .bad ? "#cf222e" : "#6e6e73"
-        return "<svg class=\"cibar\" viewBox=\"0 0 120 14\" aria-hidden=\"true\"><line class=\"zero\" x1=\"60\" y1=\"1\" x2=\"60\" y2=\"13\"/>"
-            + "<line x1=\"\(x(lower))\" y1=\"7\" x2=\"\(x(upper))\" y2=\"7\" stroke-width=\"2\" stroke=\"\(colour)\"/>"
-            + "<circle cx=\"\(x(point))\" cy=\"7\" r=\"3\" fill=\"\(colour)\"/></svg>"
     }
 }

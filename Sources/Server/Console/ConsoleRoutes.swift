@@ -4,9 +4,11 @@
 enum ConsoleRoutes {
     static let all: [RouteSpec] = [
         .init("GET", "/", access: .open, document: page("consoleOverview", "Every experiment, the ones that need someone first."),
-              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, outbox: $0.store) }),
+              make: { ConsoleOverview(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, outbox: $0.store,
+                                              refreshSeconds: $0.options.console.refreshSeconds) }),
         .init("GET", "/experiments/{id}", access: .open, document: page("consoleExperiment", "One experiment's report, with its parameters as a form, the next step, the file as loaded and its history."),
-              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports, histories: $0.consoleHistories) }),
+              make: { ConsoleExperimentPage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports,
+                                                    histories: $0.consoleHistories, refreshSeconds: $0.options.console.refreshSeconds) }),
         .init("POST", "/experiments/{id}/share", access: .open, document: page("consoleShareCreate", "Make a share link of one experiment's report."),
               make: { ConsoleShareCreate(gate: $0.console, snapshots: $0.snapshots) }),
         .init("POST", "/experiments/{id}/shares/{share}/revoke", access: .open, document: page("consoleShareRevoke", "End a share link."),
@@ -14,7 +16,8 @@ enum ConsoleRoutes {
         .init("POST", "/experiments/{id}/safeguards/reset", access: .open, document: page("consoleSafeguardReset", "Lift an arm's safeguard stop (admin)."),
               make: { ConsoleSafeguardReset(gate: $0.console, snapshots: $0.snapshots, safeguards: $0.safeguards) }),
         .init("GET", "/share/{id}", access: .open, document: page("consoleShare", "One experiment's report, read only, through a share link."),
-              make: { ConsoleSharePage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports) }),
+              make: { ConsoleSharePage(gate: $0.console, snapshots: $0.snapshots, reports: $0.consoleReports,
+                                               refreshSeconds: $0.options.console.refreshSeconds) }),
         .init("GET", "/placements", access: .open, document: page("consolePlacements", "Each placement's audiences, what each shows and its share of the last 7 days' exposures."),
               make: { ConsolePlacements(gate: $0.console, snapshots: $0.snapshots, exposures: $0.store, clock: $0.options.reportClock, log: $0.log) }),
         .init("GET", "/login", access: .open, document: page("consoleSignInPage", "The sign-in form."),

@@ -6,11 +6,13 @@ import Reporting
 
 /// `GET /share/{id}`: one experiment's report with the share's parameters, read only, for someone
 /// without a key; nothing else (no form, no file, no other page). A share that never was, was
-/// revoked, has expired or whose key is gone is the same 404 page.
+/// revoked, has expired or whose key is gone is the same 404 page. A share of the default
+/// parameters shows the stored report, as the experiment's page does; others are computed.
 struct ConsoleSharePage: Responder {
     let gate: ConsoleGate
     let snapshots: SnapshotHolder
     let reports: ConsoleReports
+    let refreshSeconds: Double
 
     static func gone() -> HTTPResponse {
         ConsolePage.response(404, ConsolePage.html(title: "No such share link", viewer: nil,
@@ -38,12 +40,16 @@ struct ConsoleSharePage: Responder {
         }
         let asked = options
         let expires = RFC3339.format(Date(timeIntervalSince1970: TimeInterval(share.expiresAt)))
+        let heading = "<p class=\"muted\">A shared report, read only, until \(ConsolePage.escape(expires)).</p>"
+        if share.parameters.isEmpty, let stored = reports.stored(experiment.id) {
+            let asOf = "<p class=\"muted\">\(ConsolePage.escape(ConsoleReports.asOfLine(stored, refreshSeconds: refreshSeconds)))</p>"
+            return .response(ConsolePage.response(200, Self.html(title: experiment.name, main: heading + asOf + stored.body)))
+        }
         return .deferred { [reports] respond in
             let started = reports.one(experiment, options: asked, done: { outcome in
                 switch outcome {
                 case .report(let report):
-                    let main = "<p class=\"muted\">A shared report, read only, until \(ConsolePage.escape(expires)).</p>" + HTMLReportRenderer.body(report)
-                    respond(ConsolePage.response(200, Self.html(title: experiment.name, main: main)))
+                    respond(ConsolePage.response(200, Self.html(title: experiment.name, main: heading + HTMLReportRenderer.body(report))))
                 case .failed(let why):
                     respond(ConsolePage.message(503, title: "Unavailable", why, extra: [("Retry-After", "5")]))
                 }

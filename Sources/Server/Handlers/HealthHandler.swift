@@ -28,6 +28,7 @@ struct MetricsHandler: Responder {
     let metrics: Metrics
     let connections: ConnectionStats
     let safeguards: SafeguardService
+    let consoleRefresher: ConsoleRefresher
     let status: ServerStatus
 
     func respond(to request: APIRequest) -> HandlerOutcome {
@@ -37,6 +38,6 @@ struct MetricsHandler: Responder {
             ("abctl_experiments_loaded_timestamp_seconds", "When the current snapshot was loaded.", snapshot.loadedAt.timeIntervalSince1970.rounded()),
             ("abctl_uptime_seconds", "Seconds since the server started.", status.uptimeSeconds.rounded()),
         ])
-        return .response(.text(text + connections.render() + safeguards.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+        return .response(.text(text + connections.render() + safeguards.metricsText() + consoleRefresher.metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
     }
 }

@@ -56,7 +56,7 @@ final class ReportWorkers: Sendable {
         #endif
     }
 
-    private static func lowerThisThreadsPriority() {
+    static func lowerThisThreadsPriority() {
         #if os(Linux)
         // On Linux, PRIO_PROCESS with `who` 0 is the calling thread alone (each thread is a task with
         // a nice of its own), so the request threads keep theirs.

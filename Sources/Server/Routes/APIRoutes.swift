@@ -14,7 +14,7 @@ enum APIRoutes {
         .init("GET", "/metrics", access: .open,
               document: RouteDocument("metrics", summary: "Prometheus text format: requests by route and status, latency histogram, events, webhook events, reloads.",
                   answers: [.answer(200, "Metrics.", schema: ##"{"type": "string"}"##, mediaType: "text/plain")]),
-              make: { MetricsHandler(snapshots: $0.snapshots, metrics: $0.metrics, connections: $0.connections, safeguards: $0.safeguards, status: $0.status) }),
+              make: { MetricsHandler(snapshots: $0.snapshots, metrics: $0.metrics, connections: $0.connections, safeguards: $0.safeguards, consoleRefresher: $0.consoleRefresher, status: $0.status) }),
         .init("GET", "/openapi.json", access: .open,
               document: RouteDocument("openapi", summary: "This document.",
                   answers: [.answer(200, "OpenAPI 3.1.", schema: ##"{"type": "object"}"##)]),

@@ -3,11 +3,12 @@ import HTTPTransport
 import Server
 
 /// `abctl serve`'s console settings: `--session-hours`, `--console-insecure-cookie` (refused
-/// unless `--host` is loopback), `--trusted-proxy` and `ABCTL_SESSION_SECRET`.
+/// unless `--host` is loopback), `--trusted-proxy`, `--console-refresh-s` and `ABCTL_SESSION_SECRET`.
 extension ServeCommand {
     static func consoleOptions(_ args: ParsedArguments, host: String) throws -> ConsoleOptions {
         var options = ConsoleOptions()
         options.sessionHours = args[.sessionHours]
+        options.refreshSeconds = args[.consoleRefresh]
         if args[.consoleInsecureCookie] {
             guard let address = Listener.Address(host: host), address.isLoopback else {
                 throw CLIError.usage("'--console-insecure-cookie' is refused unless --host is loopback (127.0.0.1, ::1 or localhost), got '\(host)'",
@@ -38,6 +39,9 @@ extension OptionKeys {
                                              range: 1...8760, default: 12)
     static let trustedProxy = OptionKey<String?>("--trusted-proxy", value: "address",
                                                  help: "The proxy in front of the console: failed sign-ins from it are counted under the client address its X-Forwarded-For names.")
+    static let consoleRefresh = OptionKey<Double>("--console-refresh-s", value: "seconds",
+                                                  help: "The console's stored reports are computed again after new events, at most this often.",
+                                                  range: 0.1...86_400, default: 60)
     static let consoleInsecureCookie = OptionKey<Bool>(flag: "--console-insecure-cookie",
                                                        help: "The console's cookie without Secure, for plain HTTP; refused unless --host is loopback.")
 }

@@ -21,7 +21,9 @@ enum ServeCommand {
           of at least 24 characters; sessions last --session-hours; without keys it is open on
           loopback names only. Failed console sign-ins are counted per client address; behind a
           proxy, --trusted-proxy ADDR names it, and a request from it is counted under the rightmost
-          X-Forwarded-For address that is not the proxy.
+          X-Forwarded-For address that is not the proxy. Its pages read reports the lease holder
+          (below) computes in the background and stores for every node: again after new events, at
+          most every --console-refresh-s.
           Without keys the server listens on loopback only. The RevenueCat
           webhook checks its Authorization header against ABCTL_REVENUECAT_AUTH.
           SIGHUP reloads the experiment files (a broken folder keeps the old ones) and --keys-file (a key
@@ -54,7 +56,7 @@ enum ServeCommand {
             .headerTimeout, .bodyTimeout, .writeTimeout, .minRate, .llmURL, .llmModel, .llmDeadline, .llmRetryAfter,
             .appStoreRootCA, .appStoreBundleID, .appStoreEnvironment, .stripeSecret, .stripeTolerance,
             .googleCerts, .googlePlayAudience, .googlePlayPushAccount, .googlePlayPackage, .googlePlayServiceAccount, .googlePlayAPIURL,
-            .notifyURL, .notifyFormat, .publicURL, .sessionHours, .consoleInsecureCookie, .trustedProxy,
+            .notifyURL, .notifyFormat, .publicURL, .sessionHours, .consoleRefresh, .consoleInsecureCookie, .trustedProxy,
         ],
         settings: [
             .now,
