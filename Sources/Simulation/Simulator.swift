@@ -395,15 +395,15 @@ public struct Simulator: Sendable {
             add(.cancelled, at: time)
             add(.expired, at: periodEnd, reason: .voluntary)
         }
-        /// A cancel at `time`; the person may turn auto-renew back on a few hours later (an undone cancel),
-        /// else the period lapses at `periodEnd`. Answers whether the cancel stood.
-        func cancel(at time: Date, before periodEnd: Date) -> Bool {
+        /// A cancel at `time`; the person may turn auto-renew back on a few hours later, before `undoBy`
+        /// (an undone cancel), else the period lapses at `periodEnd`. Answers whether the cancel stood.
+        func cancel(at time: Date, undoBy: Date, periodEnd: Date) -> Bool {
             guard draw(rates.uncancel) else {
                 lapse(cancelledAt: time, periodEnd: periodEnd)
                 return true
             }
             add(.cancelled, at: time)
-            let back = time.addingTimeInterval(rng.uniform(0.1, 1) * min(12 * 3600, max(60, periodEnd.timeIntervalSince(time) - 60)))
+            let back = time.addingTimeInterval(rng.uniform(0.1, 1) * min(12 * 3600, max(60, undoBy.timeIntervalSince(time) - 60)))
             add(.uncancelled, at: back)
             return false
         }
@@ -462,9 +462,11 @@ public struct Simulator: Sendable {
             let trialEnd = trialStart.addingTimeInterval(trialHours * 3600)
             var stands = true
             if rng.chance(rates.day0Cancel) {
-                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(0.05, 0.95) * min(window, trialHours) * 3600), before: trialEnd)
+                // A Day-0 cancel undone is undone inside the window, so it is no Day-0 cancel (as the truth counts).
+                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(0.05, 0.95) * min(window, trialHours) * 3600),
+                                undoBy: trialStart.addingTimeInterval(min(window, trialHours) * 3600), periodEnd: trialEnd)
             } else if trialHours > window + 2, rng.chance(rates.laterCancel) {
-                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(window + 1, trialHours - 1) * 3600), before: trialEnd)
+                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(window + 1, trialHours - 1) * 3600), undoBy: trialEnd, periodEnd: trialEnd)
             } else {
                 stands = false
             }
