@@ -23,6 +23,7 @@ struct CopyBuffer {
         add(f.allocationPeriod?.microseconds)
         add(f.expiredAt?.microseconds); add(f.expiryKind?.rawValue); add(f.billingIssueAt?.microseconds)
         add(f.firstUncancel?.microseconds); add(f.strayUncancel?.microseconds)
+        add(EndSpan.encode(f.undoneCancels)); add(EndSpan.encode(f.laterEnds))
         endRow()
     }
 

@@ -84,7 +84,7 @@ enum EventWriteTransaction {
         user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
         first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
         placement, attributes, trial_days, allocation_period_ts, expired_ts, expiry_kind, billing_issue_ts, \
-        first_uncancel_ts, stray_uncancel_ts
+        first_uncancel_ts, stray_uncancel_ts, undone_cancels, later_ends
         """
 
     /// A user's facts rows never go away (events are only added), so writing is an upsert.
@@ -99,7 +99,8 @@ enum EventWriteTransaction {
             crossed_over = EXCLUDED.crossed_over, placement = EXCLUDED.placement, attributes = EXCLUDED.attributes,
             trial_days = EXCLUDED.trial_days, allocation_period_ts = EXCLUDED.allocation_period_ts,
             expired_ts = EXCLUDED.expired_ts, expiry_kind = EXCLUDED.expiry_kind, billing_issue_ts = EXCLUDED.billing_issue_ts,
-            first_uncancel_ts = EXCLUDED.first_uncancel_ts, stray_uncancel_ts = EXCLUDED.stray_uncancel_ts
+            first_uncancel_ts = EXCLUDED.first_uncancel_ts, stray_uncancel_ts = EXCLUDED.stray_uncancel_ts,
+            undone_cancels = EXCLUDED.undone_cancels, later_ends = EXCLUDED.later_ends
         """
 
     /// Each experiment of the facts the transaction wrote has its change counter moved by one, in
@@ -233,7 +234,7 @@ enum EventWriteTransaction {
     /// stored ones read back (not this transaction's) and the batch's events this transaction
     /// inserted: those whose event_id is not among the stored ones (a repeat of a stored event,
     /// or of one a concurrent transaction committed while this one waited, is read back instead).
-    private static func refreshFacts(exposed: Set<UserID>, others: Set<UserID>, batchEvents: [UserID: [Event]],
+    static func refreshFacts(exposed: Set<UserID>, others: Set<UserID>, batchEvents: [UserID: [Event]],
                                      into facts: inout CopyBuffer, on c: Connection) throws {
         if exposed.isEmpty && others.isEmpty { return }
         let events = try c.executePrepared("select_user_events", selectEvents,

@@ -32,7 +32,7 @@ extension PostgresEventStore {
         try readers.withConnection { c in
             try CursorReader.forEachBatch(on: c, """
                 SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts,
-                       allocation_period_ts, billing_issue_ts, trial_days
+                       allocation_period_ts, billing_issue_ts, trial_days, undone_cancels
                 FROM facts WHERE experiment = $1 AND first_exposure_ts < $2 ORDER BY user_id
                 """, [experiment, String(until?.microseconds ?? Int64.max)], context: "read facts") { rows in
                 for row in 0..<rows.count {
@@ -42,7 +42,8 @@ extension PostgresEventStore {
                                        firstPaid: rows.optionalInt64(row, 4), firstConverted: rows.optionalInt64(row, 5),
                                        firstCancel: rows.optionalInt64(row, 6), refundedAt: rows.optionalInt64(row, 7),
                                        allocationPeriod: rows.optionalInt64(row, 8), billingIssue: rows.optionalInt64(row, 9),
-                                       grantedTrialDays: rows.optionalInt64(row, 10).map { Int($0) }))
+                                       grantedTrialDays: rows.optionalInt64(row, 10).map { Int($0) },
+                                       undoneCancels: EndSpan.decode(rows.optionalText(row, 11))))
                 }
             }
         }
@@ -132,7 +133,7 @@ extension PostgresEventStore {
             experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
             first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, \(entries), crossed_over, \
             \(placement), \(attributes), trial_days, allocation_period_ts, \
-            expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts
+            expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts, undone_cancels, later_ends
             """
     }
 
@@ -148,6 +149,7 @@ extension PostgresEventStore {
                          placement: r.optionalText(i, 14), attributes: r.attributes(i, 15),
                          grantedTrialDays: r.optionalInt64(i, 16).map { Int($0) }, allocationPeriod: ts(17),
                          expiredAt: ts(18), expiryKind: r.optionalText(i, 19).flatMap(SubscriptionEndKind.init(rawValue:)),
-                         billingIssueAt: ts(20), firstUncancel: ts(21), strayUncancel: ts(22))
+                         billingIssueAt: ts(20), firstUncancel: ts(21), strayUncancel: ts(22),
+                         undoneCancels: EndSpan.decode(r.optionalText(i, 23)), laterEnds: EndSpan.decode(r.optionalText(i, 24)))
     }
 }

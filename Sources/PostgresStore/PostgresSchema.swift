@@ -12,6 +12,9 @@ enum PostgresSchema {
         var version: Int
         var description: String
         var sql: String
+        /// Facts rows written before it lack what it adds: the rows it names (`FactsMigration`) are
+        /// recomputed after the last step, in the same transaction.
+        var refreshesFacts = false
     }
 
     /// From `alignedFrom` on, a version names the same change here and in SQLite's `Schema`: a new
@@ -275,6 +278,12 @@ enum PostgresSchema {
             ALTER TABLE facts ADD COLUMN expired_ts bigint, ADD COLUMN expiry_kind text, ADD COLUMN billing_issue_ts bigint,
                 ADD COLUMN first_uncancel_ts bigint, ADD COLUMN stray_uncancel_ts bigint;
             """),
+        // Facts keep the ends as they stood at every moment: the cancels undone in time with when, and
+        // the ends after the first expiry (a re-subscription's). Rows from before kept only the cancel
+        // that stands now: those of users with an uncancel or an expiry are recomputed.
+        Migration(version: 23, description: "facts keep undone cancels and later ends", sql: """
+            ALTER TABLE facts ADD COLUMN undone_cancels text, ADD COLUMN later_ends text;
+            """, refreshesFacts: true),
         // The console's freshness: each experiment's change counter and the report the lease holder
         // last computed. Writers on many connections and nodes move a counter at once, so it is
         // kept in shards (one per writer connection's slot) and read as their sum: two
@@ -331,12 +340,15 @@ enum PostgresSchema {
                 throw PostgresError(kind: .schemaTooNew(found: current, supported: latestVersion), context: "migrate",
                                     message: "schema too new", location: connection.target.location)
             }
-            for migration in migrations where migration.version > current {
+            let pending = migrations.filter { $0.version > current }
+            for migration in pending {
                 try connection.execute(migration.sql, context: "migrate to version \(migration.version)")
                 try connection.execute("INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)",
                                        [String(migration.version), migration.description, ISO8601DateFormatter().string(from: Date())],
                                        context: "migrate")
             }
+            // Once, after the last step: the refresh writes the columns of the latest schema.
+            if current > 0, pending.contains(where: \.refreshesFacts) { try FactsMigration.refreshSubscriptionLives(connection) }
             try connection.execute("COMMIT", context: "migrate")
         } catch {
             _ = try? connection.execute("ROLLBACK", context: "migrate")

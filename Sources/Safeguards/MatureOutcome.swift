@@ -9,13 +9,14 @@ import ExperimentDefinitions
 /// | --- | --- | --- | --- |
 /// | `trial_start_rate`, `paid_conversion` | exposed users | exposure + H | it happened before exposure + H |
 /// | `trial_to_paid` | trial starters before exposure + H | exposure + H | converted before exposure + H |
-/// | `day0_cancel_rate` | trial starters | trial start + `day0_window_hours` | cancelled within the window |
-/// | `trial_cancel_rate` | trial starters | the end of the arm's trial | cancelled before it |
+/// | `day0_cancel_rate` | trial starters | trial start + `day0_window_hours` | a cancel within the window not undone within it |
+/// | `trial_cancel_rate` | trial starters whose trial length is known | the end of their own trial | a cancel before it not undone before it |
 /// | `refund_rate` | payers | first payment + H + 14 days | refunded before then |
 /// | `billing_issue_rate` | users whose first charge came due | that due date + 16 days | a billing issue before then |
 ///
 /// H is `Experiment.maturityDays` (the longest `trial_days` plus `metrics.maturity_grace_days`),
-/// the same maturity the report reads.
+/// the same maturity the report reads. A trial's own length is the store's grant where the trial start
+/// said, else the arm's (`TrialLength.own`, as the report reads it).
 struct MatureOutcome: Sendable {
     static let microsPerDay: Int64 = 86_400_000_000
     /// Refunds are counted this long after the first payment, beyond H.
@@ -28,7 +29,7 @@ struct MatureOutcome: Sendable {
     /// H in microseconds.
     let horizon: Int64
     let day0Window: Int64
-    /// Per arm, its trial length in microseconds.
+    /// Per arm, its trial length in microseconds (0 for an arm that offers none).
     let trialLengths: [Int64]
 
     init(metric: Metric, experiment: Experiment) {
@@ -55,17 +56,18 @@ struct MatureOutcome: Sendable {
             return f.firstConverted.map { $0 < horizonEnd } ?? false
         case .day0Cancel:
             guard let start = f.trialStart, start + day0Window <= now else { return nil }
-            return f.firstCancel.map { $0 - start <= day0Window } ?? false
+            return f.day0Cancel(trialStart: start, window: day0Window, before: .max) != nil
         case .trialCancel:
-            guard let start = f.trialStart, start + trialLengths[arm] <= now else { return nil }
-            return f.firstCancel.map { $0 - start < trialLengths[arm] } ?? false
+            let length = TrialLength.own(grantedDays: f.grantedTrialDays, armLength: trialLengths[arm])
+            guard let start = f.trialStart, length > 0, start + length <= now else { return nil }
+            return f.trialCancel(trialStart: start, length: length, before: .max) != nil
         case .refund:
             guard let paid = f.firstPaid else { return nil }
             let end = paid + horizon + Int64(Self.refundExtraDays) * Self.microsPerDay
             guard end <= now else { return nil }
             return f.refundedAt.map { $0 >= paid && $0 < end } ?? false
         case .billingIssue:
-            let trialEnd = f.trialStart.map { $0 + (f.grantedTrialDays.map { Int64($0) * Self.microsPerDay } ?? trialLengths[arm]) }
+            let trialEnd = f.trialStart.map { $0 + TrialLength.own(grantedDays: f.grantedTrialDays, armLength: trialLengths[arm]) }
             guard let due = [f.firstPaid, trialEnd].compactMap({ $0 }).min() else { return nil }
             let end = due + Int64(Self.billingIssueDays) * Self.microsPerDay
             guard end <= now else { return nil }

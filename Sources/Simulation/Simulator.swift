@@ -389,12 +389,21 @@ public struct Simulator: Sendable {
         }
         // New truth rates draw only when set, so a truth file without them simulates the same users as before.
         func draw(_ p: Double) -> Bool { p > 0 && rng.chance(p) }
-        /// A cancel at `time`; the person may turn auto-renew back on a few hours later (an undone cancel).
-        /// Answers whether the cancel stood.
-        func cancel(at time: Date, before periodEnd: Date) -> Bool {
+        /// A cancel that stood: the paid period runs out at `periodEnd` and the store says so, as the
+        /// stores do (an expiry for the person's own choice).
+        func lapse(cancelledAt time: Date, periodEnd: Date) {
             add(.cancelled, at: time)
-            guard draw(rates.uncancel) else { return true }
-            let back = time.addingTimeInterval(rng.uniform(0.1, 1) * min(12 * 3600, max(60, periodEnd.timeIntervalSince(time) - 60)))
+            add(.expired, at: periodEnd, reason: .voluntary)
+        }
+        /// A cancel at `time`; the person may turn auto-renew back on a few hours later, before `undoBy`
+        /// (an undone cancel), else the period lapses at `periodEnd`. Answers whether the cancel stood.
+        func cancel(at time: Date, undoBy: Date, periodEnd: Date) -> Bool {
+            guard draw(rates.uncancel) else {
+                lapse(cancelledAt: time, periodEnd: periodEnd)
+                return true
+            }
+            add(.cancelled, at: time)
+            let back = time.addingTimeInterval(rng.uniform(0.1, 1) * min(12 * 3600, max(60, undoBy.timeIntervalSince(time) - 60)))
             add(.uncancelled, at: back)
             return false
         }
@@ -436,7 +445,7 @@ public struct Simulator: Sendable {
                     renewal = charged.addingTimeInterval(days * 86400)
                     t += 1
                 }
-                if !lapsed, renewal < observedUntil { add(.cancelled, at: renewal.addingTimeInterval(-rng.uniform(1, 72) * 3600)) }
+                if !lapsed, renewal < observedUntil { lapse(cancelledAt: renewal.addingTimeInterval(-rng.uniform(1, 72) * 3600), periodEnd: renewal) }
             } else if plan.period == "P1M" {
                 var renewal = time.addingTimeInterval(30 * 86400)
                 while renewal < observedUntil && rng.chance(rates.renewal), let charged = charge(at: renewal) {
@@ -453,9 +462,11 @@ public struct Simulator: Sendable {
             let trialEnd = trialStart.addingTimeInterval(trialHours * 3600)
             var stands = true
             if rng.chance(rates.day0Cancel) {
-                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(0.05, 0.95) * min(window, trialHours) * 3600), before: trialEnd)
+                // A Day-0 cancel undone is undone inside the window, so it is no Day-0 cancel (as the truth counts).
+                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(0.05, 0.95) * min(window, trialHours) * 3600),
+                                undoBy: trialStart.addingTimeInterval(min(window, trialHours) * 3600), periodEnd: trialEnd)
             } else if trialHours > window + 2, rng.chance(rates.laterCancel) {
-                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(window + 1, trialHours - 1) * 3600), before: trialEnd)
+                stands = cancel(at: trialStart.addingTimeInterval(rng.uniform(window + 1, trialHours - 1) * 3600), undoBy: trialEnd, periodEnd: trialEnd)
             } else {
                 stands = false
             }

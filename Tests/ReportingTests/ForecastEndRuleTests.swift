@@ -46,4 +46,20 @@ import Testing
         // A billing issue alone is not an end: the store may still recover the charge.
         #expect(try !Self.churned([(.billingIssue, 730, nil)]))
     }
+
+    /// The end after the last payment is a re-subscription's when the first subscription ended before it:
+    /// cancelled and expired before the payment at hour 721 (a new purchase), then ended again.
+    @Test func aReSubscriptionsEndIsChurn() throws {
+        let firstEnd: [(EventType, Double, ExpiryReason?)] = [(.cancelled, 300, nil), (.expired, 600, .voluntary)]
+        #expect(try !Self.churned(firstEnd))
+        #expect(try Self.churned(firstEnd + [(.cancelled, 800, nil), (.expired, 900, .voluntary)]))
+        #expect(try Self.churned(firstEnd + [(.cancelled, 800, nil)]))
+        #expect(try Self.churned(firstEnd + [(.expired, 900, .billing)]))
+        #expect(try !Self.churned(firstEnd + [(.cancelled, 800, nil), (.uncancelled, 810, nil)]))
+    }
+
+    /// Read as of hour 961: a cancel undone only later stood then.
+    @Test func aCancelUndoneAfterTheMomentStoodThen() throws {
+        #expect(try Self.churned([(.cancelled, 725, nil), (.uncancelled, 1000, nil)]))
+    }
 }

@@ -96,4 +96,69 @@ import TestSupport
             #expect(control.ends == [.voluntary: 2])
         }
     }
+
+    static let trialCancelRate = Metric.named("trial_cancel_rate")
+
+    /// Trials of 7 days from hour 1 (Day-0 window to hour 25, trial to hour 169). Control: d1 cancels at
+    /// hour 3 and undoes it at hour 40 (after the Day-0 window), d2 cancels at hour 50 and undoes it at
+    /// hour 100 (within the trial). AI: r1 cancels at hour 3 and lapses at the trial's end, re-subscribes
+    /// at hour 400 and expires again for billing at hour 1000 (no new start).
+    static func undoneEvents() -> [Event] {
+        var out: [Event] = []
+        func user(_ id: UserID, _ variant: String, _ rest: [(EventType, Double, ExpiryReason?)]) {
+            out.append(F.exposure("x", user: id, experiment: experimentID, variant: variant, hours: 0))
+            out.append(F.event("t", .trialStarted, user: id, hours: 1))
+            for (n, (type, hours, reason)) in rest.enumerated() {
+                var e = F.event(EventID("e\(n)"), type, user: id, hours: hours, revenue: type.carriesRevenue ? 59.99 : nil)
+                e.reason = reason
+                out.append(e)
+            }
+        }
+        user("d1", "control", [(.cancelled, 3, nil), (.uncancelled, 40, nil), (.converted, 169, nil)])
+        user("d2", "control", [(.cancelled, 50, nil), (.uncancelled, 100, nil), (.converted, 169, nil)])
+        user("r1", "ai", [(.cancelled, 3, nil), (.expired, 169, .voluntary), (.purchased, 400, nil), (.cancelled, 900, nil),
+                          (.expired, 1000, .billing)])
+        return out
+    }
+
+    /// A report as of a moment between a cancel and its undoing reads the cancel: its survival ends
+    /// there and each cancel rate counts it as it stood at its window's end.
+    @Test(arguments: storeFactories)
+    func aCancelUndoneLaterStandsAsOfAMomentBefore(_ factory: StoreFactory) async throws {
+        let events = Self.undoneEvents()
+        try await factory.withStore { store in
+            _ = try store.appendAndWait(events)
+            #expect(try store.facts(experiment: Self.experimentID) == ReferenceFacts(events).allFacts(experiment: Self.experimentID))
+
+            let atHour60 = try ReportBuilder.report(source: store, experiment: Self.experiment,
+                                                    options: ReportOptions(clock: Self.asOf, until: F.origin.adding(hours: 60).date))
+            let control60 = try #require(atHour60.variants.first { $0.key == "control" })
+            #expect(atHour60.survival.curves.first { $0.key == "control" }?.ends == [.voluntary: 1])   // d2's, at hour 50
+            #expect(control60.metric(.day0CancelRate).map { [$0.count, $0.denominator] } == [1, 2])     // d1's, undone after its window
+            #expect(control60.metric(Self.trialCancelRate).map { [$0.count, $0.denominator] } == [1, 2]) // d2's, not yet undone
+
+            let atDay60 = try ReportBuilder.report(source: store, experiment: Self.experiment, options: ReportOptions(clock: Self.asOf))
+            let control = try #require(atDay60.variants.first { $0.key == "control" })
+            #expect(atDay60.survival.curves.first { $0.key == "control" }?.ends.values.reduce(0, +) ?? 0 == 0)
+            #expect(control.metric(.day0CancelRate).map { [$0.count, $0.denominator] } == [1, 2])
+            #expect(control.metric(Self.trialCancelRate).map { [$0.count, $0.denominator] } == [0, 2])
+            // r1's subscription ended once, at its first cancel (its kind from the expiry that followed).
+            #expect(atDay60.survival.curves.first { $0.key == "ai" }?.ends == [.voluntary: 1])
+            let reference = try ReportBuilder.report(source: ReferenceFacts(events), experiment: Self.experiment, options: ReportOptions(clock: Self.asOf))
+            #expect(JSONReportRenderer.render(atDay60) == JSONReportRenderer.render(reference))
+        }
+    }
+
+    /// Facts keep the undone cancels with when they were undone, and a re-subscription's ends.
+    @Test(arguments: storeFactories)
+    func factsKeepUndoneCancelsAndLaterEnds(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            _ = try store.appendAndWait(Self.undoneEvents())
+            let facts = Dictionary(uniqueKeysWithValues: try store.facts(experiment: Self.experimentID).map { ($0.userID, $0) })
+            let h = { (hours: Double) in F.at(hours).microseconds }
+            #expect(facts["d1"]?.undoneCancels == [EndSpan(at: h(3), undoneAt: h(40))] && facts["d1"]?.firstCancel == nil)
+            #expect(facts["r1"]?.firstCancel == F.at(3) && facts["r1"]?.expiredAt == F.at(169) && facts["r1"]?.expiryKind == .voluntary)
+            #expect(facts["r1"]?.laterEnds == [EndSpan(at: h(900)), EndSpan(at: h(1000))])
+        }
+    }
 }

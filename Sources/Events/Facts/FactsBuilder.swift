@@ -170,35 +170,49 @@ public enum FactsBuilder {
     /// other than a pause, from `from` (the trial start, else the first exposure). `life` holds the
     /// user's cancels, uncancels and expiries from the first exposure, in event order. An `uncancelled`
     /// with no cancel open before it changes nothing and is kept as stray.
+    ///
+    /// So that a report as of any moment reads the ends as they stood then, the cancels undone in
+    /// time are kept with when they were undone, and the ends after the first expiry (a
+    /// re-subscription's: a later start is no new start of survival, but the forecast reads them).
     static func subscriptionLife(_ life: [Source], from: Int64, into f: inout UserFacts) {
         var open: Int64?
-        var expired = false
+        // An end that stood: the first subscription's cancel, or a re-subscription's end.
+        func stood(_ cancel: Int64) {
+            if f.expiredAt == nil && f.firstCancel == nil {
+                f.firstCancel = Timestamp(microseconds: cancel)
+            } else {
+                f.laterEnds.append(EndSpan(at: cancel))
+            }
+        }
         for e in life {
             switch e.type {
             case .cancelled:
-                if e.ts >= from, open == nil, f.firstCancel == nil, !expired { open = e.ts }
+                if e.ts >= from, open == nil { open = e.ts }
             case .uncancelled:
                 if f.firstUncancel == nil { f.firstUncancel = Timestamp(microseconds: e.ts) }
-                if open != nil, !expired {
+                if let cancel = open {
+                    let span = EndSpan(at: cancel, undoneAt: e.ts)
+                    if f.expiredAt == nil { f.undoneCancels.append(span) } else { f.laterEnds.append(span) }
                     open = nil
                 } else if f.strayUncancel == nil {
                     f.strayUncancel = Timestamp(microseconds: e.ts)
                 }
             case .expired:
                 guard e.ts >= from, let reason = e.reason, let kind = SubscriptionEndKind(reason) else { continue }
+                // The period is over: a cancel still open stood.
+                if let cancel = open { stood(cancel) }
+                open = nil
                 if f.expiredAt == nil {
                     f.expiredAt = Timestamp(microseconds: e.ts)
                     f.expiryKind = kind
+                } else {
+                    f.laterEnds.append(EndSpan(at: e.ts))
                 }
-                expired = true
-                // The period is over: a cancel still open stood.
-                if let cancel = open, f.firstCancel == nil { f.firstCancel = Timestamp(microseconds: cancel) }
-                open = nil
             default: break
             }
         }
         // Nothing undid it (yet): the cancel stands.
-        if let cancel = open, f.firstCancel == nil { f.firstCancel = Timestamp(microseconds: cancel) }
+        if let cancel = open { stood(cancel) }
     }
 
     /// SPEC §5: a refund's proceeds are −(the refunded payment's proceeds × refunded / paid), except

@@ -22,6 +22,12 @@ public struct UserFacts: Sendable, Hashable {
     /// start when the user started a trial (a cancel before the trial began is not a trial cancel).
     /// A cancel that an `uncancelled` followed before the subscription expired was undone: no cancel.
     public var firstCancel: Timestamp?
+    /// The first subscription's cancels before `firstCancel` that an `uncancelled` undid in time, each
+    /// with when: a report as of a moment between the two reads the cancel.
+    public var undoneCancels: [EndSpan]
+    /// The ends after the first expiry (a re-subscription's cancels, undone or not, and expiries other
+    /// than a pause), in time order: the forecast reads an end after a payer's last payment.
+    public var laterEnds: [EndSpan]
     /// The first `expired` (other than a pause, which is no end) from the same moment as `firstCancel`,
     /// and its kind from the expiry's reason.
     public var expiredAt: Timestamp?
@@ -60,7 +66,8 @@ public struct UserFacts: Sendable, Hashable {
                 copySource: CopySource? = nil, copyFallbackReason: String? = nil,
                 placement: String? = nil, attributes: ExposureAttributes = .empty, grantedTrialDays: Int? = nil,
                 allocationPeriod: Timestamp? = nil, expiredAt: Timestamp? = nil, expiryKind: SubscriptionEndKind? = nil,
-                billingIssueAt: Timestamp? = nil, firstUncancel: Timestamp? = nil, strayUncancel: Timestamp? = nil) {
+                billingIssueAt: Timestamp? = nil, firstUncancel: Timestamp? = nil, strayUncancel: Timestamp? = nil,
+                undoneCancels: [EndSpan] = [], laterEnds: [EndSpan] = []) {
         self.experiment = experiment
         self.userID = userID
         self.variant = variant
@@ -84,6 +91,8 @@ public struct UserFacts: Sendable, Hashable {
         self.billingIssueAt = billingIssueAt
         self.firstUncancel = firstUncancel
         self.strayUncancel = strayUncancel
+        self.undoneCancels = undoneCancels
+        self.laterEnds = laterEnds
     }
 
     /// The user's value of a segment dimension at first exposure: `placement`, or an attribute's label;
@@ -106,10 +115,11 @@ public struct UserFacts: Sendable, Hashable {
     public var converted: Bool { firstConverted != nil }
     public var isRefunded: Bool { refundedAt != nil }
 
-    /// The subscription's end before `limit` (µs, exclusive): the earlier of the cancel that stood
-    /// and the expiry. Its kind is the expiry's when there is one by then, else voluntary (a cancel).
+    /// The subscription's end as of `limit` (µs, exclusive): the earlier of the cancel that stood then
+    /// and the first expiry before it. Its kind is the expiry's when there is one by then, else
+    /// voluntary (a cancel).
     public func end(before limit: Int64) -> (at: Int64, kind: SubscriptionEndKind)? {
-        let cancel = firstCancel.flatMap { $0.microseconds < limit ? $0.microseconds : nil }
+        let cancel = cancel(before: limit)
         let expiry = expiredAt.flatMap { $0.microseconds < limit ? $0.microseconds : nil }
         switch (cancel, expiry) {
         case let (c?, e?): return (min(c, e), expiryKind ?? .other)
@@ -119,10 +129,17 @@ public struct UserFacts: Sendable, Hashable {
         }
     }
 
+    /// Whether an end stood as of `limit` (µs, exclusive) at or after `from`: the first subscription's
+    /// end, or a re-subscription's (the forecast's churn after a payer's last payment).
+    public func hasEnd(from: Int64, before limit: Int64) -> Bool {
+        if let end = end(before: limit), end.at >= from { return true }
+        return laterEnds.contains { $0.at >= from && $0.stands(before: limit) }
+    }
+
     /// When the user's first charge came due: the first payment, or the end of a trial of
     /// `trialDays` (the store's grant when it said, else the arm's), whichever came first.
     public func firstChargeDue(armTrialDays: Int) -> Int64? {
-        let trialEnd = trialStart.map { $0.microseconds + Int64(grantedTrialDays ?? armTrialDays) * 86_400_000_000 }
+        let trialEnd = trialStart.map { $0.microseconds + TrialLength.own(grantedDays: grantedTrialDays, armLength: Int64(armTrialDays) * 86_400_000_000) }
         switch (firstPaid?.microseconds, trialEnd) {
         case let (p?, t?): return min(p, t)
         case let (p?, nil): return p
@@ -137,17 +154,21 @@ public struct UserFacts: Sendable, Hashable {
         return Double(firstCancel.microseconds - trialStart.microseconds) / 3_600_000_000
     }
 
-    /// A trial starter who cancelled within `windowHours` of the trial start (inclusive):
-    /// the `day0_cancel_rate` numerator. Pass the experiment's `metrics.day0_window_hours`.
+    /// A trial starter who cancelled within `windowHours` of the trial start (inclusive) and did not
+    /// undo it within them: the `day0_cancel_rate` numerator. Pass the experiment's `metrics.day0_window_hours`.
     public func isDay0Cancel(windowHours: Double = 24) -> Bool {
-        guard let hours = hoursFromTrialStartToCancel else { return false }
-        return hours <= windowHours
+        guard let start = trialStart?.microseconds else { return false }
+        return day0Cancel(trialStart: start, window: Int64(windowHours * 3_600_000_000), before: .max) != nil
     }
 
-    /// A trial starter who cancelled before a trial of `trialDays` days ended
-    /// (the `trial_cancel_rate` numerator).
+    /// A trial starter who cancelled before a trial of `trialDays` days ended and did not undo it
+    /// before then (the `trial_cancel_rate` numerator).
     public func cancelledDuringTrial(trialDays: Int) -> Bool {
-        guard let hours = hoursFromTrialStartToCancel else { return false }
-        return hours < Double(trialDays) * 24
+        guard let start = trialStart?.microseconds else { return false }
+        return trialCancel(trialStart: start, length: Int64(trialDays) * 86_400_000_000, before: .max) != nil
     }
+}
+
+extension UserFacts: CancelHistory {
+    public var standingCancel: Int64? { firstCancel?.microseconds }
 }

@@ -50,10 +50,12 @@ public struct FactTimes: Sendable, Equatable {
     /// The first `billing_issue`, and the trial the store granted (when its first charge came due).
     public var billingIssue: Int64?
     public var grantedTrialDays: Int?
+    /// The cancels before `firstCancel` that were undone, with when (`UserFacts.undoneCancels`).
+    public var undoneCancels: [EndSpan]
 
     public init(arm: Int, firstExposure: Int64, trialStart: Int64? = nil, firstPaid: Int64? = nil, firstConverted: Int64? = nil,
                 firstCancel: Int64? = nil, refundedAt: Int64? = nil, allocationPeriod: Int64? = nil,
-                billingIssue: Int64? = nil, grantedTrialDays: Int? = nil) {
+                billingIssue: Int64? = nil, grantedTrialDays: Int? = nil, undoneCancels: [EndSpan] = []) {
         self.arm = arm
         self.firstExposure = firstExposure
         self.trialStart = trialStart
@@ -64,6 +66,7 @@ public struct FactTimes: Sendable, Equatable {
         self.allocationPeriod = allocationPeriod
         self.billingIssue = billingIssue
         self.grantedTrialDays = grantedTrialDays
+        self.undoneCancels = undoneCancels
     }
 
     public init(_ f: UserFacts, arm: Int) {
@@ -71,8 +74,12 @@ public struct FactTimes: Sendable, Equatable {
                   firstPaid: f.firstPaid?.microseconds, firstConverted: f.firstConverted?.microseconds,
                   firstCancel: f.firstCancel?.microseconds, refundedAt: f.refundedAt?.microseconds,
                   allocationPeriod: f.allocationPeriod?.microseconds, billingIssue: f.billingIssueAt?.microseconds,
-                  grantedTrialDays: f.grantedTrialDays)
+                  grantedTrialDays: f.grantedTrialDays, undoneCancels: f.undoneCancels)
     }
+}
+
+extension FactTimes: CancelHistory {
+    public var standingCancel: Int64? { firstCancel }
 }
 
 extension FactsReader {

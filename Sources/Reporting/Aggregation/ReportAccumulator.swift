@@ -339,10 +339,10 @@ public struct ReportAccumulator: Sendable {
             o.chargeDue = due
             o.billingIssue = within(row.billingIssueAt)
         }
-        if let trialStart = o.trialStart, let cancel = within(row.firstCancel), cancel >= trialStart {
-            let elapsed = cancel - trialStart
-            if elapsed <= day0Window { o.day0Cancel = cancel }
-            if elapsed < ownTrial { o.trialCancel = cancel }
+        // Each cancel rate reads the cancel as it stood at its window's end (or at `limit`, if sooner).
+        if let trialStart = o.trialStart, row.firstCancel != nil || !row.undoneCancels.isEmpty {
+            o.day0Cancel = row.day0Cancel(trialStart: trialStart, window: day0Window, before: limit)
+            o.trialCancel = row.trialCancel(trialStart: trialStart, length: ownTrial, before: limit)
         }
         return o
     }
@@ -352,7 +352,7 @@ public struct ReportAccumulator: Sendable {
     /// a trial started elsewhere ran).
     @inline(__always)
     func ownTrial(_ row: UserFacts, variant v: Int) -> Int64 {
-        row.grantedTrialDays.map { Int64($0) * Self.microsPerDay } ?? trialLength[v]
+        TrialLength.own(grantedDays: row.grantedTrialDays, armLength: trialLength[v])
     }
 
     /// The row's net revenue from events before `limit` (µs): the facts' total to date when every

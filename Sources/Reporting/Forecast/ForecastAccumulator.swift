@@ -146,10 +146,10 @@ public struct ForecastAccumulator: Sendable {
         }
         let period = Int64(days) * Self.microsPerDay
         let last = exposure + lastPayment
-        func after(_ t: Int64?) -> Bool { t.map { $0 >= last && $0 < asOf } ?? false }
-        // The one end rule (a cancel that stood, or an expiry other than a pause) or a refund after the last
-        // payment; else, for stores that say nothing, a payment overdue by a period and the grace.
-        let churned = after(row.end(before: asOf)?.at) || after(row.refundedAt?.microseconds)
+        // The one end rule (a cancel that stood, or an expiry other than a pause; a re-subscription's too) or
+        // a refund after the last payment; else, for stores that say nothing, a payment overdue by a period and the grace.
+        let refunded = row.refundedAt.map { $0.microseconds >= last && $0.microseconds < asOf } ?? false
+        let churned = row.hasEnd(from: last, before: asOf) || refunded
             || asOf > last + period + Self.overdueGraceDays * Self.microsPerDay
         // Payment j falls at first + (j − 1)·period; those before the horizon are due.
         let due = first.offset < horizon ? Int((horizon - 1 - first.offset) / period) + 1 : 0

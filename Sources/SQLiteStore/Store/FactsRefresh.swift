@@ -10,14 +10,14 @@ enum FactsRefresh {
         INSERT INTO facts (experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts,
             first_converted_ts, first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason,
             revenue_entries, crossed_over, placement, attributes, trial_days, allocation_period_ts,
-            expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
+            expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts, undone_cancels, later_ends)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
         ON CONFLICT (experiment, user_id) DO UPDATE SET
             variant = ?3, first_exposure_ts = ?4, trial_start_ts = ?5, first_paid_ts = ?6, first_converted_ts = ?7,
             first_cancel_ts = ?8, refunded_ts = ?9, net_revenue = ?10, copy_source = ?11, copy_fallback_reason = ?12,
             revenue_entries = ?13, crossed_over = ?14, placement = ?15, attributes = ?16, trial_days = ?17,
             allocation_period_ts = ?18, expired_ts = ?19, expiry_kind = ?20, billing_issue_ts = ?21,
-            first_uncancel_ts = ?22, stray_uncancel_ts = ?23
+            first_uncancel_ts = ?22, stray_uncancel_ts = ?23, undone_cancels = ?24, later_ends = ?25
         """
 
     /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with
@@ -67,6 +67,8 @@ enum FactsRefresh {
             try upsert.bind(21, f.billingIssueAt?.microseconds)
             try upsert.bind(22, f.firstUncancel?.microseconds)
             try upsert.bind(23, f.strayUncancel?.microseconds)
+            try upsert.bind(24, EndSpan.encode(f.undoneCancels))
+            try upsert.bind(25, EndSpan.encode(f.laterEnds))
             try upsert.run()
         }
     }

@@ -53,7 +53,7 @@ extension SQLiteEventStore {
         try readers.read { c in
             let s = try c.cached("""
                 SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts,
-                       allocation_period_ts, billing_issue_ts, trial_days
+                       allocation_period_ts, billing_issue_ts, trial_days, undone_cancels
                 FROM facts WHERE experiment = ?1 AND first_exposure_ts < ?2 ORDER BY user_id
                 """)
             defer { s.finish() }
@@ -73,7 +73,7 @@ extension SQLiteEventStore {
                 try body(FactTimes(arm: arm, firstExposure: s.int64(2), trialStart: s.optionalInt64(3), firstPaid: s.optionalInt64(4),
                                    firstConverted: s.optionalInt64(5), firstCancel: s.optionalInt64(6), refundedAt: s.optionalInt64(7),
                                    allocationPeriod: s.optionalInt64(8), billingIssue: s.optionalInt64(9),
-                                   grantedTrialDays: s.optionalInt64(10).map { Int($0) }))
+                                   grantedTrialDays: s.optionalInt64(10).map { Int($0) }, undoneCancels: EndSpan.decode(s.optionalText(11))))
             }
         }
     }
@@ -221,7 +221,7 @@ extension SQLiteEventStore {
             SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
                    first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, \(entries), crossed_over,
                    \(placement), \(attributes), trial_days, allocation_period_ts,
-                   expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts FROM facts
+                   expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts, undone_cancels, later_ends FROM facts
             """
     }
 
@@ -236,7 +236,8 @@ extension SQLiteEventStore {
                          placement: s.optionalText(14), attributes: FactsRefresh.attributes(s, 15),
                          grantedTrialDays: s.optionalInt64(16).map { Int($0) }, allocationPeriod: ts(17),
                          expiredAt: ts(18), expiryKind: s.optionalText(19).flatMap(SubscriptionEndKind.init(rawValue:)),
-                         billingIssueAt: ts(20), firstUncancel: ts(21), strayUncancel: ts(22))
+                         billingIssueAt: ts(20), firstUncancel: ts(21), strayUncancel: ts(22),
+                         undoneCancels: EndSpan.decode(s.optionalText(23)), laterEnds: EndSpan.decode(s.optionalText(24)))
     }
 
     /// A `copy_source` column matched on its bytes: a report reads one per row, and a string made only to be

@@ -276,6 +276,13 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN first_uncancel_ts INTEGER;
             ALTER TABLE facts ADD COLUMN stray_uncancel_ts INTEGER;
             """),
+        // Facts keep the ends as they stood at every moment: the cancels undone in time with when, and
+        // the ends after the first expiry (a re-subscription's). Rows from before kept only the cancel
+        // that stands now, so every row is recomputed.
+        Migration(version: 23, description: "facts keep undone cancels and later ends", sql: """
+            ALTER TABLE facts ADD COLUMN undone_cancels TEXT;
+            ALTER TABLE facts ADD COLUMN later_ends TEXT;
+            """, refreshesFacts: true),
         // The console's freshness: each experiment's change counter, moved by the transaction that
         // stores events touching it, and the report the lease holder last computed, which every
         // node's pages read.
