@@ -39,8 +39,13 @@ extension SQLiteEventStore {
                 try s.bind(2, since?.microseconds ?? Int64.min)
                 try s.bind(3, until?.microseconds ?? Int64.max)
             }
-            // Every row's experiment is the one bound: it is not read, and passing it on saves a string per row.
-            while try s.step() { try body(Self.facts(from: s, experiment: experiment)) }
+            // Every row's experiment is the one bound: it is not read. One row is read into again and
+            // again: a fresh `UserFacts` per row was copied out and destroyed whole.
+            var row = Self.emptyRow(experiment: experiment)
+            while try s.step() {
+                Self.read(s, into: &row)
+                try body(row)
+            }
         }
     }
 
@@ -219,23 +224,45 @@ extension SQLiteEventStore {
         "SELECT \(FactColumns.select(fields, experimentKnown: experimentKnown) { _ in "NULL" }) FROM facts"
     }
 
-    /// One facts row, its columns found by name (`FactColumns.layout`); `experiment`, when the caller
-    /// knows it, stands in for that column.
+    /// One facts row; `experiment`, when the caller knows it, stands in for that column.
     static func facts(from s: Statement, experiment: String? = nil) -> UserFacts {
+        var row = emptyRow(experiment: experiment ?? s.text(Int32(FactColumns.layout.experiment)))
+        read(s, into: &row)
+        return row
+    }
+
+    static func emptyRow(experiment: String) -> UserFacts {
+        UserFacts(experiment: experiment, userID: UserID(""), variant: "", firstExposure: Timestamp(microseconds: 0))
+    }
+
+    /// Sets every field of `row` but its experiment from the statement's facts row, its columns found by
+    /// name (`FactColumns.layout`).
+    static func read(_ s: Statement, into row: inout UserFacts) {
         let at = FactColumns.layout
         func c(_ position: Int) -> Int32 { Int32(truncatingIfNeeded: position) }
         func ts(_ position: Int) -> Timestamp? { s.optionalInt64(c(position)).map(Timestamp.init(microseconds:)) }
-        return UserFacts(experiment: experiment ?? s.text(c(at.experiment)), userID: UserID(s.text(c(at.userID))),
-                         variant: s.text(c(at.variant)), firstExposure: Timestamp(microseconds: s.int64(c(at.firstExposure))),
-                         trialStart: ts(at.trialStart), firstPaid: ts(at.firstPaid), firstConverted: ts(at.firstConverted),
-                         firstCancel: ts(at.firstCancel), refundedAt: ts(at.refunded), netRevenue: s.double(c(at.netRevenue)),
-                         revenueEntries: s.isNull(c(at.revenueEntries)) ? [] : s.withBlob(c(at.revenueEntries), RevenueEntry.decode),
-                         crossedOver: s.int64(c(at.crossedOver)) != 0,
-                         copySource: copySources.match(s, c(at.copySource)), copyFallbackReason: s.optionalText(c(at.copyFallbackReason)),
-                         placement: s.optionalText(c(at.placement)), attributes: FactsRefresh.attributes(s, c(at.attributes)),
-                         grantedTrialDays: s.optionalInt64(c(at.trialDays)).map { Int($0) }, allocationPeriod: ts(at.allocationPeriod),
-                         expiredAt: ts(at.expired), expiryKind: expiryKinds.match(s, c(at.expiryKind)),
-                         billingIssueAt: ts(at.billingIssue), firstUncancel: ts(at.firstUncancel), strayUncancel: ts(at.strayUncancel))
+        row.userID = UserID(s.text(c(at.userID)))
+        row.variant = s.text(c(at.variant))
+        row.firstExposure = Timestamp(microseconds: s.int64(c(at.firstExposure)))
+        row.trialStart = ts(at.trialStart)
+        row.firstPaid = ts(at.firstPaid)
+        row.firstConverted = ts(at.firstConverted)
+        row.firstCancel = ts(at.firstCancel)
+        row.refundedAt = ts(at.refunded)
+        row.netRevenue = s.double(c(at.netRevenue))
+        row.revenueEntries = s.isNull(c(at.revenueEntries)) ? [] : s.withBlob(c(at.revenueEntries), RevenueEntry.decode)
+        row.crossedOver = s.int64(c(at.crossedOver)) != 0
+        row.copySource = copySources.match(s, c(at.copySource))
+        row.copyFallbackReason = s.optionalText(c(at.copyFallbackReason))
+        row.placement = s.optionalText(c(at.placement))
+        row.attributes = FactsRefresh.attributes(s, c(at.attributes))
+        row.grantedTrialDays = s.optionalInt64(c(at.trialDays)).map { Int($0) }
+        row.allocationPeriod = ts(at.allocationPeriod)
+        row.expiredAt = ts(at.expired)
+        row.expiryKind = expiryKinds.match(s, c(at.expiryKind))
+        row.billingIssueAt = ts(at.billingIssue)
+        row.firstUncancel = ts(at.firstUncancel)
+        row.strayUncancel = ts(at.strayUncancel)
     }
 
     /// `copy_source` and `expiry_kind` matched on their bytes: a report reads them on every row, and a
