@@ -12,8 +12,8 @@
 #
 # These alternate, RUNS times each (default 3), in the same run:
 #   sqlite3    the sqlite3 shell's one aggregate over the facts columns a plain report reads
-#              (PLAIN_NUMBERS and PLAIN_TEXTS below: every column but placement and attributes), on the same
-#              store: the floor for reading them;
+#              (PLAIN_NUMBERS and PLAIN_TEXTS below: every column of FactColumns but placement and
+#              attributes), on the same store: the floor for reading them;
 #   reference  only with REF: the abctl of commit REF, built from `git archive`, on its own store of
 #              the same events;
 #   plain      this abctl, the experiment as shipped;
@@ -47,11 +47,15 @@ if [ -n "$REF" ]; then
   REF_DB=$DB
 fi
 
-# What a plain report reads of each facts row (the attribute and placement columns are read only
-# for segments and post-stratification), over the rows it reads: the experiment's users first
-# exposed before the as-of moment. total() of each number, the length of each text and blob.
-PLAIN_NUMBERS="first_exposure_ts trial_start_ts first_paid_ts first_converted_ts first_cancel_ts refunded_ts net_revenue crossed_over trial_days allocation_period_ts"
-PLAIN_TEXTS="user_id variant copy_source copy_fallback_reason revenue_entries"
+# What a plain report reads of each facts row, over the rows it reads: the experiment's users first
+# exposed before the as-of moment. The columns are FactColumns' (Sources/Events/Columns/FactColumns.swift,
+# the list both stores' reads are made from) but those of the attributes part, which only segments
+# and post-stratification read, and the experiment, which the walk of one knows: total() of each
+# number, the length of each text and blob.
+FACT_COLUMNS=$(grep -oE 'FactColumn\("[a-z_]+", \.[a-z]+[^)]*\)' Sources/Events/Columns/FactColumns.swift \
+  | grep -v -e 'part: \.attributes' -e '"experiment"')
+PLAIN_NUMBERS=$(echo "$FACT_COLUMNS" | grep -E '\.(integer|real|flag),' | sed -E 's/FactColumn\("([a-z_]+)".*/\1/' | tr '\n' ' ')
+PLAIN_TEXTS=$(echo "$FACT_COLUMNS" | grep -E '\.(text|blob),' | sed -E 's/FactColumn\("([a-z_]+)".*/\1/' | tr '\n' ' ')
 AS_OF_MICROS=$(( $(date -u -d 2026-12-31T00:00:00Z +%s) * 1000000 ))
 AGGREGATE="SELECT count(*)$(for c in $PLAIN_NUMBERS; do printf ', total(%s)' "$c"; done)$(for c in $PLAIN_TEXTS; do printf ', total(length(%s))' "$c"; done) FROM facts WHERE experiment = 'chorus-paywall-copy' AND first_exposure_ts < $AS_OF_MICROS;"
 echo "sqlite3 aggregate: $AGGREGATE"

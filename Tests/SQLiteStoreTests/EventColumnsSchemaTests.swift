@@ -8,16 +8,23 @@ import TestSupport
 /// order, with the same types and NOT NULLs, and an event comes back from it as it was stored.
 @Suite struct EventColumnsSchemaTests {
     @Test func theMigratedEventsTableIsTheDeclaredOne() async throws {
+        let stored = try await Self.migratedRows("SELECT name, type, \"notnull\" FROM pragma_table_info('events') ORDER BY cid") { s in
+            "\(s.text(0)) \(s.text(1))\(s.int64(2) == 1 ? " NOT NULL" : "")"
+        }
+        #expect(stored == EventColumns.all.map { "\($0.name) \($0.sqliteType)\($0.notNull ? " NOT NULL" : "")" })
+    }
+
+    /// Each row of `sql` over a freshly migrated store's file, as `line` writes it.
+    static func migratedRows(_ sql: String, _ line: (Statement) -> String) async throws -> [String] {
         try await withTemporaryDirectory { dir in
             let path = dir.path("schema.sqlite")
             try SQLiteEventStore(path: path).close()
             let raw = try Connection(path: path, readOnly: true)
-            let s = try raw.prepare("SELECT name, type, \"notnull\" FROM pragma_table_info('events') ORDER BY cid")
+            let s = try raw.prepare(sql)
             defer { s.finish() }
-            var stored: [String] = []
-            while try s.step() { stored.append("\(s.text(0)) \(s.text(1))\(s.int64(2) == 1 ? " NOT NULL" : "")") }
-            let declared = EventColumns.all.map { "\($0.name) \($0.sqliteType)\($0.notNull ? " NOT NULL" : "")" }
-            #expect(stored == declared)
+            var rows: [String] = []
+            while try s.step() { rows.append(line(s)) }
+            return rows
         }
     }
 

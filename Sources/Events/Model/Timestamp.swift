@@ -6,7 +6,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Microseconds since 1970-01-01T00:00:00Z.
     public var microseconds: Int64
 
-    public init(microseconds: Int64) { self.microseconds = microseconds }
+    @inlinable public init(microseconds: Int64) { self.microseconds = microseconds }
 
     public init(seconds: Double) { self.microseconds = Int64((seconds * 1_000_000).rounded()) }
 

@@ -59,6 +59,9 @@ public struct UserFacts: Sendable, Hashable {
     /// nil when the exposure did not carry it (the period of `firstExposure` is used).
     public var allocationPeriod: Timestamp?
 
+    /// Inlinable so a store's decoding builds the row in place: called once per row of a report's
+    /// walk, an outlined call copied the whole struct and destroyed the original.
+    @inlinable
     public init(experiment: String, userID: UserID, variant: String, firstExposure: Timestamp,
                 trialStart: Timestamp? = nil, firstPaid: Timestamp? = nil, firstConverted: Timestamp? = nil,
                 firstCancel: Timestamp? = nil, refundedAt: Timestamp? = nil, netRevenue: Double = 0,

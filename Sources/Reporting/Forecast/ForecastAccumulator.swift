@@ -16,9 +16,20 @@ public struct ForecastAccumulator: Sendable {
     let matureAge: Int64
     let keys: [String]
     /// Per arm, the plans its payers can be on (price → period), for a first payment with no `product_id`.
-    let plans: [[Products.Plan]]
+    let plans: [[PlanPeriod]]
     /// `product_id` → plan, over every offering: a payment belongs to a plan by its product id (SPEC §5).
-    let planByProduct: [String: Products.Plan]
+    let planByProduct: [String: PlanPeriod]
+
+    /// A plan with its period in days, read once: every payer's cell needs the days, and reading them
+    /// from the period's text per payer cost a report more than the rest of the cell.
+    struct PlanPeriod: Sendable {
+        let plan: Products.Plan
+        let days: Int?
+        init(_ plan: Products.Plan) {
+            self.plan = plan
+            days = ForecastAccumulator.periodDays(plan.period)
+        }
+    }
     /// Per arm, mature users who paid (or were refunded) something, by cell.
     private var payerCells: [[RevenueForecast.Cell: Int]]
     /// Per arm, mature users with no revenue at all: most users, counted without hashing a cell.
@@ -65,10 +76,10 @@ public struct ForecastAccumulator: Sendable {
         let everyPlan = products.offerings.keys.sorted().flatMap { products.offerings[$0]!.values.sorted { $0.price < $1.price } }
         plans = experiment.variants.map { v in
             let own = v.paywall.flatMap { products.offerings[$0.offering] }.map { Array($0.values) } ?? []
-            return own.isEmpty ? everyPlan : own.sorted { $0.price < $1.price }
+            return (own.isEmpty ? everyPlan : own.sorted { $0.price < $1.price }).map(PlanPeriod.init)
         }
-        var byProduct: [String: Products.Plan] = [:]
-        for plan in everyPlan where byProduct[plan.productID] == nil { byProduct[plan.productID] = plan }
+        var byProduct: [String: PlanPeriod] = [:]
+        for plan in everyPlan where byProduct[plan.productID] == nil { byProduct[plan.productID] = PlanPeriod(plan) }
         planByProduct = byProduct
         payerCells = Array(repeating: [:], count: keys.count)
         quietUsers = Array(repeating: 0, count: keys.count)
@@ -138,7 +149,7 @@ public struct ForecastAccumulator: Sendable {
         payers[v] += 1
         // The plan by the payment's product id; a payment that names none, by its price among the arm's plans.
         let placed = first.productID.map { planByProduct[$0] } ?? plan(paying: first.amount, arm: v)
-        guard let plan = placed, let days = Self.periodDays(plan.period) else {
+        guard let plan = placed?.plan, let days = placed?.days else {
             unmatchedPayers[v] += 1
             payerCells[v][RevenueForecast.Cell(period: nil, price: 0, payments: payments, churned: true, due: payments, revenue: revenue,
                                                proceeds: proceeds), default: 0] += 1
@@ -164,8 +175,8 @@ public struct ForecastAccumulator: Sendable {
     }
 
     /// The arm's plan whose price is nearest `amount`, within 1%; nil when none is.
-    func plan(paying amount: Double, arm v: Int) -> Products.Plan? {
-        guard let best = plans[v].min(by: { abs($0.price - amount) < abs($1.price - amount) }) else { return nil }
-        return abs(best.price - amount) <= 0.01 * best.price ? best : nil
+    func plan(paying amount: Double, arm v: Int) -> PlanPeriod? {
+        guard let best = plans[v].min(by: { abs($0.plan.price - amount) < abs($1.plan.price - amount) }) else { return nil }
+        return abs(best.plan.price - amount) <= 0.01 * best.plan.price ? best : nil
     }
 }

@@ -136,7 +136,13 @@ final class Statement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
 
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    /// One call into the statement for the column's value, then its type and number from the value
+    /// itself: a report reads a dozen of these per row, and each `sqlite3_column_*` call finds the
+    /// column anew.
+    func optionalInt64(_ column: Int32) -> Int64? {
+        guard let value = sqlite3_column_value(stmt, column), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        return sqlite3_value_int64(value)
+    }
 
     func double(_ column: Int32) -> Double { sqlite3_column_double(stmt, column) }
 
@@ -148,7 +154,12 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    /// `optionalInt64`'s one call, for text.
+    func optionalText(_ column: Int32) -> String? {
+        guard let value = sqlite3_column_value(stmt, column), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let pointer = sqlite3_value_text(value) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
 
     /// Calls `body` with a TEXT column's UTF-8 bytes, without making a string; the bytes live until the next step.
     func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {

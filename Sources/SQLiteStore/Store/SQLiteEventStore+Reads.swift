@@ -29,7 +29,7 @@ extension SQLiteEventStore {
                             _ body: (UserFacts) throws -> Void) throws {
         try readers.read { c in
             let bounded = since != nil || until != nil
-            let select = Self.factColumns(fields)
+            let select = Self.factColumns(fields, experimentKnown: true)
             let s = try c.cached(bounded
                 ? "\(select) WHERE experiment = ?1 AND first_exposure_ts >= ?2 AND first_exposure_ts < ?3 ORDER BY user_id"
                 : "\(select) WHERE experiment = ?1 ORDER BY user_id")
@@ -39,8 +39,13 @@ extension SQLiteEventStore {
                 try s.bind(2, since?.microseconds ?? Int64.min)
                 try s.bind(3, until?.microseconds ?? Int64.max)
             }
-            // Every row's experiment is the one bound: passing it on saves a string per row.
-            while try s.step() { try body(Self.facts(from: s, experiment: experiment)) }
+            // Every row's experiment is the one bound: it is not read. One row is read into again and
+            // again: a fresh `UserFacts` per row was copied out and destroyed whole.
+            var row = Self.emptyRow(experiment: experiment)
+            while try s.step() {
+                Self.read(s, into: &row)
+                try body(row)
+            }
         }
     }
 
@@ -213,48 +218,77 @@ extension SQLiteEventStore {
 
     static let factColumns = factColumns(.all)
 
-    /// The facts SELECT for `facts(from:)`, reading the columns of `fields` and NULL in place of the others.
-    static func factColumns(_ fields: FactFields) -> String {
-        let entries = fields.contains(.revenueEntries) ? "revenue_entries" : "NULL"
-        let (placement, attributes) = fields.contains(.attributes) ? ("placement", "attributes") : ("NULL", "NULL")
-        return """
-            SELECT experiment, user_id, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts,
-                   first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, \(entries), crossed_over,
-                   \(placement), \(attributes), trial_days, allocation_period_ts,
-                   expired_ts, expiry_kind, billing_issue_ts, first_uncancel_ts, stray_uncancel_ts, undone_cancels, later_ends FROM facts
-            """
+    /// The facts SELECT for `facts(from:)`, reading the columns of `fields` and NULL in place of the others
+    /// (the experiment too when the caller knows it).
+    static func factColumns(_ fields: FactFields, experimentKnown: Bool = false) -> String {
+        "SELECT \(FactColumns.select(fields, experimentKnown: experimentKnown) { _ in "NULL" }) FROM facts"
     }
 
-    /// One facts row; `experiment`, when the caller knows it, stands in for column 0.
+    /// One facts row; `experiment`, when the caller knows it, stands in for that column.
     static func facts(from s: Statement, experiment: String? = nil) -> UserFacts {
-        func ts(_ column: Int32) -> Timestamp? { s.optionalInt64(column).map(Timestamp.init(microseconds:)) }
-        return UserFacts(experiment: experiment ?? s.text(0), userID: UserID(s.text(1)), variant: s.text(2),
-                         firstExposure: Timestamp(microseconds: s.int64(3)), trialStart: ts(4), firstPaid: ts(5),
-                         firstConverted: ts(6), firstCancel: ts(7), refundedAt: ts(8), netRevenue: s.double(9),
-                         revenueEntries: s.isNull(12) ? [] : s.withBlob(12, RevenueEntry.decode), crossedOver: s.int64(13) != 0,
-                         copySource: copySource(s, 10), copyFallbackReason: s.optionalText(11),
-                         placement: s.optionalText(14), attributes: FactsRefresh.attributes(s, 15),
-                         grantedTrialDays: s.optionalInt64(16).map { Int($0) }, allocationPeriod: ts(17),
-                         expiredAt: ts(18), expiryKind: s.optionalText(19).flatMap(SubscriptionEndKind.init(rawValue:)),
-                         billingIssueAt: ts(20), firstUncancel: ts(21), strayUncancel: ts(22),
-                         undoneCancels: EndSpan.decode(s.optionalText(23)), laterEnds: EndSpan.decode(s.optionalText(24)))
+        var row = emptyRow(experiment: experiment ?? s.text(Int32(FactColumns.layout.experiment)))
+        read(s, into: &row)
+        return row
     }
 
-    /// A `copy_source` column matched on its bytes: a report reads one per row, and a string made only to be
-    /// switched on costs more than the match.
-    static func copySource(_ s: Statement, _ column: Int32) -> CopySource? {
+    static func emptyRow(experiment: String) -> UserFacts {
+        UserFacts(experiment: experiment, userID: UserID(""), variant: "", firstExposure: Timestamp(microseconds: 0))
+    }
+
+    /// Sets every field of `row` but its experiment from the statement's facts row, its columns found by
+    /// name (`FactColumns.layout`).
+    static func read(_ s: Statement, into row: inout UserFacts) {
+        let at = FactColumns.layout
+        func c(_ position: Int) -> Int32 { Int32(truncatingIfNeeded: position) }
+        func ts(_ position: Int) -> Timestamp? { s.optionalInt64(c(position)).map(Timestamp.init(microseconds:)) }
+        row.userID = UserID(s.text(c(at.userID)))
+        row.variant = s.text(c(at.variant))
+        row.firstExposure = Timestamp(microseconds: s.int64(c(at.firstExposure)))
+        row.trialStart = ts(at.trialStart)
+        row.firstPaid = ts(at.firstPaid)
+        row.firstConverted = ts(at.firstConverted)
+        row.firstCancel = ts(at.firstCancel)
+        row.refundedAt = ts(at.refunded)
+        row.netRevenue = s.double(c(at.netRevenue))
+        row.revenueEntries = s.isNull(c(at.revenueEntries)) ? [] : s.withBlob(c(at.revenueEntries), RevenueEntry.decode)
+        row.crossedOver = s.int64(c(at.crossedOver)) != 0
+        row.copySource = copySources.match(s, c(at.copySource))
+        row.copyFallbackReason = s.optionalText(c(at.copyFallbackReason))
+        row.placement = s.optionalText(c(at.placement))
+        row.attributes = FactsRefresh.attributes(s, c(at.attributes))
+        row.grantedTrialDays = s.optionalInt64(c(at.trialDays)).map { Int($0) }
+        row.allocationPeriod = ts(at.allocationPeriod)
+        row.expiredAt = ts(at.expired)
+        row.expiryKind = expiryKinds.match(s, c(at.expiryKind))
+        row.billingIssueAt = ts(at.billingIssue)
+        row.firstUncancel = ts(at.firstUncancel)
+        row.strayUncancel = ts(at.strayUncancel)
+        row.undoneCancels = EndSpan.decode(s.optionalText(c(at.undoneCancels)))
+        row.laterEnds = EndSpan.decode(s.optionalText(c(at.laterEnds)))
+    }
+
+    /// `copy_source` and `expiry_kind` matched on their bytes: a report reads them on every row, and a
+    /// string made only to be switched on costs more than the match.
+    private static let copySources = RawValueBytes<CopySource>()
+    private static let expiryKinds = RawValueBytes<SubscriptionEndKind>()
+}
+
+/// A string enum's cases by the UTF-8 bytes of their raw values, to match a TEXT column without making a string.
+struct RawValueBytes<Value: CaseIterable & RawRepresentable & Sendable>: Sendable where Value.RawValue == String {
+    private let cases = Array(Value.allCases)
+    private let bytes = Value.allCases.map { Array($0.rawValue.utf8) }
+
+    /// The case whose raw value is `column`'s text; nil for NULL or text no case has.
+    func match(_ s: Statement, _ column: Int32) -> Value? {
         guard !s.isNull(column) else { return nil }
-        return s.withText(column) { bytes in
+        return s.withText(column) { text in
             // Lengths first, then bytes, against arrays made once (a String's UTF-8 view compares slowly).
-            for (i, known) in copySourceBytes.enumerated() where known.count == bytes.count {
+            for (i, known) in bytes.enumerated() where known.count == text.count {
                 var same = true
-                for j in 0..<known.count where known[j] != bytes[j] { same = false; break }
-                if same { return copySources[i] }
+                for j in 0..<known.count where known[j] != text[j] { same = false; break }
+                if same { return cases[i] }
             }
             return nil
         }
     }
-
-    private static let copySources = CopySource.allCases
-    private static let copySourceBytes = copySources.map { Array($0.rawValue.utf8) }
 }
