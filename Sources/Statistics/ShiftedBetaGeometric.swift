@@ -157,16 +157,10 @@ extension ShiftedBetaGeometric {
         for _ in 0..<200 {
             let (a, b) = (exp(x), exp(y))
             let d = terms.derivatives(a, b)
-            // Newton direction −H⁻¹g when H is negative definite, else a damped gradient step.
-            var (sx, sy) = (d.gx, d.gy)
-            let det = d.hxx * d.hyy - d.hxy * d.hxy
-            if d.hxx < 0 && det > 0 {
-                sx = -(d.hyy * d.gx - d.hxy * d.gy) / det
-                sy = -(-d.hxy * d.gx + d.hxx * d.gy) / det
-            } else {
-                let norm = max(abs(d.gx), abs(d.gy), 1)
-                (sx, sy) = (d.gx / norm, d.gy / norm)
-            }
+            // Newton's step where H is negative definite, else bent towards the gradient (the likelihood is
+            // not concave everywhere in log α, log β).
+            let s = Maximizer.ascentStep(gradient: [d.gx, d.gy], hessian: [[d.hxx, d.hxy], [d.hxy, d.hyy]])
+            var (sx, sy) = (s[0], s[1])
             let longest = max(abs(sx), abs(sy))
             if longest > 2 { sx *= 2 / longest; sy *= 2 / longest }
             var step = 1.0
