@@ -9,9 +9,13 @@ enum Maximizer {
         var fx = f(x)
         guard fx.isFinite else { return nil }
         let d = x.count
+        var risen = Double.infinity
         for _ in 0..<200 {
             let previous = fx
             let (g, h) = derivatives(f, x, fx)
+            // Settled on a ridge: the last step no longer raised the value and the slope is gone, though the
+            // steps along the flat direction need not shrink.
+            if risen <= 1e-12 * abs(fx) && g.map(\.magnitude).max()! < 1e-6 * max(1, abs(fx)) { return (x, fx) }
             var step = ascentStep(gradient: g, hessian: h)
             let longest = step.map(\.magnitude).max()!
             if longest > 1 { step = step.map { $0 / longest } }
@@ -32,6 +36,7 @@ enum Maximizer {
             guard moved else { break }
             // Settled: the step is below what the finite differences resolve, or the value stopped rising.
             let size = step.map({ ($0 * t).magnitude }).max()!
+            risen = fx - previous
             if size < 1e-10 || (size < 1e-6 && fx - previous <= 1e-14 * abs(fx)) { return (x, fx) }
         }
         let (g, _) = derivatives(f, x, fx)
