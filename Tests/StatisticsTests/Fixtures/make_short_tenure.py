@@ -6,8 +6,8 @@ made 90 days into an experiment sees a monthly plan (docs/Forecast.md).
 
 Per case: two arms of payers whose first payments spread over 87 days before the cut, so each has had
 at most two renewals (k = 1, 2 or 3 payments seen); churn per payer θ ~ Beta(a, b), constant over tenure
-(the sBG's own assumption), and 3% of payers refunded (churned after one payment). Fits by scipy.optimize,
-independently of abctl: each arm's sBG over (log a, log b) and the bdw with one c shared by the arms over
+(the sBG's own assumption), and 3% of payers refunded (churned after one payment). Fits by scipy.optimize
+(make_bdw.py's), independently of abctl: each arm's sBG over (log a, log b) and the bdw with one c shared by the arms over
 (log a_i, log b_i, log c), each by BFGS from several starts, the best polished by Nelder-Mead. Per case
 and arm the sBG's a, b and maximised log-likelihood (a fit beyond a + b = 1e4 is left out: the model's
 cap); per case the bdw's maximised log-likelihood and the likelihood-ratio statistic. With two observed
@@ -17,7 +17,9 @@ Needs numpy, scipy.
 """
 import json, math, os
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special, stats
+
+from make_bdw import best_fit, safe   # the same optimiser as bdw.json's
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(20261206)
@@ -36,26 +38,6 @@ def loglik(a, b, c, churned, censored):
     for k, n in censored.items():
         ll += n * log_s(a, b, c, k - 1)
     return float(ll)
-
-
-def safe(f):
-    def g(x):
-        try:
-            v = f(x)
-        except (ValueError, OverflowError, ZeroDivisionError):
-            return 1e300
-        return v if np.isfinite(v) else 1e300
-    return g
-
-
-def best_fit(fun, starts):
-    best = None
-    for x0 in starts:
-        r = optimize.minimize(fun, x0, method="BFGS", options={"gtol": 1e-10, "maxiter": 4000})
-        if np.isfinite(r.fun) and (best is None or r.fun < best.fun):
-            best = r
-    r = optimize.minimize(fun, best.x, method="Nelder-Mead", options={"xatol": 1e-11, "fatol": 1e-13, "maxiter": 20000, "maxfev": 40000})
-    return r if r.fun <= best.fun else best
 
 
 def simulate(a, b, payers):
