@@ -137,7 +137,8 @@ extension ShiftedBetaGeometric {
 
     /// Maximum likelihood fit to `history`, with α + β capped at `cap`.
     ///
-    /// No churned payer: α = 0 (nobody churns), the likelihood's limit. No renewal at all: β = 0.
+    /// No churned payer: α = 0 (nobody churns), the likelihood's limit. No renewal at all: β = 0. Nobody yet
+    /// at risk of a second renewal: on the cap (one churn rate seen, so no heterogeneity).
     /// Throws when there are no payers.
     public static func fit(_ history: RenewalHistory, cap: Double = defaultCap) throws -> ShiftedBetaGeometric {
         guard history.payers > 0 else { throw StatisticsError.insufficientData("no payers to fit") }
@@ -145,6 +146,10 @@ extension ShiftedBetaGeometric {
         let terms = LikelihoodTerms(history)
         if terms.churned == 0 { return ShiftedBetaGeometric(alpha: 0, beta: 1) }
         if terms.betaCounts.allSatisfy({ $0 == 0 }) { return ShiftedBetaGeometric(alpha: 1, beta: 0) }
+        // Nobody yet at risk of a second renewal: the likelihood reads the first renewal's churn alone, α/(α + β),
+        // and is flat along it, so heterogeneity is not seen; without this the fit would stop wherever its
+        // search met that ridge, and a bootstrap draw wherever its own did.
+        if terms.totalCounts.dropFirst().allSatisfy({ $0 == 0 }) { return onCap(terms, cap: cap) }
         if let interior = newton(terms, cap: cap) { return interior }
         return onCap(terms, cap: cap)
     }
@@ -157,16 +162,10 @@ extension ShiftedBetaGeometric {
         for _ in 0..<200 {
             let (a, b) = (exp(x), exp(y))
             let d = terms.derivatives(a, b)
-            // Newton direction −H⁻¹g when H is negative definite, else a damped gradient step.
-            var (sx, sy) = (d.gx, d.gy)
-            let det = d.hxx * d.hyy - d.hxy * d.hxy
-            if d.hxx < 0 && det > 0 {
-                sx = -(d.hyy * d.gx - d.hxy * d.gy) / det
-                sy = -(-d.hxy * d.gx + d.hxx * d.gy) / det
-            } else {
-                let norm = max(abs(d.gx), abs(d.gy), 1)
-                (sx, sy) = (d.gx / norm, d.gy / norm)
-            }
+            // Newton's step where H is negative definite, else bent towards the gradient (the likelihood is
+            // not concave everywhere in log α, log β).
+            let s = Maximizer.ascentStep(gradient: [d.gx, d.gy], hessian: [[d.hxx, d.hxy], [d.hxy, d.hyy]])
+            var (sx, sy) = (s[0], s[1])
             let longest = max(abs(sx), abs(sy))
             if longest > 2 { sx *= 2 / longest; sy *= 2 / longest }
             var step = 1.0

@@ -66,6 +66,30 @@ struct BetaDiscreteWeibullTests {
         #expect(preferred > 0 && preferred < cases.count)
     }
 
+    struct ShortFit: Decodable { let alpha: Double, beta: Double, loglik: Double }
+    struct ShortCase: Decodable { let arms: [Arm], sbg: [ShortFit], bdw_loglik: Double, statistic: Double }
+
+    // Payers with at most two renewals (a monthly plan 90 days in): both maxima reached, so the test's
+    // statistic is scipy's (short_tenure.json, made by Fixtures/make_short_tenure.py).
+    @Test func shortTenureFitsReachScipysMaximum() throws {
+        let cases = try loadCases("short_tenure", as: ShortCase.self)
+        #expect(cases.count >= 12)
+        for (i, c) in cases.enumerated() {
+            let histories = c.arms.map { Optional(Self.history($0)) }
+            let choice = try RenewalModelChoice.fit(histories)
+            for (arm, (fit, scipy)) in zip(choice.sbg, c.sbg).enumerated() {
+                let model = try #require(fit)
+                let ll = BetaDiscreteWeibull(model).logLikelihood(histories[arm]!)
+                #expect(!model.capped, "case \(i) arm \(arm): on the cap")
+                #expect(isClose(ll, scipy.loglik, relative: 1e-9), "case \(i) arm \(arm): log-likelihood \(ll) vs \(scipy.loglik)")
+                #expect(isClose(model.alpha, scipy.alpha, relative: 1e-4) && isClose(model.beta, scipy.beta, relative: 1e-4),
+                        "case \(i) arm \(arm): \(model.alpha), \(model.beta) vs \(scipy.alpha), \(scipy.beta)")
+            }
+            #expect(isClose(choice.statistic, c.statistic, relative: 0, absolute: 1e-4), "case \(i): statistic \(choice.statistic) vs \(c.statistic)")
+            #expect(choice.chosen() == .sbg)
+        }
+    }
+
     @Test func withoutChurnOrRenewalsTheSbgServes() throws {
         var noChurn = RenewalHistory()
         noChurn.add(payments: 3, churned: false, count: 40)

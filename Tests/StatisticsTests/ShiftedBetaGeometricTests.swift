@@ -77,6 +77,24 @@ struct ShiftedBetaGeometricTests {
         #expect(throws: StatisticsError.self) { try ShiftedBetaGeometric.fit(RenewalHistory()) }
     }
 
+    // Nobody yet at risk of a second renewal (a monthly plan 60 days in): the likelihood fixes the first
+    // renewal's churn, 30 of 100, and nothing else, so the fit is the plain geometric one on the cap, and
+    // every bootstrap draw reads its data the same way (the draws surround the point, not lie above it).
+    @Test func oneChurnRateSeenIsGeometric() throws {
+        let history = RenewalHistory(churned: [1: 30], censored: [1: 50, 2: 70])
+        let model = try ShiftedBetaGeometric.fit(history)
+        #expect(model.capped)
+        #expect(isClose(model.alpha / (model.alpha + model.beta), 0.3, relative: 1e-9))
+        var users: [RevenueForecast.Cell: Int] = [RevenueForecast.Cell(period: nil, price: 0, payments: 0, churned: false, due: 0, revenue: 0): 400]
+        for (k, n) in history.churned { users[RevenueForecast.Cell(period: "P1M", price: 10, payments: k, churned: true, due: 12, revenue: Double(k) * 10)] = n }
+        for (k, n) in history.censored { users[RevenueForecast.Cell(period: "P1M", price: 10, payments: k, churned: false, due: 12, revenue: Double(k) * 10)] = n }
+        let forecast = RevenueForecast(users: users)
+        let point = try forecast.estimate().revenuePerUser
+        let draws = try forecast.bootstrap(draws: 200, seed: 3).revenue
+        let below = Double(draws.filter { $0 < point }.count) / Double(draws.count)
+        #expect(below > 0.3 && below < 0.7, "\(below) of the draws below the point")
+    }
+
     @Test func splittingBinomialHasBinomialMoments() throws {
         var rng = SplitMix64(seed: 7)
         let (n, p) = (1_000_000, 0.03)
