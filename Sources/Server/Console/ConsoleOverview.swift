@@ -77,43 +77,61 @@ struct ConsoleOverview: Responder {
         let computed = entries.map(\.1.computedAt).min()
         b += "<p class=\"muted\">\(entries.count) experiments · figures as of \(esc(computed.map(RFC3339.format) ?? "now"))</p>"
         b += ConsoleFailedNotifications.section(failed)
-        b += "<div class=\"scroll\"><table><thead><tr><th>experiment</th><th>status</th><th>placements</th><th>start</th><th>days</th><th>people</th>"
-        b += "<th>verdict</th><th>primary metric: difference (interval)</th><th>health</th><th>safeguards</th><th>weights</th></tr></thead><tbody>"
+        b += HTMLReportRenderer.scrollBox(label: "Every experiment") + "<table class=\"overview\"><thead><tr>"
+        b += columns.map { "<th>\(esc($0))</th>" }.joined() + "</tr></thead><tbody>"
         for (e, entry, needs) in ordered(entries, now: now) {
             let placements = snapshot.catalog.placements.filter { $0.audiences.contains { $0.experimentID == e.id } }.map(\.id)
-            b += needs.isEmpty ? "<tr>" : "<tr class=\"needs\">"
-            b += "<td><a href=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))\">\(esc(e.name))</a><br><code>\(esc(e.id))</code>"
-            if !needs.isEmpty { b += "<br><span class=\"error\">needs someone: \(esc(needs.joined(separator: "; ")))</span>" }
-            b += "</td><td>\(esc(e.status.rawValue))</td><td>\(placements.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
-            b += "<td>\(esc(e.start.map { String(RFC3339.format($0).prefix(10)) } ?? "—"))</td>"
-            b += "<td class=\"num\">\(e.start.map { String(max(0, Int(now.timeIntervalSince($0) / 86_400))) } ?? "—")</td>"
+            var name = "<a href=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))\">\(esc(e.name))</a><br><code>\(esc(e.id))</code>"
+            if !needs.isEmpty { name += "<br><span class=\"error\">needs someone: \(esc(needs.joined(separator: "; ")))</span>" }
+            var cells: [(html: String, cls: String?)] = [
+                (name, nil), (esc(e.status.rawValue), nil), (placements.map { "<code>\(esc($0))</code>" }.joined(separator: " "), nil),
+                (esc(e.start.map { String(RFC3339.format($0).prefix(10)) } ?? "—"), nil),
+                (e.start.map { String(max(0, Int(now.timeIntervalSince($0) / 86_400))) } ?? "—", "num"),
+            ]
             switch entry.outcome {
             case .failed(let why):
-                b += "<td colspan=\"6\" class=\"error\">\(esc(why))</td>"
+                cells.append((esc(why), "error\" colspan=\"6"))
             case .report(let r):
                 let summary = ReportSummary(r)
-                b += "<td class=\"num\">\(r.users)</td>"
-                b += "<td><span class=\"verdict-\(esc(summary.verdictCode))\">\(esc(summary.verdict))</span>"
-                if let eta = summary.eta { b += "<br><span class=\"ci\">\(esc(eta))</span>" }
-                b += "</td><td><span class=\"ci\">\(esc(summary.primaryMetric))</span><ul class=\"arms\">"
-                for arm in summary.arms {
-                    b += "<li><code>\(esc(arm.variant))</code> \(esc(arm.difference)) <span class=\"ci\">\(esc(arm.interval))</span> \(intervalPlot(arm))</li>"
-                }
-                b += "</ul></td>"
+                var verdict = "<span class=\"verdict-\(esc(summary.verdictCode))\">\(esc(summary.verdict))</span>"
+                if let eta = summary.eta { verdict += "<br><span class=\"ci\">\(esc(eta))</span>" }
+                let arms = summary.arms.map { arm in
+                    "<li><code>\(esc(arm.variant))</code> \(esc(arm.difference)) <span class=\"ci\">\(esc(arm.interval))</span> \(intervalPlot(arm))</li>"
+                }.joined()
                 let alerts = r.health.filter { $0.level == .alert }.count, warnings = r.health.filter { $0.level == .warning }.count
-                b += "<td>\(alerts == 0 && warnings == 0 ? "ok" : "\(alerts) alert\(alerts == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")</td>"
                 let stops = r.safeguards.filter(\.inForce)
-                b += "<td>\(stops.isEmpty ? "—" : stops.map { "<code>\(esc($0.arm))</code> stopped on \(esc($0.metric))" }.joined(separator: "<br>"))</td>"
-                if let a = r.allocation, let last = a.periods.last {
-                    b += "<td>" + zip(a.variants, last.weights).map { "<code>\(esc($0))</code> \(String(format: "%.2f", $1))" }.joined(separator: "<br>") + "</td>"
-                } else {
-                    b += "<td>—</td>"
-                }
+                cells += [
+                    (String(r.users), "num"), (verdict, "verdict-cell"),
+                    ("<span class=\"ci\">\(esc(summary.primaryMetric))</span><ul class=\"arms\">\(arms)</ul>", "metric-cell"),
+                    (alerts == 0 && warnings == 0 ? "ok" : "\(alerts) alert\(alerts == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")", nil),
+                    (stops.isEmpty ? "—" : stops.map { "<code>\(esc($0.arm))</code> stopped on \(esc($0.metric))" }.joined(separator: "<br>"), nil),
+                    (r.allocation.flatMap { a in a.periods.last.map { weights(a.variants, $0.weights) } } ?? "—", nil),
+                ]
             }
+            // Each cell names its column, so a phone can show a row as a card (the stylesheet hides the header there).
+            b += needs.isEmpty ? "<tr>" : "<tr class=\"needs\">"
+            b += zip(columns, cells).map { column, cell in
+                "<td data-label=\"\(esc(column))\"\(cell.cls.map { " class=\"\($0)\"" } ?? "")>\(cell.html)</td>"
+            }.joined()
             b += "</tr>"
         }
         b += "</tbody></table></div>"
         return b
+    }
+
+    static let columns = ["experiment", "status", "placements", "start", "days", "people", "verdict", "primary metric: difference (interval)",
+                          "health", "safeguards", "weights"]
+
+    /// A bandit's weights, read at a glance: each arm's share in percent with a bar of that length
+    /// in the arm's colour (the charts' colours; the figures are in the text beside it).
+    static func weights(_ variants: [String], _ weights: [Double]) -> String {
+        let total = max(1e-300, weights.reduce(0, +))
+        return "<ul class=\"arms weights\">" + zip(variants, weights).enumerated().map { i, arm in
+            let percent = arm.1 / total * 100
+            return "<li><code>\(ConsolePage.escape(arm.0))</code> \(Int(percent.rounded()))%"
+                + "<svg class=\"weight\" viewBox=\"0 0 100 8\" aria-hidden=\"true\"><rect class=\"track\" width=\"100\" height=\"8\"/>"
+                + "<rect width=\"\(String(format: "%.1f", percent))\" height=\"8\" fill=\"\(HTMLReportRenderer.chartColor(i))\"/></svg></li>"
+        }.joined() + "</ul>"
     }
 
     /// A small plot of an arm's interval around zero (SVG presentation attributes, no style);

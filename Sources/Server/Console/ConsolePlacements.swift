@@ -1,5 +1,6 @@
 import ExperimentDefinitions
 import HTTPTransport
+import Reporting
 
 /// `GET /placements`: each placement of `placements.json`, its audiences in the order they are
 /// read, each one's condition and what it shows (an experiment, a fixed paywall, none), and the
@@ -24,7 +25,9 @@ struct ConsolePlacements: Responder {
         guard !catalog.placements.isEmpty else { return b + "<p>The experiment folder has no placements.json.</p>" }
         b += "<p class=\"muted\">Audiences are read top to bottom: the first whose condition matches decides.</p>"
         for placement in catalog.placements {
-            b += "<section><h2><code>\(esc(placement.id))</code></h2><div class=\"scroll\"><table><thead><tr>"
+            // Its audiences' order is the order they are read in: class `ordered` keeps the script from sorting it.
+            b += "<section><h2><code>\(esc(placement.id))</code></h2>" + HTMLReportRenderer.scrollBox(label: "Audiences of \(placement.id)")
+            b += "<table class=\"ordered\"><thead><tr>"
             b += "<th>#</th><th>audience</th><th>condition</th><th>shows</th></tr></thead><tbody>"
             for (n, audience) in placement.audiences.enumerated() {
                 b += "<tr><td class=\"num\">\(n + 1)</td><td>\(esc(audience.name))</td>"
