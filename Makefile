@@ -2,11 +2,11 @@
 # Each installs what is missing (Debian packages, a Python venv for test tools), then builds.
 
 SWIFT        ?= swift
-APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv libssl-dev libpq-dev postgresql
+APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv libssl-dev libpq-dev postgresql chromium chromium-driver
 VENV         := .venv
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps venv build release demo test test-build bench clean
+.PHONY: deps venv build release demo test test-build test-browser bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -43,6 +43,12 @@ test: deps
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
 	$(SWIFT) test --skip-build --skip '$(END_TO_END)'
 	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --skip-build --filter '$(END_TO_END)' --experimental-maximum-parallelization-width $(END_TO_END_WIDTH)
+	$(MAKE) --no-print-directory test-browser
+
+# The console in Debian's chromium (Tests/Browser): every page signed in, at 1280 and 390 px, with
+# axe-core and with JavaScript off. It stops itself after 110 s; `timeout` is the backstop.
+test-browser: deps venv
+	ABCTL_BIN=$(CURDIR)/.build/debug/abctl timeout 150 $(VENV)/bin/python Tests/Browser/console_in_a_browser.py
 
 # Every target with the tests; then the package an app adds (Client/), built alone from its own
 # folder: no system library, no C headers.

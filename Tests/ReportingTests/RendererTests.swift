@@ -65,8 +65,8 @@ import Testing
         #expect(html.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"))
         #expect(!html.contains("http://") && !html.contains("https://"))
         #expect(!html.contains("<link") && !html.contains(" src="))
-        // Three inline charts: forest plot, cumulative conversion, survival.
-        #expect(html.components(separatedBy: "<svg ").count - 1 == 3)
+        // Three inline charts (forest plot, cumulative conversion, survival), each drawn for a screen and for a phone.
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 6)
         #expect(html.contains("Verdict: ship"))
     }
 

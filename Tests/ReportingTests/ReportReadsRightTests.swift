@@ -82,21 +82,12 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(atPath: reports.path).filter { $0.hasSuffix(".html") && $0 != "index.html" }
         #expect(files.count >= 5, "\(files)")
         let svgs = try Regex("<svg class=\"chart\" viewBox=\"0 0 ([0-9.]+) [0-9.]+\"(.*?)</svg>")
-        let ticks = try Regex("<text x=\"([0-9.]+)\" y=\"[0-9.]+\"(?: text-anchor=\"(start|middle|end)\")? class=\"tick\">([^<]*)</text>")
         var checked = 0
         for file in files {
             let html = try String(contentsOf: reports.appendingPathComponent(file), encoding: .utf8)
             for svg in html.matches(of: svgs) {
                 let width = try #require(svg.output[1].substring.flatMap { Double($0) })
-                for tick in String(svg.output[2].substring ?? "").matches(of: ticks) {
-                    let x = try #require(tick.output[1].substring.flatMap { Double($0) })
-                    let text = String(tick.output[3].substring ?? "").replacingOccurrences(of: "&amp;", with: "&")
-                    let w = SVGCharts.textWidth(text, size: 11)
-                    let (from, to): (Double, Double) = switch tick.output[2].substring {
-                    case "middle"?: (x - w / 2, x + w / 2)
-                    case "end"?: (x - w, x)
-                    default: (x, x + w)
-                    }
+                for (text, from, to) in try Self.textSpans(String(svg.output[2].substring ?? ""), cls: "tick", size: 11) {
                     #expect(from >= 0 && to <= width, "\(file): tick '\(text)' spans \(from)...\(to) in a chart \(width) wide")
                     checked += 1
                 }
@@ -118,6 +109,22 @@ import Testing
                        period(6, learned, [0, 0], "carried"), period(7, [0.2, 0.8], [0, 0], "carried")]
         let runs = ReportDocument.periodRuns(periods).map { $0.map(\.index) }
         #expect(runs == [[0], [1], [2], [3], [4, 5, 6], [7]], "\(runs)")
+    }
+
+    /// Each one-line `<text>` of `svg` whose class matches the pattern `cls`: its text and where it begins
+    /// and ends by the layout's width estimate at `size` px, as its `text-anchor` places it.
+    static func textSpans(_ svg: String, cls: String, size: Double) throws -> [(text: String, from: Double, to: Double)] {
+        let regex = try Regex("<text x=\"([0-9.]+)\" y=\"[0-9.]+\"(?: text-anchor=\"(start|middle|end)\")? class=\"\(cls)\">([^<]*)</text>")
+        return try svg.matches(of: regex).map { m in
+            let x = try #require(m.output[1].substring.flatMap { Double($0) })
+            let text = String(m.output[3].substring ?? "").replacingOccurrences(of: "&amp;", with: "&")
+            let w = SVGCharts.textWidth(text, size: size)
+            return switch m.output[2].substring {
+            case "middle"?: (text, x - w / 2, x + w / 2)
+            case "end"?: (text, x - w, x)
+            default: (text, x, x + w)
+            }
+        }
     }
 
     /// The text of every `<text … class="CLS">…</text>`.

@@ -23,12 +23,30 @@ extension ReportDocument {
         if let t = r.timeline { sections.append(Self.timeline(r, t)) }
         sections += r.segments.indices.map { Self.segment(r, $0) }
         sections.append(Section(title: [.text("Cumulative paid conversion")], blocks: [.chart(.conversion, caption:
-            "Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long.")]))
+            "Share of users who paid within d days of their first exposure (Kaplan–Meier estimate: recent users count for the days they have been followed). Curves stop where fewer than 20 users have been followed that long."),
+            .table(Self.byDay(r.conversionByDay.map { c in (c.key, c.points.map { ($0.day, $0.users, $0.rate) }) }) { Wording.percent($0, digits: 1) })]))
         sections.append(Section(title: [.text("Gross revenue per user by day")], blocks: [.chart(.revenue, caption:
-            "Cumulative gross revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(Self.capCaption(r)). Curves stop where fewer than 20 users have been followed that long.")]))
+            "Cumulative gross revenue per exposed user by day since first exposure (realised LTV): each day's revenue is divided by the users followed at least that long, so recent users count for the days they have had\(Self.capCaption(r)). Curves stop where fewer than 20 users have been followed that long."),
+            .table(Self.byDay(r.revenueByDay.map { c in (c.key, c.points.map { ($0.day, $0.users, $0.revenuePerUser) }) }) { Wording.money($0, in: r.currency) })]))
         if let forecasts = r.forecast { sections.append(Self.forecast(r, forecasts)) }
         sections.append(Self.survival(r))
         sections += r.copySources.map(Self.copySources)
+    }
+
+    /// The days a curve's table shows.
+    static let curveTableDays = [1, 3, 7, 14, VariantTally.curveDays]
+
+    /// A curve's figures as a table beside its chart: a row per variant, a column per day of
+    /// `curveTableDays`; "n/a" where the chart stops (fewer than 20 users followed that long).
+    static func byDay(_ curves: [(key: String, points: [(day: Int, users: Int, value: Double?)])], _ format: (Double) -> String) -> Table {
+        let columns = [Table.Column(header: "variant", align: .left)] + curveTableDays.map { Table.Column(header: "day \($0)", align: .right) }
+        let rows = curves.map { curve in
+            [Table.Cell(curve.key)] + curveTableDays.map { day in
+                guard let p = curve.points.first(where: { $0.day == day }), p.users >= 20, let value = p.value else { return Table.Cell("n/a") }
+                return Table.Cell(format(value))
+            }
+        }
+        return Table(columns: columns, rows: rows)
     }
 
     /// A bandit's periods (SPEC §8 `allocation`): the weights in force and the users first exposed
@@ -44,7 +62,7 @@ extension ReportDocument {
                     Table.Cell(text: String(format: "%.3f", p.weights[i]), note: Wording.counted(run.reduce(0) { $0 + $1.users[i] }, "user"))
                 }
         }
-        var blocks: [Block] = [.chart(.allocation, caption: "Each arm's weight per allocation period: new users were drawn with these weights; arms are compared within each period, never across periods pooled."),
+        var blocks: [Block] = [.paragraph([.text(Wording.weightsNow(a))], .strong), .chart(.allocation, caption: "Each arm's weight per allocation period: new users were drawn with these weights; arms are compared within each period, never across periods pooled."),
                                .table(Table(columns: columns, rows: rows))]
         if let chance = a.chanceBest {
             blocks.append(.paragraph([.text("Chance of being best on \(a.metric.title.lowercased()) (normal approximation of the period-stratified rates): "

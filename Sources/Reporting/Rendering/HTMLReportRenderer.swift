@@ -39,16 +39,41 @@ public enum HTMLReportRenderer {
         b += "</header>\n"
         for section in doc.sections {
             let cls = section.verdict.map { " class=\"verdict \($0.rawValue)\"" } ?? ""
-            b += "<section\(cls)><h2>\(inline(section.title))</h2>" + section.blocks.map { block($0, r) }.joined() + "</section>\n"
+            // A table's box is named after its section, and numbered when the section has more than one.
+            let title = plain(section.title), tables = section.blocks.filter { if case .table = $0 { true } else { false } }.count
+            var n = 0
+            b += "<section\(cls)><h2>\(inline(section.title))</h2>" + section.blocks.map { block in
+                if case .table = block { n += 1 }
+                return self.block(block, r, label: tables > 1 ? "\(title), table \(n)" : title)
+            }.joined() + "</section>\n"
         }
         b += "<footer class=\"muted\">\(escape(doc.footer))</footer>\n"
         return b
     }
 
+    /// The colour the charts give the arm at `index` (the control first), for a writer that draws beside them.
+    public static func chartColor(_ index: Int) -> String { SVGCharts.color(index) }
+
     /// The stylesheet every HTML writer of the report shares: inlined in the file, linked by the console.
     public static var stylesheet: String { css }
 
     static func mark(_ tone: ReportDocument.Tone) -> String { tone == .good ? "▲" : "▼" }
+
+    /// `parts` as plain text, for a label.
+    static func plain(_ parts: [ReportDocument.Inline]) -> String {
+        parts.map { part in
+            switch part {
+            case .text(let s), .code(let s): s
+            case .mark(let tone): mark(tone)
+            }
+        }.joined()
+    }
+
+    /// The box a wide table scrolls in on a narrow screen: a named region a keyboard can reach, so
+    /// it can be scrolled with the arrow keys and a screen reader says what it holds.
+    public static func scrollBox(label: String) -> String {
+        "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"\(escape(label))\">"
+    }
 
     static func inline(_ parts: [ReportDocument.Inline]) -> String {
         parts.map { part in
@@ -60,7 +85,7 @@ public enum HTMLReportRenderer {
         }.joined()
     }
 
-    static func block(_ b: ReportDocument.Block, _ r: Report) -> String {
+    static func block(_ b: ReportDocument.Block, _ r: Report, label: String) -> String {
         switch b {
         case .paragraph(let parts, let style):
             return switch style {
@@ -80,7 +105,7 @@ public enum HTMLReportRenderer {
                 return "<li class=\"\(cls)\"><span class=\"badge\">\(badge.rawValue)</span> \(escape(item.text))</li>"
             }.joined() + "</ul>"
         case .table(let t):
-            var s = "<div class=\"scroll\"><table><thead><tr>" + t.columns.map { "<th>\(escape($0.header))</th>" }.joined() + "</tr></thead><tbody>"
+            var s = scrollBox(label: label) + "<table><thead><tr>" + t.columns.map { "<th>\(escape($0.header))</th>" }.joined() + "</tr></thead><tbody>"
             for row in t.rows {
                 s += "<tr>"
                 for (c, cell) in zip(t.columns, row) {
@@ -95,17 +120,11 @@ public enum HTMLReportRenderer {
             }
             return s + "</tbody></table></div>"
         case .chart(let chart, let caption):
-            let svg = switch chart {
-            case .forest: SVGCharts.forestPlot(r)
-            case .conversion: SVGCharts.conversionChart(r)
-            case .revenue: SVGCharts.revenueChart(r)
-            case .forecast: SVGCharts.forecastChart(r, r.forecast ?? [])
-            case .survival: SVGCharts.survivalChart(r)
-            case .allocation: SVGCharts.allocationChart(r)
-            case .segment(let i): SVGCharts.segmentForestPlot(r.segments[i], r)
-            case .timeline: SVGCharts.timelineChart(r)
-            }
-            return "<figure><div class=\"chartbox\">\(svg)</div><figcaption>\(escape(caption))</figcaption></figure>"
+            // Drawn for a screen and for a phone; the stylesheet shows one. A line saying there is
+            // nothing to draw yet is written once.
+            let wide = SVGCharts.draw(chart, r, width: SVGCharts.wide)
+            let drawn = wide.hasPrefix("<svg") ? "<div class=\"chart-wide\">\(wide)</div><div class=\"chart-narrow\">\(SVGCharts.draw(chart, r, width: SVGCharts.narrow))</div>" : wide
+            return "<figure><div class=\"chartbox\">\(drawn)</div><figcaption>\(escape(caption))</figcaption></figure>"
         }
     }
 
@@ -128,23 +147,25 @@ public enum HTMLReportRenderer {
     }
 
     static let css = """
-    :root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--muted:#6e6e73;--line:#d2d2d7;--good:#1a7f37;--bad:#cf222e;--warn:#9a6700;--card:#f6f8fa}
-    @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#8b949e;--line:#30363d;--good:#3fb950;--bad:#f85149;--warn:#d29922;--card:#161b22}}
+    :root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--muted:#6e6e73;--line:#d2d2d7;--good:#1a7f37;--bad:#cf222e;--warn:#9a6700;--card:#f6f8fa;--link:#0550ae}
+    @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#8b949e;--line:#30363d;--good:#3fb950;--bad:#f85149;--warn:#d29922;--card:#161b22;--link:#58a6ff}}
     *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
     main{max-width:1100px;margin:0 auto;padding:16px}h1{font-size:1.6em;margin:.2em 0;overflow-wrap:anywhere}h2{font-size:1.2em;margin:1.4em 0 .5em}
     .meta,.muted,figcaption,footer{color:var(--muted);font-size:.9em}.hypothesis{font-style:italic}
-    code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em;overflow-wrap:anywhere}
+    code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em;overflow-wrap:anywhere}td code{overflow-wrap:break-word}
     .verdict{border-left:6px solid var(--muted);background:var(--card);padding:8px 16px;border-radius:6px}.verdict h2{margin:.3em 0}
     .verdict.ship{border-color:var(--good)}.verdict.stop{border-color:var(--bad)}.verdict.keep_running,.verdict.inconclusive{border-color:var(--warn)}
     .health{list-style:none;padding:0}.health li{padding:4px 0}.badge{display:inline-block;min-width:4.5em;text-align:center;border-radius:4px;font-size:.8em;padding:0 6px;margin-right:6px;background:var(--card);border:1px solid var(--line)}
     .health .alert .badge{color:#fff;background:var(--bad);border-color:var(--bad)}.health .warning .badge{color:var(--warn);border-color:var(--warn)}.health .ok .badge{color:var(--good);border-color:var(--good)}
-    .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}table{border-collapse:collapse;width:100%;font-size:.92em}
+    .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}.scroll:focus-visible{outline-offset:-3px}table{border-collapse:collapse;width:100%;font-size:.92em}
     th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}th{font-weight:600;white-space:nowrap}
     td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}.ci{color:var(--muted);font-size:.85em}
     td.good{color:var(--good);font-weight:600}td.bad{color:var(--bad);font-weight:600}
     .tag{font-size:.75em;border:1px solid var(--line);border-radius:4px;padding:0 4px;color:var(--muted)}
-    figure{margin:0}.chartbox{overflow-x:auto;-webkit-overflow-scrolling:touch}svg.chart{width:100%;min-width:560px;height:auto;display:block}svg .grid{stroke:var(--line);stroke-width:1}svg .zero{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:4 3}
-    svg .axisline{stroke:var(--muted)}svg text{fill:var(--fg);font-size:12px}svg .tick{fill:var(--muted);font-size:11px}svg .axis{fill:var(--muted);font-size:12px}svg .label{font-size:12px}
+    figure{margin:0}svg.chart{width:100%;height:auto;display:block}.chart-narrow{display:none}svg .grid{stroke:var(--line);stroke-width:1}svg .zero{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:4 3}
+    svg .axisline{stroke:var(--muted)}svg text{fill:var(--fg);font-size:12px}svg .tick{fill:var(--muted);font-size:11px}svg .axis{fill:var(--muted);font-size:12px}svg .label{font-size:12px;paint-order:stroke;stroke:var(--bg);stroke-width:3px;stroke-linejoin:round}
+    a{color:var(--link)}:focus-visible{outline:3px solid var(--link);outline-offset:2px}
     @media (max-width:600px){main{padding:10px}body{font-size:14px}th,td{padding:4px 6px}}
+    @media (max-width:640px){.chart-wide{display:none}.chart-narrow{display:block}}
     """
 }

@@ -5,7 +5,7 @@ extension SVGCharts {
     /// The effect over time: per treatment, the primary metric's difference to the control day by day
     /// (a line) inside its interval (a band of the same colour), with a dashed line at zero. A day whose
     /// difference cannot be computed yet leaves a gap.
-    static func timelineChart(_ r: Report) -> String {
+    static func timelineChart(_ r: Report, width: Double = wide) -> String {
         guard let t = r.timeline, !t.points.isEmpty,
               t.points.contains(where: { p in p.comparisons.contains { $0.absoluteDiff != nil } }) else {
             return "<p class=\"muted\">No difference to draw yet.</p>"
@@ -25,9 +25,12 @@ extension SVGCharts {
         func tick(_ v: Double) -> String { metric.isRevenue ? Wording.signedMoney(v, in: r.currency) : Wording.points(v) }
         let yTicks = ticks(lo, hi, count: 5)
         let yLabels = yTicks.map(tick)
-        let width = 720.0, height = 320.0, right = 24.0, top = 16.0, bottom = 58.0
+        let right = 24.0, top = 16.0, bottom = 58.0, ph = 246.0
         let left = max(56, 20 + textWidth(yLabels.max { $0.count < $1.count } ?? "", size: 11) + 10)
-        let pw = width - left - right, ph = height - top - bottom
+        let pw = width - left - right
+        let treatments = Array(t.variants.enumerated().dropFirst())
+        let legend = Self.legend(treatments.map { ($0.element, color($0.offset)) }, left: left, width: width, top: top + ph + 44)
+        let height = top + ph + bottom + legend.extra
         let last = Double(max(1, t.points.count - 1))
         func x(_ i: Int) -> Double { left + (t.points.count == 1 ? pw / 2 : Double(i) / last * pw) }
         func y(_ v: Double) -> Double { top + (1 - (min(max(v, lo), hi) - lo) / (hi - lo)) * ph }
@@ -36,15 +39,17 @@ extension SVGCharts {
             s += "<line x1=\"\(f(left))\" y1=\"\(f(y(v)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(v)))\" class=\"grid\"/>"
             s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(label))</text>"
         }
-        // Dates under the axis: at most six, the first and the last among them.
-        let labelled = Set(stride(from: 0, to: t.points.count, by: max(1, Int((Double(t.points.count) / 5).rounded(.up))))).union([t.points.count - 1])
+        // Dates under the axis: at most six (four when narrow), the first and the last among them.
+        let every = max(1, Int((Double(t.points.count) / (width < wide ? 3 : 5)).rounded(.up)))
+        var labelled = Set(stride(from: 0, to: t.points.count, by: every)).union([t.points.count - 1])
+        // A date too close to the last one to stand beside it gives way.
+        if t.points.count > 1 { labelled = labelled.filter { $0 == t.points.count - 1 || x(t.points.count - 1) - x($0) >= 52 } }
         for i in labelled.sorted() {
             let day = String(RFC3339.formatDay(t.points[i].date).dropFirst(5))
             let anchor = i == 0 && t.points.count > 1 ? "start" : i == t.points.count - 1 && t.points.count > 1 ? "end" : "middle"
             s += "<text x=\"\(f(x(i)))\" y=\"\(f(top + ph + 16))\" text-anchor=\"\(anchor)\" class=\"tick\">\(day)</text>"
         }
         s += "<line x1=\"\(f(left))\" y1=\"\(f(y(0)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(0)))\" class=\"zero\"/>"
-        let treatments = Array(t.variants.enumerated().dropFirst())
         for (v, key) in treatments {
             let tint = color(v)
             // Runs of consecutive days with a figure: a band and a line each.
@@ -68,14 +73,8 @@ extension SVGCharts {
                 }
             }
         }
-        s += "<text x=\"\(f(left + pw / 2))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"axis\">day (UTC), each read as of its end</text>"
-        var lx = left
-        for (v, key) in treatments {
-            let name = truncate(key, 18)
-            s += "<rect x=\"\(f(lx))\" y=\"\(f(height - 14))\" width=\"12\" height=\"4\" fill=\"\(color(v))\"/>"
-            s += "<text x=\"\(f(lx + 16))\" y=\"\(f(height - 8))\" class=\"tick\">\(HTMLReportRenderer.escape(name))</text>"
-            lx += 28 + Double(name.count) * 7
-        }
+        s += "<text x=\"\(f(left + pw / 2))\" y=\"\(f(top + ph + 32))\" text-anchor=\"middle\" class=\"axis\">day (UTC), each read as of its end</text>"
+        s += legend.svg
         s += "<text transform=\"translate(12 \(f(top + ph / 2))) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">difference to the control</text>"
         return s + "</svg>"
     }

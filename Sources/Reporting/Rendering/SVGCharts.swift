@@ -2,8 +2,26 @@ import ExperimentDefinitions
 import Foundation
 
 /// Inline SVG charts for the HTML report. Each chart scales to its container (`viewBox`,
-/// width 100%), so it reads on a phone. Every label is HTML-escaped.
+/// width 100%), and is drawn twice: at `wide` for a screen and at `narrow` for a phone, where the
+/// wide one shrunk to the width would shrink its labels past reading; the stylesheet shows the one
+/// that fits. Every label is HTML-escaped and laid out whole inside the chart.
 enum SVGCharts {
+    static let wide = 720.0, narrow = 360.0
+
+    /// `chart` drawn `width` units wide.
+    static func draw(_ chart: ReportDocument.Chart, _ r: Report, width: Double) -> String {
+        switch chart {
+        case .forest: forestPlot(r, width: width)
+        case .conversion: conversionChart(r, width: width)
+        case .revenue: revenueChart(r, width: width)
+        case .forecast: forecastChart(r, r.forecast ?? [], width: width)
+        case .survival: survivalChart(r, width: width)
+        case .allocation: allocationChart(r, width: width)
+        case .segment(let i): segmentForestPlot(r.segments[i], r, width: width)
+        case .timeline: timelineChart(r, width: width)
+        }
+    }
+
     /// Blue for the control, then colours that do not read as "good" (green) or "bad" (red).
     static let palette = ["#4e79a7", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f", "#edc948", "#ff9da7", "#bab0ac", "#59a14f", "#e15759"]
 
@@ -12,13 +30,10 @@ enum SVGCharts {
     static func f(_ x: Double) -> String { String(format: "%.1f", x) }
 
     /// Forest plot: one row per comparison with a relative lift, the point and its interval, a line at 0.
-    static func forestPlot(_ r: Report) -> String {
+    static func forestPlot(_ r: Report, width: Double = wide) -> String {
         let rows = r.comparisons.filter { $0.relativeLift != nil }
         guard !rows.isEmpty else { return "<p class=\"muted\">No lifts to plot (no treatment, or the control's rate is 0).</p>" }
         let labels = rows.map { "\($0.variant) · \(Wording.title($0.metric))" }
-        let rowHeight = 28.0, top = 24.0, width = 720.0
-        let labelWidth = labelColumn(labels)
-        let height = top + Double(rows.count) * rowHeight + 46
         var lo = 0.0, hi = 0.0
         for c in rows {
             lo = min(lo, c.relativeCI?.lower ?? c.relativeLift!, c.relativeLift!)
@@ -27,26 +42,23 @@ enum SVGCharts {
         lo = max(lo, -1); hi = min(hi, 3)
         let pad = max(0.02, (hi - lo) * 0.08)
         lo -= pad; hi += pad
-        let tickValues = ticks(lo, hi, count: 6)
-        let tickLabels = tickValues.map { Wording.signedPercent($0, digits: 0) }
-        let right = rightMargin(ticks: tickLabels)
-        let plotWidth = width - labelWidth - right
-        func x(_ v: Double) -> Double { labelWidth + (min(max(v, lo), hi) - lo) / (hi - lo) * plotWidth }
+        let tickValues = ticks(lo, hi, count: width < wide ? 4 : 6)
+        let rowsLayout = ForestRows(labels: labels, ticks: tickValues.map { Wording.signedPercent($0, digits: 0) }, width: width, rowHeight: 28, top: 24,
+                                    axis: "relative lift against the control (square: primary metric)")
+        let (left, right, height) = (rowsLayout.plotLeft, rowsLayout.right, rowsLayout.height)
+        func x(_ v: Double) -> Double { left + (min(max(v, lo), hi) - lo) / (hi - lo) * (width - left - right) }
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"Relative lift of each variant against the control, with intervals\">"
-        for (t, label) in zip(tickValues, tickLabels) {
-            s += "<line x1=\"\(f(x(t)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(t)))\" y2=\"\(f(height - 42))\" class=\"grid\"/>"
-            s += "<text x=\"\(f(x(t)))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"tick\">\(HTMLReportRenderer.escape(label))</text>"
-        }
-        s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(height - 42))\" class=\"zero\"/>"
+        s += rowsLayout.grid(tickValues.map(x))
+        s += "<line x1=\"\(f(x(0)))\" y1=\"\(f(rowsLayout.top - 12))\" x2=\"\(f(x(0)))\" y2=\"\(f(rowsLayout.plotBottom))\" class=\"zero\"/>"
         let variantIndex = Dictionary(r.variants.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         for (i, c) in rows.enumerated() {
-            let y = top + Double(i) * rowHeight + rowHeight / 2
+            let y = rowsLayout.y(i)
             let col = color(variantIndex[c.variant] ?? i)
             let label = labels[i]
-            s += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"label\">\(HTMLReportRenderer.escape(fit(label, labelWidth - 16)))</text>"
+            s += rowsLayout.label(i)
             if let ci = c.relativeCI {
                 s += "<line x1=\"\(f(x(ci.lower)))\" y1=\"\(f(y))\" x2=\"\(f(x(ci.upper)))\" y2=\"\(f(y))\" stroke=\"\(col)\" stroke-width=\"3\"/>"
-                if ci.lower < lo { s += "<text x=\"\(f(labelWidth + 2))\" y=\"\(f(y + 4))\" class=\"tick\">◀</text>" }
+                if ci.lower < lo { s += "<text x=\"\(f(left + 2))\" y=\"\(f(y + 4))\" class=\"tick\">◀</text>" }
                 if ci.upper > hi { s += "<text x=\"\(f(width - right - 8))\" y=\"\(f(y + 4))\" class=\"tick\">▶</text>" }
             }
             let shape = c.metric == r.primaryMetric ? "<rect x=\"\(f(x(c.relativeLift!) - 6))\" y=\"\(f(y - 6))\" width=\"12\" height=\"12\" fill=\"\(col)\"/>"
@@ -54,21 +66,24 @@ enum SVGCharts {
             s += shape
             s += "<title>\(HTMLReportRenderer.escape("\(label): \(Wording.signedPercent(c.relativeLift)) \(Wording.liftInterval(c.relativeCI))"))</title>"
         }
-        s += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 8))\" text-anchor=\"middle\" class=\"axis\">relative lift against the control (square: primary metric)</text>"
+        s += rowsLayout.axisTitle
         return s + "</svg>"
     }
 
     /// Lines of (x, y) per series with axes. `yPercent` labels the y axis in percent.
     static func lineChart(series: [(name: String, color: String, points: [(Double, Double)], step: Bool)], xMax: Double, yMin: Double, yMax: Double,
                           xLabel: String, yLabel: String, aria: String, yTick: ((Double) -> String)? = nil,
-                          extensions: [(color: String, from: (Double, Double), to: Double, lower: Double, upper: Double)] = []) -> String {
+                          extensions: [(color: String, from: (Double, Double), to: Double, lower: Double, upper: Double)] = [],
+                          width: Double = wide) -> String {
         let yTicks = ticks(yMin, yMax, count: 5)
         let yLabels = yTicks.map { yTick?($0) ?? Wording.percent($0, digits: yMax - yMin < 0.05 ? 1 : 0) }
         // The y axis title (rotated, centred at x = 12) takes the first 20 units; the tick labels, right-aligned
         // 6 units left of the plot, take their own width: the plot starts after both, so neither is cut or overlaps.
-        let width = 720.0, height = 320.0, right = 16.0, top = 16.0, bottom = 58.0
+        let right = 16.0, top = 16.0, bottom = 58.0, ph = 246.0
         let left = max(56, 20 + textWidth(yLabels.max { $0.count < $1.count } ?? "", size: 11) + 10)
-        let pw = width - left - right, ph = height - top - bottom
+        let pw = width - left - right
+        let legend = Self.legend(series.map { ($0.name, $0.color) }, left: left, width: width, top: top + ph + 44)
+        let height = top + ph + bottom + legend.extra
         func x(_ v: Double) -> Double { left + min(max(v, 0), xMax) / xMax * pw }
         func y(_ v: Double) -> Double { top + (1 - (min(max(v, yMin), yMax) - yMin) / (yMax - yMin)) * ph }
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLReportRenderer.escape(aria))\">"
@@ -76,7 +91,7 @@ enum SVGCharts {
             s += "<line x1=\"\(f(left))\" y1=\"\(f(y(t)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(t)))\" class=\"grid\"/>"
             s += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\" class=\"tick\">\(HTMLReportRenderer.escape(label))</text>"
         }
-        for t in ticks(0, xMax, count: 6) {
+        for t in ticks(0, xMax, count: width < wide ? 4 : 6) {
             s += "<text x=\"\(f(x(t)))\" y=\"\(f(top + ph + 16))\" text-anchor=\"middle\" class=\"tick\">\(Int(t.rounded()))</text>"
         }
         s += "<line x1=\"\(f(left))\" y1=\"\(f(top + ph))\" x2=\"\(f(width - right))\" y2=\"\(f(top + ph))\" class=\"axisline\"/>"
@@ -98,30 +113,23 @@ enum SVGCharts {
             }
             s += "<path d=\"\(d)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2.5\"><title>\(HTMLReportRenderer.escape(line.name))</title></path>"
         }
-        s += "<text x=\"\(f(left + pw / 2))\" y=\"\(f(height - 26))\" text-anchor=\"middle\" class=\"axis\">\(HTMLReportRenderer.escape(xLabel))</text>"
-        // Legend under the axis label.
-        var lx = left
-        for line in series {
-            let name = truncate(line.name, 18)
-            s += "<rect x=\"\(f(lx))\" y=\"\(f(height - 14))\" width=\"12\" height=\"4\" fill=\"\(line.color)\"/>"
-            s += "<text x=\"\(f(lx + 16))\" y=\"\(f(height - 8))\" class=\"tick\">\(HTMLReportRenderer.escape(name))</text>"
-            lx += 28 + Double(name.count) * 7
-        }
+        s += "<text x=\"\(f(left + pw / 2))\" y=\"\(f(top + ph + 32))\" text-anchor=\"middle\" class=\"axis\">\(HTMLReportRenderer.escape(xLabel))</text>"
+        s += legend.svg
         s += "<text transform=\"translate(12 \(f(top + ph / 2))) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">\(HTMLReportRenderer.escape(yLabel))</text>"
         return s + "</svg>"
     }
 
     /// A bandit's weights over time: one step line per arm, each period's weight from its start.
-    static func allocationChart(_ r: Report) -> String {
+    static func allocationChart(_ r: Report, width: Double = wide) -> String {
         guard let a = r.allocation, !a.periods.isEmpty else { return "<p class=\"muted\">No allocation period yet.</p>" }
         let series = a.variants.enumerated().map { v, key in
             (name: key, color: color(v), points: a.periods.map { (Double($0.index), $0.weights[v] / max(1e-300, $0.weights.reduce(0, +))) } + [(Double(a.periods.count), a.periods.last!.weights[v] / max(1e-300, a.periods.last!.weights.reduce(0, +)))], step: true)
         }
         return lineChart(series: series, xMax: Double(a.periods.count), yMin: 0, yMax: 1,
-                         xLabel: "allocation period", yLabel: "weight", aria: "Each arm's weight per allocation period")
+                         xLabel: "allocation period", yLabel: "weight", aria: "Each arm's weight per allocation period", width: width)
     }
 
-    static func conversionChart(_ r: Report) -> String {
+    static func conversionChart(_ r: Report, width: Double = wide) -> String {
         var yMax = 0.0
         let series = r.conversionByDay.enumerated().map { i, curve in
             let pts = curve.points.filter { $0.users >= 20 }.compactMap { p in p.rate.map { (Double(p.day), $0) } }
@@ -130,12 +138,12 @@ enum SVGCharts {
         }
         guard series.contains(where: { !$0.points.isEmpty }) else { return "<p class=\"muted\">No users yet.</p>" }
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
-                         xLabel: "days since first exposure", yLabel: "paid so far", aria: "Cumulative paid conversion by day since first exposure, per variant")
+                         xLabel: "days since first exposure", yLabel: "paid so far", aria: "Cumulative paid conversion by day since first exposure, per variant", width: width)
     }
 
     /// Realised LTV: cumulative net revenue per exposed user by day since first exposure, per variant,
     /// each user counted for the days followed; a curve stops where fewer than 20 users were followed that long.
-    static func revenueChart(_ r: Report) -> String {
+    static func revenueChart(_ r: Report, width: Double = wide) -> String {
         var yMax = 0.0
         let series = r.revenueByDay.enumerated().map { i, curve in
             let pts = curve.points.filter { $0.users >= 20 }.compactMap { p in p.revenuePerUser.map { (Double(p.day), $0) } }
@@ -145,12 +153,12 @@ enum SVGCharts {
         guard series.contains(where: { !$0.points.isEmpty }), yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: Double(VariantTally.curveDays), yMin: 0, yMax: niceMax(yMax),
                          xLabel: "days since first exposure", yLabel: "gross revenue per user", aria: "Cumulative gross revenue per exposed user by day since first exposure, per variant",
-                         yTick: { Wording.money($0, in: r.currency) })
+                         yTick: { Wording.money($0, in: r.currency) }, width: width)
     }
 
     /// The realised revenue-per-user curve of each arm, extended from its last point to the horizon by the
     /// forecast (dashed) with the forecast's 90% interval as a shaded wedge.
-    static func forecastChart(_ r: Report, _ forecasts: [ArmForecast]) -> String {
+    static func forecastChart(_ r: Report, _ forecasts: [ArmForecast], width: Double = wide) -> String {
         let horizon = Double(forecasts.first?.horizonDays ?? 365)
         var yMax = 0.0
         var series: [(name: String, color: String, points: [(Double, Double)], step: Bool)] = []
@@ -168,10 +176,10 @@ enum SVGCharts {
         guard yMax > 0 else { return "<p class=\"muted\">No revenue yet.</p>" }
         return lineChart(series: series, xMax: horizon, yMin: 0, yMax: niceMax(yMax), xLabel: "days since first exposure",
                          yLabel: "gross revenue per user", aria: "Realised gross revenue per user by day, extended by the forecast to day \(Int(horizon)) with its 90% interval, per variant",
-                         yTick: { Wording.money($0, in: r.currency) }, extensions: extensions)
+                         yTick: { Wording.money($0, in: r.currency) }, extensions: extensions, width: width)
     }
 
-    static func survivalChart(_ r: Report) -> String {
+    static func survivalChart(_ r: Report, width: Double = wide) -> String {
         var minS = 1.0, maxDay = 1.0
         let series = r.survival.curves.enumerated().map { i, curve in
             let pts = [(0.0, 1.0)] + curve.steps.map { ($0.day, $0.survival) }
@@ -185,7 +193,7 @@ enum SVGCharts {
         let extended = series.map { s in (name: s.name, color: s.color, points: s.points.filter { $0.0 <= xMax } + [(xMax, s.points.last(where: { $0.0 <= xMax })?.1 ?? 1)], step: true) }
         let yMin = max(0, ((minS - 0.05) * 10).rounded(.down) / 10)
         return lineChart(series: extended, xMax: xMax, yMin: yMin, yMax: 1, xLabel: "days since trial start",
-                         yLabel: "still subscribed", aria: "Kaplan-Meier survival of subscriptions from trial start, per variant")
+                         yLabel: "still subscribed", aria: "Kaplan-Meier survival of subscriptions from trial start, per variant", width: width)
     }
 
     static func niceMax(_ v: Double) -> Double {

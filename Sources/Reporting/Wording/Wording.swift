@@ -171,6 +171,14 @@ public enum Wording {
 
     static func date(_ d: Date) -> String { RFC3339.format(d) }
 
+    /// A bandit's weights in force, at a glance: "Weights now (period 14, from 2026-11-16): warm 42%, dawn 30%, …".
+    static func weightsNow(_ a: AllocationResult) -> String {
+        guard let last = a.periods.last else { return "No allocation period yet." }
+        let total = max(1e-300, last.weights.reduce(0, +))
+        let shares = zip(a.variants, last.weights).map { "\($0) \(Int(($1 / total * 100).rounded()))%" }
+        return "Weights now (period \(last.index), from \(RFC3339.formatDay(last.from))): " + shares.joined(separator: ", ") + "."
+    }
+
     /// `decision.eta` in words, the same in every format; nil once the verdict is a decision (ship or
     /// stop) before the planned size, where "a decision can be expected by" would contradict it.
     static func eta(_ r: Report) -> String? {

@@ -92,25 +92,33 @@ struct ConsoleDigest: Sendable, Equatable {
     /// arm, health, safeguards, weights.
     static func cells(_ r: Report) -> String {
         let esc = ConsolePage.escape
+        func cell(_ column: Int, _ html: String, attributes: String = "") -> String { ConsoleOverview.cell(column, html, attributes: attributes) }
         let summary = ReportSummary(r)
-        var b = "<td class=\"num\">\(r.users)</td>"
-        b += "<td><span class=\"verdict-\(esc(summary.verdictCode))\">\(esc(summary.verdict))</span>"
-        if let eta = summary.eta { b += "<br><span class=\"ci\">\(esc(eta))</span>" }
-        b += "</td><td><span class=\"ci\">\(esc(summary.primaryMetric))</span><ul class=\"arms\">"
-        for arm in summary.arms {
-            b += "<li><code>\(esc(arm.variant))</code> \(esc(arm.difference)) <span class=\"ci\">\(esc(arm.interval))</span> \(intervalPlot(arm))</li>"
-        }
-        b += "</ul></td>"
+        var verdict = "<span class=\"verdict-\(esc(summary.verdictCode))\">\(esc(summary.verdict))</span>"
+        if let eta = summary.eta { verdict += "<br><span class=\"ci\">\(esc(eta))</span>" }
+        let arms = summary.arms.map { arm in
+            "<li><code>\(esc(arm.variant))</code> \(esc(arm.difference)) <span class=\"ci\">\(esc(arm.interval))</span> \(intervalPlot(arm))</li>"
+        }.joined()
         let alerts = r.health.filter { $0.level == .alert }.count, warnings = r.health.filter { $0.level == .warning }.count
-        b += "<td>\(alerts == 0 && warnings == 0 ? "ok" : "\(alerts) alert\(alerts == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")</td>"
         let stops = r.safeguards.filter(\.inForce)
-        b += "<td>\(stops.isEmpty ? "—" : stops.map { "<code>\(esc($0.arm))</code> stopped on \(esc($0.metric))" }.joined(separator: "<br>"))</td>"
-        if let a = r.allocation, let last = a.periods.last {
-            b += "<td>" + zip(a.variants, last.weights).map { "<code>\(esc($0))</code> \(String(format: "%.2f", $1))" }.joined(separator: "<br>") + "</td>"
-        } else {
-            b += "<td>—</td>"
-        }
-        return b
+        return cell(5, String(r.users), attributes: " class=\"num\"")
+            + cell(6, verdict, attributes: " class=\"verdict-cell\"")
+            + cell(7, "<span class=\"ci\">\(esc(summary.primaryMetric))</span><ul class=\"arms\">\(arms)</ul>", attributes: " class=\"metric-cell\"")
+            + cell(8, alerts == 0 && warnings == 0 ? "ok" : "\(alerts) alert\(alerts == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            + cell(9, stops.isEmpty ? "—" : stops.map { "<code>\(esc($0.arm))</code> stopped on \(esc($0.metric))" }.joined(separator: "<br>"))
+            + cell(10, r.allocation.flatMap { a in a.periods.last.map { weights(a.variants, $0.weights) } } ?? "—")
+    }
+
+    /// A bandit's weights, read at a glance: each arm's share in percent with a bar of that length
+    /// in the arm's colour (the charts' colours; the figures are in the text beside it).
+    static func weights(_ variants: [String], _ weights: [Double]) -> String {
+        let total = max(1e-300, weights.reduce(0, +))
+        return "<ul class=\"arms weights\">" + zip(variants, weights).enumerated().map { i, arm in
+            let percent = arm.1 / total * 100
+            return "<li><code>\(ConsolePage.escape(arm.0))</code> \(Int(percent.rounded()))%"
+                + "<svg class=\"weight\" viewBox=\"0 0 100 8\" aria-hidden=\"true\"><rect class=\"track\" width=\"100\" height=\"8\"/>"
+                + "<rect width=\"\(String(format: "%.1f", percent))\" height=\"8\" fill=\"\(HTMLReportRenderer.chartColor(i))\"/></svg></li>"
+        }.joined() + "</ul>"
     }
 
     /// A small plot of an arm's interval around zero (SVG presentation attributes, no style);

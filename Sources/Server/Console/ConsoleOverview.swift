@@ -91,24 +91,34 @@ struct ConsoleOverview: Responder {
         if let computed { b += ", computed from \(esc(computed.rfc3339)) by the server that keeps them fresh (after new events, at most every \(Metrics.format(refreshSeconds)) s)" }
         b += "</p>"
         b += ConsoleFailedNotifications.section(failed)
-        b += "<div class=\"scroll\"><table><thead><tr><th>experiment</th><th>status</th><th>placements</th><th>start</th><th>days</th><th>people</th>"
-        b += "<th>verdict</th><th>primary metric: difference (interval)</th><th>health</th><th>safeguards</th><th>weights</th></tr></thead><tbody>"
+        b += HTMLReportRenderer.scrollBox(label: "Every experiment") + "<table class=\"overview\"><thead><tr>"
+        b += columns.map { "<th>\(esc($0))</th>" }.joined() + "</tr></thead><tbody>"
         for (e, entry, needs) in ordered(entries, now: now) {
             let placements = snapshot.catalog.placements.filter { $0.audiences.contains { $0.experimentID == e.id } }.map(\.id)
+            var name = "<a href=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))\">\(esc(e.name))</a><br><code>\(esc(e.id))</code>"
+            if !needs.isEmpty { name += "<br><span class=\"error\">needs someone: \(esc(needs.joined(separator: "; ")))</span>" }
             b += needs.isEmpty ? "<tr>" : "<tr class=\"needs\">"
-            b += "<td><a href=\"/experiments/\(esc(ConsolePage.percentEncode(e.id)))\">\(esc(e.name))</a><br><code>\(esc(e.id))</code>"
-            if !needs.isEmpty { b += "<br><span class=\"error\">needs someone: \(esc(needs.joined(separator: "; ")))</span>" }
-            b += "</td><td>\(esc(e.status.rawValue))</td><td>\(placements.map { "<code>\(esc($0))</code>" }.joined(separator: " "))</td>"
-            b += "<td>\(esc(e.start.map { String(RFC3339.format($0).prefix(10)) } ?? "—"))</td>"
-            b += "<td class=\"num\">\(e.start.map { String(max(0, Int(now.timeIntervalSince($0) / 86_400))) } ?? "—")</td>"
+            b += cell(0, name) + cell(1, esc(e.status.rawValue)) + cell(2, placements.map { "<code>\(esc($0))</code>" }.joined(separator: " "))
+            b += cell(3, esc(e.start.map { String(RFC3339.format($0).prefix(10)) } ?? "—"))
+            b += cell(4, e.start.map { String(max(0, Int(now.timeIntervalSince($0) / 86_400))) } ?? "—", attributes: " class=\"num\"")
             if let entry {
                 b += entry.digest.cells
             } else {
-                b += "<td colspan=\"6\" class=\"muted\">No figures stored yet: the server that keeps them fresh computes them after it starts and after new events.</td>"
+                b += cell(5, "No figures stored yet: the server that keeps them fresh computes them after it starts and after new events.",
+                          attributes: " colspan=\"6\" class=\"muted\"")
             }
             b += "</tr>"
         }
         b += "</tbody></table></div>"
         return b
+    }
+
+    static let columns = ["experiment", "status", "placements", "start", "days", "people", "verdict", "primary metric: difference (interval)",
+                          "health", "safeguards", "weights"]
+
+    /// One cell of the overview, naming its column, so a phone can show a row as a card (the
+    /// stylesheet hides the header there).
+    static func cell(_ column: Int, _ html: String, attributes: String = "") -> String {
+        "<td data-label=\"\(ConsolePage.escape(columns[column]))\"\(attributes)>\(html)</td>"
     }
 }

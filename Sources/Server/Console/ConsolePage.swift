@@ -20,24 +20,41 @@ enum ConsolePage {
 
     /// A whole page: `title` and `main` (HTML already escaped where written).
     static func html(title: String, viewer: ConsoleViewer?, main: String) -> String {
-        var b = """
+        var bar = "<nav class=\"bar\" aria-label=\"Console\"><span><a href=\"/\"><strong>abctl</strong></a> · <a href=\"/\">Experiments</a> · <a href=\"/placements\">Placements</a></span>"
+        if let viewer, let token = viewer.formToken {
+            bar += "<span class=\"who\">signed in as \(escape(viewer.name ?? ""))</span>"
+            bar += "<form method=\"post\" action=\"/logout\"><input type=\"hidden\" name=\"form_token\" value=\"\(escape(token))\"><button type=\"submit\">Sign out</button></form>"
+        }
+        return document(title: title, top: bar + "</nav>", main: main)
+    }
+
+    /// The HTML around a page: the head (the stylesheet and the script, by their hashed paths), a
+    /// link that skips to the content for keyboard users, `top` (the bar, or nothing) and `main`.
+    /// Under `Referrer-Policy: no-referrer` a browser posts a form with `Origin: null`, which every
+    /// POST refuses: the page's own policy, `same-origin`, lets it send its origin to this console
+    /// and still nothing to any other site.
+    static func document(title: String, top: String, main: String) -> String {
+        """
         <!DOCTYPE html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="referrer" content="same-origin">
         <title>\(escape(title)) — abctl</title>
-        <link rel="stylesheet" href="\(ConsoleStylesheet.path)">
+        <link rel="stylesheet" href="\(ConsoleStylesheet.asset.path)">
+        <script src="\(ConsoleScript.asset.path)" defer></script>
         </head>
         <body>
-        <nav class="bar" aria-label="Console"><span><a href="/"><strong>abctl</strong></a> · <a href="/">Experiments</a> · <a href="/placements">Placements</a></span>
+        <a class="skip" href="#main">Skip to the content</a>
+        \(top)
+        <main id="main" tabindex="-1">
+        \(main)
+        </main>
+        </body>
+        </html>
+
         """
-        if let viewer, let token = viewer.formToken {
-            b += "<span class=\"who\">signed in as \(escape(viewer.name ?? ""))</span>"
-            b += "<form method=\"post\" action=\"/logout\"><input type=\"hidden\" name=\"form_token\" value=\"\(escape(token))\"><button type=\"submit\">Sign out</button></form>"
-        }
-        b += "</nav>\n<main>\n" + main + "\n</main>\n</body>\n</html>\n"
-        return b
     }
 
     /// An HTML answer with the console's headers.

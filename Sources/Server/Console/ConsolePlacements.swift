@@ -55,7 +55,8 @@ struct ConsolePlacements: Responder {
             } else {
                 b += "<p class=\"error\">The exposures could not be read from the event store; retry in a moment.</p>"
             }
-            b += "<div class=\"scroll\"><table><thead><tr>"
+            // Its audiences' order is the order they are read in: class `ordered` keeps the script from sorting it.
+            b += HTMLReportRenderer.scrollBox(label: "Audiences of \(placement.id)") + "<table class=\"ordered\"><thead><tr>"
             b += "<th>#</th><th>audience</th><th>condition</th><th>shows</th><th>share of exposures, last \(windowDays) days</th></tr></thead><tbody>"
             for (n, audience) in placement.audiences.enumerated() {
                 b += "<tr><td class=\"num\">\(n + 1)</td><td>\(esc(audience.name))</td>"

@@ -26,8 +26,8 @@ enum ConsoleRoutes {
               make: { ConsoleSignIn(gate: $0.console, log: $0.log) }),
         .init("POST", "/logout", access: .open, document: page("consoleSignOut", "Revoke the session."),
               make: { ConsoleSignOut(gate: $0.console) }),
-        .init("GET", "/assets/{file}", access: .open, document: page("consoleAsset", "The stylesheet, under its content hash."),
-              make: { _ in ConsoleStylesheetHandler() }),
+        .init("GET", "/assets/{file}", access: .open, document: page("consoleAsset", "The stylesheet and the script, under their content hashes."),
+              make: { _ in ConsoleAssetHandler() }),
     ]
 
     /// The request headers the console reads (the transport copies only the ones asked for).

@@ -64,22 +64,6 @@ struct ConsoleSharePage: Responder {
 
     /// A page without the console's links: a shared report leads nowhere else.
     static func html(title: String, main: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(ConsolePage.escape(title)) — abctl</title>
-        <link rel="stylesheet" href="\(ConsoleStylesheet.path)">
-        </head>
-        <body>
-        <main>
-        \(main)
-        </main>
-        </body>
-        </html>
-
-        """
+        ConsolePage.document(title: title, top: "", main: main)
     }
 }

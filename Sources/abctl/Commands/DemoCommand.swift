@@ -126,6 +126,7 @@ enum DemoCommand {
         print(indent(SafeguardsCommand.inForceText(stops)))
 
         print("\n" + DemoSummary.text(reports, holdouts: holdouts, products: catalog.products, login: truth.population.login, asOf: asOf, out: out))
+        print(tour.console)
         return .success
     }
 
@@ -141,10 +142,22 @@ enum DemoCommand {
         }
 
         func command(_ words: [String], now: String? = nil, withExperiments: Bool = true) {
+            print("   $ " + (now.map { "ABCTL_NOW=\($0) " } ?? "") + line(words, withExperiments: withExperiments))
+        }
+
+        /// `abctl WORDS`, with the experiments folder and database where they are not the defaults.
+        func line(_ words: [String], withExperiments: Bool = true) -> String {
             var line = words
             if withExperiments && experiments != "Experiments" { line += ["--experiments", experiments] }
             if words.first != "validate" && db != "abctl.sqlite" { line += ["--db", Self.withoutPassword(db)] }
-            print("   $ " + (now.map { "ABCTL_NOW=\($0) " } ?? "") + "abctl " + line.map(Self.shellWord).joined(separator: " "))
+            return "abctl " + line.map(Self.shellWord).joined(separator: " ")
+        }
+
+        /// How to open the console on the demo's data: `abctl serve` on loopback needs no key, and
+        /// reads the data as of the end of the story, as the reports do. (Not a step of the tour:
+        /// the server runs until stopped.)
+        var console: String {
+            "Open the console on this data (on loopback it needs no key):\n  \(line(["serve", "--port", "8080"]))\n  then http://127.0.0.1:8080/ in a browser"
         }
 
         /// A PostgreSQL URL's password never reaches the output: the command shows `PASSWORD` in its place.

@@ -134,6 +134,78 @@ struct ConsolePagesTests {
         #expect(await browser.request("GET", "/assets/console-0000000000000000.css").status == 404)
     }
 
+    /// The one script: linked by every page (signed out and shared ones too), served under the first
+    /// 16 hex digits of its SHA-256, cached for a year; the stylesheet's name is its hash the same way.
+    @Test func theScriptIsServedUnderItsHashAndCachedForAYear() async throws {
+        let browser = try await Self.signedIn()
+        let tag = #"<script src="/assets/console-[0-9a-f]{16}\.js" defer></script>"#
+        let page = await browser.request("GET", "/").text
+        let link = try #require(page.range(of: tag, options: .regularExpression))
+        let path = String(page[link].dropFirst(#"<script src=""#.count).prefix { $0 != "\"" })
+        for target in ["/placements", "/experiments/chorus-voice"] {
+            #expect(await browser.request("GET", target).text.components(separatedBy: "<script").count == 2, "\(target)")
+        }
+        #expect(await ConsoleBrowser(browser.server).request("GET", "/login").text.contains(path))
+        let js = await browser.request("GET", path)
+        #expect(js.status == 200)
+        #expect(js.headers["content-type"] == "text/javascript; charset=utf-8")
+        #expect(js.headers["cache-control"] == "public, max-age=31536000, immutable")
+        ConsoleSignInTests.expectConsoleHeaders(js, noStore: false)
+        #expect(path == "/assets/console-\(try Self.sha256(js.body).prefix(16)).js")
+        #expect(js.text.contains("aria-sort"))
+        #expect(await ConsoleBrowser(browser.server).request("GET", path).status == 200)
+        #expect(await browser.request("GET", "/assets/console-0000000000000000.js").status == 404)
+        // The stylesheet's name is its hash too.
+        let css = try #require(page.range(of: #"/assets/console-[0-9a-f]{16}\.css"#, options: .regularExpression))
+        #expect(String(page[css]) == "/assets/console-\(try Self.sha256(await browser.request("GET", String(page[css])).body).prefix(16)).css")
+    }
+
+    /// Every page starts with a link that skips to its content, and names every wide table's box
+    /// and puts it in the tab order, so a keyboard can scroll it.
+    @Test func pagesCanBeReadWithTheKeyboardAlone() async throws {
+        let browser = try await Self.signedIn()
+        for target in ["/", "/placements", "/experiments/chorus-voice"] {
+            let page = await browser.request("GET", target).text
+            #expect(page.contains("<a class=\"skip\" href=\"#main\">Skip to the content</a>"), "\(target)")
+            #expect(page.contains("<main id=\"main\" tabindex=\"-1\">"), "\(target)")
+            let boxes = page.components(separatedBy: "<div class=\"scroll\"").count - 1
+            #expect(boxes > 0 && page.components(separatedBy: "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"").count - 1 == boxes, "\(target)")
+        }
+        let overview = await browser.request("GET", "/").text
+        #expect(overview.contains("aria-label=\"Every experiment\""))
+        // A bandit's weights at a glance: each arm's share in percent, with a bar.
+        #expect(overview.range(of: #"<ul class="arms weights"><li><code>warm</code> [0-9]+%<svg class="weight""#, options: .regularExpression) != nil)
+        let placements = await browser.request("GET", "/placements").text
+        #expect(placements.contains("aria-label=\"Audiences of onboarding_end\"><table class=\"ordered\">"))
+    }
+
+    /// `Referrer-Policy: no-referrer` makes a browser post forms with `Origin: null`, which every POST
+    /// refuses (the browser test could not sign in): each page's own policy lets it send its origin.
+    @Test func everyPageLetsTheBrowserSendItsOriginWithItsForms() async throws {
+        let browser = try await Self.signedIn()
+        let signedOut = ConsoleBrowser(browser.server)
+        for page in [await browser.request("GET", "/"), await browser.request("GET", "/placements"),
+                     await browser.request("GET", "/experiments/chorus-voice"), await signedOut.request("GET", "/login")] {
+            #expect(page.headers["referrer-policy"] == "no-referrer")
+            #expect(page.text.contains("<meta name=\"referrer\" content=\"same-origin\">"))
+        }
+    }
+
+    /// The SHA-256 of `bytes` in hex, by coreutils' `sha256sum`.
+    static func sha256(_ bytes: [UInt8]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: out, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+    }
+
     @Test func textFromFilesIsEscapedWhereItIsWritten() async throws {
         let hostile = #"<script>alert(1)</script><img src=x onerror="alert(2)">"#
         let browser = try await Self.signedIn { folder in
@@ -156,7 +228,7 @@ struct ConsolePagesTests {
         for target in ["/", "/placements", "/experiments/chorus-voice", "/experiments/chorus-voice?alpha=0.7", "/experiments/" + ConsoleBrowser.encode("<script>")] {
             let page = await browser.request("GET", target)
             #expect(page.status != 303, "\(target)")
-            #expect(!page.text.contains("<script"), "\(target)")
+            #expect(!Self.withoutOwnScript(page.text).contains("<script"), "\(target)")
             #expect(!page.text.contains("<img"), "\(target)")
             #expect(!page.text.contains("onerror=\""), "\(target)")
             Self.expectNoInlineScriptOrStyle(page.text)
@@ -179,7 +251,13 @@ struct ConsolePagesTests {
         #expect(await browser.server.request("GET", "/v1/experiments", headers: ["Cookie": cookie]).status == 401)
     }
 
+    /// `html` without the one script tag a page may hold: the console's own, by its hashed path.
+    static func withoutOwnScript(_ html: String) -> String {
+        html.replacingOccurrences(of: #"<script src="/assets/console-[0-9a-f]{16}\.js" defer></script>"#, with: "", options: .regularExpression)
+    }
+
     static func expectNoInlineScriptOrStyle(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let html = withoutOwnScript(html)
         #expect(!html.contains("<script"), sourceLocation: sourceLocation)
         #expect(!html.contains("<style"), sourceLocation: sourceLocation)
         #expect(!html.contains("style="), sourceLocation: sourceLocation)
