@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv
 VENV         := .venv
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps venv build release demo test test-build test-browser bench clean
+.PHONY: deps venv build release demo test test-build test-browser package-build client-build bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -37,9 +37,10 @@ demo: release
 END_TO_END := EndToEndTests|AbctlClientTests
 END_TO_END_WIDTH := 4
 
-# The venv is made while Swift compiles: pip mostly waits on downloads.
+# The venv is made while Swift compiles: pip mostly waits on downloads. The app's package (Client/)
+# compiles beside the main build, in the moments the main build waits on one module or one link.
 test: deps
-	$(MAKE) --no-print-directory -j2 venv test-build
+	$(MAKE) --no-print-directory -j3 venv package-build client-build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
 	$(SWIFT) test --skip-build --skip '$(END_TO_END)'
 	ABCTL_BIN=$(CURDIR)/.build/debug/abctl $(SWIFT) test --skip-build --filter '$(END_TO_END)' --experimental-maximum-parallelization-width $(END_TO_END_WIDTH)
@@ -50,10 +51,14 @@ test: deps
 test-browser: deps venv
 	ABCTL_BIN=$(CURDIR)/.build/debug/abctl timeout 150 $(VENV)/bin/python Tests/Browser/console_in_a_browser.py
 
-# Every target with the tests; then the package an app adds (Client/), built alone from its own
-# folder: no system library, no C headers.
-test-build:
+# Every target with the tests, and the package an app adds (Client/), built alone from its own
+# folder: no system library, no C headers. The two builds share nothing, so they may run at once.
+test-build: package-build client-build
+
+package-build:
 	$(SWIFT) build --build-tests
+
+client-build:
 	cd Client && $(SWIFT) build
 
 # Every benchmark script prints its figures next to its reference (C, sqlite3, nginx) from the same run.
