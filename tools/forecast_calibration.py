@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Calibration of the revenue forecast through the real binary (docs/Forecast.md).
 
-    python3 tools/forecast_calibration.py [--abctl .build/release/abctl] [--seeds 200] [--users 8000] [--jobs 2]
+    python3 tools/forecast_calibration.py [--abctl .build/release/abctl] [--seeds 200] [--users 8000] [--jobs 2] [--at 90]
 
 For each seed: `abctl simulate` a two-arm experiment (3-day and 7-day trials, monthly plans only) whose
 payers renew with a per-payer churn probability drawn from Beta(alpha, beta), users arriving over 60 days
-and events observed for 420 days more; then `abctl forecast backtest --at 90 --format json`. The true
+and events observed for 420 days more; then `abctl forecast backtest --at DAYS --format json` (`--at`, 90 by default). The true
 365-day revenue per user of each arm is computed here from the truth, not from the simulation's events:
 
     P(paid) * (1 - refund) * price * sum_{j=0..J-1} S(j),   S(j) = E[prod_{t=1..j} (1 - min(1, theta f^(t-1)))]
@@ -81,7 +81,7 @@ def run_seed(args, scenario, seed):
         json.dump(t, open(d + "/truth.json", "w"))
         subprocess.run([args.abctl, "simulate", "--users", str(args.users), "--days", "60", "--tail-days", "420", "--seed", str(seed),
                         "--truth", d + "/truth.json", "--experiments", d + "/exp", "--db", d + "/fc.sqlite"], check=True, capture_output=True)
-        out = subprocess.run([args.abctl, "forecast", "backtest", "fc", "--at", "90", "--format", "json", "--experiments", d + "/exp",
+        out = subprocess.run([args.abctl, "forecast", "backtest", "fc", "--at", str(args.at), "--format", "json", "--experiments", d + "/exp",
                               "--db", d + "/fc.sqlite"], check=True, capture_output=True, env=dict(os.environ, ABCTL_NOW="2027-03-01T00:00:00Z"))
         return json.loads(out.stdout)[0]["arms"]
 
@@ -92,6 +92,7 @@ def main():
     p.add_argument("--seeds", type=int, default=200)
     p.add_argument("--users", type=int, default=8000)
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--at", type=int, default=90, help="days after the start the forecast is made")
     p.add_argument("--scenario", choices=list(SCENARIOS) + ["all"], default="all")
     args = p.parse_args()
     for scenario in (SCENARIOS if args.scenario == "all" else [args.scenario]):
@@ -116,7 +117,7 @@ def main():
                     print(f"  {scenario}: after {done} seeds, {covered} of {len(errors)} covered, bdw chosen in {bdw_chosen}", file=sys.stderr, flush=True)
         e = np.array(errors)
         print(f"{scenario}: true 365-day revenue per user " + ", ".join(f"{k} {v:.4f}" for k, v in true.items()))
-        print(f"  {len(e)} forecasts at day 90 ({args.seeds} seeds x 2 arms, {args.users} users a seed; {nulls} null)")
+        print(f"  {len(e)} forecasts at day {args.at} ({args.seeds} seeds x 2 arms, {args.users} users a seed; {nulls} null)")
         print(f"  90% interval covers the truth: {covered / len(e):.3f} ({covered} of {len(e)})")
         print(f"  bdw chosen in {bdw_chosen} of {args.seeds} seeds ({bdw_chosen / args.seeds:.3f})")
         print(f"  median |error| {np.median(np.abs(e)):.4f}, mean |error| {np.mean(np.abs(e)):.4f}, mean error (bias) {np.mean(e):+.4f}")

@@ -125,5 +125,5 @@ enum BanditAnalysis {
         return decision
     }
 
-    static func percent(_ p: Double) -> String { String(format: "%.1f%%", p * 100) }
+    static func percent(_ p: Double) -> String { Wording.share(p, digits: 1) }
 }

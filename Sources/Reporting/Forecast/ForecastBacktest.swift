@@ -97,5 +97,5 @@ public enum ForecastBacktest {
         }
     }
 
-    static func percent(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
+    static func percent(_ x: Double) -> String { Wording.share(x, digits: 1) }
 }

@@ -81,12 +81,14 @@ public enum Wording {
         return String(format: "%.\(digits)f%%", x * 100)
     }
 
-    /// A share in whole percent that never rounds a few to none or nearly all to all:
-    /// "43%", "under 1%", "over 99%", "0%" only for none. Public for the console's pages.
-    public static func share(_ x: Double) -> String {
-        if x > 0 && x < 0.01 { return "under 1%" }
-        if x < 1 && x > 0.99 { return "over 99%" }
-        return percent(x, digits: 0)
+    /// A share in percent with `digits` decimals that never rounds a few to none or nearly all to all:
+    /// "43%", "under 1%", "over 99%" ("under 0.1%", "over 99.9%" with one decimal), "0%" only for
+    /// none, "100%" only for all. Public for the console's pages.
+    public static func share(_ x: Double, digits: Int = 0) -> String {
+        let step = pow(10, -Double(digits)) / 100
+        if x > 0 && x < step { return "under " + percent(step, digits: digits) }
+        if x < 1 && x > 1 - step { return "over " + percent(1 - step, digits: digits) }
+        return percent(x, digits: digits)
     }
 
     static func signedPercent(_ x: Double?, digits: Int = 1) -> String {
