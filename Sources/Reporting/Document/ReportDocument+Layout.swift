@@ -66,7 +66,7 @@ extension ReportDocument {
                                .table(Table(columns: columns, rows: rows))]
         if let chance = a.chanceBest {
             blocks.append(.paragraph([.text("Chance of being best on \(a.metric.title.lowercased()) (normal approximation of the period-stratified rates): "
-                + zip(a.variants, chance).map { "\($0) \(String(format: "%.1f%%", $1 * 100))" }.joined(separator: ", ") + ".")], .plain))
+                + zip(a.variants, chance).map { "\($0) \(Wording.share($1, digits: 1))" }.joined(separator: ", ") + ".")], .plain))
         } else if let reason = a.chanceBestNullReason {
             blocks.append(.paragraph([.text("Chance of being best: not yet, \(reason).")], .plain))
         }

@@ -74,7 +74,7 @@ enum DemoSummary {
         let weights = zip(a.variants, last.weights).map { "\($0) \(Int(($1 * 100).rounded()))%" }.joined(separator: ", ")
         var line = "bandit: weights in period \(last.index) (\(day(last.from))): \(weights)"
         if let best = a.chanceBest, let i = best.indices.max(by: { best[$0] < best[$1] }) {
-            line += String(format: "; chance of being best: %@ %.1f%%", a.variants[i], best[i] * 100)
+            line += "; chance of being best: \(a.variants[i]) \(Wording.share(best[i], digits: 1))"
         }
         return line
     }
