@@ -11,8 +11,9 @@ import Glibc
 /// refused at once, so the caller answers "retry later" rather than queueing work nobody may
 /// wait for.
 ///
-/// On Linux a thread's nice is its own, and a dispatch queue's quality of service changes nothing
-/// there, so each thread lowers its own priority when it starts. Threads are started as work
+/// On Linux a thread's nice is its own, and a dispatch queue's quality of service does not reach
+/// it (a `.utility` queue's thread runs at nice 2), so each thread lowers its own priority when it
+/// starts. Threads are started as work
 /// comes and end after `idleSeconds` without any, so an idle server keeps none.
 final class LowPriorityThreads: Sendable {
     /// The nice value of every such thread (the request threads keep 0).
