@@ -368,9 +368,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         context.status = response.status
         context.bytesOut = response.body.count
         handler.answered(route: context.route, method: context.method, status: response.status, seconds: Monotonic.seconds() - context.started)
-        let created = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
+        let created = Self.response(of: response.body)
         guard let created else {
             stats.error("could not create a response", ["function": .string("MHD_create_response_from_buffer")])
             return false
@@ -381,6 +379,29 @@ public final class HTTPDaemon: @unchecked Sendable {
         for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
         if close || draining.load(ordering: .relaxed) { _ = MHD_add_response_header(created, "Connection", "close") }
         return MHD_queue_response(connection, UInt32(response.status), created) == .YES
+    }
+
+    /// A body up to this size is copied into libmicrohttpd's response (a copy of a small body costs
+    /// less than keeping the array alive for it); a larger one (a console page, a report) is sent
+    /// from the array's own bytes, so the thread that queues it copies nothing.
+    static let copiedBodyBytes = 16_384
+
+    private static func response(of body: [UInt8]) -> OpaquePointer? {
+        guard body.count > copiedBodyBytes else {
+            return body.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        }
+        // The box holds the array (unchanged from here on) until libmicrohttpd frees the response;
+        // a native array's elements stay where they are while its storage lives, so the pointer
+        // taken here stays valid that long.
+        let kept = Unmanaged.passRetained(ResponseBody(body))
+        let created = kept.takeUnretainedValue().bytes.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer_with_free_callback_cls(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                                                   releaseResponseBody, kept.toOpaque())
+        }
+        if created == nil { kept.release() }
+        return created
     }
 
     // MARK: Connections (libmicrohttpd's threads)
@@ -482,6 +503,18 @@ final class RequestContext: @unchecked Sendable {
 
 /// A suspended `MHD_Connection*`, handed to the thread that resumes it.
 ///
+/// A response body kept alive for libmicrohttpd, which sends from its bytes and frees it with
+/// `releaseResponseBody`.
+private final class ResponseBody {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
+private let releaseResponseBody: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<ResponseBody>.fromOpaque(cls).release()
+}
+
 /// `@unchecked Sendable`: `MHD_resume_connection` may be called from any thread, once.
 private struct SuspendedConnection: @unchecked Sendable {
     let pointer: OpaquePointer

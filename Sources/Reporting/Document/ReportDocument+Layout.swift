@@ -90,11 +90,16 @@ extension ReportDocument {
     }
 
     static func verdict(_ r: Report) -> Section {
-        var title: [Inline] = [.text("Verdict: " + r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))]
-        if let w = r.decision.winner { title += [.text(" "), .code(w)] }
+        let title: [Inline] = [.text("Verdict: ")] + verdictWords(r)
         var blocks: [Block] = [.list(r.decision.reasons.map { (nil, $0) })]
         if let eta = Wording.eta(r) { blocks.append(.paragraph([.text(eta)], .plain)) }
         return Section(verdict: r.decision.verdict, title: title, blocks: blocks)
+    }
+
+    /// The verdict as its section's title says it after its label: "keep running", "ship `ai`".
+    static func verdictWords(_ r: Report) -> [Inline] {
+        let words: [Inline] = [.text(r.decision.verdict.rawValue.replacingOccurrences(of: "_", with: " "))]
+        return words + (r.decision.winner.map { [.text(" "), .code($0)] } ?? [])
     }
 
     static func health(_ r: Report) -> Section {

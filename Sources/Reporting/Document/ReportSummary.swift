@@ -18,7 +18,8 @@ public struct ReportSummary: Sendable, Equatable {
         public var point: Double?
     }
 
-    /// "Verdict: ship ai", as the report's verdict section is titled.
+    /// "ship ai", as the report's verdict section is titled after its label "Verdict:" (a list
+    /// with a column named `verdict` shows it under that name).
     public var verdict: String
     /// The verdict's code (`ship`, `keep_running`, `stop`, `inconclusive`).
     public var verdictCode: String
@@ -29,8 +30,7 @@ public struct ReportSummary: Sendable, Equatable {
 
     public init(_ r: Report) {
         let doc = ReportDocument(r)
-        let section = doc.sections.first { $0.verdict != nil }
-        verdict = section.map { $0.title.map(Self.plain).joined() } ?? r.decision.verdict.rawValue
+        verdict = ReportDocument.verdictWords(r).map(Self.plain).joined()
         verdictCode = r.decision.verdict.rawValue
         eta = Wording.eta(r)
         primaryMetric = doc.primaryMetric

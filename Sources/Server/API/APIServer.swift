@@ -66,8 +66,11 @@ public final class APIServer: HTTPHandler {
     private let observer: RequestObserver
     public let requestHeaderNames: [String]
     public var everyLineHeaderNames: [String] { ConsoleRoutes.everyLineHeaderNames }
-    /// The threads reports are computed on, apart from the ones answering requests.
-    let reports = ReportWorkers()
+    /// The threads reports are computed on, apart from the ones answering requests: a report at
+    /// a million users takes seconds, so at most two at once and none waiting.
+    let reports = LowPriorityThreads(name: "abctl.report", width: 2, waiting: 0, retryAfterSeconds: 5)
+    /// The threads the console's pages are read and written on: short work, so a queue.
+    let consolePages = LowPriorityThreads(name: "abctl.console", width: 2, waiting: 64, retryAfterSeconds: 2)
     /// The console's reports: the stored ones, and those computed for a page.
     let consoleReports: ConsoleReports
     /// Keeps the stored reports fresh while this node holds the lease.
@@ -92,7 +95,7 @@ public final class APIServer: HTTPHandler {
             connections: connections, status: status, safeguards: safeguards,
             copyGenerator: options.copyGeneration.map(backend.makeCopyGenerator), log: log, reports: reports,
             console: ConsoleGate(keys: keys, store: backend.store, options: options.console),
-            consoleReports: consoleReports, consoleRefresher: consoleRefresher,
+            consoleReports: consoleReports, consoleRefresher: consoleRefresher, consolePages: consolePages,
             consoleHistories: ConsoleFileHistories(refreshSeconds: options.console.refreshSeconds, log: log))
         router = Router((Self.routes + ConsoleRoutes.all).map { spec in Router.Route(spec, responder: Self.guarded(spec.make(dependencies), spec.access, keys: keys)) })
         observer = RequestObserver(metrics: metrics, log: log)

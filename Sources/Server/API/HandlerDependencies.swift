@@ -18,13 +18,15 @@ struct HandlerDependencies: Sendable {
     let copyGenerator: ServerCopyGenerator?
     let log: Log
     /// The report threads: reports are computed there, never on a request thread.
-    let reports: ReportWorkers
+    let reports: LowPriorityThreads
     /// The console's sessions, keys and checks (SPEC §10).
     let console: ConsoleGate
     /// The reports the console's pages show.
     let consoleReports: ConsoleReports
     /// The console's background slot (its figures on /metrics).
     let consoleRefresher: ConsoleRefresher
+    /// The console's pages are answered there, never on a request thread.
+    let consolePages: LowPriorityThreads
     /// The experiment files' histories in git, read in the background.
     let consoleHistories: ConsoleFileHistories
 

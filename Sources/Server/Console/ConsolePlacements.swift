@@ -47,10 +47,10 @@ struct ConsolePlacements: Responder {
         b += "its placement and its experiment. An exposure does not name its audience, so audiences that show the same experiment share one figure, "
         b += "and a fixed paywall or no paywall sends no exposure.</p>"
         for placement in catalog.placements {
-            let byExperiment = counts[placement.id]
+            // The placement's exposures, each experiment's and their total (summed once here).
+            let exposures = counts[placement.id].map { (byExperiment: $0, total: $0.values.reduce(0, +)) }
             b += "<section><h2><code>\(esc(placement.id))</code></h2>"
-            if let byExperiment {
-                let total = byExperiment.values.reduce(0, +)
+            if let total = exposures?.total {
                 b += "<p class=\"muted\">\(total) exposure\(total == 1 ? "" : "s") in the last \(windowDays) days.</p>"
             } else {
                 b += "<p class=\"error\">The exposures could not be read from the event store; retry in a moment.</p>"
@@ -61,17 +61,16 @@ struct ConsolePlacements: Responder {
             for (n, audience) in placement.audiences.enumerated() {
                 b += "<tr><td class=\"num\">\(n + 1)</td><td>\(esc(audience.name))</td>"
                 b += "<td>" + (audience.condition.map { "<code>\(esc(String(decoding: JSONWriter.bytes($0), as: UTF8.self)))</code>" } ?? "everyone") + "</td>"
-                b += "<td>\(shows(audience.shows, catalog))</td><td>\(share(of: audience, at: n, in: placement, byExperiment))</td></tr>"
+                b += "<td>\(shows(audience.shows, catalog))</td><td>\(share(of: audience, at: n, in: placement, exposures))</td></tr>"
             }
             b += "<tr><td></td><td>default</td><td>anyone else</td><td>\(paywall(placement.defaultPaywall))</td><td>sends no exposure</td></tr>"
-            if let byExperiment {
+            if let exposures {
                 let shown = Set(placement.audiences.compactMap(\.experimentID))
-                let others = byExperiment.filter { !shown.contains($0.key) }.sorted { $0.key < $1.key }
+                let others = exposures.byExperiment.filter { !shown.contains($0.key) }.sorted { $0.key < $1.key }
                 if !others.isEmpty {
-                    let total = byExperiment.values.reduce(0, +)
                     b += "<tr><td></td><td>no audience now</td><td></td><td>"
                     b += others.map { "experiment <code>\(esc($0.key))</code>" }.joined(separator: ", ")
-                    b += "</td><td>\(percent(others.map(\.value).reduce(0, +), of: total))</td></tr>"
+                    b += "</td><td>\(percent(others.map(\.value).reduce(0, +), of: exposures.total))</td></tr>"
                 }
             }
             b += "</tbody></table></div></section>"
@@ -81,10 +80,11 @@ struct ConsolePlacements: Responder {
 
     /// An audience's share in words: its experiment's exposures over the placement's; the
     /// audiences it shares its experiment with named; none for a fixed paywall or none.
-    static func share(of audience: Audience, at index: Int, in placement: Placement, _ byExperiment: [String: Int]?) -> String {
+    static func share(of audience: Audience, at index: Int, in placement: Placement,
+                      _ exposures: (byExperiment: [String: Int], total: Int)?) -> String {
         guard let id = audience.experimentID else { return "sends no exposure" }
-        guard let byExperiment else { return "unknown" }
-        var text = percent(byExperiment[id] ?? 0, of: byExperiment.values.reduce(0, +))
+        guard let exposures else { return "unknown" }
+        var text = percent(exposures.byExperiment[id] ?? 0, of: exposures.total)
         let others = placement.audiences.indices.filter { $0 != index && placement.audiences[$0].experimentID == id }
         if !others.isEmpty {
             text += " (together with audience" + (others.count == 1 ? " " : "s ") + others.map { "#\($0 + 1)" }.joined(separator: ", ") + ")"

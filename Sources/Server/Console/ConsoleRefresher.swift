@@ -43,8 +43,8 @@ final class ConsoleRefresher: Sendable {
 
     func start() {
         threads.start([("abctl-console-refresh", { [self] in
-            ReportWorkers.lowerThisThreadsPriority()
-            niceness.store(ReportWorkers.currentNiceness(), ordering: .relaxed)
+            LowPriorityThreads.lowerThisThreadsPriority()
+            niceness.store(LowPriorityThreads.currentNiceness(), ordering: .relaxed)
             while !threads.isStopping {
                 if isLeader() { _ = refresh(now: Date()) }
                 // Counters are read at most once a second: a small read on the leader only.

@@ -17,10 +17,10 @@ final class ConsoleReports: Sendable {
     /// `ABCTL_NOW`; nil: the time of the request.
     let clock: Date?
     /// The API's report threads, shared with `GET /v1/experiments/{id}/report`.
-    let onRequest: ReportWorkers
+    let onRequest: LowPriorityThreads
     let log: Log
 
-    init(store: any EventStore, clock: Date?, onRequest: ReportWorkers, log: Log) {
+    init(store: any EventStore, clock: Date?, onRequest: LowPriorityThreads, log: Log) {
         self.log = log
         self.store = store
         self.clock = clock

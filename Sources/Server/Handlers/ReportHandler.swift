@@ -12,12 +12,12 @@ struct ReportHandler: Responder {
     /// A fixed clock (`ABCTL_NOW`); nil: the time of the request, unless the store recorded where its
     /// data ends (`ReportInputs.asOf`, the rule `abctl report` reads by).
     let clock: Date?
-    let workers: ReportWorkers
+    let workers: LowPriorityThreads
 
     /// `GET /v1/experiments/{id}/report`: the report JSON of SPEC §8, computed from the store's
     /// per-user facts on request. 404 for an unknown experiment. Query parameters are the CLI's
     /// options (`ReportParameters`, checked by the same function); a bad one is 400, naming it.
-    /// The report is computed on a report thread (`ReportWorkers`); 503 with `Retry-After` when
+    /// The report is computed on a report thread (`APIServer.reports`); 503 with `Retry-After` when
     /// the node already computes as many as it may.
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let id = request.captures["id"] ?? ""

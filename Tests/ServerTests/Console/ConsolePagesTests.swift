@@ -29,9 +29,28 @@ struct ConsolePagesTests {
         for id in Self.experimentIDs {
             #expect(page.text.contains("<a href=\"/experiments/\(id)\">"), "\(id)")
         }
-        #expect(page.text.contains("Verdict: "))
+        #expect(Self.verdictCells(page.text).count == Self.experimentIDs.count)
         #expect(page.text.contains("figures as of"))
         Self.expectNoInlineScriptOrStyle(page.text)
+    }
+
+    /// The overview's verdict cells: each its code and its words.
+    static func verdictCells(_ html: String) -> [(code: String, words: String)] {
+        html.matches(of: #/<td data-label="verdict" class="verdict-cell"><span class="verdict-(\w+)">([^<]*)</span>/#).map { (String($0.1), String($0.2)) }
+    }
+
+    /// On a phone each cell is read after its column's name ("verdict: keep running"), so the
+    /// cell holds the verdict's words alone, as the table shows it under its header too.
+    @Test func theOverviewsVerdictCellSaysTheVerdictOnce() async throws {
+        let browser = try await Self.signedIn()
+        let page = await browser.request("GET", "/")
+        let cells = Self.verdictCells(page.text)
+        #expect(cells.count == Self.experimentIDs.count)
+        for cell in cells {
+            #expect(cell.words.hasPrefix(cell.code.replacingOccurrences(of: "_", with: " ")), "\(cell)")
+            #expect(!cell.words.localizedCaseInsensitiveContains("verdict"), "\(cell)")
+        }
+        #expect(!page.text.contains("Verdict"))
     }
 
     @Test func theOverviewPutsWhatNeedsSomeoneFirst() async throws {

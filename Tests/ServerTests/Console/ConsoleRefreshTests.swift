@@ -76,6 +76,6 @@ struct ConsoleRefreshTests {
         #expect(try server.store.consoleReports(bodies: false).isEmpty)
         leader.store(true, ordering: .relaxed)
         #expect(await eventually(within: .seconds(60)) { (try? server.store.consoleReports(bodies: false).count) == ConsolePagesTests.experimentIDs.count })
-        #expect(refresher.niceness.load(ordering: .relaxed) == ReportWorkers.niceness)
+        #expect(refresher.niceness.load(ordering: .relaxed) == LowPriorityThreads.niceness)
     }
 }

@@ -29,18 +29,19 @@ import Testing
 
     /// On Linux a dispatch queue's quality of service leaves a thread's nice as it is, so the
     /// report threads must lower their own: what is measured is the kernel's value on that thread.
-    @Test func reportsRunOnThreadsOfLowerPriorityThanTheCaller() {
-        let workers = ReportWorkers()
-        let caller = ReportWorkers.currentNiceness()
+    @Test func reportsRunOnThreadsOfLowerPriorityThanTheCaller() throws {
+        let server = try InProcessServer()
+        let workers = server.api.reports
+        let caller = LowPriorityThreads.currentNiceness()
         let seen = Mutex<Int32?>(nil), finished = DispatchSemaphore(value: 0)
-        let started = workers.run({ ReportWorkers.currentNiceness() }, done: { nice in
+        let started = workers.run({ LowPriorityThreads.currentNiceness() }, done: { nice in
             seen.withLock { $0 = nice }
             finished.signal()
         })
         #expect(started)
         finished.wait()
         let reportNice = seen.withLock { $0 }
-        #expect(reportNice == max(caller, ReportWorkers.niceness), "caller \(caller), report thread \(String(describing: reportNice))")
-        #expect(ReportWorkers.currentNiceness() == caller, "the caller's own priority is left alone")
+        #expect(reportNice == max(caller, LowPriorityThreads.niceness), "caller \(caller), report thread \(String(describing: reportNice))")
+        #expect(LowPriorityThreads.currentNiceness() == caller, "the caller's own priority is left alone")
     }
 }
