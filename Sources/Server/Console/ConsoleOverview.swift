@@ -115,10 +115,12 @@ struct ConsoleOverview: Responder {
 
     static let columns = ["experiment", "status", "placements", "start", "days", "people", "verdict", "primary metric: difference (interval)",
                           "health", "safeguards", "weights"]
+    /// A card's label where the header's would run into the cell (the metric cell starts with the metric's name).
+    static let cardLabels = [7: "primary metric"]
 
     /// One cell of the overview, naming its column, so a phone can show a row as a card (the
     /// stylesheet hides the header there).
     static func cell(_ column: Int, _ html: String, attributes: String = "") -> String {
-        "<td data-label=\"\(ConsolePage.escape(columns[column]))\"\(attributes)>\(html)</td>"
+        "<td data-label=\"\(ConsolePage.escape(cardLabels[column] ?? columns[column]))\"\(attributes)>\(html)</td>"
     }
 }

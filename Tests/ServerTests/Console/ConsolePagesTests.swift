@@ -53,6 +53,16 @@ struct ConsolePagesTests {
         #expect(!page.text.contains("Verdict"))
     }
 
+    /// On a phone each cell shows its label before it: the metric cell starts with the metric's
+    /// name, so its label is "primary metric", not the header's "…: difference (interval)".
+    @Test func theMetricCellsCardLabelDoesNotRunIntoTheMetricsName() async throws {
+        let browser = try await Self.signedIn()
+        let text = await browser.request("GET", "/").text
+        #expect(text.contains("<th>primary metric: difference (interval)</th>"))
+        #expect(text.contains("<td data-label=\"primary metric\" class=\"metric-cell\">"))
+        #expect(!text.contains("data-label=\"primary metric: difference (interval)\""))
+    }
+
     @Test func theOverviewPutsWhatNeedsSomeoneFirst() async throws {
         let browser = try await Self.signedIn()
         let text = await browser.request("GET", "/").text
