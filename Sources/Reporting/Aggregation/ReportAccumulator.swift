@@ -59,6 +59,8 @@ public struct ReportAccumulator: Sendable {
     }
     /// The current row's cell in each split (kept to reuse its storage).
     private var rowCells: [Int] = []
+    /// The current row's revenue, then proceeds, within each horizon of `horizons` (kept to reuse its storage).
+    private var horizonSums: [Double] = []
     /// Some counted proceeds are the revenue less the store's cut: tax is not known (SPEC §5 "proceeds before tax").
     public private(set) var proceedsBeforeTax = false
     /// Each arm's mature users in the cells of the revenue forecast.
@@ -128,6 +130,7 @@ public struct ReportAccumulator: Sendable {
         }
         self.windows = windows
         horizons = windows.dropFirst().map { $0.horizon! }
+        horizonSums = Array(repeating: 0, count: 2 * horizons.count)
         lookSlots = windows[0].slots.filter { $0.rule.numerator != nil }
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
@@ -296,24 +299,24 @@ public struct ReportAccumulator: Sendable {
         let count = horizons.count
         let timelineHorizon = timeline?.horizon
         let timelineCell = timeline?.split.map { rowCells[$0] } ?? 0
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { sums in
-            sums.initialize(repeating: 0)
-            for e in row.revenueEntries {
-                for w in 0..<count where e.offset < horizons[w] {
-                    sums[w] += e.amount
-                    sums[count + w] += e.proceeds
-                }
+        // The sums in storage kept between rows, written in place: a closure over `self` (a temporary
+        // allocation's) copied the whole accumulator on every row.
+        for i in horizonSums.indices { horizonSums[i] = 0 }
+        for e in row.revenueEntries {
+            for w in 0..<count where e.offset < horizons[w] {
+                horizonSums[w] += e.amount
+                horizonSums[count + w] += e.proceeds
             }
-            for w in 0..<count {
-                let horizon = horizons[w]
-                guard exposure + horizon <= asOf else { continue }
-                var o = outcome(row, variant: v, before: exposure + horizon, revenue: sums[w])
-                o.proceeds = sums[count + w]
-                tallies[v].record(windows[w + 1].slots, o, trialLengthKnown: known)
-                for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o, trialLengthKnown: known) }
-                if horizon == timelineHorizon {
-                    timeline?.recordMature(o, arm: v, cell: timelineCell, exposure: exposure)
-                }
+        }
+        for w in 0..<count {
+            let horizon = horizons[w]
+            guard exposure + horizon <= asOf else { continue }
+            var o = outcome(row, variant: v, before: exposure + horizon, revenue: horizonSums[w])
+            o.proceeds = horizonSums[count + w]
+            tallies[v].record(windows[w + 1].slots, o, trialLengthKnown: known)
+            for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o, trialLengthKnown: known) }
+            if horizon == timelineHorizon {
+                timeline?.recordMature(o, arm: v, cell: timelineCell, exposure: exposure)
             }
         }
     }
