@@ -24,6 +24,7 @@ public struct LogRankTest: Sendable, Equatable, Codable {
         }
         // All subjects, with group labels, sorted by time.
         var all = [(time: Double, event: Bool, group: Int)]()
+        all.reserveCapacity(groups.reduce(0) { $0 + $1.count })
         for (g, group) in groups.enumerated() { for o in group { all.append((o.time, o.event, g)) } }
         all.sort { $0.time < $1.time }
 
@@ -31,11 +32,14 @@ public struct LogRankTest: Sendable, Equatable, Codable {
         var observed = [Double](repeating: 0, count: k)
         var expected = [Double](repeating: 0, count: k)
         var covariance = [[Double]](repeating: [Double](repeating: 0, count: k), count: k)
+        // One pair of per-group counts, cleared at each distinct time: nearly every time is distinct,
+        // and two fresh arrays per time cost more than the test's arithmetic.
+        var deaths = [Double](repeating: 0, count: k)
+        var leaving = [Double](repeating: 0, count: k)
         var index = 0
         while index < all.count {
             let time = all[index].time
-            var deaths = [Double](repeating: 0, count: k)
-            var leaving = [Double](repeating: 0, count: k)
+            for g in 0..<k { deaths[g] = 0; leaving[g] = 0 }
             while index < all.count && all[index].time == time {
                 let g = all[index].group
                 if all[index].event { deaths[g] += 1 }

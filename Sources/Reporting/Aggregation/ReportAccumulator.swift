@@ -59,6 +59,8 @@ public struct ReportAccumulator: Sendable {
     }
     /// The current row's cell in each split (kept to reuse its storage).
     private var rowCells: [Int] = []
+    /// The current row's revenue, then proceeds, within each horizon of `horizons` (kept to reuse its storage).
+    private var horizonSums: [Double] = []
     /// Some counted proceeds are the revenue less the store's cut: tax is not known (SPEC §5 "proceeds before tax").
     public private(set) var proceedsBeforeTax = false
     /// Each arm's mature users in the cells of the revenue forecast.
@@ -72,10 +74,8 @@ public struct ReportAccumulator: Sendable {
     private let asOf: Int64
     private let start: Int64?
     private let end: Int64?
-    private let day0Window: Int64
-    private let trialLength: [Int64]
-    /// Each arm's `trial_days`, for SPEC §5's offer check.
-    private let armTrialDays: [Int]
+    /// What a user's outcome is worked out from besides the row (`OutcomeRules`).
+    private let rules: OutcomeRules
     /// Whether each arm shows a paywall of its own (a holdout's arms do not).
     private let showsPaywall: [Bool]
     /// Metric slots grouped by window: the first group has no horizon (everything up to the as-of time),
@@ -128,12 +128,11 @@ public struct ReportAccumulator: Sendable {
         }
         self.windows = windows
         horizons = windows.dropFirst().map { $0.horizon! }
+        horizonSums = Array(repeating: 0, count: 2 * horizons.count)
         lookSlots = windows[0].slots.filter { $0.rule.numerator != nil }
         start = experiment.start.map(ReportOptions.micros)
         end = experiment.end.map(ReportOptions.micros)
-        day0Window = Int64((experiment.metrics.day0WindowHours * 3_600_000_000).rounded())
-        trialLength = experiment.variants.map { Int64($0.paywall?.trialDays ?? 0) * Self.microsPerDay }
-        armTrialDays = experiment.variants.map { $0.paywall?.trialDays ?? 0 }
+        rules = OutcomeRules(experiment)
         showsPaywall = experiment.variants.map { $0.paywall != nil }
         let variantKeys = experiment.variants.map(\.key), metricCount = metrics.count
         var splits = options.segments.map { SplitTally(name: $0, attributes: [$0], variantKeys: variantKeys, metrics: metricCount) }
@@ -216,8 +215,8 @@ public struct ReportAccumulator: Sendable {
 
         // Before the as-of time (revenue too, from the row's entries), then each horizon's window.
         // A Day-0 window that ends at the as-of moment has passed (the moment itself is after it).
-        var o = outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
-        let known = ownTrial(row, variant: v) > 0
+        var o = rules.outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
+        let known = rules.ownTrial(row, variant: v) > 0
         if let u = row.firstUncancel, u.microseconds < asOf {
             tallies[v].uncancelled += 1
             if let stray = row.strayUncancel, stray.microseconds < asOf { tallies[v].strayUncancelled += 1 }
@@ -242,7 +241,7 @@ public struct ReportAccumulator: Sendable {
         }
         if timeline != nil {
             let cell = timeline?.split.map { rowCells[$0] } ?? 0
-            timeline?.recordToDate(row, o, arm: v, cell: cell, day0Window: day0Window)
+            timeline?.recordToDate(row, o, arm: v, cell: cell, day0Window: rules.day0Window)
         }
         if !horizons.isEmpty { recordHorizons(row, variant: v, trialLengthKnown: known) }
 
@@ -280,7 +279,7 @@ public struct ReportAccumulator: Sendable {
         if o.trialStart != nil {
             tallies[v].offerTrialStarts += 1
             // An arm that shows no paywall (a holdout's) tested no offer: the trial came from elsewhere.
-            if let granted = row.grantedTrialDays, showsPaywall[v], granted != armTrialDays[v] {
+            if let granted = row.grantedTrialDays, showsPaywall[v], granted != rules.armTrialDays[v] {
                 tallies[v].offerTrialDiffers += 1
                 tallies[v].offerGrantedDays[granted, default: 0] += 1
             }
@@ -296,63 +295,26 @@ public struct ReportAccumulator: Sendable {
         let count = horizons.count
         let timelineHorizon = timeline?.horizon
         let timelineCell = timeline?.split.map { rowCells[$0] } ?? 0
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count) { sums in
-            sums.initialize(repeating: 0)
-            for e in row.revenueEntries {
-                for w in 0..<count where e.offset < horizons[w] {
-                    sums[w] += e.amount
-                    sums[count + w] += e.proceeds
-                }
-            }
-            for w in 0..<count {
-                let horizon = horizons[w]
-                guard exposure + horizon <= asOf else { continue }
-                var o = outcome(row, variant: v, before: exposure + horizon, revenue: sums[w])
-                o.proceeds = sums[count + w]
-                tallies[v].record(windows[w + 1].slots, o, trialLengthKnown: known)
-                for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o, trialLengthKnown: known) }
-                if horizon == timelineHorizon {
-                    timeline?.recordMature(o, arm: v, cell: timelineCell, exposure: exposure)
-                }
+        // The sums in storage kept between rows, written in place: a closure over `self` (a temporary
+        // allocation's) copied the whole accumulator on every row.
+        for i in horizonSums.indices { horizonSums[i] = 0 }
+        for e in row.revenueEntries {
+            for w in 0..<count where e.offset < horizons[w] {
+                horizonSums[w] += e.amount
+                horizonSums[count + w] += e.proceeds
             }
         }
-    }
-
-    /// What `row`'s user did before `limit` (exclusive), with `revenue` its net revenue in that window; a
-    /// Day-0 window has passed when it ends before `windowsPassedBy` (default `limit`).
-    @inline(__always)
-    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, windowsPassedBy: Int64? = nil, revenue: Double) -> UserOutcome {
-        func within(_ t: Timestamp?) -> Int64? {
-            guard let t = t?.microseconds, t < limit else { return nil }
-            return t
+        for w in 0..<count {
+            let horizon = horizons[w]
+            guard exposure + horizon <= asOf else { continue }
+            var o = rules.outcome(row, variant: v, before: exposure + horizon, revenue: horizonSums[w])
+            o.proceeds = horizonSums[count + w]
+            tallies[v].record(windows[w + 1].slots, o, trialLengthKnown: known)
+            for s in splits.indices { splits[s].record(cell: rowCells[s], variant: v, windows[w + 1].slots, o, trialLengthKnown: known) }
+            if horizon == timelineHorizon {
+                timeline?.recordMature(o, arm: v, cell: timelineCell, exposure: exposure)
+            }
         }
-        var o = UserOutcome(exposure: row.firstExposure.microseconds, trialStart: within(row.trialStart), paid: within(row.firstPaid),
-                            converted: within(row.firstConverted), refund: within(row.refundedAt), revenue: revenue)
-        if let trialStart = o.trialStart {
-            // Day-0 cancels are read among trial starters whose window has passed (SPEC §5): by the as-of time,
-            // or for a `_dN` metric by the end of the user's first N days, so no window is cut short.
-            o.day0WindowPassed = trialStart + day0Window < (windowsPassedBy ?? limit)
-        }
-        let ownTrial = ownTrial(row, variant: v)
-        // A billing issue counts among users whose first charge came due by then.
-        if let due = row.firstChargeDue(armTrialDays: armTrialDays[v]), due < limit {
-            o.chargeDue = due
-            o.billingIssue = within(row.billingIssueAt)
-        }
-        // Each cancel rate reads the cancel as it stood at its window's end (or at `limit`, if sooner).
-        if let trialStart = o.trialStart, row.firstCancel != nil || !row.undoneCancels.isEmpty {
-            o.day0Cancel = row.day0Cancel(trialStart: trialStart, window: day0Window, before: limit)
-            o.trialCancel = row.trialCancel(trialStart: trialStart, length: ownTrial, before: limit)
-        }
-        return o
-    }
-
-    /// The length of the user's own trial (µs): the days the store granted where the trial start says,
-    /// else the arm's; 0 when neither tells (an arm that offers no trial, a holdout's, cannot say how long
-    /// a trial started elsewhere ran).
-    @inline(__always)
-    func ownTrial(_ row: UserFacts, variant v: Int) -> Int64 {
-        TrialLength.own(grantedDays: row.grantedTrialDays, armLength: trialLength[v])
     }
 
     /// The row's net revenue from events before `limit` (µs): the facts' total to date when every
