@@ -12,18 +12,11 @@ struct CopyBuffer {
 
     mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 
-    /// A facts row (`EventWriteTransaction.factColumns`).
+    /// A facts row (`EventWriteTransaction.copyFacts`, `FactColumns`).
     mutating func add(_ f: UserFacts) {
-        add(f.userID); add(f.experiment); add(f.variant); add(f.firstExposure.microseconds)
-        add(f.trialStart?.microseconds); add(f.firstPaid?.microseconds); add(f.firstConverted?.microseconds)
-        add(f.firstCancel?.microseconds); add(f.refundedAt?.microseconds); add(f.netRevenue)
-        add(f.copySource?.rawValue); add(f.copyFallbackReason)
-        add(bytes: RevenueEntry.encode(f.revenueEntries)); add(f.crossedOver)
-        add(f.placement); add(f.attributes); add(f.grantedTrialDays.map(Int64.init))
-        add(f.allocationPeriod?.microseconds)
-        add(f.expiredAt?.microseconds); add(f.expiryKind?.rawValue); add(f.billingIssueAt?.microseconds)
-        add(f.firstUncancel?.microseconds); add(f.strayUncancel?.microseconds)
-        add(EndSpan.encode(f.undoneCancels)); add(EndSpan.encode(f.laterEnds))
+        withUnsafePointer(to: f) { row in
+            for read in FactColumns.readers { add(read(row)) }
+        }
         endRow()
     }
 
@@ -87,9 +80,6 @@ struct CopyBuffer {
         case .flag(let flag): add(flag)
         }
     }
-
-    /// An `attributes` column: NULL when the exposure carried none.
-    mutating func add(_ attributes: ExposureAttributes) { add(bytes: attributes.isEmpty ? nil : attributes.encoded) }
 
     mutating func endRow() {
         bytes.append(UInt8(ascii: "\n"))
