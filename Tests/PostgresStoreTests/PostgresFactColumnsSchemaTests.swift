@@ -49,13 +49,8 @@ import TestSupport
         let store = try PostgresEventStore(url: url)
         defer { store.close() }
         #expect(try store.facts(userID: filled.userID) == [filled])
-        var times: [FactTimes] = []
-        try store.forEachFactTimes(experiment: filled.experiment, until: nil, variants: ["a", filled.variant], excluding: []) {
-            times.append($0)
-        }
-        #expect(times == [FactTimes(filled, arm: 1)])
-        try store.forEachFactTimes(experiment: filled.experiment, until: nil, variants: [filled.variant], excluding: [filled.userID]) {
-            Issue.record("an excluded user was read: \($0)")
-        }
+        let times = try FactColumnsSamples.timesRead(store)
+        #expect(times.all == [FactTimes(filled, arm: 1)])
+        #expect(times.userLeftOut.isEmpty)
     }
 }

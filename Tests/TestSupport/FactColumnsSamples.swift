@@ -26,6 +26,19 @@ public enum FactColumnsSamples {
     public static let bare = UserFacts(experiment: everyColumnFilled.experiment, userID: everyColumnFilled.userID,
                                        variant: "a", firstExposure: EventFactory.at(0.5))
 
+    /// The walk of times over `everyColumnFilled`'s experiment in `reader`, asking for "a" and the
+    /// row's variant: all it reads, and what it reads with the row's user left out.
+    public static func timesRead(_ reader: some FactsReader) throws -> (all: [FactTimes], userLeftOut: [FactTimes]) {
+        let filled = everyColumnFilled
+        var all: [FactTimes] = [], userLeftOut: [FactTimes] = []
+        try reader.forEachFactTimes(experiment: filled.experiment, until: nil, variants: ["a", filled.variant], excluding: []) {
+            all.append($0)
+        }
+        try reader.forEachFactTimes(experiment: filled.experiment, until: nil, variants: ["a", filled.variant],
+                                    excluding: [filled.userID]) { userLeftOut.append($0) }
+        return (all, userLeftOut)
+    }
+
     /// The comma-separated items in `sql` from just after `opening` to the next `closing` (to the end
     /// when nil): the column list a statement names there.
     public static func list(in sql: String, after opening: String, until closing: String? = ")") -> [String] {
