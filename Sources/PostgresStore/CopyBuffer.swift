@@ -13,9 +13,13 @@ struct CopyBuffer {
     mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 
     /// A facts row (`EventWriteTransaction.copyFacts`, `FactColumns`).
-    mutating func add(_ f: UserFacts) {
-        withUnsafePointer(to: f) { row in
-            for read in FactColumns.readers { add(read(row)) }
+    mutating func add(_ f: UserFacts) { add(f, columns: FactColumns.readers) }
+
+    /// A row of one value per column of `readers`, each read from `row` in place (a row passed on
+    /// to each reader was copied whole, every string retained and released).
+    mutating func add<Row>(_ row: Row, columns readers: [@Sendable (UnsafePointer<Row>) -> StoredValue]) {
+        withUnsafePointer(to: row) { row in
+            for read in readers { add(read(row)) }
         }
         endRow()
     }
@@ -62,12 +66,7 @@ struct CopyBuffer {
     }
 
     /// An event as a row of the events table (`EventWriteTransaction.columns`, `EventColumns`).
-    mutating func add(_ e: Event) {
-        withUnsafePointer(to: e) { event in
-            for read in EventColumns.readers { add(read(event)) }
-        }
-        endRow()
-    }
+    mutating func add(_ e: Event) { add(e, columns: EventColumns.readers) }
 
     /// One column's value: a flag as `t` or `f`.
     mutating func add(_ value: StoredValue) {
