@@ -143,9 +143,4 @@ public struct FactColumn: Sendable {
         self.part = part
         self.read = read
     }
-
-    /// The column's value for a facts row.
-    public func value(_ facts: UserFacts) -> StoredValue {
-        withUnsafePointer(to: facts) { read($0) }
-    }
 }
