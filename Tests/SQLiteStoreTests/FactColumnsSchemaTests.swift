@@ -20,10 +20,10 @@ import TestSupport
     @Test func theFactsWriteNamesEveryDeclaredColumn() async throws {
         let sql = FactsRefresh.upsertSQL, declared = FactColumns.all.map(\.name)
         #expect(FactColumnsSamples.list(in: sql, after: "INSERT INTO facts (") == declared)
-        #expect(FactColumnsSamples.list(in: sql, after: "VALUES (") == declared.map { _ in "?" })
+        #expect(FactColumnsSamples.list(in: sql, after: "VALUES (") == declared.indices.map { "?\($0 + 1)" })
         #expect(FactColumnsSamples.list(in: sql, after: "ON CONFLICT (") == ["experiment", "user_id"])
         #expect(FactColumnsSamples.list(in: sql, after: "DO UPDATE SET ", until: nil)
-            == declared.filter { !["experiment", "user_id"].contains($0) }.map { "\($0) = excluded.\($0)" })
+            == declared.enumerated().filter { !["experiment", "user_id"].contains($0.element) }.map { "\($0.element) = ?\($0.offset + 1)" })
         let stored = try await EventColumnsSchemaTests.migratedRows("SELECT name FROM pragma_table_info('facts') ORDER BY name") { $0.text(0) }
         #expect(stored == declared.sorted())
     }

@@ -49,11 +49,12 @@ public enum FactColumns {
 
     /// The write of facts rows: an INSERT of `rows` (a VALUES list or a SELECT, either giving the
     /// columns in `names`' order) that, for a user already with a row in the experiment, sets every
-    /// column but the key to the row offered. Both dialects read it alike.
-    public static func upsert(_ rows: String) -> String {
+    /// column but the key to `offered(position, column)`, the row offered's value (`excluded.name`,
+    /// or the parameter at `position` in `all`). Both dialects read it alike.
+    public static func upsert(_ rows: String, offered: (Int, FactColumn) -> String = { "excluded.\($1.name)" }) -> String {
         let key = all.filter(\.key).map(\.name).joined(separator: ", ")
-        let set = all.filter { !$0.key }.map { "\($0.name) = excluded.\($0.name)" }.joined(separator: ", ")
-        return "INSERT INTO facts (\(names)) \(rows) ON CONFLICT (\(key)) DO UPDATE SET \(set)"
+        let set = all.enumerated().filter { !$0.element.key }.map { "\($0.element.name) = \(offered($0.offset, $0.element))" }
+        return "INSERT INTO facts (\(names)) \(rows) ON CONFLICT (\(key)) DO UPDATE SET \(set.joined(separator: ", "))"
     }
 
     /// The columns a walk of times reads (`FactTimes`), fewer than a row's, so neither store copies or

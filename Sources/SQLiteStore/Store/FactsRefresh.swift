@@ -6,8 +6,11 @@ import ExperimentDefinitions
 enum FactsRefresh {
     static let selectEventsSQL = "SELECT \(EventColumns.names(FactsBuilder.Source.columns)) FROM events WHERE user_id = ?"
 
-    /// Every column of `FactColumns`, bound in its order.
-    static let upsertSQL = FactColumns.upsert("VALUES (\(FactColumns.all.map { _ in "?" }.joined(separator: ", ")))")
+    /// Every column of `FactColumns`, bound in its order; a row already there takes the bound values
+    /// again (`?n`).
+    static let upsertSQL = FactColumns.upsert("VALUES (\(FactColumns.all.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))") {
+        position, _ in "?\(position + 1)"
+    }
 
     /// Reads `userID`'s events with `select` (prepared from `selectEventsSQL`) and writes the facts with
     /// `upsert`, noting their experiments in `changes`.
