@@ -12,18 +12,15 @@ struct CopyBuffer {
 
     mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
 
-    /// A facts row (`EventWriteTransaction.factColumns`).
-    mutating func add(_ f: UserFacts) {
-        add(f.userID); add(f.experiment); add(f.variant); add(f.firstExposure.microseconds)
-        add(f.trialStart?.microseconds); add(f.firstPaid?.microseconds); add(f.firstConverted?.microseconds)
-        add(f.firstCancel?.microseconds); add(f.refundedAt?.microseconds); add(f.netRevenue)
-        add(f.copySource?.rawValue); add(f.copyFallbackReason)
-        add(bytes: RevenueEntry.encode(f.revenueEntries)); add(f.crossedOver)
-        add(f.placement); add(f.attributes); add(f.grantedTrialDays.map(Int64.init))
-        add(f.allocationPeriod?.microseconds)
-        add(f.expiredAt?.microseconds); add(f.expiryKind?.rawValue); add(f.billingIssueAt?.microseconds)
-        add(f.firstUncancel?.microseconds); add(f.strayUncancel?.microseconds)
-        add(EndSpan.encode(f.undoneCancels)); add(EndSpan.encode(f.laterEnds))
+    /// A facts row (`EventWriteTransaction.copyFacts`, `FactColumns`).
+    mutating func add(_ f: UserFacts) { add(f, columns: FactColumns.readers) }
+
+    /// A row of one value per column of `readers`, each read from `row` in place (a row passed on
+    /// to each reader was copied whole, every string retained and released).
+    mutating func add<Row>(_ row: Row, columns readers: [@Sendable (UnsafePointer<Row>) -> StoredValue]) {
+        withUnsafePointer(to: row) { row in
+            for read in readers { add(read(row)) }
+        }
         endRow()
     }
 
@@ -69,12 +66,7 @@ struct CopyBuffer {
     }
 
     /// An event as a row of the events table (`EventWriteTransaction.columns`, `EventColumns`).
-    mutating func add(_ e: Event) {
-        withUnsafePointer(to: e) { event in
-            for read in EventColumns.readers { add(read(event)) }
-        }
-        endRow()
-    }
+    mutating func add(_ e: Event) { add(e, columns: EventColumns.readers) }
 
     /// One column's value: a flag as `t` or `f`.
     mutating func add(_ value: StoredValue) {
@@ -87,9 +79,6 @@ struct CopyBuffer {
         case .flag(let flag): add(flag)
         }
     }
-
-    /// An `attributes` column: NULL when the exposure carried none.
-    mutating func add(_ attributes: ExposureAttributes) { add(bytes: attributes.isEmpty ? nil : attributes.encoded) }
 
     mutating func endRow() {
         bytes.append(UInt8(ascii: "\n"))

@@ -80,28 +80,11 @@ enum EventWriteTransaction {
         ORDER BY user_id
         """
 
-    static let factColumns = """
-        user_id, experiment, variant, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, \
-        first_cancel_ts, refunded_ts, net_revenue, copy_source, copy_fallback_reason, revenue_entries, crossed_over, \
-        placement, attributes, trial_days, allocation_period_ts, expired_ts, expiry_kind, billing_issue_ts, \
-        first_uncancel_ts, stray_uncancel_ts, undone_cancels, later_ends
-        """
+    /// The facts rows a transaction computed, as `CopyBuffer` writes them, into the staging table.
+    static let copyFacts = "COPY abctl_facts_staging (\(FactColumns.names)) FROM STDIN"
 
     /// A user's facts rows never go away (events are only added), so writing is an upsert.
-    static let upsertFacts = """
-        INSERT INTO facts (\(factColumns)) SELECT \(factColumns) FROM abctl_facts_staging
-        ON CONFLICT (user_id, experiment) DO UPDATE SET
-            variant = EXCLUDED.variant, first_exposure_ts = EXCLUDED.first_exposure_ts,
-            trial_start_ts = EXCLUDED.trial_start_ts, first_paid_ts = EXCLUDED.first_paid_ts,
-            first_converted_ts = EXCLUDED.first_converted_ts, first_cancel_ts = EXCLUDED.first_cancel_ts,
-            refunded_ts = EXCLUDED.refunded_ts, net_revenue = EXCLUDED.net_revenue, copy_source = EXCLUDED.copy_source,
-            copy_fallback_reason = EXCLUDED.copy_fallback_reason, revenue_entries = EXCLUDED.revenue_entries,
-            crossed_over = EXCLUDED.crossed_over, placement = EXCLUDED.placement, attributes = EXCLUDED.attributes,
-            trial_days = EXCLUDED.trial_days, allocation_period_ts = EXCLUDED.allocation_period_ts,
-            expired_ts = EXCLUDED.expired_ts, expiry_kind = EXCLUDED.expiry_kind, billing_issue_ts = EXCLUDED.billing_issue_ts,
-            first_uncancel_ts = EXCLUDED.first_uncancel_ts, stray_uncancel_ts = EXCLUDED.stray_uncancel_ts,
-            undone_cancels = EXCLUDED.undone_cancels, later_ends = EXCLUDED.later_ends
-        """
+    static let upsertFacts = FactColumns.upsert("SELECT \(FactColumns.names) FROM abctl_facts_staging")
 
     /// Each experiment of the facts the transaction wrote has its change counter moved by one, in
     /// the shard of this connection (`pg_backend_pid` is unique among live connections, so two
@@ -211,7 +194,7 @@ enum EventWriteTransaction {
                              batchEvents: batchEvents, into: &facts, on: c)
             try people.refreshPersons(people.touchedPersons(users: linked), into: &facts, on: c)
             if !facts.isEmpty {
-                try c.copyIn("COPY abctl_facts_staging (\(factColumns)) FROM STDIN", data: facts.bytes, context: "append events (write facts)")
+                try c.copyIn(copyFacts, data: facts.bytes, context: "append events (write facts)")
                 try c.executePrepared("upsert_facts", upsertFacts, [], context: "append events (write facts)")
             }
             try people.dropAbsorbedFacts(on: c)

@@ -20,8 +20,7 @@ enum FactsMigration {
         try people.refreshPersons(people.touchedPersons(users: linked), into: &facts, on: c)
         guard !facts.isEmpty else { return }
         try c.execute("CREATE TEMPORARY TABLE abctl_facts_staging (LIKE facts) ON COMMIT DROP", context: "migrate (refresh facts)")
-        try c.copyIn("COPY abctl_facts_staging (\(EventWriteTransaction.factColumns)) FROM STDIN", data: facts.bytes,
-                     context: "migrate (refresh facts)")
+        try c.copyIn(EventWriteTransaction.copyFacts, data: facts.bytes, context: "migrate (refresh facts)")
         try c.execute(EventWriteTransaction.upsertFacts, context: "migrate (refresh facts)")
     }
 }

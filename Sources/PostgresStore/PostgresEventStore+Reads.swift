@@ -30,21 +30,21 @@ extension PostgresEventStore {
     /// id and the times.
     public func forEachFactTimes(experiment: String, until: Timestamp?, variants: [String], excluding: Set<UserID>,
                                  _ body: (FactTimes) throws -> Void) throws {
+        let at = FactColumns.times.layout
         try readers.withConnection { c in
             try CursorReader.forEachBatch(on: c, """
-                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts,
-                       allocation_period_ts, billing_issue_ts, trial_days, undone_cancels
-                FROM facts WHERE experiment = $1 AND first_exposure_ts < $2 ORDER BY user_id
+                SELECT \(FactColumns.times.list) FROM facts WHERE experiment = $1 AND first_exposure_ts < $2 ORDER BY user_id
                 """, [experiment, String(until?.microseconds ?? Int64.max)], context: "read facts") { rows in
                 for row in 0..<rows.count {
-                    guard let arm = variants.firstIndex(of: rows.text(row, 0)) else { continue }
-                    if !excluding.isEmpty && excluding.contains(UserID(rows.text(row, 1))) { continue }
-                    try body(FactTimes(arm: arm, firstExposure: rows.int64(row, 2), trialStart: rows.optionalInt64(row, 3),
-                                       firstPaid: rows.optionalInt64(row, 4), firstConverted: rows.optionalInt64(row, 5),
-                                       firstCancel: rows.optionalInt64(row, 6), refundedAt: rows.optionalInt64(row, 7),
-                                       allocationPeriod: rows.optionalInt64(row, 8), billingIssue: rows.optionalInt64(row, 9),
-                                       grantedTrialDays: rows.optionalInt64(row, 10).map { Int($0) },
-                                       undoneCancels: EndSpan.decode(rows.optionalText(row, 11))))
+                    guard let arm = variants.firstIndex(of: rows.text(row, at.variant)) else { continue }
+                    if !excluding.isEmpty && excluding.contains(UserID(rows.text(row, at.userID))) { continue }
+                    try body(FactTimes(arm: arm, firstExposure: rows.int64(row, at.firstExposure), trialStart: rows.optionalInt64(row, at.trialStart),
+                                       firstPaid: rows.optionalInt64(row, at.firstPaid), firstConverted: rows.optionalInt64(row, at.firstConverted),
+                                       firstCancel: rows.optionalInt64(row, at.firstCancel), refundedAt: rows.optionalInt64(row, at.refunded),
+                                       allocationPeriod: rows.optionalInt64(row, at.allocationPeriod),
+                                       billingIssue: rows.optionalInt64(row, at.billingIssue),
+                                       grantedTrialDays: rows.optionalInt64(row, at.trialDays).map { Int($0) },
+                                       undoneCancels: EndSpan.decode(rows.optionalText(row, at.undoneCancels))))
                 }
             }
         }

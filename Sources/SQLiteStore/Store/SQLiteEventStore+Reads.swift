@@ -55,30 +55,33 @@ extension SQLiteEventStore {
                                  _ body: (FactTimes) throws -> Void) throws {
         let keys = variants.map { Array($0.utf8) }
         let excluded = excluding.map { Array($0.utf8) }
-        try readers.read { c in
-            let s = try c.cached("""
-                SELECT variant, user_id, first_exposure_ts, trial_start_ts, first_paid_ts, first_converted_ts, first_cancel_ts, refunded_ts,
-                       allocation_period_ts, billing_issue_ts, trial_days, undone_cancels
-                FROM facts WHERE experiment = ?1 AND first_exposure_ts < ?2 ORDER BY user_id
+        let at = FactColumns.times.layout
+        func c(_ position: Int) -> Int32 { Int32(truncatingIfNeeded: position) }
+        try readers.read { connection in
+            let s = try connection.cached("""
+                SELECT \(FactColumns.times.list) FROM facts WHERE experiment = ?1 AND first_exposure_ts < ?2 ORDER BY user_id
                 """)
             defer { s.finish() }
             try s.bind(1, experiment)
             try s.bind(2, until?.microseconds ?? Int64.max)
             while try s.step() {
                 // The variant by its bytes; a key equal only as a String (canonically) is still found.
-                let arm = s.withText(0) { bytes in keys.firstIndex { $0.elementsEqual(bytes) } }
-                    ?? variants.firstIndex(of: s.text(0))
+                let arm = s.withText(c(at.variant)) { bytes in keys.firstIndex { $0.elementsEqual(bytes) } }
+                    ?? variants.firstIndex(of: s.text(c(at.variant)))
                 guard let arm else { continue }
                 if !excluded.isEmpty {
                     // A few QA users: comparing bytes beats making and hashing an id per row.
-                    let out = excluded.count <= 8 ? s.withText(1) { bytes in excluded.contains { $0.count == bytes.count && $0.elementsEqual(bytes) } }
-                        : excluding.contains(UserID(s.text(1)))
+                    let out = excluded.count <= 8
+                        ? s.withText(c(at.userID)) { bytes in excluded.contains { $0.count == bytes.count && $0.elementsEqual(bytes) } }
+                        : excluding.contains(UserID(s.text(c(at.userID))))
                     if out { continue }
                 }
-                try body(FactTimes(arm: arm, firstExposure: s.int64(2), trialStart: s.optionalInt64(3), firstPaid: s.optionalInt64(4),
-                                   firstConverted: s.optionalInt64(5), firstCancel: s.optionalInt64(6), refundedAt: s.optionalInt64(7),
-                                   allocationPeriod: s.optionalInt64(8), billingIssue: s.optionalInt64(9),
-                                   grantedTrialDays: s.optionalInt64(10).map { Int($0) }, undoneCancels: EndSpan.decode(s.optionalText(11))))
+                try body(FactTimes(arm: arm, firstExposure: s.int64(c(at.firstExposure)), trialStart: s.optionalInt64(c(at.trialStart)),
+                                   firstPaid: s.optionalInt64(c(at.firstPaid)), firstConverted: s.optionalInt64(c(at.firstConverted)),
+                                   firstCancel: s.optionalInt64(c(at.firstCancel)), refundedAt: s.optionalInt64(c(at.refunded)),
+                                   allocationPeriod: s.optionalInt64(c(at.allocationPeriod)), billingIssue: s.optionalInt64(c(at.billingIssue)),
+                                   grantedTrialDays: s.optionalInt64(c(at.trialDays)).map { Int($0) },
+                                   undoneCancels: EndSpan.decode(s.optionalText(c(at.undoneCancels)))))
             }
         }
     }
