@@ -8,6 +8,11 @@ let definitions: Target.Dependency = .product(name: "ExperimentDefinitions", pac
 let paywallCopy: Target.Dependency = .product(name: "PaywallCopy", package: client)
 let abctlClient: Target.Dependency = .product(name: "AbctlClient", package: client)
 
+// The targets that carry the tests' CPU (the calibration suites' simulations and reports, the end-to-end
+// suites' debug binary) are optimized in debug builds too: they cost more to compile once than they
+// save in every test run of a fresh clone (docs/Architecture.md).
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 // Layers (see README "Architecture"): lower targets never import higher ones.
 let package = Package(
     name: "abctl",
@@ -31,7 +36,7 @@ let package = Package(
         // products, the copy guard), PaywallCopy (paywall resolution for a request: discount text,
         // filled templates, AI recipes with briefs) and AbctlClient (the library an app adds).
         // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
-        .target(name: "Assignment", dependencies: [definitions]),
+        .target(name: "Assignment", dependencies: [definitions], swiftSettings: optimizedInDebug),
         // The experiments as a GrowthBook SDK payload (abctl export, GET /api/features/{clientKey}).
         .target(name: "GrowthBookPayload", dependencies: [definitions, paywallCopy]),
         // AI lines written on the server (OpenAI-compatible client, guard, retry, deadline, cache hook).
@@ -41,9 +46,9 @@ let package = Package(
         .target(name: "SystemCall"),
         // No storage: the event model, the NDJSON parser, per-user facts (FactsBuilder) and the
         // store protocols every consumer is written against.
-        .target(name: "Events", dependencies: [definitions, "SystemCall"]),
+        .target(name: "Events", dependencies: [definitions, "SystemCall"], swiftSettings: optimizedInDebug),
         // Those protocols over SQLite: one group-committing writer, facts kept current at ingest, readers.
-        .target(name: "SQLiteStore", dependencies: ["CSQLite", "Events", definitions]),
+        .target(name: "SQLiteStore", dependencies: ["CSQLite", "Events", definitions], swiftSettings: optimizedInDebug),
         // The same protocols over PostgreSQL through libpq, for several serve nodes on one database.
         .target(name: "PostgresStore", dependencies: ["CLibPQ", "Events", definitions]),
 
@@ -53,13 +58,13 @@ let package = Package(
         // Pure math for reports: distributions, tests, Bayesian, sequential, survival, power.
         // Optimized in debug builds too, as it ships: the calibration suites run thousands of reports,
         // and unoptimized integrals and bootstraps made them several times slower (docs/Architecture.md).
-        .target(name: "Statistics", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "Statistics", swiftSettings: optimizedInDebug),
 
         // Synthetic users with known true rates, through the real assignment and store.
-        .target(name: "Simulation", dependencies: ["Assignment", "Events", definitions, paywallCopy, "Statistics"]),
+        .target(name: "Simulation", dependencies: ["Assignment", "Events", definitions, paywallCopy, "Statistics"], swiftSettings: optimizedInDebug),
 
         // Facts + Statistics -> a Report value -> text, Markdown, HTML with inline SVG, JSON, CSV.
-        .target(name: "Reporting", dependencies: ["Statistics", "Events", definitions]),
+        .target(name: "Reporting", dependencies: ["Statistics", "Events", definitions], swiftSettings: optimizedInDebug),
         // Stores' webhooks (Stripe, Google Play): verified with OpenSSL, mapped onto events; no transport.
         .target(name: "Webhooks", dependencies: ["COpenSSL", "Events", definitions]),
         // One safeguard evaluation: facts -> mature outcomes -> mSPRT -> stops written through the store protocol.

@@ -13,10 +13,11 @@ import Testing
 /// 0.05 about 5% of the time and below 0.01 (where the report says the effect differs) about 1%.
 ///
 /// Each seed runs `experiments` independent two-arm A/A experiments over the same users (each with its
-/// own hash seed), each split by platform (2 values) and country (4 values): 20 seeds give 480
-/// heterogeneity tests, a standard error of 1.0 point on a 5% share. Seeds 1...20, fixed, not chosen.
+/// own hash seed), each split by platform (2 values) and country (4 values): 20 seeds
+/// (`ABCTL_CALIBRATION=full`) give 480 heterogeneity tests, a standard error of 1.0 point on a 5% share;
+/// `make test` runs 10 seeds, 240 tests, held to as many standard errors. Seeds fixed, not chosen.
 @Suite(.tags(.calibration)) struct HeterogeneityCalibrationTests {
-    static let seeds = CalibrationSize(quick: 20, full: 20).seeds
+    static let seeds = CalibrationSize(quick: 10, full: 20).seeds
     static let experiments = 12
     static let usersPerSeed = 2000
 
@@ -40,9 +41,11 @@ import Testing
         }
         let share05 = Double(below05) / Double(tests), share01 = Double(below01) / Double(tests)
         #expect(tests == Self.seeds.count * Self.experiments * 2)
-        // ±2.5 points at 480 tests, as many standard errors at any other size.
-        #expect(abs(share05 - 0.05) <= 0.025 * (480 / Double(tests)).squareRoot(), "\(below05) of \(tests) below 0.05")
-        #expect(share01 <= 0.025, "\(below01) of \(tests) below 0.01 (the report's 'differs')")
+        // ±2.5 points around 5% and at most 1.5 points over 1% at 480 tests, as many standard errors at
+        // any other size (±3.5 and 3.1% at 240).
+        let scale = (480 / Double(tests)).squareRoot()
+        #expect(abs(share05 - 0.05) <= 0.025 * scale, "\(below05) of \(tests) below 0.05")
+        #expect(share01 <= 0.01 + 0.015 * scale, "\(below01) of \(tests) below 0.01 (the report's 'differs')")
         print("A/A heterogeneity: \(below05) of \(tests) below 0.05 (\(String(format: "%.1f", 100 * share05))%), \(below01) below 0.01 (\(String(format: "%.1f", 100 * share01))%) in \(String(format: "%.0f", Date().timeIntervalSince(began))) s")
     }
 }

@@ -14,12 +14,15 @@ import Testing
 /// comparisons, its 95% intervals should cover the true difference (0) about 95% of the time, and its
 /// variance should be about 1 − (0.5·0.21 + 0.5·0.09) / 0.24 = 37.5% below the unadjusted one.
 ///
-/// 100 seeds × 10 independent experiments over the same users (each its own hash seed) give 1,000
-/// adjusted comparisons: a standard error of 0.69 points on a 5% share, so ±1.5 points is about 2.2
-/// standard errors. Seeds 1...100, fixed, not chosen; every comparison counts.
+/// `ABCTL_CALIBRATION=full`: 100 seeds × 10 independent experiments over the same users (each its own
+/// hash seed) give 1,000 adjusted comparisons, a standard error of 0.69 points on a 5% share, so ±1.5
+/// points is about 2.2 standard errors. `make test` runs seeds 1...40: 400 comparisons held to the same
+/// 2.2 standard errors, ±2.4 points. The mean variance reduction keeps its ±0.03 at every size: the
+/// seeds' spread around the truth's 37.5% is a small part of it at 400 comparisons already.
+/// Seeds fixed, not chosen; every comparison counts.
 /// `Tests/EndToEndTests/PostStratificationBinaryTests.swift` runs the same truth through the binary.
 @Suite(.tags(.calibration)) struct PostStratificationCalibrationTests {
-    static let seeds = CalibrationSize(quick: 100, full: 100).seeds
+    static let seeds = CalibrationSize(quick: 40, full: 100).seeds
     static let experiments = 10
     static let usersPerSeed = 1200
 
@@ -54,7 +57,7 @@ import Testing
         let falsePositives = Double(flagged) / Double(compared), coverage = Double(covered) / Double(compared)
         let meanReduction = reductions.reduce(0, +) / Double(reductions.count)
         #expect(compared == Self.seeds.count * Self.experiments)
-        let tolerance = AATally.tolerance(comparisons: compared)   // ±1.5 points at 1,000
+        let tolerance = AATally.tolerance(comparisons: compared)   // ±1.5 points at 1,000, ±2.4 at 400
         #expect(abs(falsePositives - 0.05) <= tolerance, "\(flagged) of \(compared) adjusted comparisons below 0.05")
         #expect(abs(coverage - 0.95) <= tolerance, "\(covered) of \(compared) adjusted 95% intervals cover 0")
         #expect(abs(meanReduction - 0.375) <= 0.03, "mean variance reduction \(meanReduction)")
