@@ -51,11 +51,11 @@ import Testing
     /// "0.0% still to come" beside a realized figure that is not final, or a "100.0%" chance of
     /// being best, contradicts the line it sits in: a share rounds to none or all only when it is.
     @Test func aShareNeverRoundsAFewToNoneOrNearlyAllToAll() {
-        #expect(ForecastBacktest.percent(0.000024) == "under 0.1%")
-        #expect(ForecastBacktest.percent(0) == "0.0%")
-        #expect(ForecastBacktest.percent(0.4321) == "43.2%")
-        #expect(BanditAnalysis.percent(0.99996) == "over 99.9%")
-        #expect(BanditAnalysis.percent(1) == "100.0%")
+        #expect(Wording.share(0.000024, digits: 1) == "under 0.1%")
+        #expect(Wording.share(0, digits: 1) == "0.0%")
+        #expect(Wording.share(0.4321, digits: 1) == "43.2%")
+        #expect(Wording.share(0.99996, digits: 1) == "over 99.9%")
+        #expect(Wording.share(1, digits: 1) == "100.0%")
         #expect(Wording.share(0.004) == "under 1%")
         #expect(Wording.share(0.995) == "over 99%")
     }

@@ -113,17 +113,15 @@ enum BanditAnalysis {
         if best != 0, p >= 0.95, let adjusted, adjusted < figures.alpha, !harmed {
             decision.verdict = .ship
             decision.winner = name
-            decision.reasons = harms.map { $0.words } + ["A bandit: the chance that “\(name)” is the best arm on \(allocation.metric.title.lowercased()) is \(percent(p)), and its period-stratified comparison with the control has a Holm-adjusted \(Wording.pEquals(adjusted)), below \(figures.alpha)."]
+            decision.reasons = harms.map { $0.words } + ["A bandit: the chance that “\(name)” is the best arm on \(allocation.metric.title.lowercased()) is \(Wording.share(p, digits: 1)), and its period-stratified comparison with the control has a Holm-adjusted \(Wording.pEquals(adjusted)), below \(figures.alpha)."]
         } else {
             decision.verdict = .keepRunning
-            let why = best == 0 ? "the control is the likeliest best arm (\(percent(p)))"
-                : harmed ? "the likeliest best arm, “\(name)” (\(percent(p))), hurts a guardrail (above), so it is not shipped"
-                : p < 0.95 ? "the chance that the likeliest best arm, “\(name)”, is best is \(percent(p)), under 95%"
-                : "“\(name)” is likely best (\(percent(p))), but its period-stratified comparison with the control is not significant (Holm-adjusted p \(adjusted.map { String(format: "%.4f", $0) } ?? "n/a"))"
+            let why = best == 0 ? "the control is the likeliest best arm (\(Wording.share(p, digits: 1)))"
+                : harmed ? "the likeliest best arm, “\(name)” (\(Wording.share(p, digits: 1))), hurts a guardrail (above), so it is not shipped"
+                : p < 0.95 ? "the chance that the likeliest best arm, “\(name)”, is best is \(Wording.share(p, digits: 1)), under 95%"
+                : "“\(name)” is likely best (\(Wording.share(p, digits: 1))), but its period-stratified comparison with the control is not significant (Holm-adjusted p \(adjusted.map { String(format: "%.4f", $0) } ?? "n/a"))"
             decision.reasons = harms.map { $0.words } + ["A bandit keeps running: \(why)."]
         }
         return decision
     }
-
-    static func percent(_ p: Double) -> String { Wording.share(p, digits: 1) }
 }

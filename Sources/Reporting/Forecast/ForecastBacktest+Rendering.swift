@@ -47,7 +47,7 @@ extension ForecastBacktest {
             let header = ["arm", "users", "forecast", "90% interval", "realized", "error"]
             var lines = [header]
             for arm in row.arms {
-                let realized = arm.realized.map { Wording.money($0, in: currency) + (arm.complete ? "" : " so far, \(percent(arm.stillToCome)) to come") } ?? "—"
+                let realized = arm.realized.map { Wording.money($0, in: currency) + (arm.complete ? "" : " so far, \(Wording.share(arm.stillToCome, digits: 1)) to come") } ?? "—"
                 lines.append([arm.variant, Wording.count(arm.users), Wording.money(arm.forecast, in: currency),
                               arm.ci.map { "\(Wording.money($0.lower, in: currency)) to \(Wording.money($0.upper, in: currency))" } ?? "—",
                               realized, arm.error.map { Wording.signedPercent($0) } ?? "—"])

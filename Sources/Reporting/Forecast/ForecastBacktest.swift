@@ -84,7 +84,7 @@ public enum ForecastBacktest {
                 }
                 if let forecast = arm.forecast, let realized = arm.realized {
                     if !arm.complete {
-                        arm.nullReason = arm.nullReason ?? "\(percent(arm.stillToCome)) of these users' first \(horizon) days is still to come"
+                        arm.nullReason = arm.nullReason ?? "\(Wording.share(arm.stillToCome, digits: 1)) of these users' first \(horizon) days is still to come"
                     } else if realized > 0 {
                         arm.error = forecast / realized - 1
                     } else {
@@ -96,6 +96,4 @@ public enum ForecastBacktest {
             return row
         }
     }
-
-    static func percent(_ x: Double) -> String { Wording.share(x, digits: 1) }
 }

@@ -245,13 +245,13 @@ enum ServeCommand {
 
     /// The API keys from `--keys-file`, else `ABCTL_API_KEYS` (`environment`), else none.
     static func loadKeys(file: String?, environment: String?) throws -> APIKeys {
-        do {
+        do throws(APIKeys.ConfigurationError) {
             if let file { return try APIKeys.read(file: file) }
             if let text = environment {
                 return try APIKeys.parse(environment: text)
             }
             return .none
-        } catch let error as APIKeys.ConfigurationError {
+        } catch {
             throw CLIError.usage(error.description, command: "serve")
         }
     }
