@@ -10,10 +10,10 @@ import TestSupport
 /// on simulated facts: a two-arm experiment guarded on Day-0 cancels alone (level alpha = 0.05),
 /// 4,000 users over 14 days (about 1,000 trial starters per arm, all mature a day after the last).
 ///
-/// `make test` runs 100 experiments per figure; `ABCTL_SAFEGUARD_RUNS=1000` is the calibration (the
-/// figures in docs/Safeguards.md).
-@Suite struct OneSidedCalibrationTests {
-    static let runs = ProcessInfo.processInfo.environment["ABCTL_SAFEGUARD_RUNS"].flatMap(Int.init) ?? 100
+/// `make test` runs 100 experiments per figure; `ABCTL_CALIBRATION=full` runs 1,000, the calibration (the
+/// figures in docs/Safeguards.md). The level's bound follows the count.
+@Suite(.tags(.calibration)) struct OneSidedCalibrationTests {
+    static let runs = CalibrationSize(quick: 100, full: 1000).count
 
     static func experiment(checkMinutes: Double) -> Experiment {
         var e = Experiment.guarded(checkMinutes: checkMinutes)

@@ -8,7 +8,7 @@ import TestSupport
 
 /// Safeguards evaluated on the schedule for the whole run (SPEC §5): on A/A data they stop an arm
 /// at most alpha of the time; an arm with 1.5× the Day-0 cancel rate is stopped.
-@Suite struct SafeguardCalibrationTests {
+@Suite(.tags(.calibration)) struct SafeguardCalibrationTests {
     /// The times the server would evaluate at: every `check_minutes` from start until every user is mature.
     static func schedule(_ e: Experiment, days: Int) -> [Date] {
         let step = e.safeguards!.checkMinutes * 60
