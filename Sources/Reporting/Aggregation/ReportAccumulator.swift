@@ -267,7 +267,7 @@ public struct ReportAccumulator: Sendable {
         // Mutate in place: a copy of the tally would copy its arrays on every row.
         tallies[v].recordUser(paid: o.paid != nil, trial: trial, followedDays: followed, paidDay: paidDay,
                               censorAfter: o.trialStart.map { max(0, asOf - $0) } ?? 0,
-                              copySource: row.copySource?.rawValue, fallbackReason: row.copyFallbackReason,
+                              copySource: row.copySource, fallbackReason: row.copyFallbackReason,
                               ageDays: Int(min(Int64(VariantTally.maxAgeDays), (asOf - exposure) / Self.microsPerDay)))
         tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
     }
