@@ -50,20 +50,34 @@ public struct VariantTally: Sendable, Equatable {
     /// conversion curve (a Kaplan–Meier estimate over days, censored at each user's follow-up)
     /// without keeping per-user data.
     public var followUp: [[Int]] = Array(repeating: Array(repeating: 0, count: curveDays + 2), count: curveDays + 1)
-    /// Users and paid users per copy source, at the source's place in `copySources`: counted by case,
-    /// so no row makes or compares a string.
-    var copySourceUserCounts = Array(repeating: 0, count: copySources.count)
-    var copySourcePaidCounts = Array(repeating: 0, count: copySources.count)
-    /// Every copy source a row can have: none first (named "unknown"), then each case.
-    static let copySources: [CopySource?] = [nil] + CopySource.allCases.map { $0 }
+    /// Users and paid users per copy source, at its `copySourceSlot`: counted by case, so no row makes
+    /// or compares a string.
+    var copySourceUserCounts = Array(repeating: 0, count: copySourceSlots)
+    var copySourcePaidCounts = Array(repeating: 0, count: copySourceSlots)
     /// Users by `copy_source`, of the sources seen.
     public var copySourceUsers: [String: Int] { copySourceCounts(copySourceUserCounts) }
     /// Paid users by `copy_source`, of the sources seen.
     public var copySourcePaid: [String: Int] { copySourceCounts(copySourcePaidCounts) }
 
+    /// A copy source's place in the counts: none first (named "unknown"), then each case. A switch, so
+    /// a row's place costs no lookup.
+    static func copySourceSlot(_ source: CopySource?) -> Int {
+        switch source {
+        case nil: 0
+        case .static?: 1
+        case .template?: 2
+        case .onDevice?: 3
+        case .server?: 4
+        case .fallback?: 5
+        }
+    }
+    static let copySourceSlots = 1 + CopySource.allCases.count
+
     private func copySourceCounts(_ counts: [Int]) -> [String: Int] {
         var named: [String: Int] = [:]
-        for (i, source) in Self.copySources.enumerated() where copySourceUserCounts[i] > 0 { named[source?.rawValue ?? "unknown"] = counts[i] }
+        for source in [nil] + CopySource.allCases.map(Optional.some) where copySourceUserCounts[Self.copySourceSlot(source)] > 0 {
+            named[source?.rawValue ?? "unknown"] = counts[Self.copySourceSlot(source)]
+        }
         return named
     }
     /// Fallback reasons of users whose copy source was `fallback` (or who carried a reason).
@@ -192,7 +206,7 @@ public struct VariantTally: Sendable, Equatable {
             }
         }
         followUp[followedDays][paidDay] += 1
-        let slot = Self.copySources.firstIndex(of: copySource) ?? 0
+        let slot = Self.copySourceSlot(copySource)
         copySourceUserCounts[slot] += 1
         if isPaid { copySourcePaidCounts[slot] += 1 }
         if let fallbackReason, !fallbackReason.isEmpty {

@@ -42,9 +42,8 @@ extension SQLiteEventStore {
             // Every row's experiment is the one bound: it is not read. One row is read into again and
             // again: a fresh `UserFacts` per row was copied out and destroyed whole.
             var row = Self.emptyRow(experiment: experiment)
-            var variants = RecurringTexts()
             while try s.step() {
-                Self.read(s, into: &row, variants: &variants)
+                Self.read(s, into: &row)
                 try body(row)
             }
         }
@@ -231,8 +230,7 @@ extension SQLiteEventStore {
     /// One facts row; `experiment`, when the caller knows it, stands in for that column.
     static func facts(from s: Statement, experiment: String? = nil) -> UserFacts {
         var row = emptyRow(experiment: experiment ?? s.text(Int32(FactColumns.layout.experiment)))
-        var variants = RecurringTexts()
-        read(s, into: &row, variants: &variants)
+        read(s, into: &row)
         return row
     }
 
@@ -241,13 +239,13 @@ extension SQLiteEventStore {
     }
 
     /// Sets every field of `row` but its experiment from the statement's facts row, its columns found by
-    /// name (`FactColumns.layout`); the variant's string from `variants` when a row before had it.
-    static func read(_ s: Statement, into row: inout UserFacts, variants: inout RecurringTexts) {
+    /// name (`FactColumns.layout`).
+    static func read(_ s: Statement, into row: inout UserFacts) {
         let at = FactColumns.layout
         func c(_ position: Int) -> Int32 { Int32(truncatingIfNeeded: position) }
         func ts(_ position: Int) -> Timestamp? { s.optionalInt64(c(position)).map(Timestamp.init(microseconds:)) }
         row.userID = UserID(s.text(c(at.userID)))
-        row.variant = variants.text(s, c(at.variant))
+        row.variant = s.text(c(at.variant))
         row.firstExposure = Timestamp(microseconds: s.int64(c(at.firstExposure)))
         row.trialStart = ts(at.trialStart)
         row.firstPaid = ts(at.firstPaid)
@@ -276,27 +274,6 @@ extension SQLiteEventStore {
     /// string made only to be switched on costs more than the match.
     private static let copySources = RawValueBytes<CopySource>()
     private static let expiryKinds = RawValueBytes<SubscriptionEndKind>()
-}
-
-/// The few texts a column repeats on every row (a walk's variants), by their bytes: a row whose text
-/// was seen before gets the string made then rather than a new one. Keeps the first `limit` seen.
-struct RecurringTexts {
-    private var bytes: [[UInt8]] = []
-    private var texts: [String] = []
-    private let limit = 16
-
-    mutating func text(_ s: Statement, _ column: Int32) -> String {
-        let known = s.withText(column) { text in
-            bytes.firstIndex { $0.count == text.count && $0.withUnsafeBufferPointer { $0.elementsEqual(text) } }
-        }
-        if let known { return texts[known] }
-        let text = s.text(column)
-        if texts.count < limit {
-            bytes.append(Array(text.utf8))
-            texts.append(text)
-        }
-        return text
-    }
 }
 
 /// A string enum's cases by the UTF-8 bytes of their raw values, to match a TEXT column without making a string.
