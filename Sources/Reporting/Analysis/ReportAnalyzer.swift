@@ -372,7 +372,8 @@ public enum ReportAnalyzer {
         for t in tallies {
             // Sorted by time once here: the curve and the log-rank test each sort again, which on sorted
             // runs is a pass over them rather than a sort of hundreds of thousands of trial starters.
-            let obs = try sortedObservations(days: t.survivalDays, ended: t.survivalCancelled)
+            var obs = try zip(t.survivalDays, t.survivalCancelled).map { try SurvivalObservation(time: $0, event: $1) }
+            obs.sort { $0.time < $1.time }
             let cancels = t.survivalCancelled.reduce(0) { $0 + ($1 ? 1 : 0) }
             guard !obs.isEmpty else {
                 curves.append(.init(key: t.key, trialStarters: 0, cancels: 0, atDays: nil))
@@ -393,31 +394,6 @@ public enum ReportAnalyzer {
         }
         let test = try LogRankTest(groups: groups)
         return SurvivalResult(curves: curves, logRankP: test.pValue)
-    }
-
-    /// One arm's survival observations in time order: the ends' times and the censored times each
-    /// sorted as plain numbers, then merged, which costs less than sorting the pairs. Within one time
-    /// the order is free: the curve and the log-rank test count what happened at a time.
-    static func sortedObservations(days: [Double], ended: [Bool]) throws -> [SurvivalObservation] {
-        var ends: [Double] = [], censored: [Double] = []
-        for (time, end) in zip(days, ended) {
-            if end { ends.append(time) } else { censored.append(time) }
-        }
-        ends.sort()
-        censored.sort()
-        var obs: [SurvivalObservation] = []
-        obs.reserveCapacity(ends.count + censored.count)
-        var e = 0, c = 0
-        while e < ends.count || c < censored.count {
-            if c == censored.count || (e < ends.count && ends[e] <= censored[c]) {
-                obs.append(try SurvivalObservation(time: ends[e], event: true))
-                e += 1
-            } else {
-                obs.append(try SurvivalObservation(time: censored[c], event: false))
-                c += 1
-            }
-        }
-        return obs
     }
 
     static let aiSources: Set<String> = ["on_device", "server", "fallback"]
