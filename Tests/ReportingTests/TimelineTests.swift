@@ -136,6 +136,24 @@ import Testing
         }
     }
 
+    /// A point shows the difference and its interval only, so it is compared without the chance to
+    /// win and the expected loss (three integrals a comparison); the report's own comparison has them.
+    @Test func aPointLeavesOutTheFiguresItDoesNotShow() throws {
+        try Self.withStore(Self.events(trials: true)) { store in
+            let experiment = Self.cases[0].experiment
+            let report = try ReportBuilder.report(source: store, experiment: experiment, options: ReportOptions(clock: Self.moment))
+            let timeline = try #require(report.timeline)
+            let compared = timeline.points.flatMap(\.comparisons).filter { $0.absoluteDiff != nil }
+            #expect(!compared.isEmpty)
+            #expect(compared.allSatisfy { $0.chanceToWin == nil && $0.expectedLoss == nil })
+            for mine in timeline.points.last!.comparisons {
+                let theirs = try #require(report.comparison(mine.variant, timeline.metric))
+                #expect(theirs.chanceToWin != nil && theirs.expectedLoss != nil)
+                #expect(mine.absoluteDiff == theirs.absoluteDiff && mine.absoluteCI == theirs.absoluteCI)
+            }
+        }
+    }
+
     /// Read with the maturity rule as of each day: `paid_conversion` with 7-day trials and 3 days'
     /// grace is read as `paid_conversion_d10`, so a day before anyone was followed 10 days has no
     /// figure, and a later day counts only the users exposed 10 days before its end.

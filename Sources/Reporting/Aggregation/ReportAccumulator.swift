@@ -215,18 +215,14 @@ public struct ReportAccumulator: Sendable {
 
         // Before the as-of time (revenue too, from the row's entries), then each horizon's window.
         // A Day-0 window that ends at the as-of moment has passed (the moment itself is after it).
-        var o = rules.outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: Self.revenue(row, before: asOf))
+        let takings = Self.takings(row, before: asOf)
+        var o = rules.outcome(row, variant: v, before: asOf, windowsPassedBy: asOf + 1, revenue: takings.revenue)
+        o.proceeds = takings.proceeds
+        if takings.beforeTax { proceedsBeforeTax = true }
         let known = rules.ownTrial(row, variant: v) > 0
         if let u = row.firstUncancel, u.microseconds < asOf {
             tallies[v].uncancelled += 1
             if let stray = row.strayUncancel, stray.microseconds < asOf { tallies[v].strayUncancelled += 1 }
-        }
-        if !row.revenueEntries.isEmpty {
-            let cut = asOf - exposure
-            for e in row.revenueEntries where e.offset < cut {
-                o.proceeds += e.proceeds
-                if e.proceedsBeforeTax { proceedsBeforeTax = true }
-            }
         }
         tallies[v].record(windows[0].slots, o, trialLengthKnown: known)
         recordOffer(row, o, variant: v)
@@ -267,7 +263,7 @@ public struct ReportAccumulator: Sendable {
         // Mutate in place: a copy of the tally would copy its arrays on every row.
         tallies[v].recordUser(paid: o.paid != nil, trial: trial, followedDays: followed, paidDay: paidDay,
                               censorAfter: o.trialStart.map { max(0, asOf - $0) } ?? 0,
-                              copySource: row.copySource?.rawValue, fallbackReason: row.copyFallbackReason,
+                              copySource: row.copySource, fallbackReason: row.copyFallbackReason,
                               ageDays: Int(min(Int64(VariantTally.maxAgeDays), (asOf - exposure) / Self.microsPerDay)))
         tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
     }
@@ -317,16 +313,23 @@ public struct ReportAccumulator: Sendable {
         }
     }
 
-    /// The row's net revenue from events before `limit` (µs): the facts' total to date when every
-    /// revenue entry is before it (the usual case, no sum again), else the entries before it. So a
-    /// report as of an earlier moment cuts revenue there however the moment was given.
+    /// What the row's user brought in by `limit` (µs), in one pass over its revenue entries: the net
+    /// revenue, the facts' total to date when every entry is before `limit` (the usual case), else the
+    /// entries before it, so a report as of an earlier moment cuts revenue there however the moment
+    /// was given; the proceeds of the entries before it, each sum in entry order; and whether some
+    /// of those proceeds are before tax.
     @inline(__always)
-    static func revenue(_ row: UserFacts, before limit: Int64) -> Double {
+    static func takings(_ row: UserFacts, before limit: Int64) -> (revenue: Double, proceeds: Double, beforeTax: Bool) {
+        guard !row.revenueEntries.isEmpty else { return (row.netRevenue, 0, false) }
         let cut = limit - row.firstExposure.microseconds
-        guard row.revenueEntries.contains(where: { $0.offset >= cut }) else { return row.netRevenue }
-        var sum = 0.0
-        for e in row.revenueEntries where e.offset < cut { sum += e.amount }
-        return sum
+        var revenue = 0.0, proceeds = 0.0, beforeTax = false, cutShort = false
+        for e in row.revenueEntries {
+            guard e.offset < cut else { cutShort = true; continue }
+            revenue += e.amount
+            proceeds += e.proceeds
+            if e.proceedsBeforeTax { beforeTax = true }
+        }
+        return (cutShort ? revenue : row.netRevenue, proceeds, beforeTax)
     }
 
     /// The slot of `metric` in `metrics`.

@@ -112,15 +112,8 @@ public struct TimelineTally: Sendable {
         landing.sort()
         var opened = false
         for d in landing {
-            let limit = self.cut(d)
-            let value: Double
-            if rule.proceeds {
-                var sum = 0.0
-                for e in row.revenueEntries where e.offset < limit - exposure { sum += e.proceeds }
-                value = sum
-            } else {
-                value = ReportAccumulator.revenue(row, before: limit)
-            }
+            let takings = ReportAccumulator.takings(row, before: self.cut(d))
+            let value = rule.proceeds ? takings.proceeds : takings.revenue
             if !opened {
                 guard value != 0 else { continue }
                 opened = true

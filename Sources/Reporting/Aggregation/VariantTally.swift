@@ -50,15 +50,36 @@ public struct VariantTally: Sendable, Equatable {
     /// conversion curve (a Kaplan–Meier estimate over days, censored at each user's follow-up)
     /// without keeping per-user data.
     public var followUp: [[Int]] = Array(repeating: Array(repeating: 0, count: curveDays + 2), count: curveDays + 1)
-    /// Copy sources seen, in first-seen order ("unknown" when the exposure carried none), with users
-    /// and paid users per source. A short array searched linearly: cheaper per row than hashing.
-    public private(set) var copySourceKeys: [String] = []
-    var copySourceUserCounts: [Int] = []
-    var copySourcePaidCounts: [Int] = []
-    /// Users by `copy_source`.
-    public var copySourceUsers: [String: Int] { Dictionary(uniqueKeysWithValues: zip(copySourceKeys, copySourceUserCounts)) }
-    /// Paid users by `copy_source`.
-    public var copySourcePaid: [String: Int] { Dictionary(uniqueKeysWithValues: zip(copySourceKeys, copySourcePaidCounts)) }
+    /// Users and paid users per copy source, at its `copySourceSlot`: counted by case, so no row makes
+    /// or compares a string.
+    var copySourceUserCounts = Array(repeating: 0, count: copySourceSlots)
+    var copySourcePaidCounts = Array(repeating: 0, count: copySourceSlots)
+    /// Users by `copy_source`, of the sources seen.
+    public var copySourceUsers: [String: Int] { copySourceCounts(copySourceUserCounts) }
+    /// Paid users by `copy_source`, of the sources seen.
+    public var copySourcePaid: [String: Int] { copySourceCounts(copySourcePaidCounts) }
+
+    /// A copy source's place in the counts: none first (named "unknown"), then each case. A switch, so
+    /// a row's place costs no lookup.
+    static func copySourceSlot(_ source: CopySource?) -> Int {
+        switch source {
+        case nil: 0
+        case .static?: 1
+        case .template?: 2
+        case .onDevice?: 3
+        case .server?: 4
+        case .fallback?: 5
+        }
+    }
+    static let copySourceSlots = 1 + CopySource.allCases.count
+
+    private func copySourceCounts(_ counts: [Int]) -> [String: Int] {
+        var named: [String: Int] = [:]
+        for source in [nil] + CopySource.allCases.map(Optional.some) where copySourceUserCounts[Self.copySourceSlot(source)] > 0 {
+            named[source?.rawValue ?? "unknown"] = counts[Self.copySourceSlot(source)]
+        }
+        return named
+    }
     /// Fallback reasons of users whose copy source was `fallback` (or who carried a reason).
     public var fallbackReasons: [String: Int] = [:]
 
@@ -172,7 +193,7 @@ public struct VariantTally: Sendable, Equatable {
     /// `trial.cancelAfter` is microseconds from trial start to the first cancel; `censorAfter` is
     /// microseconds from trial start to the "as of" time.
     mutating func recordUser(paid isPaid: Bool, trial: (start: Int64, cancelAfter: Int64?)?, followedDays: Int, paidDay: Int,
-                             censorAfter: Int64, copySource: String?, fallbackReason: String?, ageDays: Int) {
+                             censorAfter: Int64, copySource: CopySource?, fallbackReason: String?, ageDays: Int) {
         users += 1
         usersByAge[min(ageDays, Self.maxAgeDays)] += 1
         if let trial {
@@ -185,19 +206,12 @@ public struct VariantTally: Sendable, Equatable {
             }
         }
         followUp[followedDays][paidDay] += 1
-        let source = copySource ?? "unknown"
-        var slot = copySourceKeys.firstIndex(of: source) ?? -1
-        if slot < 0 {
-            slot = copySourceKeys.count
-            copySourceKeys.append(source)
-            copySourceUserCounts.append(0)
-            copySourcePaidCounts.append(0)
-        }
+        let slot = Self.copySourceSlot(copySource)
         copySourceUserCounts[slot] += 1
         if isPaid { copySourcePaidCounts[slot] += 1 }
         if let fallbackReason, !fallbackReason.isEmpty {
             fallbackReasons[fallbackReason, default: 0] += 1
-        } else if source == "fallback" {
+        } else if copySource == .fallback {
             fallbackReasons["unspecified", default: 0] += 1
         }
     }

@@ -170,7 +170,11 @@ public enum ReportAnalyzer {
         return out
     }
 
-    static func compareRates(_ m: Metric, slot: Int, _ control: VariantTally, _ variant: VariantTally, alpha: Double, experiment: Experiment) throws -> ComparisonResult {
+    /// `chances: false` leaves out the chance to win and the expected loss (three integrals per
+    /// comparison, the costliest part) and the sequential test: for the timeline, whose points show
+    /// the difference and its interval only.
+    static func compareRates(_ m: Metric, slot: Int, _ control: VariantTally, _ variant: VariantTally, alpha: Double, experiment: Experiment,
+                             chances: Bool = true) throws -> ComparisonResult {
         var c = ComparisonResult(variant: variant.key, metric: m, test: "z-test")
         let kc = control.counts[slot], nc = control.denominators[slot], kv = variant.counts[slot], nv = variant.denominators[slot]
         let sequential = experiment.metrics.sequential && m.horizonDays == nil
@@ -205,6 +209,7 @@ public enum ReportAnalyzer {
             return c
         }
         c.pValue = z.pValue
+        guard chances else { return c }
         // In the metric's good direction: for cancel and refund rates, the chance the variant's rate is lower.
         let bayes = BayesianComparison(control: pc, variant: pv, lowerIsBetter: m.lowerIsBetter)
         c.chanceToWin = bayes.chanceToWin

@@ -54,7 +54,7 @@ enum TimelineAnalysis {
                     ? try ReportAnalyzer.compareRevenue(t.metric, control: try RevenueCapping.summary(values: whole[0].values[0], users: whole[0].denominators[0], cap: cap),
                                                         variant: try RevenueCapping.summary(values: whole[v].values[0], users: whole[v].denominators[0], cap: cap),
                                                         key: keys[v], cap: cap, alpha: alpha)
-                    : try ReportAnalyzer.compareRates(t.metric, slot: 0, whole[0], whole[v], alpha: alpha, experiment: experiment)
+                    : try ReportAnalyzer.compareRates(t.metric, slot: 0, whole[0], whole[v], alpha: alpha, experiment: experiment, chances: false)
                 if let split = t.split, c.absoluteDiff != nil {
                     c = try PostStratifiedComparisons.adjusted(c, cells: byCell, attributes: acc.splits[split].attributes, variant: v, slot: 0,
                                                                cap: cap, alpha: alpha, sequential: experiment.metrics.sequential,

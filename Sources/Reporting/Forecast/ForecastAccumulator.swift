@@ -17,6 +17,8 @@ public struct ForecastAccumulator: Sendable {
     let keys: [String]
     /// Per arm, the plans its payers can be on (price → period), for a first payment with no `product_id`.
     let plans: [[PlanPeriod]]
+    /// Per arm, its plans' prices in `plans`' order: what a payer's plan is found by.
+    let planPrices: [[Double]]
     /// `product_id` → plan, over every offering: a payment belongs to a plan by its product id (SPEC §5).
     let planByProduct: [String: PlanPeriod]
 
@@ -78,6 +80,7 @@ public struct ForecastAccumulator: Sendable {
             let own = v.paywall.flatMap { products.offerings[$0.offering] }.map { Array($0.values) } ?? []
             return (own.isEmpty ? everyPlan : own.sorted { $0.price < $1.price }).map(PlanPeriod.init)
         }
+        planPrices = plans.map { $0.map(\.plan.price) }
         var byProduct: [String: PlanPeriod] = [:]
         for plan in everyPlan where byProduct[plan.productID] == nil { byProduct[plan.productID] = PlanPeriod(plan) }
         planByProduct = byProduct
@@ -174,9 +177,14 @@ public struct ForecastAccumulator: Sendable {
         payerCells[v][cell, default: 0] += 1
     }
 
-    /// The arm's plan whose price is nearest `amount`, within 1%; nil when none is.
+    /// The arm's plan whose price is nearest `amount` (the first such), within 1%; nil when none is.
+    /// Found among the prices by index: comparing the plans themselves copied two of them, their
+    /// strings retained, per plan and payer.
     func plan(paying amount: Double, arm v: Int) -> PlanPeriod? {
-        guard let best = plans[v].min(by: { abs($0.plan.price - amount) < abs($1.plan.price - amount) }) else { return nil }
-        return abs(best.plan.price - amount) <= 0.01 * best.plan.price ? best : nil
+        let prices = planPrices[v]
+        guard !prices.isEmpty else { return nil }
+        var best = 0
+        for i in prices.indices.dropFirst() where abs(prices[i] - amount) < abs(prices[best] - amount) { best = i }
+        return abs(prices[best] - amount) <= 0.01 * prices[best] ? plans[v][best] : nil
     }
 }

@@ -149,9 +149,7 @@ final class Statement {
     func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
 
     func text(_ column: Int32) -> String {
-        guard let pointer = sqlite3_column_text(stmt, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(stmt, column))
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        withText(column) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// `optionalInt64`'s one call, for text.
@@ -161,16 +159,21 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
-    /// Calls `body` with a TEXT column's UTF-8 bytes, without making a string; the bytes live until the next step.
+    /// Calls `body` with a TEXT column's UTF-8 bytes (empty for NULL), without making a string; the
+    /// bytes live until the next step. `optionalInt64`'s one call into the statement, then the bytes
+    /// and their count from the value.
     func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        let pointer = sqlite3_column_text(stmt, column)
-        let count = Int(sqlite3_column_bytes(stmt, column))
+        let value = sqlite3_column_value(stmt, column)
+        let pointer = sqlite3_value_text(value)
+        let count = Int(sqlite3_value_bytes(value))
         return body(UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
     }
 
     /// Calls `body` with a BLOB column's bytes (empty for NULL); the bytes live until the next step.
     func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
-        let count = Int(sqlite3_column_bytes(stmt, column))
-        return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, column), count: count))
+        let value = sqlite3_column_value(stmt, column)
+        let pointer = sqlite3_value_blob(value)
+        let count = Int(sqlite3_value_bytes(value))
+        return body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
     }
 }

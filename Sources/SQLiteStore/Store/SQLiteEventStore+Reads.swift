@@ -253,7 +253,7 @@ extension SQLiteEventStore {
         row.firstCancel = ts(at.firstCancel)
         row.refundedAt = ts(at.refunded)
         row.netRevenue = s.double(c(at.netRevenue))
-        row.revenueEntries = s.isNull(c(at.revenueEntries)) ? [] : s.withBlob(c(at.revenueEntries), RevenueEntry.decode)
+        row.revenueEntries = s.withBlob(c(at.revenueEntries)) { $0.isEmpty ? [] : RevenueEntry.decode($0) }
         row.crossedOver = s.int64(c(at.crossedOver)) != 0
         row.copySource = copySources.match(s, c(at.copySource))
         row.copyFallbackReason = s.optionalText(c(at.copyFallbackReason))
@@ -281,10 +281,10 @@ struct RawValueBytes<Value: CaseIterable & RawRepresentable & Sendable>: Sendabl
     private let cases = Array(Value.allCases)
     private let bytes = Value.allCases.map { Array($0.rawValue.utf8) }
 
-    /// The case whose raw value is `column`'s text; nil for NULL or text no case has.
+    /// The case whose raw value is `column`'s text; nil for NULL (no bytes, which no raw value is) or
+    /// text no case has.
     func match(_ s: Statement, _ column: Int32) -> Value? {
-        guard !s.isNull(column) else { return nil }
-        return s.withText(column) { text in
+        s.withText(column) { text in
             // Lengths first, then bytes, against arrays made once (a String's UTF-8 view compares slowly).
             for (i, known) in bytes.enumerated() where known.count == text.count {
                 var same = true
