@@ -56,12 +56,8 @@ import Testing
     }
 
     @Test func theDemoWritesReportsForEveryExperiment() async throws {
-        let folder = TemporaryFolder()
-        try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: Abctl.packageRoot + "/Experiments") {
-            try FileManager.default.copyItem(atPath: Abctl.packageRoot + "/Experiments/" + name, toPath: folder.path + "/Experiments/" + name)
-        }
-        let r = try await Abctl.run(["demo", "--users", "5000"], in: folder.path)
+        let demo = try await ShippedDemo.run.value
+        let folder = demo.folder, r = demo.output
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         for id in ["chorus-paywall-copy", "chorus-trial-length", "chorus-discount-framing"] {
             for ext in ["html", "md", "json"] {

@@ -39,10 +39,8 @@ import Testing
     }
 
     @Test func theDemoTellsTheTruthsStory() async throws {
-        let folder = TemporaryFolder(prefix: "abctl-demo-story")
-        try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
-        try Abctl.copyShippedExperiments(to: folder.path + "/Experiments")
-        let demo = try await Abctl.run(["demo"], in: folder.path, environment: ["ABCTL_NOW": ""])
+        let shipped = try await ShippedDemo.run.value
+        let folder = shipped.folder, demo = shipped.output
         try #require(demo.status == 0, "\(demo.stdout)\(demo.stderr)")
 
         // The printed summary: one block per experiment, under 40 lines, the backtest before it.

@@ -27,11 +27,10 @@ import Testing
             #expect(commands.contains { $0.hasPrefix(start) }, "the README shows no '\(start)' command")
         }
 
-        let folder = TemporaryFolder(prefix: "abctl-readme")
-        try FileManager.default.createDirectory(atPath: folder.path + "/Experiments", withIntermediateDirectories: true)
-        try Abctl.copyShippedExperiments(to: folder.path + "/Experiments")
-        let demo = try await Abctl.run(["demo", "--users", "3000"], in: folder.path)
-        try #require(demo.status == 0, "\(demo.stderr)")
+        // The folder `make demo` leaves (the demo shared with the other suites that need one), copied: the commands write into it.
+        let demo = try await ShippedDemo.run.value
+        try #require(demo.output.status == 0, "\(demo.output.stderr)")
+        let folder = try demo.copy(prefix: "abctl-readme")
         let binFolder = URL(fileURLWithPath: Abctl.path).deletingLastPathComponent().path
         let environment = ["PATH": binFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
 

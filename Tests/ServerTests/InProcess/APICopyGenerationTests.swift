@@ -134,7 +134,9 @@ struct APICopyGenerationTests {
 
     @Test func whileAModelFailsItIsNotAskedAgainBeforeTheRetryIsDue() async throws {
         let fake = try FakeChatServer([.status(503)], otherwise: .line(Self.good))
-        let server = try Self.server(fake, deadlineMilliseconds: 5000)  // default: 30 s
+        // The retry is due an hour after the failure (the default is 30 s), so the five calls fall before it
+        // however long a busy machine makes them take.
+        let server = try Self.server(fake, deadlineMilliseconds: 5000, retryAfterSeconds: 3600)
         var reasons: [String?] = []
         for _ in 0..<5 { reasons.append(try await copy(server)["fallback_reason"] as? String) }
         #expect(reasons == Array(repeating: "error", count: 5))
