@@ -155,8 +155,10 @@ extension RenewalModelChoice {
     /// `onCap` in α = cap · σ(z), β = cap − α; then log c. nil when the search does not settle.
     static func fitBdw(_ histories: [BetaDiscreteWeibull.Payers?], fitted: [Int], onCap: Set<Int>, sbg: [ShiftedBetaGeometric?], cap: Double,
                        start: [BetaDiscreteWeibull?]?) -> ([BetaDiscreteWeibull?], Double)? {
-        var x0: [Double] = []
+        // x: each fitted arm's coordinates from its first (`firsts`), two for a free arm, one on the cap; then log c.
+        var x0: [Double] = [], firsts: [Int] = []
         for i in fitted {
+            firsts.append(x0.count)
             let s = start?[i] ?? BetaDiscreteWeibull(sbg[i]!)
             if onCap.contains(i) {
                 let share = min(max(s.alpha / (s.alpha + s.beta), 1e-12), 1 - 1e-12)
@@ -166,26 +168,38 @@ extension RenewalModelChoice {
             }
         }
         x0.append(log(start?.compactMap { $0 }.first?.c ?? 1))
-        func models(_ x: [Double]) -> [BetaDiscreteWeibull?] {
-            let c = exp(x[x.count - 1])
-            var out = [BetaDiscreteWeibull?](repeating: nil, count: histories.count)
-            var j = 0
-            for i in fitted {
-                if onCap.contains(i) {
-                    let a = cap / (1 + exp(-x[j]))
-                    out[i] = BetaDiscreteWeibull(alpha: a, beta: cap - a, c: c)
-                    j += 1
-                } else {
-                    out[i] = BetaDiscreteWeibull(alpha: exp(x[j]), beta: exp(x[j + 1]), c: c)
-                    j += 2
-                }
+        func model(_ k: Int, _ x: [Double]) -> BetaDiscreteWeibull {
+            let c = exp(x[x.count - 1]), j = firsts[k]
+            if onCap.contains(fitted[k]) {
+                let a = cap / (1 + exp(-x[j]))
+                return BetaDiscreteWeibull(alpha: a, beta: cap - a, c: c)
             }
+            return BetaDiscreteWeibull(alpha: exp(x[j]), beta: exp(x[j + 1]), c: c)
+        }
+        func models(_ x: [Double]) -> [BetaDiscreteWeibull?] {
+            var out = [BetaDiscreteWeibull?](repeating: nil, count: histories.count)
+            for (k, i) in fitted.enumerated() { out[i] = model(k, x) }
             return out
         }
+        // An arm's log-likelihood depends on its own coordinates and c alone, and the finite differences
+        // move one or two coordinates at a time: an arm whose coordinates did not move is read back, not
+        // computed again. The same bits in give the same bits out, and the sum keeps its order, so the
+        // fit is the same to the byte.
+        var remembered = [[ArmPoint: Double]](repeating: [:], count: fitted.count)
         func ll(_ x: [Double]) -> Double {
-            let m = models(x)
             var total = 0.0
-            for i in fitted { total += m[i]!.logLikelihood(histories[i]!) }
+            for (k, i) in fitted.enumerated() {
+                let j = firsts[k], free = !onCap.contains(i)
+                let point = ArmPoint(first: x[j].bitPattern, second: free ? x[j + 1].bitPattern : 0, c: x[x.count - 1].bitPattern)
+                if let value = remembered[k][point] {
+                    total += value
+                    continue
+                }
+                let value = model(k, x).logLikelihood(histories[i]!)
+                if remembered[k].count >= 256 { remembered[k].removeAll(keepingCapacity: true) }
+                remembered[k][point] = value
+                total += value
+            }
             return total.isNaN ? -.infinity : total
         }
         // Bounds on the search itself: beyond them the fit is on a bound anyway.
@@ -195,4 +209,9 @@ extension RenewalModelChoice {
         }) else { return nil }
         return (models(x), best)
     }
+}
+
+/// One arm's coordinates in a bdw search, by their bits: what its log-likelihood is remembered by.
+private struct ArmPoint: Hashable {
+    let first, second, c: UInt64
 }
