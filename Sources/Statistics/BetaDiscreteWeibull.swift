@@ -185,20 +185,24 @@ extension RenewalModelChoice {
         // move one or two coordinates at a time: an arm whose coordinates did not move is read back, not
         // computed again. The same bits in give the same bits out, and the sum keeps its order, so the
         // fit is the same to the byte.
-        var remembered = [[ArmPoint: Double]](repeating: [:], count: fitted.count)
+        // Each arm's last `ArmPoint.kept` points, searched in turn (cheaper than hashing them: one step's
+        // finite differences visit fewer points per arm than that).
+        let free = fitted.map { !onCap.contains($0) }
+        var remembered = [[ArmPoint]](repeating: [], count: fitted.count), next = [Int](repeating: 0, count: fitted.count)
         func ll(_ x: [Double]) -> Double {
             var total = 0.0
             for (k, i) in fitted.enumerated() {
-                let j = firsts[k], free = !onCap.contains(i)
-                let point = ArmPoint(first: x[j].bitPattern, second: free ? x[j + 1].bitPattern : 0, c: x[x.count - 1].bitPattern)
-                if let value = remembered[k][point] {
-                    total += value
+                let j = firsts[k]
+                let point = ArmPoint(first: x[j].bitPattern, second: free[k] ? x[j + 1].bitPattern : 0, c: x[x.count - 1].bitPattern, value: 0)
+                if let seen = remembered[k].last(where: { $0.first == point.first && $0.second == point.second && $0.c == point.c }) {
+                    total += seen.value
                     continue
                 }
-                let value = model(k, x).logLikelihood(histories[i]!)
-                if remembered[k].count >= 256 { remembered[k].removeAll(keepingCapacity: true) }
-                remembered[k][point] = value
-                total += value
+                var computed = point
+                computed.value = model(k, x).logLikelihood(histories[i]!)
+                if remembered[k].count < ArmPoint.kept { remembered[k].append(computed) } else { remembered[k][next[k]] = computed }
+                next[k] = (next[k] + 1) % ArmPoint.kept
+                total += computed.value
             }
             return total.isNaN ? -.infinity : total
         }
@@ -211,7 +215,9 @@ extension RenewalModelChoice {
     }
 }
 
-/// One arm's coordinates in a bdw search, by their bits: what its log-likelihood is remembered by.
-private struct ArmPoint: Hashable {
+/// One arm's coordinates in a bdw search, by their bits, and its log-likelihood there.
+private struct ArmPoint {
+    static let kept = 32
     let first, second, c: UInt64
+    var value: Double
 }

@@ -69,19 +69,25 @@ enum Maximizer {
     static func derivatives(_ f: ([Double]) -> Double, _ x: [Double], _ fx: Double) -> ([Double], [[Double]]) {
         let d = x.count
         let e = 1e-4
-        func at(_ changes: [(Int, Double)]) -> Double {
-            var y = x
-            for (i, v) in changes { y[i] += v }
+        // One point moved in place and put back, rather than a copy of x per value.
+        var y = x
+        func at(_ i: Int, _ di: Double, _ j: Int? = nil, _ dj: Double = 0) -> Double {
+            y[i] = x[i] + di
+            if let j { y[j] = x[j] + dj }
+            defer {
+                y[i] = x[i]
+                if let j { y[j] = x[j] }
+            }
             return f(y)
         }
         var g = [Double](repeating: 0, count: d)
         var h = [[Double]](repeating: [Double](repeating: 0, count: d), count: d)
         for i in 0..<d {
-            let up = at([(i, e)]), down = at([(i, -e)])
+            let up = at(i, e), down = at(i, -e)
             g[i] = (up - down) / (2 * e)
             h[i][i] = (up - 2 * fx + down) / (e * e)
             for j in 0..<i {
-                let v = (at([(i, e), (j, e)]) - at([(i, e), (j, -e)]) - at([(i, -e), (j, e)]) + at([(i, -e), (j, -e)])) / (4 * e * e)
+                let v = (at(i, e, j, e) - at(i, e, j, -e) - at(i, -e, j, e) + at(i, -e, j, -e)) / (4 * e * e)
                 h[i][j] = v
                 h[j][i] = v
             }
