@@ -1,9 +1,9 @@
 import Foundation
 
 /// `abctl demo` as `make demo` runs it: the shipped Experiments/, the default story, no clock from the
-/// shell. Run once per test process, on first use: its forecasts take about half a minute of CPU in a
-/// debug build, and several suites need only a folder where the demo has run. A suite that writes
-/// there works in a `copy()`.
+/// shell. Run once per test process, on first use: a demo is one of the dearest programs the suites
+/// run, and several suites need only a folder where the demo has run. A suite that writes there works
+/// in a `copy()`.
 public struct ShippedDemo: Sendable {
     /// The folder the demo ran in: Experiments/, Reports/ and abctl.sqlite. Read it, never write it.
     public let folder: TemporaryFolder
