@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlite3-dev libmicrohttpd-dev pkg-config sqlite3 python3-venv
 VENV         := .venv
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps venv build release demo test test-in-process test-in-process-then-browser test-end-to-end test-build test-browser package-build client-build bench clean
+.PHONY: deps venv build release demo test test-in-process test-end-to-end test-build test-browser package-build client-build bench clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -43,14 +43,11 @@ TEST_BUNDLE := .build/debug/abctlPackageTests.xctest
 # compiles beside the main build, in the moments the main build waits on one module or one link.
 # The in-process run and the end-to-end run then go side by side: the end-to-end tests spend much of
 # their time waiting on servers, timers and one long program each, time the in-process suites use.
-# The browser test follows the in-process run, while the end-to-end run, the longer one, goes on.
 # Each run's output is printed whole when it ends (--output-sync), not interleaved.
 test: deps
 	$(MAKE) --no-print-directory -j3 venv package-build client-build
 	$(VENV)/bin/check-jsonschema --schemafile Experiments/schema.json $$(ls Experiments/*.json | grep -v -e schema.json -e products.json)
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-in-process-then-browser test-end-to-end
-
-test-in-process-then-browser: test-in-process
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-in-process test-end-to-end
 	$(MAKE) --no-print-directory test-browser
 
 # Without a build of their own: run after `make test-build` (or `swift build --build-tests`).
