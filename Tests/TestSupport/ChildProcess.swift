@@ -40,13 +40,12 @@ public final class ChildProcess: @unchecked Sendable {
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         folder.write("stdout", "")
         folder.write("stderr", "")
-        process.standardOutput = FileHandle(forWritingAtPath: folder.path + "/stdout")
-        process.standardError = FileHandle(forWritingAtPath: folder.path + "/stderr")
-        if let stdin {
-            process.standardInput = FileHandle(forReadingAtPath: folder.write("stdin", stdin))
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
+        // The files the child writes and reads, opened here and closed once it has its own copies.
+        let opened = [FileHandle(forWritingAtPath: folder.path + "/stdout"), FileHandle(forWritingAtPath: folder.path + "/stderr"),
+                      stdin.flatMap { FileHandle(forReadingAtPath: folder.write("stdin", $0)) }]
+        process.standardOutput = opened[0]
+        process.standardError = opened[1]
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : opened[2]
         let ending = self.ending
         process.terminationHandler = { ending.end($0.terminationStatus, bySignal: $0.terminationReason == .uncaughtSignal) }
         // One spawn at a time: corelibs Foundation's Process.run crashed in a memcpy when many
@@ -54,6 +53,9 @@ public final class ChildProcess: @unchecked Sendable {
         let process = self.process
         try ChildProcess.spawning.withLock { _ in try process.run() }
         pid = process.processIdentifier
+        // The parent keeps no descriptor per child: corelibs Foundation's Process.run reads past the end
+        // of /proc/self/fd's listing once a process holds about a thousand descriptors, and crashes.
+        for handle in opened { try? handle?.close() }
     }
 
     deinit {
