@@ -182,11 +182,10 @@ extension RenewalModelChoice {
             return out
         }
         // An arm's log-likelihood depends on its own coordinates and c alone, and the finite differences
-        // move one or two coordinates at a time: an arm whose coordinates did not move is read back, not
-        // computed again. The same bits in give the same bits out, and the sum keeps its order, so the
-        // fit is the same to the byte.
-        // Each arm's last `ArmPoint.kept` points, searched in turn (cheaper than hashing them: one step's
-        // finite differences visit fewer points per arm than that).
+        // move one or two coordinates at a time: an arm whose coordinates did not move is read back from
+        // its last `ArmPoint.kept` points (more than one step's differences visit per arm; searching so
+        // few is cheaper than hashing them), not computed again. The same bits in give the same bits
+        // out, and the sum keeps its order, so the fit is the same to the byte.
         let free = fitted.map { !onCap.contains($0) }
         var remembered = [[ArmPoint]](repeating: [], count: fitted.count), next = [Int](repeating: 0, count: fitted.count)
         func ll(_ x: [Double]) -> Double {
