@@ -54,7 +54,7 @@ import Testing
                           "forecast backtest", "safeguards check"], "\(commands)")
 
         // The report commands in a row (one per format) only read the store and write files of their own, so
-        // they run side by side: each costs half a minute of CPU in a debug build. The others run in order.
+        // they run side by side: each refits the forecasts, the dearest part of a report. The others run in order.
         var steps: [[String]] = []
         for command in commands {
             if try Self.parse(command).arguments.first == "report", let last = steps.last?.last, try Self.parse(last).arguments.first == "report" {

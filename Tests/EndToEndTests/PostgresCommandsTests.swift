@@ -13,7 +13,7 @@ import TestSupport
         let url = try await onOwnThread { try PostgresCluster.shared().createDatabase(prefix: "demo") }
         let folder = TemporaryFolder()
         let common = ["demo", "--users", "3000", "--seed", "7", "--days", "5"]
-        // The two stores' demos share nothing, so they run side by side: each is half a minute of CPU in a debug build.
+        // The two stores' demos share nothing, so they run side by side.
         async let fromPostgres = Abctl.run(common + ["--db", url, "--out", folder.path + "/pg"])
         async let fromSQLite = Abctl.run(common + ["--db", folder.path + "/demo.sqlite", "--out", folder.path + "/sqlite"])
         let (pg, sqlite) = try await (fromPostgres, fromSQLite)
