@@ -104,7 +104,7 @@ public actor AbctlClient {
         return reply
     }
 
-    /// The server's reasons that end every kept arm of the experiment at once (SPEC §7).
+    /// The server's reasons that end every kept arm of the experiment at once.
     static let expiringReasons: Set<String> = ["not_running", "shipped", "safeguard"]
 
     /// Forgets every cached answer naming `experiment` in both caches, but the placement answer
@@ -283,7 +283,7 @@ public actor AbctlClient {
         }
     }
 
-    // MARK: People (SPEC §4, §7)
+    // MARK: People
 
     /// The id to ask and log under now: an anonymous id made on the first start and kept across
     /// restarts, the known id after `logIn`, a new anonymous id after `logOut`. Queries and events
@@ -297,10 +297,10 @@ public actor AbctlClient {
     /// `identified` event from it to `identity` (event id `identify:IDENTITY`, as
     /// `POST /v1/identify` stores it, allowed through an `app` key) behind everything queued
     /// before, copies its cached answers to `identity`, and from then on `userID` is `identity`:
-    /// the server answers it with the anonymous id's arms (SPEC §2 people). Queued events keep the
-    /// id they were logged under and are all sent. From another known id it only switches (two
-    /// known ids never merge). On return the event is on disk; it is sent in the background
-    /// (`flush()` sends it now).
+    /// the server answers it with the anonymous id's arms (the sticky record is the person's).
+    /// Queued events keep the id they were logged under and are all sent. From another known id
+    /// it only switches (two known ids never merge). On return the event is on disk; it is sent
+    /// in the background (`flush()` sends it now).
     public func logIn(_ identity: UserID) async throws {
         let old = currentUser.id
         guard identity != old else {
@@ -328,7 +328,7 @@ public actor AbctlClient {
 
     // MARK: Store identities
 
-    /// The id to hand the stores for this user (SPEC §4): a lowercase UUID made the first time and
+    /// The id to hand the stores for this user: a lowercase UUID made the first time and
     /// kept in `storageDirectory`, the same after every restart. Pass it as StoreKit's
     /// `appAccountToken` (`UUID(uuidString:)`) and as Play Billing's `setObfuscatedAccountId`;
     /// every exposure the client logs for the user carries it, so the App Store and Google Play
@@ -385,7 +385,7 @@ public actor AbctlClient {
     }
 
     private func refuseThroughAppKey(_ events: [ClientEvent]) throws {
-        // An app key posts exposures and identifies (SPEC §7).
+        // An app key posts exposures and identifies.
         func refused(_ e: ClientEvent) -> Bool { e.kind != .exposure && e.kind != .identified }
         guard configuration.isAppKey, let event = events.first(where: refused) else { return }
         tally.purchasesRefused += events.filter(refused).count

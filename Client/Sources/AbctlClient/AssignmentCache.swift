@@ -7,7 +7,7 @@ import Foundation
 /// Read once when the client starts and kept in memory; the file is rewritten (atomically) when
 /// an answer changes, and otherwise at most once an hour to move its time forward, so a paywall
 /// answered from the cache touches no disk. An answer older than the lifetime is not used
-/// (SPEC §7: a device offline for a week shows the bundled default, not an arm stopped since).
+/// (a device offline for a week shows the bundled default, not an arm stopped since).
 struct AssignmentCache {
     struct Entry: Sendable {
         /// The user's arm; nil when the answer shows a paywall outside any arm (a shipped
@@ -75,7 +75,7 @@ struct AssignmentCache {
         try write()
     }
 
-    /// Copies `from`'s answers to `to` where `to` has none (a log-in, SPEC §7: the server answers
+    /// Copies `from`'s answers to `to` where `to` has none (a log-in: the server answers
     /// the known id with the person's arms, which are the anonymous id's).
     mutating func carry(from: UserID, to: UserID) throws {
         var changed = false

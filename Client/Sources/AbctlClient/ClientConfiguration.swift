@@ -7,7 +7,7 @@ public struct ClientConfiguration: Sendable {
     /// Sent as `Authorization: Bearer KEY`. An app build carries an `app` key (set `isAppKey`); a
     /// key with `assign` and `ingest` is for a server or a tool of your own, never for an app.
     public var apiKey: String?
-    /// The key is an `app` key (SPEC §7, the one an app build carries): the client queues exposures
+    /// The key is an `app` key (the one an app build carries): the client queues exposures
     /// only and refuses a purchase at once, so nothing it queued can be lost to the server's 403.
     /// Purchases then come from the store webhooks.
     public var isAppKey: Bool
@@ -41,7 +41,7 @@ public struct ClientConfiguration: Sendable {
     public var sendTimeout: Duration
     /// When true, queued events are sent in the background as they arrive; when false only `flush()` sends.
     public var sendsAutomatically: Bool
-    /// How long a cached answer may stand in for the server's (SPEC §7): past it, an offline
+    /// How long a cached answer may stand in for the server's: past it, an offline
     /// device shows the bundled default instead of an arm that may have been stopped since.
     /// An answer that says the experiment is `not_running`, `shipped` or stopped by a
     /// `safeguard` expires every cached answer for that experiment at once.

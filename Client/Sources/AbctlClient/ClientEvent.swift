@@ -1,10 +1,11 @@
 import ExperimentDefinitions
 import Foundation
 
-/// One SPEC §4 event as the app logs it. Its id is made once, when the event is created, and
-/// travels with it through the queue and every resend: the server stores it once per (user, id).
+/// One event as the app logs it, in the shape the server takes. Its id is made once, when the
+/// event is created, and travels with it through the queue and every resend: the server stores
+/// it once per (user, id).
 public struct ClientEvent: Sendable, Equatable {
-    /// SPEC §4's event types, the same vocabulary the server parses.
+    /// The event types, the same vocabulary the server parses.
     public typealias Kind = EventType
 
     public var id: EventID
@@ -19,13 +20,13 @@ public struct ClientEvent: Sendable, Equatable {
     public var copySource: CopySource?
     public var copyText: String?
     public var copyFallbackReason: FallbackReason?
-    /// The placement the paywall was shown at, and the attributes the app sent to assign (SPEC §4).
+    /// The placement the paywall was shown at, and the attributes the app sent to assign.
     public var placement: String?
     public var attributes: [String: JSONValue]?
     /// What the app hands the App Store (`appAccountToken`) and Google Play (obfuscated account id)
-    /// for this user (exposures; SPEC §4). The client fills it with `AbctlClient.storeAccountID(for:)`.
+    /// for this user (exposures only). The client fills it with `AbctlClient.storeAccountID(for:)`.
     public var storeAccountID: String?
-    /// The known id an `identified` event links `userID` to (SPEC §4 people).
+    /// The known id an `identified` event links `userID` to: from then on one person.
     public var identity: UserID?
     /// A bandit exposure's allocation period, as the assign answer gave it.
     public var allocationPeriod: Date?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The id the client asks and logs under (SPEC §7 AbctlClient, §4 people), kept on disk: an
+/// The id the client asks and logs under (one person, many ids: docs/People.md), kept on disk: an
 /// anonymous id made the first time (a lowercase UUID), the known id after `logIn`, a new
 /// anonymous id after `logOut`. The file is rewritten (atomically) on each change.
 struct CurrentUser {

@@ -57,7 +57,7 @@ public struct AnswerReason: Sendable, Equatable, CustomStringConvertible {
     public var description: String { detail.isEmpty ? code.rawValue : "\(code.rawValue): \(detail)" }
 }
 
-/// The line a paywall shows, and where it came from (SPEC §3 copy sources).
+/// The line a paywall shows, and where it came from (the exposure's `copy_source`).
 public struct ShownCopy: Sendable, Equatable {
     public var text: String
     public var source: CopySource

@@ -5,8 +5,8 @@ import Foundation
 /// same thing when the server cannot be reached and after the app restarts.
 ///
 /// Kept in memory; the file is rewritten (atomically) when an answer changes, and otherwise at
-/// most once an hour to move its time forward. An answer older than the lifetime is not used
-/// (SPEC §7), so an offline device falls back to the placement's bundled default.
+/// most once an hour to move its time forward. An answer older than the lifetime is not used,
+/// so an offline device falls back to the placement's bundled default.
 struct PlacementCache {
     private struct Key: Hashable {
         var user: String

@@ -3,14 +3,14 @@ import Foundation
 /// The app is about to show a paywall at a placement (the body of `POST /v1/assign` with `placement`).
 ///
 /// The app names where it is, never an experiment: `placements.json` on the server decides which
-/// experiment, fixed paywall or none this user sees there (SPEC §1), so experiments start, stop
+/// experiment, fixed paywall or none this user sees there, so experiments start, stop
 /// and ship without an app release.
 public struct PlacementQuery: Sendable {
     public var userID: UserID
     /// A placement of `placements.json`, e.g. `onboarding_end`.
     public var placement: String
     /// Targeting attributes: `platform`, `country`, `language`, `app_version`, `new_user`, and
-    /// anything an audience's condition reads. The exposure carries them too (SPEC §4).
+    /// anything an audience's condition reads. The exposure carries them too.
     public var attributes: [String: JSONValue]
     /// Values for `{{ custom.NAME }}` placeholders, e.g. `userName`.
     public var variables: [String: String]

@@ -17,7 +17,7 @@ extension ResolvedPaywall {
             throw PaywallReadingError(description: "paywall.discount_framing '\(framingName)' is unknown")
         }
         guard let copy = json["copy"] else { throw PaywallReadingError(description: "paywall.copy is missing") }
-        // Plans (SPEC §8): what the app needs to build the screen without its own price table.
+        // Plans: what the app needs to build the screen without its own price table.
         var plans: [ResolvedPlan] = []
         for plan in json["plans"]?.array ?? [] {
             guard let key = plan["key"]?.string, let productID = plan["product_id"]?.string, let price = plan["price"]?.number,

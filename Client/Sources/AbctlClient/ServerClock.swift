@@ -2,14 +2,14 @@ import ExperimentDefinitions
 import Foundation
 
 /// How far the device's clock is from the server's, learned from the `Date` header of every
-/// answer, and the correction it implies for event timestamps (SPEC §4: the server refuses a
+/// answer, and the correction it implies for event timestamps (the server refuses a
 /// `ts` more than 10 minutes after its own clock, so a device clock set an hour ahead would
 /// otherwise lose every event it logs).
 ///
 /// Shared by the connection's callbacks, the client and the outbox, hence a lock.
 final class ServerClock: @unchecked Sendable {
     /// How far ahead of the server's clock a timestamp may be before it is corrected: the server's
-    /// own limit (SPEC §4).
+    /// own limit.
     static let tolerance: TimeInterval = 600
 
     private let lock = NSLock()

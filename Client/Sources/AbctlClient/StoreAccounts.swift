@@ -1,6 +1,6 @@
 import Foundation
 
-/// One store account id per user, made once and kept on disk (SPEC §4): a lowercase UUID, which
+/// One store account id per user, made once and kept on disk: a lowercase UUID, which
 /// the App Store takes as `appAccountToken` and Google Play as the obfuscated account id (at most
 /// 64 characters), while user ids are free text. Every exposure the client logs carries it as
 /// `store_account_id`, and the server maps the stores' webhooks back to the user through it.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `allocation`: the arms' weights are learned (SPEC §1, §2, §5). Only `bandit` exists: at each
+/// `allocation`: the arms' weights are learned. Only `bandit` exists: at each
 /// period boundary of `update_hours` from `start`, each running arm's weight becomes its probability
 /// of having the highest `reward` rate (floored at `min_share`), once every arm has `burn_in_users`
 /// mature users; until then, and in the first period, the file's weights hold.
@@ -58,7 +58,7 @@ public struct AllocationConfig: Sendable, Equatable {
         return Int((elapsed / (updateHours * 3600)).rounded(.down))
     }
 
-    /// The period a user counts in (SPEC §5), times in microseconds since 1970: the
+    /// The period a user counts in, times in microseconds since 1970: the
     /// `allocation_period` its first exposure echoed (the start of the period whose weights drew it;
     /// a millisecond's slack so a start stored to the microsecond falls in its own period), else the
     /// period of the first exposure's time.
@@ -69,6 +69,6 @@ public struct AllocationConfig: Sendable, Equatable {
 }
 
 extension Experiment {
-    /// A bandit: its weights are learned (SPEC §1 `allocation`).
+    /// A bandit: its weights are learned (the file has `allocation`).
     public var isBandit: Bool { allocation != nil }
 }

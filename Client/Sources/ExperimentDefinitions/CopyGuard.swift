@@ -1,4 +1,4 @@
-/// The rules a generated line must pass before it reaches a paywall (SPEC §3).
+/// The rules a generated line must pass before it reaches a paywall.
 ///
 /// Lives with the file format because the validator checks that each fallback passes its own guard.
 public struct CopyGuard: Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// Where the line a user saw came from (SPEC §3); exposures carry it as `copy_source`.
+/// Where the line a user saw came from; exposures carry it as `copy_source`.
 ///
 /// Shared by paywall resolution, the event store and reports, so it lives with the file format.
 public enum CopySource: String, Sendable, CaseIterable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-/// The paywall copy strategy of a variant (SPEC §3).
+/// The paywall copy strategy of a variant.
 public enum CopySpec: Sendable {
     /// The text as it is.
     case staticText(String)

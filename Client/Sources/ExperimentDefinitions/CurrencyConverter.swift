@@ -1,4 +1,4 @@
-/// Converts revenue into the report currency (SPEC §4): the one place every path that stores
+/// Converts revenue into the report currency: the one place every path that stores
 /// revenue (`abctl ingest`, `POST /v1/events`, each webhook) converts it.
 ///
 /// An amount with no currency, or in the report currency, is kept as it is; another currency

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The one rule for a paywall's discount claim and its money text (SPEC §1 "products.json and
-/// honest discounts", "Storefronts"), in exact decimal arithmetic: the server computes it from
+/// The one rule for a paywall's discount claim and its money text, in every storefront's
+/// currency and prices, in exact decimal arithmetic: the server computes it from
 /// products.json (`Products.discountText`), the AbctlClient from the prices StoreKit reports
 /// (`Decimal`), so both give the same text for the same prices.
 ///

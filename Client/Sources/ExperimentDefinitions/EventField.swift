@@ -1,4 +1,4 @@
-/// The keys of an event line (SPEC §4), in the order every writer of a line puts them: the one
+/// The keys of an event line, in the order every writer of a line puts them: the one
 /// declaration of what travels. `declaration` gives each key its value and the types that carry
 /// it; the parser's keys, the "keys by type" table, the app-side encoder and the OpenAPI `Event`
 /// schema are read from it. What the stores keep of each key (columns, SQL types) is declared
@@ -49,7 +49,8 @@ public enum EventField: String, CaseIterable, Sendable {
     private static let subscriptionLife: [EventType] = [.uncancelled, .billingIssue, .expired, .planChanged]
     private static let storeEvents: [EventType] = [.trialStarted] + payments + [.cancelled] + subscriptionLife
 
-    /// The table: each key's value and the types that carry it (SPEC §4's "keys by type").
+    /// The table: each key's value and the types that carry it (which keys each event type
+    /// requires or allows; docs/EventStore.md).
     public var declaration: Declaration {
         switch self {
         case .eventID: Declaration(value: .id)

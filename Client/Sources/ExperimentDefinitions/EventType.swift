@@ -8,7 +8,7 @@ public enum EventType: Int, Sendable, CaseIterable, CustomStringConvertible {
     case renewed = 5
     case cancelled = 6
     case refunded = 7
-    /// Links the event's user id to a known id (`identity`): one person (SPEC §4).
+    /// Links the event's user id to a known id (`identity`): one person.
     case identified = 8
     /// Auto-renew turned back on before the period ended: the cancel before it is undone.
     case uncancelled = 9

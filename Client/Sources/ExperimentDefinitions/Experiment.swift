@@ -1,13 +1,13 @@
 import Foundation
 
-/// One experiment file of `Experiments/` (SPEC §1), with every default applied.
+/// One experiment file of `Experiments/`, with every default applied.
 public struct Experiment: Sendable {
     public enum Status: String, Sendable, CaseIterable {
         /// `shipped`: enrollment closed at `end`; everyone the targeting takes gets the `winner`'s paywall.
         case draft, running, paused, stopped, shipped
     }
 
-    /// An ordinary experiment, or a global holdout (SPEC §1): two implicit arms, `holdout` (weight
+    /// An ordinary experiment, or a global holdout: two implicit arms, `holdout` (weight
     /// `fraction`) and `general`, whose `holdout` users are left out of every other experiment.
     public enum Kind: String, Sendable, CaseIterable {
         case experiment, holdout
@@ -30,7 +30,7 @@ public struct Experiment: Sendable {
     public var end: Date?
     /// Hash seed; defaults to `id`.
     public var seed: String
-    /// 1 or 2 (SPEC §2).
+    /// GrowthBook's hash version: 1 or 2.
     public var hashVersion: Int
     /// Fraction of eligible users who enter, in [0, 1].
     public var coverage: Double
@@ -50,7 +50,7 @@ public struct Experiment: Sendable {
     public var safeguards: SafeguardsConfig?
     /// Learned weights (a bandit); nil: the file's weights always hold.
     public var allocation: AllocationConfig?
-    /// Exposure attributes beyond `Segments.standardDimensions` that `report --by` may split by (SPEC §1, §5).
+    /// Exposure attributes beyond `Segments.standardDimensions` that `report --by` may split by.
     public var segments: [String]
     /// The file it came from, for messages.
     public var sourcePath: String
@@ -154,7 +154,7 @@ public struct Namespace: Sendable, Equatable {
 }
 
 extension Experiment {
-    /// SPEC §5 maturity, the one rule reports, forecasts and safeguards all read: days until a
+    /// Maturity, the one rule reports, forecasts and safeguards all read: days until a
     /// user's figures settle, the longest trial of any arm plus `metrics.maturity_grace_days`.
     public var maturityDays: Int { longestTrialDays + metrics.maturityGraceDays }
 
@@ -176,10 +176,10 @@ public struct MetricsConfig: Sendable, Equatable {
     public var sequential: Bool
     /// Caps each user's net revenue before every revenue figure; nil leaves revenue as it is.
     public var revenueCap: RevenueCap?
-    /// Days after the longest trial before a user's conversion and revenue are settled (SPEC §5 maturity).
+    /// Days after the longest trial before a user's conversion and revenue are settled (mature).
     public var maturityGraceDays: Int = 3
-    /// Categorical exposure attributes the primary and guardrail comparisons are post-stratified on
-    /// (SPEC §5); empty for plain comparisons.
+    /// Categorical exposure attributes the primary and guardrail comparisons are post-stratified
+    /// on; empty for plain comparisons.
     public var adjustFor: [String]
 
     public init(
@@ -218,7 +218,7 @@ public enum RevenueCap: Sendable, Equatable {
     case absolute(Double)
 }
 
-/// The names segments go by (SPEC §4, §5).
+/// The names segments go by.
 public enum Segments {
     /// Kept for every experiment, whatever its file says: `report --by` always accepts them.
     public static let standardDimensions = ["placement", "platform", "country", "language", "app_version", "new_user"]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `allocation` (SPEC §1): a bandit's settings, and what a bandit needs of the rest of the file.
+/// `allocation`: a bandit's settings, and what a bandit needs of the rest of the file.
 extension ExperimentDecoder {
     static let allocationKeys = ["type", "reward", "update_hours", "min_share", "burn_in_users"]
 

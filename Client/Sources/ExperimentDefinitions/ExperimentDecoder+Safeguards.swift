@@ -1,6 +1,6 @@
 import Foundation
 
-/// `rollout` and `safeguards` (SPEC §1).
+/// `rollout` and `safeguards`.
 extension ExperimentDecoder {
     func decodeRollout(_ node: JSONNode, start: Date?, hasStart: Bool) -> Rollout? {
         guard let r = ObjectReader(node, what: "'rollout'", allowed: ["stages"], required: ["stages"], sink: sink),

@@ -529,7 +529,7 @@ struct ExperimentDecoder {
             }
         }
         if let products, framing != .none, products.offerings[offering] != nil {
-            // The claim must hold in every storefront (SPEC §1): one error per storefront currency it fails in.
+            // The claim must hold in every storefront: one error per storefront currency it fails in.
             let plans = products.offerings[offering]?.values ?? [:].values
             for currency in products.storefrontCurrencies {
                 // A missing price was named in products.json's own errors.

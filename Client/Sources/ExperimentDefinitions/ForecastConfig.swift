@@ -1,4 +1,4 @@
-/// `forecast` in an experiment file (SPEC §1, §5): how far ahead each arm's revenue per user is forecast.
+/// `forecast` in an experiment file: how far ahead each arm's revenue per user is forecast.
 public struct ForecastConfig: Sendable, Equatable {
     /// Days after first exposure that the forecast reaches (default 365).
     public var horizonDays: Int

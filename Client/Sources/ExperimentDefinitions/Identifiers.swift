@@ -16,12 +16,12 @@ extension BytewiseText {
 
     public var description: String { text }
 
-    /// The length in UTF-8 bytes, the unit SPEC §4's limits count in.
+    /// The length in UTF-8 bytes, the unit the limits on ids count in.
     @inlinable public var byteCount: Int { text.utf8.count }
 
     @inlinable public var isEmpty: Bool { text.isEmpty }
 
-    /// SPEC §4: ids are at most 256 bytes of UTF-8; a longer one is refused, naming its field.
+    /// Ids are at most 256 bytes of UTF-8; a longer one is refused, naming its field.
     public static var maxBytes: Int { 256 }
 
     /// Why this id is refused, or nil when it may be stored.
@@ -47,7 +47,8 @@ public struct UserID: BytewiseText {
     @inlinable public init(_ text: String) { self.text = text }
 }
 
-/// An event's id (`event_id`): with the user, the idempotency key of SPEC §4.
+/// An event's id (`event_id`): with the user, the idempotency key of an event (the same pair
+/// sent twice is stored once).
 public struct EventID: BytewiseText {
     public let text: String
     @inlinable public init(_ text: String) { self.text = text }

@@ -1,4 +1,4 @@
-/// One place in the app that may show a paywall (`placements.json`, SPEC §1): its audiences,
+/// One place in the app that may show a paywall (`placements.json`): its audiences,
 /// read top to bottom, and the paywall when none matches or the experiment does not take the user.
 public struct Placement: Sendable {
     public var id: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The price table, `products.json` (SPEC §1).
+/// The price table, `products.json`.
 public struct Products: Sendable {
     public struct Plan: Sendable, Equatable {
         public var productID: String
@@ -29,7 +29,7 @@ public struct Products: Sendable {
     public var offerings: [String: [String: Plan]]
     /// `exchange_rates`: currency code → what one unit of it is worth in `currency` (`{"EUR": 1.08}`).
     public var exchangeRates: [String: Double]
-    /// `stores`: each store's cut of a payment, for proceeds the store did not report (SPEC §1, §5).
+    /// `stores`: each store's cut of a payment, for proceeds the store did not report.
     public var stores: StoreFees
 
     /// `storefronts`: ISO 3166 country → ISO 4217 currency (`{"JP": "JPY"}`); a country with no

@@ -1,4 +1,5 @@
-/// `storefronts` and each plan's `prices` (SPEC §1 "Storefronts").
+/// `storefronts` (country to currency) and each plan's `prices` (the store's list price in each
+/// storefront currency).
 extension ProductsDecoder {
     /// The storefronts read, with where each currency was named (for messages about what it lacks).
     struct Storefronts {

@@ -53,7 +53,7 @@ struct ProductsDecoder {
     }
 
     /// `stores`: `{"app_store": {"commission"}, "google_play": {"commission"}, "stripe": {"percent", "fixed"}}`,
-    /// each part optional (SPEC §1); a share is from 0 to 1, Stripe's fixed fee (report currency) not negative.
+    /// each part optional; a share is from 0 to 1, Stripe's fixed fee (report currency) not negative.
     func stores(_ r: ObjectReader, currency: String) -> StoreFees {
         var fees = StoreFees.standard
         guard let node = r.node("stores"),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The files of an experiments folder as they were at REF (`validate --against REF`, SPEC §6): REF is
+/// The files of an experiments folder as they were at REF (`validate --against REF`): REF is
 /// another folder, or a git revision read with the `git` command from the folder's repository.
 public struct ReferenceFiles: Sendable {
     /// How REF is named in messages: the folder's path, or the revision as given.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `rollout`: from the experiment's `start`, coverage is multiplied by each stage's share for
-/// that stage's hours; the last stage has no hours and lasts (SPEC §1).
+/// that stage's hours; the last stage has no hours and lasts.
 ///
 /// Shares only grow, so a user whose bucket fell inside at one stage is inside at every later
 /// one: users once in stay in, sticky record or not.

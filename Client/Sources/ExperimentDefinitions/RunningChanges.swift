@@ -1,6 +1,6 @@
 import Foundation
 
-/// What changed since REF in the experiments REF was running (SPEC §6, `validate --against REF`):
+/// What changed since REF in the experiments REF was running (`validate --against REF`):
 /// an edit that moves users between arms or in and out is the error `reshuffles_running_experiment`
 /// with the share of REF's enrolled users whose answer changes; a removed file is
 /// `running_experiment_removed`; an arm's paywall edited is the warning `running_arm_changed`, and so
@@ -182,7 +182,8 @@ public struct RunningChanges {
         return out
     }
 
-    /// The fields of SPEC §6 whose change may move users (the share then says whether it did).
+    /// The fields whose change may move users between arms or in and out of the experiment (the
+    /// share then says whether it did).
     func movingFields(_ old: Experiment, _ new: Experiment, _ tree: Tree) -> [(field: String, position: SourcePosition)] {
         var out: [(field: String, position: SourcePosition)] = []
         let oldKeys = old.variants.map(\.key), newKeys = new.variants.map(\.key)

@@ -1,5 +1,5 @@
 /// `safeguards`: which rate metrics are watched for harm, how sure to be, and what a harmful
-/// arm sets off (SPEC §1, §5).
+/// arm sets off.
 public struct SafeguardsConfig: Sendable, Equatable {
     public enum Action: String, Sendable, CaseIterable {
         /// Only the harmful arm's users get the control's paywall.

@@ -1,9 +1,9 @@
-/// The store a payment went through (SPEC §4 `store`).
+/// The store a payment went through (a revenue event's `store`).
 public enum PaymentStore: String, Sendable, CaseIterable, Hashable {
     case appStore = "app_store", googlePlay = "google_play", stripe, other
 }
 
-/// Each store's cut of a payment, `products.json` `stores` (SPEC §1): what proceeds are when the
+/// Each store's cut of a payment, `products.json` `stores`: what proceeds are when the
 /// store did not say them. Defaults: 30% for the App Store and Google Play, 2.9% + 0.30 (in the
 /// report currency) for Stripe.
 public struct StoreFees: Sendable, Equatable {
@@ -22,7 +22,7 @@ public struct StoreFees: Sendable, Equatable {
 
     public static let standard = StoreFees()
 
-    /// What the team keeps of `revenue` (report currency) through `store`, tax not known (SPEC §5): the
+    /// What the team keeps of `revenue` (report currency) through `store`, tax not known: the
     /// revenue less the store's cut; `other` or no store takes no cut. A payment keeps at least nothing
     /// (a Stripe fee larger than a tiny payment). A refund (negative revenue) pays back the same share,
     /// except through Stripe, which keeps its fee: the whole amount refunded.

@@ -1,4 +1,4 @@
-/// Who may enter an experiment (SPEC §1): every listed key must match the request's attributes.
+/// Who may enter an experiment: every listed key must match the request's attributes.
 public struct Targeting: Sendable, Equatable {
     /// The keys a file may use; anything else is a validation error.
     public static let keys = ["platform", "country", "language", "app_version", "new_users_only"]

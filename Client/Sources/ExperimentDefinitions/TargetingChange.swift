@@ -1,4 +1,4 @@
-/// Whether an edit of `targeting` or `condition` only adds users (SPEC §6): values added to a list
+/// Whether an edit of `targeting` or `condition` only adds users: values added to a list
 /// and keys removed are pure widenings; anything else may drop users the experiment took.
 enum TargetingChange {
     struct Narrowing {

@@ -30,7 +30,8 @@ public struct Paywall: Sendable {
     }
 }
 
-/// How the price difference between plans is framed (SPEC §1, "honest discounts").
+/// How the price difference between plans is framed; the claim is computed from the prices,
+/// never typed by hand (`DiscountClaim`).
 public enum DiscountFraming: String, Sendable, CaseIterable {
     case none
     case percentOff = "percent_off"

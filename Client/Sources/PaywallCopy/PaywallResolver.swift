@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 import Foundation
 
-/// Turns a variant's paywall definition into what one request gets back (SPEC §3, §7 `/v1/assign`).
+/// Turns a variant's paywall definition into what one request gets back (`/v1/assign`).
 public enum PaywallResolver {
     /// `currency`: the storefront's (`Products.storefrontCurrency(country:)`); nil is the default
     /// storefront, priced in the report currency.

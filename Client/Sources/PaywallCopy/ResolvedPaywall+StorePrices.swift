@@ -5,7 +5,7 @@ extension ResolvedPaywall {
     /// This paywall at the prices the store itself reports on the device (StoreKit's
     /// `Product.price`, a `Decimal`, by product id, in the storefront's `currency`): each plan the
     /// store priced takes that price, and `discountText` is recomputed from them by the server's
-    /// own rule (`DiscountClaim`, SPEC §1), so the claim shown is the one true at the price shown.
+    /// own rule (`DiscountClaim`), so the claim shown is the one true at the price shown.
     ///
     /// The claim is recomputed only when the store priced every plan it reads (monthly and annual;
     /// the annual for `per_week`); otherwise the server's text stays. A claim that would be zero or

@@ -25,7 +25,7 @@ public struct ResolvedPaywall: Sendable {
     }
 }
 
-/// One plan of a resolved paywall's offering (SPEC §8 `plans`).
+/// One plan of a resolved paywall's offering (an entry of the paywall's `plans`).
 public struct ResolvedPlan: Sendable, Equatable {
     public var key: String
     public var productID: String

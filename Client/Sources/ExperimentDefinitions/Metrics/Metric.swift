@@ -23,7 +23,7 @@ public struct Metric: Hashable, Sendable, CustomStringConvertible {
     /// The metric without its horizon.
     public var base: Metric { Metric(tableIndex: tableIndex, horizonDays: nil) }
 
-    /// Can still change after a user's trial ends (SPEC §5 maturity): conversion, trial-to-paid,
+    /// Can still change after a user's trial ends (so immature until then): conversion, trial-to-paid,
     /// trial cancels, revenue, refunds and billing issues. Trial starts and Day-0 cancels settle within a day.
     public var settlesAfterTrial: Bool {
         ["paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "proceeds_per_user", "refund_rate",

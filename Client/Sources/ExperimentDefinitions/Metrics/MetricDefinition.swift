@@ -1,4 +1,4 @@
-/// One metric of SPEC §5, as one entry of `MetricTable`: who it counts, what it counts, and how to read it.
+/// One metric, as one entry of `MetricTable`: who it counts, what it counts, and how to read it.
 public struct MetricDefinition: Sendable {
     /// Who is in the denominator.
     public enum Unit: Sendable, Equatable {
@@ -33,9 +33,9 @@ public struct MetricDefinition: Sendable {
         case proportion(numerator: UserOutcome.Fact)
         /// The mean gross revenue per user of the unit (refunds subtracted): a t interval and Welch's test.
         case meanRevenue
-        /// The mean proceeds per user (SPEC §5: after refunds, the store's cut and tax), tested as revenue is.
+        /// The mean proceeds per user (after refunds, the store's cut and tax), tested as revenue is.
         case meanProceeds
-        /// Revenue per user forecast at the horizon N of `_dN` (SPEC §5 "Forecast"): the renewal model's
+        /// Revenue per user forecast at the horizon N of `_dN` (docs/Forecast.md): the renewal model's
         /// forecast with a bootstrap interval; only with a horizon, which must be `forecast.horizon_days`.
         case forecastRevenue
         /// The same forecast in proceeds (after the store's cut and tax), from the same renewal models.

@@ -1,4 +1,4 @@
-/// The metrics of SPEC §5: the one place a metric is defined. Everything else (the file format,
+/// Every metric a report knows: the one place a metric is defined. Everything else (the file format,
 /// the report's counts and tests, labels, the verdict, simulation truths) reads this table.
 public enum MetricTable {
     public static let all: [MetricDefinition] = [

@@ -24,10 +24,11 @@ public struct UserOutcome: Sendable, Equatable {
     public var billingIssue: Int64?
     /// Net revenue in the window (capping happens later, over all users).
     public var revenue: Double
-    /// Proceeds in the window (SPEC §5), capped later as revenue is.
+    /// Proceeds in the window, capped later as revenue is.
     public var proceeds: Double = 0
     /// Whether the trial start's Day-0 window had passed by the as-of time: until then the user's
-    /// Day-0 cancel is still open, and `day0_cancel_rate` leaves the user out (SPEC §5 maturity).
+    /// Day-0 cancel is still open, and `day0_cancel_rate` leaves the user out (the metric is not
+    /// yet mature for them).
     public var day0WindowPassed: Bool = true
 
     public init(exposure: Int64, trialStart: Int64? = nil, paid: Int64? = nil, converted: Int64? = nil, day0Cancel: Int64? = nil,
