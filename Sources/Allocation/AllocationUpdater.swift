@@ -2,7 +2,7 @@ import Events
 import ExperimentDefinitions
 import Foundation
 
-/// One period boundary of every bandit (SPEC §2, §5): facts → each arm's mature rewards → the
+/// One period boundary of every bandit: facts → each arm's mature rewards → the
 /// period's weights → a durable record through the store. Scheduled by the server under its lease
 /// (the safeguard lease); run once by `abctl allocation update`.
 ///

@@ -1,6 +1,6 @@
 import Statistics
 
-/// The weights of a learned period (SPEC §5): each running arm's chance of having the highest
+/// The weights of a learned period: each running arm's chance of having the highest
 /// reward rate under Beta(1 + x, 1 + n − x), by numerical integration (no sampling, so every node
 /// and every rerun gets the same weights), floored at `minShare`; a stopped arm gets 0.
 public enum BanditWeights {
@@ -19,7 +19,7 @@ public enum BanditWeights {
     }
 
     /// Arms below `minShare` are set to it and the others share the rest in proportion to their
-    /// values, repeated until none is below (SPEC §5). `minShare` is at most 1 / count.
+    /// values, repeated until none is below. `minShare` is at most 1 / count.
     public static func floor(_ p: [Double], minShare: Double) -> [Double] {
         let share = min(minShare, 1 / Double(p.count))
         var fixed = [Bool](repeating: false, count: p.count)

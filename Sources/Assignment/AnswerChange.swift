@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 import Foundation
 
-/// How many of an experiment's users an edit of its file moves (SPEC §6, `validate --against`).
+/// How many of an experiment's users an edit of its file moves (`validate --against`).
 ///
 /// A user's answer is the arm key the assigner gives, or "out" (namespace, coverage, bucket);
 /// targeting, dates and sticky records are left aside: the share is what the hashing alone moves.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The safeguard stops in force on one experiment, as the `Assigner` applies them (SPEC §2):
+/// The safeguard stops in force on one experiment, as the `Assigner` applies them:
 /// a user whose chosen arm is stopped gets the control's paywall, `reason: "safeguard"`.
 public struct ArmStops: Sendable, Equatable {
     /// Indexed like the experiment's variants: true where the arm is stopped.

@@ -38,9 +38,9 @@ public final class AssignableExperiment: Sendable {
     /// With a rollout: each stage's end (nil for the last) and its ranges (coverage × share);
     /// empty without one.
     let stages: [(endsAt: Date?, ranges: [Range<Double>])]
-    /// The safeguard stops in force (SPEC §5); `ArmStops.none` when nothing is stopped.
+    /// The safeguard stops in force; `ArmStops.none` when nothing is stopped.
     public let stops: ArmStops
-    /// A bandit (SPEC §2): its weights are the allocation period's.
+    /// A bandit: its weights are the allocation period's.
     public let isBandit: Bool
     /// A bandit's periods in force order (from the store); empty: the file's weights.
     public let periods: [BanditPeriod]
@@ -152,7 +152,7 @@ public final class AssignableExperiment: Sendable {
     }
 
     /// Per entry (the file's weights, then each period's), ranges from the weights with stopped
-    /// arms at 0 (SPEC §2: a stopped arm leaves the draw); when every arm is stopped the weights
+    /// arms at 0 (a stopped arm leaves the draw); when every arm is stopped the weights
     /// stay, and the stop check sends everyone to the control's paywall.
     static func banditRanges(fileWeights: [Double], periods: [BanditPeriod], stops: ArmStops, coverage: Double) -> [[Range<Double>]] {
         ([fileWeights] + periods.map(\.weights)).map { raw in
@@ -171,7 +171,7 @@ public final class AssignableExperiment: Sendable {
         return i
     }
 
-    /// The start of the allocation period in force at `now` (SPEC §2 `allocation_period`): the
+    /// The start of the allocation period in force at `now` (the answer's `allocation_period`): the
     /// latest period begun by then, else the experiment's start; nil for other experiments.
     public func allocationPeriodStart(at now: Date) -> Date? {
         guard isBandit else { return nil }
@@ -247,7 +247,7 @@ public final class AssignableExperiment: Sendable {
         }
     }
 
-    /// The user's hash in this experiment (SPEC §2), in [0, 1).
+    /// The user's hash in this experiment, in [0, 1).
     @inlinable @inline(__always)
     public func bucket(userID: String) -> Double {
         hashVersion == 2 ? Bucketing.hashV2(seedState: seedState, value: userID) : Bucketing.hashV1(value: userID, seed: seed)

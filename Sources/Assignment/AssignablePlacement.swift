@@ -53,7 +53,7 @@ public enum AssignablePlacementError: Error, Equatable, CustomStringConvertible 
     }
 }
 
-/// What one placement shows one user (SPEC §1 `placements.json`, §7 `/v1/assign` with `placement`).
+/// What one placement shows one user (`placements.json`; `/v1/assign` with `placement`).
 public struct PlacementAssignment: Sendable {
     /// Which paywall the answer carries.
     public enum Shows: Sendable, Equatable {

@@ -16,7 +16,7 @@ public struct Assigner: Sendable {
     let needsClock: Bool
     /// `sticky != nil`, without copying the existential on every check.
     let hasSticky: Bool
-    /// The global holdouts among `experiments` (SPEC §1): their `holdout` users are left out of every other experiment.
+    /// The global holdouts among `experiments`: their `holdout` users are left out of every other experiment.
     public let holdouts: [AssignableExperiment]
     /// The placements (`placements.json`), in file order.
     public let placements: [AssignablePlacement]
@@ -148,7 +148,8 @@ public struct Assigner: Sendable {
         answers.reserveCapacity(indices.count)
         // Answers waiting for their sticky record hold `Self.waiting` until it is read.
         var waiting = 0, firstWaiting = 0
-        // Answers a linked id's person's record overrides (SPEC §2 people), if the id is linked.
+        // Answers a linked id's person's record overrides (the sticky record is the person's), if
+        // the id is linked.
         var personChecks: [Int] = []
         // Answers (with their experiment's index) a person exposed to a rival of the namespace keeps out.
         var rivalChecks: [(at: Int, experiment: Int)] = []
@@ -300,7 +301,7 @@ public struct Assigner: Sendable {
         return assign(userID: userID, attributes: attributes, experiment: e, now: now)
     }
 
-    /// The checks of SPEC §2, in order, for one experiment at time `now`.
+    /// The assignment checks, in order, for one experiment at time `now` (`Assignment`'s table).
     public func assign(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> Assignment {
         Assignment(experiment: e, decision: decide(userID: userID, attributes: attributes, experiment: e, now: now))
     }
@@ -326,7 +327,7 @@ public struct Assigner: Sendable {
         }
     }
 
-    /// The checks of SPEC §2, in order, for one experiment at time `now`.
+    /// The assignment checks, in order, for one experiment at time `now` (`Assignment`'s table).
     @inline(__always)
     public func decide(userID: UserID, attributes: Attributes, experiment e: AssignableExperiment, now: Date) -> AssignmentDecision {
         decide(userID: userID, attributes: attributes, experiment: e, now: now, heldOut: isHeldOut(userID: userID, attributes: attributes, now: now))
@@ -361,10 +362,11 @@ public struct Assigner: Sendable {
         hasSticky && (e.sticky || e.status == .paused)
     }
 
-    /// SPEC §2 people: for an id linked to a person with an exposure to the experiment, the
-    /// person's arm is read right after forced, status and dates, so a global holdout, targeting,
-    /// the condition and the namespace (checked on the id that asks, which changes at log-in) do
-    /// not take the paywall away: these are the answers the person's record overrides.
+    /// The sticky record is the person's: for an id linked to a person with an exposure to the
+    /// experiment, the person's arm is read right after forced, status and dates, so a global
+    /// holdout, targeting, the condition and the namespace (checked on the id that asks, which
+    /// changes at log-in) do not take the paywall away: these are the answers the person's record
+    /// overrides.
     @inline(__always)
     static func personMayOverride(_ reason: Assignment.Reason) -> Bool {
         reason == .holdout || reason == .targeting || reason == .condition || reason == .namespace
@@ -438,7 +440,7 @@ public struct PendingAssignments: Sendable {
     /// Where each of `stickyExperimentIDs` sits in `indices`.
     var stickyAt: [Int] = []
     /// Answers (positions in `indices`) decided before the sticky step that the person's record
-    /// overrides when the id is linked (SPEC §2 people); their experiments end `stickyExperimentIDs`.
+    /// overrides when the id is linked; their experiments end `stickyExperimentIDs`.
     var personCheckAt: [Int] = []
     /// Answers (positions in `indices`) that passed the checks before the sticky record in an
     /// experiment with namespace rivals, and where each one's own experiment id sits in

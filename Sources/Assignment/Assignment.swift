@@ -2,7 +2,7 @@ import ExperimentDefinitions
 
 /// The answer for one (user, experiment).
 ///
-/// `reason` says which check decided it (SPEC §2 order: forced, status and dates, targeting,
+/// `reason` says which check decided it (in order: forced, status and dates, targeting,
 /// condition, namespace, sticky record, coverage and bucket):
 ///
 /// | reason | variant | in_experiment | meaning |
@@ -108,8 +108,8 @@ public struct AssignmentDecision: Sendable, Equatable {
 ///
 /// Consulted only for experiments with `sticky: true` or status `paused`, after targeting,
 /// condition and namespace passed; and, when one of those or a global holdout left the user out,
-/// for whether the id belongs to a person whose record then decides (SPEC §2 people:
-/// `stickyRecords`). Must be safe to call from many threads. A returned key that names no
+/// for whether the id belongs to a person whose record then decides (the sticky record is the
+/// person's: `stickyRecords`). Must be safe to call from many threads. A returned key that names no
 /// variant of the experiment is ignored.
 public protocol StickyLookup: Sendable {
     /// The variant key this user was exposed to in this experiment, or nil.
@@ -119,7 +119,7 @@ public protocol StickyLookup: Sendable {
     /// to `experimentIDs[i]`. A store whose lookups cost a round trip answers them in one.
     func stickyVariants(experimentIDs: [String], userID: UserID) -> [String?]
 
-    /// `stickyVariants`, and whether `userID` is one of a person's several ids (SPEC §4), whose
+    /// `stickyVariants`, and whether `userID` is one of a person's several ids, whose
     /// answers are then the person's records. A lookup that knows no people answers false.
     func stickyRecords(experimentIDs: [String], userID: UserID) -> (variants: [String?], linked: Bool)
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One allocation period of a bandit as the `Assigner` applies it (SPEC §2): from `from` until
+/// One allocation period of a bandit as the `Assigner` applies it: from `from` until
 /// the next period, new users are drawn with `weights` (in variant order).
 public struct BanditPeriod: Sendable, Equatable {
     public var from: Date

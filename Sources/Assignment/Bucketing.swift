@@ -1,4 +1,4 @@
-/// GrowthBook-compatible hashing and bucketing (SPEC §2), as pure functions.
+/// GrowthBook-compatible hashing and bucketing, as pure functions.
 ///
 /// These mirror the functions of GrowthBook's SDKs that `conformance/growthbook-cases.json`
 /// pins down: `hash`, `getBucketRange`, `chooseVariation`, `inNamespace`, `getEqualWeights`.

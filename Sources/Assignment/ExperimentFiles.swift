@@ -13,7 +13,7 @@ public enum ExperimentFiles {
         ExperimentLoader.validate(paths: paths, now: now, conditionLinter: linter)
     }
 
-    /// `validate --against REF` (SPEC §6): the checks of `validate`, with a clash between a changed
+    /// `validate --against REF`: the checks of `validate`, with a clash between a changed
     /// and an unchanged file reported at the changed one, and what changed since REF in the
     /// experiments REF was running. REF is a folder or a git revision; each folder named (or
     /// holding a named file) is compared with its own version at REF.

@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 
 extension Targeting {
-    /// Whether a request's attributes satisfy every targeting key (SPEC §1).
+    /// Whether a request's attributes satisfy every targeting key.
     ///
     /// A request missing an attribute that a key needs does not match. `platform`, `country`
     /// and `language` accept any listed value, compared without regard to ASCII case (`GB`

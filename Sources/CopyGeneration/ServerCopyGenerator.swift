@@ -10,7 +10,7 @@ public protocol CopyLineCache: Sendable {
     func saveLine(_ line: String, experiment: String, variant: String, brief: String)
 }
 
-/// Writes copy on the server for devices with no on-device model (SPEC §3).
+/// Writes copy on the server for devices with no on-device model.
 ///
 /// A line for a (experiment, variant, brief) is generated once, guarded, retried once when the
 /// guard rejects it, and cached; later users with the same brief get it at once. An assign call

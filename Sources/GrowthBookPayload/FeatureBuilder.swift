@@ -1,8 +1,8 @@
 import ExperimentDefinitions
 import PaywallCopy
 
-/// Writes the features of the GrowthBook payload (SPEC §7) so that an SDK gives every user what
-/// `/v1/assign` gives, in the order of SPEC §2: forced users, then global holdouts, then the
+/// Writes the features of the GrowthBook payload so that an SDK gives every user what
+/// `/v1/assign` gives, in the order of its checks: forced users, then global holdouts, then the
 /// status (a shipped experiment's winner), targeting, namespace, coverage and bucket.
 ///
 /// A feature's value is the paywall as `/v1/assign` resolves it for a request with no variables

@@ -2,8 +2,8 @@ import ExperimentDefinitions
 import Foundation
 import PaywallCopy
 
-/// The experiments as a GrowthBook SDK payload (SPEC §7, "GrowthBook SDK payload"): the body of
-/// `GET /api/features/{clientKey}` and of `abctl export --format growthbook`.
+/// The experiments as a GrowthBook SDK payload (the shape of GrowthBook's `/api/features`
+/// answer): the body of `GET /api/features/{clientKey}` and of `abctl export --format growthbook`.
 ///
 /// Each running experiment inside its dates at `now` is a feature keyed by its id: one `force`
 /// rule per forced user, then one experiment rule with the seed, hash version, coverage,
@@ -23,8 +23,8 @@ public struct GrowthBookPayload: Sendable {
     /// - Parameter stops: per experiment id, the safeguard stops in force (`Safeguarded`): a
     ///   stopped arm's variation becomes the control's paywall and the rollout stays at the
     ///   stage it had at the first stop.
-    /// - Parameter country: the storefront whose plans and discount text the variations carry
-    ///   (SPEC §1); nil, or a country with no storefront, is the default storefront's.
+    /// - Parameter country: the storefront whose plans and discount text the variations carry;
+    ///   nil, or a country with no storefront, is the default storefront's.
     public static func build(catalog: ExperimentCatalog, now: Date, stops: [String: Safeguarded] = [:], country: String? = nil) -> GrowthBookPayload {
         var features: [(String, JSONValue)] = []
         var validFrom: Date?, validUntil: Date?
@@ -52,7 +52,7 @@ public struct GrowthBookPayload: Sendable {
         // Every holdout is a feature, so that rules may name it in parentConditions whatever its status.
         for h in holdouts { features.append((h.id, builder.holdoutFeature(h))) }
         // A running bandit's arms live in sticky records and changing weights, which an SDK on the
-        // device cannot share (SPEC §7): it is left out, and so is a placement that shows one.
+        // device cannot share: it is left out, and so is a placement that shows one.
         let bandits = Set(catalog.experiments.filter { $0.isBandit && $0.status != .shipped }.map(\.id))
         var omitted: [JSONValue] = []
         let reason = "a bandit: its weights are learned and its arms kept in the server's sticky records; use /v1/assign"

@@ -1,6 +1,6 @@
 import ExperimentDefinitions
 
-/// An experiment's `targeting` and `condition` as one GrowthBook condition (SPEC §7), written
+/// An experiment's `targeting` and `condition` as one GrowthBook condition, written
 /// so that GrowthBook's SDKs evaluate it exactly as abctl's `Targeting.matches` does.
 ///
 /// - `platform`, `country`, `language`: abctl accepts a string equal to a listed value

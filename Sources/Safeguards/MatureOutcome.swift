@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// Fixed-horizon outcomes for safeguards (SPEC §5): a user enters a metric once mature, with
+/// Fixed-horizon outcomes for safeguards: a user enters a metric once mature, with
 /// the value at that age, so no user's value changes between two evaluations and looking every
 /// `check_minutes` keeps the always-valid guarantee.
 ///

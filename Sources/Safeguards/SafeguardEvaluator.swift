@@ -3,7 +3,7 @@ import ExperimentDefinitions
 import Foundation
 import Statistics
 
-/// One safeguard evaluation (SPEC §5): facts → mature outcomes → the one-sided always-valid test
+/// One safeguard evaluation: facts → mature outcomes → the one-sided always-valid test
 /// (`OneSidedSequentialTest`, its mixing tuned to `minimum_harm`) of each (treatment arm, metric) against the control (a bandit's period-stratified,
 /// as its report compares) → stops written through the store. Each test's mixing scale is fixed at the
 /// first look that tests the arm and kept in the store (`SafeguardScaleStore`), so later looks and other nodes reuse it. Scheduled by the server every `check_minutes`; run once by `abctl safeguards check`.
@@ -76,7 +76,7 @@ public enum SafeguardEvaluator {
         var counts = denominators
         var exposed = [Int](repeating: 0, count: arms)
         let nowMicros = Timestamp(now).microseconds
-        // A bandit's arms are compared period-stratified (SPEC §5), as its report compares them:
+        // A bandit's arms are compared period-stratified, as its report compares them:
         // strata[m * arms + a][period], each period's mature users and counts.
         let bandit = e.allocation.flatMap { a in e.start.map { (a, $0) } }
         var strata = [[StratifiedRates.Cell]](repeating: [], count: bandit == nil ? 0 : rules.count * arms)
@@ -155,7 +155,7 @@ public enum SafeguardEvaluator {
         return try scales.fixSafeguardScale(fresh).mixingVariance
     }
 
-    /// One look of the one-sided test (SPEC §5) at `level` with mixing variance τ².
+    /// One look of the one-sided test at `level` with mixing variance τ².
     static func test(harm: Double, variance: Double, mixingVariance tau2: Double,
                      level: Double) throws -> (look: OneSidedSequentialTest.Look, tau2: Double) {
         var test = try OneSidedSequentialTest(mixingVariance: tau2, alpha: level)

@@ -26,7 +26,7 @@ public enum SafeguardText {
         return "\(f.experiment) \(f.arm) \(f.metric): \(percent(x.comparedArmRate)) vs \(percent(x.comparedControlRate))\(stratified(x)), \(x.boundWords)\(f.harmful ? ", HARMFUL" : ", no harm shown")"
     }
 
-    /// A bandit's rates are period-stratified (SPEC §5); the counts beside them are pooled.
+    /// A bandit's rates are period-stratified; the counts beside them are pooled.
     static func stratified(_ f: SafeguardFigures) -> String {
         f.stratified.map { ", period-stratified over \($0.periods) period\($0.periods == 1 ? "" : "s")" } ?? ""
     }

@@ -62,7 +62,7 @@ public struct Simulator: Sendable {
     /// The stops in force swap in as the story goes (`run` with checkpoints).
     var assigner: Assigner
     /// The same experiments with no global holdout: what a held-out user would have been shown
-    /// (the control's paywall of the experiment that would have taken them, SPEC §1).
+    /// (the control's paywall of the experiment that would have taken them).
     let withoutHoldouts: Assigner?
     let truth: Truth
     let options: Options
@@ -84,7 +84,7 @@ public struct Simulator: Sendable {
     }
 
     /// Moments of the story at which the caller looks at what has been written so far and answers
-    /// the safeguard stops in force then (SPEC §5), so a stop made during the story changes what later
+    /// the safeguard stops in force then, so a stop made during the story changes what later
     /// arrivals are shown, as a server honours it.
     public struct Checkpoints {
         /// Simulated time between two looks (an experiment's `check_minutes`).
@@ -100,7 +100,7 @@ public struct Simulator: Sendable {
         }
     }
 
-    /// A bandit's period boundaries during the story (SPEC §2, §5): at each, once everyone who arrived
+    /// A bandit's period boundaries during the story: at each, once everyone who arrived
     /// before it is written, `update` records the period (as a server's lease holder would) and answers
     /// every bandit's periods, which later arrivals are drawn with.
     public struct Allocation {
@@ -215,7 +215,7 @@ public struct Simulator: Sendable {
         attributes["new_user"] = .bool(rng.chance(truth.population.newUser))
         // Drawn only when the truth names placements, so other truths keep their random streams.
         let placement = truth.population.placement.isEmpty ? nil : rng.pick(truth.population.placement)
-        // What the app sent to assign, as its exposures carry it (SPEC §4).
+        // What the app sent to assign, as its exposures carry it.
         let exposureAttributes = ExposureAttributes(attributes.members.compactMap { key, value in
             switch value {
             case .string(let s): return (key, .string(s))
@@ -243,13 +243,13 @@ public struct Simulator: Sendable {
         let request = PaywallRequest(variables: rng.chance(0.6) ? ["userName": "Walker\(index % 97)"] : [:], signals: signals)
         // The user's storefront (products.json `storefronts`, by the drawn country): payments come
         // at its list price in its currency, and are stored converted into the report currency
-        // with the amount paid kept, as ingest stores them (SPEC §1, §4).
+        // with the amount paid kept, as ingest stores them.
         let products = catalog.products
         let country: String? = if case .string(let c)? = attributes["country"] { c } else { nil }
         let storefrontCurrency = products.storefrontCurrency(country: country)
         let rate = storefrontCurrency == products.currency ? nil : (try? products.converter.convert(1, from: storefrontCurrency))
 
-        // Payments go through the store of the user's platform (SPEC §5 proceeds): the App Store on iOS,
+        // Payments go through the store of the user's platform (for proceeds): the App Store on iOS,
         // Google Play on Android, Stripe otherwise; proceeds are the revenue less that store's cut.
         let store: PaymentStore = switch attributes["platform"] {
         case .string("ios")?: .appStore
@@ -258,7 +258,7 @@ public struct Simulator: Sendable {
         }
         let fees = catalog.products.stores
         var eventNumber = 0
-        /// The id the user's purchases arrive under (SPEC §4 people: the known id once logged in).
+        /// The id the user's purchases arrive under (the known id once logged in).
         var purchaser = userID
         /// The trial the paywall the user behaves by offers: a store's trial start says how long it
         /// granted (`trial_days`), so a report reads each trial's own days.
@@ -282,7 +282,7 @@ public struct Simulator: Sendable {
                 trialDays: type == .trialStarted ? grantedTrialDays : nil,
                 store: type == .exposure ? nil : store, proceeds: converted.map { fees.proceeds(of: $0, store: store) },
                 proceedsBeforeTax: revenue != nil,
-                // A bandit's exposure echoes the period assign answered (SPEC §2), as an app does.
+                // A bandit's exposure echoes the period assign answered, as an app does.
                 allocationPeriod: type == .exposure ? experiment.flatMap { assigner.experiment($0)?.allocationPeriodStart(at: time) }.map { Timestamp($0) } : nil,
                 reason: reason, graceUntil: graceUntil.map(Timestamp.init)))
             return true
@@ -337,7 +337,7 @@ public struct Simulator: Sendable {
         return (exposed, arrived)
     }
 
-    /// The Day-0 window of a user who saw no experiment's arm (SPEC's default, 24 hours).
+    /// The Day-0 window of a user who saw no experiment's arm (the default `day0_window_hours`, 24).
     static let defaultDay0WindowHours = 24.0
 
     /// Adds one of the user's events: type, time, experiment, variant, revenue, product, the copy shown,
@@ -361,7 +361,7 @@ public struct Simulator: Sendable {
                 continue
             }
             if a.reason == .safeguard, behaviour == nil, let experiment = catalog.experiment(a.experimentID) {
-                // A stopped arm's user gets the control's paywall (SPEC §2), logs no exposure and
+                // A stopped arm's user gets the control's paywall, logs no exposure and
                 // behaves as the control's users do.
                 behaviour = (ratesFor(experiment.id, experiment.variants[0].key), experiment.variants[0].paywall, experiment.metrics.day0WindowHours)
                 continue

@@ -158,9 +158,9 @@ public struct Truth: Sendable {
             ("app_version", [("2.3.0", 0.7), ("2.1.4", 0.2), ("2.0.9", 0.1)]),
         ]
         public var newUser = 0.9
-        /// The placement each user's exposures carry (SPEC §4), by share; empty: none.
+        /// The placement each user's exposures carry, by share; empty: none.
         public var placement: [(String, Double)] = []
-        /// The share of users who log in after their exposure (SPEC §4 people): an `identified` event
+        /// The share of users who log in after their exposure: an `identified` event
         /// joins their anonymous id to a known id (`acct-SEED-N`). 0: nobody does.
         public var login = 0.0
         /// Under which id a logged-in user's purchases arrive: the known id (`known`, as a store

@@ -22,7 +22,7 @@ public struct BetaDiscreteWeibull: Sendable, Equatable {
         self.init(alpha: sbg.alpha, beta: sbg.beta, c: 1)
     }
 
-    /// c's range: a fit beyond it ends on a bound, and the forecast keeps the sBG (SPEC §5).
+    /// c's range: a fit beyond it ends on a bound, and the forecast keeps the sBG.
     public static let cRange: ClosedRange<Double> = 0.1...10
 
     /// log S(t) for t = 0 … `through`.
@@ -82,7 +82,7 @@ public struct BetaDiscreteWeibull: Sendable, Equatable {
     }
 }
 
-/// One plan period's renewal model across arms (SPEC §5): each arm's shifted-beta-geometric fit, the
+/// One plan period's renewal model across arms: each arm's shifted-beta-geometric fit, the
 /// beta-discrete-Weibull fit with one c shared by every arm, and the likelihood-ratio test between them.
 public struct RenewalModelChoice: Sendable, Equatable {
     public enum Name: String, Sendable {

@@ -1,4 +1,4 @@
-/// Cochran's Q test of heterogeneity (SPEC §5): do several independent estimates of one effect
+/// Cochran's Q test of heterogeneity: do several independent estimates of one effect
 /// (a comparison's absolute difference in each segment) differ by more than their noise?
 ///
 /// With inverse-variance weights w_i = 1/v_i and the weighted mean d̄ = Σ w_i d_i / Σ w_i,

@@ -1,8 +1,8 @@
 import Foundation
 
-/// One-sided exact tests on counts (SPEC §5 offers): is a share of users above a fixed rate, and
-/// above another group's share? Checked against scipy `binomtest` and `fisher_exact`
-/// (Tests/StatisticsTests/Fixtures/make_exact.py).
+/// One-sided exact tests on counts (for offer mismatches, where the store did not grant the trial
+/// an arm tested): is a share of users above a fixed rate, and above another group's share?
+/// Checked against scipy `binomtest` and `fisher_exact` (Tests/StatisticsTests/Fixtures/make_exact.py).
 public enum ExactTests {
     /// P(X >= k) for X ~ Binomial(n, p): scipy `binomtest(k, n, p, alternative="greater").pvalue`.
     /// The tail is the regularised incomplete beta I_p(k, n − k + 1), exact in the far tail.

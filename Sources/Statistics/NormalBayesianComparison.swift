@@ -1,7 +1,7 @@
 import Foundation
 
 /// Chance to win and expected loss for a difference of means, from the normal approximation of
-/// the difference (SPEC §5, for `revenue_per_user` and its horizon forms).
+/// the difference (for `revenue_per_user` and its horizon forms).
 ///
 /// d = mean_v − mean_c and s = sqrt(var_v/n_v + var_c/n_c) with sample variances (n − 1);
 /// the difference is taken as Normal(d, s²) (a flat prior), so

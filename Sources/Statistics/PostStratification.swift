@@ -1,6 +1,6 @@
 import Foundation
 
-/// The post-stratified difference of two arms (Miratrix, Sekhon and Yu 2013; SPEC §5): the arms
+/// The post-stratified difference of two arms (Miratrix, Sekhon and Yu 2013): the arms
 /// are compared inside each stratum (a combination of attributes known at exposure) and the
 /// differences weighted by the stratum's share of the two arms' users. Where the attributes
 /// explain the outcome, the variance is smaller than the plain difference's.
@@ -33,7 +33,7 @@ public enum PostStratification {
         }
     }
 
-    /// SPEC §5's pooling: strata with fewer than `minimum` users in either arm are pooled into one;
+    /// The pooling: strata with fewer than `minimum` users in either arm are pooled into one;
     /// a pool still under `minimum` in either arm joins the largest stratum (by users of both arms).
     /// The kept strata stay in their order; the pool, if it stands alone, comes last.
     public static func pool(_ strata: [Stratum], minimum: Int = 50) throws -> [Stratum] {

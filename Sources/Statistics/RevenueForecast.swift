@@ -135,7 +135,7 @@ public struct RevenueForecast: Sendable {
         return Estimate(revenuePerUser: total / Double(users), proceedsPerUser: totalProceeds / Double(users), models: models)
     }
 
-    /// Per period, the choice between the sBG and the bdw over the arms' payers (SPEC §5: one model serves
+    /// Per period, the choice between the sBG and the bdw over the arms' payers (one model serves
     /// every arm). `counts`: each arm's resample; `start`: fits to start the bdw from.
     public static func chooseModels(_ arms: [RevenueForecast], counts: [[Int]]? = nil,
                                     start: [String: RenewalModelChoice]? = nil) throws -> [String: RenewalModelChoice] {

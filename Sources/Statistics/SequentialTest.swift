@@ -67,7 +67,7 @@ public struct SequentialTest: Sendable, Equatable {
     }
 
     /// Adds a look given the difference estimate and its variance s² directly: for an estimate
-    /// that is not two pooled proportions (a bandit's period-stratified difference, SPEC §5).
+    /// that is not two pooled proportions (a bandit's period-stratified difference).
     @discardableResult
     public mutating func update(difference: Double, variance s2: Double) -> Look {
         let tau2 = mixingVariance

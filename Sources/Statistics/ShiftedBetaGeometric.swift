@@ -19,7 +19,7 @@ public struct ShiftedBetaGeometric: Sendable, Equatable {
         self.capped = capped
     }
 
-    /// The cap on α + β (SPEC §5).
+    /// The cap on α + β.
     public static let defaultCap = 1e4
 
     /// S(t): the chance a payer makes more than `t` payments. S(0) = 1.

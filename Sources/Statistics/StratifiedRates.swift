@@ -1,4 +1,4 @@
-/// Period-stratified rates for bandits (SPEC §5): within each period the arms' rates over the
+/// Period-stratified rates for bandits: within each period the arms' rates over the
 /// users first exposed in it; across periods, weighted by the period's share of the compared
 /// users. Periods are never pooled, so a drift in who arrives when (while weights move) cannot
 /// pose as an effect.
@@ -63,7 +63,7 @@ public enum StratifiedRates {
     }
 
     /// `chance_best`: each arm's probability of having the highest rate under independent normal
-    /// approximations of its stratified rate (SPEC §5), by numerical integration.
+    /// approximations of its stratified rate, by numerical integration.
     public static func chanceBest(_ cells: [[Cell]]) -> [Double]? {
         let r = rates(cells)
         guard r.count >= 2, r.allSatisfy({ $0.variance > 0 }) else { return nil }

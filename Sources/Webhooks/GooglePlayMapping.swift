@@ -3,9 +3,9 @@ import ExperimentDefinitions
 import Foundation
 
 /// Reads a Cloud Pub/Sub push of a Google Play real-time developer notification and maps it,
-/// with the purchase `purchases.subscriptionsv2.get` answered, onto a SPEC §4 event (SPEC §7).
+/// with the purchase `purchases.subscriptionsv2.get` answered, onto one of our events.
 ///
-/// | notification | SPEC §4 |
+/// | notification | event |
 /// | --- | --- |
 /// | `SUBSCRIPTION_PURCHASED` (4), the line item in a free-trial offer phase | `trial_started` (`trial_days` from its start to the line item's expiry) |
 /// | `SUBSCRIPTION_PURCHASED` (4) otherwise | `purchased` |

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Verifies the OIDC token a Cloud Pub/Sub push carries (`Authorization: Bearer JWT`) as
 /// google-auth's `google.auth.jwt.decode` does with no clock leeway, plus the claims Google
-/// documents for push authentication (SPEC §7):
+/// documents for push authentication:
 ///
 /// - three dot-separated base64url parts, header and payload JSON objects;
 /// - `alg` RS256; a `kid` must name a key of the set (without one every key is tried); the

@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// One SPEC §4 event a store's webhook became, before the server checks and stores it.
+/// One event a store's webhook became, before the server checks and stores it.
 public struct MappedEvent: Sendable, Equatable {
     public var eventID: EventID
     public var type: EventType
@@ -14,12 +14,12 @@ public struct MappedEvent: Sendable, Equatable {
     /// On `trial_started`: the trial the store granted, in days.
     public var trialDays: Int?
     /// Ids the vendor says are this person's (RevenueCat's `aliases`, `original_app_user_id`):
-    /// stored with the event as `identified` events of SPEC §4.
+    /// stored with the event as `identified` events.
     public var links: [MappedLink] = []
     /// The store account named no user yet (no exposure carried it), so the token itself is the
-    /// user: a payment then counts in `unmatched_store_payments` (SPEC §4).
+    /// user: a payment then counts in `unmatched_store_payments`.
     public var unmatchedStoreAccount = false
-    /// The store the notification came from (SPEC §4 `store`).
+    /// The store the notification came from (the event's `store`).
     public var store: PaymentStore?
     /// What the team receives, when the vendor says it (RevenueCat), in `currency`; else nil and the
     /// parser takes the store's cut from `products.json`.
@@ -72,7 +72,7 @@ public struct MappedEvent: Sendable, Equatable {
     public var all: [MappedEvent] { [self] + companions }
 }
 
-/// SPEC §4 people: `user` is `identity`'s (stored as `{"type": "identified", "user_id": user,
+/// One person, two ids: `user` is `identity`'s (stored as `{"type": "identified", "user_id": user,
 /// "identity": identity, "event_id": "identify:IDENTITY"}`, the key `/v1/identify` uses).
 public struct MappedLink: Sendable, Equatable {
     public var user: UserID
@@ -96,7 +96,7 @@ public enum WebhookOutcome: Sendable, Equatable {
 }
 
 extension WebhookOutcome {
-    /// The outcome with its event marked as coming through `store` (SPEC §4 `store`).
+    /// The outcome with its event marked as coming through `store` (the event's `store`).
     public func through(_ store: PaymentStore) -> WebhookOutcome {
         guard case .event(var event, let remember) = self else { return self }
         event.store = store
@@ -106,7 +106,7 @@ extension WebhookOutcome {
 }
 
 public enum IgnoredReason: String, Sendable, Equatable {
-    /// A type (or a status of it) that is not an event of SPEC §4.
+    /// A type (or a status of it) that maps onto none of our events.
     case type
     /// No user: no `abctl_user_id`, or a refund of a payment abctl never saw.
     case noUser = "no_user"
@@ -116,7 +116,7 @@ public enum IgnoredReason: String, Sendable, Equatable {
     case unknownToken = "unknown_token"
     /// A notification for another app's package: never this server's to store.
     case otherPackage = "other_package"
-    /// A RevenueCat `TRANSFER` from no anonymous id: two known ids never merge (SPEC §4).
+    /// A RevenueCat `TRANSFER` from no anonymous id: two known ids never merge.
     case transferBetweenKnownIDs = "transfer_between_known_ids"
 }
 

@@ -1,9 +1,9 @@
 import Events
 import ExperimentDefinitions
 
-/// Maps one verified Stripe event onto a SPEC §4 event (SPEC §7 "Stripe").
+/// Maps one verified Stripe event onto one of our events (docs/Webhooks.md).
 ///
-/// | Stripe event | SPEC §4 |
+/// | Stripe event | event |
 /// | --- | --- |
 /// | `customer.subscription.created` with `status` `trialing` | `trial_started` (`ts` its `trial_start`, `trial_days` to `trial_end`) |
 /// | `invoice.paid`, `amount_paid` > 0, `billing_reason` `subscription_create` | `purchased` (the first invoice, no trial before it) |

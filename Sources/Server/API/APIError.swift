@@ -17,7 +17,7 @@ public struct APIError: Error, Sendable, Equatable {
         case headersTooLarge
         /// The request's head or body did not arrive before its deadline.
         case requestTimeout
-        /// Valid JSON, but an event breaks the rules of SPEC §4.
+        /// Valid JSON, but an event breaks the rules an event must follow.
         case unprocessable
         /// The event store cannot take writes; nothing was acknowledged.
         case unavailable

@@ -6,7 +6,7 @@ import PaywallCopy
 import Webhooks
 import Synchronization
 
-/// The HTTP API of SPEC §7: routes, authorization, error mapping, request logs and metrics.
+/// The HTTP API (docs/API.md): routes, authorization, error mapping, request logs and metrics.
 ///
 /// The routes are `APIRoutes`, each answered by a small handler in `Handlers/`; this type builds
 /// them over their dependencies, dispatches requests, and reloads the experiments.
@@ -28,9 +28,9 @@ public final class APIServer: HTTPHandler {
         public var stripe: StripeOptions?
         /// nil: `POST /v1/webhooks/googleplay` answers 404.
         public var googlePlay: GooglePlayOptions?
-        /// The safeguard schedule, stop polling and `--notify-url` (SPEC §5).
+        /// The safeguard schedule, stop polling and `--notify-url`.
         public var safeguards: SafeguardService.Options = .init()
-        /// Sessions, the cookie and the secret of the console (SPEC §10).
+        /// Sessions, the cookie and the secret of the console.
         public var console = ConsoleOptions()
 
         public init(keys: APIKeys = .none, revenueCatAuthorization: String? = nil, experimentsDirectory: String,

@@ -39,7 +39,7 @@ public final class Backend: Sendable {
     }
 }
 
-/// Sticky assignment (SPEC §2): the variant a user was first exposed to, from the store's facts.
+/// Sticky assignment: the variant a user was first exposed to, from the store's facts.
 /// A class: the assigner holds it as an existential, which then copies as one reference.
 final class StoreStickyLookup: StickyLookup {
     let exposures: any StickyReader

@@ -19,7 +19,7 @@ struct HandlerDependencies: Sendable {
     let log: Log
     /// The report threads: reports are computed there, never on a request thread.
     let reports: LowPriorityThreads
-    /// The console's sessions, keys and checks (SPEC §10).
+    /// The console's sessions, keys and checks.
     let console: ConsoleGate
     /// The reports the console's pages show.
     let consoleReports: ConsoleReports

@@ -5,7 +5,7 @@ public struct APIRequest: Sendable {
     public let http: HTTPRequest
     /// `{name}` segments of the route's pattern, percent-decoded.
     public let captures: [String: String]
-    /// True when an `app` key made the request through a route that allows it (SPEC §7).
+    /// True when an `app` key made the request through a route that allows it.
     public var viaAppScope = false
 
     public init(_ http: HTTPRequest, captures: [String: String] = [:]) {

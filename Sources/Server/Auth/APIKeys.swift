@@ -1,6 +1,6 @@
 import Foundation
 
-/// API keys and their scopes (SPEC §7), from `ABCTL_API_KEYS` or a keys file.
+/// API keys and their scopes, from `ABCTL_API_KEYS` or a keys file.
 ///
 /// Keys are compared in constant time: every configured key is compared in full, whatever
 /// matched, so response timing says nothing about how much of a guess was right.

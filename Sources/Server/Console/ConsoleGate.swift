@@ -3,7 +3,7 @@ import Foundation
 import HTTPTransport
 import Synchronization
 
-/// Who may use the console and how (SPEC §10): the `Host` a server without keys answers, a
+/// Who may use the console and how: the `Host` a server without keys answers, a
 /// POST's `Origin`, sessions (sign-in, the check on each request against the keys as they are
 /// now, sign-out), form tokens and the throttle on failed sign-ins. Keys are kept by sessions as
 /// their HMACs under the server's secret and compared in constant time.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How `abctl serve` runs the console (SPEC §10): sessions, the cookie, the secret.
+/// How `abctl serve` runs the console: sessions, the cookie, the secret.
 public struct ConsoleOptions: Sendable {
     /// Keys shorter than this cannot sign in to the console, whatever they may do through the API.
     public static let minimumKeyLength = 24

@@ -10,7 +10,7 @@ enum ConsolePage {
     /// Escapes text for element content and quoted attribute values.
     static func escape(_ s: String) -> String { HTMLReportRenderer.escape(s) }
 
-    /// The headers of every console answer (SPEC §10); a page also `Cache-Control: no-store`.
+    /// The headers of every console answer; a page also `Cache-Control: no-store`.
     static func headers(noStore: Bool) -> [(String, String)] {
         var h = [("Content-Security-Policy", contentSecurityPolicy), ("X-Content-Type-Options", "nosniff"),
                  ("Referrer-Policy", "no-referrer")]

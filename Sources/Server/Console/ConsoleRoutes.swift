@@ -1,4 +1,4 @@
-/// The console's routes (SPEC §10): HTML for people, beside the API's routes in the router and
+/// The console's routes: HTML for people, beside the API's routes in the router and
 /// outside `/openapi.json`. Their access is the console's own (`ConsoleGate`: sessions, not keys
 /// in `Authorization`), so the route table marks them open and each handler checks it. Every route
 /// but the sign-in form and the assets reads the store, so it is answered off the request threads.

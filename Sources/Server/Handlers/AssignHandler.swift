@@ -10,7 +10,7 @@ import PaywallCopy
 struct AssignHandler: Responder {
     let log: Log
     let snapshots: SnapshotHolder
-    /// Sticky records: an exposure already stored decides the arm (SPEC §2).
+    /// Sticky records: an exposure already stored decides the arm.
     let exposures: any StickyReader
     /// Writes ai_generated lines for devices with no on-device model; nil without `--llm-url`.
     let copyGenerator: ServerCopyGenerator?
@@ -19,7 +19,7 @@ struct AssignHandler: Responder {
     ///
     /// One answer per experiment in folder order, holdouts aside (or per listed id, in the order
     /// given), each with the variant's paywall resolved for this request: discount text, copy text
-    /// or an AI recipe; or, with `placement`, that placement's one answer (SPEC §7).
+    /// or an AI recipe; or, with `placement`, that placement's one answer.
     /// With `"on_device_model": false` and `--llm-url`, the server writes the AI line itself.
     func respond(to request: APIRequest) throws -> HandlerOutcome {
         let body = try AssignBody(request.body)
@@ -78,7 +78,8 @@ struct AssignHandler: Responder {
                 if copyGenerator != nil { DispatchQueue.global().async(execute: finish) } else { finish() }
             }
             if pending.needsLink {
-                // Some answer may be a linked id's person's arm (SPEC §2 people): the lookup also says whether it is linked.
+                // Some answer may be a linked id's person's arm (the sticky record is the person's):
+                // the lookup also says whether it is linked.
                 exposures.exposedVariantsAndLink(experiments: pending.stickyExperimentIDs, userID: body.userID, completion: answered)
             } else {
                 exposures.exposedVariants(experiments: pending.stickyExperimentIDs, userID: body.userID) { result in
@@ -103,7 +104,7 @@ struct AssignHandler: Responder {
         // Written straight to bytes from parts rendered at load time: this is the hottest path of the server.
         var paywallRequest = CopyInputs()
         var out = ByteWriter(capacity: 512 + 1024 * assignments.count)   // an AI recipe's paywall is about 1 KB
-        // The paywalls priced for the request's storefront (SPEC §1), rendered at load time like the default's.
+        // The paywalls priced for the request's storefront, rendered at load time like the default's.
         let answers = snapshot.answersByStorefront[snapshot.storefront(body.attributes)]
         out.append(literal: #"{"user_id":"#)
         JSONWriter.writeString(body.userID.text, to: &out)
@@ -138,7 +139,7 @@ struct AssignHandler: Responder {
         return HTTPResponse(status: 200, body: out.bytes)
     }
 
-    /// The answer of `POST /v1/assign` with `placement` (SPEC §7).
+    /// The answer of `POST /v1/assign` with `placement`.
     func placementResponse(_ p: PlacementAssignment, answer: PlacementAnswer, snapshot: ExperimentSnapshot, body: AssignBody) -> HTTPResponse {
         var paywallRequest = CopyInputs()
         var out = ByteWriter(capacity: 1536)
@@ -196,7 +197,7 @@ struct AssignHandler: Responder {
         }
     }
 
-    /// `,"allocation_period":"…"`: a bandit's period in force (SPEC §2), which the exposure echoes.
+    /// `,"allocation_period":"…"`: a bandit's period in force, which the exposure echoes.
     func writeAllocationPeriod(_ experiment: AssignableExperiment, snapshot: ExperimentSnapshot, to out: inout ByteWriter) {
         guard let from = experiment.allocationPeriodText(at: snapshot.assigner.currentTime()) else { return }
         out.append(literal: #","allocation_period":"#)

@@ -5,7 +5,7 @@ import HTTPTransport
 struct CopyCheckHandler: Responder {
     let snapshots: SnapshotHolder
 
-    /// `POST /v1/copy/check`: runs a variant's guard (SPEC §3) on a line and lists every broken rule.
+    /// `POST /v1/copy/check`: runs a variant's guard on a line and lists every broken rule.
     ///
     /// Body `{"experiment", "variant", "text", "user_name"?}`; answers 200 with the verdict
     /// whether or not the line passes.

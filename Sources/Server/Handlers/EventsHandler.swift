@@ -15,14 +15,14 @@ struct EventsHandler: Responder {
     /// Problems listed in a 4xx answer's `rejections` at most; the count of lines is always complete.
     static let maxListedRejections = 100
 
-    /// `POST /v1/events`: NDJSON or one JSON array of SPEC §4 events.
+    /// `POST /v1/events`: NDJSON or one JSON array of events (the shape `abctl ingest` reads).
     ///
     /// A batch is all or nothing: any rejected event fails the whole request (400 for JSON syntax,
     /// 422 for a well-formed but invalid event) and nothing is stored. Otherwise the events go to
     /// the store's group-commit writer with the connection suspended, and 200 is sent only after
     /// the transaction holding them has committed.
     ///
-    /// `exposuresOnly` (an `app` key, SPEC §7): any event type but `exposure` and `identified`
+    /// `exposuresOnly` (an `app` key): any event type but `exposure` and `identified`
     /// refuses the whole batch with 403 and stores nothing, since revenue must come from verified
     /// webhooks or an `ingest` key.
     func respond(to request: APIRequest) throws -> HandlerOutcome {

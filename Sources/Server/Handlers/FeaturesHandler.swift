@@ -5,7 +5,7 @@ struct FeaturesHandler: Responder {
     let keys: KeyRing
     let snapshots: SnapshotHolder
 
-    /// `GET /api/features/{clientKey}`: the experiments as a GrowthBook SDK payload (SPEC §7).
+    /// `GET /api/features/{clientKey}`: the experiments as a GrowthBook SDK payload.
     ///
     /// The client key is a key with the `sdk` scope (with no keys configured, any key: the
     /// server is then on loopback only). The payload is cached per snapshot; `If-None-Match`

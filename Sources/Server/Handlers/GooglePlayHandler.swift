@@ -13,8 +13,7 @@ struct GooglePlayHandler: Responder {
     let events: WebhookEventWriter
     let metrics: Metrics
 
-    /// `POST /v1/webhooks/googleplay`: one Pub/Sub push of a Google Play real-time developer
-    /// notification (SPEC §7).
+    /// `POST /v1/webhooks/googleplay`: one Pub/Sub push of a Google Play real-time developer notification.
     ///
     /// The push's OIDC token is verified first (`GooglePushVerifier`, 401), then the package
     /// (401). A subscription notification's purchase is read with `purchases.subscriptionsv2.get`
@@ -77,7 +76,7 @@ struct GooglePlayHandler: Responder {
         }
     }
 
-    /// A notification that can never succeed (SPEC §7): answered 200 ignored with its reason, counted in
+    /// A notification that can never succeed: answered 200 ignored with its reason, counted in
     /// /metrics and logged, nothing stored.
     private func settled(_ reason: IgnoredReason, type: String, message: String, route: String,
                          count: @escaping @Sendable (String, Metrics.WebhookOutcome) -> Void) throws -> HandlerOutcome {

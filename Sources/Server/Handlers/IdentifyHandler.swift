@@ -12,8 +12,8 @@ struct IdentifyHandler: Responder {
     /// The node's clock (`ABCTL_NOW` where set); nil: the time of the request.
     let clock: Date?
 
-    /// `POST /v1/identify`: body `{"user_id", "identity", "ts"?}`, stored as the `identified` event
-    /// of SPEC §4 with `event_id` `identify:IDENTITY` (so sending it again is a duplicate), `ts`
+    /// `POST /v1/identify`: body `{"user_id", "identity", "ts"?}`, stored as an `identified` event
+    /// with `event_id` `identify:IDENTITY` (so sending it again is a duplicate), `ts`
     /// the node's clock when absent. 200 only after it is durable; the same checks as
     /// `/v1/events` (an `app` key's may be at most 7 days old).
     func respond(to request: APIRequest) throws -> HandlerOutcome {

@@ -14,7 +14,7 @@ struct ReportHandler: Responder {
     let clock: Date?
     let workers: LowPriorityThreads
 
-    /// `GET /v1/experiments/{id}/report`: the report JSON of SPEC §8, computed from the store's
+    /// `GET /v1/experiments/{id}/report`: the report JSON `abctl report` writes, computed from the store's
     /// per-user facts on request. 404 for an unknown experiment. Query parameters are the CLI's
     /// options (`ReportParameters`, checked by the same function); a bad one is 400, naming it.
     /// The report is computed on a report thread (`APIServer.reports`); 503 with `Retry-After` when

@@ -12,7 +12,7 @@ struct StripeHandler: Responder {
     let events: WebhookEventWriter
     let metrics: Metrics
 
-    /// `POST /v1/webhooks/stripe`: one Stripe event (SPEC §7).
+    /// `POST /v1/webhooks/stripe`: one Stripe event.
     ///
     /// The `Stripe-Signature` header is checked first (`StripeSignature`): anything that does
     /// not verify is 401 and nothing is read further. A verified event is mapped by

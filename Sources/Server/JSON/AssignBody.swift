@@ -8,7 +8,7 @@ struct AssignBody: Sendable, Equatable {
     /// The attributes targeting reads, sent with nearly every request.
     static let targetingKeys = BodyParser.KeyTable(["platform", "country", "language", "app_version", "new_user"])
 
-    /// A known attribute of the wrong type (SPEC §2: `platform`, `country`, `language`, `app_version`
+    /// A known attribute of the wrong type (`platform`, `country`, `language`, `app_version`
     /// strings, `new_user` a boolean; null is absent): what it must be, else nil. Targeting would
     /// otherwise just not match, answering `reason: targeting` for a client's bug.
     static func knownAttributeType(_ name: String, _ value: JSONValue) -> String? {
@@ -30,7 +30,7 @@ struct AssignBody: Sendable, Equatable {
     fileprivate var variablesSource = Members.read([])
     fileprivate var signalsSource = Members.read([])
     var experiments: [String]? = nil
-    /// `placement` instead of `experiments`: the answer is that placement's (SPEC §7).
+    /// `placement` instead of `experiments`: the answer is that placement's.
     var placement: String? = nil
     var onDeviceModel = true
 

@@ -71,7 +71,7 @@ public final class Metrics: Sendable {
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
     private let eventsIgnored = Atomic<Int>(0)
-    /// Store payments whose account no exposure named yet (SPEC §4 `unmatched_store_payments`).
+    /// Store payments whose account no exposure named yet (`unmatched_store_payments`).
     private let unmatchedStorePayments = Atomic<Int>(0)
     private let reloadsOK = Atomic<Int>(0)
     private let reloadsFailed = Atomic<Int>(0)
@@ -107,7 +107,7 @@ public final class Metrics: Sendable {
         if rejected > 0 { eventsRejected.add(rejected, ordering: .relaxed) }
     }
 
-    /// A stored payment from a store webhook whose account no exposure had named (SPEC §4).
+    /// A stored payment from a store webhook whose account no exposure had named.
     public func unmatchedStorePayment() { unmatchedStorePayments.add(1, ordering: .relaxed) }
 
     public func reload(succeeded: Bool) {
@@ -119,7 +119,7 @@ public final class Metrics: Sendable {
     }
 
     public enum WebhookOutcome: String, Sendable {
-        /// Mapped and stored; `type` is the SPEC §4 type.
+        /// Mapped and stored; `type` is the event type it became.
         case mapped
         /// Mapped, but its id was already stored (a RevenueCat retry).
         case duplicate
@@ -150,12 +150,12 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// One verified Stripe event (`type` the SPEC §4 type, or Stripe's when not mapped).
+    /// One verified Stripe event (`type` the event type it became, or Stripe's when not mapped).
     public func stripe(type: String, outcome: WebhookOutcome) {
         Self.count(stripeEvents, type: type, outcome: outcome)
     }
 
-    /// One verified Google Play notification (`type` the SPEC §4 type, or Play's when not mapped).
+    /// One verified Google Play notification (`type` the event type it became, or Play's when not mapped).
     public func googlePlay(type: String, outcome: WebhookOutcome) {
         Self.count(googlePlayNotifications, type: type, outcome: outcome)
     }

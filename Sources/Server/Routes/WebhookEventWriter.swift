@@ -28,7 +28,7 @@ struct WebhookEventWriter: Sendable {
         // The notification's events: the one it maps to and those it also says (an upgrade's charge).
         let mappedEvents = mapped.all.map(Self.event)
         // A doubtful event (revenue of the wrong sign, a time ahead of the clock) is acknowledged as
-        // ignored with its reason: the vendor's retry could not mend it (SPEC §4).
+        // ignored with its reason: the vendor's retry could not mend it.
         let parser = snapshots.snapshot.eventParser.receiving(at: Timestamp(clock ?? Date()))
         if let doubt = mappedEvents.lazy.compactMap({ e in
             parser.revenueSignProblem(type: e.type, revenue: e.revenue) ?? parser.proceedsProblem(revenue: e.revenue, proceeds: e.proceeds)
@@ -161,7 +161,7 @@ struct WebhookEventWriter: Sendable {
                      effective: type == .planChanged ? mapped.effective : nil)
     }
 
-    /// A vendor's links as `identified` events (SPEC §4), keyed as `/v1/identify` keys them.
+    /// A vendor's links as `identified` events, keyed as `/v1/identify` keys them.
     static func identifies(_ links: [MappedLink], at ts: Timestamp) -> [Event] {
         links.map { Event(id: EventID("identify:" + $0.identity.text), type: .identified, userID: $0.user, timestamp: ts, identity: $0.identity) }
     }

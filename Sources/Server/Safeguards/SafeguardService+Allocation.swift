@@ -4,7 +4,7 @@ import ExperimentDefinitions
 import Foundation
 import Synchronization
 
-/// Bandits ride on the safeguard service (SPEC §2, §5): every node reads the allocation periods
+/// Bandits ride on the safeguard service: every node reads the allocation periods
 /// with the stops (every `pollSeconds`, so within 10 s), and the lease holder records each period
 /// at its boundary, so one node computes it and a failover neither repeats nor skips one.
 extension SafeguardService {

@@ -10,7 +10,7 @@ import Allocation
 import Safeguards
 import Synchronization
 
-/// The server's side of safeguards (SPEC §5, §7), on two threads of its own:
+/// The server's side of safeguards, on two threads of its own:
 ///
 /// - **stops** (every node): reads the stops in force from the store every `pollSeconds` and
 ///   swaps them into the snapshot, so the assigner and the GrowthBook payload honour a stop or a
@@ -26,7 +26,7 @@ import Synchronization
 /// other notifications) while this node holds the lease.
 public final class SafeguardService: Sendable {
     public struct Options: Sendable {
-        /// Where notifications go (`--notify-url`, SPEC §7), sent by the lease holder.
+        /// Where notifications go (`--notify-url`), sent by the lease holder.
         public var notifications: NotificationOptions
         /// The time evaluations read (`ABCTL_NOW` fixes it); nil: the clock.
         public var clock: Date?

@@ -32,17 +32,17 @@ public final class ExperimentSnapshot: Sendable {
     let placementAnswers: [String: PlacementAnswer]
     /// `answers` and `placementAnswers` per storefront currency (`Products.storefrontCurrencies`,
     /// the default storefront's first, the same arrays as `answers` and `placementAnswers`): a
-    /// request's country picks one, so a storefront costs a lookup, not a resolution (SPEC §1).
+    /// request's country picks one, so a storefront costs a lookup, not a resolution.
     let answersByStorefront: [[ExperimentAnswer]]
     let placementAnswersByStorefront: [[String: PlacementAnswer]]
     /// Country → index into the `…ByStorefront` arrays; a country not here gets the default (0).
     let storefrontIndex: [String: Int]
     /// The body of `GET /api/features/{clientKey}`, built when first asked for.
     let features: FeaturesPayloadCache
-    /// The safeguard stops in force when this snapshot was made (SPEC §5), oldest first: the
+    /// The safeguard stops in force when this snapshot was made, oldest first: the
     /// assigner and the GrowthBook payload honour them; `withStops` makes a snapshot with others.
     public let stops: [SafeguardStop]
-    /// Every bandit's allocation periods when this snapshot was made (SPEC §2): the assigner draws
+    /// Every bandit's allocation periods when this snapshot was made: the assigner draws
     /// new users with the period's weights; `withPeriods` makes a snapshot with others.
     public let periods: [AllocationPeriod]
 
@@ -175,7 +175,7 @@ public final class ExperimentSnapshot: Sendable {
         for (name, plans) in catalog.products.offerings.sorted(by: { $0.key < $1.key }) {
             let rendered: [(String, JSONValue)] = plans.sorted { $0.key < $1.key }.map { plan in
                 var members: [(String, JSONValue)] = [("product_id", .string(plan.value.productID)), ("price", .number(plan.value.price)), ("period", .string(plan.value.period))]
-                // Storefront prices (SPEC §1), when the file has them.
+                // Storefront prices, when the file has them.
                 if !plan.value.prices.isEmpty {
                     members.append(("prices", .object(plan.value.prices.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })))
                 }

@@ -1,9 +1,9 @@
 import Events
 import ExperimentDefinitions
 
-/// Maps one verified App Store Server Notification V2 onto a SPEC §4 event.
+/// Maps one verified App Store Server Notification V2 onto one of our events.
 ///
-/// | notificationType (subtype) | SPEC §4 |
+/// | notificationType (subtype) | event |
 /// | --- | --- |
 /// | `SUBSCRIBED` whose transaction has `offerDiscountType` `FREE_TRIAL` | `trial_started` |
 /// | `SUBSCRIBED` otherwise | `purchased` |
@@ -21,7 +21,7 @@ import ExperimentDefinitions
 /// | anything else (`GRACE_PERIOD_EXPIRED`: the billing issue goes on; `TEST`, …) | ignored (accepted and counted) |
 ///
 /// The user is the one whose exposure carried the transaction's `appAccountToken` as its
-/// `store_account_id` (SPEC §4; `userForStoreAccount`), else the token itself; `event_id`
+/// `store_account_id` (`userForStoreAccount`), else the token itself; `event_id`
 /// the `notificationUUID` (Apple retries with the same one), `ts` the notification's
 /// `signedDate`, revenue the transaction's `price` / 1000 in its `currency`. A trial start carries
 /// `trial_days`, the trial Apple granted: the transaction's `offerPeriod` (an ISO 8601 duration),
@@ -29,7 +29,7 @@ import ExperimentDefinitions
 /// is the trial's conversion needs the user's history, which the caller answers
 /// (`trialAwaitingConversion`, asked only for `DID_RENEW`). No I/O, no clock.
 public enum AppStoreMapping {
-    /// The SPEC §4 type a notification becomes, or nil when it is ignored; `trial` tells
+    /// The event type a notification becomes, or nil when it is ignored; `trial` tells
     /// whether the transaction is a free trial, `renewalConverts` whether a renewal is the conversion.
     static func type(notification: String, subtype: String?, freeTrial: Bool, renewalConverts: () throws -> Bool) rethrows -> EventType? {
         switch notification {
@@ -58,7 +58,7 @@ public enum AppStoreMapping {
 
     /// `payload`: the verified notification; `transaction`: its verified `signedTransactionInfo`;
     /// `renewal`: its verified `signedRenewalInfo` (a billing issue's grace, a downgrade's product).
-    /// Every event comes through the App Store (SPEC §4 `store`; proceeds at its configured commission).
+    /// Every event comes through the App Store (its `store`; proceeds at its configured commission).
     public static func map(payload: [(String, JSONValue)], transaction: [(String, JSONValue)]?, renewal: [(String, JSONValue)]? = nil,
                            trialAwaitingConversion: (UserID) throws -> Bool,
                            userForStoreAccount: (String) throws -> UserID? = { _ in nil }) throws -> WebhookOutcome {

@@ -1,9 +1,9 @@
 import Events
 import ExperimentDefinitions
 
-/// Maps one RevenueCat webhook body (`{"api_version", "event": {…}}`) onto a SPEC §4 event.
+/// Maps one RevenueCat webhook body (`{"api_version", "event": {…}}`) onto one of our events.
 ///
-/// | RevenueCat | SPEC §4 |
+/// | RevenueCat | event |
 /// | --- | --- |
 /// | any type with a negative `price` | `refunded` |
 /// | `INITIAL_PURCHASE` with `period_type` `TRIAL` | `trial_started` |
@@ -18,7 +18,7 @@ import ExperimentDefinitions
 /// | `PRODUCT_CHANGE` | `plan_changed`: `new_product_id` the product (`unknown` when absent), `product_id` the previous one |
 /// | anything else (`TEST`, `SUBSCRIPTION_PAUSED`, `SUBSCRIPTION_EXTENDED`, …) | ignored (accepted and counted) |
 ///
-/// People (SPEC §4): a mapped event also links each of its `aliases` and its `original_app_user_id`
+/// People: a mapped event also links each of its `aliases` and its `original_app_user_id`
 /// to `app_user_id` (`MappedEvent.links`). A `TRANSFER` links each `transferred_from` id that is a
 /// RevenueCat anonymous id (`$RCAnonymousID:…`) to the first `transferred_to` id; one with none is
 /// ignored with reason `transfer_between_known_ids`.
@@ -27,7 +27,7 @@ import ExperimentDefinitions
 /// Payments are timed by `purchased_at_ms` (else `event_timestamp_ms`); everything else (cancels,
 /// refunds, the subscription's later life) by `event_timestamp_ms` (else `purchased_at_ms`). Revenue is `price`, which
 /// RevenueCat reports in USD; proceeds are `price × (1 − commission_percentage − tax_percentage)`
-/// (SPEC §4; `1 − takehome_percentage` where the commission is not given; before tax when
+/// (`1 − takehome_percentage` where the commission is not given; before tax when
 /// `tax_percentage` is not given; the store's cut from `products.json` when neither share is).
 /// `store` maps `APP_STORE` and `MAC_APP_STORE` to `app_store`, `PLAY_STORE` to `google_play`,
 /// `STRIPE` to `stripe`, any other to `other`. A pure function: no I/O, no clock.

@@ -5,7 +5,7 @@ import ExperimentDefinitions
 import Foundation
 
 /// `abctl allocation show [EXPERIMENT]` (a bandit's periods) and `abctl allocation update` (one
-/// period boundary by hand, as `safeguards check` is one evaluation) (SPEC §2, §5, §6).
+/// period boundary by hand, as `safeguards check` is one evaluation).
 enum AllocationCommand {
     static let spec = CommandSpec(
         name: "allocation",

@@ -4,7 +4,7 @@ import ExperimentDefinitions
 import Foundation
 import PaywallCopy
 
-/// `abctl assign`: which variant each user gets in each experiment (SPEC §2, §6).
+/// `abctl assign`: which variant each user gets in each experiment.
 enum AssignCommand {
     static let spec = CommandSpec(
         name: "assign",
@@ -54,7 +54,7 @@ enum AssignCommand {
         let withPaywall = args[.paywall]
         if withPaywall && format != .json { throw CLIError.usage("'--paywall' needs '--format json'", command: "assign") }
         let catalog = try ExperimentFolder.load(args[.experiments])
-        // The storefront is the request's country (SPEC §1): one per run, as --attr is.
+        // The storefront is the request's country: one per run, as --attr is.
         let country: String? = if case .string(let c)? = attributes["country"] { c } else { nil }
         let currency = catalog.products.storefrontCurrency(country: country)
         func resolved(_ paywall: Paywall?) -> JSONValue {
@@ -107,7 +107,7 @@ enum AssignCommand {
     }
 
     /// Calls `emit` for `user`, or for each non-blank line of `usersFile`; a line whose id is over
-    /// 256 bytes (SPEC §4) is skipped and named on stderr as `LINE: user_id: reason`, as `ingest`
+    /// 256 bytes is skipped and named on stderr as `LINE: user_id: reason`, as `ingest`
     /// names a rejected line. Returns how many were skipped.
     static func forEachUser(user: String?, usersFile: String?, _ emit: (UserID) throws -> Void) throws -> Int {
         var refused = 0
@@ -170,7 +170,7 @@ enum AssignCommand {
                 throw CLIError.usage("'--attr' expects key=value, got '\(pair)'", command: "assign")
             }
             let key = String(pair[..<eq]), text = String(pair[pair.index(after: eq)...])
-            // A version is text (SPEC §1): `2.3` is version 2.3.0, and `2.10` is not `2.1`.
+            // A version is text: `2.3` is version 2.3.0, and `2.10` is not `2.1`.
             attributes[key] = key == "app_version" ? .string(text) : attributeValue(text)
         }
         return attributes

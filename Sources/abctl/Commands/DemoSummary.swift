@@ -95,7 +95,7 @@ enum DemoSummary {
     }
 
     /// What a global holdout shows: the experiments' combined effect, its other arm against the
-    /// holdout (SPEC §1), on the primary metric and revenue per user, with 95% intervals.
+    /// holdout, on the primary metric and revenue per user, with 95% intervals.
     static func together(_ r: Report) -> String {
         guard let general = r.variants.dropFirst().first?.key else { return "no users outside the holdout yet" }
         let parts = [r.primaryMetric, .revenuePerUser].compactMap { m -> String? in

@@ -3,7 +3,7 @@ import ExperimentDefinitions
 import Foundation
 import GrowthBookPayload
 
-/// `abctl export --format growthbook`: the GrowthBook SDK payload of SPEC §7 on stdout, the
+/// `abctl export --format growthbook`: the GrowthBook SDK payload on stdout, the
 /// same bytes `GET /api/features/{clientKey}` serves (one builder, `GrowthBookPayload`).
 enum ExportCommand {
     static let spec = CommandSpec(

@@ -4,7 +4,7 @@ import ExperimentDefinitions
 import Foundation
 import Reporting
 
-/// `abctl forecast backtest`: forecasts refit on past data against what was realized (SPEC §5, §6).
+/// `abctl forecast backtest`: forecasts refit on past data against what was realized.
 enum ForecastCommand {
     static let spec = CommandSpec(
         name: "forecast",

@@ -5,7 +5,7 @@ import ExperimentDefinitions
 import Foundation
 import Synchronization
 
-/// `abctl ingest FILE|- [--db PATH] [--experiments DIR]`: stores NDJSON events (SPEC §4, §6).
+/// `abctl ingest FILE|- [--db PATH] [--experiments DIR]`: stores NDJSON events.
 ///
 /// Streams the input in fixed-size chunks and hands the store batches of `batchSize` events,
 /// keeping at most `batchesInFlight` queued, so memory stays flat however long the file is.

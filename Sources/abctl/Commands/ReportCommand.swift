@@ -4,7 +4,7 @@ import ExperimentDefinitions
 import Foundation
 import Reporting
 
-/// `abctl report`: the results of one experiment, or of every experiment with data (SPEC §6, §8).
+/// `abctl report`: the results of one experiment, or of every experiment with data.
 ///
 /// Without `--out`, `text` and `json` go to standard output and `markdown`, `html` and `csv` are
 /// written to `Reports/<experiment>.<ext>`; with `--out DIR` every format is written into DIR.

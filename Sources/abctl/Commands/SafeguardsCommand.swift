@@ -5,7 +5,7 @@ import Foundation
 import Safeguards
 
 /// `abctl safeguards check` (one evaluation, for teams without a server) and
-/// `abctl safeguards reset EXPERIMENT ARM` (SPEC §5, §6).
+/// `abctl safeguards reset EXPERIMENT ARM`.
 enum SafeguardsCommand {
     static let spec = CommandSpec(
         name: "safeguards",

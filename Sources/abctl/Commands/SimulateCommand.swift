@@ -121,9 +121,10 @@ enum SimulateCommand {
             throw CLIError.runtime("simulation failed: \(error)")
         }
         progress.finish()
-        // A report on this store reads it as of where the story ends (SPEC's as-of rule), until
-        // real events arrive (the store then forgets it). A rerun that stored nothing new leaves
-        // the record as it is, so real events ingested since keep counting.
+        // A report on this store reads it as of where the story ends (when no `--until` or
+        // `ABCTL_NOW` names another moment), until real events arrive (the store then forgets
+        // it). A rerun that stored nothing new leaves the record as it is, so real events
+        // ingested since keep counting.
         if summary.stored > 0 {
             do { try store.recordObservedUntil(Timestamp(simulator.observedUntil)) } catch {
                 throw CLIError.runtime("cannot record where the simulation's observation ends: \(error)")

@@ -3,7 +3,7 @@ import CommandLineKit
 import ExperimentDefinitions
 import Foundation
 
-/// `abctl validate`: checks experiment files for editors and CI (SPEC §6).
+/// `abctl validate`: checks experiment files for editors and CI.
 enum ValidateCommand {
     static let spec = CommandSpec(
         name: "validate",

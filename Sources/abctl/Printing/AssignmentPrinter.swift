@@ -2,7 +2,7 @@ import Assignment
 import ExperimentDefinitions
 
 /// Writes `abctl assign` answers: NDJSON (`user_id`, `experiment`, `variant`, `in_experiment`,
-/// `bucket`, `reason`; SPEC §6, and `targeting_attribute` when `reason` is `targeting`) or
+/// `bucket`, `reason`, and `targeting_attribute` when `reason` is `targeting`) or
 /// space-separated text columns (`user_id experiment variant|- reason bucket`, and the
 /// attribute as a sixth column when `reason` is `targeting`).
 ///
