@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 @testable import Allocation
 
-/// Bandits keep their inference honest (SPEC §5). `ABCTL_CALIBRATION=full` (100 seeds) is the calibration run;
+/// Bandits keep their inference honest. `ABCTL_CALIBRATION=full` (100 seeds) is the calibration run;
 /// `make test` runs 30 seeds with bands wide enough for that many.
 @Suite(.tags(.calibration)) struct BanditCalibrationTests {
     static let seeds = CalibrationSize(quick: 30, full: 100).count

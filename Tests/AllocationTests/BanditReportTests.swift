@@ -6,7 +6,7 @@ import Statistics
 import Testing
 @testable import Allocation
 
-/// A bandit's report (SPEC §5, §8): comparisons stratified by period, one sample ratio check over
+/// A bandit's report: comparisons stratified by period, one sample ratio check over
 /// period × arm cells against each period's weights, `chance_best`, the verdict, and `allocation`.
 @Suite struct BanditReportTests {
     static func report(_ run: BanditRun, days: Int) throws -> Report {
@@ -54,7 +54,7 @@ import Testing
         #expect(!r.srm.flagged)
     }
 
-    /// A user counts in the period its exposure echoed (SPEC §5), not the one its time falls in: 200
+    /// A user counts in the period its exposure echoed, not the one its time falls in: 200
     /// users drawn with period 0's even weights but logged just after the boundary, into period 1
     /// (0.9/0.1), keep the per-period sample ratio check whole; placed by their time they would trip it.
     @Test func aUserCountsInThePeriodItsExposureEchoed() throws {

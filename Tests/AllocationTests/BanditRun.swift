@@ -4,7 +4,7 @@ import Foundation
 import Statistics
 @testable import Allocation
 
-/// A simulated bandit (SPEC §5) with known truth: `usersPerDay` users a day for `days` days, each
+/// A simulated bandit with known truth: `usersPerDay` users a day for `days` days, each
 /// drawn with the weights `AllocationUpdater` recorded at that day's boundary, rewarded (a trial
 /// start within hours) with the arm's true rate that day. The same users, with the same chance
 /// draws, also go through a fixed equal split, so the two allocations can be compared.
@@ -69,7 +69,7 @@ struct BanditRun {
         (1..<cells.count).map { StratifiedRates.compare(control: cells[0], treatment: cells[$0], level: level) }
     }
 
-    /// The verdict of SPEC §5: the best arm by `chance_best`, when at least 0.95 and its
+    /// A bandit's verdict: the best arm by `chance_best`, when at least 0.95 and its
     /// stratified comparison against the control has a Holm-adjusted p below `alpha`.
     func winner(alpha: Double = 0.05) throws -> Int? {
         guard let chance = StratifiedRates.chanceBest(cells), let best = chance.indices.max(by: { chance[$0] < chance[$1] }),

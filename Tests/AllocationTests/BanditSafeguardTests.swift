@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import Allocation
 
-/// A bandit's safeguards read the period-stratified comparison (SPEC §5), not the pooled one: when
+/// A bandit's safeguards read the period-stratified comparison, not the pooled one: when
 /// the base rate drifts while the weights move, the pooled comparison would stop a harmless arm and
 /// miss a harmful one. A stop removes the arm from the next period's draw.
 @Suite struct BanditSafeguardTests {

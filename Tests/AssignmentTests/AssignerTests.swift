@@ -207,7 +207,7 @@ import Testing
         let answers = assigner.assign(userID: "u1")
         #expect(answers.map(\.reason) == [.assigned, .paused, .sticky, .notRunning, .targeting, .assigned])
         #expect(answers[2].variantKey == "ai")
-        // "f", left out by targeting, is asked too: a linked id's person's record would decide it (SPEC §2 people).
+        // "f", left out by targeting, is asked too: a linked id's person's record would decide it.
         #expect(lookup.calls.withLock { $0 } == [["a", "b", "c", "f"]])
         // Listed ids: their order, one call, and the same answers as one experiment at a time.
         let listed = assigner.assign(userID: "u1", attributes: ["platform": .string("ios")], experimentsAt: [4, 2, 0])

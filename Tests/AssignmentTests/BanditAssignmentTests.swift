@@ -4,7 +4,7 @@ import Testing
 @testable import Assignment
 
 /// A bandit draws new users with the allocation period's weights; a safeguard-stopped arm leaves
-/// the draw; the answer names the period in force (SPEC §2).
+/// the draw; the answer names the period in force.
 @Suite struct BanditAssignmentTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let hour = 3600.0

@@ -2,7 +2,8 @@ import ExperimentDefinitions
 import Testing
 @testable import Assignment
 
-/// Every case of the sections of GrowthBook's cross-SDK file that the contract adopts.
+/// Every case of the sections of GrowthBook's cross-SDK file that abctl follows (hashing, bucket
+/// ranges, variations, namespaces, equal weights and conditions).
 enum Cases {
     static let file: JSONValue = try! TestJSON.load("growthbook-cases.json")
     static func section(_ name: String) -> [JSONValue] { file[name]!.array }

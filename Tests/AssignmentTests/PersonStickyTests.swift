@@ -3,9 +3,10 @@ import Foundation
 import Testing
 @testable import Assignment
 
-/// SPEC §2 people: for an id linked to a person with an exposure to the experiment, the person's
-/// arm is read right after forced, status and dates; holdout, targeting, condition and namespace
-/// are not re-checked for it. An id of its own keeps the order of section 2.
+/// The sticky record is the person's: for an id linked to a person with an exposure to the
+/// experiment, the person's arm is read right after forced, status and dates; holdout, targeting,
+/// condition and namespace are not re-checked for it. An id of its own keeps the usual order of
+/// checks (targeting before the sticky record).
 @Suite struct PersonStickyTests {
     /// Records of `person` ("acct" and "anon" are its ids) and of a plain user "solo".
     struct People: StickyLookup {
@@ -55,7 +56,7 @@ import Testing
         Self.expect(Self.answers(e, "acct", Self.android), .sticky, "ai", "known id, targeting fails")
         Self.expect(Self.answers(e, "anon", Self.android), .sticky, "ai", "anonymous id, targeting fails")
         Self.expect(Self.answers(e, "acct", Self.ios), .sticky, "ai", "known id, targeting passes")
-        // An id of its own with a record: targeting first (section 2's order).
+        // An id of its own with a record: targeting first (the usual order of checks).
         Self.expect(Self.answers(e, "solo", Self.android), .targeting, nil, "plain id, targeting fails")
         Self.expect(Self.answers(e, "solo", Self.ios), .sticky, "ai", "plain id, targeting passes")
         // No record: hashed on the id that asks.

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import Assignment
 
-/// Placements, global holdouts and shipped winners (SPEC §1, §2 order of checks).
+/// Placements, global holdouts and shipped winners, and where they fall in the order of checks.
 @Suite struct PlacementAssignmentTests {
     static let products = """
     { "currency": "USD", "offerings": { "plus": { "plans": {

@@ -4,7 +4,7 @@ import Testing
 @testable import Assignment
 
 /// The rollout stage's share multiplies coverage; a safeguard stop answers the arm's users,
-/// sticky ones included, with the control's paywall (SPEC §2).
+/// sticky ones included, with the control's paywall.
 @Suite struct RolloutAndStopsTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let rollout = Rollout(stages: [.init(share: 0.1, hours: 24), .init(share: 0.5, hours: 24), .init(share: 1)])

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import ExperimentDefinitions
 
-/// `allocation` in experiment files (SPEC §1): defaults, what a bandit needs, and every problem at
+/// `allocation` in experiment files: defaults, what a bandit needs, and every problem at
 /// its file:line:column.
 @Suite struct AllocationValidationTests {
     func validate(_ text: String) -> ExperimentLoader.Report {

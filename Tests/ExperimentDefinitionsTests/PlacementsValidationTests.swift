@@ -4,8 +4,8 @@ import Testing
 import TestSupport
 @testable import ExperimentDefinitions
 
-/// `placements.json`, holdouts (`kind: "holdout"`), `paywall: null` arms and `status: "shipped"`
-/// (SPEC §1): each problem with its own code at its own line and column.
+/// `placements.json`, holdouts (`kind: "holdout"`), `paywall: null` arms and `status: "shipped"`:
+/// each problem with its own code at its own line and column.
 @Suite struct PlacementsValidationTests {
     func validate(_ files: [String: String]) -> ExperimentLoader.Report {
         let folder = TemporaryFolder()

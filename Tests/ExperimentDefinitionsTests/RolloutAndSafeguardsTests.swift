@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import ExperimentDefinitions
 
-/// `rollout` and `safeguards` in experiment files (SPEC §1): defaults, and every problem at its file:line:column.
+/// `rollout` and `safeguards` in experiment files: defaults, and every problem at its file:line:column.
 @Suite struct RolloutAndSafeguardsTests {
     func validate(_ files: [String: String]) -> ExperimentLoader.Report {
         let folder = TemporaryFolder()

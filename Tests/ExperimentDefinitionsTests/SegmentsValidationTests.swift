@@ -6,7 +6,7 @@ import TestSupport
 private let longName = "[\"" + String(repeating: "x", count: 257) + "\"]"
 private let thirtyThreeNames: String = "[" + (0..<33).map { (i: Int) -> String in "\"a\(i)\"" }.joined(separator: ",") + "]"
 
-/// SPEC §1: `segments` and `metrics.adjust_for` name exposure attributes.
+/// `segments` and `metrics.adjust_for` name exposure attributes.
 @Suite struct SegmentsValidationTests {
     func validate(_ text: String) -> ExperimentLoader.Report {
         let folder = TemporaryFolder()

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import ExperimentDefinitions
 
-/// SPEC §1 "Storefronts": every framing in every storefront's currency against claims computed by
+/// Storefronts: every framing in every storefront's currency against claims computed by
 /// hand (exact fractions: `python3 -c "from fractions import Fraction"`, floor and half-up as written).
 @Suite struct StorefrontClaimTests {
     /// USD 9.99/59.99 (default), EUR 10.99/69.99, JPY 1500/9800, GBP 8.99/49.99, KRW 14000/99000.

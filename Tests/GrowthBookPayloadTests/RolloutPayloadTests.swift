@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import GrowthBookPayload
 
-/// The payload follows the rollout stage and the safeguard stops (SPEC §7): coverage × the stage's
+/// The payload follows the rollout stage and the safeguard stops: coverage × the stage's
 /// share, a new payload at each boundary, a stopped arm's variation is the control's paywall.
 @Suite struct RolloutPayloadTests {
     static func catalog() throws -> ExperimentCatalog {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import Safeguards
 
-/// Safeguards read Day-0 cancels as the report does (SPEC §5): a trial starter enters once the
+/// Safeguards read Day-0 cancels as the report does: a trial starter enters once the
 /// Day-0 window has passed; 2 h after the trial start the user is not yet in, 25 h after it is.
 @Suite struct Day0MaturityTests {
     static let hour: Int64 = 3_600_000_000

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import Safeguards
 
-/// The one-sided safeguard test's level and power by simulation (SPEC §5), through `SafeguardEvaluator`
+/// The one-sided safeguard test's level and power by simulation, through `SafeguardEvaluator`
 /// on simulated facts: a two-arm experiment guarded on Day-0 cancels alone (level alpha = 0.05),
 /// 4,000 users over 14 days (about 1,000 trial starters per arm, all mature a day after the last).
 ///

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import Safeguards
 
-/// Safeguards evaluated on the schedule for the whole run (SPEC §5): on A/A data they stop an arm
+/// Safeguards evaluated on the schedule for the whole run: on A/A data they stop an arm
 /// at most alpha of the time; an arm with 1.5× the Day-0 cancel rate is stopped.
 @Suite(.tags(.calibration)) struct SafeguardCalibrationTests {
     /// The times the server would evaluate at: every `check_minutes` from start until every user is mature.

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import Safeguards
 
-/// SPEC §5 maturity has one owner, `Experiment.maturityDays`: with 7-day trials and
+/// Maturity has one owner, `Experiment.maturityDays`: with 7-day trials and
 /// `maturity_grace_days: 7` a user is mature 14 days after first exposure for the safeguards and
 /// for the report alike (before, safeguards hard-coded 3 days' grace and read 10).
 @Suite struct SharedMaturityTests {

@@ -70,7 +70,7 @@ import Testing
         #expect(error?.code == "unknown_field" && error?.field == "extra")
     }
 
-    /// SPEC §4: a user id is at most 256 bytes of UTF-8; assign answers 400 naming `user_id`.
+    /// A user id is at most 256 bytes of UTF-8; assign answers 400 naming `user_id`.
     @Test func userIDsOver256BytesAreRefused() throws {
         let longest = String(repeating: "é", count: 128)   // 256 bytes
         #expect(check(Array(#"{"user_id":"\#(longest)"}"#.utf8))?.userID == UserID(longest))

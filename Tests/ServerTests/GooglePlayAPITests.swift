@@ -53,7 +53,7 @@ struct GooglePlayAPITests {
     }
 
     /// Failures that may pass are unavailable (the notification is retried); a token the Play API does not
-    /// know (404) never will, and is unprocessable with its own code (answered 200 ignored, SPEC §7).
+    /// know (404) never will, and is unprocessable with its own code (answered 200 ignored).
     @Test func everyFailureIsUnavailable() async throws {
         let fake = try FakeGooglePlay(package: Self.package)
         let pem = try await FakeGooglePlay.makePrivateKeyPEM()

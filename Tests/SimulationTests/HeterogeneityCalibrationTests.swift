@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 @testable import Simulation
 
-/// A/A calibration of the segments' heterogeneity test (Cochran's Q, SPEC §5), through the simulate
+/// A/A calibration of the segments' heterogeneity test (Cochran's Q), through the simulate
 /// path as `CalibrationTests` runs it (Simulator → real assignment → `FactsBuilder` facts → report with
 /// `--by platform --by country`). With every arm equal in every segment, Q's p-value should fall below
 /// 0.05 about 5% of the time and below 0.01 (where the report says the effect differs) about 1%.

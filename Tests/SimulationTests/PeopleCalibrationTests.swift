@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 @testable import Simulation
 
-/// A/A with log-ins (SPEC §4 people): the simulate path of `CalibrationTests`, where 60%
+/// A/A with log-ins: the simulate path of `CalibrationTests`, where 60%
 /// of exposed users log in 10-50 s after their exposure (`population.login`) and buy under the
 /// known id (`purchase_under: "known"`), so a report that counts people must join the purchases
 /// to the anonymous exposures through the `identified` events. Each seed runs `experiments`

@@ -7,12 +7,13 @@ import SQLiteStore
 import Testing
 @testable import Simulation
 
-/// SPEC §4 people, end to end through a store: 40,000 simulated users see the paywall under an
-/// anonymous id; 60% log in after their exposure (`population.login`) and buy under the known id
-/// (`purchase_under: "known"`). The truth: paid conversion 10% in the control, 14% in the treatment
-/// (+4 points; no trial, so paid conversion is `direct_purchase`). With the `identified` events the
-/// report recovers both arms within their 95% intervals; the same events without them lose the
-/// logged-in buyers (about 40% of the truth is left) and every interval falls short of it.
+/// People (one person, many ids), end to end through a store: 40,000 simulated users see the
+/// paywall under an anonymous id; 60% log in after their exposure (`population.login`) and buy
+/// under the known id (`purchase_under: "known"`). The truth: paid conversion 10% in the control,
+/// 14% in the treatment (+4 points; no trial, so paid conversion is `direct_purchase`). With the
+/// `identified` events the report recovers both arms within their 95% intervals; the same events
+/// without them lose the logged-in buyers (about 40% of the truth is left) and every interval
+/// falls short of it.
 @Suite struct PeopleSimulationTests {
     static let truths = ["control": 0.10, "treatment": 0.14]
 

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 @testable import Simulation
 
-/// A/A calibration of post-stratification (`metrics.adjust_for`, SPEC §5) through the simulate path
+/// A/A calibration of post-stratification (`metrics.adjust_for`) through the simulate path
 /// as `CalibrationTests` runs it (Simulator → real assignment → `FactsBuilder` facts → report). The
 /// truth makes country explain the primary strongly (trial starts 70% in the US, 10% elsewhere; half
 /// the users are in the US) and both arms equal: the adjusted test should flag about 5% of

@@ -347,7 +347,7 @@ import Testing
         let exposures = all.filter { $0.type == .exposure }
         var perUser: [UserID: Int] = [:], heldOut: [UserID: String] = [:]
         for e in exposures {
-            // The global holdout takes everyone: one exposure each, beside the placement's (SPEC §1).
+            // The global holdout takes everyone: one exposure each, beside the placement's.
             if e.experiment == "chorus-holdout" {
                 #expect(heldOut[e.userID] == nil && e.placement != nil, "\(e.userID): one holdout exposure, with its placement")
                 heldOut[e.userID] = e.variant
@@ -380,7 +380,7 @@ import Testing
         #expect(all.contains { $0.type == .trialStarted && !exposedUsers.contains($0.userID) })
     }
 
-    /// Storefronts (SPEC §1): a user whose country has one pays that storefront's list price in its
+    /// Storefronts: a user whose country has one pays that storefront's list price in its
     /// currency, stored converted into the report currency with the amount as paid kept (as ingest
     /// stores it); a user of the default storefront pays the table price, as before.
     @Test func aStorefrontsUsersPayItsPriceConverted() throws {

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 @testable import Simulation
 
-/// SPEC §1 storefronts in simulation: `population.country` draws storefronts (US, CA and BR the
+/// Storefronts in simulation: `population.country` draws storefronts (US, CA and BR the
 /// default; DE and FR EUR; GB, JP, KR their own), each payment arrives at its storefront's list
 /// price in its currency and is stored converted with the amount paid kept; the report's revenue
 /// per arm equals the hand conversion of those payments with products.json's rates.

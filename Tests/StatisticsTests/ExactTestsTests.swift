@@ -1,8 +1,8 @@
 import Testing
 @testable import Statistics
 
-/// SPEC §5 offers' one-sided exact tests against scipy (`Fixtures/make_exact.py`): `binomtest` and
-/// `fisher_exact`, alternative "greater".
+/// The one-sided exact tests of offer mismatches against scipy (`Fixtures/make_exact.py`):
+/// `binomtest` and `fisher_exact`, alternative "greater".
 struct ExactTestsTests {
     struct Case: Decodable {
         let kind: String

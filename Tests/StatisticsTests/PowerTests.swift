@@ -39,7 +39,7 @@ struct PowerTests {
         #expect(power >= 0.8 && power < 0.801)
     }
 
-    /// Revenue per user (SPEC §5 power: from the control's mean and variance): against statsmodels 0.15.0
+    /// Revenue per user (power from the control's mean and variance): against statsmodels 0.15.0
     /// `NormalIndPower().solve_power(effect_size=mde·μ/σ, alpha=α/(K−1), power=0.8, ratio=1)`, whose exact
     /// values were 9861.58, 9623.85 and 336354.28 (its far-tail term is below one user here).
     @Test func revenueSampleSizeMatchesStatsmodels() throws {

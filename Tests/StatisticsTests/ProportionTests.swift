@@ -59,7 +59,7 @@ struct ProportionTests {
     }
 
     @Test func knownValues() throws {
-        // 350 / 10000 from the spec's example: Wilson [0.031573, 0.038784] (the spec rounds loosely).
+        // 350 / 10000 (3.5% paid conversion): Wilson [0.031573, 0.038784].
         let interval = try Proportion(count: 350, total: 10_000).wilsonInterval()
         #expect(abs(interval.lower - 0.0315728) < 1e-7 && abs(interval.upper - 0.0387843) < 1e-7)
         let zero = try Proportion(count: 0, total: 3).wilsonInterval()

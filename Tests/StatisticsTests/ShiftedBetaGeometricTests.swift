@@ -19,7 +19,7 @@ struct ShiftedBetaGeometricTests {
         }
     }
 
-    // scipy's optimum is accurate to ~1e-7 in the flat direction; SPEC asks for 1e-4 relative.
+    // scipy's optimum is accurate to ~1e-7 in the flat direction; we ask for 1e-4 relative.
     @Test func fitMatchesScipy() throws {
         let cases = try loadCases("sbg", as: Case.self)
         #expect(cases.count >= 30)

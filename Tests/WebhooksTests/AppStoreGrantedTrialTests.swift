@@ -2,7 +2,7 @@ import ExperimentDefinitions
 import Testing
 @testable import Webhooks
 
-/// The trial Apple granted (SPEC §4 `trial_days`) and the user behind an `appAccountToken`.
+/// The trial Apple granted (a trial start's `trial_days`) and the user behind an `appAccountToken`.
 @Suite struct AppStoreGrantedTrialTests {
     @Test(arguments: [("P1W", 7), ("P3D", 3), ("P1M", 30), ("P1Y", 365), ("P2W3D", 17), ("P0D", 0)])
     func offerPeriods(period: String, days: Int) {

@@ -2,7 +2,7 @@ import ExperimentDefinitions
 import Testing
 @testable import Webhooks
 
-/// The App Store notification → SPEC §4 table of `AppStoreMapping`, without signatures.
+/// The App Store notification → event table of `AppStoreMapping`, without signatures.
 @Suite struct AppStoreMappingTests {
     static func payload(_ type: String, _ subtype: String? = nil) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [("notificationType", .string(type)), ("notificationUUID", .string("n-1")),

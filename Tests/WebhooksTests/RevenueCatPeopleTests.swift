@@ -2,9 +2,9 @@ import ExperimentDefinitions
 import Testing
 @testable import Webhooks
 
-/// SPEC §4 people from RevenueCat: `aliases` and `original_app_user_id` link to `app_user_id`;
-/// a `TRANSFER` links its anonymous `transferred_from` ids to the first `transferred_to` id, and
-/// one between known ids is ignored with that reason.
+/// People (one person, many ids) from RevenueCat: `aliases` and `original_app_user_id` link to
+/// `app_user_id`; a `TRANSFER` links its anonymous `transferred_from` ids to the first
+/// `transferred_to` id, and one between known ids is ignored with that reason.
 @Suite struct RevenueCatPeopleTests {
     func map(_ event: String) throws -> WebhookOutcome {
         try RevenueCatMapping.map(Array(#"{"api_version":"1.0","event":\#(event)}"#.utf8))

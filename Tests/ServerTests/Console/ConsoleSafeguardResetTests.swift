@@ -3,7 +3,7 @@ import Foundation
 import Server
 import Testing
 
-/// The console's one action (SPEC §10): lifting a safeguard stop, `admin` only, recorded with the
+/// The console's one action: lifting a safeguard stop, `admin` only, recorded with the
 /// key's name.
 @Suite(.timeLimit(.minutes(2)))
 struct ConsoleSafeguardResetTests {

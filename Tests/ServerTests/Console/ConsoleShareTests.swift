@@ -4,7 +4,7 @@ import SQLiteStore
 import Synchronization
 import Testing
 
-/// Share links (SPEC §10): made from an experiment's page by a signed-in key, one experiment's
+/// Share links: made from an experiment's page by a signed-in key, one experiment's
 /// report with fixed parameters for someone without a key, ending at expiry, on revocation or
 /// with the key that made them.
 @Suite(.timeLimit(.minutes(2)))

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Sign-in, sessions, tokens, cookies, `Origin`, `Host` and the throttle of the console (SPEC §10),
+/// Sign-in, sessions, tokens, cookies, `Origin`, `Host` and the throttle of the console,
 /// through the route table in process.
 @Suite(.timeLimit(.minutes(2)))
 struct ConsoleSignInTests {

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import Webhooks
 
-/// `POST /v1/webhooks/appstore` (SPEC §7) in process: notifications signed by a throwaway CA chain
+/// `POST /v1/webhooks/appstore` in process: notifications signed by a throwaway CA chain
 /// with Apple's OIDs, each judged first by Apple's own app-store-server-library; abctl accepts
 /// exactly those it accepts, and stores nothing of the others (moved from
 /// EndToEndTests/AppStoreWebhookTests, which keeps the flags).

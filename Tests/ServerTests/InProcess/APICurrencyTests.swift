@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §4 currency through the API in process: revenue in another currency is stored converted
+/// Event currencies through the API in process: revenue in another currency is stored converted
 /// with `exchange_rates` (the amount and currency as sent kept) by `POST /v1/events` and the
 /// RevenueCat webhook; a currency with no rate is refused naming `currency`, and nothing of it is
 /// stored (moved from EndToEndTests/CurrencyTests, which keeps `abctl ingest`).

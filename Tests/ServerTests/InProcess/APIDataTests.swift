@@ -73,7 +73,7 @@ struct APIDataTests {
         let attributesNotObject = await server.request("POST", "/v1/assign", body: #"{"user_id":"u","attributes":[1]}"#)
         #expect(attributesNotObject.status == 400)
         #expect(attributesNotObject.error?["field"] as? String == "attributes")
-        // A known attribute of the wrong type is the client's bug, not a targeting miss (SPEC §2).
+        // A known attribute of the wrong type is the client's bug, not a targeting miss.
         for (body, field) in [(#"{"user_id":"u","attributes":{"platform":3}}"#, "attributes.platform"),
                               (#"{"user_id":"u","attributes":{"country":true,"platform":"ios"}}"#, "attributes.country"),
                               (#"{"user_id":"u","attributes":{"language":["en"]}}"#, "attributes.language"),

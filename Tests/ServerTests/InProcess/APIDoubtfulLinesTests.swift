@@ -2,12 +2,12 @@ import Foundation
 import Testing
 import TestSupport
 
-/// SPEC §4's doubtful lines through the server's doors: each is refused
-/// by `POST /v1/events` naming its field, and nothing of its batch is stored, not even the good line
-/// beside it; the good lines in a batch of their own are stored. A webhook whose mapped event is
-/// doubtful is acknowledged as ignored with the reason (a retry cannot mend it), counted, and
-/// nothing is stored. (The rules themselves: EventsTests' DoubtfulLinesTests; ingest: EndToEnd
-/// IngestDoubtfulLinesTests.)
+/// Doubtful event lines (a key the type does not have, revenue of the wrong sign, a `ts` in the
+/// future) through the server's doors: each is refused by `POST /v1/events` naming its field, and
+/// nothing of its batch is stored, not even the good line beside it; the good lines in a batch of
+/// their own are stored. A webhook whose mapped event is doubtful is acknowledged as ignored with
+/// the reason (a retry cannot mend it), counted, and nothing is stored. (The rules themselves:
+/// EventsTests' DoubtfulLinesTests; ingest: EndToEnd IngestDoubtfulLinesTests.)
 @Suite(.timeLimit(.minutes(3)))
 struct APIDoubtfulLinesTests {
     static let now = Int(Date().timeIntervalSince1970)

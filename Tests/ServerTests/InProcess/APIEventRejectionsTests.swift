@@ -77,7 +77,7 @@ struct APIEventRejectionsTests {
 
     // MARK: Long ids (from LongIDsTests)
 
-    /// SPEC §4: user_id and event_id are at most 256 bytes; a 1 MiB one is refused naming the
+    /// A `user_id` or `event_id` is at most 256 bytes; a 1 MiB one is refused naming the
     /// field by /v1/events, a webhook (the path every webhook's event takes) and assign.
     @Test func idsOver256BytesAreRefusedOnEveryRoute() async throws {
         let huge = String(repeating: "u", count: 1 << 20)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `POST /v1/webhooks/googleplay` (SPEC §7) in process, with a local fake of Google's token
+/// `POST /v1/webhooks/googleplay` in process, with a local fake of Google's token
 /// endpoint and Play Developer API: push tokens judged by google-auth at the real clock, then
 /// notifications in Google's documented shapes mapped, stored and reported per arm as counted by
 /// hand; a failed lookup answers 503 and stores nothing (moved from

@@ -4,9 +4,9 @@ import Server
 import TestSupport
 import Testing
 
-/// `POST /v1/identify` (SPEC §7) and `identified` events through `/v1/events`: an `app` or
+/// `POST /v1/identify` and `identified` events through `/v1/events`: an `app` or
 /// `ingest` key, idempotent, durable before 200; from then on the known id gets the arm the
-/// anonymous id was shown (SPEC §2: the sticky record is the person's).
+/// anonymous id was shown (the sticky record is the person's).
 @Suite(.timeLimit(.minutes(4)))
 struct APIIdentifyTests {
     static let keys = "app-key:app;ingest-key:ingest;assign-key:assign;admin-key:admin"
@@ -73,8 +73,9 @@ struct APIIdentifyTests {
 
     enum Store: String, CaseIterable, Sendable { case sqlite, postgres }
 
-    /// SPEC §2 people: the known id of a person whose anonymous id was exposed keeps that arm where
-    /// targeting leaves the known id out (it logs in on the web, which the experiment does not target); an id with no person is left out.
+    /// The sticky record is the person's: the known id of a person whose anonymous id was exposed
+    /// keeps that arm where targeting leaves the known id out (it logs in on the web, which the
+    /// experiment does not target); an id with no person is left out.
     /// On PostgreSQL the answer waits for the lookup that also says whether the id is linked.
     @Test(arguments: Store.allCases)
     func aLinkedIDKeepsItsPersonsArmWhereTargetingLeavesItOut(_ store: Store) async throws {

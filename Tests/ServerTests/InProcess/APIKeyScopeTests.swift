@@ -2,7 +2,7 @@ import Foundation
 import Server
 import Testing
 
-/// API keys and their scopes (SPEC §7) in process (moved from EndToEndTests/ServeLifecycleTests,
+/// API keys and their scopes in process (moved from EndToEndTests/ServeLifecycleTests,
 /// which keeps `--keys-file`, the loopback rule, SIGHUP and SIGTERM).
 @Suite(.timeLimit(.minutes(2)))
 struct APIKeyScopeTests {

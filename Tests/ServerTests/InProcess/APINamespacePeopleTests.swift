@@ -4,7 +4,7 @@ import Server
 import TestSupport
 import Testing
 
-/// A namespace keeps people apart, not only ids (SPEC §2 people), in `/v1/assign`'s answer: an
+/// A namespace keeps people apart, not only ids, in `/v1/assign`'s answer: an
 /// account whose id hashes into one experiment of the `paywall` namespace, linked to an anonymous
 /// id already exposed to another of it, is answered `namespace` (not in the experiment). On
 /// PostgreSQL the answer waits for the lookup, on SQLite it is read on the request's thread.

@@ -2,7 +2,7 @@ import Foundation
 import Server
 import Testing
 
-/// `/v1/assign` with `placement` (SPEC §7) on the shipped `Experiments/placements.json`, and the
+/// `/v1/assign` with `placement` on the shipped `Experiments/placements.json`, and the
 /// `app` key scope: assign and exposures only; any other event refuses the whole batch. In process
 /// (moved from EndToEndTests/ServePlacementsTests, which keeps the check that `abctl assign` agrees).
 @Suite(.timeLimit(.minutes(4)))

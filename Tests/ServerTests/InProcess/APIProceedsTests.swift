@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import Webhooks
 
-/// SPEC §4/§5 proceeds, in process: what the team receives of each payment, as RevenueCat says it
+/// Proceeds, in process: what the team receives of each payment, as RevenueCat says it
 /// (`price × (1 − commission − tax)`), at the App Store commission `products.json` `stores` configures,
 /// and through `/v1/events` (carried, or the store's cut, and a refund's share of its payment), each
 /// stored and reported to the cent as computed by hand.

@@ -3,8 +3,8 @@ import ExperimentDefinitions
 import Foundation
 import Testing
 
-/// `GET /v1/experiments/{id}/report` reads a store as of the moment `abctl report` does (SPEC §5
-/// "As of one moment"): without `until` or `ABCTL_NOW`, where the store's data ends when a
+/// `GET /v1/experiments/{id}/report` reads a store as of the moment `abctl report` does (one
+/// moment for every figure): without `until` or `ABCTL_NOW`, where the store's data ends when a
 /// simulation recorded it; `until` and a fixed clock still name another moment.
 @Suite struct APIReportAsOfTests {
     static let experiment = "chorus-trial-length"

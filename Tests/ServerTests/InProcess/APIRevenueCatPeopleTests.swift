@@ -2,9 +2,10 @@ import Foundation
 import Server
 import Testing
 
-/// SPEC §4 people through `POST /v1/webhooks/revenuecat`: a purchase under the account id whose
-/// `aliases` name the anonymous id the paywall was shown to counts for that person; a `TRANSFER`
-/// from an anonymous id links it; one between known ids is ignored with its reason.
+/// People (one person, many ids) through `POST /v1/webhooks/revenuecat`: a purchase under the
+/// account id whose `aliases` name the anonymous id the paywall was shown to counts for that
+/// person; a `TRANSFER` from an anonymous id links it; one between known ids is ignored with its
+/// reason.
 @Suite(.timeLimit(.minutes(4)))
 struct APIRevenueCatPeopleTests {
     @Test func aliasesAndTransfersJoinThePerson() async throws {

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import Webhooks
 
-/// Store identities through the API in process (SPEC §4, §7; moved from EndToEndTests): an exposure posted to
+/// Store identities through the API in process (moved from EndToEndTests): an exposure posted to
 /// `/v1/events` carries `store_account_id`; an App Store notification (judged by Apple's
 /// app-store-server-library) or a Google Play purchase naming only that id lands on the user who
 /// carried it, with the trial the store granted as `trial_days`; an id no exposure carried is
@@ -41,7 +41,7 @@ struct APIStoreAccountWebhookTests {
         let server = try InProcessServer(options: {
             $0.appStore = AppStoreOptions(verifier: try AppStoreJWSVerifier(roots: [root]), bundleID: APIAppStoreWebhookTests.bundle, environment: "Sandbox")
         }, experiments: WebhookSupport.addExperiment)
-        // Swift's `UUID().uuidString` is upper case, Apple's token lower case: one account (SPEC §4).
+        // Swift's `UUID().uuidString` is upper case, Apple's token lower case: one account.
         let posted = await server.request("POST", "/v1/events", body: Self.exposure("x1", user: Self.user, arm: "trial-3d", storeAccount: known.uppercased()))
         #expect(posted.status == 200 && posted.json?["stored"] as? Int == 1, "\(posted.text)")
         for c in cases {
@@ -52,7 +52,7 @@ struct APIStoreAccountWebhookTests {
         let variants = try #require(report.json?["variants"] as? [[String: Any]], "\(report.text)")
         let arm = (variants.first { $0["key"] as? String == "trial-3d" }?["metrics"] as? [String: Any])?["trial_start_rate"] as? [String: Any]
         #expect(arm?["count"] as? Double == 1, "the trial counts in the user's arm: \(String(describing: arm))")
-        // The arm tested 3 days; Apple granted 7 (SPEC §5 offer_mismatch): 1 of its 1 trial start, counted and
+        // The arm tested 3 days; Apple granted 7 (an offer mismatch): 1 of its 1 trial start, counted and
         // noted, but one user is no evidence against 2% (exact binomial p = 0.02, not below 0.01): no warning.
         let offer = (report.json?["offer_mismatch"] as? [String: Any])?["trial-3d"] as? [String: Any]
         #expect(offer?["trial_days_differ"] as? Int == 1 && offer?["trial_starts"] as? Int == 1 && offer?["flagged"] as? Bool == false, "\(String(describing: offer))")

@@ -3,7 +3,7 @@ import Server
 import Testing
 import TestSupport
 
-/// `/v1/assign` priced for the request's storefront (SPEC §1 "Storefronts"): both forms give the
+/// `/v1/assign` priced for the request's storefront (its `country`): both forms give the
 /// country's plans and discount text, against the hand computation of `StorefrontFixture`; no
 /// country (or one without a storefront) gives the default storefront, byte for byte today's answer.
 @Suite(.timeLimit(.minutes(4)))
@@ -80,7 +80,7 @@ struct APIStorefrontTests {
         let jp = Self.body("user-1", country: "JP", placement: "feature_gate")
         #expect(await today.request("POST", "/v1/assign", body: jp).text != (await priced.request("POST", "/v1/assign", body: jp)).text)
 
-        // The GrowthBook payload's features are the same with storefronts as without (SPEC §7).
+        // The GrowthBook payload's features are the same with storefronts as without.
         func features(_ experiments: @escaping (String) throws -> Void) async throws -> Data {
             let server = try InProcessServer(options: { $0.keys = try APIKeys.parse(environment: GrowthBookFixture.keys) }, experiments: experiments)
             let payload = try #require(await server.request("GET", "/api/features/client-key-1").json)

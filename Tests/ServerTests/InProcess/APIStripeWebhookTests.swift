@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `POST /v1/webhooks/stripe` (SPEC §7) in process: signature cases judged by Stripe's own library
+/// `POST /v1/webhooks/stripe` in process: signature cases judged by Stripe's own library
 /// at the real clock, then events in Stripe's documented shapes mapped, stored and reported per
 /// arm as counted by hand (moved from EndToEndTests/StripeWebhookTests, which keeps the flags).
 @Suite(.timeLimit(.minutes(3)))
@@ -68,8 +68,8 @@ struct APIStripeWebhookTests {
         // trial-3d: b1 purchased 29.99 and refunded 29.99; b2 trial, cancelled.
         report.expect("trial-7d", counts: ["trial_start_rate": 1, "paid_conversion": 2, "trial_to_paid": 1, "refund_rate": 1], revenue: 69.98)
         report.expect("trial-3d", counts: ["trial_start_rate": 1, "paid_conversion": 1, "refund_rate": 1], revenue: 0)
-        // SPEC §5 offers: a1's trial ran 7 days in the 7-day arm, b2's 3 in the 3-day arm; a2 and b1 paid at once where
-        // their arms offered a trial: 1 of 1 trial start each, a warning.
+        // Offer mismatches: a1's trial ran 7 days in the 7-day arm, b2's 3 in the 3-day arm; a2 and b1
+        // paid at once where their arms offered a trial: 1 of 1 trial start each, a warning.
         let offers = report.json["offer_mismatch"] as? [String: Any]
         for arm in ["trial-7d", "trial-3d"] {
             let offer = offers?[arm] as? [String: Any]

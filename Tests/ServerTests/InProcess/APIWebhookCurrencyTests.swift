@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// SPEC §4 currency through the Stripe and Google Play webhooks, in process: revenue in EUR and JPY
+/// Event currencies through the Stripe and Google Play webhooks, in process: revenue in EUR and JPY
 /// is stored converted by `exchange_rates` of products.json (EUR 1.08, JPY 0.0067 in the shipped
 /// one) with the amount and currency as sent kept, and reported per arm as computed by hand; a
 /// currency with no rate (SEK) answers 422 and stores nothing (moved from EndToEndTests/WebhookCurrencyTests).

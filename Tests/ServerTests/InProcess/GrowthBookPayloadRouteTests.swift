@@ -3,7 +3,7 @@ import Server
 import Testing
 import TestSupport
 
-/// `GET /api/features/{clientKey}` (SPEC §7) in process: the payload, its ETag, which keys open it,
+/// `GET /api/features/{clientKey}` in process: the payload, its ETag, which keys open it,
 /// and a reload rebuilding it (moved from EndToEndTests/GrowthBookPayloadTests, which keeps
 /// GrowthBook's own Python SDK against a live server and `abctl export`).
 @Suite(.timeLimit(.minutes(2)))

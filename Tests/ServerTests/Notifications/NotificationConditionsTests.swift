@@ -5,7 +5,7 @@ import Server
 import Testing
 import TestSupport
 
-/// The conditions the lease holder records (SPEC §7), read from a store through the server's own
+/// The conditions the lease holder records, read from a store through the server's own
 /// notifier: the sample ratio check and the verdict are the report's (the same analysis
 /// `GET /v1/experiments/{id}/report` answers with), silence and the end read the clock.
 struct NotificationConditionsTests {

@@ -5,7 +5,7 @@ import Server
 import Testing
 import TestSupport
 
-/// What a notification looks like on the wire (SPEC §7): the JSON body's exact keys, the chat
+/// What a notification looks like on the wire: the JSON body's exact keys, the chat
 /// form Slack's incoming webhooks accept, the targets `--notify-url` takes, and the signature.
 struct NotificationFormTests {
     static let sample = OutboxNotification(

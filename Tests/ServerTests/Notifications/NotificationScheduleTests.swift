@@ -4,7 +4,7 @@ import Foundation
 import Server
 import Testing
 
-/// When a notification is tried again and when it ends (SPEC §7), read off the schedule with an
+/// When a notification is tried again and when it ends, read off the schedule with an
 /// injected time: nothing sleeps.
 struct NotificationScheduleTests {
     static let recorded = Timestamp(rfc3339: "2026-12-01T00:00:00Z")!

@@ -3,7 +3,7 @@ import Server
 import Testing
 import TestSupport
 
-/// One try of a notification against receivers on 127.0.0.1 (SPEC §7): what arrives, a redirect
+/// One try of a notification against receivers on 127.0.0.1: what arrives, a redirect
 /// not followed, a receiver that hangs cut at the limit.
 struct NotificationSenderTests {
     @Test func aTryArrivesWithItsBodyAndHeaders() throws {
