@@ -6,9 +6,9 @@ Users are exposed to one or two of three experiments; some start trials, cancel 
 day 0), convert, renew, buy without a trial, get refunded. Events come roughly in time order,
 with ~2% arriving late and ~0.5% retried (same event_id twice), as store webhooks do.
 With --attributes, every exposure also carries the attributes the app sent to assign (platform,
-country, app_version, new_user) and a placement, as AbctlClient sends them (SPEC §4); they are
+country, app_version, new_user) and a placement, as AbctlClient sends them; they are
 drawn from a stream of their own, so the events are otherwise the same.
-With --identified P, about P% of the lines are `identified` events (SPEC §4 people): a user chosen
+With --identified P, about P% of the lines are `identified` events (one person, many ids): a user chosen
 (from a stream of its own) logs in 30 s after its first exposure as `acct-N`, and its later events
 (trials, purchases, renewals, cancellations) arrive under that known id, as a store webhook sends them.
 """

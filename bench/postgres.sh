@@ -22,7 +22,7 @@
 # 4. `abctl report --format json` for REPORT_USERS exposed users from PostgreSQL next to SQLite
 #    (goal: at most 2x its time); the two JSON outputs are compared byte for byte.
 #
-# 5. Sticky across nodes (SPEC §9): for STICKY_USERS users in chorus-paywall-copy, assign on node B,
+# 5. Sticky across nodes: for STICKY_USERS users in chorus-paywall-copy, assign on node B,
 #    store an exposure to another arm through node A, assign on node B again: every answer must be
 #    that arm with reason sticky (goal: all of them).
 #

@@ -8,7 +8,7 @@ if os.getenv("WRK_ATTRIBUTES") == "1" then
   exposure_extra = ',"placement":"onboarding_end","attributes":{"platform":"ios","country":"US","app_version":"2.3.0","new_user":true}'
 end
 -- WRK_IDENTIFIED=1 turns every 20th line (5%) into an `identified` event linking the user of the
--- exposure before it to a known id (SPEC §4 people), in place of a trial start.
+-- exposure before it to a known id (one person, two ids), in place of a trial start.
 local identified = os.getenv("WRK_IDENTIFIED") == "1"
 function init(args)
   wrk.method = "POST"

@@ -1,4 +1,4 @@
-"""Reference weights for bandit periods (SPEC section 5), for Tests/AllocationTests.
+"""Reference weights for bandit periods (docs/Bandits.md), for Tests/AllocationTests.
 
 Per case: arms' (users, rewards), which arms run, min_share. The chance that each running
 arm has the highest rate under Beta(1 + x, 1 + n - x) is computed two ways: by numerical

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Extra assignment cases computed by GrowthBook's Python SDK (the oracle named in SPEC §2).
+"""Extra assignment cases computed by GrowthBook's Python SDK (our oracle beyond the JS cases,
+non-ASCII user ids included).
 
 Run: python3 make_extra_cases.py > growthbook-extra-cases.json   (pip install growthbook)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bdw.json: the beta-discrete-Weibull renewal model beside the shifted-beta-geometric (SPEC section 5;
-Fader, Hardie, Liu, Davin and Steenburgh 2018).
+"""bdw.json: the beta-discrete-Weibull renewal model beside the shifted-beta-geometric (Fader,
+Hardie, Liu, Davin and Steenburgh 2018).
 
     python3 make_bdw.py
 

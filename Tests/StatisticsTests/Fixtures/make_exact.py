@@ -1,4 +1,5 @@
-"""One-sided exact tests of SPEC §5 offers against scipy: writes exact.json.
+"""One-sided exact tests of offer mismatches (the store did not grant the trial an arm tested)
+against scipy: writes exact.json.
 
   binomial: scipy.stats.binomtest(k, n, p, alternative="greater").pvalue
   fisher:   scipy.stats.fisher_exact([[a, n1 - a], [c, n2 - c]], alternative="greater").pvalue

@@ -1,5 +1,5 @@
-"""Pearson's chi-square test of independence (SPEC §4 identity_imbalance) against scipy: writes
-independence.json.
+"""Pearson's chi-square test of independence (the report's `identity_imbalance`: do arms differ
+in their share of people with merged ids?) against scipy: writes independence.json.
 
   scipy.stats.chi2_contingency(table, correction=False): statistic, dof, pvalue
 

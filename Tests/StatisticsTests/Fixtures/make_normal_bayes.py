@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""normal_bayes.json: the normal-approximation chance to win and expected loss for revenue (SPEC section 5).
+"""normal_bayes.json: the normal-approximation chance to win and expected loss for revenue.
 
     python3 make_normal_bayes.py
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""one_sided_msprt.json: the one-sided normal-mixture mSPRT of safeguards (SPEC section 5).
+"""one_sided_msprt.json: the one-sided normal-mixture mSPRT of safeguards (docs/Safeguards.md).
 
     python3 make_one_sided_msprt.py             # writes the fixture
     python3 make_one_sided_msprt.py --tuning    # the mixing's tuning table of docs/Safeguards.md

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sbg.json: the shifted-beta-geometric renewal model (SPEC section 5, Fader and Hardie 2007).
+"""sbg.json: the shifted-beta-geometric renewal model of the forecast (Fader and Hardie 2007).
 
     python3 make_sbg.py
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fixtures for post-stratification and Cochran's Q (SPEC §5), compared by SegmentStatisticsTests.
+"""Fixtures for post-stratification and Cochran's Q, compared by SegmentStatisticsTests.
 
 Run from anywhere:  python3 Tests/StatisticsTests/Fixtures/make_segments.py
 Needs numpy, scipy and statsmodels. Deterministic (fixed seed); writes poststrat.json and cochran.json.
@@ -7,7 +7,7 @@ Needs numpy, scipy and statsmodels. Deterministic (fixed seed); writes poststrat
 Oracles:
   poststrat.json  raw per-user outcomes are drawn here (conversions, or revenue with many zeros) in
                   strata of very different sizes, some under 50 users in an arm. The strata are pooled
-                  by SPEC §5's rule (written out here: under 50 in either arm -> one pool; a pool still
+                  by the report's rule (written out here: under 50 in either arm -> one pool; a pool still
                   under 50 joins the largest stratum). The post-stratified difference and variance are
                   computed with numpy from the raw arrays, Σ w_s (mean_v,s - mean_c,s) and
                   Σ w_s² (var_v,s/n_v,s + var_c,s/n_c,s) (p(1 - p) for rates, ddof=1 for revenue);
@@ -35,7 +35,7 @@ def summary(x):
 
 
 def pool(strata):
-    """SPEC §5: strata as (control array, variant array); returns the pooled list, kept order, pool last."""
+    """Strata as (control array, variant array); returns the pooled list, kept order, pool last."""
     small = lambda s: len(s[0]) < MIN or len(s[1]) < MIN
     kept = [s for s in strata if not small(s)]
     smalls = [s for s in strata if small(s)]
