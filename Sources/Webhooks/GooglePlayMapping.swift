@@ -3,7 +3,7 @@ import ExperimentDefinitions
 import Foundation
 
 /// Reads a Cloud Pub/Sub push of a Google Play real-time developer notification and maps it,
-/// with the purchase `purchases.subscriptionsv2.get` answered, onto one of our events.
+/// with the purchase `purchases.subscriptionsv2.get` answered, onto an abctl event.
 ///
 /// | notification | event |
 /// | --- | --- |

@@ -106,7 +106,7 @@ extension WebhookOutcome {
 }
 
 public enum IgnoredReason: String, Sendable, Equatable {
-    /// A type (or a status of it) that maps onto none of our events.
+    /// A type (or a status of it) that maps onto no abctl event.
     case type
     /// No user: no `abctl_user_id`, or a refund of a payment abctl never saw.
     case noUser = "no_user"

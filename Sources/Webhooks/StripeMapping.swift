@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// Maps one verified Stripe event onto one of our events (docs/Webhooks.md).
+/// Maps one verified Stripe event onto an abctl event (docs/Webhooks.md).
 ///
 /// | Stripe event | event |
 /// | --- | --- |

@@ -6,7 +6,7 @@ public struct WebhookError: Error, Sendable, Equatable, CustomStringConvertible 
         case malformed
         /// The signature, token or sender does not verify (401): nothing is stored.
         case unverified
-        /// Verified, but it cannot become one of our events (422): nothing is stored.
+        /// Verified, but it cannot become an abctl event (422): nothing is stored.
         case unprocessable
         /// A lookup the mapping needs failed (503): the vendor retries.
         case unavailable

@@ -176,7 +176,8 @@ public struct MetricsConfig: Sendable, Equatable {
     public var sequential: Bool
     /// Caps each user's net revenue before every revenue figure; nil leaves revenue as it is.
     public var revenueCap: RevenueCap?
-    /// Days after the longest trial before a user's conversion and revenue are settled (mature).
+    /// Days after the longest trial before a user's conversion and revenue are settled (the user
+    /// is then mature).
     public var maturityGraceDays: Int = 3
     /// Categorical exposure attributes the primary and guardrail comparisons are post-stratified
     /// on; empty for plain comparisons.

@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// Maps one verified App Store Server Notification V2 onto one of our events.
+/// Maps one verified App Store Server Notification V2 onto an abctl event.
 ///
 /// | notificationType (subtype) | event |
 /// | --- | --- |

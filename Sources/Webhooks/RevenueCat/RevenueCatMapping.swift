@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// Maps one RevenueCat webhook body (`{"api_version", "event": {…}}`) onto one of our events.
+/// Maps one RevenueCat webhook body (`{"api_version", "event": {…}}`) onto an abctl event.
 ///
 /// | RevenueCat | event |
 /// | --- | --- |
