@@ -9,7 +9,7 @@ import Glibc
 ///
 /// Not Foundation's `Process`: in this toolchain its `run` reads past the end of /proc/self/fd's
 /// listing once the calling process holds about a thousand descriptors, and the SIGSEGV ends the
-/// whole test run; the end-to-end tests hold that many at times (servers, clients, stores at once).
+/// whole test run; the test runs hold that many at times (load tests, servers, stores at once).
 enum Spawn {
     /// posix_spawn refused, e.g. no such executable (ENOENT).
     struct CannotStart: Error, CustomStringConvertible {
