@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(name: "ClientBenchmark", dependencies: [abctlClient], path: "bench/ClientBenchmark"),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
-        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", definitions], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", "SystemCall", definitions], path: "Tests/TestSupport"),
         .testTarget(name: "ExperimentDefinitionsTests", dependencies: [definitions, "Assignment", "TestSupport"]),
         .testTarget(name: "AssignmentTests", dependencies: ["Assignment", definitions, "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PaywallCopyTests", dependencies: [paywallCopy, "CopyGeneration", definitions, "Assignment", "TestSupport"]),

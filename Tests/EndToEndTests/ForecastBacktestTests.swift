@@ -23,7 +23,7 @@ import Testing
 
     /// Per arm, by hand from the events table: users first exposed by `cut − mature`, their revenue in
     /// [exposure, exposure + 365 days) up to `now`, and the share of their 365 days still to come at `now`.
-    func byHand(db: String, cut: Int64, now: Int64) throws -> [String: (users: Int, revenue: Double, toCome: Double)] {
+    func byHand(db: String, cut: Int64, now: Int64) async throws -> [String: (users: Int, revenue: Double, toCome: Double)] {
         let mature = cut - 10 * Self.day   // the longest trial (7 days) plus 3 days' grace
         let horizon = 365 * Self.day
         let sql = """
@@ -35,16 +35,10 @@ import Testing
           printf('%.17g', SUM(MAX(MIN(x.t0 + \(horizon) - \(now), \(horizon)), 0) * 1.0 / \(horizon)))
         FROM x WHERE x.t0 <= \(mature) GROUP BY x.variant;
         """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        p.arguments = ["-readonly", "-separator", ",", db, sql]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let out = try await ChildProcess.run("/usr/bin/sqlite3", ["-readonly", "-separator", ",", db, sql])
+        #expect(out.status == 0, "\(out.stderr)")
         var result: [String: (Int, Double, Double)] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        for line in out.stdout.split(separator: "\n") {
             let f = line.split(separator: ",").map(String.init)
             result[f[0]] = (Int(f[1])!, Double(f[2])!, Double(f[3])!)
         }
@@ -77,7 +71,7 @@ import Testing
         #expect(rows.map { $0["at_days"] as? Int } == [30, 90])
         for row in rows {
             let atDays = try #require(row["at_days"] as? Int)
-            let hand = try byHand(db: db, cut: Self.start + Int64(atDays) * Self.day, now: now)
+            let hand = try await byHand(db: db, cut: Self.start + Int64(atDays) * Self.day, now: now)
             let arms = try #require(row["arms"] as? [String: [String: Any]])
             #expect(Set(arms.keys) == ["trial-3d", "trial-7d"])
             for (variant, arm) in arms {
@@ -105,7 +99,7 @@ import Testing
         // Read 200 days after the start, the cut's users are part-way through their year: the share still
         // to come matches the hand count, and no error is given until it is complete.
         let early = try await backtest(folder, now: "2026-07-20T00:00:00Z", at: [90])
-        let hand = try byHand(db: db, cut: Self.start + 90 * Self.day, now: Self.start + 200 * Self.day)
+        let hand = try await byHand(db: db, cut: Self.start + 90 * Self.day, now: Self.start + 200 * Self.day)
         let arms = try #require(early.first?["arms"] as? [String: [String: Any]])
         for (variant, arm) in arms {
             let h = try #require(hand[variant])

@@ -22,8 +22,8 @@ struct GrowthBookPayloadTests {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): `make test` creates the venv with growthbook")
         let server = try await ServeProcess.start(environment: ["ABCTL_API_KEYS": Self.keys], experiments: Self.writeExperiments)
         let started = Date()
-        let run = try await Self.runWithoutBlocking(Self.python, [Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/growthbook/agreement.py",
-                                                                  String(server.port), "client-key-1", "assign-key-1", String(Self.users), "18"])
+        let run = try await ChildProcess.run(Self.python, [Abctl.packageRoot + "/Tests/EndToEndTests/Fixtures/growthbook/agreement.py",
+                                                           String(server.port), "client-key-1", "assign-key-1", String(Self.users), "18"])
         let seconds = Date().timeIntervalSince(started)
         #expect(run.status == 0, "agreement.py: \(run.stdout.suffix(3000)) \(run.stderr.suffix(3000))")
         let line = try #require(run.stdout.split(separator: "\n").last)
@@ -52,29 +52,6 @@ struct GrowthBookPayloadTests {
         let sources = try #require(summary["sdk_sources"] as? [String: Int])
         for source in ["experiment", "force", "defaultValue"] { #expect((sources[source] ?? 0) >= 100, "SDK source \(source): \(sources)") }
         print("growthbook agreement: \(Self.users) users, \(summary["evaluations"] ?? 0) SDK evaluations, 0 mismatches in \(Int(seconds)) s; reasons \(reasons)")
-    }
-
-    /// Runs a program for its output without holding a thread of the test pool for its two
-    /// minutes (a blocking read there would stall the other suites' tests on a 2-core machine).
-    static func runWithoutBlocking(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let folder = TemporaryFolder()
-        let outPath = folder.write("stdout", ""), errPath = folder.write("stderr", "")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardInput = FileHandle.nullDevice
-        let launchError: (any Error)? = await withCheckedContinuation { done in
-            process.terminationHandler = { _ in done.resume(returning: nil) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                done.resume(returning: error)
-            }
-        }
-        if let launchError { throw launchError }
-        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-        return (process.terminationStatus, read(outPath), read(errPath))
     }
 
     /// The route itself (ETag, keys, reload) is checked in process (ServerTests/InProcess/GrowthBookPayloadRouteTests).

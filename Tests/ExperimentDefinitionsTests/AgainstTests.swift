@@ -167,7 +167,7 @@ import TestSupport
     }
 
     @Test(arguments: edits)
-    func throughAGitRevision(edit: Edit) throws {
+    func throughAGitRevision(edit: Edit) async throws {
         var a = Spec(), b = Spec()
         edit.a(&a)
         edit.b(&b)
@@ -176,9 +176,9 @@ import TestSupport
             try FileManager.default.createDirectory(atPath: repo.path + "/Experiments", withIntermediateDirectories: true)
             repo.write("Experiments/products.json", productsJSON)
             repo.write("Experiments/exp-a.json", from.json)
-            try git(["init", "-q"], in: repo.path)
-            try git(["add", "."], in: repo.path)
-            try git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "ref"], in: repo.path)
+            try await git(["init", "-q"], in: repo.path)
+            try await git(["add", "."], in: repo.path)
+            try await git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "ref"], in: repo.path)
             repo.write("Experiments/exp-a.json", to.json)
             let report = try ExperimentFiles.validate(paths: [repo.path + "/Experiments"], against: "HEAD", now: Self.now)
             try check(report, expect, from: from, to: to, label: "\(edit.name) \(expect)")
@@ -366,14 +366,9 @@ import TestSupport
         #expect(throws: ReferenceFiles.ReadError.self) { try ExperimentFiles.validate(paths: [folder.path], against: "no-such-revision", now: Self.now) }
     }
 
-    func git(_ arguments: [String], in folder: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["git", "-C", folder] + arguments
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "git \(arguments)")
+    func git(_ arguments: [String], in folder: String) async throws {
+        let run = try await ChildProcess.run("/usr/bin/env", ["git", "-C", folder] + arguments)
+        #expect(run.status == 0, "git \(arguments): \(run.stderr)")
     }
 }
 

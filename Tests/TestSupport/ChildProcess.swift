@@ -7,20 +7,16 @@ import Glibc
 /// A child process that no test thread waits on.
 ///
 /// Swift Testing runs every test on a pool of threads as small as the machine's core count; a test
-/// that blocked in `waitUntilExit` or on a pipe would hold one of them, and on a busy machine the
-/// other tests' time limits would run out behind it. Here the output goes to files in a folder of
-/// the child's own, read as they grow, and the end is awaited through Foundation's termination
-/// callback, so waiting suspends the test's task instead of holding its thread.
-public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `process` is only started in init and then read through its thread-safe pid;
-    // everything that changes afterwards is in `ending`, behind a lock.
-    private let process = Process()
+/// that blocked in `waitpid` or on a pipe would hold one of them, and on a busy machine the other
+/// tests' time limits would run out behind it. Here the output goes to files in a folder of the
+/// child's own, read as they grow, and a thread of the child's own waits for its end, so waiting
+/// suspends the test's task instead of holding its thread. Started by `Spawn` (posix_spawn).
+public final class ChildProcess: Sendable {
     private let ending = Ending()
     public let folder: TemporaryFolder
     public var stdoutPath: String { folder.path + "/stdout" }
     public var stderrPath: String { folder.path + "/stderr" }
     public let pid: Int32
-    private static let spawning = Mutex<Void>(())
 
     public struct Output: Sendable {
         public var status: Int32
@@ -34,28 +30,12 @@ public final class ChildProcess: @unchecked Sendable {
                 in directory: String? = nil, stdin: String? = nil) throws {
         let folder = TemporaryFolder(prefix: "abctl-child")
         self.folder = folder
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        folder.write("stdout", "")
-        folder.write("stderr", "")
-        // The files the child writes and reads, opened here and closed once it has its own copies.
-        let opened = [FileHandle(forWritingAtPath: folder.path + "/stdout"), FileHandle(forWritingAtPath: folder.path + "/stderr"),
-                      stdin.flatMap { FileHandle(forReadingAtPath: folder.write("stdin", $0)) }]
-        process.standardOutput = opened[0]
-        process.standardError = opened[1]
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : opened[2]
+        let pid = try Spawn.start(executable, arguments, environment: environment, in: directory,
+                                  stdin: stdin.map { folder.write("stdin", $0) } ?? "/dev/null",
+                                  stdout: folder.path + "/stdout", stderr: folder.path + "/stderr")
+        self.pid = pid
         let ending = self.ending
-        process.terminationHandler = { ending.end($0.terminationStatus, bySignal: $0.terminationReason == .uncaughtSignal) }
-        // One spawn at a time: corelibs Foundation's Process.run crashed in a memcpy when many
-        // tests started processes at once (seen under load); a spawn takes milliseconds.
-        let process = self.process
-        try ChildProcess.spawning.withLock { _ in try process.run() }
-        pid = process.processIdentifier
-        // The parent keeps no descriptor per child: corelibs Foundation's Process.run reads past the end
-        // of /proc/self/fd's listing once a process holds about a thousand descriptors, and crashes.
-        for handle in opened { try? handle?.close() }
+        Thread.detachNewThread { ending.end(Spawn.wait(pid)) }
     }
 
     deinit {
@@ -74,6 +54,18 @@ public final class ChildProcess: @unchecked Sendable {
         return Output(status: status, stdout: child.stdout, stderr: child.stderr)
     }
 
+    /// Runs a program to its end on the calling thread, for a synchronous caller. Only for a
+    /// command of moments (a git commit, a checksum): it holds a thread of the test pool meanwhile.
+    public static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                                   in directory: String? = nil) throws -> Output {
+        let child = try ChildProcess(executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                     in: directory)
+        let ended = DispatchSemaphore(value: 0)
+        child.ending.whenEnded { _ in ended.signal() }
+        ended.wait()
+        return Output(status: child.exitStatus ?? -1, stdout: child.stdout, stderr: child.stderr)
+    }
+
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
@@ -85,7 +77,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Its exit status, once it has ended.
     public func exit() async -> Int32 {
-        await withCheckedContinuation { ending.wait($0) }
+        await withCheckedContinuation { waiter in ending.whenEnded { waiter.resume(returning: $0) } }
     }
 
     /// Its exit status if it ends within `limit`; nil if it is still running then.
@@ -122,29 +114,31 @@ public final class ChildProcess: @unchecked Sendable {
     }
 }
 
-/// The end of a child: its status and the tasks waiting for it.
+/// The end of a child: its status, and what waits for it (a task's continuation, a blocked thread's semaphore).
 private final class Ending: Sendable {
-    private let state = Mutex<(status: Int32?, bySignal: Bool, waiters: [CheckedContinuation<Int32, Never>])>((nil, false, []))
+    typealias Waiter = @Sendable (Int32) -> Void
+    private let state = Mutex<(status: Int32?, bySignal: Bool, waiters: [Waiter])>((nil, false, []))
 
     var status: Int32? { state.withLock { $0.status } }
     var bySignal: Bool { state.withLock { $0.bySignal } }
 
-    func end(_ status: Int32, bySignal: Bool) {
+    func end(_ end: (status: Int32, bySignal: Bool)) {
         let waiters = state.withLock { s in
-            s.status = status
-            s.bySignal = bySignal
+            s.status = end.status
+            s.bySignal = end.bySignal
             defer { s.waiters = [] }
             return s.waiters
         }
-        for waiter in waiters { waiter.resume(returning: status) }
+        for waiter in waiters { waiter(end.status) }
     }
 
-    func wait(_ waiter: CheckedContinuation<Int32, Never>) {
+    /// Calls `waiter` with the status once the child has ended (at once if it has).
+    func whenEnded(_ waiter: @escaping Waiter) {
         let status: Int32? = state.withLock { s in
             if s.status == nil { s.waiters.append(waiter) }
             return s.status
         }
-        if let status { waiter.resume(returning: status) }
+        if let status { waiter(status) }
     }
 }
 

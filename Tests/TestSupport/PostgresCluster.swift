@@ -91,18 +91,10 @@ public final class PostgresCluster: Sendable {
         let stop = "\(binaries)/pg_ctl -D \(directory)/data -w -m immediate stop >/dev/null 2>&1"
         let asPostgres = getuid() == 0 ? "runuser -u postgres -- \(stop)" : stop
         let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asPostgres); rm -rf \(directory)"
-        var pid: pid_t = 0
-        let words: [String] = ["/usr/bin/setsid", "/bin/sh", "-c", script]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        closeInheritedDescriptors(&actions)
-        _ = posix_spawn(&pid, "/usr/bin/setsid", &actions, nil, argv, environ)
+        // Reaped by a thread of its own (setsid forks when its process is a group leader, and returns).
+        if let pid = try? Spawn.start("/usr/bin/setsid", ["/bin/sh", "-c", script], environment: ProcessInfo.processInfo.environment, stdout: "/dev/null") {
+            Thread.detachNewThread { _ = Spawn.wait(pid) }
+        }
         atexit {
             guard case .success(let cluster) = PostgresCluster.started else { return }
             _ = try? PostgresCluster.run(cluster.binaries + "/pg_ctl", ["-D", cluster.directory + "/data", "-w", "-m", "immediate", "stop"], asPostgres: true)
@@ -110,35 +102,22 @@ public final class PostgresCluster: Sendable {
         }
     }
 
-    /// Runs a program to completion and returns its output. posix_spawn and waitpid rather than
-    /// `Process`: `pg_ctl start` leaves a server behind, and `Process` did not reliably see the
-    /// `runuser` in front of it exit.
+    /// Runs a program to completion on the calling thread and returns its output (stdout and
+    /// stderr in one); a failure throws with that output.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], asPostgres: Bool) throws -> String {
         let argv = asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments
                                                 : [executable] + arguments
         let outputPath = NSTemporaryDirectory() + "abctl-pg-run-\(UUID().uuidString).log"
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of this process: `pg_ctl start` leaves a server running that would keep
-        // any pipe open at that moment (another test's abctl stdin) open, and that abctl would
-        // wait for the end of its input forever.
-        closeInheritedDescriptors(&actions)
-        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
-        guard spawned == 0 else { throw ClusterError("cannot run \(argv[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // `Spawn` leaves nothing else of this process open in it: `pg_ctl start` leaves a server
+        // running that would keep any pipe open at that moment (another test's abctl stdin) open,
+        // and that abctl would wait for the end of its input forever.
+        let pid = try Spawn.start(argv[0], Array(argv.dropFirst()), environment: ProcessInfo.processInfo.environment, stdout: outputPath)
+        let (status, bySignal) = Spawn.wait(pid)
         let text = (FileManager.default.contents(atPath: outputPath).map { String(decoding: $0, as: UTF8.self) } ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let exitCode = bySignal ? 128 + status : status
         guard exitCode == 0 else {
             throw ClusterError("\((executable as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (\(exitCode)): \(text)")
         }
@@ -166,12 +145,4 @@ public final class PostgresCluster: Sendable {
         public var description: String
         init(_ description: String) { self.description = description }
     }
-}
-
-/// Adds "close every descriptor from 3 up" to `actions` (glibc 2.34's
-/// `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not export).
-private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
-    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
 }

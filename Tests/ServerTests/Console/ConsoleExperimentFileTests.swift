@@ -3,6 +3,7 @@ import Foundation
 import Reporting
 import ExperimentDefinitions
 import Testing
+import TestSupport
 
 /// An experiment's page below its report: the next step as the edit to the file, the file as the
 /// server loaded it, and its history in git with what `validate --against` says of each change.
@@ -13,14 +14,9 @@ struct ConsoleExperimentFileTests {
 
     /// `git -C folder arguments…`, as a person would run it (a fixed identity, no signing).
     static func git(_ folder: String, _ arguments: [String], author: String = "Ana") throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = ["-C", folder, "-c", "user.name=\(author)", "-c", "user.email=ana@example.com", "-c", "commit.gpgsign=false"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "git \(arguments)")
+        let run = try ChildProcess.runBlocking("/usr/bin/git", ["-C", folder, "-c", "user.name=\(author)", "-c", "user.email=ana@example.com",
+                                                               "-c", "commit.gpgsign=false"] + arguments)
+        #expect(run.status == 0, "git \(arguments): \(run.stderr)")
     }
 
     /// Rewrites one experiment file through `change`.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Server
 import Testing
+import TestSupport
 
 /// The console's pages (SPEC §10) in process: every experiment, one experiment's report with its
 /// parameters, the stylesheet, escaping, and the `report` scope through the API.
@@ -222,17 +223,11 @@ struct ConsolePagesTests {
 
     /// The SHA-256 of `bytes` in hex, by coreutils' `sha256sum`.
     static func sha256(_ bytes: [UInt8]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: out, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+        let folder = TemporaryFolder()
+        let path = folder.path + "/bytes"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let run = try ChildProcess.runBlocking("/usr/bin/sha256sum", [path])
+        return run.stdout.split(separator: " ").first.map(String.init) ?? ""
     }
 
     @Test func textFromFilesIsEscapedWhereItIsWritten() async throws {
