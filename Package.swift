@@ -36,7 +36,7 @@ let package = Package(
         // products, the copy guard), PaywallCopy (paywall resolution for a request: discount text,
         // filled templates, AI recipes with briefs) and AbctlClient (the library an app adds).
         // FNV-1a bucketing, targeting, GrowthBook conditions, the Assigner.
-        .target(name: "Assignment", dependencies: [definitions], swiftSettings: optimizedInDebug),
+        .target(name: "Assignment", dependencies: [definitions, "SystemCall"], swiftSettings: optimizedInDebug),
         // The experiments as a GrowthBook SDK payload (abctl export, GET /api/features/{clientKey}).
         .target(name: "GrowthBookPayload", dependencies: [definitions, paywallCopy]),
         // AI lines written on the server (OpenAI-compatible client, guard, retry, deadline, cache hook).
@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "StoreConformanceTests", dependencies: ["Events", "SQLiteStore", "PostgresStore", "Reporting", "Safeguards", "Statistics", definitions, "Assignment", "TestSupport"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", definitions, "Assignment", "Events", "SQLiteStore"], exclude: ["Fixtures"]),
         // Handlers in process (InProcess/InProcessServer.swift: a temporary store, a Server, its handle).
-        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTPTransport", definitions, "Events", "SQLiteStore", "PostgresStore", "TestSupport", "Webhooks", "Reporting"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Assignment", "HTTPTransport", definitions, "Events", "SQLiteStore", "PostgresStore", "TestSupport", "Webhooks", "Reporting"]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "Events", definitions], resources: [.copy("Fixtures")]),
         // Runs the built abctl binary; `make test` builds it first and runs these in a `swift test` of their own.

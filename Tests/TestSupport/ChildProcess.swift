@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemCall
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,8 +32,8 @@ public final class ChildProcess: Sendable {
         let folder = TemporaryFolder(prefix: "abctl-child")
         self.folder = folder
         let pid = try Spawn.start(executable, arguments, environment: environment, in: directory,
-                                  stdin: stdin.map { folder.write("stdin", $0) } ?? "/dev/null",
-                                  stdout: folder.path + "/stdout", stderr: folder.path + "/stderr")
+                                  stdin: .path(stdin.map { folder.write("stdin", $0) } ?? "/dev/null"),
+                                  stdout: .path(folder.path + "/stdout"), stderr: .path(folder.path + "/stderr"))
         self.pid = pid
         let ending = self.ending
         Thread.detachNewThread { ending.end(Spawn.wait(pid)) }

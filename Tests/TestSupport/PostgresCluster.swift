@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemCall
 
 /// A throwaway PostgreSQL cluster for tests: `initdb` into a temporary folder, a server on a
 /// free loopback port (and a socket in that folder), stopped and removed when the test process
@@ -92,7 +93,7 @@ public final class PostgresCluster: Sendable {
         let asPostgres = getuid() == 0 ? "runuser -u postgres -- \(stop)" : stop
         let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asPostgres); rm -rf \(directory)"
         // Reaped by a thread of its own (setsid forks when its process is a group leader, and returns).
-        if let pid = try? Spawn.start("/usr/bin/setsid", ["/bin/sh", "-c", script], environment: ProcessInfo.processInfo.environment, stdout: "/dev/null") {
+        if let pid = try? Spawn.start("/usr/bin/setsid", ["/bin/sh", "-c", script], environment: ProcessInfo.processInfo.environment, stdout: .path("/dev/null")) {
             Thread.detachNewThread { _ = Spawn.wait(pid) }
         }
         atexit {
@@ -113,7 +114,7 @@ public final class PostgresCluster: Sendable {
         // `Spawn` leaves nothing else of this process open in it: `pg_ctl start` leaves a server
         // running that would keep any pipe open at that moment (another test's abctl stdin) open,
         // and that abctl would wait for the end of its input forever.
-        let pid = try Spawn.start(argv[0], Array(argv.dropFirst()), environment: ProcessInfo.processInfo.environment, stdout: outputPath)
+        let pid = try Spawn.start(argv[0], Array(argv.dropFirst()), environment: ProcessInfo.processInfo.environment, stdout: .path(outputPath))
         let (status, bySignal) = Spawn.wait(pid)
         let text = (FileManager.default.contents(atPath: outputPath).map { String(decoding: $0, as: UTF8.self) } ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Server
+import Assignment
 import Reporting
 import ExperimentDefinitions
 import Testing
@@ -127,6 +128,36 @@ struct ConsoleExperimentFileTests {
         }
         let whole = try GitCommand.run(["show", "HEAD:big.txt"], in: folder, limits: .init(seconds: 20, outputBytes: 1 << 20))
         #expect(whole.status == 0 && whole.output.count == 150_000)
+    }
+
+    @Test func aGitRunIsBoundedInTime() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("abctl-git-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = ContinuousClock.now
+        #expect(throws: GitCommand.Failure.timedOut(seconds: 0.5)) {
+            try GitCommand.run(["-c", "alias.stall=!sleep 30", "stall"], in: folder, limits: .init(seconds: 0.5, outputBytes: 1000))
+        }
+        // Killed, not waited for: the run ends long before the sleep would.
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    /// The server holds its connections' sockets, often thousands: git gets none of them (a child
+    /// holding a listening socket would keep the port bound after the server ended), and starting it
+    /// then does not fail.
+    @Test func aGitRunGetsNoneOfTheServersDescriptorsHoweverMany() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("abctl-git-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let held = (0..<3000).map { _ in open("/dev/null", O_RDONLY) }
+        defer { for fd in held where fd >= 0 { close(fd) } }
+        try #require(held.allSatisfy { $0 >= 0 })
+        // The shell git starts for a `!` alias lists its own descriptors (the listing's own is the 3rd).
+        let listing = try GitCommand.run(["-c", "alias.fds=!ls /proc/self/fd", "fds"], in: folder, input: Array("unread\n".utf8),
+                                         limits: .init(seconds: 20, outputBytes: 1 << 20))
+        #expect(listing.status == 0, "\(listing.errorText)")
+        let fds = String(decoding: listing.output, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+        #expect(fds.count == 4 && fds.prefix(3) == [0, 1, 2], "\(fds)")
     }
 
     @Test func theNextStepIsTheReportsDecisionAsTheEditToTheFile() async throws {
