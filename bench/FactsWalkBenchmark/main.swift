@@ -51,16 +51,25 @@ case "calls":
     // The columns a batch fill reads, by how it reads them: a number through the column's value (its
     // type, then the number), a real and the first exposure and the crossover flag by one call, text
     // and blobs by the value's bytes and their count.
-    let read = FactColumns.all.enumerated().filter { $0.element.name != "experiment" && ($0.element.part.map { fields.contains($0) } ?? true) }
-    let plain: Set<String> = ["first_exposure_ts", "crossed_over"]
+    enum Read { case number, optionalNumber, real, text, blob }
+    let plain = ["first_exposure_ts", "crossed_over"]
+    let reads: [(Int32, Read)] = FactColumns.all.enumerated().compactMap { position, column in
+        guard column.name != "experiment", column.part.map({ fields.contains($0) }) ?? true else { return nil }
+        switch column.storage {
+        case .integer, .flag: return (Int32(position), plain.contains(column.name) ? .number : .optionalNumber)
+        case .real: return (Int32(position), .real)
+        case .text: return (Int32(position), .text)
+        case .blob: return (Int32(position), .blob)
+        }
+    }
     var rows = 0, sum: Int64 = 0, real = 0.0
     while sqlite3_step(s) == SQLITE_ROW {
         rows += 1
-        for (position, column) in read {
-            let c = Int32(position)
-            switch column.storage {
-            case .integer, .flag:
-                if plain.contains(column.name) { sum &+= sqlite3_column_int64(s, c); continue }
+        for (c, read) in reads {
+            switch read {
+            case .number:
+                sum &+= sqlite3_column_int64(s, c)
+            case .optionalNumber:
                 let value = sqlite3_column_value(s, c)
                 if sqlite3_value_type(value) != SQLITE_NULL { sum &+= sqlite3_value_int64(value) }
             case .real:

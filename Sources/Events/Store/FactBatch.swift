@@ -1,4 +1,9 @@
 import ExperimentDefinitions
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Up to `capacity` facts rows of one walk, column by column: what a report counts from, a batch at a
 /// time, so no row becomes a `UserFacts` and no value the report only compares becomes a string.
@@ -38,7 +43,9 @@ public struct FactBatch: Sendable {
     /// The distinct copy fallback reasons of the batch's rows (none is empty text).
     public private(set) var fallbackReasons: [String] = []
     private var productIDs: [String] = []
-    private var numbers = [Int64](repeating: 0, count: capacity * Number.allCases.count)
+    /// The UTF-8 of `variants`, `fallbackReasons` and `productIDs`, which a row's bytes are compared with.
+    private var variantBytes: [[UInt8]] = [], fallbackReasonBytes: [[UInt8]] = [], productIDBytes: [[UInt8]] = []
+    @usableFromInline let numbers = Numbers()
     private var userIDBytes: [UInt8] = []
     private var entries: [RevenueEntry] = []
     /// Each row's undone cancels, then its later ends.
@@ -54,6 +61,9 @@ public struct FactBatch: Sendable {
         variants.removeAll(keepingCapacity: true)
         fallbackReasons.removeAll(keepingCapacity: true)
         productIDs.removeAll(keepingCapacity: true)
+        variantBytes.removeAll(keepingCapacity: true)
+        fallbackReasonBytes.removeAll(keepingCapacity: true)
+        productIDBytes.removeAll(keepingCapacity: true)
         userIDBytes.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
         spans.removeAll(keepingCapacity: true)
@@ -61,15 +71,15 @@ public struct FactBatch: Sendable {
 
     // The row being written is row `count`: set its columns, then `endRow()`.
 
-    @inline(__always)
+    @inlinable
     public mutating func set(_ column: Number, _ value: Int64?) {
-        numbers[column.rawValue &* Self.capacity &+ count] = value ?? Self.none
+        numbers.base[column.rawValue &* Self.capacity &+ count] = value ?? Self.none
     }
 
-    @inline(__always)
+    @inlinable
     public mutating func set(netRevenue: Double) { set(.netRevenue, Int64(bitPattern: netRevenue.bitPattern)) }
 
-    @inline(__always)
+    @inlinable
     public mutating func set(crossedOver: Bool) { set(.crossedOver, crossedOver ? 1 : 0) }
 
     public mutating func set(copySource: CopySource?) { set(.copySource, copySource.map { Int64(Self.copySources.firstIndex(of: $0)!) }) }
@@ -80,12 +90,12 @@ public struct FactBatch: Sendable {
 
     /// The variant by its UTF-8 bytes: compared with the batch's few variants, a string made only for a new one.
     public mutating func set(variant bytes: UnsafeBufferPointer<UInt8>) {
-        set(.variant, Int64(Self.intern(bytes, in: &variants)))
+        set(.variant, Int64(Self.intern(bytes, in: &variants, bytes: &variantBytes)))
     }
 
     /// The copy fallback reason by its UTF-8 bytes; no bytes (NULL or empty) is none.
     public mutating func set(fallbackReason bytes: UnsafeBufferPointer<UInt8>) {
-        set(.fallbackReason, bytes.isEmpty ? nil : Int64(Self.intern(bytes, in: &fallbackReasons)))
+        set(.fallbackReason, bytes.isEmpty ? nil : Int64(Self.intern(bytes, in: &fallbackReasons, bytes: &fallbackReasonBytes)))
     }
 
     /// The row's revenue entries from the facts column's bytes (`RevenueEntry.forEach`), each product id
@@ -93,23 +103,25 @@ public struct FactBatch: Sendable {
     public mutating func appendRevenueEntries(_ blob: UnsafeRawBufferPointer) {
         guard !blob.isEmpty else { return }
         // The lists moved out for the walk, so its two closures do not both hold the batch.
-        var ids: [String] = [], list: [RevenueEntry] = []
+        var ids: [String] = [], idBytes: [[UInt8]] = [], list: [RevenueEntry] = []
         swap(&ids, &productIDs)
+        swap(&idBytes, &productIDBytes)
         swap(&list, &entries)
         RevenueEntry.forEach(in: blob, productID: { bytes in
-            let k = Self.intern(bytes.assumingMemoryBound(to: UInt8.self), in: &ids)
+            let k = Self.intern(bytes.assumingMemoryBound(to: UInt8.self), in: &ids, bytes: &idBytes)
             return ids[k]
         }) { list.append($0) }
         swap(&ids, &productIDs)
+        swap(&idBytes, &productIDBytes)
         swap(&list, &entries)
     }
 
     public mutating func append(revenueEntries: [RevenueEntry]) { entries.append(contentsOf: revenueEntries) }
 
     public mutating func append(undoneCancels: [EndSpan], laterEnds: [EndSpan]) {
-        spans.append(contentsOf: undoneCancels)
+        if !undoneCancels.isEmpty { spans.append(contentsOf: undoneCancels) }
         set(.undoneEnd, Int64(spans.count))
-        spans.append(contentsOf: laterEnds)
+        if !laterEnds.isEmpty { spans.append(contentsOf: laterEnds) }
     }
 
     /// Ends the row being written: its lists' ends are where they stand now.
@@ -150,14 +162,29 @@ public struct FactBatch: Sendable {
         endRow()
     }
 
-    /// The index of `bytes` among `texts`, appended as a string when new.
-    private static func intern(_ bytes: UnsafeBufferPointer<UInt8>, in texts: inout [String]) -> Int {
-        for i in texts.indices {
-            var text = texts[i]
-            if text.withUTF8({ $0.elementsEqual(bytes) }) { return i }
+    /// The index of `bytes` among `texts` (whose UTF-8 is `known`), appended as a string when new.
+    private static func intern(_ bytes: UnsafeBufferPointer<UInt8>, in texts: inout [String], bytes known: inout [[UInt8]]) -> Int {
+        for i in known.indices where known[i].count == bytes.count {
+            if known[i].withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { return i }
         }
         texts.append(String(decoding: bytes, as: UTF8.self))
+        known.append(Array(bytes))
         return texts.count - 1
+    }
+
+    /// The number block: shared by copies of the batch, which is lent to one reader at a time and then
+    /// refilled, so a column is written in place with no uniqueness check.
+    @usableFromInline
+    final class Numbers: @unchecked Sendable {
+        @usableFromInline let base: UnsafeMutablePointer<Int64>
+
+        init() {
+            let size = FactBatch.capacity * Number.allCases.count
+            base = .allocate(capacity: size)
+            base.initialize(repeating: 0, count: size)
+        }
+
+        deinit { base.deallocate() }
     }
 
     @usableFromInline static let copySources = Array(CopySource.allCases)
@@ -165,7 +192,8 @@ public struct FactBatch: Sendable {
 
     /// Calls `body` with the batch's rows, read in place.
     public func withRows<T>(_ body: (Rows) throws -> T) rethrows -> T {
-        try numbers.withUnsafeBufferPointer { n in
+        let n = UnsafeBufferPointer(start: numbers.base, count: Self.capacity * Number.allCases.count)
+        return try withExtendedLifetime(numbers) {
             try userIDBytes.withUnsafeBufferPointer { u in
                 try entries.withUnsafeBufferPointer { e in
                     try spans.withUnsafeBufferPointer { s in
