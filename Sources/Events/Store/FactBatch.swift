@@ -12,7 +12,8 @@ import Darwin
 /// `FactBatch.none`. The variant and the copy fallback reason are kept once per batch and named by
 /// index, revenue entries' product ids once per batch too; user ids are bytes; revenue entries and
 /// end spans are flat lists, each row's share ending where its `…End` column says. A batch carries no
-/// placement or attributes: a walk that needs them reads `UserFacts`.
+/// placement or attributes: a walk that needs them reads `UserFacts`. A copy shares the number block:
+/// a batch is lent to its reader for a while and then refilled, never kept.
 public struct FactBatch: Sendable {
     public static let capacity = 4096
     /// A NULL number.
@@ -28,7 +29,7 @@ public struct FactBatch: Sendable {
         case crossedOver
         /// The row's index into `variants`.
         case variant
-        /// The case's index in `allCases`, or `none`.
+        /// The case's index among the type's cases (`allCases`), or `none`.
         case copySource, expiryKind
         /// The row's index into `fallbackReasons`, or `none`.
         case fallbackReason
@@ -40,7 +41,7 @@ public struct FactBatch: Sendable {
     public private(set) var count = 0
     /// The distinct variants of the batch's rows, in first-seen order.
     public private(set) var variants: [String] = []
-    /// The distinct copy fallback reasons of the batch's rows (none is empty text).
+    /// The distinct copy fallback reasons of the batch's rows (a row without one, or with an empty one, names none).
     public private(set) var fallbackReasons: [String] = []
     private var productIDs: [String] = []
     /// The UTF-8 of `variants`, `fallbackReasons` and `productIDs`, which a row's bytes are compared with.
