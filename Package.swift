@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "handler-bench", targets: ["HandlerBenchmark"]),
         .executable(name: "client-bench", targets: ["ClientBenchmark"]),
         .executable(name: "webhook-bench", targets: ["WebhookBenchmark"]),
+        .executable(name: "facts-walk-bench", targets: ["FactsWalkBenchmark"]),
     ],
     dependencies: [.package(path: "Client")],
     targets: [
@@ -84,6 +85,7 @@ let package = Package(
         .executableTarget(name: "HandlerBenchmark", dependencies: ["Server", "HTTPTransport", "SQLiteStore", definitions], path: "bench/HandlerBenchmark"),
         .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks"], path: "bench/WebhookBenchmark"),
         .executableTarget(name: "ClientBenchmark", dependencies: [abctlClient], path: "bench/ClientBenchmark"),
+        .executableTarget(name: "FactsWalkBenchmark", dependencies: ["CSQLite", "Events", "SQLiteStore", definitions], path: "bench/FactsWalkBenchmark"),
 
         // Helpers shared by test targets (temporary stores, event builders, a fake chat endpoint).
         .target(name: "TestSupport", dependencies: ["Events", "SQLiteStore", "Statistics", "SystemCall", definitions], path: "Tests/TestSupport"),

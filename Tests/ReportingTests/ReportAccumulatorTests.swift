@@ -54,6 +54,23 @@ import Testing
         #expect(both("revenue_per_user") == [2, 0])
     }
 
+    /// A batch of rows counts as its rows counted one by one: forced users, unknown variants and all.
+    @Test func aBatchCountsAsItsRows() {
+        let exp = F.experiment(forced: ["qa": "ai"])
+        let options = ReportOptions(clock: F.date(F.start + 10 * F.day))
+        var byRow = ReportAccumulator(experiment: exp, options: options), byBatch = byRow
+        var batch = FactBatch()
+        for row in Self.rows() {
+            byRow.add(row)
+            batch.append(row)
+        }
+        byBatch.add(batch)
+        #expect(byBatch.forcedUsers == 1 && byBatch.unknownVariants == ["gone": 1])
+        #expect(byBatch.tallies == byRow.tallies)
+        #expect(byBatch.users == 6 && byBatch.exposedBeforeStart == byRow.exposedBeforeStart)
+        #expect(byBatch.forecast.users == byRow.forecast.users)
+    }
+
     @Test func leftOutAndOutsideTheDates() {
         let acc = accumulate()
         #expect(acc.forcedUsers == 1)

@@ -82,6 +82,28 @@ import TestSupport
         }
     }
 
+    /// A walk by batches reads the rows a walk by rows reads, in the same order, with or without revenue entries.
+    @Test(arguments: storeFactories)
+    func aBatchWalkReadsTheRowsOfTheRowWalk(_ factory: StoreFactory) async throws {
+        let events = RandomEvents.make(users: 300, seed: 13)
+        let until = RandomEvents.origin.adding(hours: 24 * 5)
+        try await factory.withStore { store in
+            _ = try store.appendAndWait(events)
+            for experiment in RandomEvents.experiments {
+                for (fields, bound) in [(FactFields.revenueEntries, nil), (FactFields(), until)] as [(FactFields, Timestamp?)] {
+                    var rows: [UserFacts] = [], batched: [UserFacts] = []
+                    try store.forEachFact(experiment: experiment, since: nil, until: bound, fields: fields) { rows.append($0.withoutBatchlessParts) }
+                    try store.forEachFactBatch(experiment: experiment, since: nil, until: bound, fields: fields) {
+                        batched += $0.facts(experiment: experiment)
+                    }
+                    #expect(rows.contains { !$0.revenueEntries.isEmpty } == fields.contains(.revenueEntries))
+                    #expect(rows.contains { !$0.undoneCancels.isEmpty || !$0.laterEnds.isEmpty })
+                    #expect(batched == rows, "\(experiment) \(fields)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: storeFactories)
     func factTimesAreTheFactsRowsTimes(_ factory: StoreFactory) async throws {
         let events = RandomEvents.make(users: 300, seed: 5)

@@ -14,7 +14,7 @@ public struct EndSpan: Sendable, Hashable {
     }
 
     /// Whether the end stood as of `limit` (µs, exclusive: events before it counted).
-    @inline(__always)
+    @inlinable
     public func stands(before limit: Int64) -> Bool {
         at < limit && (undoneAt.map { $0 >= limit } ?? true)
     }
@@ -50,7 +50,7 @@ public protocol CancelHistory {
 extension CancelHistory {
     /// The cancel that stood as of `limit` (µs, exclusive): the one standing now if it came before,
     /// else one that was later undone but not yet by then.
-    @inline(__always)
+    @inlinable
     public func cancel(before limit: Int64) -> Int64? {
         if let c = standingCancel, c < limit { return c }
         for span in undoneCancels where span.stands(before: limit) { return span.at }
@@ -59,7 +59,7 @@ extension CancelHistory {
 
     /// A cancel within `window` (µs, inclusive) of `trialStart` that no `uncancelled` undid within
     /// the window, counting only what happened before `limit`: the `day0_cancel_rate` numerator.
-    @inline(__always)
+    @inlinable
     public func day0Cancel(trialStart: Int64, window: Int64, before limit: Int64) -> Int64? {
         guard let c = cancel(before: min(limit, trialStart + window + 1)), c >= trialStart else { return nil }
         return c
@@ -68,7 +68,7 @@ extension CancelHistory {
     /// A cancel before a trial of `length` (µs) from `trialStart` ended that no `uncancelled` undid
     /// before it ended, counting only what happened before `limit`: the `trial_cancel_rate` numerator.
     /// A trial of length 0 (not known) has none.
-    @inline(__always)
+    @inlinable
     public func trialCancel(trialStart: Int64, length: Int64, before limit: Int64) -> Int64? {
         guard let c = cancel(before: min(limit, trialStart + length)), c >= trialStart else { return nil }
         return c
@@ -79,7 +79,7 @@ public enum TrialLength {
     /// The length of a user's own trial (µs): the days the store granted where the trial start said,
     /// else the arm's (`armLength`, µs); 0 when neither tells (an arm that offers no trial cannot say
     /// how long a trial started elsewhere ran). One rule for the report and the safeguards.
-    @inline(__always)
+    @inlinable
     public static func own(grantedDays: Int?, armLength: Int64) -> Int64 {
         grantedDays.map { Int64($0) * 86_400_000_000 } ?? armLength
     }

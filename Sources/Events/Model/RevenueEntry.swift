@@ -55,6 +55,16 @@ extension RevenueEntry {
     /// (16 bytes an entry, no header) reads each entry's proceeds as its amount, before tax: those
     /// events named no store, and no store means no cut (SPEC §5).
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> [RevenueEntry] {
+        var out: [RevenueEntry] = []
+        out.reserveCapacity(bytes.count / entrySize)
+        forEach(in: bytes, productID: { String(decoding: $0, as: UTF8.self) }) { out.append($0) }
+        return out
+    }
+
+    /// `decode`'s entries one by one, each product id made by `productID` from its UTF-8 bytes: a walk of
+    /// many rows (`FactBatch`) makes each distinct id once.
+    public static func forEach(in bytes: UnsafeRawBufferPointer, productID: (UnsafeRawBufferPointer) -> String,
+                               _ body: (RevenueEntry) -> Void) {
         let current = bytes.count >= headerSize && bytes.loadUnaligned(fromByteOffset: 0, as: Int64.self) == -1
         func fixed(_ at: Int) -> RevenueEntry {
             let offset = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: Int64.self))
@@ -62,11 +72,9 @@ extension RevenueEntry {
             return RevenueEntry(offset: offset, amount: amount)
         }
         guard current else {
-            let count = bytes.count / 16
-            return (0..<count).map { fixed($0 * 16) }
+            for i in 0..<(bytes.count / 16) { body(fixed(i * 16)) }
+            return
         }
-        var out: [RevenueEntry] = []
-        out.reserveCapacity((bytes.count - headerSize) / entrySize)
         var at = headerSize
         while at + entrySize <= bytes.count {
             var entry = fixed(at)
@@ -75,10 +83,9 @@ extension RevenueEntry {
             let length = Int(bytes[at + 25])
             at += entrySize
             guard at + length <= bytes.count else { break }
-            if length > 0 { entry.productID = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<(at + length)]), as: UTF8.self) }
+            if length > 0 { entry.productID = productID(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + length)])) }
             at += length
-            out.append(entry)
+            body(entry)
         }
-        return out
     }
 }

@@ -118,39 +118,6 @@ public struct UserFacts: Sendable, Hashable {
     public var converted: Bool { firstConverted != nil }
     public var isRefunded: Bool { refundedAt != nil }
 
-    /// The subscription's end as of `limit` (µs, exclusive): the earlier of the cancel that stood then
-    /// and the first expiry before it. Its kind is the expiry's when there is one by then, else
-    /// voluntary (a cancel).
-    public func end(before limit: Int64) -> (at: Int64, kind: SubscriptionEndKind)? {
-        let cancel = cancel(before: limit)
-        let expiry = expiredAt.flatMap { $0.microseconds < limit ? $0.microseconds : nil }
-        switch (cancel, expiry) {
-        case let (c?, e?): return (min(c, e), expiryKind ?? .other)
-        case let (c?, nil): return (c, .voluntary)
-        case let (nil, e?): return (e, expiryKind ?? .other)
-        case (nil, nil): return nil
-        }
-    }
-
-    /// Whether an end stood as of `limit` (µs, exclusive) at or after `from`: the first subscription's
-    /// end, or a re-subscription's (the forecast's churn after a payer's last payment).
-    public func hasEnd(from: Int64, before limit: Int64) -> Bool {
-        if let end = end(before: limit), end.at >= from { return true }
-        return laterEnds.contains { $0.at >= from && $0.stands(before: limit) }
-    }
-
-    /// When the user's first charge came due: the first payment, or the end of a trial of
-    /// `trialDays` (the store's grant when it said, else the arm's), whichever came first.
-    public func firstChargeDue(armTrialDays: Int) -> Int64? {
-        let trialEnd = trialStart.map { $0.microseconds + TrialLength.own(grantedDays: grantedTrialDays, armLength: Int64(armTrialDays) * 86_400_000_000) }
-        switch (firstPaid?.microseconds, trialEnd) {
-        case let (p?, t?): return min(p, t)
-        case let (p?, nil): return p
-        case let (nil, t?): return t
-        case (nil, nil): return nil
-        }
-    }
-
     /// Hours from trial start to the first cancel; nil unless both exist.
     public var hoursFromTrialStartToCancel: Double? {
         guard let trialStart, let firstCancel else { return nil }

@@ -15,6 +15,12 @@ public protocol FactsReader: Sendable {
     func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
                      _ body: (UserFacts) throws -> Void) throws
 
+    /// `forEachFact(…fields:…)`'s rows a batch at a time (`FactBatch`, read in the same order), for a
+    /// walk that counts many rows and needs no attributes: `fields` must not ask for them. A batch is
+    /// lent to `body` and reused for the next.
+    func forEachFactBatch(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                          _ body: (FactBatch) throws -> Void) throws
+
     /// Each user's net revenue in `experiment` counting only events up to `asOf` (inclusive),
     /// for users first exposed in `[since, until)`; users without revenue by then are left out.
     /// Keyed by the ids' bytes, as the stores tell users apart.
@@ -87,6 +93,21 @@ extension FactsReader {
     public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
                             _ body: (UserFacts) throws -> Void) throws {
         try forEachFact(experiment: experiment, since: since, until: until, body)
+    }
+
+    /// `forEachFactBatch` from whole facts rows (a store that reads rows one by one).
+    public func forEachFactBatch(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                                 _ body: (FactBatch) throws -> Void) throws {
+        precondition(!fields.contains(.attributes), "a FactBatch carries no attributes")
+        var batch = FactBatch()
+        try forEachFact(experiment: experiment, since: since, until: until, fields: fields) { row in
+            batch.append(row)
+            if batch.isFull {
+                try body(batch)
+                batch.removeAll()
+            }
+        }
+        if batch.count > 0 { try body(batch) }
     }
 
     /// `forEachFactTimes` from whole facts rows (a store that reads nothing less).

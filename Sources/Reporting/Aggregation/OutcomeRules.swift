@@ -19,13 +19,13 @@ struct OutcomeRules: Sendable {
     /// What `row`'s user did before `limit` (exclusive), with `revenue` its net revenue in that window; a
     /// Day-0 window has passed when it ends before `windowsPassedBy` (default `limit`).
     @inline(__always)
-    func outcome(_ row: UserFacts, variant v: Int, before limit: Int64, windowsPassedBy: Int64? = nil, revenue: Double) -> UserOutcome {
-        func within(_ t: Timestamp?) -> Int64? {
-            guard let t = t?.microseconds, t < limit else { return nil }
+    func outcome<Row: FactRow>(_ row: Row, variant v: Int, before limit: Int64, windowsPassedBy: Int64? = nil, revenue: Double) -> UserOutcome {
+        func within(_ t: Int64?) -> Int64? {
+            guard let t, t < limit else { return nil }
             return t
         }
-        var o = UserOutcome(exposure: row.firstExposure.microseconds, trialStart: within(row.trialStart), paid: within(row.firstPaid),
-                            converted: within(row.firstConverted), refund: within(row.refundedAt), revenue: revenue)
+        var o = UserOutcome(exposure: row.firstExposureMicros, trialStart: within(row.trialStartMicros), paid: within(row.firstPaidMicros),
+                            converted: within(row.firstConvertedMicros), refund: within(row.refundedMicros), revenue: revenue)
         if let trialStart = o.trialStart {
             // Day-0 cancels are read among trial starters whose window has passed: by the as-of time,
             // or for a `_dN` metric by the end of the user's first N days, so no window is cut short.
@@ -35,10 +35,10 @@ struct OutcomeRules: Sendable {
         // A billing issue counts among users whose first charge came due by then.
         if let due = row.firstChargeDue(armTrialDays: armTrialDays[v]), due < limit {
             o.chargeDue = due
-            o.billingIssue = within(row.billingIssueAt)
+            o.billingIssue = within(row.billingIssueMicros)
         }
         // Each cancel rate reads the cancel as it stood at its window's end (or at `limit`, if sooner).
-        if let trialStart = o.trialStart, row.firstCancel != nil || !row.undoneCancels.isEmpty {
+        if let trialStart = o.trialStart, row.standingCancel != nil || !row.undoneCancels.isEmpty {
             o.day0Cancel = row.day0Cancel(trialStart: trialStart, window: day0Window, before: limit)
             o.trialCancel = row.trialCancel(trialStart: trialStart, length: ownTrial, before: limit)
         }
@@ -49,7 +49,7 @@ struct OutcomeRules: Sendable {
     /// else the arm's; 0 when neither tells (an arm that offers no trial, a holdout's, cannot say how long
     /// a trial started elsewhere ran).
     @inline(__always)
-    func ownTrial(_ row: UserFacts, variant v: Int) -> Int64 {
+    func ownTrial<Row: FactRow>(_ row: Row, variant v: Int) -> Int64 {
         TrialLength.own(grantedDays: row.grantedTrialDays, armLength: trialLength[v])
     }
 }

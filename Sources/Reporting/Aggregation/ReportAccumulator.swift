@@ -69,8 +69,12 @@ public struct ReportAccumulator: Sendable {
     public private(set) var timeline: TimelineTally?
 
     private let keys: [String]
-    /// The forced ids when there are a few (QA devices): compared directly, cheaper than hashing every row's id.
+    /// The forced ids when there are a few (QA devices): compared directly, cheaper than hashing every row's id;
+    /// and their UTF-8, which a batch's rows are compared with (ids are told apart by their bytes).
     private let fewForced: [UserID]?
+    private let fewForcedBytes: [[UInt8]]
+    /// The arm of each of the current batch's variants (-1: not the experiment's), kept to reuse its storage.
+    private var batchArms: [Int] = []
     private let asOf: Int64
     private let start: Int64?
     private let end: Int64?
@@ -104,6 +108,7 @@ public struct ReportAccumulator: Sendable {
         self.inputs = inputs
         keys = experiment.variants.map(\.key)
         fewForced = experiment.forced.count <= 8 ? Array(experiment.forced.keys) : nil
+        fewForcedBytes = fewForced?.map { Array($0.text.utf8) } ?? []
         asOf = ReportOptions.micros(inputs.asOf)
         let asOfDay = Self.floorDay(asOf)
         let maxDays: Int64 = 3653
@@ -143,8 +148,8 @@ public struct ReportAccumulator: Sendable {
         }
         if let allocation = experiment.allocation, let start = experiment.start {
             periodSplit = splits.count
-            splits.append(SplitTally(name: "allocation period", attributes: [], variantKeys: variantKeys, metrics: metricCount) { row in
-                String(allocation.periodIndex(firstExposure: row.firstExposure.microseconds, echoed: row.allocationPeriod?.microseconds, start: start))
+            splits.append(SplitTally(name: "allocation period", attributes: [], variantKeys: variantKeys, metrics: metricCount) { exposure, echoed in
+                String(allocation.periodIndex(firstExposure: exposure, echoed: echoed, start: start))
             })
         } else {
             periodSplit = nil
@@ -187,7 +192,39 @@ public struct ReportAccumulator: Sendable {
             unknownVariants[row.variant, default: 0] += 1
             return
         }
-        let exposure = row.firstExposure.microseconds
+        count(row, arm: v)
+    }
+
+    /// Counts a batch of users (`FactBatch`), as `add` counts each: the batch's few variants are found
+    /// among the arms once, and a row's id is compared with a few forced ids by its bytes.
+    public mutating func add(_ batch: FactBatch) {
+        batchArms.removeAll(keepingCapacity: true)
+        for variant in batch.variants { batchArms.append(keys.firstIndex(of: variant) ?? -1) }
+        batch.withRows { rows in
+            for i in 0..<rows.count {
+                if !experiment.forced.isEmpty, isForced(rows, i) {
+                    forcedUsers += 1
+                    continue
+                }
+                let v = batchArms[rows.variant(i)]
+                guard v >= 0 else {
+                    unknownVariants[batch.variants[rows.variant(i)], default: 0] += 1
+                    continue
+                }
+                count(rows[i], arm: v)
+            }
+        }
+    }
+
+    private func isForced(_ rows: FactBatch.Rows, _ i: Int) -> Bool {
+        guard fewForced != nil else { return experiment.forced[rows[i].userID] != nil }
+        let id = rows.userIDBytes(i)
+        return fewForcedBytes.contains { $0.count == id.count && $0.elementsEqual(id) }
+    }
+
+    /// Counts one user of arm `v`, neither forced nor of a variant the experiment lacks.
+    private mutating func count<Row: FactRow>(_ row: Row, arm v: Int) {
+        let exposure = row.firstExposureMicros
         // SPEC §5 as of one moment: nothing at or after it counts, the first exposure included.
         guard exposure < asOf else { exposedAfterAsOf += 1; return }
         // A person exposed to another experiment of the namespace too counts in the one it saw first.
@@ -196,7 +233,7 @@ public struct ReportAccumulator: Sendable {
             if other < exposure { exposedToNeighbourFirst += 1; return }
         }
         if !stoppedSpans[v].isEmpty, stoppedSpans[v].contains(where: { $0.from <= exposure && exposure < $0.to }) {
-            exposedWhileStopped[row.variant, default: 0] += 1
+            exposedWhileStopped[keys[v], default: 0] += 1
             return
         }
         if firstStop.map({ exposure < $0 }) ?? true { tallies[v].usersBeforeFirstStop += 1 }
@@ -220,9 +257,9 @@ public struct ReportAccumulator: Sendable {
         o.proceeds = takings.proceeds
         if takings.beforeTax { proceedsBeforeTax = true }
         let known = rules.ownTrial(row, variant: v) > 0
-        if let u = row.firstUncancel, u.microseconds < asOf {
+        if let u = row.firstUncancelMicros, u < asOf {
             tallies[v].uncancelled += 1
-            if let stray = row.strayUncancel, stray.microseconds < asOf { tallies[v].strayUncancelled += 1 }
+            if let stray = row.strayUncancelMicros, stray < asOf { tallies[v].strayUncancelled += 1 }
         }
         tallies[v].record(windows[0].slots, o, trialLengthKnown: known)
         recordOffer(row, o, variant: v)
@@ -271,7 +308,7 @@ public struct ReportAccumulator: Sendable {
     /// SPEC §5 offers: trial starts (and whether the store granted another trial than the arm's), and
     /// purchasers, who paid with no trial (in an arm that offered one, the store gave none: the user was not eligible).
     @inline(__always)
-    private mutating func recordOffer(_ row: UserFacts, _ o: UserOutcome, variant v: Int) {
+    private mutating func recordOffer<Row: FactRow>(_ row: Row, _ o: UserOutcome, variant v: Int) {
         if o.trialStart != nil {
             tallies[v].offerTrialStarts += 1
             // An arm that shows no paywall (a holdout's) tested no offer: the trial came from elsewhere.
@@ -286,8 +323,8 @@ public struct ReportAccumulator: Sendable {
 
     /// Counts `row`'s user in each horizon window it has been followed for: what it did in its first N days.
     /// One pass over the revenue entries sums every horizon's revenue, each in entry order as the facts keep it.
-    private mutating func recordHorizons(_ row: UserFacts, variant v: Int, trialLengthKnown known: Bool) {
-        let exposure = row.firstExposure.microseconds
+    private mutating func recordHorizons<Row: FactRow>(_ row: Row, variant v: Int, trialLengthKnown known: Bool) {
+        let exposure = row.firstExposureMicros
         let count = horizons.count
         let timelineHorizon = timeline?.horizon
         let timelineCell = timeline?.split.map { rowCells[$0] } ?? 0
@@ -319,9 +356,9 @@ public struct ReportAccumulator: Sendable {
     /// was given; the proceeds of the entries before it, each sum in entry order; and whether some
     /// of those proceeds are before tax.
     @inline(__always)
-    static func takings(_ row: UserFacts, before limit: Int64) -> (revenue: Double, proceeds: Double, beforeTax: Bool) {
+    static func takings<Row: FactRow>(_ row: Row, before limit: Int64) -> (revenue: Double, proceeds: Double, beforeTax: Bool) {
         guard !row.revenueEntries.isEmpty else { return (row.netRevenue, 0, false) }
-        let cut = limit - row.firstExposure.microseconds
+        let cut = limit - row.firstExposureMicros
         var revenue = 0.0, proceeds = 0.0, beforeTax = false, cutShort = false
         for e in row.revenueEntries {
             guard e.offset < cut else { cutShort = true; continue }

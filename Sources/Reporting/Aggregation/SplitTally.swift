@@ -17,10 +17,12 @@ public struct SplitTally: Sendable {
     private var index: [String: Int] = [:]
     private let variantKeys: [String]
     private let metricCount: Int
-    /// A cell key computed from the row itself (a bandit's allocation period) instead of attributes.
-    let customKey: (@Sendable (UserFacts) -> String)?
+    /// A cell key computed from the row's first exposure and echoed allocation period (a bandit's
+    /// period) instead of attributes.
+    let customKey: (@Sendable (_ firstExposure: Int64, _ allocationPeriod: Int64?) -> String)?
 
-    init(name: String, attributes: [String], variantKeys: [String], metrics: Int, customKey: (@Sendable (UserFacts) -> String)? = nil) {
+    init(name: String, attributes: [String], variantKeys: [String], metrics: Int,
+         customKey: (@Sendable (_ firstExposure: Int64, _ allocationPeriod: Int64?) -> String)? = nil) {
         self.customKey = customKey
         self.name = name
         self.attributes = attributes
@@ -29,14 +31,14 @@ public struct SplitTally: Sendable {
     }
 
     /// The key of `row`'s cell: the attribute's label, or for several attributes `a=x, b=y`.
-    func key(of row: UserFacts) -> String {
-        if let customKey { return customKey(row) }
+    func key<Row: FactRow>(of row: Row) -> String {
+        if let customKey { return customKey(row.firstExposureMicros, row.allocationPeriodMicros) }
         if attributes.count == 1 { return row.segmentValue(attributes[0]) ?? Segments.noneValue }
         return attributes.map { "\($0)=\(row.segmentValue($0) ?? Segments.noneValue)" }.joined(separator: ", ")
     }
 
     /// The index of `row`'s cell, made on first sight.
-    mutating func cell(of row: UserFacts) -> Int {
+    mutating func cell<Row: FactRow>(of row: Row) -> Int {
         let key = key(of: row)
         if let i = index[key] { return i }
         index[key] = cells.count

@@ -91,7 +91,7 @@ public struct TimelineTally: Sendable {
     /// A metric to date: `o` is the user's outcome as of the report's moment. The user enters the
     /// denominator the day its unit fact (for Day-0 cancels, the end of the Day-0 window) is before the
     /// cut, the numerator the day its numerator fact is too; revenue is cut at each day as the report cuts it.
-    mutating func recordToDate(_ row: UserFacts, _ o: UserOutcome, arm v: Int, cell: Int, day0Window: Int64) {
+    mutating func recordToDate<Row: FactRow>(_ row: Row, _ o: UserOutcome, arm v: Int, cell: Int, day0Window: Int64) {
         guard days > 0, horizon == nil, let unit = rule.entered(o) else { return }
         var day = dayAfter(unit)
         if rule.needsDay0WindowPassed, let trialStart = o.trialStart { day = max(day, dayReaching(trialStart + day0Window)) }
@@ -103,7 +103,7 @@ public struct TimelineTally: Sendable {
         }
         // Revenue: the value as a report as of each day's cut reads it, from each day an entry lands.
         guard !row.revenueEntries.isEmpty else { return }
-        let exposure = row.firstExposure.microseconds
+        let exposure = row.firstExposureMicros
         var landing: [Int] = []
         for e in row.revenueEntries where exposure + e.offset < asOf {
             let d = max(day, dayAfter(exposure + e.offset))

@@ -228,7 +228,7 @@ public struct VariantTally: Sendable, Equatable {
 
     /// Keeps a user's revenue entries seen by the as-of time (`observedFor` microseconds after exposure)
     /// on days 0 to `followedDays`.
-    mutating func recordRevenueByDay(_ entries: [RevenueEntry], followedDays: Int, observedFor: Int64) {
+    mutating func recordRevenueByDay<Entries: Collection<RevenueEntry>>(_ entries: Entries, followedDays: Int, observedFor: Int64) {
         guard !entries.isEmpty else { return }
         ltvFollowed.append(followedDays)
         ltvEntryStart.append(ltvEntryDay.count)

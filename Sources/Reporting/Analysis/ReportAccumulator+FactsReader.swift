@@ -11,8 +11,13 @@ extension ReportAccumulator {
     /// now): facts hold times and revenue entries, so `add` cuts every figure there, revenue included.
     public static func read(store: any FactsReader, experiment: Experiment, options: ReportOptions, inputs: ReportInputs) throws -> ReportAccumulator {
         var acc = ReportAccumulator(experiment: experiment, options: options, inputs: inputs)
-        try store.forEachFact(experiment: experiment.id, since: options.since.map(Timestamp.init), until: Timestamp(inputs.asOf),
-                              fields: acc.factFields) { acc.add($0) }
+        let since = options.since.map(Timestamp.init), until = Timestamp(inputs.asOf), fields = acc.factFields
+        // Batches of columns unless a split reads attributes, which only whole rows carry.
+        if fields.contains(.attributes) {
+            try store.forEachFact(experiment: experiment.id, since: since, until: until, fields: fields) { acc.add($0) }
+        } else {
+            try store.forEachFactBatch(experiment: experiment.id, since: since, until: until, fields: fields) { acc.add($0) }
+        }
         return acc
     }
 }

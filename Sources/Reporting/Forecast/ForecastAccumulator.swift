@@ -115,8 +115,8 @@ public struct ForecastAccumulator: Sendable {
     }
 
     /// Counts one user of arm `v` whom the caller has already checked (not forced, of this experiment).
-    mutating func record(_ row: UserFacts, arm v: Int) {
-        let exposure = row.firstExposure.microseconds
+    mutating func record<Row: FactRow>(_ row: Row, arm v: Int) {
+        let exposure = row.firstExposureMicros
         guard exposure < asOf else { return }
         exposed[v] += 1
         guard asOf - exposure >= matureAge else { return }
@@ -162,7 +162,7 @@ public struct ForecastAccumulator: Sendable {
         let last = exposure + lastPayment
         // The one end rule (a cancel that stood, or an expiry other than a pause; a re-subscription's too) or
         // a refund after the last payment; else, for stores that say nothing, a payment overdue by a period and the grace.
-        let refunded = row.refundedAt.map { $0.microseconds >= last && $0.microseconds < asOf } ?? false
+        let refunded = row.refundedMicros.map { $0 >= last && $0 < asOf } ?? false
         let churned = row.hasEnd(from: last, before: asOf) || refunded
             || asOf > last + period + Self.overdueGraceDays * Self.microsPerDay
         // Payment j falls at first + (j − 1)·period; those before the horizon are due.

@@ -27,6 +27,37 @@ extension SQLiteEventStore {
     /// for read as NULL, so SQLite neither copies nor the row decodes them.
     public func forEachFact(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
                             _ body: (UserFacts) throws -> Void) throws {
+        try walkFacts(experiment: experiment, since: since, until: until, fields: fields) { s in
+            // Every row's experiment is the one bound: it is not read. One row is read into again and
+            // again: a fresh `UserFacts` per row was copied out and destroyed whole.
+            var row = Self.emptyRow(experiment: experiment)
+            while try s.step() {
+                Self.read(s, into: &row)
+                try body(row)
+            }
+        }
+    }
+
+    /// `FactsReader.forEachFactBatch`: the same walk, each row's columns read into a batch's columns.
+    public func forEachFactBatch(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                                 _ body: (FactBatch) throws -> Void) throws {
+        precondition(!fields.contains(.attributes), "a FactBatch carries no attributes")
+        try walkFacts(experiment: experiment, since: since, until: until, fields: fields) { s in
+            var batch = FactBatch()
+            while try s.step() {
+                Self.read(s, into: &batch)
+                if batch.isFull {
+                    try body(batch)
+                    batch.removeAll()
+                }
+            }
+            if batch.count > 0 { try body(batch) }
+        }
+    }
+
+    /// The statement of a walk of `experiment`'s facts rows, in `user_id` order, bound and ready to step.
+    private func walkFacts(experiment: String, since: Timestamp?, until: Timestamp?, fields: FactFields,
+                           _ body: (Statement) throws -> Void) throws {
         try readers.read { c in
             let bounded = since != nil || until != nil
             let select = Self.factColumns(fields, experimentKnown: true)
@@ -39,13 +70,7 @@ extension SQLiteEventStore {
                 try s.bind(2, since?.microseconds ?? Int64.min)
                 try s.bind(3, until?.microseconds ?? Int64.max)
             }
-            // Every row's experiment is the one bound: it is not read. One row is read into again and
-            // again: a fresh `UserFacts` per row was copied out and destroyed whole.
-            var row = Self.emptyRow(experiment: experiment)
-            while try s.step() {
-                Self.read(s, into: &row)
-                try body(row)
-            }
+            try body(s)
         }
     }
 
@@ -268,6 +293,37 @@ extension SQLiteEventStore {
         row.strayUncancel = ts(at.strayUncancel)
         row.undoneCancels = EndSpan.decode(s.optionalText(c(at.undoneCancels)))
         row.laterEnds = EndSpan.decode(s.optionalText(c(at.laterEnds)))
+    }
+
+    /// Appends the statement's facts row to `batch`, its columns found by name (`FactColumns.layout`):
+    /// the columns `read(_:into:)` reads but the placement and attributes, no string made for a value
+    /// the batch keeps once (variant, fallback reason, product ids) or as bytes (user id).
+    static func read(_ s: Statement, into batch: inout FactBatch) {
+        let at = FactColumns.layout
+        func c(_ position: Int) -> Int32 { Int32(truncatingIfNeeded: position) }
+        s.withText(c(at.userID)) { batch.set(userID: $0) }
+        s.withText(c(at.variant)) { batch.set(variant: $0) }
+        batch.set(.firstExposure, s.int64(c(at.firstExposure)))
+        batch.set(.trialStart, s.optionalInt64(c(at.trialStart)))
+        batch.set(.firstPaid, s.optionalInt64(c(at.firstPaid)))
+        batch.set(.firstConverted, s.optionalInt64(c(at.firstConverted)))
+        batch.set(.firstCancel, s.optionalInt64(c(at.firstCancel)))
+        batch.set(.refunded, s.optionalInt64(c(at.refunded)))
+        batch.set(netRevenue: s.double(c(at.netRevenue)))
+        s.withBlob(c(at.revenueEntries)) { batch.appendRevenueEntries($0) }
+        batch.set(crossedOver: s.int64(c(at.crossedOver)) != 0)
+        batch.set(copySource: copySources.match(s, c(at.copySource)))
+        s.withText(c(at.copyFallbackReason)) { batch.set(fallbackReason: $0) }
+        batch.set(.trialDays, s.optionalInt64(c(at.trialDays)))
+        batch.set(.allocationPeriod, s.optionalInt64(c(at.allocationPeriod)))
+        batch.set(.expired, s.optionalInt64(c(at.expired)))
+        batch.set(expiryKind: expiryKinds.match(s, c(at.expiryKind)))
+        batch.set(.billingIssue, s.optionalInt64(c(at.billingIssue)))
+        batch.set(.firstUncancel, s.optionalInt64(c(at.firstUncancel)))
+        batch.set(.strayUncancel, s.optionalInt64(c(at.strayUncancel)))
+        batch.append(undoneCancels: EndSpan.decode(s.optionalText(c(at.undoneCancels))),
+                     laterEnds: EndSpan.decode(s.optionalText(c(at.laterEnds))))
+        batch.endRow()
     }
 
     /// `copy_source` and `expiry_kind` matched on their bytes: a report reads them on every row, and a
