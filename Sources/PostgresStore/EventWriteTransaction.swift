@@ -137,7 +137,7 @@ enum EventWriteTransaction {
         }
         let users = Set(batchEvents.keys)
         let exposed = Set(batchEvents.lazy.filter { $0.value.contains { $0.type == .exposure } }.map(\.key))
-        // SPEC §4 people: identifies name a second id; both ids' persons are locked with the users.
+        // People (docs/People.md): identifies name a second id; both ids' persons are locked with the users.
         let identifies = unique.filter { ($0.type == .identified && $0.identity != nil) || ($0.type == .exposure && $0.storeAccountID != nil) }
         let ids = users.union(identifies.lazy.compactMap { $0.identity ?? $0.storeAccountID.map(UserID.init) })
         let allIDs = arrayLiteral(ids.sorted().lazy.map(\.text))

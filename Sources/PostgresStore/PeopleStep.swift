@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// SPEC §4 people inside one write transaction, after its users and their persons are locked:
+/// People (docs/People.md) inside one write transaction, after its users and their persons are locked:
 /// the `people` rows of every person the transaction's ids belong to, the transaction's stored
 /// `identified` events applied to them in arrival order (`IdentityRules`, through an
 /// `IdentityGraph` seeded with those rows), the changes written, and the persons' facts
@@ -49,7 +49,7 @@ struct PeopleStep {
         graph = IdentityGraph(personOf: personOf, known: known)
         for e in identifies {
             if e.type == .exposure {
-                // SPEC §4: an exposure's store account joins the user's person (a repeat finds it joined).
+                // An exposure's store account joins the user's person (a repeat finds it joined).
                 if let person = graph.linkStoreAccount(of: e), let account = e.storeAccountID.map(UserID.init) {
                     absorbed.insert(account)
                     linkedPersons.insert(person)

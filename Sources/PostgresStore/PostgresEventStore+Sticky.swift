@@ -62,7 +62,7 @@ final class PostgresStickyReader: StickyReader {
         return nil
     }
 
-    /// One query for every lookup of `batch`: the facts rows of its users' persons (SPEC §2: the
+    /// One query for every lookup of `batch`: the facts rows of its users' persons (the
     /// sticky record is the person's) and experiments, of which each lookup keeps the pairs it asked for.
     static func query(_ batch: [(userID: UserID, experiments: [String])], pool: ConnectionPool) throws -> [[String?]] {
         try queryWithLinks(batch, pool: pool).map(\.variants)

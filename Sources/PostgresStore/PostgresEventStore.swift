@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// The event store in PostgreSQL, for several `abctl serve` nodes on one database (SPEC §9):
+/// The event store in PostgreSQL, for several `abctl serve` nodes on one database (docs/Stores.md):
 /// events idempotent on (user_id, event_id), per-(user, experiment) facts kept exact under
 /// concurrent writers, sticky lookups read from the database, migrations run once.
 ///

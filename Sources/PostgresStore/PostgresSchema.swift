@@ -3,7 +3,7 @@ import Foundation
 
 /// The PostgreSQL layout and its migrations.
 ///
-/// Every key starts with `user_id` (SPEC §4, §9), so the same tables can be distributed by user
+/// Every key starts with `user_id`, so the same tables can be distributed by user
 /// on Citus (`copy_cache`, keyed by experiment, would be a reference table there). Text that
 /// reports sort by uses the "C" collation: byte order, as SQLite compares, so rows reach the
 /// report in the same order from both stores and sums come out bit for bit the same.
@@ -77,7 +77,7 @@ enum PostgresSchema {
         Migration(version: 3, description: "facts pages keep room for in-place updates", sql: """
             ALTER TABLE facts SET (fillfactor = 80);
             """),
-        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        // A Stripe refund names only its charge, a Play voided purchase only its token.
         // Keyed by the vendor's id, not the user (a reference table on Citus).
         Migration(version: 5, description: "payments store webhooks reported, by the vendor's key", sql: """
             CREATE TABLE webhook_payments (
@@ -88,13 +88,13 @@ enum PostgresSchema {
                 refunded_minor bigint NOT NULL
             );
             """),
-        // SPEC §4: an exposure's placement and attributes (`ExposureAttributes.encoded`), on the
-        // event and, from the first exposure, in the facts. Older events carry neither.
+        // An exposure's placement and attributes (`ExposureAttributes.encoded`), on the event
+        // and, from the first exposure, in the facts. Older events carry neither.
         Migration(version: 6, description: "exposure placement and attributes on events and facts", sql: """
             ALTER TABLE events ADD COLUMN placement text, ADD COLUMN attributes bytea;
             ALTER TABLE facts ADD COLUMN placement text, ADD COLUMN attributes bytea;
             """),
-        // SPEC §5: one row per stop, written whole in one statement; at most one in force per
+        // Safeguard stops: one row per stop, written whole in one statement; at most one in force per
         // (experiment, arm). notified_ts is the --notify-url outbox's mark. Keyed by experiment,
         // like copy_cache: a reference table on Citus.
         Migration(version: 7, description: "safeguard stops, with who reset them and the notification outbox", sql: """
@@ -119,24 +119,24 @@ enum PostgresSchema {
                 observed_until_ts bigint NOT NULL
             );
             """),
-        // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
+        // Revenue in another currency is stored converted; the amount and currency as sent are kept.
         Migration(version: 9, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue double precision, ADD COLUMN original_currency text;
             """),
-        // SPEC §4: an exposure's store account id (what the app handed the App Store or Google Play for
+        // An exposure's store account id (what the app handed the App Store or Google Play for
         // the user), looked up by the webhooks through the index (not unique: on Citus a lookup asks
         // every shard); the trial a store granted, on the trial start and, from the first one after
-        // exposure, in the facts (SPEC §5 offer_mismatch). Older events carry neither.
+        // exposure, in the facts (the report's `offer_mismatch`). Older events carry neither.
         Migration(version: 10, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
             ALTER TABLE events ADD COLUMN store_account_id text COLLATE "C", ADD COLUMN trial_days integer;
             ALTER TABLE facts ADD COLUMN trial_days integer;
             CREATE INDEX events_by_store_account ON events (store_account_id, ts) WHERE store_account_id IS NOT NULL;
             """),
-        // The `--notify-url` outbox sends a stop's reset too, once acknowledged (SPEC §5).
+        // The `--notify-url` outbox sends a stop's reset too, once acknowledged.
         Migration(version: 11, description: "the outbox's mark for a safeguard reset's notification", sql: """
             ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts bigint;
             """),
-        // SPEC §4 people: as SQLite's (see Schema.swift there). Every key starts with a user id.
+        // People (docs/People.md): as SQLite's (see Schema.swift there). Every key starts with a user id.
         Migration(version: 12, description: "people: identified events, links of ids to a person, known ids, conflicts", sql: """
             ALTER TABLE events ADD COLUMN identity text COLLATE "C";
             CREATE TABLE people (
@@ -152,7 +152,7 @@ enum PostgresSchema {
                 PRIMARY KEY (user_id, event_id)
             );
             """),
-        // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
+        // A bandit's allocation periods, one row per (experiment, period) written once by the lease holder.
         Migration(version: 13, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
             CREATE TABLE allocation_periods (
                 experiment text COLLATE "C" NOT NULL,
@@ -164,7 +164,7 @@ enum PostgresSchema {
                 PRIMARY KEY (experiment, period)
             );
             """),
-        // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
+        // The store a payment went through and its proceeds (as the store said them, or the
         // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
         // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
         Migration(version: 14, description: "events keep their store and proceeds", sql: """
@@ -180,16 +180,16 @@ enum PostgresSchema {
                 type smallint NOT NULL
             );
             """),
-        // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
-        // start); the first exposure's is the facts' period. Events stored before kept none, so
+        // A bandit's exposure echoes the allocation period assign answered (the period's start);
+        // the first exposure's is the facts' period. Events stored before kept none, so
         // nothing is recomputed (those users count in the period of their first exposure's time).
         Migration(version: 16, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
             ALTER TABLE events ADD COLUMN allocation_period_ts bigint;
             ALTER TABLE facts ADD COLUMN allocation_period_ts bigint;
             """),
-        // SPEC §7: the notifications outbox, one row per (notification, target), recorded before any
-        // try; the sending node claims a row for a while, and a 2xx ends it for good. Keyed by the
-        // notification, not the user (a reference table on Citus, as webhook_deliveries).
+        // The notifications outbox (docs/Notifications.md), one row per (notification, target), recorded
+        // before any try; the sending node claims a row for a while, and a 2xx ends it for good. Keyed by
+        // the notification, not the user (a reference table on Citus, as webhook_deliveries).
         Migration(version: 17, description: "the notifications outbox: one row per notification and target", sql: """
             CREATE TABLE notifications (
                 id text COLLATE "C" NOT NULL,
@@ -212,9 +212,9 @@ enum PostgresSchema {
             CREATE INDEX notifications_due ON notifications(state, next_try_ts);
             CREATE INDEX notifications_by_experiment ON notifications(experiment, recorded_ts);
             """),
-        // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
-        // configured (generated once, shared by the nodes), failed sign-ins by address, and share links. Keyed by
-        // their own ids, not by user: reference tables on Citus.
+        // The console's sessions (every node knows them), the server's secret when none is configured
+        // (generated once, shared by the nodes), failed sign-ins by address, and share links
+        // (docs/Console.md). Keyed by their own ids, not by user: reference tables on Citus.
         Migration(version: 18, description: "console sessions, the server's secret, failed sign-ins, share links", sql: """
             CREATE TABLE console_sessions (
                 id text COLLATE "C" PRIMARY KEY,

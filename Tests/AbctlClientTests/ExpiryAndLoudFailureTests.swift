@@ -21,7 +21,7 @@ final class HeardLog: Sendable {
     var all: [(ClientLogLevel, String)] { lines.withLock { $0 } }
 }
 
-/// SPEC §7: cached answers expire (24 h by default, at once when the experiment stops, ships or is
+/// Cached answers expire (24 h by default, at once when the experiment stops, ships or is
 /// stopped by a safeguard); 401 and 403 are said aloud with the missing scope; a device clock
 /// ahead of the server's is corrected by the `Date` header's offset.
 @Suite struct ExpiryAndLoudFailureTests {
@@ -259,7 +259,7 @@ final class HeardLog: Sendable {
     }
 
     /// The device's clock an hour ahead: every event would carry a `ts` an hour in the server's
-    /// future (SPEC §4 refuses more than 10 minutes). Corrected by the `Date` header's offset,
+    /// future (the server refuses more than 10 minutes). Corrected by the `Date` header's offset,
     /// whether the offset was known when the event was logged (after an assign) or not yet.
     @Test func aDeviceClockAnHourAheadIsCorrectedByTheServersDateHeader() async throws {
         let server = try await ServeProcess.start()

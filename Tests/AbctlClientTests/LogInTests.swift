@@ -6,9 +6,9 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC §7 AbctlClient, §4 people: the client asks under an anonymous id until `logIn`, which
-/// queues an `identified` event behind what was queued, carries the cached answers over, and from
-/// then on asks under the known id, which the server answers with the anonymous id's arm.
+/// One person, many ids in AbctlClient (docs/People.md): the client asks under an anonymous id until
+/// `logIn`, which queues an `identified` event behind what was queued, carries the cached answers over,
+/// and from then on asks under the known id, which the server answers with the anonymous id's arm.
 struct LogInTests {
     @Test func theSignUpFlowKeepsTheArmAndLosesNoEvent() async throws {
         let storage = try TemporaryDirectory()

@@ -95,7 +95,7 @@ actor ScriptedModel: CopyModel {
             #expect(d.copyGenerated == (c.source == .onDevice ? 1 : 0), "\(c.name)")
             if let reason = c.reason { expectedFallbacks[reason, default: 0] += 1 } else { generated += 1 }
 
-            // The exposure carries what was shown and why it fell back (SPEC §3, §4).
+            // The exposure carries what was shown and why it fell back.
             let exposure = try #require(ClientEvent.exposure(of: answer))
             #expect(exposure.copySource == c.source)
             #expect(exposure.copyText == c.text)

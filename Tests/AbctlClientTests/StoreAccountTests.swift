@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// The client makes one store account id per user (SPEC §4), keeps it across restarts, and sends
+/// The client makes one store account id per user, keeps it across restarts, and sends
 /// it with every exposure, so the App Store and Google Play webhooks find the user.
 struct StoreAccountTests {
     @Test func oneIDPerUserStableAcrossRestartsAndSentWithExposures() async throws {

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The AbctlClient recomputes a paywall's discount text from the prices the store reports on the
-/// device (`Decimal`, as StoreKit's `Product.price`) by the server's own rule (SPEC §1).
+/// device (`Decimal`, as StoreKit's `Product.price`) by the server's own rule.
 @Suite struct StorePriceClaimTests {
     static let products: Products = {
         func plan(_ id: String, _ period: String, _ i: Int) -> Products.Plan {

@@ -206,7 +206,7 @@ func aNulEscapeInAStringFieldIsRefused(field: String) throws {
     #expect(parser.validate(Event(id: "e1", type: .purchased, userID: "u1", timestamp: Timestamp(microseconds: 0))) == nil)
 }
 
-/// SPEC §4: revenue in another currency is converted into the report currency when parsed (so
+/// Revenue in another currency is converted into the report currency when parsed (so
 /// stored), the amount and currency as sent kept; a currency with no rate rejects the line naming `currency`.
 @Test func revenueInAnotherCurrencyIsConvertedAndTheOriginalKept() throws {
     let eur = EventParser(currency: CurrencyConverter(currency: "USD", rates: ["EUR": 1.08, "JPY": 0.0067]))
@@ -240,7 +240,7 @@ extension Result {
     fileprivate var failure: Failure? { if case .failure(let f) = self { f } else { nil } }
 }
 
-/// SPEC §4: `user_id` and `event_id` are at most 256 bytes of UTF-8; a longer one rejects the line naming the field.
+/// `user_id` and `event_id` are at most 256 bytes of UTF-8; a longer one rejects the line naming the field.
 @Test func idsOver256BytesAreRejectedNamingTheField() throws {
     let longest = String(repeating: "é", count: 128)   // 256 bytes, 128 characters
     func line(event: String, user: String) -> String {
@@ -276,7 +276,7 @@ extension Result {
     #expect(rejection(#"{"event_id":"e","type":"renewed","user_id":"u","ts":"yesterday"}"#)?.more == [])
 }
 
-/// SPEC §4's doubtful lines: refused naming the field, never silently changed.
+/// Doubtful lines: refused naming the field, never silently changed.
 @Suite struct DoubtfulLinesTests {
     let base = #""event_id":"e","user_id":"u","ts":"2026-12-01T10:00:00Z""#
     let clock = parser.receiving(at: Timestamp(rfc3339: "2026-12-01T12:00:00Z")!)

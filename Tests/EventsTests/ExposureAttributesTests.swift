@@ -7,7 +7,7 @@ private func parse(_ extra: String) -> Result<Event, EventRejection>? {
     EventParser().parse(line: exposure + extra + "}")
 }
 
-/// SPEC §4: an exposure may carry `placement` and `attributes`.
+/// An exposure may carry `placement` and `attributes`.
 @Test func anExposureCarriesItsPlacementAndAttributes() throws {
     let event = try #require(try parse(#","placement":"onboarding_end","attributes":{"platform":"ios","country":"GB","new_user":true,"sessions":12,"score":0.5,"app_version":"2.1.0","nested\u00e9":"\u00e9"}"#)?.get())
     #expect(event.placement == "onboarding_end")

@@ -2,7 +2,7 @@ import ExperimentDefinitions
 import Testing
 import Events
 
-/// SPEC §4 people: `{"type": "identified", "user_id", "identity"}`; `identity` is required there,
+/// People (docs/People.md): `{"type": "identified", "user_id", "identity"}`; `identity` is required there,
 /// refused on other types, held to the user id's rules, and an `app` key's is at most 7 days old.
 struct IdentifiedParsingTests {
     let parser = EventParser()

@@ -1,7 +1,7 @@
 import Testing
 import Events
 
-/// SPEC §4: an exposure may carry `store_account_id`, a `trial_started` may carry `trial_days`;
+/// An exposure may carry `store_account_id`, a `trial_started` may carry `trial_days`;
 /// each is refused elsewhere and when malformed, naming the field.
 struct StoreFieldsParsingTests {
     let parser = EventParser()
@@ -21,7 +21,7 @@ struct StoreFieldsParsingTests {
         #expect(none.storeAccountID == nil)
     }
 
-    /// SPEC §2: a bandit's exposure echoes `allocation_period`, kept on the event (the report counts the
+    /// A bandit's exposure echoes `allocation_period`, kept on the event (the report counts the
     /// user in that period); a time it is not, or on another type, is refused naming it.
     @Test func anExposureCarriesItsAllocationPeriod() throws {
         let event = try #require(try parse(#"{"event_id":"e","type":"exposure","user_id":"u","ts":"2026-12-02T00:00:03Z","experiment":"x","variant":"a","allocation_period":"2026-12-01T00:00:00Z"}"#)?.get())

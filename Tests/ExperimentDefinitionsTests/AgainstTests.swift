@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import ExperimentDefinitions
 
-/// `validate --against REF` (SPEC §6): a table of edits to a running experiment, each field
+/// `validate --against REF`: a table of edits to a running experiment, each field
 /// in both directions, through REF as a folder and as a git revision of a temporary repository. Each
 /// reshuffling edit is an error whose share is checked against a brute-force count over 100,000
 /// hashed ids through the Assigner; each widening passes; each paywall edit is a warning.

@@ -5,7 +5,7 @@ import TestSupport
 @testable import PostgresStore
 
 /// Connections a restarted server closed while they sat idle: the first found dead retires them
-/// all, and the call that found it runs again on a fresh connection (SPEC §7: a 503 only while
+/// all, and the call that found it runs again on a fresh connection (a 503 only while
 /// the store is really unavailable).
 @Suite struct ServerRestartTests {
     @Test func callsAfterTheServerClosedEveryIdleConnectionSucceedAtTheFirstTry() async throws {

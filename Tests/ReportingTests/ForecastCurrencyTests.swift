@@ -4,7 +4,7 @@ import Foundation
 @testable import Reporting
 import Testing
 
-/// SPEC §5: the forecast in every currency. Payers are told to a plan by `product_id` and renew at
+/// The forecast in every currency. Payers are told to a plan by `product_id` and renew at
 /// their own last payment, converted: the same payers paying in EUR or JPY get the forecast of
 /// paying in USD, scaled by what their price is worth in USD. A payer whose plan cannot be told is
 /// named in `null_reasons`, never dropped silently.

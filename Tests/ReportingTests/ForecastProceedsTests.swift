@@ -4,7 +4,7 @@ import Foundation
 @testable import Reporting
 import Testing
 
-/// SPEC §5: the forecast gives proceeds per user beside gross, from the same renewal models, each
+/// The forecast gives proceeds per user beside gross, from the same renewal models, each
 /// further payment bringing in what the payer's last one did. The payers of ForecastCurrencyTests,
 /// paying through a store whose cut is known, forecast proceeds equal to the gross forecast times
 /// what a payment keeps, interval and comparison too; payers through different stores keep each

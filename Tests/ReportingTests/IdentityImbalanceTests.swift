@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import Reporting
 
-/// SPEC §4: when the share of people with merged ids differs between arms (chi-square, p < 0.001),
+/// When the share of people with merged ids differs between arms (chi-square, p < 0.001),
 /// the report's health says `identity_imbalance`, in every format; equal shares say nothing.
 @Suite struct IdentityImbalanceTests {
     typealias F = Fixtures

@@ -5,9 +5,9 @@ import SQLiteStore
 import Testing
 @testable import Reporting
 
-/// SPEC §2 people: a person exposed to two experiments of one namespace anyway (two ids exposed
-/// before they were linked) counts in the one it saw first only, and each report's health counts
-/// such people (`namespace_conflicts`).
+/// A namespace keeps people apart, yet a person exposed to two experiments of one namespace anyway
+/// (two ids exposed before they were linked) counts in the one it saw first only, and each report's
+/// health counts such people (`namespace_conflicts`).
 @Suite struct NamespaceConflictsTests {
     typealias F = Fixtures
 

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import Reporting
 
-/// SPEC §5 offers, counted by hand: per arm, trial starts whose store-granted `trial_days` differs
+/// `offer_mismatch`, counted by hand: per arm, trial starts whose store-granted `trial_days` differs
 /// from the arm's, and users who paid at once where the arm offered a trial, over the arm's trial
 /// starters and purchasers; a health warning only when a one-sided exact binomial test against 2%
 /// and, where the control offers the same trial, a one-sided Fisher exact test against the control's

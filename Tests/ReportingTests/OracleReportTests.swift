@@ -49,8 +49,8 @@ import Testing
         return try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     }
 
-    /// CSV and JSON agree figure for figure: every number of every CSV row equals the JSON's (SPEC §8:
-    /// the same report in every format), and every empty figure has the JSON's reason beside it.
+    /// CSV and JSON agree figure for figure: every number of every CSV row equals the JSON's (the same
+    /// report in every format), and every empty figure has the JSON's reason beside it.
     @Test func csvAndJSONAgreeFigureForFigure() throws {
         var acc = ReportAccumulator(experiment: try Self.loadExperiment(), options: ReportOptions(alpha: 0.05, clock: Self.asOf))
         for row in try Self.pythonFacts() { acc.add(row) }
@@ -167,7 +167,7 @@ enum OracleCheck {
             let key = v["key"] as! String
             #expect(v["users"] as? Int == w["users"] as? Int, "\(key).users")
             let metrics = try #require(v["metrics"] as? [String: [String: Any]])
-            // The oracle's events name no store and carry no proceeds: their proceeds are their revenue (SPEC §5, no cut).
+            // The oracle's events name no store and carry no proceeds: their proceeds are their revenue (no cut).
             var wantMetrics = try #require(w["metrics"] as? [String: [String: Any]])
             wantMetrics["proceeds_per_user"] = wantMetrics["revenue_per_user"]
             #expect(Set(metrics.keys) == Set(wantMetrics.keys))

@@ -105,7 +105,7 @@ import Testing
         #expect(MarkdownReportRenderer.esc("a &amp; b _c_") == "a &amp;amp; b \\_c\\_")
     }
 
-    /// SPEC §5: every comparison names its direction; the legend and the currency in every format.
+    /// Every comparison names its direction; the legend and the currency in every format.
     @Test func directionLegendAndCurrencyInEveryFormat() throws {
         let r = Fixtures.report()
         let text = TextReportRenderer.render(r, color: false), md = MarkdownReportRenderer.render(r), html = HTMLReportRenderer.render(r)

@@ -59,7 +59,7 @@ import Testing
         #expect(report.comparisons.contains { $0.adjustment?.attributes == ["country"] })
     }
 
-    /// SPEC §5 "As of one moment": `until`, else the fixed clock, else where the store's data ends,
+    /// The one as-of moment: `until`, else the fixed clock, else where the store's data ends,
     /// else now; the store is asked where its data ends only when nothing else names the moment.
     @Test func theAsOfMomentIsSettledWhereTheSourceIsRead() throws {
         let end = F.start + 10 * F.day

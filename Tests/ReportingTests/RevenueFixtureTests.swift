@@ -68,7 +68,7 @@ import Testing
             }
             let expected = c["expected"] as! [String: [[String: Any]]]
             for m in metrics {
-                // The fixture's entries name no store, so their proceeds are their revenue (no cut, SPEC §5).
+                // The fixture's entries name no store, so their proceeds are their revenue (no cut).
                 let want = try #require(expected[m.isProceeds ? "revenue_per_user_d\(horizon)" : m.name])
                 for v in 0..<2 {
                     let got = acc.tally(m, variant: v)

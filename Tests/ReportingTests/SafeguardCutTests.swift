@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import Reporting
 
-/// SPEC §5: after a safeguard stop the sample ratio check counts users first exposed before the
+/// After a safeguard stop the sample ratio check counts users first exposed before the
 /// first stop, and a stopped arm is reported as of its stop.
 @Suite struct SafeguardCutTests {
     typealias F = Fixtures

@@ -50,7 +50,7 @@ import Testing
     }
 }
 
-/// SPEC §5 "as of one moment": one store read as of one moment, however the moment is given
+/// One as-of moment: one store read as of one moment, however the moment is given
 /// (`--until`, `ABCTL_NOW` or a simulation's end, which set the clock), gives byte-identical JSON,
 /// and nothing at or after the moment counts in any figure.
 @Suite struct OneAsOfMomentTests {

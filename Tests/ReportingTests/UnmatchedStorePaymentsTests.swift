@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import Reporting
 
-/// SPEC §4: `abctl report`'s health says `unmatched_store_payments` when more than 1% of the App
+/// `abctl report`'s health says `unmatched_store_payments` when more than 1% of the App
 /// Store and Google Play payments in the experiment's dates are under a store token no exposure
 /// named, in every format; at 1% or less it says nothing.
 @Suite struct UnmatchedStorePaymentsTests {
@@ -30,7 +30,7 @@ import Testing
         let note = try #require(r.health.first { $0.code == "unmatched_store_payments" })
         #expect(note.level == .warning)
         #expect(note.message.hasPrefix("4 of 200 App Store and Google Play payments in the experiment's dates (2.0%)"), "\(note.message)")
-        // SPEC §8: the JSON entry carries what it counts.
+        // The JSON entry carries what it counts.
         let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONReportRenderer.render(r).utf8)) as? [String: Any])
         let entry = try #require((json["health"] as? [[String: Any]])?.first { $0["code"] as? String == "unmatched_store_payments" })
         #expect(entry["count"] as? Int == 4, "\(entry)")

@@ -7,7 +7,7 @@ import TestSupport
 
 /// A database written by the release before the idempotency key became (user_id, event_id)
 /// (`Fixtures/release-v2`, made by its `make_fixture.sh`): opening it migrates it to the
-/// current schema, keeps every event and fact, and then follows SPEC §4's key.
+/// current schema, keeps every event and fact, and then follows the new key.
 @Suite struct MigrationTests {
     static let fixture: String = {
         var url = URL(fileURLWithPath: #filePath)

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A bandit's allocation periods on every store (SPEC §2, §5): written whole, once per
-/// (experiment, period) whoever races to write it, read back exactly by another node.
+/// A bandit's allocation periods on every store: written whole, once per (experiment, period)
+/// whoever races to write it, read back exactly by another node.
 @Suite struct AllocationPeriodConformanceTests {
     static func period(_ index: Int, experiment: String = "bandit", weights: [Double] = [0.5, 0.3, 0.2], computed: Int64 = 0) -> AllocationPeriod {
         let keys = ["control", "b", "c"]

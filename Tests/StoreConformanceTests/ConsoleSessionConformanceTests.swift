@@ -1,7 +1,7 @@
 import Events
 import Testing
 
-/// The console's sessions, secret and failed sign-ins (SPEC §10), the same on every store, and
+/// The console's sessions, secret and failed sign-ins, the same on every store, and
 /// seen by a second node on the same data.
 struct ConsoleSessionConformanceTests {
     @Test(arguments: storeFactories)

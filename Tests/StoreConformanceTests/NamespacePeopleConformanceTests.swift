@@ -5,11 +5,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A namespace keeps people apart, not only ids (SPEC §2 people): a person exposed to one
-/// experiment of a namespace is left out (`namespace`) of another whose range does not overlap,
-/// even when the id that asks hashes into that other one's range, whether the ids were linked
-/// before the first exposure or after it, through the in-process and the remote assign paths; a
-/// person exposed to both anyway keeps its own records.
+/// A namespace keeps people apart, not only ids: a person exposed to one experiment of a namespace
+/// is left out (`namespace`) of another whose range does not overlap, even when the id that asks
+/// hashes into that other one's range, whether the ids were linked before the first exposure or
+/// after it, through the in-process and the remote assign paths; a person exposed to both anyway
+/// keeps its own records.
 @Suite struct NamespacePeopleConformanceTests {
     typealias F = EventFactory
 

@@ -2,7 +2,7 @@ import Events
 import Testing
 import TestSupport
 
-/// The notifications outbox on every store (SPEC §7): one row per (id, target) whichever store
+/// The notifications outbox on every store: one row per (id, target) whichever store
 /// writes it, claimed by one claimant at a time until its claim runs out, never claimed again once
 /// delivered or failed, and a try recorded only by the claimant that holds it.
 @Suite struct NotificationOutboxConformanceTests {

@@ -1,8 +1,8 @@
 import Events
 import Testing
 
-/// The payment ledger (SPEC §7: Stripe refunds found through a kept charge, Play voided
-/// purchases through a kept token), the same on every store.
+/// The payment ledger (Stripe refunds found through a kept charge, Play voided purchases through a
+/// kept token), the same on every store.
 struct PaymentLedgerTests {
     @Test(arguments: storeFactories)
     func keepsAPaymentUnderEachKeyAndRefundsOnlyRise(_ factory: StoreFactory) async throws {

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// SPEC §4 "People: one person, many ids", on every store: facts per (experiment, person) equal
+/// One person, many ids (docs/People.md), on every store: facts per (experiment, person) equal
 /// `FactsBuilder` over all of the person's ids' events, with the links `IdentityGraph` makes of
 /// the `identified` events in the order they were stored; the sticky record is the person's;
 /// conflicts are counted; two writers (two nodes) give one person whatever the order.
@@ -56,7 +56,7 @@ import TestSupport
                 events.append(Event(id: "identify:\(second)", type: .identified, userID: "user-\(u)", timestamp: at(), identity: second))
             }
         }
-        // Store accounts (SPEC §4): an exposure carrying one, a payment under it before or after.
+        // Store accounts: an exposure carrying one, a payment under it before or after.
         for u in 0..<users where Int.random(in: 0..<10, using: &rng) < 2 {
             let token: UserID = "tok-\(u)"
             events.append(Event(id: "sx", type: .exposure, userID: "user-\(u)", timestamp: at(), experiment: "beta", variant: "name",
@@ -198,9 +198,10 @@ import TestSupport
         }
     }
 
-    /// SPEC §2 people through the store's sticky reader: the known id of a person whose anonymous
-    /// id was exposed gets that arm though targeting leaves it out (it logs in on another
-    /// platform); an id of its own with a record is left out by targeting, as section 2 orders.
+    /// The sticky record is the person's, through the store's sticky reader: the known id of a
+    /// person whose anonymous id was exposed gets that arm though targeting leaves it out (it logs
+    /// in on another platform); an id of its own with a record is left out by targeting, which
+    /// assign checks before an id's own sticky record.
     @Test(arguments: storeFactories)
     func aLinkedIDGetsItsPersonsArmBeforeTargeting(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
@@ -246,7 +247,7 @@ import TestSupport
         }
     }
 
-    /// SPEC §4 `unmatched_store_payments` as a report reads it: App Store and Google Play payments in
+    /// `unmatched_store_payments` as a report reads it: App Store and Google Play payments in
     /// a window, and those under a token (a lowercase UUID) that no exposure named and no person holds.
     @Test(arguments: storeFactories)
     func storePaymentsCountThoseUnderAnUnknownToken(_ factory: StoreFactory) async throws {

@@ -20,7 +20,7 @@ enum RandomEvents {
         for u in 0..<users {
             let user: UserID = "user-\(u)"
             var n = 0
-            // Every user numbers events from e1, so event ids repeat across users (SPEC §4).
+            // Every user numbers events from e1, so event ids repeat across users (the idempotency key is per user).
             func id() -> EventID { n += 1; return "e\(n)" }
             // Whole hours, so events of one user often share an instant.
             func at(_ maxHours: Int) -> Timestamp { origin.adding(hours: Double(Int.random(in: 0...maxHours, using: &rng))) }
@@ -28,7 +28,7 @@ enum RandomEvents {
             for _ in 0..<exposures {
                 let source = [nil, CopySource.onDevice, .fallback, .server].randomElement(using: &rng)!
                 let ts = at(24 * 10)
-                // A bandit's exposure echoes its allocation period (SPEC §2): some users' do, the day the
+                // A bandit's exposure echoes its allocation period: some users' do, the day the
                 // exposure is in or the one before (a late log), so the first exposure's must be the one kept.
                 // Drawn from no generator, so every other draw stays as it was.
                 let day: Int64 = 86_400_000_000

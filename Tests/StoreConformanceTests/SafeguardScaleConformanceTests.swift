@@ -6,7 +6,7 @@ import Statistics
 import Testing
 import TestSupport
 
-/// Each safeguard's mixing scale on every store (SPEC §5): fixed at the first look that tests the arm,
+/// Each safeguard's mixing scale on every store: fixed at the first look that tests the arm,
 /// kept once (the first writer wins), and read by every later look and every process or node.
 @Suite struct SafeguardScaleConformanceTests {
     typealias F = EventFactory

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Safeguard stops on every store (SPEC §5): written whole, once per arm in force, read back
+/// Safeguard stops on every store: written whole, once per arm in force, read back
 /// exactly, reset with who and when, marked as notified.
 @Suite struct SafeguardStopConformanceTests {
     static let figures = SafeguardFigures(controlUsers: 1200, controlCount: 240, armUsers: 1180, armCount: 354,

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The sticky record on the assign path (SPEC §2, §9), whatever a store does to skip reads for
+/// The sticky record on the assign path, whatever a store does to skip reads for
 /// users it has never seen (SQLite keeps a filter of exposed pairs): an acknowledged exposure
 /// is the record for the very next call, through this store or another writer on the same data,
 /// and a user never exposed has none.

@@ -5,7 +5,7 @@ import SQLiteStore
 import Testing
 import TestSupport
 
-/// Store identities and granted trials (SPEC §4), the same on every store: an exposure keeps its
+/// Store identities and granted trials, the same on every store: an exposure keeps its
 /// `store_account_id` and the webhooks find the user through it; a trial start keeps its
 /// `trial_days`, and the facts keep the granted trial of the first trial start after exposure.
 struct StoreAccountConformanceTests {

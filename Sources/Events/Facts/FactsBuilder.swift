@@ -12,7 +12,7 @@ public enum FactsBuilder {
         public var experiment: String?
         public var variant: String?
         public var revenueContribution: Double
-        /// The contribution to proceeds (SPEC §5), with the revenue's sign.
+        /// The contribution to proceeds, with the revenue's sign.
         public var proceedsContribution: Double
         /// The proceeds are the revenue less the store's cut (tax not known).
         public var proceedsBeforeTax: Bool
@@ -26,7 +26,7 @@ public enum FactsBuilder {
         public var attributes: ExposureAttributes
         /// The trial the store granted (trial starts).
         public var trialDays: Int?
-        /// Which of a person's ids the event came under (SPEC §4), when facts are a person's:
+        /// Which of a person's ids the event came under, when facts are a person's:
         /// the last tie-break of the order, so two ids' events with one `event_id` order alike everywhere.
         public var member: UserID?
         /// An exposure's `allocation_period` (microseconds).
@@ -81,7 +81,7 @@ public enum FactsBuilder {
         }
     }
 
-    /// A person's facts (SPEC §4): the events of each of its ids, keyed by `person`.
+    /// A person's facts (docs/People.md): the events of each of its ids, keyed by `person`.
     public static func facts(person: UserID, members: [(id: UserID, events: [Source])]) -> [UserFacts] {
         var all: [Source] = []
         for (id, events) in members {
@@ -215,7 +215,7 @@ public enum FactsBuilder {
         if let cancel = open { stood(cancel) }
     }
 
-    /// SPEC §5: a refund's proceeds are −(the refunded payment's proceeds × refunded / paid), except
+    /// A refund's proceeds are −(the refunded payment's proceeds × refunded / paid), except
     /// Stripe's, which keeps its fee (the whole amount refunded, as the parser gives it). A refund whose
     /// store did not say its proceeds takes the share of the user's last payment before it whose store did;
     /// otherwise it keeps its store's cut, as the parser estimated it.

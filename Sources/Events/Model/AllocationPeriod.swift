@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 import Foundation
 
-/// One allocation period of a bandit (SPEC §2, §5): the weights in force from `from` until the
+/// One allocation period of a bandit (docs/Bandits.md): the weights in force from `from` until the
 /// next period, a durable record written once by whichever node held the lease at the boundary.
 public struct AllocationPeriod: Sendable, Equatable {
     public var experiment: String

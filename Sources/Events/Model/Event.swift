@@ -1,6 +1,6 @@
 import ExperimentDefinitions
-/// One event of SPEC §4, checked: required fields present, `ts` parsed, exposures name
-/// an experiment and a variant, revenue finite.
+/// One event as `abctl ingest` reads it, checked: required fields present, `ts` parsed,
+/// exposures name an experiment and a variant, revenue finite.
 public struct Event: Sendable, Hashable {
     /// The idempotency key: a second event with the same id is a duplicate.
     public var id: EventID
@@ -31,39 +31,39 @@ public struct Event: Sendable, Hashable {
         get { rare.box?.value.copyFallbackReason }
         set { rare.value.copyFallbackReason = newValue }
     }
-    /// The placement the paywall was shown in (exposures; SPEC §4).
+    /// The placement the paywall was shown in (exposures only).
     public var placement: String?
-    /// The attributes the app sent to assign (exposures; SPEC §4); empty when none were sent.
+    /// The attributes the app sent to assign (exposures only); empty when none were sent.
     public var attributes: ExposureAttributes
-    /// What the app handed the store for this user (exposures; SPEC §4): the App Store's
+    /// What the app handed the store for this user (exposures only): the App Store's
     /// `appAccountToken`, Google Play's obfuscated account id. The webhooks map it back to the user.
     public var storeAccountID: String? {
         get { rare.box?.value.storeAccountID }
         set { rare.value.storeAccountID = newValue }
     }
-    /// The trial the store actually granted, in days (`trial_started`; SPEC §4, filled by the webhooks).
+    /// The trial the store actually granted, in days (`trial_started`, filled by the webhooks).
     public var trialDays: Int? {
         get { rare.box?.value.trialDays }
         set { rare.value.trialDays = newValue }
     }
-    /// The known id this event's user is (`identified` only; SPEC §4 people).
+    /// The known id this event's user is (`identified` only): from then on one person.
     public var identity: UserID? {
         get { rare.box?.value.identity }
         set { rare.value.identity = newValue }
     }
-    /// The store the payment (or trial, or cancel) went through (SPEC §4; the webhooks fill it).
+    /// The store the payment (or trial, or cancel) went through (the webhooks fill it).
     public var store: PaymentStore? {
         get { rare.box?.value.store }
         set { rare.value.store = newValue }
     }
-    /// What the team receives for this payment, in the report currency like `revenue`, with its sign
-    /// (SPEC §4): as the store said it, or, once parsed, the revenue less the store's cut
-    /// (`proceedsBeforeTax`). Nil on events without revenue.
+    /// What the team receives for this payment, in the report currency like `revenue`, with its sign:
+    /// as the store said it, or, once parsed, the revenue less the store's cut (`proceedsBeforeTax`).
+    /// Nil on events without revenue.
     public var proceeds: Double?
     /// `proceeds` are the revenue less the store's cut from `products.json`: tax is not known.
     public var proceedsBeforeTax: Bool
-    /// A bandit's exposure: the `allocation_period` assign answered (the period's start, SPEC §2), echoed
-    /// by the app; the report and safeguards count the user in that period (SPEC §5).
+    /// A bandit's exposure: the `allocation_period` assign answered (the period's start), echoed by
+    /// the app; the report and safeguards count the user in that period.
     public var allocationPeriod: Timestamp? {
         get { rare.box?.value.allocationPeriod }
         set { rare.value.allocationPeriod = newValue }

@@ -1,4 +1,4 @@
-/// The attributes an exposure carried (SPEC §4): what the app sent to assign, so a report can split
+/// The attributes an exposure carried: what the app sent to assign, so a report can split
 /// results by segment and post-stratify. At most `maxKeys` keys; each key and each value at most
 /// `maxBytes` bytes of UTF-8 (a number: its JSON text).
 ///

@@ -1,8 +1,8 @@
 import ExperimentDefinitions
 import Foundation
 
-/// A safeguard's decision that an arm harms a metric (SPEC §5): a durable record, the same for
-/// every node, in force until someone resets it.
+/// A safeguard's decision that an arm harms a metric (docs/Safeguards.md): a durable record, the
+/// same for every node, in force until someone resets it.
 public struct SafeguardStop: Sendable, Equatable {
     /// Unique per stop: what a notification receiver deduplicates by.
     public var id: String
@@ -68,7 +68,7 @@ public struct SafeguardFigures: Sendable, Equatable {
     /// stops written before the test was named (the two-sided mSPRT).
     public var test: String?
     public var minimumHarm: Double?
-    /// A bandit's figures are period-stratified (SPEC §5): `difference` and `interval` are, and these
+    /// A bandit's figures are period-stratified: `difference` and `interval` are, and these
     /// are the two sides' stratified rates; the counts above stay the pooled ones. nil otherwise.
     public var stratified: Stratified?
 

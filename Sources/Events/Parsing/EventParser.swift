@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 /// Turns NDJSON lines into checked `Event`s, or a rejection naming the field and the reason.
 ///
-/// Doubtful lines are refused, naming the field, never silently changed (SPEC §4): a key the
+/// Doubtful lines are refused, naming the field, never silently changed: a key the
 /// type does not have (with the nearest known key as a hint), revenue of the wrong sign, a time
 /// too far ahead of `notAfter`. `null` counts as absent for optional fields. With a catalog, an
 /// exposure must name a variant of its experiment; an event naming an experiment the catalog does
@@ -11,7 +11,7 @@ public struct EventParser: Sendable {
     /// Converts revenue into the report currency; nil (no products.json) keeps amounts as sent.
     public var currency: CurrencyConverter?
     /// Each store's cut (`products.json` `stores`): a payment whose store did not say its proceeds gets
-    /// its revenue less that cut, marked as before tax (SPEC §5).
+    /// its revenue less that cut, marked as before tax.
     public var fees: StoreFees
     /// The latest `ts` taken: the receiving node's clock plus `clockSkewAllowance` (nil: any;
     /// `abctl simulate` and `demo` write their own timeline).
@@ -19,9 +19,9 @@ public struct EventParser: Sendable {
     /// The earliest `ts` an exposure may have (an `app` key's: 7 days before the clock); nil: any.
     public var exposuresNotBefore: Timestamp?
 
-    /// How far ahead of the receiving node's clock an event may be (SPEC §4).
+    /// How far ahead of the receiving node's clock an event may be.
     public static let clockSkewAllowance: Int64 = 10 * 60 * 1_000_000
-    /// How old an exposure an `app` key posts may be (SPEC §4).
+    /// How old an exposure an `app` key posts may be.
     public static let appExposureMaxAge: Int64 = 7 * 86_400 * 1_000_000
 
     /// The parser as a node receiving events at `now` sees them: `ts` at most 10 minutes ahead;
@@ -194,7 +194,7 @@ public struct EventParser: Sendable {
         return .success(event)
     }
 
-    /// A revenue event's proceeds in the report currency (SPEC §5): as the event carries them, else the
+    /// A revenue event's proceeds in the report currency: as the event carries them, else the
     /// revenue less its store's cut (`fees`), tax not known. Other events carry none.
     func addProceeds(_ event: inout Event) {
         guard event.type.carriesRevenue else { return }
@@ -524,7 +524,7 @@ public struct EventParser: Sendable {
         EventType(rawValue: raw).map { keys(of: $0).reduce(0) { $0 | bit($1) } } ?? 0
     }
 
-    /// The keys each type takes (SPEC §4's table), as `EventField` declares them.
+    /// The keys each type takes (required or allowed), as `EventField` declares them.
     private static func keys(of type: EventType) -> [Field] { EventField.keys(of: type) }
 
     /// The event converted, unless it names an experiment the catalog does not have (an old app
@@ -561,7 +561,7 @@ public struct EventParser: Sendable {
         }
     }
 
-    /// Proceeds are part of a payment (SPEC §4): they need its revenue, have its sign and are never larger.
+    /// Proceeds are part of a payment: they need its revenue, have its sign and are never larger.
     public func proceedsProblem(revenue: Double?, proceeds: Double?) -> EventRejection? {
         guard let proceeds else { return nil }
         guard let revenue else { return EventRejection(field: "proceeds", reason: "needs the payment's revenue beside it") }

@@ -6,9 +6,9 @@ public struct EventRejection: Error, Sendable, Equatable, CustomStringConvertibl
     public var reason: String
     /// The line's further problems, after this one (each with an empty `more`).
     public var more: [EventRejection]
-    /// Not refused (SPEC §4): the line names an experiment the folder does not have
-    /// (`unknown_experiment`). An exposure is left out; any other event is stored without the
-    /// experiment (`kept`), so no payment is lost. Either way the line is listed as ignored.
+    /// Not refused: the line names an experiment the folder does not have (`unknown_experiment`).
+    /// An exposure is left out; any other event is stored without the experiment (`kept`), so no
+    /// payment is lost. Either way the line is listed as ignored.
     public var ignored: Bool
     /// The event to store in spite of the ignored experiment (every type but an exposure).
     public var kept: Event? { keptBox?.event }

@@ -1,6 +1,6 @@
 import ExperimentDefinitions
 
-/// SPEC §4 "People: one person, many ids": what one `identified` event does. Both stores apply it
+/// One person, many ids (docs/People.md): what one `identified` event does. Both stores apply it
 /// to their tables, in the order the events were stored, and `IdentityGraph` applies it in memory
 /// (the conformance tests' reference), so the rule is written once.
 ///
@@ -72,8 +72,9 @@ public struct IdentityGraph: Sendable {
     }
 
     /// An exposure's `store_account_id` joins the store account to the exposed user's person
-    /// (SPEC §4): not an identify, so no id becomes known and the user keeps its own link. An
-    /// account already in a person stays there. Returns the person it joined, or nil.
+    /// (docs/People.md, "Store accounts"): not an identify, so no id becomes known and the user
+    /// keeps its own link. An account already in a person stays there. Returns the person it
+    /// joined, or nil.
     @discardableResult
     public mutating func linkStoreAccount(of exposure: Event) -> UserID? {
         guard exposure.type == .exposure, let account = exposure.storeAccountID.map(UserID.init),

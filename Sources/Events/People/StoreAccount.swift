@@ -1,7 +1,7 @@
-/// SPEC §4 store accounts: App Store tokens (`appAccountToken`) are UUIDs and compare
-/// case-insensitively, stored lowercase (Swift's `UUID().uuidString` is upper case, Apple sends lower
-/// case); other ids (Google Play's obfuscated account id) compare bytewise. An id shaped as a UUID is
-/// taken as an App Store token wherever it is read: an exposure's `store_account_id`, a webhook's token.
+/// Store accounts: App Store tokens (`appAccountToken`) are UUIDs and compare case-insensitively,
+/// stored lowercase (Swift's `UUID().uuidString` is upper case, Apple sends lower case); other ids
+/// (Google Play's obfuscated account id) compare bytewise. An id shaped as a UUID is taken as an App
+/// Store token wherever it is read: an exposure's `store_account_id`, a webhook's token.
 public enum StoreAccount {
     /// `id` lowercased when it is a UUID (8-4-4-4-12 hexadecimal digits), else `id` as it is.
     public static func normalized(_ id: String) -> String {

@@ -1,4 +1,4 @@
-/// Where a bandit's allocation periods live (SPEC §2, §5): each written once, by whichever node
+/// Where a bandit's allocation periods live (docs/Bandits.md): each written once, by whichever node
 /// holds the lease at the boundary (the safeguard lease: `SafeguardStopStore.withSafeguardLease`),
 /// and read by every node at least every 10 s.
 public protocol AllocationPeriodStore: AllocationPeriodReader {

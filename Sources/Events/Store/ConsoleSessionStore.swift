@@ -1,5 +1,5 @@
 /// What the console keeps in the store, so every node knows it: sign-in sessions, the server's
-/// secret when none is configured, failed sign-ins per address, and share links (SPEC §10).
+/// secret when none is configured, failed sign-ins per address, and share links (docs/Console.md).
 ///
 /// Times are Unix seconds. A session's key is kept as its HMAC under the server's secret, never
 /// the key itself.
@@ -60,13 +60,13 @@ public struct ConsoleShare: Sendable, Equatable {
     }
 }
 
-/// One console session (SPEC §10).
+/// One console session.
 public struct ConsoleSession: Sendable, Equatable {
     /// 32 lowercase hexadecimal digits.
     public var id: String
     /// The key's HMAC under the server's secret, as hexadecimal.
     public var keyHMAC: String
-    /// The key's name (SPEC §7).
+    /// The key's name (the name the keys file gives it, else a hash prefix; docs/API.md).
     public var name: String
     public var createdAt: Int64
     public var expiresAt: Int64

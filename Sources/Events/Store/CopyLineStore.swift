@@ -1,7 +1,7 @@
 import Foundation
 
-/// Lines that server-side generation wrote and the guard accepted (SPEC §3), kept by
-/// (experiment, variant, brief) so a restart, or another node, does not ask the model again.
+/// Lines that server-side generation wrote and the guard accepted, kept by (experiment, variant,
+/// brief) so a restart, or another node, does not ask the model again.
 public protocol CopyLineStore: Sendable {
     /// The line cached for (experiment, variant, brief), if any.
     func cachedCopyLine(experiment: String, variant: String, brief: String) throws -> CachedCopyLine?

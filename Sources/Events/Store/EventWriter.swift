@@ -4,7 +4,7 @@ import Dispatch
 /// simulator write through.
 ///
 /// A call's events are stored whole or not at all, and answered only after the transaction
-/// holding them has committed. An event already stored (the same idempotency key, SPEC §4), or
+/// holding them has committed. An event already stored (the same idempotency key), or
 /// given twice in one call, is counted as a duplicate and not stored again.
 public protocol EventWriter: Sendable {
     /// Stores `events` (already checked, e.g. by `EventParser`); `completion` runs once after

@@ -1,7 +1,7 @@
 /// Payments that store webhooks reported, kept by the vendor's own keys (a Stripe charge or
 /// payment intent, a Google Play purchase token), because a later refund names only those:
 /// Stripe's `charge.refunded` carries no subscription metadata, and Play's voided purchase
-/// carries no amount. SPEC §7.
+/// carries no amount.
 ///
 /// Keys carry the vendor as a prefix (`stripe:charge:ch_1`), so vendors never collide. Unlike
 /// the events, these rows are keyed by the vendor's id, not by the user: a lookup starts from

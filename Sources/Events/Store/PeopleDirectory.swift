@@ -1,18 +1,19 @@
 import ExperimentDefinitions
 
-/// SPEC §4 people as a store keeps them: which person an id belongs to, and how many
-/// `identified` events changed nothing because they would have merged two people.
+/// People (one person, many ids: docs/People.md) as a store keeps them: which person an id
+/// belongs to, and how many `identified` events changed nothing because they would have merged
+/// two people.
 public protocol PeopleDirectory: Sendable {
     /// The key of the person `userID` belongs to: its known id, or `userID` itself while it has no link.
     func person(of userID: UserID) throws -> UserID
     /// Stored `identified` events that were conflicts (`identity_conflicts`).
     func identityConflicts() throws -> Int
     /// The persons of more than one id (the keys of `people`): a report compares their share
-    /// between arms (SPEC §4 `identity_imbalance`).
+    /// between arms (the `identity_imbalance` warning).
     func personsOfSeveralIds() throws -> Set<UserID>
     /// Store payments (App Store and Google Play `purchased`, `converted`, `renewed`) from `since`
     /// to `until`, and how many of them are stored under a store token no exposure has named yet
-    /// (SPEC §4 `unmatched_store_payments`): a user id shaped as a lowercase UUID (App Store
+    /// (the `unmatched_store_payments` warning): a user id shaped as a lowercase UUID (App Store
     /// tokens, and the ids AbctlClient hands Google Play) with no exposure and in no person.
     func storePayments(since: Timestamp?, until: Timestamp) throws -> (payments: Int, unmatched: Int)
 }

@@ -1,7 +1,7 @@
 /// The one SQL both stores read a person's revenue events with (`FactsReader.netRevenue`).
 public enum PersonRevenueQuery {
     /// The revenue events of each person of an experiment first exposed in [`p2`, `p3`), up to `p4`
-    /// inclusive, in `FactsBuilder`'s order: a person's events are those of all its ids (SPEC §4),
+    /// inclusive, in `FactsBuilder`'s order: a person's events are those of all its ids,
     /// through `people` for a person of several ids. `parameter` is `?` (SQLite) or `$` (PostgreSQL).
     public static func sql(types: String, parameter p: String) -> String {
         let conditions = """

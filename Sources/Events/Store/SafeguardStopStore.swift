@@ -1,6 +1,6 @@
-/// Where safeguard stops live (SPEC §5): written once by whichever node evaluates, read by every
-/// node at least every 10 s, lifted by `abctl safeguards reset`, and an outbox for `--notify-url`;
-/// beside them, each safeguard's mixing scale.
+/// Where safeguard stops live (docs/Safeguards.md): written once by whichever node evaluates, read
+/// by every node at least every 10 s, lifted by `abctl safeguards reset`, and an outbox for
+/// `--notify-url`; beside them, each safeguard's mixing scale.
 public protocol SafeguardStopStore: SafeguardStopReader, SafeguardScaleStore {
     /// Writes `stop` in one transaction, unless a stop of the same (experiment, arm) is already
     /// in force: true when it was written. A crash leaves the stop whole or absent.

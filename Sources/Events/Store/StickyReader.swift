@@ -1,6 +1,6 @@
 import ExperimentDefinitions
 
-/// The sticky record of SPEC §2 on the assign path: the variant a user was first exposed to.
+/// The sticky record on the assign path: the variant a user was first exposed to.
 ///
 /// Called on every assign request for its sticky experiments, so implementations keep their
 /// connections between calls. An exposure acknowledged by the store is seen by the next call.
@@ -20,9 +20,9 @@ public protocol StickyReader: Sendable {
     func exposedVariants(experiments: [String], userID: UserID,
                          completion: @escaping @Sendable (Result<[String?], any Error>) -> Void)
 
-    /// `exposedVariants`, and whether `userID` is one of a person's several ids (SPEC §4): its
-    /// person's record is then honoured before holdout, targeting and namespace (SPEC §2). Only
-    /// an id with a record can be told apart, so `linked` is false when every answer is nil.
+    /// `exposedVariants`, and whether `userID` is one of a person's several ids: its person's
+    /// record is then honoured before holdout, targeting and namespace. Only an id with a record
+    /// can be told apart, so `linked` is false when every answer is nil.
     func exposedVariantsAndLink(experiments: [String], userID: UserID) throws -> StickyAnswers
 
     /// `exposedVariantsAndLink` with the answer handed to `completion`, exactly once, on any thread.

@@ -3,10 +3,10 @@ import ExperimentDefinitions
 import Foundation
 import Statistics
 
-/// A bandit's report (SPEC §5): arms compared by period-stratified estimates (never pooled, so a
-/// drift in who arrives when cannot pose as an effect), one sample ratio check over the period ×
-/// arm cells against each period's weights, `chance_best` from the stratified rates, and the
-/// verdict that names the best arm once it is both likely best and significantly above the control.
+/// A bandit's report (docs/Bandits.md): arms compared by period-stratified estimates (never pooled,
+/// so a drift in who arrives when cannot pose as an effect), one sample ratio check over the period ×
+/// arm cells against each period's weights, `chance_best` from the stratified rates, and the verdict
+/// that names the best arm once it is both likely best and significantly above the control.
 enum BanditAnalysis {
     /// A bandit's comparisons, every one period-stratified, then Holm across treatments again;
     /// unchanged for a fixed split.
@@ -48,7 +48,7 @@ enum BanditAnalysis {
         return out
     }
 
-    /// One chi-square over the period × arm cells against each period's weights (SPEC §5).
+    /// One chi-square over the period × arm cells against each period's weights.
     static func sampleRatio(_ periods: [AllocationResult.Period], variants: Int) -> SRMResult {
         let totals = (0..<variants).map { v in periods.reduce(0) { $0 + $1.users[v] } }
         let all = totals.reduce(0, +)
@@ -91,7 +91,7 @@ enum BanditAnalysis {
                 sampleRatio(periods, variants: e.variants.count))
     }
 
-    /// SPEC §5's verdict for a bandit: ship the best arm once its `chance_best` is at least 0.95 and
+    /// The verdict for a bandit: ship the best arm once its `chance_best` is at least 0.95 and
     /// its stratified comparison with the control on the primary has a Holm-adjusted p below
     /// `alpha`; otherwise keep running. A guardrail's stop stands: `rule`, the fixed-split verdict, is
     /// returned unchanged then, and for a fixed split.

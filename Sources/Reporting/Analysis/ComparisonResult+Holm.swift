@@ -1,7 +1,7 @@
 import Statistics
 
 extension ComparisonResult {
-    /// Holm across one family of comparisons (SPEC §5: the treatments of a metric, or the cells of a
+    /// Holm across one family of comparisons (the treatments of a metric, or the cells of a
     /// segment's metric and variant), the one place the report adjusts p-values: each comparison's
     /// `pValueAdjusted` from `MultipleTesting.holm` over the p-values that exist; one without a
     /// p-value keeps a null adjusted p-value, with its p-value's reason.

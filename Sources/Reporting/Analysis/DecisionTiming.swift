@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 import Foundation
 
-/// `decision.eta` (SPEC §5): the date by which, at the last 7 days' arrival rate, every arm holds the
+/// `decision.eta`: the date by which, at the last 7 days' arrival rate, every arm holds the
 /// mature users the power calculation asks for; or why it cannot be estimated.
 enum DecisionTiming {
     static let day: TimeInterval = 86_400

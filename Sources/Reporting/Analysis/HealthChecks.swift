@@ -16,7 +16,7 @@ public enum HealthChecks {
         var out: [HealthCheck] = []
         let q = { (s: String) in "“\(s)”" }
 
-        // Safeguard stops in force at the as-of time (SPEC §5): the arm's users get the control's paywall.
+        // Safeguard stops in force at the as-of time: the arm's users get the control's paywall.
         for stop in r.safeguards where stop.inForce {
             let f = stop.figures
             let what = stop.action == .stopExperiment ? "The experiment (every arm) was stopped" : "Arm \(q(stop.arm)) was stopped"
@@ -45,7 +45,7 @@ public enum HealthChecks {
             }
         }
 
-        // Maturity: to-date figures that still include users whose conversion is moving (SPEC §5).
+        // Maturity: to-date figures that still include users whose conversion is moving.
         let settling = ([r.primaryMetric] + DecisionRule.guardrailsAsNamed(r)).filter { r.verdictForm($0) != $0 }
         if !settling.isEmpty, r.users > 0, r.matureShares.contains(where: { ($0 ?? 1) < 1 }) {
             let names = settling.map { Wording.title($0).lowercased() }.joined(separator: ", ")
@@ -119,7 +119,7 @@ public enum HealthChecks {
             out.append(HealthCheck(level: .warning, code: "stray_uncancels", message: "\(q(t.key)): \(Wording.count(t.strayUncancelled)) of the \(Wording.count(t.uncancelled)) users with an uncancel (\(Wording.percent(share, digits: 1))) had no cancel before it; such an uncancel changes nothing. Check that every cancel reaches the store.", count: t.strayUncancelled))
         }
 
-        // Offers the stores gave against what each arm tested (SPEC §5).
+        // Offers the stores gave against what each arm tested.
         out += OfferChecks.health(r)
 
         // Dates.
@@ -145,13 +145,13 @@ public enum HealthChecks {
             out.append(HealthCheck(level: .info, code: "window", message: "Only users first exposed from \(Wording.date(since)) to \(Wording.date(r.asOf)) are counted."))
         }
 
-        // SPEC §4 people: identifies that would have merged two people change nothing and are counted.
+        // People: identifies that would have merged two people change nothing and are counted.
         if acc.inputs.identityConflicts > 0 {
             let n = acc.inputs.identityConflicts
             out.append(HealthCheck(level: .info, code: "identity_conflicts", message: "\(Wording.count(n)) log-in\(n == 1 ? "" : "s") named a second account for an id already joined to another (or joined two accounts); \(n == 1 ? "it was" : "they were") kept and changed nothing, as two known ids never merge. Many of them suggest shared devices, or an app that does not start a new anonymous id at log-out.", count: n))
         }
 
-        // SPEC §2 people: a namespace keeps people apart; two ids exposed before they were linked
+        // People: a namespace keeps people apart; two ids exposed before they were linked
         // put one person in two of its experiments, counted in the one it saw first.
         if acc.namespaceConflicts > 0 {
             let n = acc.namespaceConflicts, left = acc.exposedToNeighbourFirst
@@ -159,7 +159,7 @@ public enum HealthChecks {
             out.append(HealthCheck(level: .warning, code: "namespace_conflicts", message: "\(Wording.count(n)) \(n == 1 ? "person was" : "people were") exposed to this experiment and to another of its namespace (\(others)), which should never share a person: ids exposed before they were linked to one account. Each counts only in the experiment it saw first: \(Wording.count(left)) of them \(left == 1 ? "is" : "are") left out here, the rest are counted here.", count: n))
         }
 
-        // SPEC §4: the share of people with merged ids differs between arms (chi-square, p < 0.001):
+        // The share of people with merged ids differs between arms (chi-square, p < 0.001):
         // one arm's paywall leads more users to sign in, or its exposures are linked differently.
         let merged = acc.usersOfSeveralIds
         if merged.contains(where: { $0 > 0 }),
@@ -168,7 +168,7 @@ public enum HealthChecks {
             out.append(HealthCheck(level: .warning, code: "identity_imbalance", message: "The share of people with more than one id (an anonymous id joined to an account) differs between variants: \(shares.joined(separator: ", ")); \(Wording.pEquals(test.pValue)). People count once whatever their ids, but a variant whose paywall leads more users to sign in has more of its purchases joined to it: check that the app sends identified events (or AbctlClient's logIn) on every path, in every variant."))
         }
 
-        // SPEC §4: store payments under a token no exposure named count for nobody.
+        // Store payments under a token no exposure named count for nobody.
         let (payments, unmatched) = (acc.inputs.storePayments, acc.inputs.unmatchedStorePayments)
         if payments > 0, unmatched * 100 > payments {
             out.append(HealthCheck(level: .warning, code: "unmatched_store_payments", message: "\(Wording.count(unmatched)) of \(Wording.count(payments)) App Store and Google Play payments in the experiment's dates (\(String(format: "%.1f", 100 * Double(unmatched) / Double(payments)))%) are under a store token no exposure has named, so they count for nobody: the app should send the token it hands the store (AbctlClient's storeAccountID) as store_account_id on its exposures.", count: unmatched))

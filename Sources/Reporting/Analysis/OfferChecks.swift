@@ -1,13 +1,13 @@
 import ExperimentDefinitions
 import Statistics
 
-/// SPEC §5 offers: per arm, trial starts whose store-granted `trial_days` differs from what the arm
-/// tested, and users who paid at once where the arm offered a trial (the store gave none: they were
-/// not eligible), over the arm's trial starters and purchasers. A health warning says the arm did not
-/// show what it tested only when that is not noise: the one-sided exact binomial test against 2% gives
-/// p < 0.01 and, where the control offers the same `trial_days`, the one-sided Fisher exact test
-/// against the control's share does too. The stores fill `trial_days` (docs/Webhooks.md); a trial
-/// start that does not say is not counted as a mismatch.
+/// Offers the stores gave (`offer_mismatch`): per arm, trial starts whose store-granted `trial_days`
+/// differs from what the arm tested, and users who paid at once where the arm offered a trial (the
+/// store gave none: they were not eligible), over the arm's trial starters and purchasers. A health
+/// warning says the arm did not show what it tested only when that is not noise: the one-sided exact
+/// binomial test against 2% gives p < 0.01 and, where the control offers the same `trial_days`, the
+/// one-sided Fisher exact test against the control's share does too. The stores fill `trial_days`
+/// (docs/Webhooks.md); a trial start that does not say is not counted as a mismatch.
 enum OfferChecks {
     static func figures(_ acc: ReportAccumulator) throws -> [OfferMismatch] {
         let arms = zip(acc.experiment.variants, acc.tallies).map { variant, t in
@@ -60,7 +60,7 @@ enum OfferChecks {
             if m.paidWithoutTrial > 0 {
                 parts.append("\(m.paidWithoutTrial == 1 ? "1 user" : "\(Wording.count(m.paidWithoutTrial)) users") paid at once where it offered a trial (the store gave none: not eligible)")
             }
-            // The claim it showed, per storefront where they differ (SPEC §1).
+            // The claim it showed, per storefront where they differ.
             if let claims = r.storefrontClaims.first(where: { $0.variant == m.variant }) { parts.append("its claim per storefront: \(claims.sentence)") }
             let what = parts.joined(separator: "; ")
             let share = "\(Wording.percent(m.share, digits: 2)) of its \(Wording.count(m.users)) trial starters and purchasers"

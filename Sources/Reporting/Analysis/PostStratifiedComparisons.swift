@@ -1,10 +1,10 @@
 import ExperimentDefinitions
 import Statistics
 
-/// Post-stratification (SPEC §5): with `metrics.adjust_for`, each comparison of the primary and the
-/// guardrails (their `_dN` forms too) takes the post-stratified difference over the strata of the
-/// attributes' combinations, and keeps the plain figures and the variance reduction beside it. The
-/// verdict then reads the adjusted figures, since it reads the comparisons.
+/// Post-stratification (docs/Segments.md): with `metrics.adjust_for`, each comparison of the primary
+/// and the guardrails (their `_dN` forms too) takes the post-stratified difference over the strata of
+/// the attributes' combinations, and keeps the plain figures and the variance reduction beside it.
+/// The verdict then reads the adjusted figures, since it reads the comparisons.
 enum PostStratifiedComparisons {
     static let minimumStratumUsers = 50
 
@@ -29,7 +29,7 @@ enum PostStratifiedComparisons {
         return try ComparisonResult.replacing(replaced, in: comparisons)
     }
 
-    /// `periods`: a bandit's allocation periods are the strata (SPEC §5): never pooled; a period
+    /// `periods`: a bandit's allocation periods are the strata: never pooled; a period
     /// where either arm has too few users to compare (none; one for revenue) is left out.
     static func adjusted(_ c: ComparisonResult, split: SplitTally, variant v: Int, slot: Int, cap: Double?, alpha: Double,
                          sequential: Bool, periods: Bool = false) throws -> ComparisonResult {
@@ -77,7 +77,7 @@ enum PostStratifiedComparisons {
         out.absoluteDiff = estimate.difference
         let ci = try estimate.interval(alpha: alpha)
         out.absoluteCI = Bounds(ci.lower, ci.upper)
-        // The log-ratio interval, as the unadjusted comparisons give it (SPEC §5, relative intervals).
+        // The log-ratio interval, as the unadjusted comparisons give it.
         let relativeCI = try estimate.logRelativeInterval(alpha: alpha)
         // A rate's lift needs both arms to have events, as unadjusted; revenue keeps a lift while the control's mean is positive.
         out.relativeLift = m.isRevenue || relativeCI != nil ? estimate.relativeLift : nil
@@ -95,7 +95,7 @@ enum PostStratifiedComparisons {
         out.pValue = estimate.pValue
         out.pValueAdjusted = estimate.pValue
         if let win = estimate.chanceToWin, let loss = estimate.expectedLoss {
-            // In the metric's good direction, as the unadjusted figures (SPEC §5): for a lower-is-better
+            // In the metric's good direction, as the unadjusted figures: for a lower-is-better
             // rate the chance the variant's rate is lower, and the expected rise E[max(D, 0)], D ~ Normal(d, s²).
             let s = estimate.standardError, z = estimate.difference / s
             out.chanceToWin = m.lowerIsBetter ? 1 - win : win

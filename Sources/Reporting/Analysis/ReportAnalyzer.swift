@@ -5,7 +5,7 @@ import Statistics
 
 /// Turns one experiment's tallies into a `Report`: every statistic comes from the `Statistics` target.
 ///
-/// What it computes, per SPEC §5: per variant, each rate with its Wilson interval and revenue per
+/// What it computes: per variant, each rate with its Wilson interval and revenue per
 /// user with a t interval; per treatment and metric, the difference to the control (unpooled Wald),
 /// the relative lift (delta method), the pooled z-test p-value (Welch for revenue), Holm-adjusted
 /// across treatments, chance to win and expected loss (Beta(1, 1) priors), and, for sequential
@@ -53,7 +53,7 @@ public enum ReportAnalyzer {
 
         var figures = ReportFigures(
             experimentID: exp.id, experimentName: exp.name, hypothesis: exp.hypothesis, status: exp.status.rawValue,
-            // SPEC §5: `generated_at` is the as-of moment, and the window of first exposures ends there,
+            // `generated_at` is the as-of moment, and the window of first exposures ends there,
             // so a store read as of one moment gives the same report however the moment was given.
             generatedAt: acc.inputs.asOf, asOf: acc.inputs.asOf, since: options.since, until: acc.inputs.asOf, alpha: alpha,
             primaryMetric: exp.metrics.primary, guardrails: exp.metrics.guardrails, secondary: exp.metrics.secondary,
@@ -411,7 +411,7 @@ public enum ReportAnalyzer {
 
     /// Users the verdict's primary metric needs per variant for `minimum_effect` at 80% power, in its
     /// denominator's units, and how many the smallest arm has: for rates from the control's rate, for
-    /// revenue from the control's mean and variance (SPEC §5 power).
+    /// revenue from the control's mean and variance.
     static func requiredUsers(_ tallies: [VariantTally], _ ctx: Context, primary: Metric, experiment: Experiment, options: ReportOptions) -> SampleRequirement {
         guard let slot = ctx.metrics.firstIndex(of: primary) else {
             return SampleRequirement(perVariant: nil, smallestArm: tallies.map(\.users).min() ?? 0,

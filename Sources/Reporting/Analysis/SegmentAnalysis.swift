@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 import Statistics
 
-/// Results by segment (SPEC §5): each `--by` dimension's values compared as the report compares
+/// Results by segment (docs/Segments.md): each `--by` dimension's values compared as the report compares
 /// its arms, small values pooled into `other`, Holm across cells, Cochran's Q per (metric, variant).
 enum SegmentAnalysis {
     /// The metrics split by segment: primary, guardrails and secondary, each once.
@@ -19,7 +19,7 @@ enum SegmentAnalysis {
         }
     }
 
-    /// A `heterogeneity` warning per (dimension, metric, variant) whose effect differs (SPEC §8 health).
+    /// A `heterogeneity` health warning per (dimension, metric, variant) whose effect differs.
     static func health(_ dimensions: [SegmentDimension]) -> [HealthCheck] {
         dimensions.flatMap { d in
             d.differenceSentences.map { HealthCheck(level: .warning, code: "heterogeneity", message: $0 + " " + SegmentDimension.exploratoryNote) }
@@ -41,7 +41,7 @@ enum SegmentAnalysis {
         }
     }
 
-    /// SPEC §5's pooling, per metric: a value with too few users in an arm is pooled into `other` for
+    /// The pooling, per metric: a value with too few users in an arm is pooled into `other` for
     /// every metric; a value with users enough but too few events (or non-events) of a rate in an arm
     /// is pooled into `other` for that rate only, so a rare guardrail does not take every value's
     /// other metrics with it. Each metric's comparisons are over the cells standing alone for it plus

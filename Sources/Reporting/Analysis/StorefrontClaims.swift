@@ -1,9 +1,9 @@
 import ExperimentDefinitions
 
-/// One arm's discount claim in each storefront (SPEC §1 "Storefronts"), for an arm whose claim is
-/// not the same in all of them: the report names each where they differ (in `offer_mismatch`, the
-/// health notes and beside each country of `--by country`), since the arm showed each storefront
-/// its own claim.
+/// One arm's discount claim in each storefront (docs/Reports.md, "Storefronts"), for an arm whose
+/// claim is not the same in all of them: the report names each where they differ (in
+/// `offer_mismatch`, the health notes and beside each country of `--by country`), since the arm
+/// showed each storefront its own claim.
 public struct StorefrontClaims: Sendable, Equatable {
     public struct Claim: Sendable, Equatable {
         /// The storefront's countries, sorted; empty for the default storefront.

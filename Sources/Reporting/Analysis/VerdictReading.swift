@@ -86,6 +86,6 @@ extension Metric {
         }
     }
 
-    /// `higher_is_better` or `lower_is_better` (SPEC §5), as every format writes it.
+    /// `higher_is_better` or `lower_is_better`, as every format writes it.
     public var direction: String { lowerIsBetter ? "lower_is_better" : "higher_is_better" }
 }

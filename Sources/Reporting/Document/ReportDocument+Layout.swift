@@ -49,7 +49,7 @@ extension ReportDocument {
         return Table(columns: columns, rows: rows)
     }
 
-    /// A bandit's periods (SPEC §8 `allocation`): the weights in force and the users first exposed
+    /// A bandit's periods (the JSON's `allocation`): the weights in force and the users first exposed
     /// in each, and each arm's chance of being best.
     static func allocation(_ r: Report, _ a: AllocationResult) -> Section {
         let columns = [Table.Column(header: "Period", align: .right), Table.Column(header: "From", align: .left), Table.Column(header: "Weights set by", align: .left)]
@@ -226,7 +226,7 @@ extension ReportDocument {
                 return [
                     Table.Cell(Wording.segmentValue(cell)), Table.Cell(Wording.count(cell.users)),
                     Table.Cell(text: Wording.title(c.metric), tag: c.metric == r.primaryMetric ? "primary" : nil),
-                    // By country: the claims the arms showed in the country's storefront, where claims differ (SPEC §1).
+                    // By country: the claims the arms showed in the country's storefront, where claims differ.
                     Table.Cell(text: c.variant, detail: StorefrontClaims.country(d, cell).flatMap {
                         StorefrontClaims.beside(r.storefrontClaims, country: $0, variant: c.variant, control: r.control.key)
                     }.map { "(\($0))" }),

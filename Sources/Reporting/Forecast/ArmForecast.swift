@@ -1,7 +1,7 @@
 import ExperimentDefinitions
 import Foundation
 
-/// One arm's revenue-per-user forecast at the horizon (SPEC §5 "Forecast"): the report's `forecast` entry.
+/// One arm's revenue-per-user forecast at the horizon (docs/Forecast.md): the report's `forecast` entry.
 public struct ArmForecast: Sendable, Equatable {
     /// One plan period's fitted renewal model.
     public struct PeriodModel: Sendable, Equatable {
@@ -31,7 +31,7 @@ public struct ArmForecast: Sendable, Equatable {
     public var revenuePerUser: Double?
     /// The 90% bootstrap interval.
     public var ci: Bounds?
-    /// The same forecast in proceeds (after the store's cut and tax; SPEC §5), and its 90% interval.
+    /// The same forecast in proceeds (after the store's cut and tax), and its 90% interval.
     public var proceedsPerUser: Double?
     public var proceedsCI: Bounds?
     /// Mature users the forecast is over.
@@ -40,7 +40,7 @@ public struct ArmForecast: Sendable, Equatable {
     public var model: [String: PeriodModel]
     /// Why the figures are null, in words.
     public var nullReason: String?
-    /// What the figures leave out, by field, in words (SPEC §8 `null_reasons`): `unplaced_payers`.
+    /// What the figures leave out, by field, in words (the JSON's `null_reasons`): `unplaced_payers`.
     public var nullReasons: [String: String] = [:]
     /// The point forecast under each model (`sbg`, and `bdw` where it was fitted), whichever was chosen:
     /// what `forecast backtest` compares (not rendered in the report).

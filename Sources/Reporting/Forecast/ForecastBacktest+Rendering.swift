@@ -2,7 +2,7 @@ import ExperimentDefinitions
 import Foundation
 
 extension ForecastBacktest {
-    /// `[{"experiment", "at_days", "arms": {VARIANT: {"forecast", "realized", "complete", "error"}}}]` (SPEC §5),
+    /// `[{"experiment", "at_days", "arms": {VARIANT: {"forecast", "realized", "complete", "error"}}}]`,
     /// each arm also with `ci`, `users`, `still_to_come`, `models` (`{"sbg": {"forecast", "error"}, "bdw": {…}}`,
     /// each model's forecast whichever was chosen; `bdw` where it was fitted) and, beside a null figure, `null_reason`.
     public static func json(_ rows: [Row]) -> JSONValue {

@@ -3,7 +3,7 @@ import ExperimentDefinitions
 import Foundation
 
 /// `abctl forecast backtest`: each experiment refitted on its data as it stood some days after its
-/// start, against what its users went on to earn by the horizon (SPEC §5).
+/// start, against what its users went on to earn by the horizon.
 public enum ForecastBacktest {
     /// One arm at one cut: the forecast then against the revenue realized since.
     public struct Arm: Sendable, Equatable {

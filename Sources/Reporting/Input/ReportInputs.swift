@@ -6,21 +6,21 @@ import Foundation
 /// `ReportSource`: the as-of moment, the experiment's safeguard stops, a bandit's allocation
 /// periods, and the people figures.
 public struct ReportInputs: Sendable {
-    /// The one moment every figure is cut at (SPEC §5 "As of one moment"; `asOf(until:clock:observedUntil:)`).
+    /// The one moment every figure is cut at (`asOf(until:clock:observedUntil:)`).
     public var asOf: Date
     /// The experiment's safeguard stops as the store holds them (in force or lifted): the report's
-    /// `safeguards` (SPEC §8).
+    /// `safeguards`.
     public var safeguardStops: [SafeguardStop]
-    /// A bandit's allocation periods as the store recorded them (SPEC §5): the weights in force
+    /// A bandit's allocation periods as the store recorded them: the weights in force
     /// per period, for the period-stratified sample ratio check and the report's `allocation`.
     public var allocationPeriods: [AllocationPeriod]
-    /// `identified` events the store kept as conflicts (SPEC §4), store-wide.
+    /// `identified` events the store kept as conflicts, store-wide.
     public var identityConflicts: Int
     /// App Store and Google Play payments in the experiment's dates (to the as-of moment), and those
-    /// under a store token no exposure named (SPEC §4 `unmatched_store_payments`).
+    /// under a store token no exposure named (the `unmatched_store_payments` warning).
     public var storePayments: Int
     public var unmatchedStorePayments: Int
-    /// The persons of more than one id (SPEC §4 `identity_imbalance`).
+    /// The persons of more than one id (the `identity_imbalance` warning).
     public var personsOfSeveralIds: Set<UserID>
     /// An `until` after now (no fixed clock): the moment asked, and the events the store holds at or
     /// after the moment read instead (the report's health says so, `until_after_now`).
@@ -48,7 +48,7 @@ public struct ReportInputs: Sendable {
         self.init(asOf: Self.asOf(until: options.until, clock: options.clock, now: Date()) { nil })
     }
 
-    /// SPEC §5 "As of one moment": with a fixed clock (`ABCTL_NOW`), `until` capped at it, else the
+    /// One as-of moment: with a fixed clock (`ABCTL_NOW`), `until` capped at it, else the
     /// clock. Without one: `until` when it is not after `now`; an `until` after `now` reads as of the
     /// later of `now` and where the store's data ends (a simulation's recorded end of observation),
     /// never past `until`; no `until`, where the data ends, else `now`. `observedUntil` is asked

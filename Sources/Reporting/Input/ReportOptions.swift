@@ -9,8 +9,8 @@ public struct ReportOptions: Sendable {
     /// 1 − confidence level; 0.05 gives 95% intervals.
     public var alpha: Double
     /// A fixed clock: `ABCTL_NOW`, a test's moment, the end of the demo's story. Nil: the system
-    /// clock when the report is read, unless the store recorded where its data ends (SPEC §5 "As of
-    /// one moment", applied by `ReportInputs.asOf`).
+    /// clock when the report is read, unless the store recorded where its data ends (the one
+    /// as-of moment, applied by `ReportInputs.asOf`).
     public var clock: Date?
     /// Only users first exposed at or after this instant (`--since`).
     public var since: Date?
@@ -21,7 +21,7 @@ public struct ReportOptions: Sendable {
     public var power: Double
     /// The report currency (products.json's `currency`): every revenue figure is in it.
     public var currency: String
-    /// Dimensions to split the comparisons by (`--by`, SPEC §5), in the order asked.
+    /// Dimensions to split the comparisons by (`--by`), in the order asked.
     public var segments: [String]
     /// A segment value with fewer users than this in any arm is pooled into `other` (`--min-segment-users`).
     public var minSegmentUsers: Int

@@ -38,7 +38,7 @@ public struct ReportFigures: Sendable {
     public var experimentName: String
     public var hypothesis: String?
     public var status: String
-    /// The as-of moment, as SPEC §5 says `generated_at` is (the analysis sets it to `asOf`).
+    /// The as-of moment, which `generated_at` always is (the analysis sets it to `asOf`).
     public var generatedAt: Date
     /// The one moment every figure is cut at (`ReportInputs.asOf`: `--until`, else the clock, else where the store's data ends).
     public var asOf: Date
@@ -58,7 +58,7 @@ public struct ReportFigures: Sendable {
     public var longestTrialDays: Int
     /// Per variant, in variant order: the share of its users first exposed at least `maturityDays` ago (nil with no users).
     public var matureShares: [Double?]
-    /// The report currency: every revenue figure is in it (SPEC §4).
+    /// The report currency: every revenue figure is in it.
     public var currency: String
     public var minimumEffect: Double
     public var sequential: Bool
@@ -82,21 +82,21 @@ public struct ReportFigures: Sendable {
     public var copySources: [CopySourceSplit]
     /// Users needed per variant for `minimumEffect` on the primary metric, when it can be computed.
     public var requiredUsersPerVariant: Int?
-    /// Results by segment, one per `--by` dimension in the order asked (SPEC §5); empty without `--by`.
+    /// Results by segment, one per `--by` dimension in the order asked; empty without `--by`.
     public var segments: [SegmentDimension] = []
-    /// Per arm, in experiment order: what the stores gave against what the arm tested (SPEC §5 offers).
+    /// Per arm, in experiment order: what the stores gave against what the arm tested (`offer_mismatch`).
     public var offerMismatch: [OfferMismatch] = []
     /// Some proceeds counted are the revenue less the store's cut (`products.json` `stores`): tax is
-    /// not known for them, and every format says "proceeds before tax" (SPEC §5).
+    /// not known for them, and every format says "proceeds before tax".
     public var proceedsBeforeTax = false
-    /// The arms whose discount claim differs between storefronts (SPEC §1), each claim named.
+    /// The arms whose discount claim differs between storefronts, each claim named.
     public var storefrontClaims: [StorefrontClaims] = []
     /// Each arm's revenue per user forecast at the horizon, in experiment order; nil until an arm has a mature payer.
     public var forecast: [ArmForecast]? = nil
-    /// The safeguard stops made by the as-of time, oldest first (SPEC §5, §8): what was seen,
+    /// The safeguard stops made by the as-of time, oldest first (the JSON's `safeguards`): what was seen,
     /// when, the figures, and when it was lifted (nil while in force at the as-of time).
     public var safeguards: [SafeguardStop] = []
-    /// A bandit's periods and each arm's chance of being best (SPEC §5, §8); nil for other experiments.
+    /// A bandit's periods and each arm's chance of being best (`allocation`); nil for other experiments.
     public var allocation: AllocationResult?
     /// The metrics the experiment's safeguards watch: their harm comes first in the verdict's reasons, as a guardrail's does.
     public var safeguardMetrics: [Metric] = []
@@ -151,7 +151,7 @@ public struct ReportFigures: Sendable {
     }
 
     /// The form of `m` the verdict reads: its mature `_dN` form when it settles after the trial and
-    /// the report computed it (SPEC §5 maturity), else `m`.
+    /// the report computed it, else `m`.
     public func verdictForm(_ m: Metric) -> Metric {
         let mature = m.matureForm(days: maturityDays)
         return metrics.contains(mature) ? mature : m
@@ -174,7 +174,7 @@ public struct ReportFigures: Sendable {
     }
 }
 
-/// One arm's offers as the stores gave them (SPEC §5 `offer_mismatch`): trial starts whose
+/// One arm's offers as the stores gave them (`offer_mismatch`): trial starts whose
 /// store-granted `trial_days` differs from the arm's, and users who paid with no trial where the arm
 /// offered one (the store gave none: the user was not eligible), over the arm's trial starters and
 /// purchasers. Flagged only when that is not noise: a one-sided exact binomial test against 2% gives
@@ -331,7 +331,7 @@ public struct ComparisonResult: Sendable, Equatable {
     public var pValueAdjusted: Double?
     /// The chance the variant is better in the metric's good direction: P(variant > control), or
     /// P(variant < control) for lower-is-better rates; Beta(1, 1) priors for rates, the normal
-    /// approximation for revenue (SPEC §5).
+    /// approximation for revenue.
     public var chanceToWin: Double?
     /// The expected shortfall in that direction: E[max(control − variant, 0)], mirrored for lower-is-better rates.
     public var expectedLoss: Double?
@@ -504,7 +504,7 @@ public struct HealthCheck: Sendable, Equatable {
     /// A stable code: `srm`, `sample_size`, `guardrail`, `dates`, `forced_users`, `unknown_variants`, ….
     public var code: String
     public var message: String
-    /// How many of what the entry is about (users, log-ins, payments), where it counts something (SPEC §8 `count`).
+    /// How many of what the entry is about (users, log-ins, payments), where it counts something (`count`).
     public var count: Int?
     public init(level: Level, code: String, message: String, count: Int? = nil) {
         self.level = level
@@ -536,7 +536,7 @@ public struct Decision: Sendable, Equatable {
     }
 }
 
-/// A bandit's allocation in the report (SPEC §8 `allocation`): per period the weights in force and
+/// A bandit's allocation in the report (the JSON's `allocation`): per period the weights in force and
 /// the users first exposed in it, and each arm's `chance_best` on the primary metric from the
 /// period-stratified rates.
 public struct AllocationResult: Sendable, Equatable {

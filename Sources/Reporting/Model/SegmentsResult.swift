@@ -1,9 +1,9 @@
 import ExperimentDefinitions
 
-/// One `--by` dimension of the report (SPEC §5, §8 `segments`): the comparisons of the primary,
-/// guardrail and secondary metrics inside each value's users, Holm-adjusted across the cells of one
-/// (metric, variant), and Cochran's Q heterogeneity per (metric, variant). Exploratory: segments
-/// never change the verdict.
+/// One `--by` dimension of the report (the JSON's `segments`; docs/Segments.md): the comparisons of
+/// the primary, guardrail and secondary metrics inside each value's users, Holm-adjusted across the
+/// cells of one (metric, variant), and Cochran's Q heterogeneity per (metric, variant).
+/// Exploratory: segments never change the verdict.
 public struct SegmentDimension: Sendable, Equatable {
     /// One value of the dimension (or `other`, the values pooled for having too few users or events).
     /// A value's cell compares the metrics it stands alone for; a value pooled for a rate only (too few
@@ -87,7 +87,7 @@ public struct SegmentDimension: Sendable, Equatable {
     public static let exploratoryNote = "Segments are exploratory: they never change the verdict."
 }
 
-/// What post-stratification did to one comparison (SPEC §5): the figures a plain comparison would
+/// What post-stratification did to one comparison: the figures a plain comparison would
 /// have given, and the share of variance the strata removed. A class, as a comparison cannot hold
 /// a comparison by value.
 public final class Adjustment: Sendable, Equatable {

@@ -5,8 +5,8 @@ import Foundation
 /// The report as CSV (RFC 4180): one row per (variant, metric), the comparison with the
 /// control in the same row (empty for the control). Rates are fractions, as in the JSON; `cap` is the
 /// per-user revenue cap a revenue metric used (empty when uncapped or not revenue); `money` names a money
-/// metric's kind: `gross`, `proceeds` or `proceeds before tax` (SPEC §5); `discount_text`, on a `--by country`
-/// row, the claims the arms showed in that country's storefront where they differ (SPEC §1). `null_reasons`
+/// metric's kind: `gross`, `proceeds` or `proceeds before tax`; `discount_text`, on a `--by country`
+/// row, the claims the arms showed in that country's storefront where they differ. `null_reasons`
 /// stays the last column.
 public enum CSVReportRenderer {
     public static let header = [

@@ -2,13 +2,15 @@ import Events
 import ExperimentDefinitions
 import Foundation
 
-/// The report as JSON, in the shape of SPEC §8 (names and nesting exact), plus added fields.
+/// The report as JSON: its fixed fields (`experiment`, `generated_at`, `users`, `srm`,
+/// `variants`, `comparisons`, `survival`, `copy_sources`, `decision`, …; docs/Reports.md, "Report
+/// fields"), their names and nesting exact, plus added fields.
 ///
-/// Added beside the SPEC fields: `name`, `as_of`, `alpha`, `primary_metric`, `guardrails`,
+/// Added beside the fixed fields: `name`, `as_of`, `alpha`, `primary_metric`, `guardrails`,
 /// `health`, `required_users_per_variant`, per metric `denominator` (and `sum` for revenue),
 /// per comparison `test`, `lower_is_better`, `chance_to_be_better`, the sequential fields and
 /// `null_reasons`, survival `intervals`/`trial_starters`/`cancels`, `conversion_by_day`,
-/// `fallback_reasons`, `copy_source_paid` and `offer_mismatch` (per variant, SPEC §5: `arm_trial_days`,
+/// `fallback_reasons`, `copy_source_paid` and `offer_mismatch` (per variant: `arm_trial_days`,
 /// `trial_starts`, `trial_days_differ`, `granted_trial_days`, `paid_without_trial`, `users` (trial starters
 /// and purchasers), `count`, `share`, `p_value` (exact binomial against 2%), `control_p_value` (Fisher's
 /// exact test against the control), `flagged`). A number that cannot be computed is `null`, with its reason
@@ -23,7 +25,7 @@ public enum JSONReportRenderer {
             ("currency", .string(r.currency)),
             ("users", .number(Double(r.users))),
             ("crossover_users", .number(Double(r.crossoverUsers))),
-            // SPEC §5: some proceeds are the revenue less the store's cut, tax not known.
+            // Some proceeds are the revenue less the store's cut, tax not known.
             ("proceeds_before_tax", .bool(r.proceedsBeforeTax)),
             ("srm", srm(r.srm)),
             ("variants", .array(r.variants.map(variant))),
@@ -104,7 +106,7 @@ public enum JSONReportRenderer {
         return .object(members)
     }
 
-    /// SPEC §8 `allocation`: the periods with their weights and users, and `chance_best` (null with its reason).
+    /// `allocation`: the periods with their weights and users, and `chance_best` (null with its reason).
     static func allocation(_ a: AllocationResult) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("periods", .array(a.periods.map { p in
@@ -121,10 +123,10 @@ public enum JSONReportRenderer {
         return .object(members)
     }
 
-    /// One `--by` dimension: its cells with their comparisons, and `heterogeneity_p` per metric and variant
-    /// (SPEC §8), with the reasons for null p-values, the pooling threshold and the exploratory note beside them.
-    /// A country's cell adds `discount_text` (SPEC §1's name for a claim): each arm whose claim differs
-    /// between storefronts → its claim in that country's storefront.
+    /// One `--by` dimension: its cells with their comparisons, and `heterogeneity_p` per metric and variant,
+    /// with the reasons for null p-values, the pooling threshold and the exploratory note beside them.
+    /// A country's cell adds `discount_text` (the assign answer's name for a claim): each arm whose claim
+    /// differs between storefronts → its claim in that country's storefront.
     static func segment(_ d: SegmentDimension, claims: [StorefrontClaims] = []) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("cells", .array(d.cells.map { cell in
@@ -157,7 +159,7 @@ public enum JSONReportRenderer {
         return .object(fields)
     }
 
-    /// SPEC §5: per variant `{"horizon_days", "revenue_per_user", "ci", "proceeds_per_user", "proceeds_ci", "users", "model":
+    /// `forecast`: per variant `{"horizon_days", "revenue_per_user", "ci", "proceeds_per_user", "proceeds_ci", "users", "model":
     /// {PERIOD: {"name", "alpha", "beta", "c"?, "payers"}}}` (`name` sbg or bdw, `c` the bdw's; each model also says whether it was `capped`), with `null_reason` beside null figures.
     static func forecast(_ forecasts: [ArmForecast]) -> JSONValue {
         .object(forecasts.map { f in
@@ -209,7 +211,7 @@ public enum JSONReportRenderer {
         return .array([.number(b.lower), .number(b.upper)])
     }
 
-    /// `claims`: the arm's discount claim per storefront, where it differs between them (SPEC §1).
+    /// `claims`: the arm's discount claim per storefront, where it differs between them.
     static func offerMismatch(_ m: OfferMismatch, claims: StorefrontClaims? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("arm_trial_days", .number(Double(m.armTrialDays))), ("trial_starts", .number(Double(m.trialStarts))),

@@ -6,7 +6,7 @@ extension Wording {
         "gross revenue and proceeds per user by day \(forecasts.first?.horizonDays ?? 365) after first exposure, 90% intervals"
     }
 
-    /// Payers whose plan cannot be told: never dropped silently (SPEC §5).
+    /// Payers whose plan cannot be told: never dropped silently.
     static func unplacedPayers(_ n: Int) -> String {
         "\(counted(n, "payer")) whose plan cannot be told (a product_id no plan of products.json has, or none and no plan at the price paid): their revenue to date counts, no renewal is forecast"
     }

@@ -20,7 +20,7 @@ public enum Wording {
         ]
     }
 
-    /// What the money figures are (SPEC §5): gross is what users paid, tax included; proceeds what the
+    /// What the money figures are: gross is what users paid, tax included; proceeds what the
     /// team receives after the store's cut and tax; both after refunds. Says when tax is not known.
     static func moneyNote(_ r: Report) -> String {
         "Money figures are per exposed user, in \(r.currency), refunds subtracted: gross revenue is what users paid (tax included); proceeds are what the team receives after the store's cut and tax"

@@ -204,7 +204,7 @@ public final class ExposureLookup: StickyReader {
             return try select.step() ? select.text(0) : nil
         }
 
-        /// Whether `userID` is one of a person's several ids (SPEC §4).
+        /// Whether `userID` is one of a person's several ids.
         func isLinked(_ userID: UserID) throws -> Bool {
             if linkedSelect == nil { linkedSelect = try connection.prepare("SELECT 1 FROM people WHERE user_id = ?1") }
             let s = linkedSelect!

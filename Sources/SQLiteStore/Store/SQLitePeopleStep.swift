@@ -1,7 +1,7 @@
 import Events
 import ExperimentDefinitions
 
-/// The people step of a write transaction (SPEC §4): which ids belong to a person, the links the
+/// The people step of a write transaction (docs/People.md): which ids belong to a person, the links the
 /// transaction's `identified` events (and exposures carrying a store account id) make, and the
 /// persons whose facts are recomputed from all of their ids' events before the commit.
 ///
@@ -63,7 +63,7 @@ final class SQLitePeopleStep {
         for i in storedIdentifies.sorted() {
             let e = events[i]
             if e.type == .exposure, let account = e.storeAccountID.map(UserID.init) {
-                // SPEC §4: the store account joins the exposed user's person (not an identify).
+                // The store account joins the exposed user's person (not an identify).
                 guard account != e.userID, try linkedPerson(of: account) == nil else { continue }
                 let person = try linkedPerson(of: e.userID) ?? e.userID
                 if person != account { try link(account, into: person) }

@@ -14,7 +14,7 @@ final class SQLiteWriteTransaction {
     /// Transactions of at least this many events, and every bulk one, compute facts beside the
     /// writer (`SnapshotFacts`).
     let factsBesideMinimum: Int
-    /// SPEC §4 people: links made by the open transaction and the persons recomputed.
+    /// People (one person, many ids): links made by the open transaction and the persons recomputed.
     private let people: SQLitePeopleStep
     /// Which users can have facts, and which pairs have a sticky record.
     private let filters: WriterFilters

@@ -62,11 +62,11 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN revenue_entries BLOB;
             ALTER TABLE facts ADD COLUMN crossed_over INTEGER NOT NULL DEFAULT 0;
             """, refreshesFacts: true),
-        // SPEC §4: the idempotency key is (user_id, event_id), the events' primary key; the same
+        // The idempotency key is (user_id, event_id), the events' primary key; the same
         // event_id under another user is another event, and every key starts with the user.
         Migration(version: 4, description: "idempotency key (user_id, event_id): the unique event_id index goes",
                   sql: "DROP INDEX IF EXISTS events_by_event_id;"),
-        // SPEC §7: a Stripe refund names only its charge, a Play voided purchase only its token.
+        // A Stripe refund names only its charge, a Play voided purchase only its token.
         Migration(version: 5, description: "payments store webhooks reported, by the vendor's key", sql: """
             CREATE TABLE webhook_payments (
                 key TEXT PRIMARY KEY,
@@ -76,7 +76,7 @@ enum Schema {
                 refunded_minor INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
-        // SPEC §4: an exposure's placement and attributes, kept on the event and, from the first
+        // An exposure's placement and attributes, kept on the event and, from the first
         // exposure, in the facts (segments and post-stratification read them there). Events stored
         // before carry neither, so there is nothing to recompute.
         Migration(version: 6, description: "exposure placement and attributes on events and facts", sql: """
@@ -85,7 +85,7 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN placement TEXT;
             ALTER TABLE facts ADD COLUMN attributes BLOB;
             """),
-        // SPEC §5: one row per stop, written whole in one statement; at most one in force per
+        // Safeguard stops: one row per stop, written whole in one statement; at most one in force per
         // (experiment, arm). notified_ts is the --notify-url outbox's mark.
         Migration(version: 7, description: "safeguard stops, with who reset them and the notification outbox", sql: """
             CREATE TABLE safeguard_stops (
@@ -109,14 +109,14 @@ enum Schema {
                 observed_until_ts INTEGER NOT NULL
             );
             """),
-        // SPEC §4: revenue in another currency is stored converted; the amount and currency as sent are kept.
+        // Revenue in another currency is stored converted; the amount and currency as sent are kept.
         Migration(version: 9, description: "events keep the original amount and currency of converted revenue", sql: """
             ALTER TABLE events ADD COLUMN original_revenue REAL;
             ALTER TABLE events ADD COLUMN original_currency TEXT;
             """),
-        // SPEC §4: an exposure's store account id (what the app handed the App Store or Google Play for
+        // An exposure's store account id (what the app handed the App Store or Google Play for
         // the user), looked up by the webhooks through the index; the trial a store granted, on the
-        // trial start and, from the first one after exposure, in the facts (SPEC §5 offer_mismatch).
+        // trial start and, from the first one after exposure, in the facts (the report's `offer_mismatch`).
         // Events stored before carry neither, so there is nothing to recompute.
         Migration(version: 10, description: "store account ids on exposures, granted trial days on trial starts and facts", sql: """
             ALTER TABLE events ADD COLUMN store_account_id TEXT;
@@ -124,11 +124,11 @@ enum Schema {
             ALTER TABLE facts ADD COLUMN trial_days INTEGER;
             CREATE INDEX events_by_store_account ON events(store_account_id, ts) WHERE store_account_id IS NOT NULL;
             """),
-        // The `--notify-url` outbox sends a stop's reset too, once acknowledged (SPEC §5).
+        // The `--notify-url` outbox sends a stop's reset too, once acknowledged.
         Migration(version: 11, description: "the outbox's mark for a safeguard reset's notification", sql: """
             ALTER TABLE safeguard_stops ADD COLUMN reset_notified_ts INTEGER;
             """),
-        // SPEC §4 people: an `identified` event's known id; `people` maps every id of a person with
+        // People (docs/People.md): an `identified` event's known id; `people` maps every id of a person with
         // more than one id (the person's key, its known id, included) to that key; `known_ids` are the
         // ids that have been an identity; `identity_conflicts` the identifies that changed nothing
         // because the anonymous id was linked already (or known). Nothing before had links.
@@ -147,7 +147,7 @@ enum Schema {
                 PRIMARY KEY (user_id, event_id)
             ) WITHOUT ROWID;
             """),
-        // SPEC §2, §5: a bandit's periods, one row per (experiment, period) written once by the lease holder.
+        // A bandit's allocation periods, one row per (experiment, period) written once by the lease holder.
         Migration(version: 13, description: "a bandit's allocation periods: the weights in force from each boundary", sql: """
             CREATE TABLE allocation_periods (
                 experiment TEXT NOT NULL,
@@ -159,7 +159,7 @@ enum Schema {
                 PRIMARY KEY (experiment, period)
             );
             """),
-        // SPEC §4, §5: the store a payment went through and its proceeds (as the store said them, or the
+        // The store a payment went through and its proceeds (as the store said them, or the
         // revenue less the store's cut, before tax). Facts keep proceeds in their revenue entries, whose
         // older form reads as proceeds equal to revenue (no store named, no cut), so nothing is recomputed.
         Migration(version: 14, description: "events keep their store and proceeds", sql: """
@@ -176,15 +176,15 @@ enum Schema {
                 type INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
-        // SPEC §2, §5: a bandit's exposure echoes the allocation period assign answered (the period's
-        // start); the first exposure's is the facts' period. Events stored before kept none, so
+        // A bandit's exposure echoes the allocation period assign answered (the period's start);
+        // the first exposure's is the facts' period. Events stored before kept none, so
         // nothing is recomputed (those users count in the period of their first exposure's time).
         Migration(version: 16, description: "exposures keep their allocation period, and facts the first exposure's", sql: """
             ALTER TABLE events ADD COLUMN allocation_period_ts INTEGER;
             ALTER TABLE facts ADD COLUMN allocation_period_ts INTEGER;
             """),
-        // SPEC §7: the notifications outbox, one row per (notification, target), recorded before any
-        // try; the sending node claims a row for a while, and a 2xx ends it for good.
+        // The notifications outbox (docs/Notifications.md), one row per (notification, target), recorded
+        // before any try; the sending node claims a row for a while, and a 2xx ends it for good.
         Migration(version: 17, description: "the notifications outbox: one row per notification and target", sql: """
             CREATE TABLE notifications (
                 id TEXT NOT NULL,
@@ -207,8 +207,8 @@ enum Schema {
             CREATE INDEX notifications_due ON notifications(state, next_try_ts);
             CREATE INDEX notifications_by_experiment ON notifications(experiment, recorded_ts);
             """),
-        // SPEC §10: the console's sessions (every node knows them), the server's secret when none is
-        // configured (generated once, shared by the nodes), failed sign-ins by address, and share links.
+        // The console's sessions (docs/Console.md; every node knows them), the server's secret when none
+        // is configured (generated once, shared by the nodes), failed sign-ins by address, and share links.
         Migration(version: 18, description: "console sessions, the server's secret, failed sign-ins, share links", sql: """
             CREATE TABLE console_sessions (
                 id TEXT PRIMARY KEY,

@@ -105,7 +105,7 @@ final class WriterFilters {
         let rows = try connection.scalarInt("SELECT count(*) FROM facts") ?? 0
         var filter = users ? ExposedUserFilter(capacity: Int(rows) * 2) : nil
         if sticky { stickyRecords.reset(expecting: Int(rows)) }
-        // A person's linked ids have its sticky records too (SPEC §2).
+        // A person's linked ids have its sticky records too.
         let pairs = try connection.prepare(sticky ? """
             SELECT experiment, user_id FROM facts
             UNION ALL SELECT f.experiment, p.user_id FROM people p JOIN facts f ON f.user_id = p.person_id WHERE p.user_id <> p.person_id

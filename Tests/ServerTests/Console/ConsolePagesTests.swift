@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The console's pages (SPEC §10) in process: every experiment, one experiment's report with its
+/// The console's pages (docs/Console.md) in process: every experiment, one experiment's report with its
 /// parameters, the stylesheet, escaping, and the `report` scope through the API.
 @Suite(.timeLimit(.minutes(3)))
 struct ConsolePagesTests {
