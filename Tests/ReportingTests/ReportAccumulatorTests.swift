@@ -120,7 +120,7 @@ import Testing
     }
 }
 
-/// SPEC §5 maturity for Day-0 cancels: a trial starter counts once the Day-0 window (24 h here) has
+/// Maturity for Day-0 cancels: a trial starter counts once the Day-0 window (24 h here) has
 /// passed by the as-of time; a trial started 2 h before it is not yet countable, one 25 h before is.
 @Suite struct Day0CancelMaturityTests {
     typealias F = Fixtures

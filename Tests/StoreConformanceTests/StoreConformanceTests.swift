@@ -151,7 +151,7 @@ import TestSupport
         }
     }
 
-    /// SPEC §4: converted revenue is stored with the amount and currency as sent; facts sum the converted amount.
+    /// Converted revenue is stored with the amount and currency as sent; facts sum the converted amount.
     @Test(arguments: storeFactories)
     func convertedRevenueKeepsItsOriginal(_ factory: StoreFactory) async throws {
         typealias F = EventFactory
@@ -173,7 +173,7 @@ import TestSupport
         }
     }
 
-    /// SPEC §4: the idempotency key is (user_id, event_id).
+    /// The idempotency key is (user_id, event_id).
     @Test(arguments: storeFactories)
     func anEventIDReusedByAnotherUserIsAnotherEvent(_ factory: StoreFactory) async throws {
         typealias F = EventFactory
@@ -216,7 +216,7 @@ import TestSupport
         }
     }
 
-    /// SPEC §4: placement and attributes are kept per (experiment, user) from the first exposure,
+    /// Placement and attributes are kept per (experiment, user) from the first exposure,
     /// and survive the facts being recomputed from the stored events.
     @Test(arguments: storeFactories)
     func theFirstExposuresPlacementAndAttributesAreKept(_ factory: StoreFactory) async throws {

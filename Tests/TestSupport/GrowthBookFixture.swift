@@ -18,7 +18,7 @@ public enum GrowthBookFixture {
         }
         // Storefronts in countries agreement.py never sends (it sends KR only with a Kelvin sign,
         // which names no storefront): the payload is the default storefront's, which must stay what
-        // /v1/assign answers users without a storefront (SPEC §7).
+        // /v1/assign answers users without a storefront.
         try StorefrontFixture.productsJSON
             .replacingOccurrences(of: #""storefronts": { "JP": "JPY", "DE": "EUR", "FR": "EUR", "GB": "GBP", "KR": "KRW", "CA": "USD" }"#,
                                   with: #""storefronts": { "JP": "JPY", "KR": "KRW" }"#)

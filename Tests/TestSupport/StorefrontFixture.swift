@@ -1,4 +1,4 @@
-/// A products.json with storefronts (SPEC §1 "Storefronts") and the claims each framing makes in
+/// A products.json with storefronts (docs/Reports.md, "Storefronts") and the claims each framing makes in
 /// each, computed by hand with exact fractions (floor for the claims, half up for money):
 ///   USD  9.99 / 59.99:    1 − 59.99/119.88 = 0.4996 → 49%; 12 − 6.005 = 5.995 → 5;  59.99/52 = 1.1537 → $1.15
 ///   EUR 10.99 / 69.99:    1 − 69.99/131.88 = 0.4693 → 46%; 12 − 6.369 = 5.63 → 5;   69.99/52 = 1.3460 → €1.35

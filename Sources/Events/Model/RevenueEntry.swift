@@ -5,11 +5,11 @@ public struct RevenueEntry: Sendable, Hashable {
     public var offset: Int64
     /// The event's contribution to gross revenue (negative for refunds).
     public var amount: Double
-    /// Its contribution to proceeds (SPEC §5): what the team receives of it, with its sign.
+    /// Its contribution to proceeds: what the team receives of it, with its sign.
     public var proceeds: Double
     /// `proceeds` are the revenue less the store's cut: tax is not known.
     public var proceedsBeforeTax: Bool
-    /// The event's `product_id`: the plan the forecast renews the payer on (SPEC §5).
+    /// The event's `product_id`: the plan the forecast renews the payer on.
     public var productID: String?
 
     public init(offset: Int64, amount: Double, proceeds: Double? = nil, proceedsBeforeTax: Bool? = nil, productID: String? = nil) {
@@ -53,7 +53,7 @@ extension RevenueEntry {
 
     /// Reads what `encode` wrote; a trailing partial entry is ignored. A column written before proceeds
     /// (16 bytes an entry, no header) reads each entry's proceeds as its amount, before tax: those
-    /// events named no store, and no store means no cut (SPEC §5).
+    /// events named no store, and no store means no cut.
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> [RevenueEntry] {
         var out: [RevenueEntry] = []
         out.reserveCapacity(bytes.count / entrySize)

@@ -44,18 +44,18 @@ public struct UserFacts: Sendable, Hashable {
     public var netRevenue: Double
     /// Each revenue event counted in `netRevenue`, by offset from the first exposure, in event order.
     public var revenueEntries: [RevenueEntry]
-    /// Exposed to another variant of the same experiment after the first exposure (SPEC §5 crossover);
+    /// Exposed to another variant of the same experiment after the first exposure (a crossover);
     /// the user still counts in `variant`.
     public var crossedOver: Bool
     /// `copy_source` of the first exposure.
     public var copySource: CopySource?
     /// `copy_fallback_reason` of the first exposure.
     public var copyFallbackReason: String?
-    /// `placement` of the first exposure (SPEC §4).
+    /// `placement` of the first exposure.
     public var placement: String?
-    /// `attributes` of the first exposure (SPEC §4): what segments and post-stratification read.
+    /// `attributes` of the first exposure: what segments and post-stratification read.
     public var attributes: ExposureAttributes
-    /// `allocation_period` of the first exposure (a bandit's, SPEC §5): the period the user counts in;
+    /// `allocation_period` of the first exposure (a bandit's): the period the user counts in;
     /// nil when the exposure did not carry it (the period of `firstExposure` is used).
     public var allocationPeriod: Timestamp?
 
@@ -104,7 +104,7 @@ public struct UserFacts: Sendable, Hashable {
         dimension == "placement" ? placement : attributes[dimension]?.label
     }
 
-    /// Proceeds to date (SPEC §5): what the team receives of `netRevenue`, summed from the entries.
+    /// Proceeds to date: what the team receives of `netRevenue`, summed from the entries.
     public var netProceeds: Double {
         var sum = 0.0
         for e in revenueEntries { sum += e.proceeds }

@@ -18,7 +18,7 @@ public struct ReportAccumulator: Sendable {
     public private(set) var tallies: [VariantTally]
     /// Counted users exposed to more than one variant (each stays in its first).
     public private(set) var crossoverUsers = 0
-    /// Per variant, the users counted who are persons of several ids (SPEC §4 `identity_imbalance`).
+    /// Per variant, the users counted who are persons of several ids (the `identity_imbalance` warning).
     public private(set) var usersOfSeveralIds: [Int]
     /// Forced (QA) users left out.
     public private(set) var forcedUsers = 0
@@ -34,7 +34,7 @@ public struct ReportAccumulator: Sendable {
     /// Users first exposed after the "as of" time (clock skew, or `--until` without a store bound); left out.
     public private(set) var exposedAfterAsOf = 0
     /// Users first exposed to an arm while a safeguard stop held it, by variant key: left out, since
-    /// they were shown the control's paywall (the arm is reported as of its stop, SPEC §5).
+    /// they were shown the control's paywall (the arm is reported as of its stop).
     public private(set) var exposedWhileStopped: [String: Int] = [:]
     /// The experiment's safeguard stops made by the as-of time, oldest first (a reset after it had not happened yet).
     public let safeguards: [SafeguardStop]
@@ -49,7 +49,7 @@ public struct ReportAccumulator: Sendable {
     /// The index of the strata in `splits`, or nil without `metrics.adjust_for`.
     public let strataSplit: Int?
     /// For a bandit, the index in `splits` of its allocation periods (cell key: the period's index,
-    /// from the first exposure's echoed `allocation_period`, else its time, SPEC §5); nil otherwise.
+    /// from the first exposure's echoed `allocation_period`, else its time); nil otherwise.
     public let periodSplit: Int?
     /// The parts of a facts row this report reads: attributes only when a split asks for them (segments,
     /// post-stratification); revenue entries always, since every report cuts revenue at its as-of
@@ -61,7 +61,7 @@ public struct ReportAccumulator: Sendable {
     private var rowCells: [Int] = []
     /// The current row's revenue, then proceeds, within each horizon of `horizons` (kept to reuse its storage).
     private var horizonSums: [Double] = []
-    /// Some counted proceeds are the revenue less the store's cut: tax is not known (SPEC §5 "proceeds before tax").
+    /// Some counted proceeds are the revenue less the store's cut: tax is not known ("proceeds before tax").
     public private(set) var proceedsBeforeTax = false
     /// Each arm's mature users in the cells of the revenue forecast.
     public private(set) var forecast: ForecastAccumulator
@@ -225,7 +225,7 @@ public struct ReportAccumulator: Sendable {
     /// Counts one user of arm `v`, neither forced nor of a variant the experiment lacks.
     private mutating func count<Row: FactRow>(_ row: Row, arm v: Int) {
         let exposure = row.firstExposureMicros
-        // SPEC §5 as of one moment: nothing at or after it counts, the first exposure included.
+        // As of one moment: nothing at or after it counts, the first exposure included.
         guard exposure < asOf else { exposedAfterAsOf += 1; return }
         // A person exposed to another experiment of the namespace too counts in the one it saw first.
         if !inputs.namespaceNeighbourExposures.isEmpty, let other = inputs.namespaceNeighbourExposures[row.userID] {
@@ -305,7 +305,7 @@ public struct ReportAccumulator: Sendable {
         tallies[v].recordRevenueByDay(row.revenueEntries, followedDays: followed, observedFor: asOf - exposure)
     }
 
-    /// SPEC §5 offers: trial starts (and whether the store granted another trial than the arm's), and
+    /// Offers: trial starts (and whether the store granted another trial than the arm's), and
     /// purchasers, who paid with no trial (in an arm that offered one, the store gave none: the user was not eligible).
     @inline(__always)
     private mutating func recordOffer<Row: FactRow>(_ row: Row, _ o: UserOutcome, variant v: Int) {

@@ -2,7 +2,7 @@ import Events
 import ExperimentDefinitions
 
 /// The users of an experiment split by what they were at first exposure: one cell per value of a
-/// `--by` dimension (SPEC §5 segments), or per combination of the `metrics.adjust_for` attributes
+/// `--by` dimension (docs/Segments.md), or per combination of the `metrics.adjust_for` attributes
 /// (the strata of post-stratification). Each cell keeps, per variant, the same tally the whole
 /// report keeps, so a cell's comparisons are computed exactly as the report's are.
 public struct SplitTally: Sendable {

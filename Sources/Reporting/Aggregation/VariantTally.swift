@@ -22,7 +22,7 @@ public struct VariantTally: Sendable, Equatable {
     /// Per metric, users left out of the denominator because what it needs of them cannot be told:
     /// trial starters of unknown trial length, for `trial_cancel_rate`.
     public private(set) var leftOut: [Int]
-    /// Users of this variant exposed to another variant later (they stay here; SPEC §5 crossover).
+    /// Users of this variant exposed to another variant later (a crossover: they stay here).
     public var crossedOver = 0
     /// Users the sample ratio check counts: those first exposed before the experiment's first safeguard stop.
     public var usersBeforeFirstStop = 0
@@ -30,7 +30,7 @@ public struct VariantTally: Sendable, Equatable {
     /// many or more). Maturity (who is old enough) and the arrival rate of the last 7 days read it.
     public private(set) var usersByAge = Array(repeating: 0, count: maxAgeDays + 1)
     public static let maxAgeDays = 400
-    /// SPEC §5 offers, up to the as-of time: trial starters, those whose store-granted `trial_days`
+    /// Offers, up to the as-of time: trial starters, those whose store-granted `trial_days`
     /// differs from the arm's, and purchasers (users who paid with no trial start).
     public var offerTrialStarts = 0
     public var offerTrialDiffers = 0
@@ -120,7 +120,7 @@ public struct VariantTally: Sendable, Equatable {
         let unit: UserOutcome.Fact
         /// The numerator's fact for a proportion; nil for mean revenue.
         let numerator: UserOutcome.Fact?
-        /// Day-0 cancels: a trial starter enters only once the Day-0 window has passed (SPEC §5 maturity).
+        /// Day-0 cancels: a trial starter enters only once the Day-0 window has passed (maturity).
         let needsDay0WindowPassed: Bool
         /// Cancels during the trial: a trial starter enters only when the length of its own trial is known.
         let needsTrialLength: Bool

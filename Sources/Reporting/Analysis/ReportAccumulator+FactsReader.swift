@@ -7,7 +7,7 @@ extension ReportAccumulator {
     /// from `options.since` to the as-of moment of `inputs`, bounded in the store's read itself, and
     /// of each row only the parts the report reads (`factFields`).
     ///
-    /// One as-of moment (SPEC §5), however it was given (`--until`, `ABCTL_NOW`, a simulation's end,
+    /// One as-of moment, however it was given (`--until`, `ABCTL_NOW`, a simulation's end,
     /// now): facts hold times and revenue entries, so `add` cuts every figure there, revenue included.
     public static func read(store: any FactsReader, experiment: Experiment, options: ReportOptions, inputs: ReportInputs) throws -> ReportAccumulator {
         var acc = ReportAccumulator(experiment: experiment, options: options, inputs: inputs)

@@ -3,7 +3,7 @@ import ExperimentDefinitions
 import Foundation
 import Statistics
 
-/// Reads each user's facts into the cells of a revenue forecast (SPEC §5 "Forecast"), per arm.
+/// Reads each user's facts into the cells of a revenue forecast (docs/Forecast.md), per arm.
 ///
 /// Only mature users count (exposed at least the longest trial plus the maturity grace before the
 /// as-of time), so an arm with a longer trial is not penalised. Everything later than the as-of time is
@@ -19,7 +19,7 @@ public struct ForecastAccumulator: Sendable {
     let plans: [[PlanPeriod]]
     /// Per arm, its plans' prices in `plans`' order: what a payer's plan is found by.
     let planPrices: [[Double]]
-    /// `product_id` → plan, over every offering: a payment belongs to a plan by its product id (SPEC §5).
+    /// `product_id` → plan, over every offering: a payment belongs to a plan by its product id.
     let planByProduct: [String: PlanPeriod]
 
     /// A plan with its period in days, read once: every payer's cell needs the days, and reading them
@@ -168,7 +168,7 @@ public struct ForecastAccumulator: Sendable {
         // Payment j falls at first + (j − 1)·period; those before the horizon are due.
         let due = first.offset < horizon ? Int((horizon - 1 - first.offset) / period) + 1 : 0
         let renews = days < horizonDays
-        // Renewals at what this payer last paid for a period, in the report currency (SPEC §5): a payer in
+        // Renewals at what this payer last paid for a period, in the report currency: a payer in
         // another storefront or currency renews at its own price, not at the price table's; and bring in
         // proceeds as that payment did (the same store's cut and tax).
         let cell = RevenueForecast.Cell(period: renews ? plan.period : nil, price: renews ? lastAmount : 0, payments: payments,
