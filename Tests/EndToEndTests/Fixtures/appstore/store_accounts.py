@@ -1,4 +1,4 @@
-"""App Store notifications whose appAccountToken is a store account id (SPEC §4), each judged by
+"""App Store notifications whose appAccountToken is a store account id, each judged by
 Apple's app-store-server-library like the cases of notifications.py, whose chains and helpers it
 reuses (run as a module: it writes root.pem and its own cases.json, which this replaces).
 

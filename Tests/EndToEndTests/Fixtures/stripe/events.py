@@ -5,7 +5,7 @@ fields `charge`, `payment_intent`, `subscription_details`), signed by Stripe's o
 Usage: events.py OUT.json SECRET NOW [currency|life]
 
 Writes a list of {name, body, header, status, type} in delivery order; `status` and `type` are
-what abctl must answer (SPEC §7 "Stripe"; `status` 422 means refused). With `currency`, the
+what abctl must answer (docs/Webhooks.md; `status` 422 means refused). With `currency`, the
 scenario is revenue in EUR and JPY (converted by products.json's `exchange_rates`) and in SEK
 (no rate: refused). With `life`, the subscription's later life (payment failures, undone
 cancels, a price change, deletions for each reason). Times are days before NOW so a report at NOW counts

@@ -4,7 +4,7 @@ independently of abctl, with scipy, statsmodels and lifelines.
 
     python3 make_oracle.py      # writes events.ndjson, facts.ndjson and expected.json here
 
-Per-user facts are derived here from the raw events (SPEC section 5: a user counts from the first
+Per-user facts are derived here from the raw events (a user counts from the first
 exposure; earlier events are ignored; forced users are left out), not taken from abctl's store.
 Requires scipy, statsmodels, lifelines (see requirements.txt beside this file).
 """
@@ -168,12 +168,12 @@ with open(os.path.join(HERE, "facts.ndjson"), "w") as f:
 counted = [r for r in facts if r["user_id"] not in FORCED]
 z = stats.norm.ppf(1 - ALPHA / 2)
 
-# The metric table of SPEC section 5: name -> (unit fact, numerator fact, or None for mean net revenue).
+# The metric table (docs/Reports.md): name -> (unit fact, numerator fact, or None for mean net revenue).
 TABLE = {
     "trial_start_rate": ("exposure", "trial_start"),
     "paid_conversion": ("exposure", "paid"),
     "trial_to_paid": ("trial_start", "converted"),
-    # Day-0 cancels are read among trial starters whose Day-0 window has passed by the as-of time (SPEC section 5).
+    # Day-0 cancels are read among trial starters whose Day-0 window has passed by the as-of time.
     "day0_cancel_rate": ("trial_start_day0_passed", "day0_cancel"),
     "trial_cancel_rate": ("trial_start", "trial_cancel"),
     "revenue_per_user": ("exposure", None),
@@ -183,7 +183,7 @@ TABLE = {
 }
 NAMED = [EXPERIMENT["metrics"]["primary"]] + EXPERIMENT["metrics"].get("guardrails", []) + EXPERIMENT["metrics"].get("secondary", [])
 METRICS = list(TABLE) + [m for m in dict.fromkeys(NAMED) if m not in TABLE]
-# SPEC section 5, maturity: the verdict reads each primary or guardrail metric that settles after the trial
+# Maturity: the verdict reads each primary or guardrail metric that settles after the trial
 # in its _dN form, N = the longest trial + maturity_grace_days (3), and the report shows it.
 SETTLES = ("paid_conversion", "trial_to_paid", "trial_cancel_rate", "revenue_per_user", "refund_rate", "billing_issue_rate")
 MATURE_DAYS = max(v["paywall"]["trial_days"] for v in EXPERIMENT["variants"]) + EXPERIMENT["metrics"].get("maturity_grace_days", 3)
@@ -202,7 +202,7 @@ def split(name):
 def outcome(r, key, horizon_days):
     """What user r did in the window: up to the as-of time, or in its first N days (None: not followed that long)."""
     if horizon_days is None:
-        limit = AS_OF   # SPEC §5: nothing at or after the as-of moment counts
+        limit = AS_OF   # Nothing at or after the as-of moment counts
     else:
         limit = r["first_exposure"] + horizon_days * DAY
         if limit > AS_OF:
@@ -278,7 +278,7 @@ for k in VARIANTS:
     variants_out.append({"key": k, "users": len(V[k]["rows"]), "metrics": metrics})
 
 def normal_chance_and_loss(xc, xv):
-    """SPEC section 5 for revenue: D ~ Normal(d, s^2); P(D > 0) and E[max(-D, 0)] by numerical integration."""
+    """Revenue: D ~ Normal(d, s^2); P(D > 0) and E[max(-D, 0)] by numerical integration."""
     d = xv.mean() - xc.mean()
     s = math.sqrt(xv.var(ddof=1) / len(xv) + xc.var(ddof=1) / len(xc))
     chance = stats.norm.sf(0, loc=d, scale=s)
@@ -381,7 +381,7 @@ for m in RATES + REVENUE:
             mc, mv = xc.mean(), xv.mean()
             vc, vv = xc.var(ddof=1) / len(xc), xv.var(ddof=1) / len(xv)
             lift = mv / mc - 1 if mc > 0 else None
-            # The delta method on the log of the ratio of means (SPEC section 5), when both means are positive.
+            # The delta method on the log of the ratio of means, when both means are positive.
             se = math.sqrt(vc / mc**2 + vv / mv**2) if mc > 0 and mv > 0 else None
             rci = [math.exp(math.log(mv / mc) - z * se) - 1, math.exp(math.log(mv / mc) + z * se) - 1] if se is not None else None
             rows.append({"variant": k, "metric": m, "absolute_diff": mv - mc, "absolute_ci": [ci.low, ci.high],
@@ -484,7 +484,7 @@ def conversion_by_day(k):
     return out
 
 # Users needed per variant (Bonferroni over the K - 1 comparisons, as the Statistics power function documents).
-# The power calculation reads the primary as the verdict reads it: its mature form (SPEC section 5).
+# The power calculation reads the primary as the verdict reads it: its mature form.
 PRIMARY = EXPERIMENT["metrics"]["primary"]
 VERDICT_PRIMARY = f"{PRIMARY}_d{MATURE_DAYS}" if PRIMARY in SETTLES else PRIMARY
 base = V["control"][VERDICT_PRIMARY][0] / V["control"][VERDICT_PRIMARY][1]

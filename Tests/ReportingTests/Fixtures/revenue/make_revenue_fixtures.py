@@ -11,7 +11,7 @@ capping.json   per case: two variants' per-user net revenues (the non-zero value
 horizons.json  per case: users' facts (seconds since 1970: first exposure, trial start, first paid, first
                converted, first cancel, refund, revenue entries as [seconds after exposure, amount]), both
                variants' trial days, the Day-0 window, the as-of time and a horizon N; expected per metric
-               NAME_dN of SPEC section 5 and per variant: numerator and denominator (and the revenue sum),
+               NAME_dN (docs/Reports.md) and per variant: numerator and denominator (and the revenue sum),
                counting users first exposed at least N days before the as-of time and their events in
                [first exposure, first exposure + N days), with numpy boolean arrays; Day-0 cancels among
                trial starters whose Day-0 window ends inside those N days; cancels during the trial among
@@ -142,7 +142,7 @@ def horizon_cases(count):
         }
         c_in = inside(has_cancel, cancel) & tr & (cancel >= trial)
         facts["day0_cancel"] = c_in & ((cancel - trial) <= window_hours * 3600)
-        # SPEC section 5 maturity: Day-0 cancels count trial starters whose window ends inside the first N days.
+        # Maturity: Day-0 cancels count trial starters whose window ends inside the first N days.
         facts["day0_window_passed"] = tr & (trial + window_hours * 3600 < end)
         facts["trial_cancel"] = c_in & ((cancel - trial) < np.array(trial_days)[variant] * DAY)
         # A trial start carries no trial_days here: in an arm with no trial its length cannot be told, so it is left out.
