@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Bandits through the binary (SPEC §2, §5, §6, §7): `abctl allocation update` records each due
+/// Bandits through the binary (docs/Bandits.md): `abctl allocation update` records each due
 /// period once, `show` prints them, the GrowthBook export leaves the bandit out, and a server
 /// records the current period under its lease and answers with it.
 @Suite(.timeLimit(.minutes(3))) struct AllocationCommandTests {
@@ -76,7 +76,7 @@ import Glibc
         let notBandit = try await Abctl.run(["allocation", "show", "nope"] + base)
         #expect(notBandit.status == 2)
 
-        // The GrowthBook payload leaves the bandit out and says why (SPEC §7).
+        // The GrowthBook payload leaves the bandit out and says why.
         let export = try await Abctl.run(["export", "--format", "growthbook", "--experiments", folder.path], environment: at)
         let payload = try #require(try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [String: Any], "\(export.stderr)")
         #expect((payload["features"] as? [String: Any])?["lines"] == nil)
@@ -135,7 +135,7 @@ import Glibc
     }
 }
 
-/// Two nodes on one PostgreSQL through period boundaries, the lease holder killed (SPEC §2, §9):
+/// Two nodes on one PostgreSQL through period boundaries, the lease holder killed:
 /// one record per period, none skipped, and the survivor takes over and answers with the new one.
 @Suite(.timeLimit(.minutes(3))) struct AllocationFailoverTests {
     @Test func killingTheLeaseHolderNeitherRepeatsNorSkipsAPeriod() async throws {

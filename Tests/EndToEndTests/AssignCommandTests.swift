@@ -62,7 +62,7 @@ import Testing
     }
 
     /// `--attr app_version=2.3` stays the text "2.3" (not the number 2.3, which targeting refuses and
-    /// which would make `2.10` equal `2.1`), and a two-part version has a .0 third part (SPEC §1).
+    /// which would make `2.10` equal `2.1`), and a two-part version has a .0 third part.
     @Test(arguments: [
         ("2.3", ">=2.3.0", true), ("2.3", "==2.3.0", true), ("2.3", "<2.3.0", false), ("2.3", ">2.3.0", false),
         ("2.10", ">2.9", true), ("2.10", "==2.1.0", false), ("2", "==2.0.0", true), ("2.3.1", ">2.3", true),
@@ -147,7 +147,7 @@ import Testing
         #expect(missing.status != 0 && missing.stdout.isEmpty)
     }
 
-    /// A million ids stream through (SPEC §6): run only with ABCTL_BIG_TESTS=1, as it takes seconds
+    /// A million ids stream through: run only with ABCTL_BIG_TESTS=1, as it takes seconds
     /// with a release build and longer with a debug one.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["ABCTL_BIG_TESTS"] == "1"))
     func aMillionIds() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// SPEC §4 currency through `abctl ingest`: revenue in another currency is stored converted with
+/// Currencies through `abctl ingest`: revenue in another currency is stored converted with
 /// `exchange_rates` (the amount and currency as sent kept); a currency with no rate is refused
 /// naming `currency`, and nothing of it is stored. `POST /v1/events` and the webhooks are checked
 /// in process (ServerTests/InProcess/APICurrencyTests and the webhook suites there).

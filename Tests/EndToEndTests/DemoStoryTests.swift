@@ -130,7 +130,7 @@ import Testing
         #expect(abs(Double(held) / Double(held + general) - 0.1) < 0.005, "held out \(held) of \(held + general)")
         #expect(index.contains("href=\"chorus-holdout.html\"") && index.contains("users held out of every experiment"))
         #expect(summary.contains("users held out of every experiment") && summary.contains("the experiments together (general against holdout)"), "\(summary)")
-        // The truth of that combined effect, user-weighted (SPEC §1): each experiment's users would
+        // The truth of that combined effect, user-weighted: each experiment's users would
         // have seen their placement's default paywall without it (a held-out user's answer), so
         // every arm's users add (the arm's rate − the default's rate under that paywall); users no
         // experiment showed an arm (and trial-7d's users after its stop, who get the control's paywall,

@@ -69,6 +69,25 @@ enum DocPages {
         }
     }
 
+    /// Code and scripts stand alone too: no comment sends a reader to a section of a file a clone
+    /// does not have.
+    @Test func noSourceCitesASectionOfAFileTheRepositoryDoesNotHave() throws {
+        let root = Abctl.packageRoot
+        let citation = try Regex(#"\bSPEC\s*(§|section\s+\d)"#)
+        var found: [String] = []
+        for folder in ["Sources", "Client/Sources", "Tests", "bench", "tools"] {
+            let files = FileManager.default.enumerator(atPath: root + "/" + folder)
+            while let file = files?.nextObject() as? String {
+                guard [".swift", ".py", ".sh", ".lua"].contains(where: { file.hasSuffix($0) }) else { continue }
+                let path = folder + "/" + file
+                let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                where line.contains(citation) { found.append("\(path):\(number + 1): \(line)") }
+            }
+        }
+        #expect(found.isEmpty, "cites a section of a file the repository does not have:\n\(found.joined(separator: "\n"))")
+    }
+
     @Test func everyRelativeLinkResolvesInsideTheRepository() throws {
         let root = URL(fileURLWithPath: Abctl.packageRoot).standardizedFileURL.path
         let pages = try DocPages.all()

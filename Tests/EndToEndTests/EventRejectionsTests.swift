@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `abctl ingest` names every bad field of every line (SPEC §4).
+/// `abctl ingest` names every bad field of every line.
 @Suite struct EventRejectionsTests {
     static let good = #"{"event_id":"g1","type":"renewed","user_id":"u","ts":"2026-12-01T10:00:00Z"}"#
     /// Line 1 good; line 2 three problems (event_id, type, ts); line 3 three (trial_days, event_id,

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `GET /api/features/{clientKey}` and `abctl export --format growthbook` (SPEC §7): GrowthBook's
+/// `GET /api/features/{clientKey}` and `abctl export --format growthbook`: GrowthBook's
 /// own Python SDK, pointed at a live server, picks the variant `/v1/assign` answers.
 @Suite(.timeLimit(.minutes(15)))
 struct GrowthBookPayloadTests {

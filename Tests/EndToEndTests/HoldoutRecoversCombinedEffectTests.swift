@@ -3,13 +3,13 @@ import TestSupport
 import Testing
 
 /// A global holdout's report measures the combined effect of the experiments it keeps its users out
-/// of (SPEC §1): simulate through the real binary, where every experiment has a known true effect, and
+/// of: simulate through the real binary, where every experiment has a known true effect, and
 /// the holdout's interval covers their user-weighted combination, not their sum.
 ///
 /// Two experiments share the `paywall` namespace: `exp-a` takes [0, 0.3) (control and a treatment
 /// that lifts trial starts 0.35 → 0.50), `exp-b` takes [0.3, 0.8) (a control of weight 2, `up` at
 /// 0.45 and `down` at 0.30); [0.8, 1) sees no experiment. A user the holdout holds out sees the
-/// control's paywall of the experiment that would have taken it (the simulator follows SPEC §1), so
+/// control's paywall of the experiment that would have taken it (as the assigner does), so
 /// `general − holdout` = Σ over experiments and treatment arms of (the arm's users / the general
 /// arm's users) × (the arm's rate − the control's): about 0.3 × ½ × 0.15 + 0.5 × (¼ × 0.10 − ¼ × 0.05)
 /// ≈ 0.029 on trial starts, where adding up each experiment's effect would say 0.0875.

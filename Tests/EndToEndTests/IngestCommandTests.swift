@@ -36,7 +36,7 @@ import TestSupport
             #expect(again.status == 0)
             #expect(again.stdout == "stored 0, duplicate 2, rejected 0\n")
 
-            // SPEC §4: e1 and e2 again, under another user, are that user's events.
+            // The idempotency key is (user_id, event_id): e1 and e2 again, under another user, are that user's events.
             let otherUser = try await Abctl.run(["ingest", "-"], in: dir.url.path, stdin: (lines[0] + "\n" + lines[1]).replacingOccurrences(of: "u1", with: "u2"),
                                                 environment: ["ABCTL_DB": db])
             #expect(otherUser.stdout == "stored 2, duplicate 0, rejected 0\n")

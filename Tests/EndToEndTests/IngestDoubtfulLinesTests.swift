@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// SPEC §4's doubtful lines through `abctl ingest`: each is refused on
+/// Doubtful event lines through `abctl ingest`: each is refused on
 /// stderr as `LINE: field: reason` and not stored, the good lines of the same file are (ingest keeps
 /// good lines, docs/Contract.md), and the command exits 1. `ts` is held to `ABCTL_NOW` here.
 @Suite struct IngestDoubtfulLinesTests {

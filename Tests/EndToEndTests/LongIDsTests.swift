@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Ids over 256 bytes are refused on every path that takes one (SPEC §4).
+/// Ids over 256 bytes are refused on every path that takes one.
 @Suite struct LongIDsTests {
-    /// SPEC §4: user_id and event_id are at most 256 bytes; a 1 MiB one is refused naming the
+    /// `user_id` and `event_id` are at most 256 bytes; a 1 MiB one is refused naming the
     /// field by `abctl ingest` and `abctl assign` (the API's routes: ServerTests/InProcess/APIEventRejectionsTests).
     @Test func idsOver256BytesAreRefusedByTheCommands() async throws {
         let huge = String(repeating: "u", count: 1 << 20)

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// SPEC §5 maturity through the built binary: a 3-day against a 7-day trial with the same true
+/// Maturity through the built binary: a 3-day against a 7-day trial with the same true
 /// rates (an A/A test), reported at several ages. While fewer than half of an arm's users are
 /// older than the longest trial + grace, the verdict is `keep_running` with the reason in words and
 /// the `immature` warning; it never ships or stops on figures still moving. `decision.eta` starts

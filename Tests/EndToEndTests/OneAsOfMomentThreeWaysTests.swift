@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// SPEC §5 "As of one moment", through the binary and the server: one
+/// One as-of moment (docs/Reports.md), through the binary and the server: one
 /// store reported as of one moment given three ways (`--until`, `ABCTL_NOW`, the endpoint's `until`)
 /// gives byte-identical JSON; a store holding only the events before that moment gives the same
 /// bytes again, so none of the later events (exposures, trials, payments, renewals, refunds,

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC §4 people, §9: a SIGKILL between a log-in and the purchase loses nothing acknowledged.
+/// People (docs/People.md): a SIGKILL between a log-in and the purchase loses nothing acknowledged.
 /// Clients walk people through exposure (anonymous id), `POST /v1/identify`, then a purchase under
 /// the known id; the server is killed mid-load. A second server on the same store answers every
 /// acknowledged identify and purchase again as a duplicate, and every person whose three steps were

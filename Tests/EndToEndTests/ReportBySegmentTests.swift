@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `abctl report --by` and `?by=` (SPEC §5, §8) on simulated data with known structure, through the
+/// `abctl report --by` and `?by=` (docs/Segments.md) on simulated data with known structure, through the
 /// binary: a treatment that lifts trial starts on iOS only (0.35 → 0.50; Android stays at 0.35), two
 /// rare countries (0.5% of users each) that must be pooled into `other`, and a rare guardrail
 /// (refunds at 0.5% of payers) whose few events must pool every value for that guardrail alone.

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `abctl safeguards check` and `reset` through the binary (SPEC §5, §6).
+/// `abctl safeguards check` and `reset` through the binary.
 @Suite struct SafeguardsCommandTests {
     /// An experiment guarded on Day-0 cancels, and events in which the treatment's trial starters
     /// cancel on day 0 twice as often (40% against 20%), in a SQLite store.
@@ -67,7 +67,7 @@ import Testing
         let againBody = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect((againBody["new_stops"] as? [Any])?.isEmpty == true && (againBody["in_force"] as? [Any])?.count == 1)
 
-        // The report's safeguards (SPEC §8), in every format, built from the store's stop.
+        // The report's safeguards, in every format, built from the store's stop.
         let json = try await Abctl.run(["report", "e2e", "--format", "json"] + base, environment: ["ABCTL_NOW": "2026-12-03T01:30:00Z"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stderr)")
         let entries = try #require(report["safeguards"] as? [[String: Any]])
@@ -77,7 +77,7 @@ import Testing
                 && entries.first?["figures"] is [String: Any] && entries.first?["reset_at"] is NSNull)
         #expect((report["health"] as? [[String: Any]])?.contains { $0["code"] as? String == "safeguard" } == true)
         // Users first exposed to the treatment while stopped saw the control's paywall: left out, and
-        // the sample ratio check counts only users from before the stop (SPEC §5).
+        // the sample ratio check counts only users from before the stop.
         let late = (0..<3).map { #"{"event_id":"late\#($0)","type":"exposure","user_id":"late\#($0)","experiment":"e2e","variant":"\#($0 == 0 ? "control" : "treatment")","ts":"2026-12-03T00:30:00Z"}"# }
         let ingestLate = try await Abctl.run(["ingest", "-"] + base, stdin: late.joined(separator: "\n") + "\n")
         #expect(ingestLate.status == 0, "\(ingestLate.stderr)")

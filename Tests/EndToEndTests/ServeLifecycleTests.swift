@@ -80,7 +80,7 @@ struct ServeLifecycleTests {
         #expect(server.isRunning)
     }
 
-    /// SPEC §7: `last_reload_error` is null, then the time and problems (file:line:column) of a
+    /// `last_reload_error` is null, then the time and problems (file:line:column) of a
     /// refused reload, and null again once a later reload succeeds.
     @Test func healthzCarriesTheLastRefusedReloadUntilAGoodOne() async throws {
         let server = try await ServeProcess.start()

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Notifications from `abctl serve` (SPEC §7) against a receiver on 127.0.0.1 that fails the
+/// Notifications from `abctl serve` (docs/Notifications.md) against a receiver on 127.0.0.1 that fails the
 /// first tries of each notification: every expected one arrives, and none arrives again once a
 /// receiver's 2xx was recorded, across a SIGKILL of the server between tries and across two nodes
 /// on one PostgreSQL. The data is `SafeguardsCommandTests`' (a harmful treatment, evaluated on

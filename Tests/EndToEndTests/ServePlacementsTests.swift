@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `abctl assign --placement` answers as `/v1/assign` with `placement` (SPEC §7) does.
+/// `abctl assign --placement` answers as `/v1/assign` with `placement` does.
 @Suite(.timeLimit(.minutes(4)))
 struct ServePlacementsTests {
     static let keys = "app-key:app;ingest-key:ingest;assign-key:assign"

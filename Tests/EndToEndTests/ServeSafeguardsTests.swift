@@ -5,7 +5,7 @@ import TestSupport
 import Glibc
 #endif
 
-/// Safeguards in `abctl serve` (SPEC §5, §7): the schedule, stops on every node (notifications: ServeNotificationsTests).
+/// Safeguards in `abctl serve` (docs/Safeguards.md): the schedule, stops on every node (notifications: ServeNotificationsTests).
 /// The data is `SafeguardsCommandTests`' (the treatment doubles Day-0 cancels); `ABCTL_NOW` puts
 /// evaluations on 3 December, when every trial starter is mature.
 @Suite(.timeLimit(.minutes(3))) struct ServeSafeguardsTests {

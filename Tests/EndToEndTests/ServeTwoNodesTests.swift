@@ -6,7 +6,7 @@ import TestSupport
 import Glibc
 #endif
 
-/// Two `abctl serve` nodes on one PostgreSQL database (SPEC §9): any node answers as any other.
+/// Two `abctl serve` nodes on one PostgreSQL database: any node answers as any other.
 @Suite(.timeLimit(.minutes(3))) struct ServeTwoNodesTests {
     /// A sticky experiment every user is in: no targeting, the whole namespace.
     static let experiment = """

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `abctl simulate` routes a user with a placement as the app does (SPEC §7, `/v1/assign`'s
+/// `abctl simulate` routes a user with a placement as the app does (`/v1/assign`'s
 /// placement form): two experiments take everyone, the placement's audience shows one of them,
 /// and a simulated user gets exactly that one's arm, one exposure for the placement, and behaves by
 /// it. The other experiment, whose treatment would start far more trials, reaches nobody; under

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// A store written by `abctl simulate` is read as of where the story ends, by the CLI and the API
-/// alike, until real events arrive: then reports read as of now again (SPEC §5, as of one moment).
+/// alike, until real events arrive: then reports read as of now again (one as-of moment).
 @Suite struct SimulationEndTests {
     static let experiment = "chorus-trial-length"
     static let end = "2026-11-20T00:00:00Z"

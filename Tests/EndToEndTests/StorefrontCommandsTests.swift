@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `abctl assign --paywall --attr country=CC` and `abctl export --country CC` price paywalls for
-/// the storefront (SPEC §1 "Storefronts"), against the hand computation of `StorefrontFixture`;
+/// the storefront (docs/Reports.md, "Storefronts"), against the hand computation of `StorefrontFixture`;
 /// `abctl validate` names a storefront's missing price at its line and column.
 @Suite(.timeLimit(.minutes(4)))
 struct StorefrontCommandsTests {

@@ -2,11 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A simulated mixed-storefront experiment (SPEC §1 "Storefronts"): `abctl simulate` draws
+/// A simulated mixed-storefront experiment (docs/Reports.md, "Storefronts"): `abctl simulate` draws
 /// storefronts from `population.country` (most users outside the report currency's), each payment
 /// comes at the storefront's list price in its currency, and `abctl report` gives revenue in the
 /// report currency equal to the hand conversion of what was paid, and a forecast per arm whose 90%
-/// interval holds the truth: renewals at each payer's own price (SPEC §5), with plans told by
+/// interval holds the truth: renewals at each payer's own price, with plans told by
 /// `product_id` (a JPY or KRW payment matches no price of the table).
 @Suite(.timeLimit(.minutes(4)))
 struct StorefrontForecastTests {

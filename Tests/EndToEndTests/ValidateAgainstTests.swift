@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `abctl validate --against REF [--strict]` through the binary (SPEC §6), in a temporary git
+/// `abctl validate --against REF [--strict]` through the binary, in a temporary git
 /// repository holding the shipped experiments: what CI runs as `--against origin/main --strict`.
 @Suite struct ValidateAgainstTests {
     /// A repository whose HEAD holds the shipped experiments in Experiments/.

@@ -101,7 +101,7 @@ import Testing
         #expect(sub.status == 2 && sub.stderr.contains("Did you mean 'validate'?"))
     }
 
-    /// A path that does not exist is a usage error (exit 2, SPEC §6); an empty folder is a failed check.
+    /// A path that does not exist is a usage error (exit 2); an empty folder is a failed check.
     @Test func missingPathIsAUsageErrorAndAnEmptyFolderFails() async throws {
         let r = try await Abctl.run(["validate", "/nonexistent/abctl"])
         #expect(r.status == 2)

@@ -43,7 +43,7 @@ do {
 }
 let api = server.api
 
-// A bandit draws with its recorded period (SPEC §2), which the safeguard service records and reads
+// A bandit draws with its recorded period, which the safeguard service records and reads
 // into the snapshot: run it until every running bandit has one, then stop it, so the loop below
 // draws as a serving node does and no background work is counted.
 let bandits = api.snapshots.snapshot.catalog.experiments.filter { $0.isBandit && $0.status == .running }.map(\.id)

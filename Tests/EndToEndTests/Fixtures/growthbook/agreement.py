@@ -115,7 +115,7 @@ def no_paywall(value):
 
 
 def wrongly_typed(attributes):
-    """The known attributes whose value is of the wrong type (SPEC §2: strings, new_user a boolean; null is
+    """The known attributes whose value is of the wrong type (strings, new_user a boolean; null is
     absent): /v1/assign answers 400 naming one of them, where the SDK would evaluate its condition."""
     bad = {key for key in ("platform", "country", "language", "app_version")
            if attributes.get(key) is not None and not isinstance(attributes[key], str)}
