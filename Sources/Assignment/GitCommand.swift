@@ -95,12 +95,12 @@ public enum GitCommand {
         let errorBytes = Bytes(limit: 64 << 10)
         let errorDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            _ = drain(pipes.error.read, into: errorBytes)
+            _ = drain(pipes.error.read, into: errorBytes, stoppingAtTheLimit: false)
             close(pipes.error.read)
             errorDone.signal()
         }
         let outputBytes = Bytes(limit: limits.outputBytes)
-        if !drain(pipes.output.read, into: outputBytes) { child.stop(because: .tooLarge) }
+        if !drain(pipes.output.read, into: outputBytes, stoppingAtTheLimit: true) { child.stop(because: .tooLarge) }
         close(pipes.output.read)
         errorDone.wait()
         let status = Spawn.wait(pid) { child.ended() }.status
@@ -111,13 +111,18 @@ public enum GitCommand {
         }
     }
 
-    /// Reads `fd` to its end into `bytes`; false once they pass their limit (the rest is not read).
-    private static func drain(_ fd: Int32, into bytes: Bytes) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    /// Reads `fd` to its end into `bytes`, keeping what fits their limit; false once it is passed.
+    /// Stopping at the limit leaves the rest unread; otherwise the rest is read and dropped, so a
+    /// git that writes much to stderr never waits on a full pipe.
+    private static func drain(_ fd: Int32, into bytes: Bytes, stoppingAtTheLimit: Bool) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10), fits = true
         while true {
             let count = chunk.withUnsafeMutableBytes { buffer in (try? SystemCall.retrying { read(fd, buffer.baseAddress, buffer.count) }) ?? 0 }
-            if count == 0 { return true }
-            if !bytes.append(chunk[..<count]) { return false }
+            if count == 0 { return fits }
+            if fits && !bytes.append(chunk[..<count]) {
+                fits = false
+                if stoppingAtTheLimit { return false }
+            }
         }
     }
 

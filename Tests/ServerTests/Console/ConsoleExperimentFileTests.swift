@@ -142,6 +142,18 @@ struct ConsoleExperimentFileTests {
         #expect(ContinuousClock.now - started < .seconds(20))
     }
 
+    @Test func aGitThatWritesMuchToStderrIsReadToItsEnd() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("abctl-git-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 200,000 bytes of warnings: past the 64 KiB kept of stderr and a pipe's buffer. A reader that
+        // stopped at the bound and closed its end would end the writer with SIGPIPE (no "done").
+        let noisy = try GitCommand.run(["-c", "alias.noisy=!(head -c 200000 /dev/zero | tr '\\0' w >&2) && echo done", "noisy"], in: folder,
+                                       limits: .init(seconds: 15, outputBytes: 1000))
+        #expect(noisy.status == 0 && String(decoding: noisy.output, as: UTF8.self) == "done\n")
+        #expect(noisy.error.count == 64 << 10 && noisy.error.allSatisfy { $0 == UInt8(ascii: "w") })
+    }
+
     /// The server holds its connections' sockets, often thousands: git gets none of them (a child
     /// holding a listening socket would keep the port bound after the server ended), and starting it
     /// then does not fail.
