@@ -173,6 +173,13 @@ import Testing
         defer { rig.remove() }
         await rig.gate.fail(send: 2)
         let (outbox, flush) = try await rig.flushJoiningTheLoop("fails")
+        // Send 2 fails only once the flush and the loop both wait on it: failed at once, it could end
+        // before a loaded machine resumed the flush, which would then start a send 3 of its own.
+        await rig.gate.releaseOne()
+        #expect(await eventually {
+            let waiting = await outbox.waitingOnSend
+            return await rig.gate.isHolding(send: 2) && waiting == 2
+        })
         await rig.gate.openGate()
 
         #expect(await flush.value == false)
