@@ -105,18 +105,25 @@ import TestSupport
             // Run where no Experiments/ folder is, so the synthetic experiments are not checked against the shipped ones.
             let timing = try await Abctl.run(["ingest", file, "--db", dir.path("timing.sqlite")], in: dir.url.path, environment: environment)
             #expect(timing.status == 1)
-            let runMilliseconds = Int((clock.now - started) / .milliseconds(1))
+            var runMilliseconds = Int((clock.now - started) / .milliseconds(1))
 
             var killedMidRun = 0
             var committed = false
             // Five kills at random moments; on a loaded machine they may all land before the first
-            // commit, so up to three more come later in the run until one has committed something.
-            for attempt in 0..<8 {
-                if attempt >= 5 && committed { break }
-                let wait = attempt < 5 ? Int.random(in: runMilliseconds / 20...runMilliseconds / 2, using: &rng) : runMilliseconds * (attempt - 2) / 5
+            // commit, so up to five more come, later in the run until one has committed something,
+            // and at random again until two runs were cut short.
+            for attempt in 0..<10 {
+                if attempt >= 5 && committed && killedMidRun >= 2 { break }
+                let wait = attempt < 5 || committed ? Int.random(in: runMilliseconds / 20...runMilliseconds / 2, using: &rng)
+                                                    : runMilliseconds * (attempt - 2) / 5
+                let began = clock.now
                 let child = try ChildProcess(Abctl.path, ["ingest", file, "--db", db],
                                              environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, in: dir.url.path)
-                try await Task.sleep(for: .milliseconds(wait))
+                if await child.exit(within: .milliseconds(wait)) != nil {
+                    // Done before its kill: runs go quicker now than the timing run did (a load that
+                    // passed), so later kills are drawn over this run's length.
+                    runMilliseconds = min(runMilliseconds, Int((clock.now - began) / .milliseconds(1)))
+                }
                 await child.stop()
                 if child.endedBySignal { killedMidRun += 1 }
                 let store = try SQLiteEventStore(path: db)
