@@ -27,14 +27,22 @@ public struct BetaDiscreteWeibull: Sendable, Equatable {
 
     /// log S(t) for t = 0 … `through`.
     func logSurvivals(through: Int) -> [Double] {
+        let count = max(through, 0) + 1
+        return [Double](unsafeUninitializedCapacity: count) { out, initialized in
+            writeLogSurvivals(into: out, through: through)
+            initialized = count
+        }
+    }
+
+    /// Writes log S(t) for t = 0 … `through` into `out`'s first `through + 1` places.
+    private func writeLogSurvivals(into out: UnsafeMutableBufferPointer<Double>, through: Int) {
+        out[0] = 0
+        guard through >= 1 else { return }
         let base = lgamma(alpha + beta) - lgamma(beta)
-        var out = [Double](repeating: 0, count: max(through, 0) + 1)
-        guard through >= 1 else { return out }
         for t in 1...through {
             let b = beta + pow(Double(t), c)
             out[t] = lgamma(b) - lgamma(alpha + b) + base
         }
-        return out
     }
 
     /// S(t): the chance a payer makes more than `t` payments. S(0) = 1.
@@ -73,7 +81,13 @@ public struct BetaDiscreteWeibull: Sendable, Equatable {
     }
 
     func logLikelihood(_ payers: Payers) -> Double {
-        let logS = logSurvivals(through: payers.most)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: payers.most + 1) { logLikelihood(payers, scratch: $0) }
+    }
+
+    /// The same, with log S(t) written into `logS` (at least `payers.most + 1` long): a fit's many
+    /// values then need no array each.
+    func logLikelihood(_ payers: Payers, scratch logS: UnsafeMutableBufferPointer<Double>) -> Double {
+        writeLogSurvivals(into: logS, through: payers.most)
         var ll = 0.0
         // log(S(k−1) − S(k)) = log S(k−1) + log(1 − S(k)/S(k−1)).
         for (k, n) in payers.churned { ll += n * (logS[k - 1] + log(-expm1(logS[k] - logS[k - 1]))) }
@@ -168,9 +182,10 @@ extension RenewalModelChoice {
             }
         }
         x0.append(log(start?.compactMap { $0 }.first?.c ?? 1))
+        let free = fitted.map { !onCap.contains($0) }
         func model(_ k: Int, _ x: [Double]) -> BetaDiscreteWeibull {
             let c = exp(x[x.count - 1]), j = firsts[k]
-            if onCap.contains(fitted[k]) {
+            if !free[k] {
                 let a = cap / (1 + exp(-x[j]))
                 return BetaDiscreteWeibull(alpha: a, beta: cap - a, c: c)
             }
@@ -183,25 +198,31 @@ extension RenewalModelChoice {
         }
         // An arm's log-likelihood depends on its own coordinates and c alone, and the finite differences
         // move one or two coordinates at a time: an arm whose coordinates did not move is read back from
-        // its last `ArmPoint.kept` points (more than one step's differences visit per arm; searching so
-        // few is cheaper than hashing them), not computed again. The same bits in give the same bits
-        // out, and the sum keeps its order, so the fit is the same to the byte.
-        let free = fitted.map { !onCap.contains($0) }
-        var remembered = [[ArmPoint]](repeating: [], count: fitted.count), next = [Int](repeating: 0, count: fitted.count)
+        // a small cache of its points (`ArmPoints`), not computed again. The same bits in give the same
+        // bits out, and the sum keeps its order, so the fit is the same to the byte whatever the cache holds.
+        // The cache and log S(t) live in buffers of the fit's own: the likelihood is evaluated thousands
+        // of times a fit, and an array or a checked access each time cost more than its arithmetic.
+        let payers = fitted.map { histories[$0]! }
+        let cache = ArmPoints(arms: fitted.count)
+        let logS = UnsafeMutableBufferPointer<Double>.allocate(capacity: (payers.map(\.most).max() ?? 0) + 1)
+        logS.initialize(repeating: 0)
+        defer {
+            cache.deallocate()
+            logS.deallocate()
+        }
         func ll(_ x: [Double]) -> Double {
             var total = 0.0
-            for (k, i) in fitted.enumerated() {
+            let c = x[x.count - 1].bitPattern
+            for k in fitted.indices {
                 let j = firsts[k]
-                let point = ArmPoint(first: x[j].bitPattern, second: free[k] ? x[j + 1].bitPattern : 0, c: x[x.count - 1].bitPattern, value: 0)
-                if let seen = remembered[k].last(where: { $0.first == point.first && $0.second == point.second && $0.c == point.c }) {
-                    total += seen.value
+                let point = ArmPoints.Point(first: x[j].bitPattern, second: free[k] ? x[j + 1].bitPattern : 0, c: c)
+                if let value = cache.value(arm: k, at: point) {
+                    total += value
                     continue
                 }
-                var computed = point
-                computed.value = model(k, x).logLikelihood(histories[i]!)
-                if remembered[k].count < ArmPoint.kept { remembered[k].append(computed) } else { remembered[k][next[k]] = computed }
-                next[k] = (next[k] + 1) % ArmPoint.kept
-                total += computed.value
+                let value = model(k, x).logLikelihood(payers[k], scratch: logS)
+                cache.keep(value, arm: k, at: point)
+                total += value
             }
             return total.isNaN ? -.infinity : total
         }
@@ -214,9 +235,42 @@ extension RenewalModelChoice {
     }
 }
 
-/// One arm's coordinates in a bdw search, by their bits, and its log-likelihood there.
-private struct ArmPoint {
-    static let kept = 32
-    let first, second, c: UInt64
-    var value: Double
+/// Each arm's log-likelihood at the points of a bdw search it visited last, by the bits of its
+/// coordinates and c: a direct-mapped cache (one slot per hash, a newer point takes the slot), which a
+/// lookup reads in one comparison where a scan of the last few points took dozens.
+private struct ArmPoints {
+    struct Point: Equatable {
+        let first, second, c: UInt64
+    }
+
+    private struct Entry {
+        var point: Point
+        var value: Double
+        var filled: Bool
+    }
+
+    /// 2^shift slots an arm: more than one Newton step's finite differences visit.
+    private static let shift = 7
+    private let entries: UnsafeMutableBufferPointer<Entry>
+
+    init(arms: Int) {
+        entries = .allocate(capacity: arms << Self.shift)
+        entries.initialize(repeating: Entry(point: Point(first: 0, second: 0, c: 0), value: 0, filled: false))
+    }
+
+    func deallocate() { entries.deallocate() }
+
+    private func slot(arm: Int, _ p: Point) -> Int {
+        let mixed = p.first &* 0x9E37_79B9_7F4A_7C15 ^ p.second &* 0xC2B2_AE3D_27D4_EB4F ^ p.c &* 0x1656_67B1_9E37_79F9
+        return arm << Self.shift | Int(truncatingIfNeeded: mixed >> (64 - UInt64(Self.shift)))
+    }
+
+    func value(arm: Int, at p: Point) -> Double? {
+        let e = entries[slot(arm: arm, p)]
+        return e.filled && e.point == p ? e.value : nil
+    }
+
+    func keep(_ value: Double, arm: Int, at p: Point) {
+        entries[slot(arm: arm, p)] = Entry(point: p, value: value, filled: true)
+    }
 }

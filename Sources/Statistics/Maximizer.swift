@@ -98,30 +98,31 @@ enum Maximizer {
     /// Solves A s = b for symmetric positive definite A; nil when A is not.
     static func choleskySolve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
         let n = b.count
-        var l = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        // L row-major in one array: the ladder in `ascentStep` may solve dozens of times a step.
+        var l = [Double](repeating: 0, count: n * n)
         for i in 0..<n {
             for j in 0...i {
                 var s = a[i][j]
-                for k in 0..<j { s -= l[i][k] * l[j][k] }
+                for k in 0..<j { s -= l[i * n + k] * l[j * n + k] }
                 if i == j {
                     guard s > 0, s.isFinite else { return nil }
-                    l[i][i] = s.squareRoot()
+                    l[i * n + i] = s.squareRoot()
                 } else {
-                    l[i][j] = s / l[j][j]
+                    l[i * n + j] = s / l[j * n + j]
                 }
             }
         }
         var y = [Double](repeating: 0, count: n)
         for i in 0..<n {
             var s = b[i]
-            for k in 0..<i { s -= l[i][k] * y[k] }
-            y[i] = s / l[i][i]
+            for k in 0..<i { s -= l[i * n + k] * y[k] }
+            y[i] = s / l[i * n + i]
         }
         var s = [Double](repeating: 0, count: n)
         for i in stride(from: n - 1, through: 0, by: -1) {
             var v = y[i]
-            for k in (i + 1)..<n { v -= l[k][i] * s[k] }
-            s[i] = v / l[i][i]
+            for k in (i + 1)..<n { v -= l[k * n + i] * s[k] }
+            s[i] = v / l[i * n + i]
         }
         return s
     }
