@@ -27,7 +27,7 @@ extension ReferenceFiles {
         guard !revision.hasPrefix("-") else { throw ReadError(description: "'\(revision)' is neither a folder nor a git revision") }
         let listing = try git(["ls-tree", "-z", revision, "--"], in: folder, input: nil, limits: limits)
         guard listing.status == 0 else {
-            let why = String(decoding: listing.error, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let why = listing.errorText
             throw ReadError(description: "'\(revision)' is neither a folder nor a git revision of the repository holding \(folder)" + (why.isEmpty ? "" : " (git: \(why))"))
         }
         // Each entry: "<mode> <type> <object>\t<name>\0".
@@ -60,10 +60,9 @@ extension ReferenceFiles {
     }
 
     private static func git(_ arguments: [String], in folder: String, input: [UInt8]?,
-                            limits: GitCommand.Limits) throws(ReadError) -> (status: Int32, output: [UInt8], error: [UInt8]) {
+                            limits: GitCommand.Limits) throws(ReadError) -> GitCommand.Outcome {
         do {
-            let outcome = try GitCommand.run(arguments, in: folder, input: input, limits: limits)
-            return (outcome.status, outcome.output, outcome.error)
+            return try GitCommand.run(arguments, in: folder, input: input, limits: limits)
         } catch {
             throw ReadError(description: error.description)
         }
