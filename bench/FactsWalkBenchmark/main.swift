@@ -38,8 +38,7 @@ case "calls":
     var handle: OpaquePointer?
     guard sqlite3_open_v2(db, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let handle else { exit(1) }
     if let mmap { sqlite3_exec(handle, "PRAGMA mmap_size = \(mmap)", nil, nil, nil) }
-    let sql = "SELECT \(FactColumns.select(fields, experimentKnown: true) { _ in "NULL" }) FROM facts "
-        + "WHERE experiment = ?1 AND first_exposure_ts >= ?2 AND first_exposure_ts < ?3 ORDER BY user_id"
+    let sql = SQLiteEventStore.factsWalk(fields, bounded: true)
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let s = statement else {
         FileHandle.standardError.write(Data("facts-walk-bench: \(String(cString: sqlite3_errmsg(handle)))\n".utf8)); exit(1)
